@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Thin launcher: the CLI lives in src/cli (compiled to dist/) so it can be type-checked and tested.
+import { main } from '../dist/cli/main.js';
+
+main(process.argv).then(
+  (code) => {
+    if (typeof code === 'number') process.exitCode = code;
+  },
+  (err) => {
+    process.stderr.write(`redis-rtt: ${err && err.stack ? err.stack : err}\n`);
+    process.exitCode = 1;
+  },
+);

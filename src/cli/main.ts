@@ -1,0 +1,66 @@
+import { Command, CommanderError } from 'commander';
+import { ConfigError, NetworkError, RedisSpawnError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { registerProxy } from './proxy.js';
+import { registerCalibrate } from './calibrate.js';
+import { registerBench } from './bench.js';
+import { registerDemo } from './demo.js';
+import { registerReport } from './report.js';
+import { registerAnalyze } from './analyze.js';
+import { registerBenchFramer } from './bench-framer.js';
+
+/** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
+export const EXIT_USAGE = 2;
+
+export function buildProgram(): Command {
+  const program = new Command('redis-rtt')
+    .version(VERSION)
+    .description(
+      'Put a real network between a Redis client and Redis on one machine, and measure what it costs.\n' +
+        'A byte-exact RESP-aware proxy adds a one-way delay per direction (with jitter, bandwidth and\n' +
+        'handshake cost) and counts commands, replies and round trips; a driver runs the same work in\n' +
+        'different shapes (loop, pipeline, MULTI, MGET/MSET, Lua, auto-pipelining) across links.',
+    )
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  registerProxy(program);
+  registerCalibrate(program);
+  registerBench(program);
+  registerDemo(program);
+  registerReport(program);
+  registerAnalyze(program);
+  registerBenchFramer(program);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/** Runs the CLI; resolves to the process exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (err) {
+    return reportError(err);
+  }
+}
+
+function reportError(err: unknown): number {
+  if (err instanceof CommanderError) {
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
+      return 0;
+    }
+    // commander already printed its message
+    return EXIT_USAGE;
+  }
+  if (err instanceof ConfigError) {
+    process.stderr.write(`redis-rtt: ${err.message}\n`);
+    return EXIT_USAGE;
+  }
+  if (err instanceof NetworkError || err instanceof RedisSpawnError) {
+    process.stderr.write(`redis-rtt: ${err.message}\n`);
+    return err instanceof NetworkError && err.code === 'EADDRINUSE' ? EXIT_USAGE : 1;
+  }
+  process.stderr.write(`redis-rtt: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return 1;
+}

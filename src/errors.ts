@@ -1,0 +1,50 @@
+/**
+ * Typed errors. Server error replies (-ERR ...) are data, never thrown; these classes are for
+ * failures on our side, each with a message that says what to do.
+ */
+
+/** A bad option value. `flag` names the CLI flag (or option key) so the message can point at it. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly flag: string,
+    readonly value: unknown,
+    readonly accepts: string,
+  ) {
+    super(`${flag}: invalid value ${JSON.stringify(value)}; expected ${accepts}`);
+  }
+}
+
+/** redis-server could not be found or did not become ready. */
+export class RedisSpawnError extends Error {
+  override readonly name = 'RedisSpawnError';
+  constructor(
+    message: string,
+    readonly stderr: string = '',
+  ) {
+    super(stderr ? `${message}\n--- redis-server stderr ---\n${stderr.trimEnd()}` : message);
+  }
+}
+
+/** A benchmark configuration produced a wrong, missing or error reply. */
+export class VerificationError extends Error {
+  override readonly name = 'VerificationError';
+  constructor(
+    message: string,
+    /** 1-based index of the offending command within the configuration, when known. */
+    readonly commandIndex?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** A socket-level failure on our side (listen failed, upstream unreachable). */
+export class NetworkError extends Error {
+  override readonly name = 'NetworkError';
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,0 +1,34 @@
+/** The network a proxy simulates. One-way delays per direction; up = client -> Redis. */
+
+export type JitterDist = 'uniform' | 'normal' | 'pareto' | 'paretonormal';
+export const JITTER_DISTS: readonly JitterDist[] = ['uniform', 'normal', 'pareto', 'paretonormal'];
+
+export type Direction = 'up' | 'down';
+export const DIRECTIONS: readonly Direction[] = ['up', 'down'];
+
+/** The current settings of a link (what GET /stats shows under `link`). */
+export interface LinkSettings {
+  /** One-way delay client -> Redis, microseconds. */
+  upUs: number;
+  /** One-way delay Redis -> client, microseconds. */
+  downUs: number;
+  /** Jitter scale per direction, microseconds (0 = none). The mean delay stays upUs/downUs. */
+  jitterUs: number;
+  jitterDist: JitterDist;
+  /** Per-direction rate limit in bits per second (0 = unlimited). */
+  bandwidthBps: number;
+}
+
+/** A partial change to a link, as accepted by setLink() and PUT /link. */
+export interface LinkUpdate extends Partial<LinkSettings> {
+  /** Round-trip time: sets upUs and downUs to half each (odd microseconds: down gets the extra). */
+  rttUs?: number;
+}
+
+export const NO_DELAY: LinkSettings = {
+  upUs: 0,
+  downUs: 0,
+  jitterUs: 0,
+  jitterDist: 'uniform',
+  bandwidthBps: 0,
+};

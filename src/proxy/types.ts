@@ -1,0 +1,49 @@
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
+
+export interface ProxyOptions {
+  /** Where Redis is: "host:port" or "unix:/path/to.sock". */
+  upstream: string;
+  /** Where to listen: "host:port" (port 0 = any free port) or a unix socket path. @default "127.0.0.1:0" */
+  listen?: string;
+  /** Start the HTTP control endpoint here ("127.0.0.1:0" for any free port). @default none */
+  control?: string;
+  /** When set, control requests must carry `Authorization: Bearer <token>`. */
+  controlToken?: string;
+  /** Initial link: a preset name and/or explicit settings (explicit ones win). @default no delay */
+  link?: LinkUpdate & { preset?: string };
+  /** Seed for jitter, so a run can be repeated exactly. @default random */
+  seed?: number;
+  /** Connection set-up costs one RTT, like a TCP handshake. @default true */
+  handshake?: boolean;
+  /**
+   * Bytes held in one direction's delay line before the proxy stops reading from that direction's
+   * source socket; reading resumes below half of it. @default 4 MiB
+   */
+  highWaterBytes?: number;
+  /** Parse RESP on the side and count commands. Off = a plain delaying byte pipe. @default true */
+  tap?: boolean;
+  /** Receives one event per finished command, push and connection open/close (for --record). */
+  onEvent?: (event: TapEvent) => void;
+  /** Collect every request argument's size (for --record). @default false */
+  argSizes?: boolean;
+  /** Where log lines go. @default stderr */
+  log?: (line: string) => void;
+}
+
+export interface RedisRttProxy {
+  /** "127.0.0.1:40123" or the unix socket path. */
+  readonly address: string;
+  readonly host?: string;
+  readonly port?: number;
+  /** The control endpoint's "host:port", when started. */
+  readonly controlAddress?: string;
+  link(): LinkSettings;
+  /** Changes the link for live and new connections; returns the new settings. */
+  setLink(update: LinkUpdate & { preset?: string }): LinkSettings;
+  stats(): StatsSnapshot;
+  resetStats(): void;
+  connections(): ConnectionInfo[];
+  /** Stops listening, closes every connection and the control endpoint. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,81 @@
+import { ConfigError } from './errors.js';
+
+const DURATION_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ns|us|µs|ms|s)?\s*$/i;
+const DURATION_UNIT_US: Record<string, number> = { ns: 0.001, us: 1, 'µs': 1, ms: 1000, s: 1_000_000 };
+
+/**
+ * Parses "1.2ms", "200us", "85ms", "2s", "0" into integer microseconds.
+ * A bare number is read as `bareUnit` (default ms, the unit users quote RTTs in).
+ */
+export function parseDurationUs(text: string, flag: string, bareUnit: 'us' | 'ms' = 'ms'): number {
+  const m = DURATION_RE.exec(String(text));
+  if (!m) throw new ConfigError(flag, text, 'a duration like 200us, 1.2ms or 2s (units ns, us, ms, s)');
+  const value = Number(m[1]);
+  const unit = (m[2] ?? bareUnit).toLowerCase();
+  const us = value * (DURATION_UNIT_US[unit] ?? 1000);
+  if (!Number.isFinite(us) || us > 3_600_000_000) {
+    throw new ConfigError(flag, text, 'a duration of at most 1 hour');
+  }
+  return Math.round(us);
+}
+
+const BANDWIDTH_RE = /^\s*(\d+(?:\.\d+)?)\s*(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps|b|kb|mb|gb)?\s*$/i;
+// tc/netem spelling: "mbit" is megabits, "mbps" is megabytes per second.
+const BANDWIDTH_UNIT_BPS: Record<string, number> = {
+  bit: 1,
+  kbit: 1e3,
+  mbit: 1e6,
+  gbit: 1e9,
+  bps: 8,
+  kbps: 8e3,
+  mbps: 8e6,
+  gbps: 8e9,
+  b: 8,
+  kb: 8e3,
+  mb: 8e6,
+  gb: 8e9,
+};
+
+/** Parses "100mbit", "1gbit", "0" (unlimited) into bits per second, tc's spelling. */
+export function parseBandwidthBps(text: string, flag: string): number {
+  const m = BANDWIDTH_RE.exec(String(text));
+  if (!m) {
+    throw new ConfigError(flag, text, 'a rate like 100mbit, 1gbit or 0 for unlimited (tc units: bit kbit mbit gbit; bps kbps mbps gbps are bytes/s)');
+  }
+  const bps = Number(m[1]) * (BANDWIDTH_UNIT_BPS[(m[2] ?? 'bit').toLowerCase()] ?? 1);
+  if (!Number.isFinite(bps)) throw new ConfigError(flag, text, 'a finite rate');
+  return Math.round(bps);
+}
+
+export function parseNonNegativeInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  const s = String(text).trim();
+  if (!/^\d+$/.test(s)) throw new ConfigError(flag, text, `a whole number from 0 to ${max}`);
+  const n = Number(s);
+  if (n > max) throw new ConfigError(flag, text, `a whole number from 0 to ${max}`);
+  return n;
+}
+
+export function parsePositiveInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  const n = parseNonNegativeInt(text, flag, max);
+  if (n < 1) throw new ConfigError(flag, text, `a whole number from 1 to ${max}`);
+  return n;
+}
+
+/** Comma-separated list of positive integers ("1,8,64,256"). */
+export function parseIntList(text: string, flag: string, max = 1_000_000): number[] {
+  const parts = String(text).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) throw new ConfigError(flag, text, 'a comma-separated list of whole numbers, like 1,8,64,256');
+  return parts.map((p) => parsePositiveInt(p, flag, max));
+}
+
+/** Formats microseconds for humans: 85000 -> "85ms", 200 -> "200us", 1200 -> "1.2ms". */
+export function formatUs(us: number): string {
+  if (us === 0) return '0';
+  if (us >= 1_000_000 && us % 1000 === 0) return `${trim(us / 1_000_000)}s`;
+  if (us >= 1000) return `${trim(us / 1000)}ms`;
+  return `${trim(us)}us`;
+}
+
+function trim(n: number): string {
+  return String(Number(n.toFixed(3)));
+}

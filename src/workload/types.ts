@@ -1,0 +1,114 @@
+/** Result shapes of `redis-rtt bench` / `demo` (the JSON file) and `calibrate`. Plain JSON. */
+
+export type Mode = 'seq' | 'pipeline' | 'multi' | 'mget' | 'mset' | 'lua' | 'auto';
+export const MODES: readonly Mode[] = ['seq', 'pipeline', 'multi', 'mget', 'mset', 'lua', 'auto'];
+export type Workload = 'incr' | 'set' | 'get';
+export const WORKLOADS: readonly Workload[] = ['incr', 'set', 'get'];
+
+export interface Environment {
+  node: string;
+  redis: string;
+  ioredis: string;
+  redisRtt: string;
+  cpus: number;
+  cpuModel: string;
+  platform: string;
+  /** ISO time the run started. */
+  startedAt: string;
+}
+
+export interface Method {
+  repeat: number;
+  warmup: number;
+  /** "rotated": configuration order shifts by one each repetition. */
+  order: 'rotated';
+  /** What one timed sample covers. */
+  timing: string;
+}
+
+/** Where one configuration's median time went (milliseconds; `otherMs` may be negative noise). */
+export interface Breakdown {
+  /** Round trips x link RTT. */
+  linkWaitMs: number;
+  /** Redis's own time, from INFO commandstats usec deltas. */
+  serverMs: number;
+  /** The driver process's CPU time (user+system) during the sample. */
+  clientCpuMs: number;
+  otherMs: number;
+}
+
+export interface BenchResult {
+  /** Link name as given (direct, local, same-az, rtt=2ms/jitter=0.2ms ...). */
+  link: string;
+  /** Configured RTT of that link in microseconds (0 for direct and local). */
+  linkRttUs: number;
+  mode: Mode;
+  workload: Workload;
+  /** Commands per batch (1 for seq; in-flight commands for auto). */
+  batch: number;
+  /** Operations per sample. */
+  n: number;
+  /** Timed repetitions actually kept. */
+  repeat: number;
+  samplesMs: number[];
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  opsPerSec: number;
+  /** ceil(n / batch): the waits the round-trip arithmetic predicts. */
+  waits: number;
+  /** Round trips the proxy saw per sample (median); null on `direct` (no proxy to count). */
+  roundTrips: number | null;
+  bytesUp: number | null;
+  bytesDown: number | null;
+  /** seq median / this median, on the same link and workload; null when seq did not run. */
+  speedup: number | null;
+  /** waits x link RTT + the same mode/batch's median on `local`; null when local did not run. */
+  modelMs: number | null;
+  modelErrorPct: number | null;
+  /** Latency per wait (one batch from send to last reply), microseconds. */
+  latencyUs: { p50: number; p90: number; p99: number; max: number };
+  /** HdrHistogram compressed base64 of latency per wait (integer microseconds). */
+  histogram: string;
+  breakdown: Breakdown;
+  /** Why this cell differs from the request (lowered n, fewer repetitions, skipped...). */
+  note?: string;
+  /** The failure, when this configuration failed verification. */
+  error?: string;
+}
+
+export interface BenchReport {
+  kind: 'bench';
+  environment: Environment;
+  method: Method;
+  results: BenchResult[];
+  /** Configurations skipped as not applicable, and other notes for the reader. */
+  notes: string[];
+}
+
+export interface CalibrateRow {
+  /** "direct", "proxy 0", "0.2ms", ... */
+  label: string;
+  configuredRttUs: number | null;
+  samples: number;
+  /** PING round trip seen by the client, microseconds. */
+  rttP50Us: number;
+  rttP99Us: number;
+  /** Measured RTT minus direct, at p50 and p99. */
+  addedP50Us: number | null;
+  addedP99Us: number | null;
+  /** (added p50 - configured) / configured, percent. */
+  errorPct: number | null;
+  /** Proxy process CPU while measuring this row, percent of one core. */
+  proxyCpuPct: number | null;
+  histogram: string;
+}
+
+export interface CalibrateReport {
+  kind: 'calibrate';
+  environment: Environment;
+  rows: CalibrateRow[];
+  /** CPU of an idle proxy with one idle connection, percent of one core. */
+  idleCpuPct: number;
+  verdict: string;
+}
