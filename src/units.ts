@@ -79,3 +79,13 @@ export function formatUs(us: number): string {
 function trim(n: number): string {
   return String(Number(n.toFixed(3)));
 }
+
+const BYTES_RE = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i;
+const BYTES_UNIT: Record<string, number> = { b: 1, k: 1024, kb: 1024, kib: 1024, m: 1 << 20, mb: 1 << 20, mib: 1 << 20, g: 1 << 30, gb: 1 << 30, gib: 1 << 30 };
+
+/** Parses a size like "4mb", "256MiB", "65536" (bytes; k/m/g are powers of 1024). */
+export function parseBytes(text: string, flag: string): number {
+  const m = BYTES_RE.exec(String(text));
+  if (!m) throw new ConfigError(flag, text, 'a size like 65536, 64kb, 4mb or 1gb');
+  return Math.round(Number(m[1]) * (BYTES_UNIT[(m[2] ?? 'b').toLowerCase()] ?? 1));
+}

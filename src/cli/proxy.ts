@@ -1,6 +1,110 @@
-import type { Command } from 'commander';
+import { writeFile } from 'node:fs/promises';
+import { Option, type Command } from 'commander';
+import { startProxy } from '../proxy/index.js';
+import { parseEndpoint } from '../proxy/endpoint.js';
+import { parseBytes, parseDurationUs } from '../units.js';
+import { ConfigError } from '../errors.js';
+import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
+import { renderSummary } from './proxy-summary.js';
 
-// Placeholder: replaced by the module that implements `redis-rtt proxy`.
+interface ProxyFlags extends LinkFlagValues {
+  listen: string;
+  upstream: string;
+  control?: string;
+  controlToken?: string;
+  handshake: boolean;
+  tap: boolean;
+  compensate: string;
+  highWater: string;
+  connectTimeout: string;
+  statsJson?: string;
+}
+
 export function registerProxy(program: Command): void {
-  program.command('proxy').description('(not implemented yet)');
+  const cmd = program
+    .command('proxy')
+    .description(
+      'Run the latency proxy: clients connect to --listen, bytes go to --upstream untouched, each direction\n' +
+        'delayed by the link. Prints one JSON line with the bound addresses on stdout; logs go to stderr.\n' +
+        'Ctrl-C prints a summary of what crossed (and writes --stats-json).',
+    )
+    .requiredOption('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock')
+    .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
+    .option('--control <addr>', 'start the HTTP control endpoint here (GET /stats /metrics /connections, PUT /link, POST /reset)')
+    .option('--control-token <token>', 'require "Authorization: Bearer <token>" on control requests');
+  addLinkFlags(cmd)
+    .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
+    .option('--compensate <auto|duration>', "take the proxy's own hop cost off each one-way delay: auto (measured at start), 0 (off) or a duration", 'auto')
+    .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
+    .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
+    .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
+    .option('--stats-json <file>', 'write the final stats snapshot here on exit')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
+        '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
+        '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link',
+    )
+    .action(async (flags: ProxyFlags) => {
+      await runProxy(flags);
+    });
+  void Option;
+}
+
+async function runProxy(flags: ProxyFlags): Promise<void> {
+  const { update, seed } = linkFromFlags(flags);
+  parseEndpoint(flags.upstream, '--upstream');
+  parseEndpoint(flags.listen, '--listen');
+  if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
+  const compensationUs = parseCompensation(flags.compensate);
+  const proxy = await startProxy({
+    upstream: flags.upstream,
+    listen: flags.listen,
+    control: flags.control,
+    controlToken: flags.controlToken,
+    link: update,
+    seed,
+    handshake: flags.handshake,
+    tap: flags.tap,
+    compensationUs,
+    highWaterBytes: parseBytes(flags.highWater, '--high-water'),
+    connectTimeoutMs: Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000),
+  });
+  process.stdout.write(
+    JSON.stringify({
+      event: 'listening',
+      listen: proxy.address,
+      control: proxy.controlAddress ?? null,
+      upstream: flags.upstream,
+      link: proxy.link(),
+      compensationUs: proxy.compensationUs,
+    }) + '\n',
+  );
+  await new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      process.stderr.write(`redis-rtt: ${signal}, closing\n`);
+      resolve();
+    };
+    const onInt = (): void => stop('SIGINT');
+    const onTerm = (): void => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+  const snapshot = proxy.stats();
+  await proxy.close();
+  process.stderr.write(renderSummary(snapshot));
+  if (flags.statsJson) await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
+}
+
+function parseCompensation(text: string): { up: number; down: number } | undefined {
+  if (text === 'auto') return undefined;
+  try {
+    const us = parseDurationUs(text, '--compensate', 'us');
+    return { up: us, down: us };
+  } catch {
+    throw new ConfigError('--compensate', text, 'auto, 0, or a duration like 20us');
+  }
 }

@@ -27,6 +27,15 @@ export interface ProxyOptions {
   onEvent?: (event: TapEvent) => void;
   /** Collect every request argument's size (for --record). @default false */
   argSizes?: boolean;
+  /** Hash function for the first key of each request (only for --record-keys hashed). */
+  keyHash?: (key: Buffer) => string;
+  /**
+   * Microseconds taken off each one-way delay to pay for the proxy's own hop, so a client sees
+   * direct + configured. @default measured at start (see README "Precision")
+   */
+  compensationUs?: { up: number; down: number };
+  /** How long to wait for Redis to accept a connection before closing the client. @default 10000 */
+  connectTimeoutMs?: number;
   /** Where log lines go. @default stderr */
   log?: (line: string) => void;
 }
@@ -38,6 +47,8 @@ export interface RedisRttProxy {
   readonly port?: number;
   /** The control endpoint's "host:port", when started. */
   readonly controlAddress?: string;
+  /** Microseconds taken off each one-way delay to pay for the proxy's own hop. */
+  readonly compensationUs: { up: number; down: number };
   link(): LinkSettings;
   /** Changes the link for live and new connections; returns the new settings. */
   setLink(update: LinkUpdate & { preset?: string }): LinkSettings;

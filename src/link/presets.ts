@@ -1,0 +1,39 @@
+import type { LinkUpdate } from './types.js';
+
+export interface Preset {
+  /** Round-trip time in microseconds, split half up, half down. */
+  rttUs: number;
+  /** Where the figure comes from. */
+  source: string;
+}
+
+/**
+ * Named links. Figures are typical published round trips; presets carry no jitter so runs are
+ * reproducible (add --jitter to taste).
+ */
+export const PRESETS: Readonly<Record<string, Preset>> = {
+  local: { rttUs: 0, source: 'no added delay: only the proxy hop, to measure the proxy itself' },
+  docker: {
+    rttUs: 80,
+    source: 'Docker port-mapped Redis on the same host, ~0.08 ms (seed 004: "local Docker RTT about 0.08 ms")',
+  },
+  'same-az': {
+    rttUs: 200,
+    source: 'same availability zone, 0.18-0.22 ms (seed 002: ElastiCache r6g.large and EC2 in one AZ, us-east-1)',
+  },
+  'cross-az': {
+    rttUs: 1200,
+    source: 'between availability zones of one region, 1.1-1.4 ms (seed 002)',
+  },
+  'cross-region': {
+    rttUs: 85_000,
+    source: 'between regions, e.g. Frankfurt <-> N. Virginia, 80-95 ms (seed 002)',
+  },
+};
+
+export const PRESET_NAMES = Object.keys(PRESETS);
+
+export function presetUpdate(name: string): LinkUpdate | undefined {
+  const p = PRESETS[name];
+  return p ? { rttUs: p.rttUs } : undefined;
+}

@@ -1,0 +1,131 @@
+import http from 'node:http';
+import { ConfigError, NetworkError } from '../errors.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
+import { formatEndpoint, type Endpoint } from './endpoint.js';
+
+export interface ControlHandlers {
+  stats(): StatsSnapshot;
+  metrics(): string;
+  setLink(update: LinkUpdate & { preset?: string }): LinkSettings;
+  reset(): void;
+  connections(): ConnectionInfo[];
+}
+
+const MAX_BODY_BYTES = 64 * 1024;
+const LINK_KEYS = new Set(['rttUs', 'upUs', 'downUs', 'jitterUs', 'jitterDist', 'bandwidthBps', 'preset']);
+
+/**
+ * The HTTP control endpoint: GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset.
+ * Errors are JSON `{"error": "..."}` with a 4xx status; nothing here can take the proxy down.
+ */
+export class ControlServer {
+  private readonly server: http.Server;
+  address = '';
+
+  constructor(
+    private readonly handlers: ControlHandlers,
+    private readonly token: string | undefined,
+  ) {
+    this.server = http.createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
+    });
+    this.server.keepAliveTimeout = 5000;
+  }
+
+  async listen(at: Endpoint): Promise<void> {
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException): void =>
+        reject(new NetworkError(`--control ${formatEndpoint(at)}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`, err.code));
+      this.server.once('error', onError);
+      const done = (): void => {
+        this.server.off('error', onError);
+        resolve();
+      };
+      if (at.kind === 'unix') this.server.listen(at.path, done);
+      else this.server.listen({ host: at.host, port: at.port }, done);
+    });
+    const a = this.server.address();
+    this.address = a && typeof a === 'object' ? formatEndpoint({ kind: 'tcp', host: a.address, port: a.port }) : String(a);
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (this.token !== undefined && req.headers.authorization !== `Bearer ${this.token}`) {
+      req.resume();
+      return sendJson(res, 401, { error: 'missing or wrong token: send "Authorization: Bearer <control token>"' });
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    const route = `${req.method} ${path}`;
+    switch (route) {
+      case 'GET /stats':
+        return sendJson(res, 200, this.handlers.stats());
+      case 'GET /connections':
+        return sendJson(res, 200, { connections: this.handlers.connections() });
+      case 'GET /metrics':
+        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+        res.end(this.handlers.metrics());
+        return;
+      case 'GET /link':
+        return sendJson(res, 200, this.handlers.stats().link);
+      case 'PUT /link':
+      case 'POST /link': {
+        const body = await readJson(req, res);
+        if (body === undefined) return;
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          return sendJson(res, 400, { error: 'body must be a JSON object like {"rttUs": 1200}' });
+        }
+        const unknown = Object.keys(body).filter((k) => !LINK_KEYS.has(k));
+        if (unknown.length > 0) {
+          return sendJson(res, 400, { error: `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}` });
+        }
+        try {
+          return sendJson(res, 200, this.handlers.setLink(body as LinkUpdate));
+        } catch (err) {
+          if (err instanceof ConfigError) return sendJson(res, 400, { error: err.message });
+          throw err;
+        }
+      }
+      case 'POST /reset':
+        req.resume();
+        this.handlers.reset();
+        return sendJson(res, 200, { reset: true });
+      default: {
+        req.resume();
+        const known = ['/stats', '/connections', '/metrics', '/link', '/reset'];
+        if (path && known.includes(path)) return sendJson(res, 405, { error: `method ${req.method} not allowed on ${path}` });
+        return sendJson(res, 404, { error: `no such endpoint ${path}; try GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset` });
+      }
+    }
+  }
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+async function readJson(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) {
+      sendJson(res, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
+      req.destroy();
+      return undefined;
+    }
+    chunks.push(chunk);
+  }
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    sendJson(res, 400, { error: 'body is not valid JSON' });
+    return undefined;
+  }
+}

@@ -1,0 +1,61 @@
+import net from 'node:net';
+import { realClock } from '../clock.js';
+import { PreciseScheduler } from '../link/scheduler.js';
+
+export interface HopEstimate {
+  /** Median one-way loopback transit seen by this process (write -> 'data' on the other socket). */
+  transitUs: number;
+  /** Median lateness of the precise scheduler (fire time - due time) for a near deadline. */
+  schedulerLateUs: number;
+  /** What to take off each one-way delay: transit + lateness. */
+  perDirectionUs: number;
+}
+
+/**
+ * Measures what the proxy itself adds per direction, in this process, now: the extra loopback hop
+ * (the client's bytes reach us, then must cross loopback again to Redis) and the scheduler's
+ * lateness. Subtracting it makes a client see direct + configured instead of direct + configured
+ * + hop. Takes ~20-50 ms. Noisy machines give noisy estimates: `calibrate` reports the result.
+ */
+export async function measureHop(samples = 300): Promise<HopEstimate> {
+  const server = net.createServer({ noDelay: true });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  const accepted = new Promise<net.Socket>((resolve) => server.once('connection', resolve));
+  const a = net.connect({ port, host: '127.0.0.1', noDelay: true });
+  await new Promise((resolve) => a.once('connect', resolve));
+  const b = await accepted;
+  b.setNoDelay(true);
+  b.on('data', (d) => b.write(d));
+  const rtts: number[] = [];
+  const one = Buffer.from('x');
+  for (let i = 0; i < samples + 30; i++) {
+    const t0 = realClock.nowNs();
+    a.write(one);
+    await new Promise((resolve) => a.once('data', resolve));
+    if (i >= 30) rtts.push((realClock.nowNs() - t0) / 1000);
+  }
+  a.destroy();
+  b.destroy();
+  server.close();
+
+  const scheduler = new PreciseScheduler();
+  const late: number[] = [];
+  for (let i = 0; i < 100; i++) {
+    const due = realClock.nowNs() + 100_000;
+    await new Promise<void>((resolve) =>
+      scheduler.schedule(due, () => {
+        late.push((realClock.nowNs() - due) / 1000);
+        resolve();
+      }),
+    );
+  }
+  const transitUs = median(rtts) / 2;
+  const schedulerLateUs = median(late);
+  return { transitUs, schedulerLateUs, perDirectionUs: Math.round(transitUs + schedulerLateUs) };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}

@@ -1,0 +1,102 @@
+import { ConfigError } from '../errors.js';
+import { LinkState } from '../link/link-state.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
+import { ControlServer } from './control.js';
+import { parseEndpoint, isLoopback } from './endpoint.js';
+import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
+import { ProxyServer } from './server.js';
+import { measureHop } from './hop.js';
+import type { ProxyOptions, RedisRttProxy } from './types.js';
+
+export type { ProxyOptions, RedisRttProxy } from './types.js';
+
+export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts a proxy between clients and Redis. The CLI's `redis-rtt proxy` is this function plus
+ * flag parsing; integration tests can use it directly:
+ *
+ *   const p = await startProxy({ upstream: '127.0.0.1:6380', link: { rttUs: 1200 } });
+ *   new Redis(p.port, p.host); ...; p.stats().totals.roundTrips; await p.close();
+ */
+export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
+  if (!options || typeof options.upstream !== 'string') {
+    throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
+  }
+  const upstream = parseEndpoint(options.upstream, '--upstream');
+  const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
+  const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
+  if (!Number.isFinite(highWaterBytes) || highWaterBytes < 1024) {
+    throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
+  }
+  const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const compensationUs = options.compensationUs ?? (await autoCompensation());
+  const link = new LinkState(options.link ?? {}, { seed: options.seed, compensationUs });
+  const registry = options.tap === false ? undefined : createRegistry();
+  const server = new ProxyServer({
+    upstream,
+    listen,
+    link,
+    registry,
+    highWaterBytes,
+    handshake: options.handshake ?? true,
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    onEvent: options.onEvent,
+    argSizes: options.argSizes ?? false,
+    keyHash: options.keyHash,
+    log,
+  });
+  await server.listen();
+  if (listen.kind === 'tcp' && !isLoopback(listen.host)) {
+    log(`warning: listening on ${server.address}, reachable from other machines; the proxy has no authentication of its own`);
+  }
+
+  const stats = (): StatsSnapshot => {
+    const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
+    if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
+    return s;
+  };
+  const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => link.update(update);
+  const connections = (): ConnectionInfo[] => registry?.connectionsInfo() ?? [];
+  const resetStats = (): void => registry?.reset();
+
+  let control: ControlServer | undefined;
+  if (options.control !== undefined) {
+    const at = parseEndpoint(options.control, '--control');
+    if (at.kind === 'tcp' && !isLoopback(at.host)) {
+      log(`warning: control endpoint on ${at.host} is reachable from other machines${options.controlToken ? '' : ' and has no --control-token'}`);
+    }
+    control = new ControlServer(
+      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) },
+      options.controlToken,
+    );
+    try {
+      await control.listen(at);
+    } catch (err) {
+      await server.close();
+      throw err;
+    }
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    address: server.address,
+    host: server.host,
+    port: server.port,
+    controlAddress: control?.address,
+    compensationUs: link.compensationUs,
+    link: () => link.settings,
+    setLink,
+    stats,
+    resetStats,
+    connections,
+    close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => undefined)),
+  };
+}
+
+async function autoCompensation(): Promise<{ up: number; down: number }> {
+  const hop = await measureHop();
+  return { up: hop.perDirectionUs, down: hop.perDirectionUs };
+}

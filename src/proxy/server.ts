@@ -1,0 +1,133 @@
+import net from 'node:net';
+import { NetworkError } from '../errors.js';
+import { LinkState } from '../link/link-state.js';
+import { PreciseScheduler, type Scheduler } from '../link/scheduler.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
+import type { ConnectionTap } from '../tap/types.js';
+import { ProxiedConnection } from './connection.js';
+import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
+
+/** What the proxy needs from the stats side: one tap per connection and a snapshot. */
+export interface TapRegistry {
+  openConnection(options: {
+    client: string;
+    onEvent?: (e: TapEvent) => void;
+    argSizes?: boolean;
+    keyHash?: (key: Buffer) => string;
+  }): ConnectionTap;
+  snapshot(link: LinkSettings): StatsSnapshot;
+  connectionsInfo(): ConnectionInfo[];
+  reset(): void;
+}
+
+export interface ProxyServerOptions {
+  upstream: Endpoint;
+  listen: Endpoint;
+  link: LinkState;
+  registry: TapRegistry | undefined;
+  scheduler?: Scheduler;
+  highWaterBytes: number;
+  handshake: boolean;
+  connectTimeoutMs: number;
+  onEvent?: (e: TapEvent) => void;
+  argSizes: boolean;
+  keyHash?: (key: Buffer) => string;
+  log: (line: string) => void;
+}
+
+/** The listening side: accepts clients and gives each its own upstream connection. */
+export class ProxyServer {
+  private readonly server: net.Server;
+  private readonly live = new Set<ProxiedConnection>();
+  private nextId = 1;
+  private readonly scheduler: Scheduler;
+  address = '';
+  host: string | undefined;
+  port: number | undefined;
+
+  constructor(private readonly o: ProxyServerOptions) {
+    this.scheduler = o.scheduler ?? new PreciseScheduler();
+    this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) =>
+      this.accept(socket),
+    );
+    this.server.on('error', (err) => o.log(`listener error: ${err.message}`));
+  }
+
+  async listen(): Promise<void> {
+    const l = this.o.listen;
+    await new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException): void => {
+        reject(
+          new NetworkError(
+            `--listen ${formatEndpoint(l)}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`,
+            err.code,
+          ),
+        );
+      };
+      this.server.once('error', onError);
+      const done = (): void => {
+        this.server.off('error', onError);
+        resolve();
+      };
+      if (l.kind === 'unix') this.server.listen(l.path, done);
+      else this.server.listen({ host: l.host, port: l.port }, done);
+    });
+    const a = this.server.address();
+    if (typeof a === 'string' || a === null) {
+      this.address = l.kind === 'unix' ? l.path : String(a);
+    } else {
+      this.host = a.address;
+      this.port = a.port;
+      this.address = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
+    }
+  }
+
+  get connectionCount(): number {
+    return this.live.size;
+  }
+
+  connections(): ProxiedConnection[] {
+    return [...this.live];
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const c of this.live) c.destroy();
+    await closed;
+  }
+
+  private accept(socket: net.Socket): void {
+    const id = this.nextId++;
+    const client = socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
+    const tap = this.o.registry?.openConnection({
+      client,
+      onEvent: this.o.onEvent,
+      argSizes: this.o.argSizes,
+      keyHash: this.o.keyHash,
+    });
+    const conn = new ProxiedConnection(socket, {
+      id,
+      upstream: this.o.upstream,
+      link: this.o.link,
+      scheduler: this.scheduler,
+      tap,
+      highWaterBytes: this.o.highWaterBytes,
+      handshake: this.o.handshake,
+      connectTimeoutMs: this.o.connectTimeoutMs,
+      log: this.o.log,
+      onClosed: (c) => this.live.delete(c),
+    });
+    this.live.add(conn);
+  }
+}
+
+export function parseListen(text: string | undefined): Endpoint {
+  return parseEndpoint(text ?? '127.0.0.1:0', '--listen');
+}
+
+export function parseUpstream(text: string): Endpoint {
+  return parseEndpoint(text, '--upstream');
+}
+
+export { LinkState, type LinkUpdate };
