@@ -1,6 +1,50 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { runCalibrate, DEFAULT_CALIBRATE_RTTS_US } from '../calibrate/run.js';
+import { renderCalibrateTable } from '../report/calibrate-table.js';
+import { renderHtml } from '../report/html.js';
+import { ConfigError } from '../errors.js';
+import { parseDurationUs, parsePositiveInt } from '../units.js';
 
-// Placeholder: replaced by the module that implements `redis-rtt calibrate`.
+interface CalibrateFlags {
+  rtts: string;
+  samples: string;
+  compensate: string;
+  json?: string | boolean;
+  html?: string;
+}
+
 export function registerCalibrate(program: Command): void {
-  program.command('calibrate').description('(not implemented yet)');
+  program
+    .command('calibrate')
+    .description(
+      'Measure how honestly this machine can simulate a link: spawns a private redis-server and a proxy,\n' +
+        'then measures PING round trips from a separate process, direct and through the proxy at each RTT,\n' +
+        "and prints configured vs measured added RTT (p50, p99, error) and the proxy's CPU use.",
+    )
+    .option('--rtts <list>', 'comma-separated RTTs to test (0 = proxy with no delay)', DEFAULT_CALIBRATE_RTTS_US.map((u) => `${u}us`).join(','))
+    .option('--samples <n>', 'PINGs per row (rows above 2 ms use fewer, ~3 s each)', '1000')
+    .option('--compensate <auto|duration>', "hop compensation: auto (measured at start), 0 (off) or a duration", 'auto')
+    .option('--json [file]', 'write the JSON result to FILE, or to stdout without one')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .addHelpText('after', '\nExample:\n  redis-rtt calibrate --rtts 0,200us,1.2ms,10ms --samples 2000 --json calibrate.json')
+    .action(async (flags: CalibrateFlags) => {
+      const rttsUs = flags.rtts.split(',').map((t) => parseDurationUs(t.trim(), '--rtts'));
+      if (rttsUs.length === 0) throw new ConfigError('--rtts', flags.rtts, 'a comma-separated list of durations');
+      const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);
+      const compensationUs =
+        flags.compensate === 'auto' ? undefined : (() => {
+          const us = parseDurationUs(flags.compensate, '--compensate', 'us');
+          return { up: us, down: us };
+        })();
+      const report = await runCalibrate({ rttsUs, samples, compensationUs, progress: (l) => process.stderr.write(l + '\n') });
+      const toStdout = flags.json === true;
+      process[toStdout ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
+      if (toStdout) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+      else if (typeof flags.json === 'string') await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
+      if (flags.html) {
+        await writeFile(flags.html, renderHtml(report));
+        process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
+      }
+    });
 }

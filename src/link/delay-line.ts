@@ -12,7 +12,10 @@ export interface DelayLineOptions {
   deliver: (chunks: Buffer[], endOffset: number, nowNs: number) => void;
   /** The end-of-stream marker reached the far side (after all data before it). */
   onEnd: (kind: EndKind, nowNs: number) => void;
-  /** Nothing leaves before this time (the TCP handshake a real connection would have paid). */
+  /**
+   * Nothing is sent before this time (a TCP handshake a real client would have waited for); the
+   * one-way delay is added on top of it.
+   */
   notBeforeNs?: number;
 }
 
@@ -34,8 +37,10 @@ export class DelayLine {
   private ended = false;
   private destroyed = false;
 
+  private readonly notBeforeNs: number;
+
   constructor(private readonly options: DelayLineOptions) {
-    if (options.notBeforeNs !== undefined) this.lastDueNs = options.notBeforeNs;
+    this.notBeforeNs = options.notBeforeNs ?? -Infinity;
   }
 
   /** Bytes accepted and not yet delivered. */
@@ -86,10 +91,11 @@ export class DelayLine {
   }
 
   private dueFor(bytes: number, arrivalNs: number): number {
-    let sentNs = arrivalNs;
+    // Before the handshake completes a real client could not have sent anything yet.
+    let sentNs = Math.max(arrivalNs, this.notBeforeNs);
     const bps = this.options.bandwidthBps();
     if (bps > 0 && bytes > 0) {
-      const start = Math.max(arrivalNs, this.txFreeNs);
+      const start = Math.max(sentNs, this.txFreeNs);
       this.txFreeNs = start + (bytes * 8 * 1e9) / bps;
       sentNs = this.txFreeNs;
     }

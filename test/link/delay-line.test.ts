@@ -95,13 +95,13 @@ describe('DelayLine', () => {
     expect(ends).toEqual([{ kind: 'end', atNs: 100 * US }]);
   });
 
-  it('waits for the handshake before the first byte leaves', () => {
+  it('sends nothing before the handshake is done, then adds the one-way delay', () => {
     const { scheduler, line, delivered } = setup({ delayNs: 100 * US, notBeforeNs: 200 * US });
     line.push(Buffer.from('hello'), 0);
-    scheduler.runUntil(150 * US);
+    scheduler.runUntil(250 * US);
     expect(delivered).toEqual([]);
     scheduler.runUntil(1 * MS);
-    expect(delivered[0]!.atNs).toBe(200 * US);
+    expect(delivered[0]!.atNs).toBe(300 * US);
   });
 
   it('drops what is queued on destroy and delivers nothing afterwards', () => {

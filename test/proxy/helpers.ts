@@ -1,0 +1,54 @@
+import net from 'node:net';
+import { Redis, type RedisOptions } from 'ioredis';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+
+/** An ioredis client with retries and offline queue off, so a failure shows instead of hiding. */
+export function client(p: { host?: string; port?: number }, extra: RedisOptions = {}): Redis {
+  return new Redis({
+    host: p.host,
+    port: p.port,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: true,
+    retryStrategy: () => null,
+    lazyConnect: true,
+    ...extra,
+  });
+}
+
+export function proxyClient(p: RedisRttProxy, extra: RedisOptions = {}): Redis {
+  return client({ host: p.host, port: p.port }, extra);
+}
+
+/** A raw socket to an address, resolved once connected. */
+export async function rawSocket(host: string, port: number): Promise<net.Socket> {
+  const s = net.connect({ host, port, noDelay: true, allowHalfOpen: true });
+  await new Promise<void>((resolve, reject) => {
+    s.once('connect', resolve);
+    s.once('error', reject);
+  });
+  return s;
+}
+
+/** Collects everything a socket receives until it ends or closes. */
+export function collect(s: net.Socket): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  s.on('data', (c: Buffer) => chunks.push(c));
+  return new Promise((resolve) => {
+    const done = (): void => resolve(Buffer.concat(chunks));
+    s.once('end', done);
+    s.once('close', done);
+  });
+}
+
+export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+  const t0 = Date.now();
+  while (!cond()) {
+    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)]!;
+}
