@@ -8,6 +8,7 @@ import { registerDemo } from './demo.js';
 import { registerReport } from './report.js';
 import { registerAnalyze } from './analyze.js';
 import { registerBenchFramer } from './bench-framer.js';
+import { registerOverhead } from './overhead.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerAnalyze(program);
   registerBenchFramer(program);
+  registerOverhead(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

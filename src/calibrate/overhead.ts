@@ -1,0 +1,181 @@
+import { execFile } from 'node:child_process';
+import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
+import { startProxy } from '../proxy/index.js';
+import type { RedisRttProxy } from '../proxy/types.js';
+import { describeEnvironment } from '../workload/environment.js';
+import type { Environment } from '../workload/types.js';
+import { pingFromChild } from './pinger.js';
+
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+export interface ThroughputRow {
+  /** redis-benchmark flags, e.g. "-c 1 -P 1". */
+  load: string;
+  test: string;
+  directRps: Spread;
+  proxyRps: Spread;
+  /** proxy / direct, per repetition measured back to back. */
+  ratio: Spread;
+}
+
+export interface OverheadReport {
+  kind: 'overhead';
+  environment: Environment;
+  repeat: number;
+  tap: boolean;
+  throughput: ThroughputRow[];
+  /** N sequential SETs from a separate process through a link of `linkRttUs`. */
+  sequential: {
+    n: number;
+    linkRttUs: number;
+    directPerCommandUs: Spread;
+    totalMs: Spread;
+    /** n x (link RTT + direct per-command time). */
+    idealMs: number;
+    ratioToIdeal: Spread;
+  };
+}
+
+export interface OverheadOptions {
+  repeat?: number;
+  /** Parse RESP in the proxy (the default proxy), or run it as a plain byte pipe. */
+  tap?: boolean;
+  seqN?: number;
+  linkRttUs?: number;
+  progress?: (line: string) => void;
+}
+
+const LOADS = [
+  { load: '-c 1 -P 1', args: ['-c', '1', '-P', '1', '-n', '20000'] },
+  { load: '-c 50 -P 16', args: ['-c', '50', '-P', '16', '-n', '400000'] },
+];
+
+/**
+ * The proxy's own cost, measured side by side in one run: redis-benchmark throughput direct vs
+ * through a zero-delay proxy (direct and proxy runs alternate, order rotated per repetition), and
+ * N sequential SETs through a delayed link against the arithmetic n x (RTT + direct time).
+ */
+export async function runOverhead(options: OverheadOptions = {}): Promise<OverheadReport> {
+  const repeat = options.repeat ?? 3;
+  const tap = options.tap ?? true;
+  const seqN = options.seqN ?? 1000;
+  const linkRttUs = options.linkRttUs ?? 1000;
+  const progress = options.progress ?? (() => {});
+  const redis = await startPrivateRedis();
+  const proxy = await startProxy({ upstream: redis.address, tap, log: () => {} });
+  try {
+    const samples = new Map<string, { direct: number[]; proxy: number[]; ratio: number[] }>();
+    for (let r = 0; r < repeat; r++) {
+      for (const { load, args } of LOADS) {
+        const order = r % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const);
+        const got: Record<string, Record<string, number>> = {};
+        for (const which of order) {
+          progress(`overhead: rep ${r + 1}/${repeat} redis-benchmark ${load} ${which}`);
+          got[which] = await redisBenchmark(which === 'direct' ? redis : proxy, args);
+        }
+        for (const test of Object.keys(got.direct!)) {
+          const key = `${load}|${test}`;
+          const s = samples.get(key) ?? { direct: [], proxy: [], ratio: [] };
+          const d = got.direct![test]!;
+          const p = got.proxy![test] ?? 0;
+          s.direct.push(d);
+          s.proxy.push(p);
+          s.ratio.push(p / d);
+          samples.set(key, s);
+        }
+      }
+    }
+    const throughput: ThroughputRow[] = [...samples].map(([key, s]) => {
+      const [load, test] = key.split('|') as [string, string];
+      return { load, test, directRps: spread(s.direct), proxyRps: spread(s.proxy), ratio: spread(s.ratio, 3) };
+    });
+
+    const set = Buffer.from('*3\r\n$3\r\nSET\r\n$7\r\nseq:key\r\n$5\r\nvalue\r\n');
+    const perCmd: number[] = [];
+    const totals: number[] = [];
+    const ratios: number[] = [];
+    proxy.setLink({ rttUs: linkRttUs });
+    for (let r = 0; r < repeat; r++) {
+      progress(`overhead: rep ${r + 1}/${repeat} ${seqN} sequential SETs direct and at ${linkRttUs} us RTT`);
+      const direct = await pingFromChild({ host: redis.host, port: redis.port }, seqN, 100, set);
+      const directUs = direct.reduce((a, b) => a + b, 0) / direct.length;
+      const through = await pingFromChild({ host: proxy.host, port: proxy.port }, seqN, 20, set);
+      const totalMs = through.reduce((a, b) => a + b, 0) / 1000;
+      perCmd.push(directUs);
+      totals.push(totalMs);
+      ratios.push(totalMs / ((seqN * (linkRttUs + directUs)) / 1000));
+    }
+    const directPerCommandUs = spread(perCmd, 1);
+    return {
+      kind: 'overhead',
+      environment: describeEnvironment(redis.version, new Date()),
+      repeat,
+      tap,
+      throughput,
+      sequential: {
+        n: seqN,
+        linkRttUs,
+        directPerCommandUs,
+        totalMs: spread(totals, 1),
+        idealMs: Math.round((seqN * (linkRttUs + directPerCommandUs.median)) / 100) / 10,
+        ratioToIdeal: spread(ratios, 3),
+      },
+    };
+  } finally {
+    await proxy.close();
+    await redis.stop();
+  }
+}
+
+export function renderOverhead(r: OverheadReport): string {
+  const lines: string[] = [];
+  lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetitions, direct and proxy runs alternated`);
+  lines.push('');
+  lines.push('redis-benchmark      test   direct rps (min-max)             proxy rps (min-max)              proxy/direct (min-max)');
+  for (const t of r.throughput) {
+    lines.push(
+      `${t.load.padEnd(20)} ${t.test.padEnd(6)} ${fmtSpread(t.directRps, 0).padEnd(32)} ${fmtSpread(t.proxyRps, 0).padEnd(32)} ${fmtSpread(t.ratio, 2)}`,
+    );
+  }
+  const s = r.sequential;
+  lines.push('');
+  lines.push(
+    `${s.n} sequential SETs at ${s.linkRttUs} us RTT: ${fmtSpread(s.totalMs, 1)} ms; ideal n x (RTT + direct ${s.directPerCommandUs.median.toFixed(1)} us) = ${s.idealMs} ms; ratio ${fmtSpread(s.ratioToIdeal, 3)}`,
+  );
+  lines.push('');
+  lines.push(`environment: node ${r.environment.node}, redis ${r.environment.redis}, ${r.environment.cpus} CPUs (${r.environment.cpuModel})`);
+  return lines.join('\n') + '\n';
+}
+
+function fmtSpread(s: Spread, digits: number): string {
+  return `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}-${s.max.toFixed(digits)})`;
+}
+
+function spread(xs: number[], digits = 0): Spread {
+  const s = [...xs].sort((a, b) => a - b);
+  const f = 10 ** digits;
+  const r = (x: number): number => Math.round(x * f) / f;
+  return { median: r(s[Math.floor(s.length / 2)] ?? 0), min: r(s[0] ?? 0), max: r(s[s.length - 1] ?? 0) };
+}
+
+function redisBenchmark(target: PrivateRedis | RedisRttProxy, args: string[]): Promise<Record<string, number>> {
+  const where = ['-h', target.host ?? '127.0.0.1', '-p', String(target.port)];
+  return new Promise((resolve, reject) => {
+    execFile('redis-benchmark', [...where, ...args, '-t', 'set,get', '--csv'], { timeout: 120_000 }, (err, stdout, stderr) => {
+      if (err) {
+        reject(new Error(`redis-benchmark failed: ${stderr || err.message} (install redis-tools)`));
+        return;
+      }
+      const out: Record<string, number> = {};
+      for (const line of stdout.split('\n')) {
+        const m = /^"([A-Z_]+)","([\d.]+)"/.exec(line.trim());
+        if (m) out[m[1]!] = Number(m[2]);
+      }
+      resolve(out);
+    });
+  });
+}

@@ -1,0 +1,30 @@
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { renderOverhead, runOverhead } from '../calibrate/overhead.js';
+import { parseDurationUs, parsePositiveInt } from '../units.js';
+
+export function registerOverhead(program: Command): void {
+  program
+    .command('overhead')
+    .description(
+      "Measure the proxy's own cost side by side in one run: redis-benchmark throughput direct vs through\n" +
+        'a zero-delay proxy (-c 1 -P 1 and -c 50 -P 16), and N sequential SETs through a delayed link vs\n' +
+        'the arithmetic N x (RTT + direct per-command time). Needs redis-server and redis-benchmark.',
+    )
+    .option('--repeat <n>', 'repetitions (direct and proxy alternate within each)', '3')
+    .option('-n, --seq-n <n>', 'sequential SETs per repetition', '1000')
+    .option('--rtt <duration>', 'link RTT for the sequential check', '1ms')
+    .option('--no-tap', 'measure the proxy as a plain byte pipe (no RESP parsing)')
+    .option('--json <file>', 'also write the JSON result')
+    .action(async (flags: { repeat: string; seqN: string; rtt: string; tap: boolean; json?: string }) => {
+      const report = await runOverhead({
+        repeat: parsePositiveInt(flags.repeat, '--repeat', 100),
+        seqN: parsePositiveInt(flags.seqN, '--seq-n', 1_000_000),
+        linkRttUs: parseDurationUs(flags.rtt, '--rtt'),
+        tap: flags.tap,
+        progress: (l) => process.stderr.write(l + '\n'),
+      });
+      process.stdout.write(renderOverhead(report));
+      if (flags.json) await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
+    });
+}
