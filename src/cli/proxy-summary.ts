@@ -1,6 +1,1 @@
-import type { StatsSnapshot } from '../stats/types.js';
-
-// Temporary until the stats summary table lands.
-export function renderSummary(s: StatsSnapshot): string {
-  return JSON.stringify(s.totals) + '\n';
-}
+export { renderSummaryTable as renderSummary } from '../stats/summary-table.js';

@@ -1,18 +1,19 @@
 import type { LinkSettings } from '../link/types.js';
+import { newCounters } from '../stats/counters.js';
+import { renderPrometheus } from '../stats/prometheus.js';
+import { StatsRegistry } from '../stats/registry.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import type { TapRegistry } from './server.js';
 
-// Temporary until the stats registry lands.
-export function createRegistry(): TapRegistry | undefined {
-  return undefined;
+export function createRegistry(): TapRegistry {
+  return new StatsRegistry();
 }
-export function renderMetrics(_s: StatsSnapshot): string {
-  return '';
+
+export function renderMetrics(s: StatsSnapshot): string {
+  return renderPrometheus(s);
 }
+
+/** The snapshot of a proxy running without the tap: only the link and connection counts. */
 export function emptySnapshot(link: LinkSettings): StatsSnapshot {
-  const totals = {
-    commands: 0, replies: 0, pushes: 0, errorReplies: 0, errorsByPrefix: {}, roundTrips: 0, flights: 0, maxDepth: 0,
-    depthHistogram: {}, blockingCommands: 0, bytesUp: 0, bytesDown: 0, chunksUp: 0, chunksDown: 0, unparsedBytes: 0,
-  };
-  return { totals, commands: {}, connections: { active: 0, total: 0 }, link };
+  return { totals: newCounters(), commands: {}, connections: { active: 0, total: 0 }, link };
 }

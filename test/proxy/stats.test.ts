@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { startProxy } from '../../src/proxy/index.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { proxyClient, waitFor } from './helpers.js';
+
+describe('round trips counted by the proxy for a real client', () => {
+  let redis: PrivateRedis;
+  let proxy: RedisRttProxy;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 500 }, control: '127.0.0.1:0' });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await redis?.stop();
+  });
+
+  it('a sequential loop of N is N round trips; a pipeline of B is one', async () => {
+    const c = proxyClient(proxy); // ioredis 6: RESP3 (HELLO 3) by default
+    await c.connect();
+    await c.ping();
+    proxy.resetStats();
+    for (let i = 0; i < 50; i++) await c.set(`k${i}`, 'v');
+    let t = proxy.stats().totals;
+    expect(t.commands).toBe(50);
+    expect(t.replies).toBe(50);
+    expect(t.roundTrips).toBe(50);
+    expect(t.maxDepth).toBe(1);
+
+    proxy.resetStats();
+    const p = c.pipeline();
+    for (let i = 0; i < 100; i++) p.get(`k${i % 50}`);
+    await p.exec();
+    await waitFor(() => proxy.stats().totals.replies === 100, 2000, 'replies counted');
+    t = proxy.stats().totals;
+    expect(t.commands).toBe(100);
+    expect(t.roundTrips).toBe(1);
+    expect(t.maxDepth).toBe(100);
+    expect(t.unparsedBytes).toBe(0);
+    expect(proxy.stats().commands['GET']?.count).toBe(100);
+    c.disconnect();
+  });
+
+  it('serves /stats, /metrics and PUT /link over HTTP', async () => {
+    const base = `http://${proxy.controlAddress}`;
+    const stats = (await (await fetch(`${base}/stats`)).json()) as Record<string, unknown>;
+    expect(Object.keys(stats).sort()).toEqual(['commands', 'connections', 'link', 'totals']);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/redis_rtt_round_trips_total/);
+    const put = await fetch(`${base}/link`, { method: 'PUT', body: JSON.stringify({ rttUs: 1200 }) });
+    expect(put.status).toBe(200);
+    expect(proxy.link()).toMatchObject({ upUs: 600, downUs: 600 });
+    const bad = await fetch(`${base}/link`, { method: 'PUT', body: '{"rttUs": -5}' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/rttUs/);
+    const notJson = await fetch(`${base}/link`, { method: 'PUT', body: 'rtt=5' });
+    expect(notJson.status).toBe(400);
+    expect((await fetch(`${base}/nope`)).status).toBe(404);
+    expect((await fetch(`${base}/stats`, { method: 'DELETE' })).status).toBe(405);
+  });
+});
