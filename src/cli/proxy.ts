@@ -6,8 +6,9 @@ import { parseBytes, parseDurationUs } from '../units.js';
 import { ConfigError } from '../errors.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
+import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
-interface ProxyFlags extends LinkFlagValues {
+interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
   listen: string;
   upstream: string;
   control?: string;
@@ -38,7 +39,8 @@ export function registerProxy(program: Command): void {
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
-    .option('--stats-json <file>', 'write the final stats snapshot here on exit')
+    .option('--stats-json <file>', 'write the final stats snapshot here on exit');
+  addRecordFlags(cmd)
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -58,6 +60,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
   const compensationUs = parseCompensation(flags.compensate);
+  const highWaterBytes = parseBytes(flags.highWater, '--high-water');
+  const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
+  const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
+  const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const proxy = await startProxy({
     upstream: flags.upstream,
     listen: flags.listen,
@@ -68,8 +74,13 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     handshake: flags.handshake,
     tap: flags.tap,
     compensationUs,
-    highWaterBytes: parseBytes(flags.highWater, '--high-water'),
-    connectTimeoutMs: Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000),
+    highWaterBytes,
+    connectTimeoutMs,
+    log,
+    onEvent: record?.onEvent,
+    keyHash: record?.keyHash,
+    argSizes: record?.argSizes,
+    onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
   });
   process.stdout.write(
     JSON.stringify({
@@ -96,6 +107,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const snapshot = proxy.stats();
   await proxy.close();
   process.stderr.write(renderSummary(snapshot));
+  if (record) {
+    const r = await record.close();
+    process.stderr.write(`redis-rtt: trace ${record.path}: ${JSON.stringify(r)}\n`);
+  }
   if (flags.statsJson) await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
 }
 

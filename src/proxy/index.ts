@@ -58,7 +58,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
     return s;
   };
-  const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => link.update(update);
+  const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => {
+    const next = link.update(update);
+    options.onLinkChange?.(next);
+    return next;
+  };
   const connections = (): ConnectionInfo[] => registry?.connectionsInfo() ?? [];
   const resetStats = (): void => registry?.reset();
 

@@ -36,6 +36,8 @@ export interface ProxyOptions {
   compensationUs?: { up: number; down: number };
   /** How long to wait for Redis to accept a connection before closing the client. @default 10000 */
   connectTimeoutMs?: number;
+  /** Called after every link change (setLink or PUT /link) with the new settings. */
+  onLinkChange?: (link: LinkSettings) => void;
   /** Where log lines go. @default stderr */
   log?: (line: string) => void;
 }
