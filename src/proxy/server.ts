@@ -11,6 +11,7 @@ import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapRegistry {
   openConnection(options: {
+    id?: number;
     client: string;
     onEvent?: (e: TapEvent) => void;
     argSizes?: boolean;
@@ -101,6 +102,7 @@ export class ProxyServer {
     const id = this.nextId++;
     const client = socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
     const tap = this.o.registry?.openConnection({
+      id,
       client,
       onEvent: this.o.onEvent,
       argSizes: this.o.argSizes,

@@ -93,6 +93,7 @@ export interface StatsSnapshot {
 export interface CommandEvent {
   type: 'command';
   conn: number;
+  /** The CommandStats key it was counted under (blocking XREAD/XREADGROUP read "XREAD BLOCK"). */
   name: string;
   argc: number;
   /** Argument sizes in bytes (only when the framer collects them). */
@@ -105,6 +106,8 @@ export interface CommandEvent {
   arrivedUs: number;
   /** Request's last byte written to Redis (after the up delay). */
   sentUs: number;
+  /** True when the connection closed before the request was written to Redis (sentUs = arrivedUs then). */
+  unsent?: boolean;
   /** Reply's first byte back from Redis (undefined if none came). */
   firstReplyUs?: number;
   /** Reply's last byte written to the client (after the down delay). */
@@ -113,16 +116,24 @@ export interface CommandEvent {
   reply: string;
   errorPrefix?: string;
   blocking?: boolean;
-  /** The round trip this request belongs to (1-based per connection). */
+  /**
+   * The round trip this request belongs to (1-based per connection); 0 for a request that expects
+   * no reply (CLIENT REPLY OFF/SKIP) sent while nothing was outstanding.
+   */
   roundTrip: number;
 }
 
 export interface PushEvent {
   type: 'push';
   conn: number;
+  /** When the push's first byte arrived at the proxy from Redis. */
   atUs: number;
   bytes: number;
-  /** pub/sub kind (message, pmessage, ...), 'monitor', or 'push' for other RESP3 pushes. */
+  /**
+   * pub/sub kind (message, pmessage, smessage, or a stray subscribe/unsubscribe confirmation),
+   * 'invalidate' (client-side caching), 'monitor', 'unmatched' (a reply frame no request was
+   * waiting for), or 'push' for other RESP3 pushes.
+   */
   kind: string;
 }
 

@@ -1,0 +1,51 @@
+/**
+ * redis-rtt's public API. The CLI is built only on what is exported here.
+ *
+ *   import { startPrivateRedis, startProxy } from 'redis-rtt';
+ *   const redis = await startPrivateRedis();
+ *   const proxy = await startProxy({ upstream: redis.address, link: { preset: 'cross-az' } });
+ *   // point your client at proxy.host:proxy.port, run your code, then:
+ *   proxy.stats().totals.roundTrips;
+ *   await proxy.close(); await redis.stop();
+ */
+export { startProxy, DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
+export type { ProxyOptions, RedisRttProxy } from './proxy/types.js';
+export { measureHop, type HopEstimate } from './proxy/hop.js';
+
+export { startPrivateRedis } from './redis/index.js';
+export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
+
+export { PRESETS, PRESET_NAMES, type Preset } from './link/presets.js';
+export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
+export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
+export { PreciseScheduler, ManualScheduler, type Scheduler } from './link/scheduler.js';
+export { jitterSampler } from './link/jitter.js';
+export type { LinkSettings, LinkUpdate, JitterDist, Direction } from './link/types.js';
+
+export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.js';
+export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';
+
+export { StatsRegistry } from './stats/registry.js';
+export { LatencyHistogram } from './stats/histogram.js';
+export { renderPrometheus } from './stats/prometheus.js';
+export type {
+  Counters,
+  CommandStats,
+  ConnectionInfo,
+  LatencySummary,
+  StatsSnapshot,
+  TapEvent,
+  CommandEvent,
+  PushEvent,
+} from './stats/types.js';
+
+export { runBench, type BenchOptions } from './workload/bench.js';
+export { runDemo } from './workload/demo.js';
+export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './workload/types.js';
+export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
+export { runOverhead, type OverheadReport } from './calibrate/overhead.js';
+
+export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
+
+export { FakeClock, realClock, type Clock } from './clock.js';
+export { ConfigError, RedisSpawnError, VerificationError, NetworkError } from './errors.js';

@@ -1,0 +1,149 @@
+/**
+ * A StatsSnapshot in the Prometheus text exposition format (version 0.0.4): what GET /metrics
+ * serves. Pure: snapshot in, text out. Every family has HELP and TYPE lines; label values are
+ * escaped (backslash, double quote, newline) so a command name can never break the output.
+ */
+import { compareDepthBuckets } from './counters.js';
+import type { LatencySummary, StatsSnapshot } from './types.js';
+
+export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';
+
+export interface MetricSample {
+  labels?: Record<string, string>;
+  value: number;
+  /** Appended to the family name (`_sum`, `_count` of a summary). */
+  suffix?: string;
+}
+
+/** One metric family; `extra` families given by the caller are rendered the same way. */
+export interface MetricFamily {
+  name: string;
+  help: string;
+  type: MetricType;
+  samples: MetricSample[];
+}
+
+const PREFIX = 'redis_rtt_';
+const QUANTILES: readonly [string, keyof LatencySummary][] = [
+  ['0.5', 'p50'],
+  ['0.9', 'p90'],
+  ['0.99', 'p99'],
+  ['0.999', 'p999'],
+  ['1', 'max'],
+];
+
+export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly MetricFamily[] = []): string {
+  const families = [...snapshotFamilies(snapshot), ...extra];
+  return families.map(renderFamily).join('');
+}
+
+/** The families a snapshot turns into (exported for tests and for callers that add their own). */
+export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
+  const t = s.totals;
+  const commands = Object.entries(s.commands);
+  const counter = (name: string, help: string, value: number): MetricFamily => ({ name: PREFIX + name, help, type: 'counter', samples: [{ value }] });
+  const gauge = (name: string, help: string, value: number): MetricFamily => ({ name: PREFIX + name, help, type: 'gauge', samples: [{ value }] });
+  const latency: MetricSample[] = [];
+  for (const [command, stats] of commands) {
+    for (const [kind, summary] of [['server', stats.serverUs], ['client', stats.clientUs]] as const) {
+      // No observations: quantiles are NaN (as Prometheus client libraries write them), not 0.
+      for (const [quantile, field] of QUANTILES) {
+        latency.push({ labels: { command, kind, quantile }, value: summary.count === 0 ? Number.NaN : summary[field] });
+      }
+      latency.push({ labels: { command, kind }, value: Math.round(summary.mean * summary.count), suffix: '_sum' });
+      latency.push({ labels: { command, kind }, value: summary.count, suffix: '_count' });
+    }
+  }
+  return [
+    {
+      name: `${PREFIX}bytes_total`,
+      help: 'Bytes forwarded, by direction (up: client to Redis, down: Redis to client).',
+      type: 'counter',
+      samples: [{ labels: { direction: 'up' }, value: t.bytesUp }, { labels: { direction: 'down' }, value: t.bytesDown }],
+    },
+    {
+      name: `${PREFIX}chunks_total`,
+      help: 'Socket reads forwarded, by direction.',
+      type: 'counter',
+      samples: [{ labels: { direction: 'up' }, value: t.chunksUp }, { labels: { direction: 'down' }, value: t.chunksDown }],
+    },
+    {
+      name: `${PREFIX}commands_total`,
+      help: 'Requests seen from clients, by command.',
+      type: 'counter',
+      samples: commands.map(([command, c]) => ({ labels: { command }, value: c.count })),
+    },
+    {
+      name: `${PREFIX}errors_total`,
+      help: 'Error replies, by command.',
+      type: 'counter',
+      samples: commands.map(([command, c]) => ({ labels: { command }, value: c.errors })),
+    },
+    {
+      name: `${PREFIX}error_replies_total`,
+      help: 'Error replies, by the first word of the error.',
+      type: 'counter',
+      samples: Object.entries(t.errorsByPrefix).map(([prefix, value]) => ({ labels: { prefix }, value })),
+    },
+    counter('replies_total', 'Reply frames matched to a request.', t.replies),
+    counter('pushes_total', 'Server frames that answer no request (pushes, pub/sub messages, MONITOR lines).', t.pushes),
+    counter('round_trips_total', 'Times a connection went from nothing outstanding to at least one request outstanding.', t.roundTrips),
+    counter('flights_total', 'Bursts of requests, each started by the first request after reply bytes reached the client.', t.flights),
+    {
+      name: `${PREFIX}round_trips_by_depth_total`,
+      help: 'Round trips by the number of requests they carried (power-of-two buckets).',
+      type: 'counter',
+      samples: Object.keys(t.depthHistogram)
+        .sort(compareDepthBuckets)
+        .map((depth) => ({ labels: { depth }, value: t.depthHistogram[depth] ?? 0 })),
+    },
+    counter('blocking_commands_total', 'Blocking commands seen (BLPOP, XREAD BLOCK, WAIT, ...).', t.blockingCommands),
+    counter('unparsed_bytes_total', 'Bytes the framers could not parse (forwarded all the same).', t.unparsedBytes),
+    gauge('max_depth', 'Most requests outstanding at once on one connection.', t.maxDepth),
+    gauge('connections_active', 'Client connections open now.', s.connections.active),
+    gauge('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
+    gauge('link_up_us', 'One-way delay client to Redis, microseconds.', s.link.upUs),
+    gauge('link_down_us', 'One-way delay Redis to client, microseconds.', s.link.downUs),
+    gauge('link_jitter_us', 'Jitter scale per direction, microseconds.', s.link.jitterUs),
+    gauge('link_bandwidth_bps', 'Per-direction rate limit in bits per second (0: unlimited).', s.link.bandwidthBps),
+    {
+      name: `${PREFIX}link_jitter_dist`,
+      help: 'Jitter distribution in use (the label carries it; the value is always 1).',
+      type: 'gauge',
+      samples: [{ labels: { dist: s.link.jitterDist }, value: 1 }],
+    },
+    {
+      name: `${PREFIX}command_latency_us`,
+      help: 'Latency per command, microseconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
+      type: 'summary',
+      samples: latency,
+    },
+  ];
+}
+
+function renderFamily(f: MetricFamily): string {
+  let out = `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;
+  for (const s of f.samples) out += `${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${formatValue(s.value)}\n`;
+  return out;
+}
+
+function renderLabels(labels: Record<string, string> | undefined): string {
+  if (labels === undefined) return '';
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
+  return parts.length === 0 ? '' : `{${parts.join(',')}}`;
+}
+
+export function escapeLabelValue(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+function escapeHelp(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+function formatValue(v: number): string {
+  if (Number.isNaN(v)) return 'NaN';
+  if (v === Infinity) return '+Inf';
+  if (v === -Infinity) return '-Inf';
+  return String(v);
+}

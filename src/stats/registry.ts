@@ -1,0 +1,103 @@
+/**
+ * Every connection's tap and what they counted: live connections, the sum of closed ones, and the
+ * per-command stats all of them record into (one shared table, capped in names). snapshot() is the
+ * plain JSON that GET /stats serves.
+ */
+import { realClock, type Clock } from '../clock.js';
+import type { LinkSettings } from '../link/types.js';
+import { Tap } from '../tap/connection-tap.js';
+import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from './command-table.js';
+import { addCounters, copyCounters, newCounters } from './counters.js';
+import type { ConnectionInfo, Counters, StatsSnapshot, TapEvent } from './types.js';
+
+export interface StatsRegistryOptions {
+  /** Distinct command names kept before the rest count as OTHER. @default 1000 */
+  maxCommandNames?: number;
+  /** Monotonic clock for open events. @default realClock */
+  clock?: Clock;
+  /** Wall clock for ConnectionInfo times. @default Date.now */
+  wallClockMs?: () => number;
+}
+
+export interface OpenConnectionOptions {
+  /** Client address as the proxy saw it. */
+  client: string;
+  /** Connection id; the registry numbers connections 1, 2, ... when absent. */
+  id?: number;
+  /** Receives this connection's TapEvents. @default none */
+  onEvent?: (event: TapEvent) => void;
+  /** Keyed hash of the first key, for command events. @default none */
+  keyHash?: (key: Buffer) => string;
+  /** Collect argument sizes for command events. @default false */
+  argSizes?: boolean;
+  /** Clock for this connection's open event. @default the registry's */
+  clock?: Clock;
+}
+
+export class StatsRegistry {
+  readonly commands: CommandTable;
+  private readonly live = new Set<Tap>();
+  private closedTotals: Counters = newCounters();
+  private totalConnections = 0;
+  private nextId = 1;
+  private readonly clock: Clock;
+  private readonly wallClockMs: () => number;
+
+  constructor(options: StatsRegistryOptions = {}) {
+    this.commands = new CommandTable(options.maxCommandNames ?? DEFAULT_MAX_COMMAND_NAMES);
+    this.clock = options.clock ?? realClock;
+    this.wallClockMs = options.wallClockMs ?? Date.now;
+  }
+
+  openConnection(options: OpenConnectionOptions): Tap {
+    const id = options.id ?? this.nextId;
+    this.nextId = Math.max(this.nextId, id) + 1;
+    const tap = new Tap({
+      id,
+      client: options.client,
+      commands: this.commands,
+      onEvent: options.onEvent,
+      keyHash: options.keyHash,
+      argSizes: options.argSizes,
+      openNs: (options.clock ?? this.clock).nowNs(),
+      wallClockMs: this.wallClockMs,
+      onClosed: (t) => this.closed(t),
+    });
+    this.live.add(tap);
+    this.totalConnections++;
+    return tap;
+  }
+
+  /** Totals (live + closed), per-command stats, connection counts and the link, as plain JSON. */
+  snapshot(link: LinkSettings): StatsSnapshot {
+    const totals = copyCounters(this.closedTotals);
+    for (const tap of this.live) addCounters(totals, tap.liveCounters);
+    return {
+      totals,
+      commands: this.commands.snapshot(),
+      connections: { active: this.live.size, total: this.totalConnections },
+      link: { ...link },
+    };
+  }
+
+  /** Live connections, oldest first. */
+  connectionsInfo(): ConnectionInfo[] {
+    return [...this.live].map((tap) => tap.info());
+  }
+
+  /**
+   * Zeroes counters and histograms. Live connections stay (and keep their state: requests in
+   * flight finish into the new period); connections.total restarts from the live count.
+   */
+  reset(): void {
+    this.closedTotals = newCounters();
+    for (const tap of this.live) tap.resetCounters();
+    this.commands.reset();
+    this.totalConnections = this.live.size;
+  }
+
+  private closed(tap: Tap): void {
+    if (!this.live.delete(tap)) return;
+    addCounters(this.closedTotals, tap.liveCounters);
+  }
+}

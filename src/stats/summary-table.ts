@@ -1,0 +1,73 @@
+/**
+ * A StatsSnapshot as a plain-text table for stderr (the proxy prints it on SIGINT/SIGTERM).
+ * Pure: snapshot in, text out; no colours, fixed-width columns.
+ */
+import { formatUs } from '../units.js';
+import { compareDepthBuckets } from './counters.js';
+import type { CommandStats, StatsSnapshot } from './types.js';
+
+export interface SummaryTableOptions {
+  /** Commands listed, most frequent first. @default 15 */
+  topCommands?: number;
+}
+
+const HEADERS = ['command', 'count', 'errors', 'server p50', 'server p99', 'client p50', 'client p99'];
+
+export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOptions = {}): string {
+  const top = options.topCommands ?? 15;
+  const t = s.totals;
+  const lines: string[] = [];
+  const perTrip = t.roundTrips > 0 ? (t.commands / t.roundTrips).toFixed(1) : '-';
+  lines.push(
+    `connections ${s.connections.total} (${s.connections.active} open)   link up ${formatUs(s.link.upUs)} down ${formatUs(s.link.downUs)}` +
+      (s.link.jitterUs > 0 ? ` jitter ${formatUs(s.link.jitterUs)} ${s.link.jitterDist}` : '') +
+      (s.link.bandwidthBps > 0 ? ` bandwidth ${s.link.bandwidthBps} bit/s` : ''),
+  );
+  lines.push(
+    `commands ${t.commands}   replies ${t.replies}   errors ${t.errorReplies}   pushes ${t.pushes}   blocking ${t.blockingCommands}`,
+  );
+  lines.push(`round trips ${t.roundTrips}   flights ${t.flights}   commands/round trip ${perTrip}   max depth ${t.maxDepth}`);
+  lines.push(
+    `bytes up ${t.bytesUp} (${t.chunksUp} reads)   down ${t.bytesDown} (${t.chunksDown} reads)` +
+      (t.unparsedBytes > 0 ? `   UNPARSED ${t.unparsedBytes}` : ''),
+  );
+  const depths = Object.keys(t.depthHistogram).sort(compareDepthBuckets);
+  if (depths.length > 0) lines.push(`depth  ${depths.map((d) => `${d}:${t.depthHistogram[d]}`).join('  ')}`);
+  const errors = Object.entries(t.errorsByPrefix).sort((a, b) => b[1] - a[1]);
+  if (errors.length > 0) lines.push(`errors ${errors.map(([p, n]) => `${p}:${n}`).join('  ')}`);
+
+  const commands = Object.entries(s.commands).sort((a, b) => b[1].count - a[1].count);
+  if (commands.length > 0) {
+    lines.push('');
+    const rows = commands.slice(0, top).map(([name, c]) => commandRow(name, c));
+    lines.push(...alignColumns([HEADERS, ...rows]));
+    if (commands.length > top) lines.push(`... and ${commands.length - top} more commands`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function commandRow(name: string, c: CommandStats): string[] {
+  const lat = (n: number, count: number): string => (count === 0 ? '-' : formatUs(n));
+  return [
+    // Names are clean in practice (the framer names garbage "?"), but a table must stay a table.
+    printable(c.blocking ? `${name} (blocking)` : name),
+    String(c.count),
+    String(c.errors),
+    lat(c.serverUs.p50, c.serverUs.count),
+    lat(c.serverUs.p99, c.serverUs.count),
+    lat(c.clientUs.p50, c.clientUs.count),
+    lat(c.clientUs.p99, c.clientUs.count),
+  ];
+}
+
+/** First column left-aligned, the others right-aligned, two spaces between. */
+function alignColumns(rows: string[][]): string[] {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
+    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd(),
+  );
+}
+
+function printable(text: string): string {
+  return text.replace(/[\x00-\x1f\x7f]/g, '?');
+}

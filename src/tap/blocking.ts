@@ -1,0 +1,49 @@
+/**
+ * Blocking commands: their latency is how long the server waited for data (or replicas), not
+ * the network, so it goes to histograms of its own.
+ */
+import { asciiEqualsUpper, type RequestHead } from './command-kind.js';
+
+const ALWAYS_BLOCKING = new Set([
+  'BLPOP',
+  'BRPOP',
+  'BRPOPLPUSH',
+  'BLMOVE',
+  'BLMPOP',
+  'BZPOPMIN',
+  'BZPOPMAX',
+  'BZMPOP',
+  'WAIT',
+  'WAITAOF',
+]);
+
+/**
+ * True when the request can block. XREAD/XREADGROUP block only with a BLOCK option: it is looked
+ * for among the head arguments before STREAMS (so a stream named "block" is not taken for it).
+ * The tap asks the framer for enough head arguments (HEAD_ARGS) to reach BLOCK in the usual
+ * spellings: `XREAD [COUNT n] BLOCK ms` and `XREADGROUP GROUP g c [COUNT n] BLOCK ms`.
+ */
+export function isBlocking(name: string, frame: RequestHead): boolean {
+  if (ALWAYS_BLOCKING.has(name)) return true;
+  if (name !== 'XREAD' && name !== 'XREADGROUP') return false;
+  const head = frame.head;
+  for (let i = 1; i < head.length; i++) {
+    const arg = head[i] as Buffer;
+    if (asciiEqualsUpper(arg, 'BLOCK')) return true;
+    if (asciiEqualsUpper(arg, 'STREAMS')) return false;
+  }
+  return false;
+}
+
+/** Head arguments the request framer must expose so isBlocking() can see XREADGROUP's BLOCK. */
+export const HEAD_ARGS = 7;
+
+/**
+ * The CommandStats key of a request. XREAD and XREADGROUP are used both ways, so their blocking
+ * form is counted as "XREAD BLOCK" / "XREADGROUP BLOCK" and the plain entries stay clean; the
+ * always-blocking commands keep their own name (the entry is marked `blocking`).
+ */
+export function statsKey(name: string, blocking: boolean): string {
+  if (blocking && (name === 'XREAD' || name === 'XREADGROUP')) return name === 'XREAD' ? 'XREAD BLOCK' : 'XREADGROUP BLOCK';
+  return name;
+}

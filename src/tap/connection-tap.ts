@@ -1,0 +1,164 @@
+/**
+ * One connection's tap: a RequestFramer on the up stream and a ReplyFramer on the down stream,
+ * feeding a Correlator (which holds the semantics, see correlator.ts). The proxy calls it with the
+ * chunks it forwards and the moments its delay lines delivered them; the tap never touches a
+ * socket and never changes a byte.
+ *
+ * bytesUp/bytesDown and chunksUp/chunksDown count socket reads as the proxy passes them in, framed
+ * or not. unparsedBytes counts, in both directions, every byte from a framer's desync point on.
+ */
+import { realClock } from '../clock.js';
+import { ReplyFramer } from '../resp/reply-framer.js';
+import { requestCommandName } from '../resp/request-frame.js';
+import { RequestFramer } from '../resp/request-framer.js';
+import type { FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
+import { CommandTable } from '../stats/command-table.js';
+import { copyCounters } from '../stats/counters.js';
+import type { ConnectionInfo, Counters, TapEvent } from '../stats/types.js';
+import { HEAD_ARGS } from './blocking.js';
+import { ChunkTimes } from './chunk-times.js';
+import { Correlator } from './correlator.js';
+import type { ConnectionTap } from './types.js';
+
+export interface TapOptions {
+  /** Connection id, put in events and ConnectionInfo. */
+  id: number;
+  /** Client address as the proxy saw it ("127.0.0.1:51234" or "unix"). */
+  client: string;
+  /** Per-command stats to record into; a private table when absent. */
+  commands?: CommandTable;
+  /** Receives open/close, one event per finished command, and pushes. @default none */
+  onEvent?: (event: TapEvent) => void;
+  /** Keyed hash of a request's first key, for command events only. @default none (no keyHash) */
+  keyHash?: (key: Buffer) => string;
+  /** Have the framer collect argument sizes for command events. @default false */
+  argSizes?: boolean;
+  /** Monotonic time of the open event. @default realClock.nowNs() */
+  openNs?: number;
+  /** Wall clock for openedAtMs/closedAtMs. @default Date.now */
+  wallClockMs?: () => number;
+  /** Called once when the tap closes (the registry folds its counters into its totals). */
+  onClosed?: (tap: Tap) => void;
+}
+
+export class Tap implements ConnectionTap {
+  readonly id: number;
+  readonly client: string;
+  readonly openedAtMs: number;
+  closedAtMs: number | undefined;
+  private readonly correlator: Correlator;
+  private readonly requests: RequestFramer;
+  private readonly replies: ReplyFramer;
+  private readonly chunkTimes = new ChunkTimes();
+  private readonly wallClockMs: () => number;
+  private upNowNs = 0;
+  private downOffset = 0;
+  private unparsedSeen = 0;
+
+  constructor(private readonly options: TapOptions) {
+    this.id = options.id;
+    this.client = options.client;
+    this.wallClockMs = options.wallClockMs ?? Date.now;
+    this.openedAtMs = this.wallClockMs();
+    const correlator = new Correlator({
+      conn: options.id,
+      commands: options.commands ?? new CommandTable(),
+      onEvent: options.onEvent,
+      keyHash: options.keyHash,
+    });
+    this.correlator = correlator;
+    const onDesync = (): void => {
+      correlator.desync();
+      this.chunkTimes.clear();
+    };
+    const requestSink: FrameSink<RequestFrame> = {
+      frame: (f) => correlator.request(f, requestCommandName(f), this.upNowNs),
+      desync: onDesync,
+    };
+    const replySink: FrameSink<ReplyFrame> = {
+      frame: (f) => correlator.reply(f, this.chunkTimes.timeAt(f.start)),
+      desync: onDesync,
+    };
+    this.requests = new RequestFramer(requestSink, { headArgs: HEAD_ARGS, argSizes: options.argSizes === true });
+    this.replies = new ReplyFramer(replySink);
+    const openNs = options.openNs ?? realClock.nowNs();
+    options.onEvent?.({ type: 'open', conn: this.id, atUs: openNs / 1000, client: this.client });
+  }
+
+  upChunk(chunk: Buffer, nowNs: number): void {
+    const c = this.correlator.counters;
+    c.bytesUp += chunk.length;
+    c.chunksUp++;
+    // Every request completed by this chunk arrived now: the framer reports them synchronously.
+    this.upNowNs = nowNs;
+    this.requests.push(chunk);
+    if (this.requests.desynced) this.countUnparsed();
+  }
+
+  upDelivered(endOffset: number, nowNs: number): void {
+    this.correlator.sent(endOffset, nowNs);
+  }
+
+  downChunk(chunk: Buffer, nowNs: number): void {
+    const c = this.correlator.counters;
+    c.bytesDown += chunk.length;
+    c.chunksDown++;
+    if (!this.correlator.desynced) this.chunkTimes.add(this.downOffset, nowNs);
+    this.downOffset += chunk.length;
+    this.replies.push(chunk);
+    if (this.replies.desynced) this.countUnparsed();
+  }
+
+  downDelivered(endOffset: number, nowNs: number): void {
+    this.correlator.delivered(endOffset, nowNs);
+  }
+
+  close(nowNs: number): void {
+    if (this.closedAtMs !== undefined) return;
+    this.closedAtMs = this.wallClockMs();
+    this.correlator.close();
+    this.options.onEvent?.({ type: 'close', conn: this.id, atUs: nowNs / 1000 });
+    this.options.onClosed?.(this);
+  }
+
+  info(): ConnectionInfo {
+    const info: ConnectionInfo = {
+      id: this.id,
+      client: this.client,
+      openedAtMs: this.openedAtMs,
+      outstanding: this.correlator.outstanding,
+      desynced: this.correlator.desynced,
+      protocol: this.correlator.replyModes.protocol,
+      mode: this.correlator.replyModes.mode,
+      counters: this.counters(),
+    };
+    if (this.closedAtMs !== undefined) info.closedAtMs = this.closedAtMs;
+    return info;
+  }
+
+  /** A copy of this connection's counters (since it opened or since the last reset). */
+  counters(): Counters {
+    return copyCounters(this.correlator.counters);
+  }
+
+  /** The live counters, not copied: for the registry's sums only. */
+  get liveCounters(): Readonly<Counters> {
+    return this.correlator.counters;
+  }
+
+  /** Requests not finished yet: the memory this connection holds for correlation. */
+  get pendingRequests(): number {
+    return this.correlator.pending;
+  }
+
+  /** Zeroes the counters (registry reset); requests in flight finish into the new period. */
+  resetCounters(): void {
+    this.correlator.resetCounters();
+  }
+
+  private countUnparsed(): void {
+    const total = this.requests.unparsedBytes + this.replies.unparsedBytes;
+    this.correlator.counters.unparsedBytes += total - this.unparsedSeen;
+    this.unparsedSeen = total;
+  }
+}

@@ -1,0 +1,293 @@
+/**
+ * Matches one connection's request frames to its reply frames and keeps its counters. Knows
+ * nothing of bytes or framers: the tap feeds it frames and the four stamps. All times are the
+ * proxy's monotonic nanoseconds as passed in (a fake clock in tests).
+ *
+ * Semantics (quoted by the README):
+ * - Arrival: the time of the client chunk holding the request's last byte. Sent: the time the up
+ *   delay line reported it had written past the request's end offset to Redis (if that report
+ *   comes after the reply did, sent is taken as the reply's first byte). First reply byte: arrival
+ *   time of the Redis chunk holding the reply's first byte. Delivered: the time the down delay line
+ *   reported it had written past the reply's end offset to the client.
+ * - serverUs = first reply byte - sent; clientUs = delivered - arrival (integer us, 0 if negative).
+ * - Requests are answered in order. A request is outstanding from its arrival until its (last)
+ *   reply frame was delivered to the client; a request that gets no reply (CLIENT REPLY OFF/SKIP)
+ *   is never outstanding.
+ * - roundTrips: times the connection went from 0 to >= 1 outstanding. The round trip's requests
+ *   (all arriving while it is open, no-reply ones included) go into depthHistogram when it ends
+ *   (back to 0 outstanding) or when the connection closes.
+ * - flights: bursts of requests; the first request ever, and the first after any bytes from Redis
+ *   were delivered to the client, each start one.
+ * - Pub/sub: (P/S)SUBSCRIBE with k channels is answered by its k confirmation frames (RESP2 arrays
+ *   or RESP3 pushes alike), each counted as a reply, never as a push; it stays outstanding until
+ *   the LAST one is delivered (serverUs runs to the first one). An argument-less (P/S)UNSUBSCRIBE
+ *   expects one confirmation per subscription at the time it is answered (at least one). If any
+ *   other frame comes before all confirmations did, the command is closed with what it got, so a
+ *   miscount can never leave it outstanding. Confirmations no request waits for are pushes.
+ * - Pushes (never replies, never round trips): every RESP3 `>` frame other than an awaited
+ *   confirmation; in RESP2 subscribed mode the message/pmessage/smessage arrays; after MONITOR's
+ *   +OK the monitor lines; any frame arriving when no request waits for one ('unmatched').
+ * - Errors (`-`, `!`) are replies: errorReplies, errorsByPrefix[first word], the command's errors.
+ * - CLIENT REPLY OFF/SKIP and MULTI are followed in request order (request-modes.ts): silenced
+ *   requests get no reply; MULTI, each queued command (+QUEUED or an error) and EXEC/DISCARD are
+ *   ordinary commands with one reply each, so a MULTI batch of B commands is B+2 commands.
+ * - HELLO 2/3 sets the protocol when its reply is not an error; MONITOR's +OK starts monitor mode;
+ *   +RESET means RESP2, no subscriptions, no MONITOR (and, in request order, CLIENT REPLY ON and
+ *   no MULTI). QUIT is an ordinary command (+OK, then the server closes).
+ * - Blocking commands (blocking.ts; never inside MULTI, where they do not block) count in
+ *   blockingCommands and record into their own CommandStats, flagged `blocking`.
+ * - Events: one command event per request, when its reply is delivered (a no-reply request: when
+ *   it was written to Redis) or when the connection closes (reply 'none' if nothing came).
+ * - On a framer desync the correlator freezes: no more matching, stamping or round trips; pending
+ *   requests keep what they had and end with the connection. Commands are still counted.
+ * - An empty inline line is not a command (Redis skips it without a reply).
+ */
+import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
+import type { CommandTable } from '../stats/command-table.js';
+import { countErrorReply, newCounters } from '../stats/counters.js';
+import type { Counters, TapEvent } from '../stats/types.js';
+import { isBlocking, statsKey } from './blocking.js';
+import { CommandKind, commandKind, helloProtocol } from './command-kind.js';
+import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
+import { EXPECT_PER_SUBSCRIPTION, RequestModes } from './request-modes.js';
+import { RequestRing, type PendingRequest } from './request-ring.js';
+import { RoundTrips } from './round-trips.js';
+import { commandEvent, keepEventDetails } from './tap-events.js';
+
+export interface CorrelatorOptions {
+  /** Connection id put in events. */
+  conn: number;
+  /** Where per-command counts and latencies go (shared by a registry's connections). */
+  commands: CommandTable;
+  onEvent?: (event: TapEvent) => void;
+  /** Keyed hash of the first key argument, for events; argument values never leave otherwise. */
+  keyHash?: (key: Buffer) => string;
+}
+
+export class Correlator {
+  counters: Counters = newCounters();
+  readonly requestModes = new RequestModes();
+  readonly replyModes = new ReplyModes();
+  desynced = false;
+  private closed = false;
+  private readonly trips = new RoundTrips();
+  private readonly ring = new RequestRing();
+  // Absolute ring indices: next request to answer, to stamp as sent, to stamp as delivered.
+  private matchAt = 0;
+  private sendAt = 0;
+  private deliverAt = 0;
+  private sentOffset = 0;
+  private deliveredOffset = 0;
+  private lastDeliveredNs = 0;
+
+  constructor(private readonly options: CorrelatorOptions) {}
+
+  /** Requests sent and not yet answered (their last reply frame not yet delivered). */
+  get outstanding(): number {
+    return this.trips.outstanding;
+  }
+
+  /** Requests not finished yet (waiting to be sent, answered or delivered). */
+  get pending(): number {
+    return this.ring.size;
+  }
+
+  request(frame: RequestFrame, name: string, nowNs: number): void {
+    // An empty inline line is skipped by Redis without a reply: it is not a command.
+    if (frame.argc === 0 || this.closed) return;
+    const c = this.counters;
+    const modes = this.requestModes;
+    c.commands++;
+    const blocking = !modes.inMulti && isBlocking(name, frame);
+    if (blocking) c.blockingCommands++;
+    const key = blocking ? statsKey(name, true) : name;
+    const entry = this.options.commands.entry(key, blocking);
+    entry.count++;
+    if (this.desynced) return;
+    const kind = modes.effectiveKind(commandKind(name, frame));
+    const rec = this.ring.push();
+    rec.name = key;
+    rec.entry = entry;
+    rec.kind = kind;
+    rec.argc = frame.argc;
+    rec.requestBytes = frame.end - frame.start;
+    rec.end = frame.end;
+    rec.arrivedNs = nowNs;
+    rec.blocking = blocking;
+    rec.expected = modes.admit(kind, frame.argc);
+    if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
+    if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
+    rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
+  }
+
+  /** A reply or push frame whose first byte arrived at `firstByteNs`. */
+  reply(f: ReplyFrame, firstByteNs: number): void {
+    if (this.desynced || this.closed) return;
+    const cls = classifyFrame(f, this.replyModes);
+    if (cls === FrameClass.Confirmation) {
+      const kind = confirmationKind(f.head);
+      const target = this.target();
+      if (target !== null && target.kind === kind) return this.confirm(target, f, firstByteNs);
+      // Nobody waits for it: a push (the subscriptions did change). Outside pub/sub, a RESP2
+      // array that merely starts with "subscribe" is a plain reply.
+      if (f.type === RespType.Push || this.replyModes.subscribed) {
+        this.replyModes.confirmed(kind, f.lastInt);
+        return this.push(f, pushKind(f.head), firstByteNs);
+      }
+    } else if (cls === FrameClass.Push) {
+      return this.push(f, pushKind(f.head), firstByteNs);
+    } else if (cls === FrameClass.MonitorLine) {
+      return this.push(f, 'monitor', firstByteNs);
+    }
+    this.normalReply(f, firstByteNs);
+  }
+
+  /** The up delay line wrote everything before `endOffset` to Redis at `nowNs`. */
+  sent(endOffset: number, nowNs: number): void {
+    if (this.desynced || this.closed || endOffset <= this.sentOffset) return;
+    this.sentOffset = endOffset;
+    const ring = this.ring;
+    while (this.sendAt < ring.tail) {
+      const rec = ring.at(this.sendAt);
+      if (rec.end > endOffset) break;
+      if (rec.sentNs < 0) rec.sentNs = nowNs;
+      this.sendAt++;
+    }
+    this.finishHead();
+  }
+
+  /** The down delay line wrote everything before `endOffset` to the client at `nowNs`. */
+  delivered(endOffset: number, nowNs: number): void {
+    if (this.closed || endOffset <= this.deliveredOffset) return;
+    this.deliveredOffset = endOffset;
+    this.lastDeliveredNs = nowNs;
+    this.trips.bytesDelivered();
+    if (this.desynced) return;
+    this.advanceDelivery(nowNs);
+    this.finishHead();
+  }
+
+  desync(): void {
+    this.desynced = true;
+  }
+
+  /** Ends the connection: an open round trip is counted, every pending request gets its event. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.trips.closed(this.counters);
+    const ring = this.ring;
+    while (ring.head < ring.tail) this.finishOne(ring.at(ring.head));
+  }
+
+  /** Starts a new counting period (registry reset); requests in flight finish into it. */
+  resetCounters(): void {
+    this.counters = newCounters();
+    if (!this.closed) this.trips.carryInto(this.counters);
+  }
+
+  /** The request the next reply frame answers, or null. Skips requests that get no reply. */
+  private target(): PendingRequest | null {
+    const ring = this.ring;
+    while (this.matchAt < ring.tail) {
+      const rec = ring.at(this.matchAt);
+      if (rec.expected === 0) {
+        this.matchAt++;
+        continue;
+      }
+      if (rec.expected === EXPECT_PER_SUBSCRIPTION) rec.expected = this.replyModes.unsubscribeAllReplies(rec.kind);
+      return rec;
+    }
+    return null;
+  }
+
+  private normalReply(f: ReplyFrame, firstByteNs: number): void {
+    let target = this.target();
+    if (target !== null && target.received > 0) {
+      // A pub/sub command cut short of its confirmations: close it; this frame is the next one's.
+      this.complete(target);
+      target = this.target();
+    }
+    if (target === null) return this.push(f, this.replyModes.monitor ? 'monitor' : 'unmatched', firstByteNs);
+    this.record(target, f, firstByteNs);
+    if (f.type !== RespType.Error && f.type !== RespType.BlobError) {
+      if (target.kind === CommandKind.Hello && target.helloProtocol !== 0) {
+        this.replyModes.protocol = target.helloProtocol === 3 ? 3 : 2;
+      } else if (target.kind === CommandKind.Monitor && f.type === RespType.SimpleString) {
+        this.replyModes.monitor = true;
+      } else if (target.kind === CommandKind.Reset) {
+        this.replyModes.reset();
+      }
+    }
+    this.complete(target);
+  }
+
+  private confirm(target: PendingRequest, f: ReplyFrame, firstByteNs: number): void {
+    this.replyModes.confirmed(target.kind, f.lastInt);
+    this.record(target, f, firstByteNs);
+    target.received++;
+    if (target.received >= target.expected) this.complete(target);
+  }
+
+  private record(target: PendingRequest, f: ReplyFrame, firstByteNs: number): void {
+    this.counters.replies++;
+    if (target.firstReplyNs < 0) target.firstReplyNs = firstByteNs;
+    target.replyEnd = f.end;
+    target.replyBytes += f.end - f.start;
+    if (target.replyType === 0) target.replyType = f.type;
+    if (f.type !== RespType.Error && f.type !== RespType.BlobError) return;
+    target.errorPrefix = countErrorReply(this.counters, f.errorPrefix);
+    target.replyType = f.type;
+    if (target.entry !== null) target.entry.errors++;
+  }
+
+  /** The target got all its reply frames. */
+  private complete(target: PendingRequest): void {
+    this.matchAt++;
+    // Only if the proxy reported delivery before the framer saw the bytes (not its usual order).
+    if (target.replyEnd <= this.deliveredOffset) this.advanceDelivery(this.lastDeliveredNs);
+  }
+
+  private advanceDelivery(nowNs: number): void {
+    const ring = this.ring;
+    while (this.deliverAt < this.matchAt) {
+      const rec = ring.at(this.deliverAt);
+      if (rec.expected !== 0) {
+        if (rec.replyEnd > this.deliveredOffset) break;
+        rec.deliveredNs = nowNs;
+        if (rec.sentNs < 0 || rec.sentNs > rec.firstReplyNs) rec.sentNs = rec.firstReplyNs;
+        rec.entry?.recordLatency(rec.firstReplyNs - rec.sentNs, rec.deliveredNs - rec.arrivedNs);
+        this.trips.answered(this.counters);
+      }
+      this.deliverAt++;
+    }
+  }
+
+  /** Emits and drops finished requests from the front, keeping every cursor inside the ring. */
+  private finishHead(): void {
+    const ring = this.ring;
+    while (ring.head < ring.tail) {
+      const rec = ring.at(ring.head);
+      if (rec.expected === 0 ? rec.sentNs < 0 : rec.deliveredNs < 0) break;
+      this.finishOne(rec);
+    }
+  }
+
+  private finishOne(rec: PendingRequest): void {
+    const onEvent = this.options.onEvent;
+    if (onEvent !== undefined) onEvent(commandEvent(this.options.conn, rec));
+    const ring = this.ring;
+    ring.shift();
+    if (this.matchAt < ring.head) this.matchAt = ring.head;
+    if (this.sendAt < ring.head) this.sendAt = ring.head;
+    if (this.deliverAt < ring.head) this.deliverAt = ring.head;
+  }
+
+  private push(f: ReplyFrame, kind: string, firstByteNs: number): void {
+    this.counters.pushes++;
+    const onEvent = this.options.onEvent;
+    if (onEvent !== undefined) {
+      onEvent({ type: 'push', conn: this.options.conn, atUs: firstByteNs / 1000, bytes: f.end - f.start, kind });
+    }
+  }
+}

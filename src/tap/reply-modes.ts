@@ -1,0 +1,111 @@
+/**
+ * Connection state that decides what a server frame IS, followed in REPLY order (it changes when
+ * the server's answer says so, never on the request alone): the protocol (HELLO's reply), MONITOR
+ * mode (its +OK), and the pub/sub subscriptions (counted from the confirmations' counts).
+ */
+import { RespType, type ReplyFrame } from '../resp/types.js';
+import { CommandKind, type CommandKindCode } from './command-kind.js';
+
+const CONFIRMATION_KIND = new Map<string, CommandKindCode>([
+  ['subscribe', CommandKind.Subscribe],
+  ['psubscribe', CommandKind.PSubscribe],
+  ['ssubscribe', CommandKind.SSubscribe],
+  ['unsubscribe', CommandKind.Unsubscribe],
+  ['punsubscribe', CommandKind.PUnsubscribe],
+  ['sunsubscribe', CommandKind.SUnsubscribe],
+]);
+
+const MESSAGE_HEADS = new Set(['message', 'pmessage', 'smessage']);
+// Push kinds reported by name; any other RESP3 push is reported as 'push'.
+const NAMED_PUSH_KINDS = new Set([...MESSAGE_HEADS, ...CONFIRMATION_KIND.keys(), 'invalidate']);
+
+/** The command a pub/sub confirmation frame answers (by its first element), 0 if it is none. */
+export function confirmationKind(head: string | undefined): number {
+  return head === undefined ? 0 : (CONFIRMATION_KIND.get(head) ?? 0);
+}
+
+/** A RESP2 pub/sub delivery (`message`, `pmessage`, `smessage` arrays). */
+export function isMessageHead(head: string | undefined): boolean {
+  return head !== undefined && MESSAGE_HEADS.has(head);
+}
+
+/** PushEvent kind of a `>` frame or pub/sub array: its pub/sub kind, 'invalidate', or 'push'. */
+export function pushKind(head: string | undefined): string {
+  return head !== undefined && NAMED_PUSH_KINDS.has(head) ? head : 'push';
+}
+
+/**
+ * A MONITOR line: `+<unix time>.<us> [db addr] "cmd" ...`. Too long for the framer's `simple`
+ * (undefined) or, when short, starting with a digit: no reply status Redis sends does.
+ */
+export function isMonitorLine(simple: string | undefined): boolean {
+  if (simple === undefined) return true;
+  const c = simple.charCodeAt(0);
+  return c >= 0x30 && c <= 0x39;
+}
+
+export class ReplyModes {
+  protocol: 2 | 3 = 2;
+  monitor = false;
+  channels = 0;
+  patterns = 0;
+  shardChannels = 0;
+  // Redis counts channels + patterns together in (p)(un)subscribe confirmations and shard
+  // channels apart in s(un)subscribe ones; the last count seen in each lets deltas be split.
+  private regularCount = 0;
+
+  get subscribed(): boolean {
+    return this.regularCount > 0 || this.shardChannels > 0;
+  }
+
+  get mode(): 'normal' | 'subscribed' | 'monitor' {
+    return this.monitor ? 'monitor' : this.subscribed ? 'subscribed' : 'normal';
+  }
+
+  /** A confirmation of `kind` arrived carrying `count` subscriptions left (undefined if absent). */
+  confirmed(kind: number, count: number | undefined): void {
+    if (count === undefined || count < 0) return;
+    if (kind === CommandKind.SSubscribe || kind === CommandKind.SUnsubscribe) {
+      this.shardChannels = count;
+      return;
+    }
+    const delta = count - this.regularCount;
+    this.regularCount = count;
+    if (kind === CommandKind.Subscribe || kind === CommandKind.Unsubscribe) this.channels = Math.max(0, this.channels + delta);
+    else this.patterns = Math.max(0, this.patterns + delta);
+    if (count === 0) this.channels = this.patterns = 0;
+  }
+
+  /** Confirmations an argument-less (P/S)UNSUBSCRIBE gets: one per subscription, or one if none. */
+  unsubscribeAllReplies(kind: number): number {
+    const n = kind === CommandKind.Unsubscribe ? this.channels : kind === CommandKind.PUnsubscribe ? this.patterns : this.shardChannels;
+    return Math.max(1, n);
+  }
+
+  /** RESET's effect: RESP2, no subscriptions, no MONITOR. */
+  reset(): void {
+    this.protocol = 2;
+    this.monitor = false;
+    this.channels = this.patterns = this.shardChannels = this.regularCount = 0;
+  }
+}
+
+/** What a server frame is before matching; the correlator settles confirmations by its target. */
+export const FrameClass = { Reply: 0, Push: 1, MonitorLine: 2, Confirmation: 3 } as const;
+
+/**
+ * RESP3 `>` frames are pushes, or pub/sub confirmations. In RESP2 an array is a confirmation by
+ * its first element, and a message only in subscribed mode (elsewhere it may be a plain reply
+ * that starts with "message"). In MONITOR mode, monitor lines are told apart from replies.
+ */
+export function classifyFrame(f: ReplyFrame, modes: ReplyModes): number {
+  const type = f.type;
+  if (modes.monitor) {
+    return type === RespType.SimpleString && isMonitorLine(f.simple) ? FrameClass.MonitorLine : FrameClass.Reply;
+  }
+  if (type === RespType.Push || (type === RespType.Array && modes.protocol === 2)) {
+    if (confirmationKind(f.head) !== 0) return FrameClass.Confirmation;
+    if (type === RespType.Push || (modes.subscribed && isMessageHead(f.head))) return FrameClass.Push;
+  }
+  return FrameClass.Reply;
+}

@@ -1,0 +1,73 @@
+/**
+ * Connection state that decides how many replies a request gets, followed in REQUEST order: the
+ * server applies CLIENT REPLY and MULTI in the order it reads commands, so the state at a
+ * request's arrival is the state the server will answer it in.
+ *
+ * - CLIENT REPLY OFF: no reply to it nor to anything after, until CLIENT REPLY ON (which gets +OK)
+ *   or RESET (+RESET).
+ * - CLIENT REPLY SKIP: no reply to it nor to the next command (ignored while OFF, like Redis).
+ * - MULTI .. EXEC/DISCARD: every queued command gets exactly one reply (+QUEUED or an error) and
+ *   none of its special effects apply at queue time (a SUBSCRIBE or BLPOP in a transaction is
+ *   queued like any other). Effects that take place later, at EXEC, are not followed.
+ */
+import { CommandKind, isPubSubKind } from './command-kind.js';
+
+/** `expected` value meaning "one confirmation per current subscription", decided later. */
+export const EXPECT_PER_SUBSCRIPTION = -1;
+
+export class RequestModes {
+  replyOff = false;
+  inMulti = false;
+  private skipNext = false;
+
+  /**
+   * The kind a request really has: inside MULTI only the commands that end or restart the
+   * transaction keep theirs, everything else is queued as Normal.
+   */
+  effectiveKind(kind: number): number {
+    if (!this.inMulti) return kind;
+    return kind === CommandKind.Exec || kind === CommandKind.Discard || kind === CommandKind.Reset || kind === CommandKind.Multi
+      ? kind
+      : CommandKind.Normal;
+  }
+
+  /**
+   * Reply frames the server will send for a request of (effective) `kind` with `argc` arguments,
+   * and the state change it causes. 0: none; k >= 1: that many frames; EXPECT_PER_SUBSCRIPTION:
+   * an argument-less UNSUBSCRIBE family command (one confirmation per channel, at least one).
+   */
+  admit(kind: number, argc: number): number {
+    const skipThis = this.skipNext;
+    this.skipNext = false;
+    switch (kind) {
+      case CommandKind.ClientReplyOn:
+        this.replyOff = false;
+        return 1;
+      case CommandKind.Reset:
+        // RESET clears the reply flags before it answers, so +RESET always comes.
+        this.replyOff = false;
+        this.inMulti = false;
+        return 1;
+      case CommandKind.ClientReplyOff:
+        this.replyOff = true;
+        return 0;
+      case CommandKind.ClientReplySkip:
+        if (!this.replyOff) this.skipNext = true;
+        return 0;
+      case CommandKind.Multi:
+        this.inMulti = true;
+        break;
+      case CommandKind.Exec:
+      case CommandKind.Discard:
+        this.inMulti = false;
+        break;
+    }
+    if (this.replyOff || skipThis) return 0;
+    if (isPubSubKind(kind)) {
+      if (argc > 1) return argc - 1;
+      // SUBSCRIBE with no channel is an arity error: one error reply.
+      return kind >= CommandKind.Unsubscribe ? EXPECT_PER_SUBSCRIPTION : 1;
+    }
+    return 1;
+  }
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { LATENCY_MAX_US, LatencyHistogram } from '../../src/stats/histogram.js';
+
+describe('LatencyHistogram', () => {
+  it('summarises integer microseconds exactly below 2048 us', () => {
+    const h = new LatencyHistogram();
+    for (let v = 1; v <= 1000; v++) h.record(v);
+    expect(h.summary()).toEqual({ count: 1000, p50: 500, p90: 900, p99: 990, p999: 999, max: 1000, mean: 500.5 });
+  });
+
+  it('is all zeros when empty', () => {
+    expect(new LatencyHistogram().summary()).toEqual({ count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0 });
+  });
+
+  it('rounds, records 0 and negatives as 0, clamps past an hour, never throws', () => {
+    const h = new LatencyHistogram();
+    h.record(0);
+    h.record(-5);
+    h.record(Number.NaN);
+    h.record(2.4);
+    h.record(2.6);
+    h.record(10 * LATENCY_MAX_US);
+    const s = h.summary();
+    expect(s.count).toBe(6);
+    expect(s.p50).toBe(0);
+    expect(h.summary().max).toBeGreaterThanOrEqual(LATENCY_MAX_US);
+    expect(h.summary().max).toBeLessThan(LATENCY_MAX_US * 1.001);
+  });
+
+  it('keeps 3 significant digits across the range', () => {
+    const h = new LatencyHistogram();
+    h.record(123_456);
+    const p50 = h.summary().p50;
+    expect(Math.abs(p50 - 123_456) / 123_456).toBeLessThan(0.001);
+  });
+
+  it('adds another histogram (merging connections) and resets', () => {
+    const a = new LatencyHistogram();
+    const b = new LatencyHistogram();
+    for (let i = 0; i < 10; i++) a.record(100);
+    for (let i = 0; i < 10; i++) b.record(5_000_000); // b grew far past a's initial range
+    a.add(b);
+    expect(a.summary()).toMatchObject({ count: 20, p50: 100 });
+    expect(a.summary().max).toBeGreaterThan(4_990_000);
+    a.reset();
+    expect(a.count).toBe(0);
+    const c = b.clone();
+    b.reset();
+    expect(c.count).toBe(10);
+  });
+
+  it('round-trips through the compressed base64 encoding', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 5000; i++) h.record((i * 7919) % 250_000);
+    const encoded = h.encode();
+    expect(encoded).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    const back = LatencyHistogram.decode(encoded);
+    expect(back.summary()).toEqual(h.summary());
+    back.record(3_000_000_000); // a decoded histogram still grows
+    expect(back.count).toBe(5001);
+  });
+
+  it('writes the .hgrm percentile distribution', () => {
+    const h = new LatencyHistogram();
+    for (let v = 1; v <= 100; v++) h.record(v);
+    const text = h.percentileDistribution();
+    expect(text.split('\n')[0]).toMatch(/^\s+Value\s+Percentile\s+TotalCount\s+1\/\(1-Percentile\)$/);
+    expect(text).toContain('#[Max     =      100.000, Total count    =          100]');
+    expect(text).toMatch(/^\s+100\.000 1\.000000000000\s+100\s*$/m);
+    expect(h.percentileDistribution(5, 1000)).toContain('#[Max     =        0.100');
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { NO_DELAY } from '../../src/link/types.js';
+import { StatsRegistry } from '../../src/stats/registry.js';
+import type { TapEvent } from '../../src/stats/types.js';
+import type { ConnectionTap } from '../../src/tap/types.js';
+
+const enc = (s: string): Buffer => Buffer.from(s.replace(/\|/g, '\r\n'));
+
+function exchange(tap: ConnectionTap, up: string, down: string, t0Ns: number, offsets: { up: number; down: number }): void {
+  const u = enc(up);
+  const d = enc(down);
+  tap.upChunk(u, t0Ns);
+  offsets.up += u.length;
+  tap.upDelivered(offsets.up, t0Ns + 1000);
+  tap.downChunk(d, t0Ns + 2000);
+  offsets.down += d.length;
+  tap.downDelivered(offsets.down, t0Ns + 3000);
+}
+
+describe('StatsRegistry', () => {
+  it('sums live and closed connections and merges per-command stats', () => {
+    const clock = new FakeClock(5_000);
+    const events: TapEvent[] = [];
+    const r = new StatsRegistry({ clock, wallClockMs: () => 1000 });
+    const a = r.openConnection({ client: '127.0.0.1:1', onEvent: (e) => events.push(e) });
+    const b = r.openConnection({ client: '127.0.0.1:2' });
+    const oa = { up: 0, down: 0 };
+    const ob = { up: 0, down: 0 };
+    exchange(a, 'GET k|', '$1|v|', 0, oa);
+    exchange(b, 'GET k|GET k|', '$1|v|$-1|', 0, ob);
+    exchange(b, 'NOPE|', '-ERR unknown command|', 10_000, ob);
+    a.close(20_000);
+    const s = r.snapshot(NO_DELAY);
+    expect(Object.keys(s)).toEqual(['totals', 'commands', 'connections', 'link']);
+    expect(s.connections).toEqual({ active: 1, total: 2 });
+    expect(s.totals).toMatchObject({ commands: 4, replies: 4, roundTrips: 3, maxDepth: 2, errorReplies: 1 });
+    expect(s.totals.depthHistogram).toEqual({ '1': 2, '2-3': 1 });
+    expect(s.commands['GET']).toMatchObject({ count: 3, errors: 0 });
+    expect(s.commands['GET']?.clientUs.count).toBe(3);
+    expect(s.commands['NOPE']).toMatchObject({ count: 1, errors: 1 });
+    expect(s.link).toEqual(NO_DELAY);
+    expect(events[0]).toEqual({ type: 'open', conn: 1, atUs: 5, client: '127.0.0.1:1' });
+    const live = r.connectionsInfo();
+    expect(live.map((c) => c.id)).toEqual([2]);
+    expect(live[0]).toMatchObject({ client: '127.0.0.1:2', openedAtMs: 1000, outstanding: 0, protocol: 2, mode: 'normal', desynced: false });
+    expect(live[0]?.counters.commands).toBe(3);
+  });
+
+  it('reset zeroes counters and histograms; active stays; total restarts from active', () => {
+    const r = new StatsRegistry({ clock: new FakeClock() });
+    const a = r.openConnection({ client: 'a' });
+    const b = r.openConnection({ client: 'b' });
+    const oa = { up: 0, down: 0 };
+    exchange(a, 'PING|', '+PONG|', 0, oa);
+    b.close(1);
+    r.reset();
+    let s = r.snapshot(NO_DELAY);
+    expect(s.connections).toEqual({ active: 1, total: 1 });
+    expect(s.totals.commands).toBe(0);
+    expect(s.totals.bytesUp).toBe(0);
+    expect(s.commands).toEqual({});
+    exchange(a, 'PING|', '+PONG|', 10_000, oa);
+    s = r.snapshot(NO_DELAY);
+    expect(s.totals).toMatchObject({ commands: 1, replies: 1, roundTrips: 1, bytesUp: 6, bytesDown: 7 });
+    expect(s.commands['PING']?.serverUs.count).toBe(1);
+  });
+
+  it('takes connection ids from the proxy when given, numbers them otherwise', () => {
+    const r = new StatsRegistry();
+    expect(r.openConnection({ client: 'x', id: 41 }).info().id).toBe(41);
+    expect(r.openConnection({ client: 'y' }).info().id).toBe(42);
+  });
+
+  it('closing twice folds the counters once', () => {
+    const r = new StatsRegistry();
+    const a = r.openConnection({ client: 'a' });
+    a.upChunk(enc('PING|'), 0);
+    a.close(1);
+    a.close(2);
+    expect(r.snapshot(NO_DELAY).totals.commands).toBe(1);
+  });
+});

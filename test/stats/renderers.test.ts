@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { escapeLabelValue, renderPrometheus } from '../../src/stats/prometheus.js';
+import { renderSummaryTable } from '../../src/stats/summary-table.js';
+import { expectGolden, SNAPSHOT } from './snapshot-fixture.js';
+
+describe('renderPrometheus', () => {
+  it('matches the golden exposition text', () => {
+    expectGolden('metrics.prom', renderPrometheus(SNAPSHOT));
+  });
+
+  it('is well-formed: HELP and TYPE before every family, one family name per block, valid lines', () => {
+    const text = renderPrometheus(SNAPSHOT, [
+      { name: 'redis_rtt_delay_queue_bytes', help: 'Bytes waiting in the delay lines.', type: 'gauge', samples: [{ labels: { direction: 'up' }, value: 12 }] },
+    ]);
+    const lines = text.trimEnd().split('\n');
+    const typed = new Set<string>();
+    let current = '';
+    for (const line of lines) {
+      const help = /^# HELP (\w+) .+$/.exec(line);
+      const type = /^# TYPE (\w+) (counter|gauge|summary|untyped)$/.exec(line);
+      if (help) {
+        current = help[1] as string;
+        expect(typed.has(current), `${current} declared twice`).toBe(false);
+        continue;
+      }
+      if (type) {
+        expect(type[1]).toBe(current);
+        typed.add(current);
+        continue;
+      }
+      const sample = /^(\w+)(\{(?:\w+="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?[\d.e+]+|NaN|[+-]Inf)$/.exec(line);
+      expect(sample, line).not.toBeNull();
+      expect((sample?.[1] as string).startsWith(current), line).toBe(true);
+    }
+    expect(text).toContain('redis_rtt_delay_queue_bytes{direction="up"} 12\n');
+  });
+
+  it('exposes the counters and latency quantiles the README promises', () => {
+    const text = renderPrometheus(SNAPSHOT);
+    expect(text).toContain('redis_rtt_bytes_total{direction="up"} 512345\n');
+    expect(text).toContain('redis_rtt_commands_total{command="GET"} 8000\n');
+    expect(text).toContain('redis_rtt_command_latency_us{command="GET",kind="server",quantile="0.99"} 120\n');
+    expect(text).toContain('redis_rtt_command_latency_us_count{command="GET",kind="client"} 8000\n');
+    expect(text).toContain('redis_rtt_round_trips_total 1030\n');
+    expect(text).toContain('redis_rtt_connections_active 2\n');
+    expect(text).toContain('# TYPE redis_rtt_command_latency_us summary\n');
+  });
+
+  it('escapes label values', () => {
+    expect(escapeLabelValue('a"b\\c\nd')).toBe('a\\"b\\\\c\\nd');
+    expect(renderPrometheus(SNAPSHOT)).toContain('redis_rtt_commands_total{command="ODD\\"NAME\\\\\\n"} 42\n');
+  });
+});
+
+describe('renderSummaryTable', () => {
+  it('matches the golden table', () => {
+    expectGolden('summary.txt', renderSummaryTable(SNAPSHOT));
+  });
+
+  it('lists the top commands and says how many more there are', () => {
+    const text = renderSummaryTable(SNAPSHOT, { topCommands: 2 });
+    expect(text).toContain('... and 2 more commands');
+    expect(text).not.toContain('BLPOP');
+  });
+});

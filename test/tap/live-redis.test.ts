@@ -1,0 +1,95 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { NO_DELAY } from '../../src/link/types.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { startTappedPipe, type TappedPipe } from './tapped-pipe.js';
+
+let redis: PrivateRedis;
+let pipe: TappedPipe;
+
+beforeAll(async () => {
+  redis = await startPrivateRedis({ transport: 'unix' });
+  pipe = await startTappedPipe({ path: redis.socketPath as string });
+});
+
+afterAll(async () => {
+  await pipe?.close();
+  await redis?.stop();
+});
+
+function connect(protocol: 2 | 3): Redis {
+  return new Redis({ host: '127.0.0.1', port: pipe.port, protocol, lazyConnect: true, maxRetriesPerRequest: 0 });
+}
+
+/** Waits until every live connection has nothing outstanding (write callbacks are async). */
+async function settled(): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (pipe.registry.connectionsInfo().every((c) => c.outstanding === 0)) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol) => {
+  it('counts a sequential loop as N round trips and a pipeline as one', async () => {
+    pipe.registry.reset();
+    const c = connect(protocol);
+    await c.connect();
+    await c.ping();
+    await settled();
+    const before = pipe.registry.snapshot(NO_DELAY).totals;
+    for (let i = 0; i < 20; i++) await c.set(`k${i}`, 'v');
+    const p = c.pipeline();
+    for (let i = 0; i < 50; i++) p.get(`k${i % 20}`);
+    await p.exec();
+    await settled();
+    const after = pipe.registry.snapshot(NO_DELAY).totals;
+    expect(after.commands - before.commands).toBe(70);
+    expect(after.roundTrips - before.roundTrips).toBe(21);
+    expect(after.maxDepth).toBeGreaterThanOrEqual(50);
+    expect(after.unparsedBytes).toBe(0);
+    const info = pipe.registry.connectionsInfo().at(-1);
+    expect(info).toMatchObject({ protocol, desynced: false, outstanding: 0, mode: 'normal' });
+    c.disconnect();
+  });
+
+  it('follows pub/sub: confirmations answer SUBSCRIBE, messages are pushes, nothing left outstanding', async () => {
+    pipe.registry.reset();
+    const sub = connect(protocol);
+    const pub = connect(protocol);
+    await sub.connect();
+    await pub.connect();
+    const got: string[] = [];
+    sub.on('message', (_ch: string, m: string) => got.push(m));
+    await sub.subscribe('a', 'b');
+    await pub.publish('a', 'one');
+    await pub.publish('b', 'two');
+    for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    await sub.ping();
+    await sub.unsubscribe();
+    await settled();
+    const s = pipe.registry.snapshot(NO_DELAY);
+    expect(s.totals.pushes).toBe(2);
+    expect(s.commands['SUBSCRIBE']?.clientUs.count).toBe(1);
+    expect(s.commands['UNSUBSCRIBE']?.clientUs.count).toBe(1);
+    const infos = pipe.registry.connectionsInfo();
+    expect(infos.every((c) => c.outstanding === 0 && !c.desynced)).toBe(true);
+    sub.disconnect();
+    pub.disconnect();
+  });
+
+  it('keeps a blocking BLPOP apart and counts a MULTI batch as B+2 commands', async () => {
+    pipe.registry.reset();
+    const c = connect(protocol);
+    await c.connect();
+    await c.blpop('nothing', 0.05);
+    await c.multi().set('x', '1').incr('x').exec();
+    await settled();
+    const s = pipe.registry.snapshot(NO_DELAY);
+    expect(s.totals.blockingCommands).toBe(1);
+    expect(s.commands['BLPOP']).toMatchObject({ count: 1, blocking: true });
+    expect(s.commands['BLPOP']?.serverUs.p50).toBeGreaterThanOrEqual(40_000);
+    expect(s.commands['MULTI']?.count).toBe(1);
+    expect(s.commands['EXEC']?.count).toBe(1);
+    c.disconnect();
+  });
+});
