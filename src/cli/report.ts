@@ -1,6 +1,83 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import {
+  parseReport,
+  renderCalibrateTable,
+  renderCsv,
+  renderHtml,
+  renderMarkdown,
+  renderTable,
+} from '../report/index.js';
+import type { BenchReport, CalibrateReport } from '../workload/types.js';
 
-// Placeholder: replaced by the module that implements `redis-rtt report`.
+const FORMATS = ['table', 'csv', 'markdown'] as const;
+type Format = (typeof FORMATS)[number];
+
+interface ReportFlags {
+  html?: string;
+  format?: string;
+  title?: string;
+}
+
+/** `redis-rtt report RESULT.json [--html FILE] [--format table|csv|markdown]`. */
 export function registerReport(program: Command): void {
-  program.command('report').description('(not implemented yet)');
+  program
+    .command('report')
+    .description('re-render a saved bench or calibrate JSON as a table, CSV, markdown or one self-contained HTML file')
+    .argument('<RESULT>', 'JSON written by `redis-rtt bench --json` or `redis-rtt calibrate --json`')
+    .option('--html <FILE>', 'write a self-contained HTML report (inline SVG charts, no scripts, opens offline)')
+    .option('--format <FORMAT>', `text on stdout: ${FORMATS.join(', ')} (default: table; with --html, none unless given)`)
+    .option('--title <TEXT>', 'HTML page title')
+    .action((file: string, flags: ReportFlags) => {
+      runReport(file, flags);
+    });
+}
+
+export function runReport(file: string, flags: ReportFlags): void {
+  const format = parseFormat(flags.format);
+  const report = loadReport(file);
+  if (flags.html !== undefined) {
+    if (flags.html.trim() === '') throw new ConfigError('--html', flags.html, 'a file path');
+    try {
+      writeFileSync(flags.html, renderHtml(report, flags.title === undefined ? {} : { title: flags.title }));
+    } catch (err) {
+      throw new ConfigError('--html', flags.html, `a writable file path (${errMessage(err)})`);
+    }
+    process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
+  }
+  // With --html alone the file is the product; text goes to stdout only when asked for or by default.
+  if (format === undefined && flags.html !== undefined) return;
+  process.stdout.write(renderText(report, format ?? 'table'));
+}
+
+function renderText(report: BenchReport | CalibrateReport, format: Format): string {
+  if (format === 'csv') return renderCsv(report);
+  if (format === 'markdown') return renderMarkdown(report);
+  const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  return report.kind === 'calibrate' ? renderCalibrateTable(report, { color }) : renderTable(report, { color });
+}
+
+function parseFormat(value: string | undefined): Format | undefined {
+  if (value === undefined) return undefined;
+  const v = value.trim().toLowerCase();
+  if (v === 'md') return 'markdown';
+  if ((FORMATS as readonly string[]).includes(v)) return v as Format;
+  throw new ConfigError('--format', value, FORMATS.join(', '));
+}
+
+function loadReport(file: string): BenchReport | CalibrateReport {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : errMessage(err);
+    throw new ConfigError('RESULT', file, `a readable JSON file from bench or calibrate (${why})`);
+  }
+  return parseReport(text, file, 'RESULT');
+}
+
+function errMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

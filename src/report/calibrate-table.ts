@@ -1,0 +1,52 @@
+/**
+ * `redis-rtt calibrate` for a terminal: configured vs measured added RTT per row, then the idle
+ * proxy's CPU and the verdict.
+ */
+import type { CalibrateReport, CalibrateRow } from '../workload/types.js';
+import { environmentLine } from './context.js';
+import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from './format.js';
+import { RULE, paint, renderGrid, type Align, type GridRow } from './text-grid.js';
+
+/** Columns of the calibration table, shared with the HTML page. */
+export const CALIBRATE_COLUMNS: Array<{ title: string; align: Align; cell: (r: CalibrateRow) => string }> = [
+  { title: 'link', align: 'left', cell: (r) => r.label },
+  { title: 'configured', align: 'right', cell: (r) => orDash(r.configuredRttUs, configured) },
+  { title: 'samples', align: 'right', cell: (r) => String(r.samples) },
+  { title: 'rtt p50 us', align: 'right', cell: (r) => fmtUs(r.rttP50Us) },
+  { title: 'rtt p99 us', align: 'right', cell: (r) => fmtUs(r.rttP99Us) },
+  { title: 'added p50 us', align: 'right', cell: (r) => orDash(r.addedP50Us, fmtUs) },
+  { title: 'added p99 us', align: 'right', cell: (r) => orDash(r.addedP99Us, fmtUs) },
+  { title: 'error', align: 'right', cell: (r) => orDash(r.errorPct, fmtSignedPct) },
+  { title: 'proxy CPU', align: 'right', cell: (r) => orDash(r.proxyCpuPct, (v) => `${v.toFixed(1)}%`) },
+];
+
+export interface CalibrateTableOptions {
+  /** ANSI colour (bold header, dim rules and footer). @default false */
+  color?: boolean;
+}
+
+export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTableOptions = {}): string {
+  const color = opts.color ?? false;
+  const rows: GridRow[] = [{ cells: CALIBRATE_COLUMNS.map((c) => c.title), tone: 'bold' }, RULE];
+  for (const r of report.rows) rows.push({ cells: CALIBRATE_COLUMNS.map((c) => c.cell(r)) });
+  if (report.rows.length === 0) rows.push({ cells: ['(no rows)'] });
+  const lines = renderGrid(
+    rows,
+    CALIBRATE_COLUMNS.map((c) => c.align),
+    { color },
+  );
+  lines.push(
+    '',
+    'added = measured PING RTT minus direct; error = (added p50 - configured) / configured.',
+    `idle proxy CPU: ${report.idleCpuPct.toFixed(1)}% of one core (one idle connection).`,
+    '',
+    paint(`verdict: ${report.verdict}`, 'bold', color),
+    '',
+    paint(`environment: ${environmentLine(report.environment)}`, 'dim', color),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function configured(us: number): string {
+  return us === 0 ? '0' : fmtUsShort(us);
+}

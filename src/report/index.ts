@@ -1,0 +1,11 @@
+/**
+ * Report renderers: pure functions from a saved result (BenchReport / CalibrateReport) to text.
+ * screenshot.ts is deliberately not re-exported: it needs playwright-core, a dev dependency.
+ */
+export { renderTable, renderReading, type TableOptions } from './table.js';
+export { renderCsv } from './csv.js';
+export { renderMarkdown } from './markdown.js';
+export { renderCalibrateTable, type CalibrateTableOptions } from './calibrate-table.js';
+export { renderHtml, type HtmlOptions } from './html.js';
+export { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
+export { parseReport } from './load.js';

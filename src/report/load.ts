@@ -1,0 +1,102 @@
+/**
+ * Reads a saved result back: parses JSON, tells bench from calibrate by `kind`, and checks the
+ * fields the renderers rely on, naming the first bad one. Errors are ConfigErrors on the flag
+ * the user gave, so the CLI exits 2 with a message that points at the file.
+ */
+import { ConfigError } from '../errors.js';
+import type { BenchReport, CalibrateReport } from '../workload/types.js';
+
+type Json = Record<string, unknown>;
+type Check = 'string' | 'number' | 'number|null' | 'object' | 'array' | 'string?';
+
+const ENVIRONMENT: Record<string, Check> = {
+  node: 'string', redis: 'string', ioredis: 'string', redisRtt: 'string', cpus: 'number', cpuModel: 'string',
+  platform: 'string', startedAt: 'string',
+};
+const METHOD: Record<string, Check> = { repeat: 'number', warmup: 'number', order: 'string', timing: 'string' };
+const RESULT: Record<string, Check> = {
+  link: 'string', linkRttUs: 'number', mode: 'string', workload: 'string', batch: 'number', n: 'number',
+  repeat: 'number', samplesMs: 'array', medianMs: 'number', minMs: 'number', maxMs: 'number', opsPerSec: 'number',
+  waits: 'number', roundTrips: 'number|null', bytesUp: 'number|null', bytesDown: 'number|null',
+  speedup: 'number|null', modelMs: 'number|null', modelErrorPct: 'number|null', latencyUs: 'object',
+  histogram: 'string', breakdown: 'object', note: 'string?', error: 'string?',
+};
+const LATENCY: Record<string, Check> = { p50: 'number', p90: 'number', p99: 'number', max: 'number' };
+const BREAKDOWN: Record<string, Check> = { linkWaitMs: 'number', serverMs: 'number', clientCpuMs: 'number', otherMs: 'number' };
+const ROW: Record<string, Check> = {
+  label: 'string', configuredRttUs: 'number|null', samples: 'number', rttP50Us: 'number', rttP99Us: 'number',
+  addedP50Us: 'number|null', addedP99Us: 'number|null', errorPct: 'number|null', proxyCpuPct: 'number|null',
+  histogram: 'string',
+};
+
+const EXPECTED = 'a JSON file written by `redis-rtt bench --json` or `redis-rtt calibrate --json`';
+
+/** `text` is the file's content; `source` names it in errors; `flag` is the argument it came from. */
+export function parseReport(text: string, source: string, flag = 'RESULT'): BenchReport | CalibrateReport {
+  const fail = (why: string): never => {
+    throw new ConfigError(flag, source, `${EXPECTED} (${why})`);
+  };
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    return fail(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObject(data)) return fail('the top level is not an object');
+  if (data.kind !== 'bench' && data.kind !== 'calibrate') {
+    return fail(`kind is ${JSON.stringify(data.kind) ?? 'missing'}, not "bench" or "calibrate"`);
+  }
+  const problem = data.kind === 'bench' ? benchProblem(data) : calibrateProblem(data);
+  if (problem) fail(problem);
+  return data as unknown as BenchReport | CalibrateReport;
+}
+
+function benchProblem(d: Json): string | null {
+  if (d.notes === undefined) d.notes = [];
+  return (
+    shape(d, { environment: 'object', method: 'object', results: 'array', notes: 'array' }, '') ??
+    shape(d.environment as Json, ENVIRONMENT, 'environment.') ??
+    shape(d.method as Json, METHOD, 'method.') ??
+    firstProblem(d.results as unknown[], (r, p) =>
+      !isObject(r) ? `${p} is not an object` : (shape(r, RESULT, `${p}.`) ??
+        shape(r.latencyUs as Json, LATENCY, `${p}.latencyUs.`) ??
+        shape(r.breakdown as Json, BREAKDOWN, `${p}.breakdown.`)),
+      'results') ??
+    firstProblem(d.notes as unknown[], (n, p) => (typeof n === 'string' ? null : `${p} is not a string`), 'notes')
+  );
+}
+
+function calibrateProblem(d: Json): string | null {
+  return (
+    shape(d, { environment: 'object', rows: 'array', idleCpuPct: 'number', verdict: 'string' }, '') ??
+    shape(d.environment as Json, ENVIRONMENT, 'environment.') ??
+    firstProblem(d.rows as unknown[], (r, p) => (!isObject(r) ? `${p} is not an object` : shape(r, ROW, `${p}.`)), 'rows')
+  );
+}
+
+function firstProblem(list: unknown[], check: (v: unknown, path: string) => string | null, name: string): string | null {
+  for (let i = 0; i < list.length; i++) {
+    const p = check(list[i], `${name}[${i}]`);
+    if (p) return p;
+  }
+  return null;
+}
+
+function shape(obj: Json, fields: Record<string, Check>, prefix: string): string | null {
+  for (const [key, check] of Object.entries(fields)) {
+    const v = obj[key];
+    const ok =
+      check === 'string' ? typeof v === 'string'
+      : check === 'string?' ? v === undefined || typeof v === 'string'
+      : check === 'number' ? typeof v === 'number' && Number.isFinite(v)
+      : check === 'number|null' ? v === null || (typeof v === 'number' && Number.isFinite(v))
+      : check === 'array' ? Array.isArray(v)
+      : isObject(v);
+    if (!ok) return `${prefix}${key} ${v === undefined ? 'is missing' : `is not ${check.replace('|', ' or ').replace('?', '')}`}`;
+  }
+  return null;
+}
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,53 @@
+/**
+ * Markdown for an issue or a PR: the reading, one table row per result with every scalar field
+ * (histograms left out: they are opaque base64, kept in the JSON and CSV), notes, environment
+ * and method.
+ */
+import type { BenchReport, CalibrateReport } from '../workload/types.js';
+import { environmentLine, methodLines } from './context.js';
+import { fieldTable, scalarText } from './fields.js';
+import { renderReading } from './reading.js';
+
+export function renderMarkdown(report: BenchReport | CalibrateReport): string {
+  const out: string[] = [];
+  if (report.kind === 'calibrate') {
+    out.push('# redis-rtt calibrate', '', mdText(report.verdict), '');
+    out.push(...mdTable(report), '');
+    out.push(`Idle proxy CPU: ${report.idleCpuPct}% of one core.`, '');
+  } else {
+    out.push('# redis-rtt bench', '');
+    const reading = renderReading(report);
+    if (reading.length > 0) out.push(...reading.map((l) => `- ${mdText(l)}`), '');
+    out.push(...mdTable(report), '');
+    if (report.notes.length > 0) {
+      out.push('Notes:', '', ...report.notes.map((n, i) => `${i + 1}. ${mdText(n)}`), '');
+    }
+    out.push('Method:', '', ...methodLines(report.method).map((l) => `- ${mdText(l)}`), '');
+  }
+  out.push(`Environment: ${mdText(environmentLine(report.environment))}`);
+  return `${out.join('\n')}\n`;
+}
+
+function mdTable(report: BenchReport | CalibrateReport): string[] {
+  const table = fieldTable(report, { bulky: false });
+  const numeric = table.header.map((_, c) => table.rows.some((r) => typeof r[c] === 'number'));
+  const row = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [
+    row(table.header.map(mdCell)),
+    row(numeric.map((n) => (n ? '---:' : '---'))),
+    ...table.rows.map((r) => row(r.map((v) => mdCell(scalarText(v))))),
+  ];
+}
+
+/**
+ * Inline text: `&` and `<` escaped, which is enough to keep a link named <script> as text; `>`
+ * stays readable ("85 ms -> 5 ms") since it cannot open a tag mid-line.
+ */
+export function mdText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+}
+
+/** A table cell additionally cannot hold a pipe or a line break. */
+export function mdCell(s: string): string {
+  return mdText(s).replace(/\|/g, '\\|').replace(/\r?\n|\r/g, ' ');
+}

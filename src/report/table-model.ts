@@ -1,0 +1,139 @@
+/**
+ * The comparison table as data (columns, link blocks, rows of formatted cells, footnotes), so the
+ * terminal and HTML renderers lay out exactly the same content.
+ */
+import type { BenchReport, BenchResult } from '../workload/types.js';
+import {
+  fmtBytes,
+  fmtCount,
+  fmtFactor,
+  fmtMs,
+  fmtSignedPct,
+  fmtUs,
+  fmtUsShort,
+  orDash,
+} from './format.js';
+import { ambiguousWorkloads, configLabel, groupByLink, isOk, type LinkGroup } from './order.js';
+
+export interface Column {
+  key: ColumnKey;
+  title: string;
+  align: 'left' | 'right';
+}
+
+export type ColumnKey =
+  | 'link' | 'mode' | 'workload' | 'batch' | 'n' | 'median' | 'range' | 'ops' | 'waits' | 'roundTrips'
+  | 'bytesUp' | 'bytesDown' | 'speedup' | 'model' | 'modelErr' | 'p50' | 'p99' | 'max' | 'where';
+
+export interface TableRow {
+  cells: string[];
+  failed: boolean;
+  /** Footnote numbers (1-based) that belong to this row, shown after the mode cell. */
+  refs: number[];
+}
+
+export interface TableBlock {
+  link: string;
+  rows: TableRow[];
+}
+
+export interface TableModel {
+  columns: Column[];
+  blocks: TableBlock[];
+  footnotes: string[];
+}
+
+const ALL_COLUMNS: Column[] = [
+  { key: 'link', title: 'link', align: 'left' },
+  { key: 'mode', title: 'mode', align: 'left' },
+  { key: 'workload', title: 'op', align: 'left' },
+  { key: 'batch', title: 'batch', align: 'right' },
+  { key: 'n', title: 'N', align: 'right' },
+  { key: 'median', title: 'median ms', align: 'right' },
+  { key: 'range', title: 'range ms', align: 'right' },
+  { key: 'ops', title: 'ops/s', align: 'right' },
+  { key: 'waits', title: 'waits', align: 'right' },
+  { key: 'roundTrips', title: 'round trips', align: 'right' },
+  { key: 'bytesUp', title: 'up', align: 'right' },
+  { key: 'bytesDown', title: 'down', align: 'right' },
+  { key: 'speedup', title: 'vs seq', align: 'right' },
+  { key: 'model', title: 'model ms', align: 'right' },
+  { key: 'modelErr', title: 'err', align: 'right' },
+  { key: 'p50', title: 'p50 us', align: 'right' },
+  { key: 'p99', title: 'p99 us', align: 'right' },
+  { key: 'max', title: 'max us', align: 'right' },
+  { key: 'where', title: 'where the time went', align: 'left' },
+];
+
+export function buildTableModel(report: BenchReport): TableModel {
+  // The op column earns its width only when more than one workload ran.
+  const showWorkload = new Set(report.results.map((r) => r.workload)).size > 1;
+  const columns = ALL_COLUMNS.filter((c) => c.key !== 'workload' || showWorkload);
+  const ambiguous = ambiguousWorkloads(report.results);
+  const footnotes: string[] = [];
+  const ref = (text: string): number => {
+    const i = footnotes.indexOf(text);
+    if (i >= 0) return i + 1;
+    footnotes.push(text);
+    return footnotes.length;
+  };
+  const blocks = groupByLink(report.results).map((g) => ({
+    link: g.link,
+    rows: g.results.map((r, i) => {
+      const refs: number[] = [];
+      if (r.note) refs.push(ref(r.note));
+      if (!isOk(r)) refs.push(ref(`${configLabel(r, ambiguous)} on ${r.link} failed: ${r.error}`));
+      const values = isOk(r) ? cellsFor(r) : failedCells(r);
+      values.link = linkCell(g, i);
+      values.mode = r.mode;
+      return { cells: columns.map((c) => values[c.key] ?? ''), failed: !isOk(r), refs };
+    }),
+  }));
+  for (const note of report.notes) ref(note);
+  return { columns, blocks, footnotes };
+}
+
+/** First row names the link; the second says what it adds, using space that is blank anyway. */
+function linkCell(g: LinkGroup, rowIndex: number): string {
+  if (rowIndex === 0) return g.link;
+  if (rowIndex !== 1) return '';
+  if (!g.proxied) return '(no proxy)';
+  return g.linkRttUs > 0 ? `(+${fmtUsShort(g.linkRttUs)} RTT)` : '(proxy, +0)';
+}
+
+type Cells = Partial<Record<ColumnKey, string>>;
+
+function failedCells(r: BenchResult): Cells {
+  return { workload: r.workload, batch: String(r.batch), n: String(r.n), median: 'FAILED' };
+}
+
+function cellsFor(r: BenchResult): Cells {
+  return {
+    workload: r.workload,
+    batch: String(r.batch),
+    n: String(r.n),
+    median: fmtMs(r.medianMs),
+    range: `${fmtMs(r.minMs)}-${fmtMs(r.maxMs)}`,
+    ops: fmtCount(r.opsPerSec),
+    waits: String(r.waits),
+    roundTrips: orDash(r.roundTrips, (v) => String(v)),
+    bytesUp: orDash(r.bytesUp, fmtBytes),
+    bytesDown: orDash(r.bytesDown, fmtBytes),
+    speedup: orDash(r.speedup, fmtFactor),
+    model: orDash(r.modelMs, fmtMs),
+    modelErr: orDash(r.modelErrorPct, fmtSignedPct),
+    p50: fmtUs(r.latencyUs.p50),
+    p99: fmtUs(r.latencyUs.p99),
+    max: fmtUs(r.latencyUs.max),
+    where: whereTimeWent(r),
+  };
+}
+
+/** "link 85% srv  3% cpu  9%": shares of the median, padded so the column reads as a grid. */
+export function whereTimeWent(r: BenchResult): string {
+  const total = r.medianMs;
+  if (!(total > 0)) return '-';
+  const pct = (v: number): string => `${Math.round((Math.max(0, v) / total) * 100)}%`.padStart(4);
+  const b = r.breakdown;
+  return `link${pct(b.linkWaitMs)} srv${pct(b.serverMs)} cpu${pct(b.clientCpuMs)}`;
+}

@@ -1,0 +1,114 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
+import { runReport } from '../../src/cli/report.js';
+import { main } from '../../src/cli/main.js';
+import { ConfigError } from '../../src/errors.js';
+import { parseReport } from '../../src/report/index.js';
+import { FIXTURES } from './helpers.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-report-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => vi.restoreAllMocks());
+
+const BENCH = join(FIXTURES, 'bench-report.json');
+const CALIBRATE = join(FIXTURES, 'calibrate-report.json');
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+function capture(): { out: () => string; err: () => string } {
+  let out = '';
+  let err = '';
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
+  return { out: () => out, err: () => err };
+}
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseReport', () => {
+  it('tells bench from calibrate by kind', () => {
+    expect(parseReport(readFileSync(BENCH, 'utf8'), BENCH).kind).toBe('bench');
+    expect(parseReport(readFileSync(CALIBRATE, 'utf8'), CALIBRATE).kind).toBe('calibrate');
+  });
+
+  it('names the flag, the file and the problem', () => {
+    const notJson = configError(() => parseReport('{nope', 'x.json'));
+    expect(notJson.flag).toBe('RESULT');
+    expect(notJson.message).toMatch(/^RESULT: invalid value "x\.json"; expected .*not JSON/);
+    expect(configError(() => parseReport('[1]', 'x.json')).message).toContain('the top level is not an object');
+    expect(configError(() => parseReport('{"kind":"snapshot"}', 'x.json')).message).toContain('kind is "snapshot", not "bench" or "calibrate"');
+    expect(configError(() => parseReport('{}', 'x.json')).message).toContain('kind is missing');
+  });
+
+  it('points at the first bad field', () => {
+    const report = JSON.parse(readFileSync(BENCH, 'utf8'));
+    report.results[3].medianMs = 'fast';
+    expect(configError(() => parseReport(JSON.stringify(report), 'x.json')).message).toContain('results[3].medianMs is not number');
+    delete report.results[3];
+    report.results[3] = { ...report.results[4], breakdown: { serverMs: 1 } };
+    expect(configError(() => parseReport(JSON.stringify(report), 'x.json')).message).toContain('results[3].breakdown.linkWaitMs is missing');
+    const cal = JSON.parse(readFileSync(CALIBRATE, 'utf8'));
+    cal.rows[1].addedP50Us = '47';
+    expect(configError(() => parseReport(JSON.stringify(cal), 'c.json')).message).toContain('rows[1].addedP50Us is not number or null');
+  });
+});
+
+describe('redis-rtt report', () => {
+  it('prints the table by default, csv and markdown on request', () => {
+    const io = capture();
+    runReport(BENCH, {});
+    runReport(BENCH, { format: 'csv' });
+    runReport(CALIBRATE, { format: 'markdown' });
+    runReport(CALIBRATE, {});
+    expect(io.out()).toContain('where the time went');
+    expect(io.out()).toContain('link,linkRttUs,mode,');
+    expect(io.out()).toContain('# redis-rtt calibrate');
+    expect(io.out()).toContain('added p50 us');
+  });
+
+  it('--html writes one self-contained file and prints no table unless --format is given', () => {
+    const io = capture();
+    const html = join(dir, 'out.html');
+    runReport(BENCH, { html, title: 'My run' });
+    expect(io.out()).toBe('');
+    expect(io.err()).toContain(`wrote ${html}`);
+    const page = readFileSync(html, 'utf8');
+    expect(page).toContain('<title>My run</title>');
+    expect(page).not.toMatch(/<script|<link |@import|url\(http/i);
+    runReport(CALIBRATE, { html, format: 'table' });
+    expect(io.out()).toContain('verdict:');
+  });
+
+  it('bad input is a ConfigError naming the flag', () => {
+    capture();
+    expect(configError(() => runReport(join(dir, 'missing.json'), {})).message).toMatch(/^RESULT: .*no such file/);
+    expect(configError(() => runReport(dir, {})).message).toMatch(/^RESULT: .*directory/);
+    expect(configError(() => runReport(BENCH, { format: 'xml' })).message).toBe(
+      '--format: invalid value "xml"; expected table, csv, markdown',
+    );
+    expect(configError(() => runReport(BENCH, { html: join(dir, 'no', 'such', 'dir.html') })).flag).toBe('--html');
+  });
+
+  it('through main: exit 2 with the message on stderr for a wrong kind, 0 for a good file', async () => {
+    const io = capture();
+    const wrong = file('wrong.json', '{"kind":"stats"}');
+    expect(await main(['node', 'redis-rtt', 'report', wrong])).toBe(2);
+    expect(io.err()).toContain(`redis-rtt: RESULT: invalid value "${wrong}"`);
+    expect(await main(['node', 'redis-rtt', 'report', BENCH, '--format', 'markdown'])).toBe(0);
+    expect(io.out()).toContain('# redis-rtt bench');
+  });
+});
