@@ -1,6 +1,122 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { PRESET_NAMES } from '../link/presets.js';
+import { parseDurationUs, parseIntList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { parseAddress } from '../workload/address.js';
+import { runBench, type BenchOptions } from '../workload/bench.js';
+import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
+import { MODES, WORKLOADS, type Mode, type Workload } from '../workload/types.js';
+import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
+import { abortOnSigint, progressPrinter } from './bench-progress.js';
 
-// Placeholder: replaced by the module that implements `redis-rtt bench`.
+interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
+  links: string;
+  modes: string;
+  batch: string;
+  workload: string;
+  n: string;
+  size: string;
+  repeat: string;
+  warmup: string;
+  redis?: string;
+  keyPrefix: string;
+  allowNonempty?: boolean;
+  maxSeconds?: string;
+  seed: string;
+  compensate: string;
+  format: string;
+}
+
 export function registerBench(program: Command): void {
-  program.command('bench').description('(not implemented yet)');
+  const d = DEFAULT_BENCH_OPTIONS;
+  program
+    .command('bench')
+    .description(
+      'Run the same work in different shapes (loop, pipeline, MULTI, MGET/MSET, Lua, auto-pipelining) across ' +
+        'links, and compare. Each configuration gets a warm-up, then timed repetitions in rotated order; every ' +
+        'reply is checked. Spawns a private redis-server (no persistence) unless --redis is given.',
+    )
+    .option('--links <list>', `comma-separated: direct (no proxy), local (proxy, no delay), ${PRESET_NAMES.filter((p) => p !== 'local').join(', ')}, or rtt=2ms/jitter=0.2ms`, d.links.join(','))
+    .option('--modes <list>', `comma-separated shapes: ${MODES.join(', ')}`, d.modes.join(','))
+    .option('--batch <list>', 'operations per wait (commands in flight for auto); seq always runs one at a time', d.batches.join(','))
+    .addOption(new Option('--workload <name>', 'incr (one counter, replies 1..N), set (--size byte values), get (preloaded keys)').choices([...WORKLOADS]).default(d.workload))
+    .option('-n, --n <count>', 'operations per sample', String(d.n))
+    .option('--size <bytes>', 'value size for set and get', String(d.sizeBytes))
+    .option('--repeat <count>', 'timed repetitions per configuration', String(d.repeat))
+    .option('--warmup <count>', 'untimed (but checked) samples per configuration first', String(d.warmup))
+    .option('--redis <addr>', 'use this Redis (host:port or unix:/path) instead of a private one')
+    .option('--key-prefix <prefix>', 'every key written starts with this; only these keys are deleted', d.keyPrefix)
+    .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
+    .option('--max-seconds <s>', 'stop starting new samples after this long; what finished is reported')
+    .option('--seed <n>', 'seed for values and jitter', String(d.seed))
+    .option('--compensate <off|auto|duration>', "take the proxy's own hop off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (measured at start) or a duration", 'off')
+    .option('--json <file>', 'write the JSON report')
+    .option('--csv <file>', 'write one CSV row per configuration')
+    .option('--markdown <file>', 'write a markdown table')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--hgrm-dir <dir>', 'write one HdrHistogram .hgrm file (latency per wait) per configuration')
+    .addOption(new Option('--format <format>', 'stdout: the table, or the JSON report').choices(['table', 'json']).default('table'))
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt bench --links direct,same-az,cross-az --modes seq,pipeline --batch 8,64,256\n' +
+        '  redis-rtt bench --workload incr -n 2048 --batch 1,8,64,256 --repeat 3 --json out.json\n' +
+        '  redis-rtt bench --workload set --size 512 --modes seq,pipeline,multi,mset,lua,auto --links local,rtt=2ms/jitter=0.2ms',
+    )
+    .action(async (flags: BenchFlags) => {
+      const options = benchOptionsFromFlags(flags);
+      await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' });
+    });
+}
+
+/** Turns flags into options; every bad value is a ConfigError naming its flag (exit status 2). */
+export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
+  const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  const modes = list(flags.modes);
+  for (const m of modes) if (!MODES.includes(m as Mode)) throw new ConfigError('--modes', m, MODES.join(', '));
+  if (!WORKLOADS.includes(flags.workload as Workload)) throw new ConfigError('--workload', flags.workload, WORKLOADS.join(' | '));
+  if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
+  let maxSeconds: number | undefined;
+  if (flags.maxSeconds !== undefined) {
+    maxSeconds = Number(flags.maxSeconds);
+    if (!(maxSeconds > 0) || !Number.isFinite(maxSeconds)) throw new ConfigError('--max-seconds', flags.maxSeconds, 'a positive number of seconds');
+  }
+  const options: BenchOptions = {
+    links: list(flags.links),
+    modes: modes as Mode[],
+    batches: parseIntList(flags.batch, '--batch'),
+    workload: flags.workload as Workload,
+    n: parsePositiveInt(flags.n, '-n', 100_000_000),
+    sizeBytes: parsePositiveInt(flags.size, '--size', 512 * 1024 * 1024),
+    repeat: parsePositiveInt(flags.repeat, '--repeat', 10_000),
+    warmup: parseNonNegativeInt(flags.warmup, '--warmup', 10_000),
+    keyPrefix: flags.keyPrefix,
+    allowNonempty: flags.allowNonempty === true,
+    seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
+    compensation: flags.compensate === 'off' || flags.compensate === 'auto' ? flags.compensate : parseDurationUs(flags.compensate, '--compensate', 'us'),
+    ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
+    ...(maxSeconds !== undefined ? { maxSeconds } : {}),
+  };
+  resolveBenchOptions(options); // links and the rest, checked before anything starts
+  return options;
+}
+
+/** Runs with progress on stderr and Ctrl-C handling, then prints and writes the report. */
+export async function runBenchCommand(options: BenchOptions, out: BenchOutputFlags): Promise<void> {
+  const progress = progressPrinter();
+  const sigint = abortOnSigint(() => {
+    progress.done();
+    process.stderr.write('redis-rtt: stopping after the current wait (Ctrl-C again to quit at once)\n');
+  });
+  try {
+    const report = await runBench({ ...options, signal: sigint.signal }, progress.onEvent);
+    progress.done();
+    const written = await emitBenchReport(report, out);
+    for (const f of written) process.stderr.write(`redis-rtt: wrote ${f}\n`);
+    if (sigint.signal.aborted) process.exitCode = 130;
+    else if (report.results.some((r) => r.error)) process.exitCode = 1;
+  } finally {
+    progress.done();
+    sigint.dispose();
+  }
 }

@@ -1,0 +1,55 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../report/index.js';
+import { LatencyHistogram } from '../stats/histogram.js';
+import type { BenchReport, BenchResult } from '../workload/types.js';
+
+export interface BenchOutputFlags {
+  json?: string;
+  csv?: string;
+  markdown?: string;
+  html?: string;
+  hgrmDir?: string;
+  format?: 'table' | 'json';
+}
+
+/** What a bench run prints and writes: the table (or JSON) on stdout, files where asked. */
+export async function emitBenchReport(report: BenchReport, flags: BenchOutputFlags): Promise<string[]> {
+  const written: string[] = [];
+  if (flags.format === 'json') {
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  } else {
+    process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
+  }
+  const files: [string | undefined, () => string][] = [
+    [flags.json, () => JSON.stringify(report, null, 2) + '\n'],
+    [flags.csv, () => renderCsv(report)],
+    [flags.markdown, () => renderMarkdown(report)],
+    [flags.html, () => renderHtml(report)],
+  ];
+  for (const [file, render] of files) {
+    if (file === undefined) continue;
+    await writeFile(file, render());
+    written.push(file);
+  }
+  if (flags.hgrmDir !== undefined) written.push(...(await writeHgrms(report, flags.hgrmDir)));
+  return written;
+}
+
+/** One HdrHistogram percentile file per configuration (latency per wait, microseconds). */
+export async function writeHgrms(report: BenchReport, dir: string): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const r of report.results) {
+    if (!r.histogram || r.repeat === 0) continue;
+    const file = join(dir, hgrmName(r));
+    await writeFile(file, LatencyHistogram.decode(r.histogram).percentileDistribution());
+    written.push(file);
+  }
+  return written;
+}
+
+export function hgrmName(r: BenchResult): string {
+  const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+  return `${safe(r.link)}-${r.workload}-${r.mode}-b${r.batch}-n${r.n}.hgrm`;
+}

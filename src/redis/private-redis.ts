@@ -1,0 +1,233 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RedisSpawnError } from '../errors.js';
+import { trackChild, untrackChild } from './child-registry.js';
+import { findFreePort } from './free-port.js';
+import { isRunning, sleep, waitForExit } from './process-wait.js';
+import { rawCommands, type RawTarget } from './raw-command.js';
+
+export interface PrivateRedisOptions {
+  /** TCP on 127.0.0.1 (a free port) or a unix socket in the private dir. @default 'tcp' */
+  transport?: 'tcp' | 'unix';
+  /** The redis-server binary. @default $REDIS_SERVER, else 'redis-server' on PATH */
+  serverPath?: string;
+  /** How long to wait for the first PONG. @default 5000 */
+  readyTimeoutMs?: number;
+  /** How long stop() waits for a clean exit before SIGKILL. @default 3000 */
+  stopTimeoutMs?: number;
+  /** Extra config appended to the command line, e.g. ['--requirepass', 'x']. @default [] */
+  args?: string[];
+}
+
+export const DEFAULT_PRIVATE_REDIS = {
+  transport: 'tcp',
+  readyTimeoutMs: 5000,
+  stopTimeoutMs: 3000,
+} as const;
+
+export interface PrivateRedis {
+  host?: string;
+  port?: number;
+  socketPath?: string;
+  /** "127.0.0.1:PORT" or "unix:/path". */
+  readonly address: string;
+  /** redis_version of the running server. */
+  readonly version: string;
+  readonly pid: number;
+  /** Everything the server wrote to stdout and stderr (its log goes to stdout), last 64 KiB. */
+  stderr(): string;
+  /** Stops the server (SHUTDOWN NOSAVE, then SIGKILL after a timeout) and removes its dir. Idempotent. */
+  stop(): Promise<void>;
+  /** Sends a signal without cleaning up, for fault tests. @default 'SIGKILL' */
+  kill(signal?: NodeJS.Signals): void;
+  /** Starts the server again on the same port or socket (after kill() or while running). */
+  restart(): Promise<void>;
+}
+
+const INSTALL_HINT =
+  'install it with `apt-get update && apt-get install -y redis-server redis-tools` (or set REDIS_SERVER to its path)';
+const OUTPUT_LIMIT = 64 * 1024;
+const POLL_INTERVAL_MS = 20;
+const PORT_ATTEMPTS = 3;
+
+/** Spawns a private redis-server without persistence and resolves once it answers PING. */
+export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise<PrivateRedis> {
+  const transport = opts.transport ?? DEFAULT_PRIVATE_REDIS.transport;
+  const serverPath = opts.serverPath ?? process.env.REDIS_SERVER ?? 'redis-server';
+  const dir = await mkdtemp(join(tmpdir(), 'redis-rtt-'));
+  try {
+    for (let attempt = 1; ; attempt++) {
+      const port = transport === 'tcp' ? await findFreePort() : 0;
+      const server = new SpawnedRedis(serverPath, dir, transport, port, opts);
+      try {
+        await server.spawnUntilReady();
+        return server;
+      } catch (err) {
+        // Another process can take the port between findFreePort() and redis binding it.
+        const raced = err instanceof RedisSpawnError && /Address already in use/i.test(err.message);
+        if (!raced || attempt >= PORT_ATTEMPTS) throw err;
+      }
+    }
+  } catch (err) {
+    await rm(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+class SpawnedRedis implements PrivateRedis {
+  readonly host?: string;
+  readonly port?: number;
+  readonly socketPath?: string;
+  readonly address: string;
+  version = '';
+  private child: ChildProcess | null = null;
+  private output = '';
+  private readonly args: string[];
+  private readonly target: RawTarget;
+  private readonly password: string | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly serverPath: string,
+    private readonly dir: string,
+    transport: 'tcp' | 'unix',
+    port: number,
+    private readonly opts: PrivateRedisOptions,
+  ) {
+    const extra = opts.args ?? [];
+    this.args = ['--save', '', '--appendonly', 'no', '--dir', dir, '--bind', '127.0.0.1', '--logfile', ''];
+    if (transport === 'tcp') {
+      this.host = '127.0.0.1';
+      this.port = port;
+      this.address = `127.0.0.1:${port}`;
+      this.target = { host: '127.0.0.1', port };
+      this.args.push('--port', String(port));
+    } else {
+      this.socketPath = join(dir, 'redis.sock');
+      this.address = `unix:${this.socketPath}`;
+      this.target = { path: this.socketPath };
+      this.args.push('--port', '0', '--unixsocket', this.socketPath, '--unixsocketperm', '700');
+    }
+    this.args.push(...extra);
+    const i = extra.lastIndexOf('--requirepass');
+    this.password = i >= 0 ? extra[i + 1] : undefined;
+  }
+
+  get pid(): number {
+    return this.child?.pid ?? -1;
+  }
+
+  stderr(): string {
+    return this.output;
+  }
+
+  kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    if (this.child && isRunning(this.child)) this.child.kill(signal);
+  }
+
+  async restart(): Promise<void> {
+    if (this.stopped) throw new RedisSpawnError('restart() after stop(): start a new private redis instead');
+    await this.stopProcess();
+    await this.spawnUntilReady();
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.stopProcess();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+
+  /** Spawns the server and polls PING until it answers, it exits, or the deadline passes. */
+  async spawnUntilReady(): Promise<void> {
+    const child = await this.spawnChild();
+    const timeoutMs = this.opts.readyTimeoutMs ?? DEFAULT_PRIVATE_REDIS.readyTimeoutMs;
+    const deadline = Date.now() + timeoutMs;
+    while (isRunning(child)) {
+      if (await this.answersPing()) {
+        this.version = (await this.readVersion()) ?? 'unknown';
+        return;
+      }
+      if (Date.now() >= deadline) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 1000);
+        untrackChild(child);
+        throw new RedisSpawnError(`redis-server (${this.serverPath}) did not answer PING within ${timeoutMs} ms`, this.output);
+      }
+      await sleep(POLL_INTERVAL_MS);
+    }
+    await waitForExit(child, 1000);
+    untrackChild(child);
+    const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
+    throw new RedisSpawnError(`redis-server (${this.serverPath}) ${how} before it was ready`, this.output);
+  }
+
+  private spawnChild(): Promise<ChildProcess> {
+    return new Promise((resolve, reject) => {
+      const child = spawn(this.serverPath, this.args, { stdio: ['ignore', 'pipe', 'pipe'] });
+      const capture = (chunk: Buffer): void => {
+        this.output = (this.output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+      };
+      child.stdout?.on('data', capture);
+      child.stderr?.on('data', capture);
+      child.once('error', (err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') {
+          reject(new RedisSpawnError(`redis-server not found at "${this.serverPath}": ${INSTALL_HINT}`));
+        } else {
+          reject(new RedisSpawnError(`could not start redis-server (${this.serverPath}): ${err.message}`, this.output));
+        }
+      });
+      child.once('spawn', () => {
+        this.child = child;
+        trackChild(child, this.dir);
+        resolve(child);
+      });
+    });
+  }
+
+  private async answersPing(): Promise<boolean> {
+    try {
+      const [reply] = await rawCommands(this.target, [['PING']], 500);
+      // NOAUTH means it is up and asking for the password we configured.
+      return reply !== undefined && (reply.text === 'PONG' || (reply.type === '-' && /^NOAUTH/.test(reply.text ?? '')));
+    } catch {
+      return false;
+    }
+  }
+
+  private async readVersion(): Promise<string | undefined> {
+    const fromLog = /Redis version=([^,\s]+)/.exec(this.output)?.[1];
+    if (fromLog) return fromLog;
+    try {
+      const cmds = this.password !== undefined ? [['AUTH', this.password], ['INFO', 'server']] : [['INFO', 'server']];
+      const replies = await rawCommands(this.target, cmds, 1000);
+      return /redis_version:(\S+)/.exec(replies.at(-1)?.text ?? '')?.[1];
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** SHUTDOWN NOSAVE (SIGTERM if that cannot be sent), SIGKILL after the timeout. */
+  private async stopProcess(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    if (isRunning(child)) {
+      const cmds = this.password !== undefined ? [['AUTH', this.password], ['SHUTDOWN', 'NOSAVE']] : [['SHUTDOWN', 'NOSAVE']];
+      try {
+        await rawCommands(this.target, cmds, 1000);
+      } catch {
+        if (isRunning(child)) child.kill('SIGTERM');
+      }
+      const timeoutMs = this.opts.stopTimeoutMs ?? DEFAULT_PRIVATE_REDIS.stopTimeoutMs;
+      if (!(await waitForExit(child, timeoutMs))) {
+        child.kill('SIGKILL');
+        await waitForExit(child, 2000);
+      }
+    } else {
+      await waitForExit(child, 2000);
+    }
+    untrackChild(child);
+  }
+}

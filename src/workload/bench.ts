@@ -1,0 +1,141 @@
+import type { Redis } from 'ioredis';
+import { ConfigError } from '../errors.js';
+import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
+import { parseAddress, type Endpoint } from './address.js';
+import { connectClient, type DriverClient } from './clients.js';
+import { deriveResults } from './derive.js';
+import { describeEnvironment, describeMethod } from './environment.js';
+import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
+import { openLink, type LinkEndpoint } from './links.js';
+import { resolveBenchOptions, type BenchOptions } from './options.js';
+import { estimatePlanMs, planConfigurations } from './plan.js';
+import { runConfigurations, type BenchProgress } from './runner.js';
+import { deleteKeys } from './sample.js';
+import { LUA_SCRIPTS } from './shapes/index.js';
+import type { BenchReport, Workload } from './types.js';
+
+export type { BenchOptions } from './options.js';
+export type { BenchProgress } from './runner.js';
+
+/**
+ * Runs the same work in several shapes across links and returns the report. With no `redis`
+ * it spawns a private redis-server (no persistence) and removes it afterwards; with one, it
+ * refuses a non-empty database unless allowed and only ever deletes its own prefixed keys.
+ * An abort signal stops it between waits; what finished is returned.
+ */
+export async function runBench(options: BenchOptions, progress?: (ev: BenchProgress) => void): Promise<BenchReport> {
+  const startedAt = new Date();
+  const opts = resolveBenchOptions(options);
+  const { configs, notes } = planConfigurations({
+    ...opts,
+    ...(options.include ? { include: options.include } : {}),
+    ...(options.adjust ? { adjust: options.adjust } : {}),
+  });
+  const samples = configs.reduce((s, c) => s + c.warmup + c.repeat, 0);
+  progress?.({ type: 'estimate', estimateMs: estimatePlanMs(configs), configurations: configs.length, samples });
+  for (const text of notes) progress?.({ type: 'note', text });
+
+  let privateRedis: PrivateRedis | undefined;
+  let admin: DriverClient | undefined;
+  const links = new Map<string, LinkEndpoint>();
+  const data = new Map<Workload, WorkloadData>();
+  try {
+    let endpoint: Endpoint;
+    if (options.redis === undefined) {
+      privateRedis = await startPrivateRedis();
+      endpoint = parseAddress(privateRedis.address);
+    } else {
+      endpoint = parseAddress(options.redis, '--redis');
+    }
+    const clientOpts = {
+      replyTimeoutMs: opts.replyTimeoutMs,
+      ...(options.protocol ? { protocol: options.protocol } : {}),
+      ...(options.password !== undefined ? { password: options.password } : {}),
+    };
+    admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
+    if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', opts.keyPrefix, options.allowNonempty ?? false);
+    const redisVersion = /redis_version:(\S+)/.exec(await admin.redis.info('server'))?.[1] ?? 'unknown';
+
+    for (const w of opts.workloads) {
+      const maxN = Math.max(0, ...configs.filter((c) => c.workload === w).map((c) => c.n));
+      data.set(w, buildWorkloadData(w, maxN, opts.sizeBytes, opts.keyPrefix, opts.seed));
+    }
+    await preload(admin.redis, data.get('get'));
+    const luaSha = new Map<Workload, string>();
+    if (configs.some((c) => c.mode === 'lua')) {
+      for (const w of opts.workloads) luaSha.set(w, (await admin.redis.script('LOAD', LUA_SCRIPTS[w])) as string);
+    }
+    const needAuto = configs.some((c) => c.mode === 'auto');
+    for (const c of configs) {
+      if (links.has(c.link.name) || options.signal?.aborted) continue;
+      const compensation = options.compensation ?? 'off';
+      const link = await openLink(c.link, endpoint, { ...clientOpts, needAuto, seed: opts.seed, compensation });
+      links.set(c.link.name, link);
+      if (link.proxy && compensation !== 'off') {
+        notes.push(`${c.link.name}: the proxy takes ${link.proxy.compensationUs.up} us off each one-way delay for its own hop`);
+      }
+    }
+
+    const run = await runConfigurations({
+      configs,
+      links,
+      admin: admin.redis,
+      data,
+      luaSha,
+      startedAtMs: startedAt.getTime(),
+      ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(progress ? { progress } : {}),
+    });
+    if (options.signal?.aborted && !run.stopped) run.notes.push('stopped on request before the first sample');
+    const derived = deriveResults(run.outcomes);
+    return {
+      kind: 'bench',
+      environment: describeEnvironment(redisVersion, startedAt),
+      method: describeMethod(opts.repeat, opts.warmup),
+      results: derived.results,
+      notes: [...notes, ...run.notes, ...derived.notes],
+    };
+  } finally {
+    await Promise.allSettled([...links.values()].map((l) => l.close()));
+    if (admin && !privateRedis) {
+      // Only our own keys, by exact name: never FLUSH a database we did not create.
+      await Promise.allSettled([...data.values()].map((d) => removeOwnKeys(admin!.redis, d)));
+    }
+    await admin?.close();
+    await privateRedis?.stop();
+  }
+}
+
+async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {
+  const keys = await admin.dbsize();
+  if (keys > 0 && !allow) {
+    throw new ConfigError(
+      '--redis',
+      address,
+      `an empty database: it holds ${keys} key${keys === 1 ? '' : 's'}. Pass --allow-nonempty to run anyway ` +
+        `(only keys starting with "${prefix}" are written and deleted; nothing is flushed), or leave out --redis ` +
+        'to use a private redis-server',
+    );
+  }
+}
+
+/**
+ * Deletes the keys the run wrote. The counter is skipped when it holds another type: then it was
+ * never ours (the run failed with WRONGTYPE on it) and is left as found.
+ */
+async function removeOwnKeys(admin: Redis, data: WorkloadData): Promise<void> {
+  const type = await admin.type(data.counterKey);
+  const keys = type === 'string' ? allKeys(data) : data.keys;
+  await deleteKeys(admin, keys);
+}
+
+/** The get workload reads keys written here, outside any timing. */
+async function preload(admin: Redis, data: WorkloadData | undefined): Promise<void> {
+  if (!data) return;
+  for (let from = 0; from < data.keys.length; from += 1000) {
+    const args: (string | Buffer)[] = [];
+    for (let i = from; i < Math.min(data.keys.length, from + 1000); i++) args.push(data.keys[i] as string, data.values[i] as Buffer);
+    await admin.mset(args);
+  }
+}

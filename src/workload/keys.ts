@@ -1,0 +1,51 @@
+import type { Workload } from './types.js';
+
+/** The keys and values one workload touches, built before any timing starts. */
+export interface WorkloadData {
+  /** The single counter of the `incr` workload. */
+  counterKey: string;
+  /** `<prefix>k:<i>` for i = 0..n-1 (set and get; empty for incr). */
+  keys: string[];
+  /** The value written to / expected from keys[i], `size` bytes each (set and get; empty for incr). */
+  values: Buffer[];
+}
+
+/**
+ * Values are seeded pseudo-random bytes (all 256 byte values occur, so a proxy that is not
+ * binary-safe fails the byte-exact GET check) with the index in the first bytes, so no two keys
+ * hold the same value and a GET answered with the wrong key's value is caught.
+ */
+export function buildWorkloadData(workload: Workload, n: number, sizeBytes: number, prefix: string, seed: number): WorkloadData {
+  const counterKey = `${prefix}counter`;
+  if (workload === 'incr') return { counterKey, keys: [], values: [] };
+  const keys = new Array<string>(n);
+  const values = new Array<Buffer>(n);
+  const next = mulberry32(seed);
+  for (let i = 0; i < n; i++) {
+    keys[i] = `${prefix}k:${i}`;
+    const v = Buffer.allocUnsafe(sizeBytes);
+    for (let j = 0; j < sizeBytes; j++) v[j] = Math.floor(next() * 256);
+    // Stamp the index in the leading bytes (as many as fit).
+    const stamp = Buffer.from(`${i}:`);
+    stamp.copy(v, 0, 0, Math.min(stamp.length, sizeBytes));
+    values[i] = v;
+  }
+  return { counterKey, keys, values };
+}
+
+/** Every key a run may have created, for cleanup: only our own prefixed keys, never a FLUSH. */
+export function allKeys(data: WorkloadData): string[] {
+  return [data.counterKey, ...data.keys];
+}
+
+/** Small fast seeded generator (mulberry32), so a run's values can be repeated exactly. */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,81 @@
+import type { LinkSpec } from '../link/link-spec.js';
+import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
+import { parseAddress, formatEndpoint, type Endpoint } from './address.js';
+import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
+
+/** One link of a run: the proxy that simulates it (none for `direct`) and the clients behind it. */
+export interface LinkEndpoint {
+  spec: LinkSpec;
+  proxy?: RedisRttProxy;
+  /** A plain client (every shape but auto). */
+  plain: DriverClient;
+  /** An auto-pipelining client, only when the plan has `auto` cells. */
+  auto?: DriverClient;
+  close(): Promise<void>;
+}
+
+export interface OpenLinkOptions extends DriverClientOptions {
+  needAuto: boolean;
+  seed?: number;
+  /** See BenchOptions.compensation. */
+  compensation: 'off' | 'auto' | number;
+}
+
+type StartProxy = (options: ProxyOptions) => Promise<RedisRttProxy>;
+let startProxyFn: StartProxy | undefined;
+
+/**
+ * Loads the proxy through its public entry point only. Imported lazily so a run on `direct`
+ * alone never loads the proxy code.
+ */
+async function loadStartProxy(): Promise<StartProxy> {
+  if (!startProxyFn) {
+    const mod = (await import('../proxy/index.js')) as { startProxy: StartProxy };
+    startProxyFn = mod.startProxy;
+  }
+  return startProxyFn;
+}
+
+function compensationOption(c: OpenLinkOptions['compensation']): Pick<ProxyOptions, 'compensationUs'> {
+  if (c === 'auto') return {};
+  const us = c === 'off' ? 0 : c;
+  return { compensationUs: { up: us, down: us } };
+}
+
+/** Starts the link's proxy (if any) and connects its clients; handshakes happen here, untimed. */
+export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOptions): Promise<LinkEndpoint> {
+  let proxy: RedisRttProxy | undefined;
+  let target = redis;
+  if (!spec.direct) {
+    const startProxy = await loadStartProxy();
+    proxy = await startProxy({
+      upstream: formatEndpoint(redis),
+      listen: '127.0.0.1:0',
+      link: spec.update,
+      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+      ...compensationOption(opts.compensation),
+      log: () => {},
+    });
+    target = parseAddress(proxy.address, 'proxy address');
+  }
+  const clients: DriverClient[] = [];
+  const closeAll = async (): Promise<void> => {
+    await Promise.all(clients.map((c) => c.close()));
+    await proxy?.close();
+  };
+  try {
+    // A slow link must not make the reply timeout fire on a healthy connection.
+    const replyTimeoutMs = (opts.replyTimeoutMs ?? 30_000) + Math.ceil((spec.rttUs / 1000) * 20);
+    const plain = await connectClient(target, { ...opts, replyTimeoutMs, autoPipelining: false });
+    clients.push(plain);
+    let auto: DriverClient | undefined;
+    if (opts.needAuto) {
+      auto = await connectClient(target, { ...opts, replyTimeoutMs, autoPipelining: true });
+      clients.push(auto);
+    }
+    return { spec, ...(proxy ? { proxy } : {}), plain, ...(auto ? { auto } : {}), close: closeAll };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

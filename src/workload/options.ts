@@ -1,0 +1,123 @@
+import { ConfigError } from '../errors.js';
+import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
+import type { PlanRequest } from './plan.js';
+import { MODES, WORKLOADS, type Mode, type Workload } from './types.js';
+
+export interface BenchOptions {
+  /** Redis to use: "host:port" or "unix:/path". @default a private redis-server spawned for the run */
+  redis?: string;
+  /** Password for that Redis (AUTH on connect). @default none */
+  password?: string;
+  /** Every key the run writes starts with this; only these keys are ever deleted. @default 'redis-rtt:' */
+  keyPrefix?: string;
+  /** Run against a database that already holds keys (never flushed; only prefixed keys touched). @default false */
+  allowNonempty?: boolean;
+  /** direct, local, a preset (same-az, cross-az, ...) or "rtt=2ms/jitter=0.2ms". @default ['direct'] */
+  links?: string[];
+  /** @default ['seq', 'pipeline'] */
+  modes?: Mode[];
+  /** Operations per wait (commands in flight for auto). @default [1, 8, 64, 256] */
+  batches?: number[];
+  /** @default 'incr' */
+  workload?: Workload;
+  /** Several workloads in one report (the demo). Overrides `workload`. */
+  workloads?: Workload[];
+  /** Operations per sample. @default 1000 */
+  n?: number;
+  /** Value size in bytes for set/get. @default 16 */
+  sizeBytes?: number;
+  /** Timed samples per configuration. @default 5 */
+  repeat?: number;
+  /** Untimed (but verified) samples per configuration first. @default 1 */
+  warmup?: number;
+  /** Stop starting new samples after this long. @default no bound */
+  maxSeconds?: number;
+  /** Seeds values and the proxy's jitter. @default 1 */
+  seed?: number;
+  /** A command without a reply after this long fails the configuration. @default 30000 (plus 20 RTTs) */
+  replyTimeoutMs?: number;
+  /** RESP version the clients speak. @default 3 */
+  protocol?: 2 | 3;
+  /**
+   * The proxy's hop compensation (microseconds taken off each one-way delay to pay for its own
+   * hop): 'off' keeps every wait on a delayed link at least its RTT, and makes `local` the exact
+   * baseline the model adds RTTs to; 'auto' measures the hop at start (fragile on a loaded
+   * machine); a number sets it. @default 'off'
+   */
+  compensation?: 'off' | 'auto' | number;
+  /** Ctrl-C: stop cleanly and return what finished. */
+  signal?: AbortSignal;
+  /** Keeps only some cells (the demo's grid). */
+  include?: PlanRequest['include'];
+  /** Per-cell changes (the demo lowers n for slow cells). */
+  adjust?: PlanRequest['adjust'];
+}
+
+export const DEFAULT_BENCH_OPTIONS = {
+  keyPrefix: 'redis-rtt:',
+  allowNonempty: false,
+  links: ['direct'],
+  modes: ['seq', 'pipeline'] as Mode[],
+  batches: [1, 8, 64, 256],
+  workload: 'incr' as Workload,
+  n: 1000,
+  sizeBytes: 16,
+  repeat: 5,
+  warmup: 1,
+  seed: 1,
+  replyTimeoutMs: 30_000,
+} as const;
+
+export interface ResolvedBenchOptions {
+  links: LinkSpec[];
+  modes: Mode[];
+  batches: number[];
+  workloads: Workload[];
+  n: number;
+  sizeBytes: number;
+  repeat: number;
+  warmup: number;
+  seed: number;
+  keyPrefix: string;
+  replyTimeoutMs: number;
+}
+
+/** Checks library callers' options the way the CLI checks flags; errors name the flag. */
+export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
+  const d = DEFAULT_BENCH_OPTIONS;
+  const int = (v: number | undefined, def: number, flag: string, min: number): number => {
+    const x = v ?? def;
+    if (!Number.isInteger(x) || x < min) throw new ConfigError(flag, v, `a whole number of at least ${min}`);
+    return x;
+  };
+  const modes = o.modes ?? d.modes;
+  for (const m of modes) if (!MODES.includes(m)) throw new ConfigError('--modes', m, MODES.join(', '));
+  if (modes.length === 0) throw new ConfigError('--modes', '', MODES.join(', '));
+  const workloads = o.workloads ?? [o.workload ?? d.workload];
+  for (const w of workloads) if (!WORKLOADS.includes(w)) throw new ConfigError('--workload', w, WORKLOADS.join(' | '));
+  const batches = o.batches ?? [...d.batches];
+  if (batches.length === 0) throw new ConfigError('--batch', '', 'a comma-separated list of whole numbers, like 1,8,64,256');
+  for (const b of batches) int(b, 1, '--batch', 1);
+  const names = [...new Set((o.links ?? d.links).map((l) => l.trim()))];
+  if (names.length === 0) throw new ConfigError('--links', '', 'direct, local, a preset or rtt=2ms/jitter=0.2ms');
+  const keyPrefix = o.keyPrefix ?? d.keyPrefix;
+  if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
+  const c = o.compensation;
+  if (c !== undefined && c !== 'off' && c !== 'auto' && !(typeof c === 'number' && Number.isFinite(c) && c >= 0)) {
+    throw new ConfigError('--compensate', c, 'off, auto or a duration');
+  }
+  if (o.maxSeconds !== undefined && !(o.maxSeconds > 0)) throw new ConfigError('--max-seconds', o.maxSeconds, 'a positive number of seconds');
+  return {
+    links: names.map((l) => parseLinkSpec(l, '--links')),
+    modes: [...new Set(modes)],
+    batches: [...new Set(batches)],
+    workloads,
+    n: int(o.n, d.n, '-n', 1),
+    sizeBytes: int(o.sizeBytes, d.sizeBytes, '--size', 1),
+    repeat: int(o.repeat, d.repeat, '--repeat', 1),
+    warmup: int(o.warmup, d.warmup, '--warmup', 0),
+    seed: int(o.seed, d.seed, '--seed', 0),
+    keyPrefix,
+    replyTimeoutMs: int(o.replyTimeoutMs, d.replyTimeoutMs, 'replyTimeoutMs', 1),
+  };
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { trackedCount } from '../../src/redis/child-registry.js';
+import { runBench } from '../../src/workload/bench.js';
+import { MODES, type BenchResult, type Workload } from '../../src/workload/types.js';
+
+const find = (rs: BenchResult[], mode: string, batch: number): BenchResult | undefined =>
+  rs.find((r) => r.mode === mode && r.batch === batch);
+
+describe('runBench on direct (private redis-server)', () => {
+  for (const workload of ['incr', 'set', 'get'] as Workload[]) {
+    it(`runs every applicable shape of ${workload} with every reply checked`, async () => {
+      const report = await runBench({ workload, modes: [...MODES], batches: [1, 7, 50], n: 120, repeat: 2, warmup: 1, sizeBytes: 100 });
+      expect(report.kind).toBe('bench');
+      for (const r of report.results) {
+        expect(r.error, `${r.mode} B=${r.batch}`).toBeUndefined();
+        expect(r.repeat).toBe(2);
+        expect(r.samplesMs).toHaveLength(2);
+        expect(r.medianMs).toBeGreaterThan(0);
+        expect(r.waits).toBe(Math.ceil(120 / r.batch));
+        expect(r.roundTrips).toBeNull(); // no proxy on direct
+        expect(r.histogram.length).toBeGreaterThan(10);
+        expect(r.link).toBe('direct');
+      }
+      // seq runs once (batch 1), every other applicable shape once per batch.
+      const applicable = MODES.filter((m) => !(m === 'mget' && workload !== 'get') && !(m === 'mset' && workload !== 'set'));
+      expect(report.results).toHaveLength(1 + (applicable.length - 1) * 3);
+      expect(find(report.results, 'seq', 1)?.speedup).toBe(1);
+      const skipped = MODES.filter((m) => !applicable.includes(m));
+      for (const m of skipped) expect(report.notes.join('\n')).toContain(`skipped ${m} with the ${workload} workload`);
+      expect(report.environment.redis).toMatch(/^\d+\./);
+      expect(report.environment.ioredis).toBe('6.0.0');
+    });
+  }
+
+  it('runs the seed-000 shape (2048 INCRs, batches 1/8/64/256) and pipelining wins', async () => {
+    const report = await runBench({ workload: 'incr', modes: ['seq', 'pipeline'], batches: [8, 64, 256], n: 2048, repeat: 3 });
+    const seq = find(report.results, 'seq', 1);
+    const p256 = find(report.results, 'pipeline', 256);
+    expect(seq?.error).toBeUndefined();
+    expect(p256?.waits).toBe(8);
+    // A loose bound: on any machine 8 waits beat 2048 by far.
+    expect((p256?.medianMs ?? Infinity) * 2).toBeLessThan(seq?.medianMs ?? 0);
+    expect(report.method.order).toBe('rotated');
+  });
+
+  it('reports progress: an estimate first, then one event per sample', async () => {
+    const events: string[] = [];
+    await runBench({ workload: 'incr', modes: ['seq', 'pipeline'], batches: [10], n: 20, repeat: 2, warmup: 1 }, (ev) => {
+      events.push(ev.type === 'sample' ? `${ev.phase}:${ev.done}/${ev.total}` : ev.type);
+    });
+    expect(events).toEqual(['estimate', 'warmup:1/6', 'warmup:2/6', 'timed:3/6', 'timed:4/6', 'timed:5/6', 'timed:6/6']);
+  });
+
+  it('stops starting samples at --max-seconds and says which cells did not run', async () => {
+    const report = await runBench({ workload: 'incr', modes: ['seq', 'pipeline'], batches: [4, 16], n: 400, repeat: 50, warmup: 1, maxSeconds: 0.05 });
+    expect(report.notes.join('\n')).toMatch(/stopped after --max-seconds 0.05/);
+    for (const r of report.results) expect(r.repeat).toBeLessThan(50);
+    for (const r of report.results) if (r.repeat > 0) expect(r.note).toMatch(/of 50 repetitions/);
+  });
+
+  it('returns what finished when aborted, and removes the private redis', async () => {
+    const controller = new AbortController();
+    let samples = 0;
+    const report = await runBench({ workload: 'set', modes: ['seq', 'pipeline'], batches: [10], n: 200, repeat: 20, signal: controller.signal }, (ev) => {
+      if (ev.type === 'sample' && ++samples === 4) controller.abort();
+    });
+    expect(report.notes.join('\n')).toMatch(/stopped on request/);
+    const kept = report.results.reduce((s, r) => s + r.repeat, 0);
+    expect(kept).toBe(2); // 2 warm-ups, then 2 timed samples before the abort
+    expect(trackedCount()).toBe(0);
+  });
+});

@@ -1,0 +1,69 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import type { BenchReport } from '../../src/workload/types.js';
+
+let stderr = '';
+let stdout = '';
+beforeEach(() => {
+  stderr = '';
+  stdout = '';
+  process.exitCode = undefined;
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+const bench = (...args: string[]): Promise<number> => main(['node', 'redis-rtt', 'bench', ...args]);
+
+describe('redis-rtt bench flags', () => {
+  it.each([
+    [['--batch', '8,0'], '--batch'],
+    [['-n', 'many'], '-n'],
+    [['--repeat', '0'], '--repeat'],
+    [['--modes', 'seq,turbo'], '--modes'],
+    [['--links', 'direct,moon'], '--links'],
+    [['--links', 'rtt=fast'], '--links rtt='],
+    [['--max-seconds', '-3'], '--max-seconds'],
+    [['--redis', 'nowhere'], '--redis'],
+  ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
+    expect(await bench(...args)).toBe(2);
+    expect(stderr).toContain(`redis-rtt: ${flag}`);
+  });
+
+  it('runs, prints the estimate and the table, and writes json, csv, markdown and .hgrm files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-cli-'));
+    try {
+      const code = await bench('--workload', 'incr', '--modes', 'seq,pipeline', '--batch', '10', '-n', '50', '--repeat', '2',
+        '--json', join(dir, 'r.json'), '--csv', join(dir, 'r.csv'), '--markdown', join(dir, 'r.md'), '--hgrm-dir', join(dir, 'h'));
+      expect(code, stderr).toBe(0);
+      expect(stderr).toMatch(/configurations, \d+ samples; estimated/);
+      expect(stdout).toMatch(/pipeline/);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as BenchReport;
+      expect(report.results.map((r) => `${r.mode}:${r.batch}`)).toEqual(['seq:1', 'pipeline:10']);
+      expect(readFileSync(join(dir, 'r.csv'), 'utf8').split('\n').length).toBeGreaterThan(2);
+      expect(readFileSync(join(dir, 'r.md'), 'utf8')).toContain('|');
+      const hgrms = readdirSync(join(dir, 'h'));
+      expect(hgrms).toHaveLength(2);
+      expect(readFileSync(join(dir, 'h', hgrms[0] as string), 'utf8')).toMatch(/Value\s+Percentile\s+TotalCount/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints JSON on stdout with --format json', async () => {
+    expect(await bench('--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'json')).toBe(0);
+    expect((JSON.parse(stdout) as BenchReport).kind).toBe('bench');
+  });
+});

@@ -1,0 +1,116 @@
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { parseLinkSpec } from '../../src/link/link-spec.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { runBench } from '../../src/workload/bench.js';
+import { connectClient } from '../../src/workload/clients.js';
+import { buildWorkloadData } from '../../src/workload/keys.js';
+import { runSample } from '../../src/workload/sample.js';
+import { startMitm, type Sabotage } from './helpers/mitm.js';
+
+let redis: PrivateRedis;
+let admin: Redis;
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  admin = new Redis({ host: '127.0.0.1', port: redis.port!, lazyConnect: true, disableClientInfo: true });
+  await admin.connect();
+});
+afterAll(async () => {
+  admin.disconnect();
+  await redis.stop();
+});
+
+describe('a reply stream that lies is caught', () => {
+  // seq: a lost reply leaves its command waiting; an extra one matches no command.
+  // pipeline: every later reply shifts by one, so the values themselves are wrong.
+  const cases: [Sabotage, 'seq' | 'pipeline', string | RegExp][] = [
+    ['drop', 'seq', 'command 5 of 20: Command timed out'],
+    ['duplicate', 'seq', /^the client reported: Command queue state error.*Last reply: 5/],
+    ['drop', 'pipeline', 'command 5 of 20: INCR returned 6, expected 5'],
+    ['duplicate', 'pipeline', 'command 6 of 20: INCR returned 5, expected 6'],
+  ];
+  for (const [sabotage, mode, expected] of cases) {
+    it(`fails the INCR check when one reply is ${sabotage === 'drop' ? 'dropped' : 'duplicated'} (${mode})`, async () => {
+      await admin.flushdb();
+      const mitm = await startMitm(redis.port!, ':5\r\n', sabotage);
+      try {
+        const report = await runBench({
+          redis: `127.0.0.1:${mitm.port}`,
+          workload: 'incr',
+          modes: [mode],
+          batches: [20],
+          n: 20,
+          repeat: 2,
+          replyTimeoutMs: 300,
+        });
+        expect(mitm.hits()).toBe(1);
+        expect(report.results).toHaveLength(1);
+        if (typeof expected === 'string') expect(report.results[0]?.error).toBe(expected);
+        else expect(report.results[0]?.error).toMatch(expected);
+      } finally {
+        await mitm.close();
+      }
+    });
+  }
+});
+
+describe('error replies', () => {
+  it('names the command that got WRONGTYPE (GET of key 487 turned into a list)', async () => {
+    await admin.flushdb();
+    const data = buildWorkloadData('get', 1000, 16, 'wt:', 1);
+    await admin.mset(data.keys.flatMap((k, i) => [k, data.values[i] as Buffer]));
+    await admin.del(data.keys[486] as string);
+    await admin.rpush(data.keys[486] as string, 'x');
+    const client = await connectClient({ host: '127.0.0.1', port: redis.port! });
+    try {
+      const config = { index: 0, link: parseLinkSpec('direct'), mode: 'pipeline' as const, workload: 'get' as const, batch: 100, n: 1000, repeat: 1, warmup: 0 };
+      await expect(runSample(config, { admin, client, data, luaSha: '' })).rejects.toThrow(
+        'command 487 of 1000: WRONGTYPE Operation against a key holding the wrong kind of value',
+      );
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('fails only the configurations that hit an error; the others go on', async () => {
+    await admin.flushdb();
+    await admin.rpush('wt2:counter', 'not a counter');
+    const report = await runBench({
+      redis: redis.address,
+      keyPrefix: 'wt2:',
+      allowNonempty: true,
+      workloads: ['incr', 'get'],
+      modes: ['seq', 'pipeline', 'lua'],
+      batches: [8],
+      n: 40,
+      repeat: 2,
+    });
+    for (const r of report.results) {
+      if (r.workload === 'incr') {
+        expect(r.error, r.mode).toMatch(/^command 1 of 40: WRONGTYPE/);
+      } else {
+        expect(r.error, r.mode).toBeUndefined();
+        expect(r.repeat).toBe(2);
+      }
+    }
+    // Not ours to clobber: the list is still there.
+    expect(await admin.type('wt2:counter')).toBe('list');
+  });
+});
+
+describe('someone else\'s database', () => {
+  it('refuses a non-empty database unless allowed, and then touches only its own keys', async () => {
+    await admin.flushdb();
+    await admin.set('their:key', 'precious');
+    const err = await runBench({ redis: redis.address, n: 10, repeat: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as Error).message).toMatch(/holds 1 key.*--allow-nonempty/s);
+
+    const report = await runBench({ redis: redis.address, allowNonempty: true, keyPrefix: 'mine:', workloads: ['set', 'get'], modes: ['seq', 'mset', 'mget'], batches: [5], n: 10, repeat: 1 });
+    expect(report.results.every((r) => !r.error)).toBe(true);
+    expect(await admin.get('their:key')).toBe('precious');
+    expect(await admin.keys('mine:*')).toEqual([]);
+    expect(await admin.dbsize()).toBe(1);
+  });
+});
