@@ -2,6 +2,14 @@
 // Thin launcher: the CLI lives in src/cli (compiled to dist/) so it can be type-checked and tested.
 import { main } from '../dist/cli/main.js';
 
+// `redis-rtt ... | head` closes the pipe early: that is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err) => {
+    if (err && err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 main(process.argv).then(
   (code) => {
     if (typeof code === 'number') process.exitCode = code;

@@ -1,6 +1,68 @@
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/analyze.js';
+import { renderHtml } from '../record/render-html.js';
+import { renderJson, renderText } from '../record/render.js';
+import { readTrace, TraceFormatError } from '../record/trace-reader.js';
+import { parseDurationUs, parsePositiveInt } from '../units.js';
 
-// Placeholder: replaced by the module that implements `redis-rtt analyze`.
+interface AnalyzeFlags {
+  rtt: string;
+  json?: boolean;
+  html?: string;
+  minRun: string;
+  maxGap: string;
+  top: string;
+  handshake: boolean;
+}
+
 export function registerAnalyze(program: Command): void {
-  program.command('analyze').description('(not implemented yet)');
+  program
+    .command('analyze')
+    .description(
+      'Read a trace recorded with `redis-rtt proxy --record FILE`: round trips, flights and depth per connection, ' +
+        'time spent waiting on Redis vs thinking, the session projected to other RTTs, and loops that one pipeline ' +
+        'or multi-key command could replace. Report on stdout (--json: JSON).',
+    )
+    .argument('<file>', 'the trace file')
+    .option('--rtt <list>', 'RTTs to project the session to, comma-separated (us, ms, s; bare numbers are ms)', '0.2ms,1.2ms,85ms')
+    .option('--json', 'print the analysis as JSON on stdout instead of the tables')
+    .option('--html <file>', 'also write a self-contained HTML report (tables and a chart) to this file')
+    .option('--min-run <n>', 'shortest run of single-command round trips reported as an opportunity', String(DEFAULT_ANALYZE.minRun))
+    .option('--max-gap <duration>', 'longest client think time inside such a run (a longer pause ends it)', '100ms')
+    .option('--top <n>', 'commands listed by time waited', String(DEFAULT_ANALYZE.top))
+    .option('--no-handshake', 'do not charge one RTT of TCP set-up to connections opened during the recording')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset local --record app.trace\n' +
+        '  redis-rtt analyze app.trace --rtt 1.2ms,20ms,85ms\n' +
+        '  redis-rtt analyze app.trace --json | jq .projections\n' +
+        '  redis-rtt analyze app.trace --html app.html',
+    )
+    .action(async (file: string, flags: AnalyzeFlags) => {
+      const options = analyzeOptionsFromFlags(flags);
+      const trace = await readTrace(file, { argSizes: false }).catch((err: unknown) => {
+        if (err instanceof TraceFormatError) throw new ConfigError('<file>', file, `a redis-rtt trace (${err.message})`);
+        throw err;
+      });
+      const analysis = analyzeTrace(trace, options);
+      if (flags.html !== undefined) await writeFile(flags.html, renderHtml(analysis, file));
+      process.stdout.write(flags.json ? renderJson(analysis, file) : renderText(analysis, { file }));
+    });
+}
+
+export function analyzeOptionsFromFlags(flags: AnalyzeFlags): AnalyzeOptions {
+  const parts = String(flags.rtt).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length === 0) throw new ConfigError('--rtt', flags.rtt, 'a comma-separated list of durations, like 0.2ms,1.2ms,85ms');
+  const minRun = parsePositiveInt(flags.minRun, '--min-run', 1_000_000);
+  if (minRun < 2) throw new ConfigError('--min-run', flags.minRun, 'a whole number of at least 2 (a run of one saves nothing)');
+  return {
+    rttsUs: parts.map((p) => parseDurationUs(p, '--rtt')),
+    minRun,
+    maxGapUs: parseDurationUs(flags.maxGap, '--max-gap'),
+    top: parsePositiveInt(flags.top, '--top', 1000),
+    handshake: flags.handshake,
+  };
 }

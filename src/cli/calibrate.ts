@@ -18,8 +18,8 @@ export function registerCalibrate(program: Command): void {
   program
     .command('calibrate')
     .description(
-      'Measure how honestly this machine can simulate a link: spawns a private redis-server and a proxy,\n' +
-        'then measures PING round trips from a separate process, direct and through the proxy at each RTT,\n' +
+      'Measure how honestly this machine can simulate a link: spawns a private redis-server and a proxy, ' +
+        'then measures PING round trips from a separate process, direct and through the proxy at each RTT, ' +
         "and prints configured vs measured added RTT (p50, p99, error) and the proxy's CPU use.",
     )
     .option('--rtts <list>', 'comma-separated RTTs to test (0 = proxy with no delay)', DEFAULT_CALIBRATE_RTTS_US.map((u) => `${u}us`).join(','))

@@ -17,10 +17,11 @@ export function buildProgram(): Command {
   const program = new Command('redis-rtt')
     .version(VERSION)
     .description(
-      'Put a real network between a Redis client and Redis on one machine, and measure what it costs.\n' +
-        'A byte-exact RESP-aware proxy adds a one-way delay per direction (with jitter, bandwidth and\n' +
-        'handshake cost) and counts commands, replies and round trips; a driver runs the same work in\n' +
-        'different shapes (loop, pipeline, MULTI, MGET/MSET, Lua, auto-pipelining) across links.',
+      'Put a real network between a Redis client and Redis on one machine, and measure what it costs. ' +
+        'A byte-exact RESP-aware proxy adds a one-way delay per direction (jitter, bandwidth, handshake) ' +
+        'and counts commands, replies and round trips; a driver runs the same work in different shapes ' +
+        '(loop, pipeline, MULTI, MGET/MSET, Lua, auto-pipelining) across links and compares them.\n\n' +
+        'Start with `redis-rtt demo` (no setup), then `redis-rtt <command> --help`.',
     )
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

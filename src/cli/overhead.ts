@@ -7,8 +7,8 @@ export function registerOverhead(program: Command): void {
   program
     .command('overhead')
     .description(
-      "Measure the proxy's own cost side by side in one run: redis-benchmark throughput direct vs through\n" +
-        'a zero-delay proxy (-c 1 -P 1 and -c 50 -P 16), and N sequential SETs through a delayed link vs\n' +
+      "Measure the proxy's own cost side by side in one run: redis-benchmark throughput direct vs through " +
+        'a zero-delay proxy (-c 1 -P 1 and -c 50 -P 16), and N sequential SETs through a delayed link vs ' +
         'the arithmetic N x (RTT + direct per-command time). Needs redis-server and redis-benchmark.',
     )
     .option('--repeat <n>', 'repetitions (direct and proxy alternate within each)', '3')

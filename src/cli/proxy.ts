@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
+import { probeUpstream } from '../proxy/probe.js';
 import { parseBytes, parseDurationUs } from '../units.js';
 import { ConfigError } from '../errors.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
@@ -25,8 +26,8 @@ export function registerProxy(program: Command): void {
   const cmd = program
     .command('proxy')
     .description(
-      'Run the latency proxy: clients connect to --listen, bytes go to --upstream untouched, each direction\n' +
-        'delayed by the link. Prints one JSON line with the bound addresses on stdout; logs go to stderr.\n' +
+      'Run the latency proxy: clients connect to --listen, bytes go to --upstream untouched, each direction ' +
+        'delayed by the link. Prints one JSON line with the bound addresses on stdout; logs go to stderr. ' +
         'Ctrl-C prints a summary of what crossed (and writes --stats-json).',
     )
     .requiredOption('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock')
@@ -56,7 +57,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
-  parseEndpoint(flags.upstream, '--upstream');
+  const upstream = parseEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
   const compensationUs = parseCompensation(flags.compensate);
@@ -92,6 +93,11 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       compensationUs: proxy.compensationUs,
     }) + '\n',
   );
+  // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on
+  // the first client's close.
+  void probeUpstream(upstream).then((why) => {
+    if (why) log(`warning: upstream ${flags.upstream} not reachable now: ${why}; will try on each client connection`);
+  });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {
       process.off('SIGINT', onInt);

@@ -12,7 +12,7 @@ export interface BenchOptions {
   keyPrefix?: string;
   /** Run against a database that already holds keys (never flushed; only prefixed keys touched). @default false */
   allowNonempty?: boolean;
-  /** direct, local, a preset (same-az, cross-az, ...) or "rtt=2ms/jitter=0.2ms". @default ['direct'] */
+  /** direct, local, a preset (same-az, cross-az, ...) or "rtt=2ms/jitter=0.2ms". @default ['direct', 'local', 'same-az', 'cross-az'] */
   links?: string[];
   /** @default ['seq', 'pipeline'] */
   modes?: Mode[];
@@ -56,7 +56,7 @@ export interface BenchOptions {
 export const DEFAULT_BENCH_OPTIONS = {
   keyPrefix: 'redis-rtt:',
   allowNonempty: false,
-  links: ['direct'],
+  links: ['direct', 'local', 'same-az', 'cross-az'],
   modes: ['seq', 'pipeline'] as Mode[],
   batches: [1, 8, 64, 256],
   workload: 'incr' as Workload,
