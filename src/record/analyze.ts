@@ -1,0 +1,202 @@
+/**
+ * `redis-rtt analyze`: a recorded session in, plain-JSON findings out. Pure: no I/O, no clock.
+ *
+ * Per connection: commands, round trips, flights, depth, and where the time went:
+ *   span = lead (open -> first request) + wait + think + tail (last reply -> close)
+ *   wait  = sum over round trips of first request's arrival -> last reply delivered (the client waiting)
+ *   think = sum of gaps between a round trip's last reply and the next round trip's first request
+ *   server = sum over round trips of first request written to Redis -> last reply's first byte back
+ * Then the what-if projections (projection.ts), the opportunities (opportunities.ts) and the commands that
+ * cost the most waiting (a round trip's wait is shared equally among the commands it carried).
+ */
+import { projectSession } from './projection.js';
+import { findOpportunities, ms, type Opportunity } from './opportunities.js';
+import { buildTimelines, linkRttUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
+import { topCommands, type TopCommand } from './top-commands.js';
+import type { Trace } from './trace-reader.js';
+import type { KeyMode, TraceLink, TraceTruncation } from './trace-format.js';
+
+export type { TopCommand } from './top-commands.js';
+
+export interface AnalyzeOptions {
+  /** RTTs to project to, microseconds. @default [200, 1200, 85000] */
+  rttsUs?: readonly number[];
+  /** Shortest run reported as an opportunity. @default 3 */
+  minRun?: number;
+  /** Longest think gap inside a run. @default 100000 (100 ms) */
+  maxGapUs?: number;
+  /** Commands listed by time waited. @default 10 */
+  top?: number;
+  /** Charge one RTT of set-up per connection opened during the recording. @default true */
+  handshake?: boolean;
+}
+
+export const DEFAULT_ANALYZE = { rttsUs: [200, 1200, 85_000], minRun: 3, maxGapUs: 100_000, top: 10, handshake: true };
+
+export interface Usage {
+  commands: number;
+  replies: number;
+  errors: number;
+  pushes: number;
+  roundTrips: number;
+  flights: number;
+  maxDepth: number;
+  /** Round trips by requests carried: "1", "2-3", "4-7", ... */
+  depthHistogram: Record<string, number>;
+  blockingCommands: number;
+  waitMs: number;
+  thinkMs: number;
+  serverMs: number;
+  leadMs: number;
+  tailMs: number;
+  bytesUp: number;
+  bytesDown: number;
+}
+
+export interface ConnectionSummary extends Usage {
+  conn: number;
+  client?: string;
+  startMs: number;
+  spanMs: number;
+}
+
+export interface Totals extends Usage {
+  connections: number;
+  /** First event to last, across connections. */
+  wallMs: number;
+}
+
+export interface ProjectionRow {
+  rttUs: number;
+  wallMs: number;
+  roundTrips: number;
+  /** Sum of the projected round-trip durations over all connections. */
+  waitMs: number;
+}
+
+export interface Analysis {
+  trace: {
+    version: number;
+    startedAt: string;
+    keys: KeyMode;
+    link: TraceLink;
+    recordedRttUs: number;
+    linkChanges: number;
+    complete: boolean;
+    truncation?: TraceTruncation;
+    warnings: string[];
+  };
+  totals: Totals;
+  connections: ConnectionSummary[];
+  /** The session as recorded, for comparison with the projections. */
+  recorded: ProjectionRow;
+  projections: ProjectionRow[];
+  opportunities: Opportunity[];
+  topCommands: TopCommand[];
+}
+
+export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analysis {
+  const o = {
+    rttsUs: options.rttsUs ?? DEFAULT_ANALYZE.rttsUs,
+    minRun: options.minRun ?? DEFAULT_ANALYZE.minRun,
+    maxGapUs: options.maxGapUs ?? DEFAULT_ANALYZE.maxGapUs,
+    top: options.top ?? DEFAULT_ANALYZE.top,
+    handshake: options.handshake ?? DEFAULT_ANALYZE.handshake,
+  };
+  const timelines = buildTimelines(trace.events, trace.header.link, trace.links);
+  const connections = timelines.map(summarizeConnection);
+  const totals = sumUsage(connections, timelines);
+  const project = (rttUs: number): ProjectionRow => {
+    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake: trace.header.link.handshake });
+    return { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs) };
+  };
+  const analysis: Analysis = {
+    trace: {
+      version: trace.header.version,
+      startedAt: trace.header.startedAt,
+      keys: trace.header.keys,
+      link: trace.header.link,
+      recordedRttUs: linkRttUs(trace.header.link),
+      linkChanges: trace.links.length,
+      complete: trace.end !== undefined && trace.truncation === undefined,
+      warnings: [...trace.warnings],
+    },
+    totals,
+    connections,
+    recorded: { rttUs: linkRttUs(trace.header.link), wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs },
+    projections: o.rttsUs.map(project),
+    opportunities: findOpportunities(timelines, { minRun: o.minRun, maxGapUs: o.maxGapUs, rttsUs: o.rttsUs }),
+    topCommands: topCommands(timelines, o.top),
+  };
+  if (trace.truncation) analysis.trace.truncation = trace.truncation;
+  return analysis;
+}
+
+export function depthBucket(depth: number): string {
+  if (depth <= 1) return '1';
+  const lo = 2 ** Math.floor(Math.log2(depth));
+  return `${lo}-${lo * 2 - 1}`;
+}
+
+function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {
+  const u = emptyUsage();
+  let waitUs = 0;
+  let thinkUs = 0;
+  let serverUs = 0;
+  let prev: RoundTrip | undefined;
+  for (const rt of t.roundTrips) {
+    u.roundTrips++;
+    u.flights += rt.flights;
+    u.maxDepth = Math.max(u.maxDepth, rt.commands.length);
+    const bucket = depthBucket(rt.commands.length);
+    u.depthHistogram[bucket] = (u.depthHistogram[bucket] ?? 0) + 1;
+    waitUs += rt.endUs - rt.startUs;
+    serverUs += rt.serverUs;
+    if (prev) thinkUs += Math.max(0, rt.startUs - prev.endUs);
+    prev = rt;
+    for (const c of rt.commands) {
+      u.commands++;
+      if (c.deliveredUs !== undefined) u.replies++;
+      if (c.reply === '-' || c.reply === '!') u.errors++;
+      if (c.blocking) u.blockingCommands++;
+      u.bytesUp += c.bytesUp;
+      u.bytesDown += c.bytesDown;
+    }
+  }
+  u.pushes = t.pushes.length;
+  for (const p of t.pushes) u.bytesDown += p.bytes;
+  const first = t.roundTrips[0];
+  const last = t.roundTrips[t.roundTrips.length - 1];
+  u.waitMs = ms(waitUs);
+  u.thinkMs = ms(thinkUs);
+  u.serverMs = ms(serverUs);
+  u.leadMs = first ? ms(Math.max(0, first.startUs - t.startUs)) : 0;
+  u.tailMs = last ? ms(Math.max(0, t.endUs - last.endUs)) : 0;
+  const s: ConnectionSummary = { conn: t.conn, startMs: ms(t.startUs), spanMs: ms(t.endUs - t.startUs), ...u };
+  if (t.client !== undefined) s.client = t.client;
+  return s;
+}
+
+function sumUsage(conns: readonly ConnectionSummary[], timelines: readonly ConnectionTimeline[]): Totals {
+  const u = emptyUsage();
+  for (const c of conns) {
+    for (const k of ['commands', 'replies', 'errors', 'pushes', 'roundTrips', 'flights', 'blockingCommands', 'bytesUp', 'bytesDown'] as const) u[k] += c[k];
+    for (const k of ['waitMs', 'thinkMs', 'serverMs', 'leadMs', 'tailMs'] as const) u[k] = ms(u[k] * 1000 + c[k] * 1000);
+    u.maxDepth = Math.max(u.maxDepth, c.maxDepth);
+    for (const [b, n] of Object.entries(c.depthHistogram)) u.depthHistogram[b] = (u.depthHistogram[b] ?? 0) + n;
+  }
+  let startUs = Infinity;
+  let endUs = -Infinity;
+  for (const t of timelines) {
+    startUs = Math.min(startUs, t.startUs);
+    endUs = Math.max(endUs, t.endUs);
+  }
+  return { connections: conns.length, wallMs: timelines.length > 0 ? ms(endUs - startUs) : 0, ...u };
+}
+
+function emptyUsage(): Usage {
+  return {
+    commands: 0, replies: 0, errors: 0, pushes: 0, roundTrips: 0, flights: 0, maxDepth: 0, depthHistogram: {},
+    blockingCommands: 0, waitMs: 0, thinkMs: 0, serverMs: 0, leadMs: 0, tailMs: 0, bytesUp: 0, bytesDown: 0,
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * `redis-rtt proxy --record FILE [--record-max-bytes N] [--record-keys none|hashed]`: the flags, and the
+ * ProxyOptions hooks they turn into. The proxy command calls addRecordFlags(cmd) while declaring its
+ * flags and recordOptionsFromFlags(...) before startProxy; it spreads the result into the options and
+ * awaits close() on shutdown.
+ */
+import type { Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import type { LinkUpdate } from '../link/types.js';
+import type { TapEvent } from '../stats/types.js';
+import { parseBytes } from '../units.js';
+import { createRecorder, DEFAULT_RECORDER, type RecordingSummary } from './recorder.js';
+import { KEY_MODES, type KeyMode, type TraceLink } from './trace-format.js';
+
+export interface RecordFlagValues {
+  record?: string;
+  recordMaxBytes?: string;
+  recordKeys?: string;
+}
+
+export interface RecordContext {
+  /** The proxy's initial link: settings or an update (preset, rttUs, ...) applied to no delay. */
+  link: LinkUpdate & { preset?: string };
+  /** Whether the proxy charges one RTT for connection set-up. */
+  handshake: boolean;
+  log?: (line: string) => void;
+}
+
+/** Spread into ProxyOptions (onEvent, keyHash, argSizes); then close() on shutdown. */
+export interface RecordHooks {
+  onEvent: (e: TapEvent) => void;
+  keyHash?: (key: Buffer) => string;
+  argSizes: true;
+  /** Call when the link changes (PUT /link), so the analysis knows what each round trip paid. */
+  linkChanged: (link: LinkUpdate & { preset?: string }) => void;
+  /** Flushes and closes the trace; prints nothing. */
+  close: () => Promise<RecordingSummary>;
+  /** The trace's path. */
+  path: string;
+}
+
+export const RECORD_FLAG_HELP = {
+  record: 'record a trace of every command (names, sizes, times; never keys, values or credentials) to this file; read it with `redis-rtt analyze FILE`',
+  recordMaxBytes: 'stop recording (never the traffic) when the trace reaches this size: bytes, or 64kb, 64mb, 1gb',
+  recordKeys: "none: no key material in the trace; hashed: a keyed hash of each command's first key, so repeated keys can be recognised but not read",
+};
+
+/** Declares the three flags on a command. */
+export function addRecordFlags(cmd: Command): Command {
+  return cmd
+    .option('--record <file>', RECORD_FLAG_HELP.record)
+    .option('--record-max-bytes <size>', RECORD_FLAG_HELP.recordMaxBytes, '256mb')
+    .option('--record-keys <mode>', RECORD_FLAG_HELP.recordKeys, 'none');
+}
+
+/**
+ * Validates the flags and opens the trace (a bad path fails here, before the proxy starts).
+ * Undefined when --record is absent: then the other two flags must be at their defaults or absent.
+ */
+export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordContext): RecordHooks | undefined {
+  const maxBytes = flags.recordMaxBytes === undefined ? DEFAULT_RECORDER.maxBytes : parseBytes(flags.recordMaxBytes, '--record-max-bytes');
+  if (maxBytes < 4096) throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'a size of at least 4kb');
+  const keys = (flags.recordKeys ?? 'none') as KeyMode;
+  if (!KEY_MODES.includes(keys)) throw new ConfigError('--record-keys', flags.recordKeys, KEY_MODES.join(' | '));
+  if (flags.record === undefined) return undefined;
+  if (flags.record.trim() === '') throw new ConfigError('--record', flags.record, 'a file path');
+  const toTraceLink = (update: LinkUpdate & { preset?: string }): TraceLink => ({
+    ...applyLinkUpdate(defaultLinkSettings(), update),
+    handshake: ctx.handshake,
+  });
+  let recorder;
+  try {
+    recorder = createRecorder({ path: flags.record, maxBytes, keys, link: toTraceLink(ctx.link), log: ctx.log });
+  } catch (err) {
+    throw new ConfigError('--record', flags.record, `a file that can be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  const hooks: RecordHooks = {
+    onEvent: (e) => recorder.onEvent(e),
+    argSizes: true,
+    linkChanged: (update) => recorder.linkChanged(toTraceLink(update)),
+    close: () => recorder.close(),
+    path: flags.record,
+  };
+  if (recorder.keyHash) hooks.keyHash = recorder.keyHash;
+  return hooks;
+}

@@ -1,0 +1,146 @@
+/**
+ * Finds round trips an application could have saved, from the recorded structure alone:
+ *  - loops ("N+1"): a run of consecutive round trips on one connection, each carrying exactly one command,
+ *    all the same command (GET, HGET, INCR ...): one pipeline, or a multi-key command, does it in one;
+ *  - independent writes: a run of consecutive single-command round trips of mixed write commands whose
+ *    replies were not errors: the client waited for each acknowledgement before sending the next.
+ * Runs are broken by any other round trip and by a think gap longer than `maxGapUs` (a polling loop that
+ * sleeps between requests is not a batch). A same-command run inside a reported write run is not
+ * reported again, so the savings of different opportunities add up.
+ * Time saved at an RTT counts only the network: (round trips - 1) x RTT; the think time between the
+ * iterations is not counted, so the saving is a floor.
+ */
+import type { CommandEvent } from '../stats/types.js';
+import { MULTI_KEY_FORMS, baseCommand, isBatchable, isWrite } from './command-classes.js';
+import type { ConnectionTimeline, RoundTrip } from './timeline.js';
+
+export interface OpportunityOptions {
+  /** Shortest run reported. @default 3 */
+  minRun?: number;
+  /** Longest think gap inside a run. @default 100 ms */
+  maxGapUs?: number;
+  /** RTTs to price the savings at. */
+  rttsUs: readonly number[];
+}
+
+export const DEFAULT_OPPORTUNITY = { minRun: 3, maxGapUs: 100_000 };
+
+export interface Opportunity {
+  kind: 'loop' | 'writes';
+  conn: number;
+  /** "GET" for a loop; "SET, INCR" for writes. */
+  command: string;
+  /** Commands in the run by name. */
+  commands: Record<string, number>;
+  /** Round trips in the run (one command each). */
+  count: number;
+  firstRoundTrip: number;
+  lastRoundTrip: number;
+  /** Since the trace started. */
+  startMs: number;
+  /** First request to last reply, think gaps included. */
+  durationMs: number;
+  /** Time the client spent waiting on these round trips. */
+  waitedMs: number;
+  /** Different keys touched (only in traces recorded with --record-keys hashed). */
+  distinctKeys?: number;
+  roundTripsSaved: number;
+  /** What to do instead. */
+  instead: string;
+  /** The one command that does the whole run, when there is one. */
+  multiKey?: string;
+  savedMs: { rttUs: number; savedMs: number }[];
+}
+
+/** Opportunities on every connection, most round trips saved first. */
+export function findOpportunities(timelines: readonly ConnectionTimeline[], o: OpportunityOptions): Opportunity[] {
+  const minRun = o.minRun ?? DEFAULT_OPPORTUNITY.minRun;
+  const maxGapUs = o.maxGapUs ?? DEFAULT_OPPORTUNITY.maxGapUs;
+  const found: Opportunity[] = [];
+  for (const t of timelines) {
+    const rts = t.roundTrips;
+    const writeRuns = runs(rts, maxGapUs, (rt) => isWrite(rt.commands[0]!.name) && !isError(rt.commands[0]!), () => true)
+      .filter(([a, b]) => b - a >= minRun && new Set(rts.slice(a, b).map((rt) => rt.commands[0]!.name)).size > 1);
+    const loops = runs(rts, maxGapUs, () => true, (rt, first) => rt.commands[0]!.name === first.commands[0]!.name)
+      .filter(([a, b]) => b - a >= minRun && !writeRuns.some(([wa, wb]) => wa <= a && b <= wb));
+    for (const [a, b] of writeRuns) found.push(describe('writes', rts.slice(a, b), o.rttsUs));
+    for (const [a, b] of loops) found.push(describe('loop', rts.slice(a, b), o.rttsUs));
+  }
+  return found.sort((x, y) => y.roundTripsSaved - x.roundTripsSaved || x.conn - y.conn || x.firstRoundTrip - y.firstRoundTrip);
+}
+
+/**
+ * Maximal runs [start, end) of single-command, batchable round trips where `accept(rt)` holds for each and
+ * `same(rt, first)` ties each to the run's first; think gaps above maxGapUs break a run.
+ */
+function runs(
+  rts: readonly RoundTrip[],
+  maxGapUs: number,
+  accept: (rt: RoundTrip) => boolean,
+  same: (rt: RoundTrip, first: RoundTrip) => boolean,
+): [number, number][] {
+  const ok = (rt: RoundTrip) =>
+    rt.commands.length === 1 && rt.replied && !rt.commands[0]!.blocking && isBatchable(rt.commands[0]!.name) && accept(rt);
+  const out: [number, number][] = [];
+  let i = 0;
+  while (i < rts.length) {
+    if (!ok(rts[i]!)) {
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    while (j < rts.length && ok(rts[j]!) && same(rts[j]!, rts[i]!) && rts[j]!.startUs - rts[j - 1]!.endUs <= maxGapUs) j++;
+    out.push([i, j]);
+    i = j;
+  }
+  return out;
+}
+
+function isError(c: CommandEvent): boolean {
+  return c.reply === '-' || c.reply === '!' || c.errorPrefix !== undefined;
+}
+
+function describe(kind: Opportunity['kind'], run: readonly RoundTrip[], rttsUs: readonly number[]): Opportunity {
+  const cmds = run.map((rt) => rt.commands[0]!);
+  const commands: Record<string, number> = {};
+  for (const c of cmds) commands[c.name] = (commands[c.name] ?? 0) + 1;
+  const first = run[0]!;
+  const last = run[run.length - 1]!;
+  const hashes = cmds.map((c) => c.keyHash);
+  const distinctKeys = hashes.every((h) => h !== undefined) ? new Set(hashes).size : undefined;
+  const count = run.length;
+  const op: Opportunity = {
+    kind,
+    conn: first.conn,
+    command: Object.keys(commands).join(', '),
+    commands,
+    count,
+    firstRoundTrip: first.index,
+    lastRoundTrip: last.index,
+    startMs: ms(first.startUs),
+    durationMs: ms(last.endUs - first.startUs),
+    waitedMs: ms(run.reduce((n, rt) => n + (rt.endUs - rt.startUs), 0)),
+    roundTripsSaved: count - 1,
+    instead: 'one pipeline (MULTI/EXEC if they must apply together)',
+    savedMs: rttsUs.map((rttUs) => ({ rttUs, savedMs: ms((count - 1) * rttUs) })),
+  };
+  if (distinctKeys !== undefined) op.distinctKeys = distinctKeys;
+  if (kind === 'loop') Object.assign(op, loopAdvice(cmds, count, distinctKeys));
+  return op;
+}
+
+function loopAdvice(cmds: readonly CommandEvent[], count: number, distinctKeys: number | undefined): { instead: string; multiKey?: string } {
+  const name = baseCommand(cmds[0]!.name);
+  const form = MULTI_KEY_FORMS[name];
+  const fits = form !== undefined && (form.maxArgc === undefined || cmds.every((c) => c.argc <= form.maxArgc!));
+  if (!form || !fits) return { instead: 'one pipeline' };
+  if (!form.sameKeyOnly) return { instead: `one ${form.command} of ${count} keys, or one pipeline`, multiKey: form.command };
+  if (distinctKeys === 1) return { instead: `one ${form.command} on the one key, or one pipeline`, multiKey: form.command };
+  if (distinctKeys === undefined) return { instead: `one pipeline (${form.command} if it is all one key; record with --record-keys hashed to know)` };
+  return { instead: `one pipeline (${distinctKeys} different keys)` };
+}
+
+/** Microseconds to milliseconds at 1 us resolution. */
+export function ms(us: number): number {
+  return Math.round(us) / 1000;
+}

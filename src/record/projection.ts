@@ -1,0 +1,151 @@
+/**
+ * What-if: the recorded session replayed over a link with another RTT.
+ *
+ * Model. A connection's recorded timeline is a chain: think gap, round trip, think gap, round trip...
+ * The client could not send what followed a round trip before its reply arrived, so at a different RTT
+ * everything after a round trip moves by that round trip's change:
+ *     duration' = max(0, duration - recorded RTT + target RTT)      (only round trips that got a reply)
+ * Think time (the client's own work between a reply and its next request), Redis's time and the proxy's
+ * own hop stay as recorded; the number of round trips stays too (the application is not rewritten).
+ * A connection opened during the recording also pays its TCP set-up, one RTT before its first request
+ * (less what set-up cost when recording, when the recording proxy emulated it).
+ *
+ * Across connections: a connection that opens while others are busy is taken to start independently,
+ * but it inherits the shift of the most recent round trip (on any connection) that finished before it
+ * opened: a script that opens a second connection after the first one's work, or a client reconnecting,
+ * starts later when that work takes longer. Projected wall = latest projected end - earliest start.
+ *
+ * Limits: dependencies between connections other than "opened after" are invisible (a subscriber waits for
+ * a publisher on another connection; a pool's connections run in parallel but share one application
+ * thread); a request sent while others were outstanding on the same connection is assumed to have waited
+ * for nothing (pipelining and auto-pipelining are kept, not re-batched); bandwidth, jitter and server load
+ * at the new RTT are not modelled; blocking commands keep their recorded wait; a client that sleeps a whole
+ * RTT between replies wakes up a little slower than one that never sleeps, so think time measured on a fast
+ * link is a floor. Checked against a real 20 ms link (test/record/end-to-end.test.ts): a 209-round-trip
+ * ioredis session projected within a few percent, low; treat many-connection projections as a guide.
+ */
+import type { ConnectionTimeline } from './timeline.js';
+
+export interface ProjectionOptions {
+  /** Charge one RTT of TCP set-up to each connection opened during the recording. @default true */
+  handshake?: boolean;
+  /** Whether the recording proxy already charged set-up (header link.handshake). @default false */
+  recordedHandshake?: boolean;
+}
+
+export interface ConnectionProjection {
+  conn: number;
+  startUs: number;
+  endUs: number;
+  /** Sum of projected round-trip durations. */
+  waitUs: number;
+}
+
+export interface SessionProjection {
+  rttUs: number;
+  wallUs: number;
+  roundTrips: number;
+  waitUs: number;
+  connections: ConnectionProjection[];
+}
+
+interface Activity {
+  atUs: number;
+  kind: 'start' | 'done';
+  conn: number;
+  /** For 'done': the connection's shift after this moment. */
+  shiftUs?: number;
+}
+
+/** Projects the session to `targetRttUs`. Timelines as buildTimelines returns them. */
+export function projectSession(timelines: readonly ConnectionTimeline[], targetRttUs: number, o: ProjectionOptions = {}): SessionProjection {
+  const handshake = o.handshake ?? true;
+  const byConn = new Map(timelines.map((t) => [t.conn, t]));
+  const results = new Map<number, ConnectionProjection>();
+  let latest: { atUs: number; shiftUs: number } | undefined;
+
+  // Sweep in time order; at equal times a finished round trip comes before a start (it happened first).
+  // A connection's round trips are projected when it starts, since its inherited shift is known then.
+  const queue = new ActivityQueue(timelines.map((t) => ({ atUs: t.startUs, kind: 'start', conn: t.conn })));
+  for (let a = queue.next(); a; a = queue.next()) {
+    if (a.kind === 'done') {
+      if (!latest || a.atUs > latest.atUs || (a.atUs === latest.atUs && a.shiftUs! > latest.shiftUs)) {
+        latest = { atUs: a.atUs, shiftUs: a.shiftUs! };
+      }
+      continue;
+    }
+    const t = byConn.get(a.conn)!;
+    const inheritUs = latest?.shiftUs ?? 0;
+    let shiftUs = inheritUs;
+    let waitUs = 0;
+    const setupUs = handshake && t.openUs !== undefined ? targetRttUs - (o.recordedHandshake ? (t.roundTrips[0]?.linkRttUs ?? 0) : 0) : 0;
+    t.roundTrips.forEach((rt, i) => {
+      if (i === 0) shiftUs += setupUs;
+      const durationUs = rt.endUs - rt.startUs;
+      const projectedUs = rt.replied ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
+      shiftUs += projectedUs - durationUs;
+      waitUs += projectedUs;
+      queue.add({ atUs: rt.endUs, kind: 'done', conn: t.conn, shiftUs });
+    });
+    if (t.closeUs !== undefined) queue.add({ atUs: t.endUs, kind: 'done', conn: t.conn, shiftUs });
+    results.set(t.conn, { conn: t.conn, startUs: t.startUs + inheritUs, endUs: t.endUs + shiftUs, waitUs });
+  }
+
+  const connections = timelines.map((t) => results.get(t.conn)!);
+  let startUs = Infinity;
+  let endUs = -Infinity;
+  for (const c of connections) {
+    startUs = Math.min(startUs, c.startUs);
+    endUs = Math.max(endUs, c.endUs);
+  }
+  return {
+    rttUs: targetRttUs,
+    wallUs: connections.length > 0 ? Math.max(0, endUs - startUs) : 0,
+    roundTrips: timelines.reduce((n, t) => n + t.roundTrips.length, 0),
+    waitUs: connections.reduce((n, c) => n + c.waitUs, 0),
+    connections,
+  };
+}
+
+/** A min-queue on (time, done-before-start). Small binary heap: traces can hold millions of round trips. */
+class ActivityQueue {
+  private readonly heap: Activity[] = [];
+  constructor(initial: Activity[]) {
+    for (const a of initial) this.add(a);
+  }
+  add(a: Activity): void {
+    const h = this.heap;
+    h.push(a);
+    for (let i = h.length - 1; i > 0; ) {
+      const p = (i - 1) >> 1;
+      if (!before(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+  next(): Activity | undefined {
+    const h = this.heap;
+    if (h.length === 0) return undefined;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      for (let i = 0; ; ) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && before(h[l]!, h[m]!)) m = l;
+        if (r < h.length && before(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+function before(a: Activity, b: Activity): boolean {
+  if (a.atUs !== b.atUs) return a.atUs < b.atUs;
+  return a.kind === 'done' && b.kind === 'start';
+}

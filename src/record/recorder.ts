@@ -1,0 +1,208 @@
+/**
+ * Writes the trace (format: trace-format.ts) without ever slowing the traffic it records.
+ *
+ * The proxy calls onEvent() on its event loop, between forwarding bytes, so onEvent only encodes one line
+ * (one JSON.stringify, a few microseconds) and appends it to a string buffer. The buffer goes to disk in
+ * one write per 64 KiB or per 25 ms, through a single fs.WriteStream (libuv does the I/O off the loop;
+ * queued writes are merged with writev). Nothing here waits for the disk.
+ *
+ * Bounds: once the next line would take the file past `maxBytes`, recording stops for good: a `truncated`
+ * line is written, one log line says so, and every later event is counted and dropped. The same happens
+ * if the disk falls behind by more than `maxPendingBytes` or a write fails. Traffic never stops.
+ */
+import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { nowUs, realClock, type Clock } from '../clock.js';
+import type { TapEvent } from '../stats/types.js';
+import { VERSION } from '../version.js';
+import { createKeyHasher, type KeyHasher } from './key-hash.js';
+import {
+  encodeEnd,
+  encodeEvent,
+  encodeHeader,
+  encodeLinkChange,
+  encodeTruncated,
+  type KeyMode,
+  type TraceLink,
+  type TruncationReason,
+} from './trace-format.js';
+
+export interface RecorderOptions {
+  /** Trace file; created or truncated. */
+  path: string;
+  /** Bound on the header and event lines; the trailers add at most 256 bytes. @default 256 MiB */
+  maxBytes?: number;
+  /** 'hashed': store a keyed hash of each command's first key. @default 'none' */
+  keys?: KeyMode;
+  /** Secret for the key hashes. @default 32 random bytes, never written anywhere */
+  hashKey?: Buffer;
+  /** The link when recording starts. */
+  link: TraceLink;
+  /** The clock the proxy stamps events with. @default realClock */
+  clock?: Clock;
+  /** Unwritten bytes tolerated before recording stops because the disk cannot keep up. @default 32 MiB */
+  maxPendingBytes?: number;
+  /** Where the one-line notices go (without a prefix, like the proxy's log). @default stderr, "redis-rtt: " first */
+  log?: (line: string) => void;
+}
+
+export const DEFAULT_RECORDER = {
+  maxBytes: 256 * 1024 * 1024,
+  keys: 'none' as KeyMode,
+  maxPendingBytes: 32 * 1024 * 1024,
+  flushBytes: 64 * 1024,
+  flushIntervalMs: 25,
+};
+
+export interface RecordingSummary {
+  /** Bytes in the file, trailers included. */
+  bytes: number;
+  /** Event lines written. */
+  events: number;
+  /** Events seen after recording stopped. */
+  dropped: number;
+  truncated: boolean;
+  reason?: TruncationReason;
+}
+
+export interface Recorder {
+  onEvent(e: TapEvent): void;
+  /** Only with keys 'hashed': give it to the tap, which hashes each command's first key. */
+  keyHash?: KeyHasher;
+  /** Records a link change (PUT /link) so the analysis knows which RTT each round trip paid. */
+  linkChanged(link: TraceLink): void;
+  /** Flushes, writes the end line and closes the file. Idempotent. */
+  close(): Promise<RecordingSummary>;
+}
+
+/** Opens the file at once (a bad path fails here, synchronously) and writes the header. */
+export function createRecorder(options: RecorderOptions): Recorder {
+  return new TraceRecorder(options);
+}
+
+class TraceRecorder implements Recorder {
+  readonly keyHash?: KeyHasher;
+  private readonly clock: Clock;
+  private readonly t0Us: number;
+  private readonly keys: KeyMode;
+  private readonly maxBytes: number;
+  private readonly maxPendingBytes: number;
+  private readonly log: (line: string) => void;
+  private readonly stream: WriteStream;
+  private buffer = '';
+  private timer: NodeJS.Timeout | undefined;
+  private bytes = 0;
+  private events = 0;
+  private dropped = 0;
+  private stopped: TruncationReason | undefined;
+  private closing: Promise<RecordingSummary> | undefined;
+  private writeError: Error | undefined;
+  private warnedMalformed = false;
+
+  constructor(o: RecorderOptions) {
+    this.clock = o.clock ?? realClock;
+    this.t0Us = nowUs(this.clock);
+    this.keys = o.keys ?? DEFAULT_RECORDER.keys;
+    this.maxBytes = o.maxBytes ?? DEFAULT_RECORDER.maxBytes;
+    this.maxPendingBytes = o.maxPendingBytes ?? DEFAULT_RECORDER.maxPendingBytes;
+    this.log = o.log ?? ((line) => process.stderr.write(`redis-rtt: ${line}\n`));
+    if (this.keys === 'hashed') this.keyHash = createKeyHasher(o.hashKey);
+    const fd = openSync(o.path, 'w');
+    this.stream = createWriteStream('', { fd, highWaterMark: DEFAULT_RECORDER.flushBytes });
+    this.stream.on('error', (err) => {
+      this.writeError = err;
+      this.stop('write-error', `recording to ${o.path} failed (${err.message}); traffic continues`);
+    });
+    this.append(encodeHeader(new Date(), this.keys, o.link, `redis-rtt ${VERSION}`), true);
+  }
+
+  onEvent(e: TapEvent): void {
+    if (this.stopped !== undefined || this.closing) {
+      this.dropped++;
+      return;
+    }
+    let line: string | undefined;
+    try {
+      line = encodeEvent(e, this.t0Us, this.keys);
+    } catch {
+      // A malformed event must cost one line of the recording, never the proxy.
+      line = undefined;
+    }
+    if (line === undefined) {
+      this.dropped++;
+      if (!this.warnedMalformed) this.log('recording skipped a malformed event (counted as dropped in the end line)');
+      this.warnedMalformed = true;
+    } else if (this.append(line, false)) this.events++;
+    else this.dropped++;
+  }
+
+  linkChanged(link: TraceLink): void {
+    if (this.stopped === undefined && !this.closing) this.append(encodeLinkChange(this.relUs(), link), false);
+  }
+
+  close(): Promise<RecordingSummary> {
+    this.closing ??= this.finish();
+    return this.closing;
+  }
+
+  private async finish(): Promise<RecordingSummary> {
+    if (this.timer) clearTimeout(this.timer);
+    if (!this.writeError) {
+      const end = encodeEnd({ atUs: this.relUs(), events: this.events, dropped: this.dropped, bytes: this.bytes });
+      this.buffer += `${end}\n`;
+      this.bytes += end.length + 1;
+      this.flush();
+    }
+    await new Promise<void>((resolve) => {
+      if (this.stream.destroyed) return resolve();
+      this.stream.once('close', () => resolve());
+      this.stream.end();
+    });
+    const summary: RecordingSummary = { bytes: this.bytes, events: this.events, dropped: this.dropped, truncated: this.stopped !== undefined };
+    if (this.stopped !== undefined) summary.reason = this.stopped;
+    return summary;
+  }
+
+  /** Buffers one line; false (and recording stops) when it would pass the bound. Lines are ASCII. */
+  private append(line: string, force: boolean): boolean {
+    const size = line.length + 1;
+    if (!force && this.bytes + size > this.maxBytes) {
+      this.stop('max-bytes', `recording stopped at ${this.bytes} bytes (--record-max-bytes ${this.maxBytes}); traffic continues`);
+      return false;
+    }
+    if (!force && this.stream.writableLength + this.buffer.length > this.maxPendingBytes) {
+      this.stop('disk-slow', `recording stopped at ${this.bytes} bytes: the disk fell ${this.maxPendingBytes} bytes behind; traffic continues`);
+      return false;
+    }
+    this.buffer += `${line}\n`;
+    this.bytes += size;
+    if (this.buffer.length >= DEFAULT_RECORDER.flushBytes) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), DEFAULT_RECORDER.flushIntervalMs).unref();
+    return true;
+  }
+
+  private flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.buffer === '' || this.stream.destroyed || this.stream.writableEnded) return;
+    this.stream.write(this.buffer);
+    this.buffer = '';
+  }
+
+  private stop(reason: TruncationReason, message: string): void {
+    if (this.stopped !== undefined) return;
+    this.stopped = reason;
+    if (reason !== 'write-error') {
+      const line = encodeTruncated({ atUs: this.relUs(), bytes: this.bytes, reason });
+      this.buffer += `${line}\n`;
+      this.bytes += line.length + 1;
+      this.flush();
+    }
+    this.log(message);
+  }
+
+  private relUs(): number {
+    return nowUs(this.clock) - this.t0Us;
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * `analyze --html FILE`: one self-contained page (inline CSS, inline SVG, no scripts, no fetches) with the
+ * session summary, the projected wall time per RTT as a bar chart, and the tables of the text report.
+ */
+import { renderCategoryChart } from '../report/svg/category-chart.js';
+import { esc } from '../report/svg/escape.js';
+import { seriesStyle } from '../report/svg/style.js';
+import { formatUs } from '../units.js';
+import type { Analysis } from './analyze.js';
+import { fmtMs, rttLabel } from './render.js';
+
+const CSS = `body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
+h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
+th,td{padding:.25rem .6rem;border-bottom:1px solid #e5e5e5;text-align:right}th{background:#f6f6f6}
+td.l,th.l{text-align:left}.note{color:#666;font-size:.9rem}.warn{color:#a40}`;
+
+export function renderHtml(a: Analysis, file?: string): string {
+  const t = a.totals;
+  const parts: string[] = [];
+  parts.push(`<h1>redis-rtt analyze${file ? `: ${esc(file)}` : ''}</h1>`);
+  parts.push(
+    `<p>${t.connections} connection(s), ${t.commands} commands in <b>${t.roundTrips} round trips</b> (${t.flights} flights, max depth ${t.maxDepth}); ` +
+      `wall ${esc(fmtMs(t.wallMs))}: waiting on Redis ${esc(fmtMs(t.waitMs))} (Redis itself ${esc(fmtMs(t.serverMs))}), client think time ${esc(fmtMs(t.thinkMs))}. ` +
+      `Recorded on a link with RTT ${esc(rttLabel(a.trace.recordedRttUs))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
+  );
+  for (const w of a.trace.warnings) parts.push(`<p class="note warn">${esc(w)}</p>`);
+
+  parts.push('<h2>What if the link had another RTT</h2>');
+  const rows = [{ label: `${rttLabel(a.recorded.rttUs)} (recorded)`, wallMs: a.recorded.wallMs }, ...a.projections.map((p) => ({ label: rttLabel(p.rttUs), wallMs: p.wallMs }))];
+  parts.push(
+    renderCategoryChart({
+      name: 'analyze-projections',
+      title: 'Projected wall time of the recorded session',
+      subtitle: `${t.roundTrips} round trips; think and server time as recorded`,
+      categories: rows.map((r) => r.label),
+      x: { label: 'wall time (ms)', scale: 'linear', zero: true },
+      series: [{ label: 'projected wall time', style: seriesStyle(0), kind: 'bar', values: rows.map((r) => r.wallMs) }],
+    }),
+  );
+  parts.push(
+    table(
+      ['RTT', 'projected wall', 'waiting', 'round trips'],
+      rows.map((r, i) => [r.label, fmtMs(r.wallMs), fmtMs(i === 0 ? a.recorded.waitMs : a.projections[i - 1]!.waitMs), String(t.roundTrips)]),
+    ),
+  );
+  parts.push(
+    '<p class="note">Each round trip pays the new RTT instead of the recorded one; the client\'s think time, Redis\'s time and the number of round trips stay as recorded. Dependencies between connections other than "opened after" are not visible.</p>',
+  );
+
+  parts.push('<h2>Opportunities</h2>');
+  if (a.opportunities.length === 0) parts.push('<p>None found: no run of single-command round trips long enough.</p>');
+  else {
+    parts.push(
+      table(
+        ['#', 'conn', 'kind', 'command', 'round trips', 'saved', ...a.projections.map((p) => `saved @${rttLabel(p.rttUs)}`), 'instead'],
+        a.opportunities.map((op, i) => [
+          String(i + 1), String(op.conn), op.kind, op.command, String(op.count), String(op.roundTripsSaved),
+          ...op.savedMs.map((s) => fmtMs(s.savedMs)), op.instead,
+        ]),
+        new Set([2, 3, 6 + a.projections.length]),
+      ),
+    );
+  }
+
+  parts.push('<h2>Connections</h2>');
+  parts.push(
+    table(
+      ['conn', 'client', 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'],
+      a.connections.map((c) => [String(c.conn), c.client ?? '-', String(c.commands), String(c.roundTrips), String(c.flights), String(c.maxDepth), fmtMs(c.waitMs), fmtMs(c.thinkMs), fmtMs(c.serverMs), fmtMs(c.spanMs)]),
+      new Set([1]),
+    ),
+  );
+
+  parts.push('<h2>Top commands by time waited</h2>');
+  parts.push(
+    table(
+      ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'],
+      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMs(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMs(c.serverMs)]),
+      new Set([0]),
+    ),
+  );
+  return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>redis-rtt analyze</title><style>${CSS}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
+}
+
+function table(head: string[], rows: string[][], leftCols: ReadonlySet<number> = new Set([0])): string {
+  const cls = (i: number) => (leftCols.has(i) ? ' class="l"' : '');
+  const th = head.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join('');
+  const body = rows.map((r) => `<tr>${r.map((c, i) => `<td${cls(i)}>${esc(c)}</td>`).join('')}</tr>`).join('\n');
+  return `<table><thead><tr>${th}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}

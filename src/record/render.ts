@@ -1,0 +1,125 @@
+/**
+ * The analysis as a terminal report (tables) and as the JSON document `analyze --json` prints.
+ * Pure: analysis in, string out.
+ */
+import { renderGrid, RULE, type Align, type GridRow } from '../report/text-grid.js';
+import { formatUs } from '../units.js';
+import type { Analysis } from './analyze.js';
+
+export interface RenderOptions {
+  /** The trace's path, shown in the heading. */
+  file?: string;
+  /** Opportunities listed. @default 10 */
+  maxOpportunities?: number;
+  /** Connections listed (those that waited longest). @default 20 */
+  maxConnections?: number;
+}
+
+/** The JSON document: { trace, totals, connections, recorded, projections, opportunities, topCommands }. */
+export function renderJson(a: Analysis, file?: string): string {
+  const doc = file === undefined ? a : { ...a, trace: { file, ...a.trace } };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** "85ms", "200us", "0" for RTTs. */
+export function rttLabel(rttUs: number): string {
+  return rttUs === 0 ? '0' : formatUs(rttUs);
+}
+
+/** Milliseconds for humans: "0.42 ms", "215.3 ms", "4.213 s", "18.49 s". */
+export function fmtMs(ms: number): string {
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(3)} s`;
+  if (ms >= 100) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+export function renderText(a: Analysis, o: RenderOptions = {}): string {
+  const t = a.totals;
+  const out: string[] = [];
+  const link = a.trace.link;
+  out.push(`redis-rtt analyze${o.file ? `: ${o.file}` : ''}`);
+  out.push(
+    `trace: version ${a.trace.version}, started ${a.trace.startedAt || '?'}, keys ${a.trace.keys}, recorded link RTT ${rttLabel(a.trace.recordedRttUs)}` +
+      `${link.jitterUs > 0 ? ` (jitter ${formatUs(link.jitterUs)})` : ''}${a.trace.linkChanges > 0 ? `, ${a.trace.linkChanges} link change(s)` : ''}` +
+      `, ${a.trace.complete ? 'complete' : a.trace.truncation ? `TRUNCATED (${a.trace.truncation.reason} at ${a.trace.truncation.bytes} bytes)` : 'cut off (no end line)'}`,
+  );
+  out.push(
+    `session: ${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in ${plural(t.roundTrips, 'round trip')} ` +
+      `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMs(t.wallMs)}`,
+  );
+  out.push(`time: waiting on Redis ${fmtMs(t.waitMs)} (Redis itself ${fmtMs(t.serverMs)}), client think time ${fmtMs(t.thinkMs)}`);
+  for (const w of a.trace.warnings) out.push(`note: ${w}`);
+
+  out.push('', 'connections');
+  const connRows: GridRow[] = [{ cells: ['conn', 'client', 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'] }];
+  const maxConns = o.maxConnections ?? 20;
+  const shown = a.connections.length > maxConns ? [...a.connections].sort((x, y) => y.waitMs - x.waitMs).slice(0, maxConns) : a.connections;
+  for (const c of shown) {
+    connRows.push({ cells: [String(c.conn), c.client ?? '-', n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMs(c.waitMs), fmtMs(c.thinkMs), fmtMs(c.serverMs), fmtMs(c.spanMs)] });
+  }
+  if (a.connections.length > 1) {
+    connRows.push(RULE, { cells: ['total', '', n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMs(t.waitMs), fmtMs(t.thinkMs), fmtMs(t.serverMs), fmtMs(t.wallMs)] });
+  }
+  out.push(...grid(connRows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
+  if (shown.length < a.connections.length) out.push(`  ... ${a.connections.length - shown.length} more connections (the ${maxConns} that waited longest are shown; --json lists all)`);
+
+  out.push('', 'requests per round trip');
+  const depthRows: GridRow[] = [{ cells: ['depth', 'round trips', 'share'] }];
+  const buckets = Object.entries(t.depthHistogram).sort((x, y) => Number(x[0].split('-')[0]) - Number(y[0].split('-')[0]));
+  for (const [b, count] of buckets) depthRows.push({ cells: [b, n(count), pct(count, t.roundTrips)] });
+  out.push(...grid(depthRows, ['left', 'right', 'right']));
+
+  out.push('', `what if the link had another RTT (same ${plural(t.roundTrips, 'round trip')}; think and server time as recorded)`);
+  const projRows: GridRow[] = [{ cells: ['RTT', 'projected wall', 'waiting', 'x recorded'] }];
+  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMs(a.recorded.wallMs), fmtMs(a.recorded.waitMs), '1.00'] });
+  for (const p of a.projections) {
+    projRows.push({ cells: [rttLabel(p.rttUs), fmtMs(p.wallMs), fmtMs(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-'] });
+  }
+  out.push(...grid(projRows, ['left', 'right', 'right', 'right']));
+
+  const max = o.maxOpportunities ?? 10;
+  out.push('', 'opportunities: round trips in a row that one pipeline or multi-key command could do at once');
+  if (a.opportunities.length === 0) {
+    out.push('none found (no run of single-command round trips long enough)');
+  } else {
+    const rtts = a.projections.map((p) => p.rttUs);
+    const oppRows: GridRow[] = [{ cells: ['#', 'conn', 'kind', 'command', 'round trips', 'saved', ...rtts.map((r) => `saved @${rttLabel(r)}`), 'instead'] }];
+    a.opportunities.slice(0, max).forEach((op, i) => {
+      oppRows.push({
+        cells: [
+          String(i + 1), String(op.conn), op.kind, op.command, n(op.count), n(op.roundTripsSaved),
+          ...op.savedMs.map((s) => fmtMs(s.savedMs)),
+          // Fewer distinct keys than commands: the loop reads the same keys again (a cache would help too).
+          `${op.instead}${op.distinctKeys !== undefined && op.distinctKeys < op.count ? ` [${plural(op.distinctKeys, 'distinct key')}]` : ''}`,
+        ],
+      });
+    });
+    out.push(...grid(oppRows, ['right', 'right', 'left', 'left', 'right', 'right', ...rtts.map(() => 'right' as const), 'left']));
+    if (a.opportunities.length > max) out.push(`... and ${a.opportunities.length - max} more (--json lists them all)`);
+  }
+
+  out.push('', 'top commands by time waited (a round trip shared equally among its commands)');
+  const topRows: GridRow[] = [{ cells: ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'] }];
+  for (const c of a.topCommands) {
+    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMs(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMs(c.serverMs)] });
+  }
+  out.push(...grid(topRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
+  return `${out.join('\n')}\n`;
+}
+
+function grid(rows: GridRow[], align: Align[]): string[] {
+  return renderGrid(rows, align).map((l) => `  ${l}`);
+}
+
+function n(v: number): string {
+  return String(v);
+}
+
+function pct(part: number, whole: number): string {
+  return whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '-';
+}
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}

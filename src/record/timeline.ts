@@ -1,0 +1,164 @@
+/**
+ * Rebuilds each connection's timeline from a trace's events: its round trips (a period with at least one
+ * request outstanding, as the tap numbered them), what each carried, and when it began and ended.
+ * Pure: events in, timelines out. Times are microseconds since the trace started.
+ */
+import type { CommandEvent, PushEvent, TapEvent } from '../stats/types.js';
+import type { LinkChange, TraceLink } from './trace-format.js';
+
+export interface RoundTrip {
+  conn: number;
+  /** The tap's round-trip number on this connection (1-based). */
+  index: number;
+  /** Requests in arrival order. */
+  commands: CommandEvent[];
+  /** First request's last byte reached the proxy. */
+  startUs: number;
+  /** Last reply's last byte written to the client (the last arrival when no reply came). */
+  endUs: number;
+  /** At least one reply reached the client: the client waited on the link. */
+  replied: boolean;
+  /** Bursts of requests: a new one starts when a request follows reply bytes sent to the client. */
+  flights: number;
+  /** First request written to Redis -> last reply's first byte back: Redis (and the local hop) at work. */
+  serverUs: number;
+  /** The link's configured RTT when this round trip started. */
+  linkRttUs: number;
+}
+
+export interface ConnectionTimeline {
+  conn: number;
+  client?: string;
+  /** When the proxy accepted it (absent: opened before the recording started). */
+  openUs?: number;
+  closeUs?: number;
+  /** open, else the first event; close, else the last event. */
+  startUs: number;
+  endUs: number;
+  roundTrips: RoundTrip[];
+  pushes: PushEvent[];
+}
+
+export function linkRttUs(link: TraceLink): number {
+  return link.upUs + link.downUs;
+}
+
+/** Groups a trace's events by connection (ordered by start, then id) and rebuilds the round trips. */
+export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLink, links: readonly LinkChange[] = []): ConnectionTimeline[] {
+  const byConn = new Map<number, { cmds: CommandEvent[]; pushes: PushEvent[]; open?: number; close?: number; client?: string }>();
+  const get = (conn: number) => {
+    let c = byConn.get(conn);
+    if (!c) byConn.set(conn, (c = { cmds: [], pushes: [] }));
+    return c;
+  };
+  for (const e of events) {
+    const c = get(e.conn);
+    if (e.type === 'command') c.cmds.push(e);
+    else if (e.type === 'push') c.pushes.push(e);
+    else if (e.type === 'open') {
+      c.open = e.atUs;
+      if (e.client !== undefined) c.client = e.client;
+    } else c.close = e.atUs;
+  }
+  const rttAt = linkLookup(initialLink, links);
+  const timelines: ConnectionTimeline[] = [];
+  for (const [conn, c] of byConn) {
+    // Events are emitted as replies are delivered; a request that never gets one (CLIENT REPLY OFF) can be
+    // emitted early, so order by the tap's round-trip number, then arrival (stable for equal stamps).
+    const cmds = c.cmds.map((e, i) => ({ e, i }));
+    cmds.sort((a, b) => a.e.roundTrip - b.e.roundTrip || a.e.arrivedUs - b.e.arrivedUs || a.i - b.i);
+    const roundTrips: RoundTrip[] = [];
+    let group: CommandEvent[] = [];
+    for (const { e } of cmds) {
+      if (group.length > 0 && group[0]!.roundTrip !== e.roundTrip) {
+        roundTrips.push(makeRoundTrip(group, rttAt));
+        group = [];
+      }
+      group.push(e);
+    }
+    if (group.length > 0) roundTrips.push(makeRoundTrip(group, rttAt));
+    let minUs = Infinity;
+    let maxUs = -Infinity;
+    const see = (us: number | undefined): void => {
+      if (us === undefined) return;
+      minUs = Math.min(minUs, us);
+      maxUs = Math.max(maxUs, us);
+    };
+    for (const rt of roundTrips) {
+      see(rt.startUs);
+      see(rt.endUs);
+    }
+    for (const p of c.pushes) see(p.atUs);
+    see(c.open);
+    see(c.close);
+    const t: ConnectionTimeline = {
+      conn,
+      startUs: c.open ?? minUs,
+      endUs: maxUs,
+      roundTrips,
+      pushes: c.pushes,
+    };
+    if (c.client !== undefined) t.client = c.client;
+    if (c.open !== undefined) t.openUs = c.open;
+    if (c.close !== undefined) t.closeUs = c.close;
+    timelines.push(t);
+  }
+  return timelines.sort((a, b) => a.startUs - b.startUs || a.conn - b.conn);
+}
+
+function makeRoundTrip(commands: CommandEvent[], rttAt: (atUs: number) => number): RoundTrip {
+  const first = commands[0]!;
+  let endUs = -Infinity;
+  let lastArrival = -Infinity;
+  let firstSent = Infinity;
+  let lastFirstReply = -Infinity;
+  const deliveries: number[] = [];
+  for (const c of commands) {
+    lastArrival = Math.max(lastArrival, c.arrivedUs);
+    firstSent = Math.min(firstSent, c.sentUs);
+    if (c.firstReplyUs !== undefined) lastFirstReply = Math.max(lastFirstReply, c.firstReplyUs);
+    if (c.deliveredUs !== undefined) deliveries.push(c.deliveredUs);
+  }
+  for (const d of deliveries) endUs = Math.max(endUs, d);
+  const replied = deliveries.length > 0;
+  if (!replied) endUs = lastArrival;
+  return {
+    conn: first.conn,
+    index: first.roundTrip,
+    commands,
+    startUs: first.arrivedUs,
+    endUs,
+    replied,
+    flights: countFlights(commands, deliveries),
+    serverUs: lastFirstReply > -Infinity ? Math.max(0, lastFirstReply - firstSent) : 0,
+    linkRttUs: rttAt(first.arrivedUs),
+  };
+}
+
+/** A request starts a new flight when reply bytes reached the client since the request before it. */
+export function countFlights(commands: readonly CommandEvent[], deliveries: number[]): number {
+  if (commands.length === 0) return 0;
+  deliveries.sort((a, b) => a - b);
+  let flights = 1;
+  let j = 0;
+  for (let i = 1; i < commands.length; i++) {
+    const prev = commands[i - 1]!.arrivedUs;
+    const cur = commands[i]!.arrivedUs;
+    while (j < deliveries.length && deliveries[j]! <= prev) j++;
+    if (j < deliveries.length && deliveries[j]! <= cur) flights++;
+  }
+  return flights;
+}
+
+/** RTT in effect at a time: the header's link, then each change from its time on. */
+function linkLookup(initial: TraceLink, links: readonly LinkChange[]): (atUs: number) => number {
+  const changes = [...links].sort((a, b) => a.atUs - b.atUs);
+  return (atUs) => {
+    let rtt = linkRttUs(initial);
+    for (const ch of changes) {
+      if (ch.atUs > atUs) break;
+      rtt = linkRttUs(ch.link);
+    }
+    return rtt;
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * One parsed trace line back into what it recorded (format: trace-format.ts): a TapEvent with times
+ * relative to the trace start, a link change, or a trailer. Throws an Error naming the bad field; the
+ * reader adds the file and line.
+ */
+import type { CommandEvent, ConnectionEvent, PushEvent, TapEvent } from '../stats/types.js';
+import type { LinkChange, TraceEnd, TraceLink, TraceTruncation, TruncationReason } from './trace-format.js';
+
+/** A decoded event line: the TapEvent with times relative to the trace start, or a link change. */
+export type DecodedLine =
+  | { kind: 'event'; event: TapEvent }
+  | { kind: 'link'; change: LinkChange }
+  | { kind: 'truncated'; truncation: TraceTruncation }
+  | { kind: 'end'; end: TraceEnd }
+  | { kind: 'unknown' };
+
+/** Decodes one parsed event line; throws an Error naming the field that is wrong. */
+export function decodeEvent(obj: Record<string, unknown>): DecodedLine {
+  switch (obj.type) {
+    case 'cmd': {
+      const t = num(obj, 't');
+      const event: CommandEvent = {
+        type: 'command',
+        conn: int(obj, 'c'),
+        name: str(obj, 'n'),
+        argc: int(obj, 'argc'),
+        bytesUp: num(obj, 'up'),
+        bytesDown: num(obj, 'down'),
+        arrivedUs: t,
+        sentUs: t + num(obj, 'sent'),
+        reply: str(obj, 'r'),
+        roundTrip: int(obj, 'rt'),
+      };
+      if (obj.as !== undefined) {
+        if (!Array.isArray(obj.as) || !obj.as.every((n) => typeof n === 'number')) throw new Error('"as" must be an array of numbers');
+        event.argSizes = obj.as as number[];
+      }
+      if (obj.k !== undefined) event.keyHash = str(obj, 'k');
+      if (obj.first !== undefined) event.firstReplyUs = t + num(obj, 'first');
+      if (obj.dlv !== undefined) event.deliveredUs = t + num(obj, 'dlv');
+      if (obj.err !== undefined) event.errorPrefix = str(obj, 'err');
+      if (obj.blk === 1) event.blocking = true;
+      if (obj.unsent === 1) event.unsent = true;
+      return { kind: 'event', event };
+    }
+    case 'push': {
+      const event: PushEvent = { type: 'push', conn: int(obj, 'c'), atUs: num(obj, 't'), bytes: num(obj, 'bytes'), kind: str(obj, 'kind') };
+      return { kind: 'event', event };
+    }
+    case 'open':
+    case 'close': {
+      const event: ConnectionEvent = { type: obj.type, conn: int(obj, 'c'), atUs: num(obj, 't') };
+      if (typeof obj.client === 'string') event.client = obj.client;
+      return { kind: 'event', event };
+    }
+    case 'link':
+      return { kind: 'link', change: { atUs: num(obj, 't'), link: decodeLink(obj.link) } };
+    case 'truncated': {
+      const reason = str(obj, 'reason') as TruncationReason;
+      return { kind: 'truncated', truncation: { atUs: num(obj, 't'), bytes: num(obj, 'bytes'), reason } };
+    }
+    case 'end':
+      return { kind: 'end', end: { atUs: num(obj, 't'), events: num(obj, 'events'), dropped: num(obj, 'dropped'), bytes: num(obj, 'bytes') } };
+    default:
+      if (typeof obj.type !== 'string') throw new Error('"type" is missing');
+      return { kind: 'unknown' };
+  }
+}
+
+export function decodeLink(value: unknown): TraceLink {
+  if (typeof value !== 'object' || value === null) throw new Error('"link" must be an object');
+  const o = value as Record<string, unknown>;
+  return {
+    upUs: num(o, 'upUs'),
+    downUs: num(o, 'downUs'),
+    jitterUs: typeof o.jitterUs === 'number' ? o.jitterUs : 0,
+    jitterDist: (typeof o.jitterDist === 'string' ? o.jitterDist : 'uniform') as TraceLink['jitterDist'],
+    bandwidthBps: typeof o.bandwidthBps === 'number' ? o.bandwidthBps : 0,
+    handshake: o.handshake === true,
+  };
+}
+
+function num(o: Record<string, unknown>, field: string): number {
+  const v = o[field];
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`"${field}" must be a number`);
+  return v;
+}
+
+function int(o: Record<string, unknown>, field: string): number {
+  const v = num(o, field);
+  if (!Number.isInteger(v)) throw new Error(`"${field}" must be a whole number`);
+  return v;
+}
+
+function str(o: Record<string, unknown>, field: string): string {
+  const v = o[field];
+  if (typeof v !== 'string') throw new Error(`"${field}" must be a string`);
+  return v;
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { addRecordFlags, recordOptionsFromFlags } from '../../src/record/cli-options.js';
+import { readTrace } from '../../src/record/trace-reader.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-flags-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const ctx = { link: { preset: 'cross-az' }, handshake: true, log: () => {} };
+
+describe('--record flags', () => {
+  it('declares --record, --record-max-bytes (default 256mb) and --record-keys (default none)', () => {
+    const cmd = addRecordFlags(new Command('proxy').exitOverride());
+    cmd.parse(['--record', 'x.trace', '--record-keys', 'hashed'], { from: 'user' });
+    expect(cmd.opts()).toEqual({ record: 'x.trace', recordMaxBytes: '256mb', recordKeys: 'hashed' });
+  });
+
+  it('is off without --record, but still checks the other two flags', () => {
+    expect(recordOptionsFromFlags({}, ctx)).toBeUndefined();
+    expect(() => recordOptionsFromFlags({ recordKeys: 'plain' }, ctx)).toThrow(ConfigError);
+    expect(() => recordOptionsFromFlags({ recordMaxBytes: 'lots' }, ctx)).toThrow(/--record-max-bytes: invalid value "lots"/);
+    expect(() => recordOptionsFromFlags({ recordMaxBytes: '100' }, ctx)).toThrow(/at least 4kb/);
+  });
+
+  it('names --record when the file cannot be created', () => {
+    expect(() => recordOptionsFromFlags({ record: join(dir, 'missing/x.trace') }, ctx)).toThrow(/--record: invalid value .*a file that can be written \(ENOENT\)/);
+  });
+
+  it('gives the proxy onEvent, argSizes and (only when hashed) keyHash; the header carries the link', async () => {
+    const plain = recordOptionsFromFlags({ record: join(dir, 'a.trace'), recordMaxBytes: '64mb' }, ctx)!;
+    expect(plain.argSizes).toBe(true);
+    expect(plain.keyHash).toBeUndefined();
+    plain.linkChanged({ rttUs: 85_000 });
+    await plain.close();
+    const trace = await readTrace(join(dir, 'a.trace'));
+    expect(trace.header.link).toMatchObject({ upUs: 600, downUs: 600, handshake: true });
+    expect(trace.links).toEqual([{ atUs: expect.any(Number), link: expect.objectContaining({ upUs: 42_500, downUs: 42_500 }) }]);
+    const hashed = recordOptionsFromFlags({ record: join(dir, 'b.trace'), recordKeys: 'hashed' }, ctx)!;
+    expect(hashed.keyHash!(Buffer.from('k'))).toMatch(/^[0-9a-f]{16}$/);
+    await hashed.close();
+  });
+});

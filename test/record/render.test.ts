@@ -1,0 +1,122 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { analyzeTrace } from '../../src/record/analyze.js';
+import { renderHtml } from '../../src/record/render-html.js';
+import { renderJson, renderText } from '../../src/record/render.js';
+import { encodeEnd, encodeEvent, encodeHeader } from '../../src/record/trace-format.js';
+import type { TapEvent } from '../../src/stats/types.js';
+import { LOCAL_LINK, Session, traceOf } from './synthetic.js';
+
+const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '../../fixtures/record');
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-render-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function session(): TapEvent[] {
+  const events: TapEvent[] = [];
+  const s = new Session(events, 1, 1000);
+  s.rt(['HELLO']);
+  s.think(100);
+  for (let i = 0; i < 200; i++) {
+    s.rt([{ name: 'GET', key: `k${i}` }]);
+    s.think(20);
+  }
+  s.rt(Array.from({ length: 100 }, () => ({ name: 'SET', argc: 3 })));
+  for (const name of ['SET', 'INCR', 'HSET', 'EXPIRE']) s.rt([name]);
+  s.close();
+  return events;
+}
+
+/** Compares with fixtures/record/NAME; UPDATE_GOLDEN=1 rewrites it. */
+function golden(name: string, actual: string): void {
+  const path = join(FIXTURES, name);
+  if (process.env.UPDATE_GOLDEN) {
+    mkdirSync(FIXTURES, { recursive: true });
+    writeFileSync(path, actual);
+  }
+  expect(existsSync(path), `${path} is missing: run with UPDATE_GOLDEN=1 to write it`).toBe(true);
+  expect(actual).toBe(readFileSync(path, 'utf8'));
+}
+
+describe('analysis reports', () => {
+  const analysis = analyzeTrace(traceOf(session()), { rttsUs: [200, 1200, 85_000] });
+
+  it('text report matches the golden file', () => {
+    golden('n-plus-one.txt', renderText(analysis, { file: 'app.trace' }));
+  });
+
+  it('JSON has the documented top-level shape', () => {
+    const doc = JSON.parse(renderJson(analysis, 'app.trace')) as Record<string, unknown>;
+    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'recorded', 'projections', 'opportunities', 'topCommands']);
+    expect(doc.trace).toMatchObject({ file: 'app.trace', version: 1, keys: 'none', recordedRttUs: 0, complete: true });
+    expect(doc.projections).toEqual(analysis.projections);
+    for (const p of doc.projections as Array<Record<string, unknown>>) expect(Object.keys(p)).toEqual(['rttUs', 'wallMs', 'roundTrips', 'waitMs']);
+  });
+
+  it('HTML is one self-contained page: inline CSS and SVG, no scripts, nothing fetched', () => {
+    // No golden file: the chart comes from src/report/svg, which has its own golden tests.
+    const html = renderHtml(analysis, 'app<1>.trace');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<style>');
+    expect(html).toContain('<svg');
+    expect(html).toContain('data-chart="analyze-projections"');
+    expect(html).not.toMatch(/<script|<link|src=|@import/i);
+    expect(html.replace('http://www.w3.org/2000/svg', '')).not.toMatch(/https?:\/\//);
+    expect(html).toContain('app&lt;1&gt;.trace');
+  });
+});
+
+describe('an empty trace', () => {
+  it('analyses and renders without a single event', () => {
+    const a = analyzeTrace(traceOf([]), { rttsUs: [20_000] });
+    expect(a.totals).toMatchObject({ connections: 0, commands: 0, roundTrips: 0, wallMs: 0 });
+    expect(a.projections).toEqual([{ rttUs: 20_000, wallMs: 0, roundTrips: 0, waitMs: 0 }]);
+    expect(renderText(a)).toContain('none found');
+    expect(renderHtml(a)).toContain('<svg');
+  });
+});
+
+describe('redis-rtt analyze (CLI)', () => {
+  const file = join(dir, 'app.trace');
+  const lines = [encodeHeader(new Date('2025-01-01T00:00:00Z'), 'none', LOCAL_LINK, 'test'), ...session().map((e) => encodeEvent(e, 0, 'none'))];
+  writeFileSync(file, `${lines.join('\n')}\n${encodeEnd({ atUs: 1e6, events: lines.length - 1, dropped: 0, bytes: 0 })}\n`);
+
+  async function run(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const o = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true));
+    const e = vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true));
+    try {
+      const code = await main(['node', 'redis-rtt', 'analyze', ...args]);
+      return { code, out, err };
+    } finally {
+      o.mockRestore();
+      e.mockRestore();
+    }
+  }
+
+  it('prints the tables, or JSON with --json, and writes --html', async () => {
+    const text = await run(file);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('opportunities');
+    const html = join(dir, 'out.html');
+    const json = await run(file, '--json', '--rtt', '1.2ms, 20ms', '--html', html, '--min-run', '4');
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.out) as { projections: Array<{ rttUs: number }>; opportunities: Array<{ command: string }> };
+    expect(doc.projections.map((p) => p.rttUs)).toEqual([1200, 20_000]);
+    expect(doc.opportunities.map((o) => o.command)).toEqual(['GET', 'SET, INCR, HSET, EXPIRE']);
+    expect(readFileSync(html, 'utf8')).toContain('<svg');
+  });
+
+  it('exits 2 naming the flag or the line on bad input', async () => {
+    expect(await run(file, '--rtt', 'fast')).toMatchObject({ code: 2, err: expect.stringContaining('--rtt: invalid value "fast"') });
+    expect(await run(file, '--min-run', '1')).toMatchObject({ code: 2, err: expect.stringContaining('--min-run') });
+    expect(await run(join(dir, 'missing.trace'))).toMatchObject({ code: 2, err: expect.stringContaining('cannot read') });
+    const bad = join(dir, 'bad.trace');
+    writeFileSync(bad, `${lines[0]}\n{"type":"cmd"}\n`);
+    expect(await run(bad)).toMatchObject({ code: 2, err: expect.stringContaining('bad.trace:2: "t" must be a number') });
+  });
+});
