@@ -1,10 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// Benchmarks written as vitest files: not part of `npm test` (they assert no timing), run on demand:
-//   npx vitest run -c vitest.bench.config.ts
+// On-demand vitest files, not part of `npm test`: benchmarks (bench/, they print figures) and the
+// fixture recorder (tools/). Run: npx vitest run -c vitest.bench.config.ts [name filter]
 export default defineConfig({
   test: {
-    include: ['bench/**/*.test.ts'],
+    include: ['bench/**/*.test.ts', 'tools/**/*.test.ts'],
     fileParallelism: false,
     testTimeout: 600_000,
     pool: 'forks',

@@ -38,7 +38,7 @@ export interface RequestFrame {
   end: number;
   /** True for an inline command (`PING\r\n`). */
   inline: boolean;
-  /** Number of arguments including the command name (0 for an empty inline line). */
+  /** Number of arguments including the command name (empty lines and `*0` are never reported). */
   argc: number;
   /**
    * The first arguments (at most `headArgs`, default 3), each cut to at most `headBytes` (default

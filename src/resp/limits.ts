@@ -1,0 +1,27 @@
+import type { FramerOptions } from './types.js';
+
+/**
+ * Redis's own request limits (networking.c, 7.0), so the request framer gives up exactly where
+ * redis-server would close the connection with a protocol error, and nowhere else.
+ */
+
+/** PROTO_INLINE_MAX_SIZE: an inline line (or a `*`/`$` header) longer than this is an error. */
+export const INLINE_MAX_BYTES = 64 * 1024;
+/** A multibulk count above INT_MAX is "invalid multibulk length". */
+export const MULTIBULK_MAX_ARGS = 2 ** 31 - 1;
+/** Default `proto-max-bulk-len` (512 MiB): a longer request argument is "invalid bulk length". */
+export const DEFAULT_MAX_BULK_BYTES = 512 * 1024 * 1024;
+/** Replies have no server-side cap we can rely on: lengths only have to stay exact in a double. */
+export const REPLY_MAX_LENGTH = Number.MAX_SAFE_INTEGER;
+
+/** Longest command name (and subcommand) we report; longer is garbage, not a name. */
+export const NAME_MAX_BYTES = 32;
+/** `simple`, reply `head` and `errorPrefix` are kept only up to this many bytes (types.ts). */
+export const SHORT_TEXT_MAX_BYTES = 32;
+// (bytes.ts repeats the limits hot loops use as const enum literals: keep them in step.)
+
+export const DEFAULT_FRAMER_OPTIONS: Required<FramerOptions> = {
+  headArgs: 3,
+  headBytes: 64,
+  argSizes: false,
+};

@@ -1,0 +1,164 @@
+import { commandName, commandNameAt } from './command-name.js';
+import { NAME_MAX_BYTES } from './limits.js';
+import type { RequestFrame } from './types.js';
+
+/**
+ * Where the first arguments of the request being framed live: in the chunk being pushed when the
+ * argument's kept bytes sit in it, else copied to a small scratch area (an argument split across
+ * chunks, a decoded inline argument, or any argument of a frame still open when push() returns,
+ * because the caller may reuse its chunk once push() is over). A location is one number, so the
+ * hot path stores no object reference per argument.
+ */
+export class HeadSlots {
+  /** Slots kept: at least 2, so the command name never depends on `headArgs`. */
+  readonly count: number;
+  /** Bytes kept per slot: at least NAME_MAX_BYTES, for the same reason. */
+  readonly capBytes: number;
+  readonly scratch: Buffer;
+  /** The chunk being pushed. */
+  chunk: Buffer;
+  /** `off >= 0`: the bytes are at chunk[off]; `off < 0`: at scratch[-off - 1]. */
+  readonly off: Int32Array;
+  /** Full length of each argument (the kept bytes are the first min(full, capBytes)). */
+  readonly full: Int32Array;
+  /** Slots that belong to the frame still open (the rest are stale). */
+  filled = 0;
+  // The slot whose kept bytes are being copied in from successive reads.
+  private pendingSlot = 0;
+  private pendingDone = 0;
+  private pendingLeft = 0;
+
+  constructor(headArgs: number, headBytes: number) {
+    this.count = Math.max(headArgs, 2);
+    this.capBytes = Math.max(headBytes, NAME_MAX_BYTES);
+    this.scratch = Buffer.alloc(this.count * this.capBytes);
+    this.chunk = this.scratch;
+    this.off = new Int32Array(this.count);
+    this.full = new Int32Array(this.count);
+  }
+
+  /**
+   * Argument i, `len` bytes long, starts at chunk[data] and the chunk ends at `end`: the slot
+   * points into the chunk when its kept bytes are all there, else they will come via feedArg().
+   */
+  beginArg(i: number, data: number, end: number, len: number): void {
+    this.pendingLeft = 0;
+    if (i >= this.count) return;
+    this.full[i] = len;
+    this.filled = i + 1;
+    const want = Math.min(len, this.capBytes);
+    if (end - data >= want) {
+      this.off[i] = data;
+      return;
+    }
+    this.toScratch(i);
+    this.pendingSlot = i;
+    this.pendingDone = 0;
+    this.pendingLeft = want;
+  }
+
+  /** The next `avail` bytes of the argument begun last are at buf[p]: copies what its slot lacks. */
+  feedArg(buf: Buffer, p: number, avail: number): void {
+    if (this.pendingLeft === 0) return;
+    const n = Math.min(avail, this.pendingLeft);
+    buf.copy(this.scratch, this.pendingSlot * this.capBytes + this.pendingDone, p, p + n);
+    this.pendingDone += n;
+    this.pendingLeft -= n;
+  }
+
+  /** Slot i's bytes go to scratch; returns where in scratch. */
+  toScratch(i: number): number {
+    const at = i * this.capBytes;
+    this.off[i] = -at - 1;
+    return at;
+  }
+
+  bufferOf(i: number): Buffer {
+    return this.off[i]! >= 0 ? this.chunk : this.scratch;
+  }
+
+  startOf(i: number): number {
+    const o = this.off[i]!;
+    return o >= 0 ? o : -o - 1;
+  }
+
+  /** Before push() returns with a frame open: copies its slots that are still in the chunk. */
+  pin(): void {
+    for (let i = 0; i < this.filled; i++) {
+      const o = this.off[i]!;
+      if (o < 0) continue;
+      const n = Math.min(this.full[i]!, this.capBytes);
+      this.chunk.copy(this.scratch, this.toScratch(i), o, o + n);
+    }
+  }
+}
+
+const NO_BYTES = Buffer.alloc(0);
+
+/**
+ * The one frame object a RequestFramer hands to its sink, reused for every frame. `head` is made
+ * on first read (views cost an allocation each, which the framing hot path must not pay when the
+ * sink does not look); it is an own enumerable accessor so `{ ...frame }` and JSON still see it.
+ * Internals are #private so copies carry only the contract's fields.
+ */
+export class RequestFrameImpl implements RequestFrame {
+  start = 0;
+  end = 0;
+  inline = false;
+  argc = 0;
+  argSizes: number[] | undefined;
+  declare head: Buffer[];
+  readonly #slots: HeadSlots;
+  readonly #headArgs: number;
+  readonly #headBytes: number;
+  #cache: Buffer[] | null = null;
+  /** `start` of the frame #cache belongs to: starts only grow, so this tells frames apart. */
+  #cacheStart = -1;
+
+  constructor(slots: HeadSlots, headArgs: number, headBytes: number, argSizes: boolean) {
+    this.#slots = slots;
+    this.#headArgs = headArgs;
+    this.#headBytes = headBytes;
+    this.argSizes = argSizes ? [] : undefined;
+    Object.defineProperty(this, 'head', {
+      enumerable: true,
+      configurable: true,
+      get: () => this.#materializeHead(),
+      set: (value: Buffer[]) => {
+        this.#cache = value;
+        this.#cacheStart = this.start;
+      },
+    });
+  }
+
+  /** The command name (command-name.ts) straight from the kept bytes, without making `head`. */
+  commandName(): string {
+    const s = this.#slots;
+    const argc = this.argc;
+    if (argc < 1) return commandNameAt(NO_BYTES, 0, 0, NO_BYTES, 0, -1);
+    if (argc < 2) return commandNameAt(s.bufferOf(0), s.startOf(0), s.full[0]!, NO_BYTES, 0, -1);
+    return commandNameAt(s.bufferOf(0), s.startOf(0), s.full[0]!, s.bufferOf(1), s.startOf(1), s.full[1]!);
+  }
+
+  #materializeHead(): Buffer[] {
+    const s = this.#slots;
+    if (this.#cache !== null && this.#cacheStart === this.start) return this.#cache;
+    const n = Math.min(this.argc, this.#headArgs);
+    const head = new Array<Buffer>(n);
+    for (let i = 0; i < n; i++) {
+      const b = s.bufferOf(i);
+      head[i] = Buffer.from(b.buffer, b.byteOffset + s.startOf(i), Math.min(s.full[i]!, this.#headBytes));
+    }
+    this.#cache = head;
+    this.#cacheStart = this.start;
+    return head;
+  }
+}
+
+/**
+ * The command name of any request frame: the allocation-free path for frames straight from a
+ * RequestFramer, `commandName(head, argc)` for copies.
+ */
+export function requestCommandName(frame: RequestFrame): string {
+  return frame instanceof RequestFrameImpl ? frame.commandName() : commandName(frame.head, frame.argc);
+}

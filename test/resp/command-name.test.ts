@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import {
+  commandName, learnedCommandNames, MAX_LEARNED_NAMES, UNKNOWN_COMMAND_NAME,
+} from '../../src/resp/command-name.js';
+
+const name = (...args: string[]) => commandName(args.map((a) => Buffer.from(a, 'latin1')), args.length);
+
+describe('commandName', () => {
+  it('upper-cases known commands in any case and never includes a value', () => {
+    expect(name('get', 'key')).toBe('GET');
+    expect(name('SeT', 'key', 'value')).toBe('SET');
+    expect(name('EVALSHA', 'abc', '0')).toBe('EVALSHA');
+    expect(name('restore-asking')).toBe('RESTORE-ASKING');
+  });
+
+  it('adds the subcommand of container commands', () => {
+    expect(name('client', 'tracking', 'on')).toBe('CLIENT TRACKING');
+    expect(name('CONFIG', 'get', 'maxmemory')).toBe('CONFIG GET');
+    expect(name('xinfo', 'STREAM', 's')).toBe('XINFO STREAM');
+    expect(name('object', 'encoding', 'k')).toBe('OBJECT ENCODING');
+    expect(name('debug', 'sleep', '0')).toBe('DEBUG SLEEP');
+    expect(name('CLIENT', 'no-evict', 'on')).toBe('CLIENT NO-EVICT');
+    expect(name('CLIENT')).toBe('CLIENT');
+    expect(name('CLIENT', 'no-such-thing')).toBe(`CLIENT ${UNKNOWN_COMMAND_NAME}`);
+    expect(name('CLIENT', '')).toBe(`CLIENT ${UNKNOWN_COMMAND_NAME}`);
+    expect(name('CLIENT', 'x'.repeat(33))).toBe(`CLIENT ${UNKNOWN_COMMAND_NAME}`);
+  });
+
+  it('never echoes garbage: empty, too long or non-name bytes read ?', () => {
+    expect(name('')).toBe('?');
+    expect(name('x'.repeat(33))).toBe('?');
+    expect(name('GE T')).toBe('?');
+    expect(name('GET\x00')).toBe('?');
+    expect(name('caf\xe9')).toBe('?');
+    expect(name('"quoted"')).toBe('?');
+    expect(commandName([], 0)).toBe('?');
+    expect(commandName([], 2)).toBe('?');
+  });
+
+  it('reads a cut head as it is', () => {
+    expect(commandName([Buffer.from('CLIENT')], 3)).toBe('CLIENT ?');
+  });
+
+  it('learns module commands, up to MAX_LEARNED_NAMES distinct names in the process', () => {
+    expect(name('ft.search', 'idx', '*')).toBe('FT.SEARCH');
+    expect(name('FT.SEARCH')).toBe('FT.SEARCH');
+    const before = learnedCommandNames();
+    for (let i = 0; i < MAX_LEARNED_NAMES + 50; i++) name(`x.cmd${i}`);
+    expect(learnedCommandNames()).toBe(MAX_LEARNED_NAMES);
+    expect(name(`x.cmd${MAX_LEARNED_NAMES + 10}`)).toBe('?');
+    expect(name('x.cmd0')).toBe(before < MAX_LEARNED_NAMES ? 'X.CMD0' : '?');
+    expect(name('FT.SEARCH')).toBe('FT.SEARCH');
+    expect(name('get')).toBe('GET');
+  });
+});
