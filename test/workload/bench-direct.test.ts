@@ -9,7 +9,7 @@ const find = (rs: BenchResult[], mode: string, batch: number): BenchResult | und
 describe('runBench on direct (private redis-server)', () => {
   for (const workload of ['incr', 'set', 'get'] as Workload[]) {
     it(`runs every applicable shape of ${workload} with every reply checked`, async () => {
-      const report = await runBench({ workload, modes: [...MODES], batches: [1, 7, 50], n: 120, repeat: 2, warmup: 1, sizeBytes: 100 });
+      const report = await runBench({ links: ['direct'], workload, modes: [...MODES], batches: [1, 7, 50], n: 120, repeat: 2, warmup: 1, sizeBytes: 100 });
       expect(report.kind).toBe('bench');
       for (const r of report.results) {
         expect(r.error, `${r.mode} B=${r.batch}`).toBeUndefined();
@@ -33,7 +33,7 @@ describe('runBench on direct (private redis-server)', () => {
   }
 
   it('runs the seed-000 shape (2048 INCRs, batches 1/8/64/256) and pipelining wins', async () => {
-    const report = await runBench({ workload: 'incr', modes: ['seq', 'pipeline'], batches: [8, 64, 256], n: 2048, repeat: 3 });
+    const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [8, 64, 256], n: 2048, repeat: 3 });
     const seq = find(report.results, 'seq', 1);
     const p256 = find(report.results, 'pipeline', 256);
     expect(seq?.error).toBeUndefined();
@@ -45,14 +45,14 @@ describe('runBench on direct (private redis-server)', () => {
 
   it('reports progress: an estimate first, then one event per sample', async () => {
     const events: string[] = [];
-    await runBench({ workload: 'incr', modes: ['seq', 'pipeline'], batches: [10], n: 20, repeat: 2, warmup: 1 }, (ev) => {
+    await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [10], n: 20, repeat: 2, warmup: 1 }, (ev) => {
       events.push(ev.type === 'sample' ? `${ev.phase}:${ev.done}/${ev.total}` : ev.type);
     });
     expect(events).toEqual(['estimate', 'warmup:1/6', 'warmup:2/6', 'timed:3/6', 'timed:4/6', 'timed:5/6', 'timed:6/6']);
   });
 
   it('stops starting samples at --max-seconds and says which cells did not run', async () => {
-    const report = await runBench({ workload: 'incr', modes: ['seq', 'pipeline'], batches: [4, 16], n: 400, repeat: 50, warmup: 1, maxSeconds: 0.05 });
+    const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [4, 16], n: 400, repeat: 50, warmup: 1, maxSeconds: 0.05 });
     expect(report.notes.join('\n')).toMatch(/stopped after --max-seconds 0.05/);
     for (const r of report.results) expect(r.repeat).toBeLessThan(50);
     for (const r of report.results) if (r.repeat > 0) expect(r.note).toMatch(/of 50 repetitions/);
@@ -61,7 +61,7 @@ describe('runBench on direct (private redis-server)', () => {
   it('returns what finished when aborted, and removes the private redis', async () => {
     const controller = new AbortController();
     let samples = 0;
-    const report = await runBench({ workload: 'set', modes: ['seq', 'pipeline'], batches: [10], n: 200, repeat: 20, signal: controller.signal }, (ev) => {
+    const report = await runBench({ links: ['direct'], workload: 'set', modes: ['seq', 'pipeline'], batches: [10], n: 200, repeat: 20, signal: controller.signal }, (ev) => {
       if (ev.type === 'sample' && ++samples === 4) controller.abort();
     });
     expect(report.notes.join('\n')).toMatch(/stopped on request/);

@@ -45,7 +45,7 @@ describe('redis-rtt bench flags', () => {
   it('runs, prints the estimate and the table, and writes json, csv, markdown and .hgrm files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-cli-'));
     try {
-      const code = await bench('--workload', 'incr', '--modes', 'seq,pipeline', '--batch', '10', '-n', '50', '--repeat', '2',
+      const code = await bench('--links', 'direct', '--workload', 'incr', '--modes', 'seq,pipeline', '--batch', '10', '-n', '50', '--repeat', '2',
         '--json', join(dir, 'r.json'), '--csv', join(dir, 'r.csv'), '--markdown', join(dir, 'r.md'), '--hgrm-dir', join(dir, 'h'));
       expect(code, stderr).toBe(0);
       expect(stderr).toMatch(/configurations, \d+ samples; estimated/);
@@ -62,8 +62,11 @@ describe('redis-rtt bench flags', () => {
     }
   });
 
-  it('prints JSON on stdout with --format json', async () => {
+  it('prints JSON on stdout with --format json, over the default links', async () => {
     expect(await bench('--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'json')).toBe(0);
-    expect((JSON.parse(stdout) as BenchReport).kind).toBe('bench');
+    const report = JSON.parse(stdout) as BenchReport;
+    expect(report.kind).toBe('bench');
+    expect(report.results.map((r) => r.link)).toEqual(['direct', 'local', 'same-az', 'cross-az']);
+    expect(report.results.map((r) => r.roundTrips)).toEqual([null, 5, 5, 5]);
   });
 });

@@ -36,6 +36,7 @@ describe('a reply stream that lies is caught', () => {
       const mitm = await startMitm(redis.port!, ':5\r\n', sabotage);
       try {
         const report = await runBench({
+          links: ['direct'],
           redis: `127.0.0.1:${mitm.port}`,
           workload: 'incr',
           modes: [mode],
@@ -77,6 +78,7 @@ describe('error replies', () => {
     await admin.flushdb();
     await admin.rpush('wt2:counter', 'not a counter');
     const report = await runBench({
+      links: ['direct'],
       redis: redis.address,
       keyPrefix: 'wt2:',
       allowNonempty: true,
@@ -103,11 +105,11 @@ describe('someone else\'s database', () => {
   it('refuses a non-empty database unless allowed, and then touches only its own keys', async () => {
     await admin.flushdb();
     await admin.set('their:key', 'precious');
-    const err = await runBench({ redis: redis.address, n: 10, repeat: 1 }).catch((e: unknown) => e);
+    const err = await runBench({ links: ['direct'], redis: redis.address, n: 10, repeat: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as Error).message).toMatch(/holds 1 key.*--allow-nonempty/s);
 
-    const report = await runBench({ redis: redis.address, allowNonempty: true, keyPrefix: 'mine:', workloads: ['set', 'get'], modes: ['seq', 'mset', 'mget'], batches: [5], n: 10, repeat: 1 });
+    const report = await runBench({ links: ['direct'], redis: redis.address, allowNonempty: true, keyPrefix: 'mine:', workloads: ['set', 'get'], modes: ['seq', 'mset', 'mget'], batches: [5], n: 10, repeat: 1 });
     expect(report.results.every((r) => !r.error)).toBe(true);
     expect(await admin.get('their:key')).toBe('precious');
     expect(await admin.keys('mine:*')).toEqual([]);
