@@ -40,6 +40,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     };
     const proxy = await startProxy({ upstream: redis.address, compensationUs: options.compensationUs });
     let idleCpuPct = 0;
+    const compensationUs = proxy.compensationUs.up;
     try {
       progress(`calibrate: hop compensation ${proxy.compensationUs.up} us per direction`);
       for (const rttUs of rtts) {
@@ -47,6 +48,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
         progress(`calibrate: ${rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs) + ' RTT'}, ${n} PINGs`);
         const before = await direct();
         proxy.setLink({ rttUs });
+        proxy.resetStats();
         const cpu0 = process.cpuUsage();
         const t0 = process.hrtime.bigint();
         const through = await pingFromChild({ host: proxy.host, port: proxy.port }, n);
@@ -54,7 +56,13 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
         const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
         const after = await direct();
         const base = [...before, ...after];
-        rows.push(row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, through, base, ((cpu.user + cpu.system) / wallUs) * 100));
+        const r = row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, through, base, ((cpu.user + cpu.system) / wallUs) * 100);
+        const late = proxy.deliveryLatenessUs();
+        if (late.count > 0) {
+          r.lateP50Us = late.p50;
+          r.lateP99Us = late.p99;
+        }
+        rows.push(r);
       }
       proxy.setLink({ rttUs: 0 });
       idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
@@ -67,6 +75,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       environment,
       rows,
       idleCpuPct,
+      compensationUs,
       verdict: verdict(rows),
     };
   } finally {

@@ -12,6 +12,8 @@ export interface DelayLineOptions {
   deliver: (chunks: Buffer[], endOffset: number, nowNs: number) => void;
   /** The end-of-stream marker reached the far side (after all data before it). */
   onEnd: (kind: EndKind, nowNs: number) => void;
+  /** How late each scheduled chunk left (now - due, ns): the delay line's own precision. */
+  onLateness?: (lateNs: number) => void;
   /**
    * Nothing is sent before this time (a TCP handshake a real client would have waited for); the
    * one-way delay is added on top of it.
@@ -124,6 +126,7 @@ export class DelayLine {
         break;
       }
       out.push(item);
+      this.options.onLateness?.(now - this.dueNs[this.head - 1]!);
       this.pending -= item.length;
       this.offset += item.length;
     }

@@ -15,6 +15,8 @@ export interface ConnectionOptions {
   handshake: boolean;
   connectTimeoutMs: number;
   log: (line: string) => void;
+  /** Lateness of each scheduled delivery (ns), for the proxy's precision histogram. */
+  onLateness?: (lateNs: number) => void;
   onClosed: (conn: ProxiedConnection) => void;
 }
 
@@ -58,6 +60,7 @@ export class ProxiedConnection {
         this.relieve();
       },
       onEnd: (kind) => this.finish(this.upstream, kind),
+      onLateness: o.onLateness,
     });
     this.down = new DelayLine({
       scheduler: o.scheduler,
@@ -69,6 +72,7 @@ export class ProxiedConnection {
         this.relieve();
       },
       onEnd: (kind) => this.finish(client, kind),
+      onLateness: o.onLateness,
     });
 
     client.on('data', (chunk: Buffer) => {
@@ -96,8 +100,11 @@ export class ProxiedConnection {
     this.upstream.on('end', () => this.down.end('end', clock.nowNs()));
     client.on('error', (err: NodeJS.ErrnoException) => {
       o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
+      this.clientFailed = true;
       this.down.destroy();
       this.up.end('reset', clock.nowNs());
+      // Its FIN went up already: a reset still has to follow, or a half-open upstream waits forever.
+      if (this.upstream.writableEnded) this.finish(this.upstream, 'reset');
     });
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (this.upstream.connecting || !this.everConnected) {
@@ -109,8 +116,12 @@ export class ProxiedConnection {
         return;
       }
       o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
+      this.upstreamFailed = true;
       this.up.destroy();
       this.down.end('reset', clock.nowNs());
+      // Redis closed (FIN, already passed down) and then refused more bytes: on a network the
+      // client's next segment would draw a RST, so a half-open client must not wait for the linger.
+      if (this.client.writableEnded) this.finish(this.client, 'reset');
     });
     this.upstream.setTimeout(o.connectTimeoutMs, () => {
       if (this.everConnected) return;
@@ -127,6 +138,9 @@ export class ProxiedConnection {
   }
 
   private everConnected = false;
+  /** A side failed (RST, EPIPE): the other side gets a reset after its data, never just a FIN. */
+  private clientFailed = false;
+  private upstreamFailed = false;
 
   /** Bytes held for delivery in both directions (delay lines plus socket buffers). */
   get heldBytes(): number {
@@ -155,12 +169,13 @@ export class ProxiedConnection {
 
   private finish(socket: net.Socket, kind: EndKind): void {
     if (socket.destroyed) return;
-    if (kind === 'end') {
+    const peerFailed = socket === this.client ? this.upstreamFailed : this.clientFailed;
+    if (kind === 'end' && !peerFailed) {
       socket.end();
       // If the far side never closes its half, do not hold the connection forever.
       this.linger ??= setTimeout(() => this.destroy(), 30_000).unref();
     } else {
-      socket.resetAndDestroy();
+      reset(socket);
     }
   }
 
@@ -192,6 +207,23 @@ function write(socket: net.Socket, chunks: Buffer[]): void {
   socket.cork();
   for (const c of chunks) socket.write(c);
   socket.uncork();
+}
+
+/**
+ * Closes with a RST where one can be sent. Not after end(): while that shutdown is pending libuv
+ * refuses the reset (EINVAL) and Node then drops the handle without closing it, leaking the fd and
+ * never emitting 'close'. Not on unix sockets: they have no RST (resetAndDestroy throws).
+ */
+function reset(socket: net.Socket): void {
+  if (socket.writableEnded) {
+    socket.destroy();
+    return;
+  }
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
 }
 
 function describe(e: Endpoint): string {

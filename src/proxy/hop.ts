@@ -39,9 +39,16 @@ export async function measureHop(samples = 300): Promise<HopEstimate> {
   b.destroy();
   server.close();
 
+  const transitUs = median(rtts) / 2;
+  const schedulerLateUs = await measureSchedulerLatenessUs();
+  return { transitUs, schedulerLateUs, perDirectionUs: Math.round(transitUs + schedulerLateUs) };
+}
+
+/** Median lateness of the precise scheduler for a deadline 100 us away. */
+export async function measureSchedulerLatenessUs(samples = 100): Promise<number> {
   const scheduler = new PreciseScheduler();
   const late: number[] = [];
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < samples; i++) {
     const due = realClock.nowNs() + 100_000;
     await new Promise<void>((resolve) =>
       scheduler.schedule(due, () => {
@@ -50,9 +57,7 @@ export async function measureHop(samples = 300): Promise<HopEstimate> {
       }),
     );
   }
-  const transitUs = median(rtts) / 2;
-  const schedulerLateUs = median(late);
-  return { transitUs, schedulerLateUs, perDirectionUs: Math.round(transitUs + schedulerLateUs) };
+  return median(late);
 }
 
 function median(xs: number[]): number {

@@ -2,11 +2,13 @@ import { ConfigError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
+import { LatencyHistogram } from '../stats/histogram.js';
 import { ControlServer } from './control.js';
-import { parseEndpoint, isLoopback } from './endpoint.js';
+import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
-import { measureHop } from './hop.js';
+import { measureHop, measureSchedulerLatenessUs } from './hop.js';
+import { measureHopThrough } from './self-calibrate.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
@@ -32,9 +34,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
-  const compensationUs = options.compensationUs ?? (await autoCompensation());
-  const link = new LinkState(options.link ?? {}, { seed: options.seed, compensationUs });
+  // The link starts with no delay: auto compensation measures the hop through the listener first.
+  const link = new LinkState({}, { seed: options.seed, compensationUs: options.compensationUs });
+  let calibrating = options.compensationUs === undefined;
   const registry = options.tap === false ? undefined : createRegistry();
+  const lateness = new LatencyHistogram();
   const server = new ProxyServer({
     upstream,
     listen,
@@ -43,12 +47,25 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     highWaterBytes,
     handshake: options.handshake ?? true,
     connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    onEvent: options.onEvent,
+    onEvent: options.onEvent && ((e) => (calibrating ? undefined : options.onEvent!(e))),
     argSizes: options.argSizes ?? false,
     keyHash: options.keyHash,
     log,
+    onLateness: (ns) => lateness.record(ns / 1000),
   });
   await server.listen();
+  if (calibrating) {
+    link.setCompensation(await autoCompensation(server, upstream));
+    registry?.reset();
+    lateness.reset();
+    calibrating = false;
+  }
+  try {
+    link.update(options.link ?? {});
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
   if (listen.kind === 'tcp' && !isLoopback(listen.host)) {
     log(`warning: listening on ${server.address}, reachable from other machines; the proxy has no authentication of its own`);
   }
@@ -64,7 +81,10 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     return next;
   };
   const connections = (): ConnectionInfo[] => registry?.connectionsInfo() ?? [];
-  const resetStats = (): void => registry?.reset();
+  const resetStats = (): void => {
+    registry?.reset();
+    lateness.reset();
+  };
 
   let control: ControlServer | undefined;
   if (options.control !== undefined) {
@@ -91,6 +111,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     port: server.port,
     controlAddress: control?.address,
     compensationUs: link.compensationUs,
+    deliveryLatenessUs: () => lateness.summary(),
     link: () => link.settings,
     setLink,
     stats,
@@ -100,7 +121,23 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   };
 }
 
-async function autoCompensation(): Promise<{ up: number; down: number }> {
-  const hop = await measureHop();
-  return { up: hop.perDirectionUs, down: hop.perDirectionUs };
+/**
+ * What to take off each one-way delay: half the extra PING round trip the proxy adds with no delay
+ * (measured through its own listener against the real upstream), plus the scheduler's lateness.
+ * Falls back to a loopback estimate when the upstream cannot be reached at start.
+ */
+async function autoCompensation(server: ProxyServer, upstream: Endpoint): Promise<{ up: number; down: number }> {
+  const self: Endpoint =
+    server.port !== undefined ? { kind: 'tcp', host: server.host ?? '127.0.0.1', port: server.port } : { kind: 'unix', path: server.address };
+  const hop = await measureHopThrough(self, upstream);
+  let perDirectionUs: number;
+  if (hop) {
+    perDirectionUs = Math.max(0, (hop.proxyUs - hop.directUs) / 2) + (await measureSchedulerLatenessUs(50));
+  } else {
+    perDirectionUs = (await measureHop()).perDirectionUs;
+  }
+  // Let the calibration connection finish closing, so it neither shows in stats nor in a trace.
+  for (let i = 0; i < 40 && server.connectionCount > 0; i++) await new Promise((r) => setTimeout(r, 5));
+  const us = Math.round(perDirectionUs);
+  return { up: us, down: us };
 }

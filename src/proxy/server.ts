@@ -35,6 +35,7 @@ export interface ProxyServerOptions {
   argSizes: boolean;
   keyHash?: (key: Buffer) => string;
   log: (line: string) => void;
+  onLateness?: (lateNs: number) => void;
 }
 
 /** The listening side: accepts clients and gives each its own upstream connection. */
@@ -52,7 +53,6 @@ export class ProxyServer {
     this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) =>
       this.accept(socket),
     );
-    this.server.on('error', (err) => o.log(`listener error: ${err.message}`));
   }
 
   async listen(): Promise<void> {
@@ -69,6 +69,8 @@ export class ProxyServer {
       this.server.once('error', onError);
       const done = (): void => {
         this.server.off('error', onError);
+        // Only now: a failed listen is reported once, by the rejection above, not also as a log line.
+        this.server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
         resolve();
       };
       if (l.kind === 'unix') this.server.listen(l.path, done);
@@ -118,6 +120,7 @@ export class ProxyServer {
       handshake: this.o.handshake,
       connectTimeoutMs: this.o.connectTimeoutMs,
       log: this.o.log,
+      onLateness: this.o.onLateness,
       onClosed: (c) => this.live.delete(c),
     });
     this.live.add(conn);

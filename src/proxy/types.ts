@@ -1,5 +1,5 @@
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
-import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
+import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 
 export interface ProxyOptions {
   /** Where Redis is: "host:port" or "unix:/path/to.sock". */
@@ -51,6 +51,11 @@ export interface RedisRttProxy {
   readonly controlAddress?: string;
   /** Microseconds taken off each one-way delay to pay for the proxy's own hop. */
   readonly compensationUs: { up: number; down: number };
+  /**
+   * How late scheduled deliveries left against their due time (integer us), since start or the
+   * last resetStats(): the delay line's own precision, before any wake-up latency of the peers.
+   */
+  deliveryLatenessUs(): LatencySummary;
   link(): LinkSettings;
   /** Changes the link for live and new connections; returns the new settings. */
   setLink(update: LinkUpdate & { preset?: string }): LinkSettings;

@@ -18,6 +18,7 @@ export const CALIBRATE_COLUMNS: Array<{ title: string; align: Align; cell: (r: C
   { title: 'added p99 us', align: 'right', cell: (r) => orDash(r.addedP99Us, fmtUs) },
   { title: 'error', align: 'right', cell: (r) => orDash(r.errorPct, fmtSignedPct) },
   { title: 'proxy CPU', align: 'right', cell: (r) => orDash(r.proxyCpuPct, (v) => `${v.toFixed(1)}%`) },
+  { title: 'late p50/p99 us', align: 'right', cell: (r) => (r.lateP50Us == null || r.lateP99Us == null ? '-' : `${fmtUs(r.lateP50Us)}/${fmtUs(r.lateP99Us)}`) },
 ];
 
 export interface CalibrateTableOptions {
@@ -37,7 +38,9 @@ export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTab
   );
   lines.push(
     '',
-    'added = measured PING RTT minus direct; error = (added p50 - configured) / configured.',
+    'added = measured PING RTT minus direct; error = (added p50 - configured) / configured;',
+    "late = how far after its due time the proxy's delay line delivered (its own precision).",
+    ...(report.compensationUs === undefined ? [] : [`hop compensation: ${report.compensationUs} us taken off each one-way delay.`]),
     `idle proxy CPU: ${report.idleCpuPct.toFixed(1)}% of one core (one idle connection).`,
     '',
     paint(`verdict: ${report.verdict}`, 'bold', color),

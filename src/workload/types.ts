@@ -101,6 +101,12 @@ export interface CalibrateRow {
   errorPct: number | null;
   /** Proxy process CPU while measuring this row, percent of one core. */
   proxyCpuPct: number | null;
+  /**
+   * How late the proxy's delay lines delivered against their due times (p50 / p99, us): the delay
+   * line's own precision. The rest of `added - configured` is the hop and the peers' wake-ups.
+   */
+  lateP50Us?: number | null;
+  lateP99Us?: number | null;
   histogram: string;
 }
 
@@ -110,5 +116,7 @@ export interface CalibrateReport {
   rows: CalibrateRow[];
   /** CPU of an idle proxy with one idle connection, percent of one core. */
   idleCpuPct: number;
+  /** Microseconds the proxy took off each one-way delay for its own hop (auto-measured or given). */
+  compensationUs?: number;
   verdict: string;
 }

@@ -104,6 +104,25 @@ describe('DelayLine', () => {
     expect(delivered[0]!.atNs).toBe(300 * US);
   });
 
+  it('reports how late each scheduled chunk left', () => {
+    const clock = new FakeClock();
+    const scheduler = new ManualScheduler(clock);
+    const late: number[] = [];
+    const line = new DelayLine({
+      scheduler,
+      sampleDelayNs: () => 100 * US,
+      bandwidthBps: () => 0,
+      deliver: () => {},
+      onEnd: () => {},
+      onLateness: (ns) => late.push(ns),
+    });
+    line.push(Buffer.from('a'), 0);
+    line.push(Buffer.from('b'), 0);
+    clock.setNs(103 * US); // the timer fires 3 us late
+    scheduler.runUntil(103 * US);
+    expect(late).toEqual([3 * US, 3 * US]);
+  });
+
   it('drops what is queued on destroy and delivers nothing afterwards', () => {
     const { scheduler, line, delivered } = setup({ delayNs: 100 * US });
     line.push(Buffer.from('gone'), 0);
