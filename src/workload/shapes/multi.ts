@@ -1,5 +1,5 @@
-import { queueOps } from './batched.js';
-import { asError, checkAbort, takeExecResults, type Replies, type Shape, type ShapeContext } from './types.js';
+import { runChainedBatches } from './batched.js';
+import type { Shape } from './types.js';
 
 /**
  * MULTI/EXEC batches of B via ioredis multi(): MULTI, the B commands and EXEC go out in one write.
@@ -9,23 +9,5 @@ import { asError, checkAbort, takeExecResults, type Replies, type Shape, type Sh
 export const multiShape: Shape = {
   mode: 'multi',
   notApplicable: () => null,
-  async run(ctx: ShapeContext): Promise<Replies> {
-    const { redis, n, batch } = ctx;
-    const replies: Replies = [];
-    for (let from = 0; from < n; from += batch) {
-      checkAbort(ctx.signal);
-      const to = Math.min(n, from + batch);
-      const start = process.hrtime.bigint();
-      const m = redis.multi();
-      queueOps(m, ctx.workload, ctx.data, from, to);
-      try {
-        if (!takeExecResults(replies, from, await m.exec(), to - from)) return replies;
-      } catch (err) {
-        replies[from] = asError(err);
-        return replies;
-      }
-      ctx.waitDone(start);
-    }
-    return replies;
-  },
+  run: (ctx) => runChainedBatches(ctx, (redis) => redis.multi()),
 };
