@@ -131,7 +131,11 @@ function verdict(rows: CalibrateRow[]): string {
     parts.push(`${r.label}: ${Math.abs(errUs) <= allowedUs ? 'ok' : 'OFF'} (${errUs >= 0 ? '+' : ''}${errUs.toFixed(0)} us at p50, allowed +-${allowedUs.toFixed(0)})`);
   }
   const zero = rows.find((r) => r.configuredRttUs === 0);
-  const hop = zero?.addedP50Us != null ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50; ` : '';
+  const late = rows.find((r) => r.lateP50Us != null)?.lateP50Us ?? 0;
+  const hop =
+    zero?.addedP50Us != null
+      ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50 (suggested --compensate ${Math.max(0, Math.round(zero.addedP50Us / 2 + late))}us); `
+      : '';
   return `${hop}${parts.join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.`;
 }
 

@@ -15,6 +15,12 @@ export type { ProxyOptions, RedisRttProxy } from './types.js';
 
 export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/**
+ * Ceiling on auto compensation per direction. A quiet 2-core VM measures 30-60 us; a larger figure
+ * means the machine was busy during the measurement, and taking it all off would make the link
+ * faster than configured.
+ */
+export const MAX_AUTO_COMPENSATION_US = 80;
 
 /**
  * Starts a proxy between clients and Redis. The CLI's `redis-rtt proxy` is this function plus
@@ -55,7 +61,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   });
   await server.listen();
   if (calibrating) {
-    link.setCompensation(await autoCompensation(server, upstream));
+    link.setCompensation(await autoCompensation(server, upstream, log));
     registry?.reset();
     lateness.reset();
     calibrating = false;
@@ -126,7 +132,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
  * (measured through its own listener against the real upstream), plus the scheduler's lateness.
  * Falls back to a loopback estimate when the upstream cannot be reached at start.
  */
-async function autoCompensation(server: ProxyServer, upstream: Endpoint): Promise<{ up: number; down: number }> {
+async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (line: string) => void): Promise<{ up: number; down: number }> {
   const self: Endpoint =
     server.port !== undefined ? { kind: 'tcp', host: server.host ?? '127.0.0.1', port: server.port } : { kind: 'unix', path: server.address };
   const hop = await measureHopThrough(self, upstream);
@@ -138,6 +144,10 @@ async function autoCompensation(server: ProxyServer, upstream: Endpoint): Promis
   }
   // Let the calibration connection finish closing, so it neither shows in stats nor in a trace.
   for (let i = 0; i < 40 && server.connectionCount > 0; i++) await new Promise((r) => setTimeout(r, 5));
-  const us = Math.round(perDirectionUs);
+  let us = Math.round(perDirectionUs);
+  if (us > MAX_AUTO_COMPENSATION_US) {
+    log(`hop measured at ${us} us per direction (a busy machine?); compensating ${MAX_AUTO_COMPENSATION_US} us only`);
+    us = MAX_AUTO_COMPENSATION_US;
+  }
   return { up: us, down: us };
 }
