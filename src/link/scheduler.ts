@@ -23,6 +23,12 @@ export interface PreciseSchedulerOptions {
    * 1-2.5 ms late, so the coarse sleep must end well before the deadline. @default 2 ms
    */
   spinWindowNs?: number;
+  /**
+   * Keep polling this long after a delivery, so the reply or next request that usually follows
+   * within tens of microseconds does not pay a sleeping process's wake-up (measured: 200 us RTT
+   * went from +13% to -1% added at p50). Costs CPU only while traffic flows. @default 1 ms
+   */
+  lingerNs?: number;
 }
 
 /**
@@ -43,7 +49,9 @@ export class PreciseScheduler implements Scheduler {
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
     this.spinWindowNs = options.spinWindowNs ?? 2_000_000;
+    this.lingerNs = options.lingerNs ?? 1_000_000;
   }
+  private readonly lingerNs: number;
 
   schedule(dueNs: number, fire: () => void): Timer {
     const timer: Timer = { dueNs, index: -1, fire };
@@ -93,18 +101,28 @@ export class PreciseScheduler implements Scheduler {
 
   private readonly poll = (): void => {
     this.polling = false;
-    this.runDue();
+    if (this.runDue()) this.hotUntilNs = this.clock.nowNs() + this.lingerNs;
+    if (this.heap.length === 0 && this.lingerNs > 0 && this.clock.nowNs() < this.hotUntilNs) {
+      // Stay awake a little after a delivery: the reply (or the next request) usually follows
+      // within tens of microseconds, and waking a sleeping process costs about that much again.
+      this.polling = true;
+      setImmediate(this.poll);
+      return;
+    }
     this.arm();
   };
+  private hotUntilNs = 0;
 
-  private runDue(): void {
+  private runDue(): boolean {
     const now = this.clock.nowNs();
+    let fired = false;
     for (;;) {
       const head = this.heap[0];
-      if (!head || head.dueNs > now) return;
+      if (!head || head.dueNs > now) return fired;
       this.removeAt(0);
       head.index = -1;
       head.fire();
+      fired = true;
     }
   }
 
