@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
+import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs } from '../units.js';
 import { ConfigError } from '../errors.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
@@ -65,6 +66,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
+  const fdWarning = fdLimitWarning();
+  if (fdWarning) log(fdWarning);
   const proxy = await startProxy({
     upstream: flags.upstream,
     listen: flags.listen,

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { ConfigError, NetworkError } from '../errors.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
@@ -13,6 +14,8 @@ export interface ControlHandlers {
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
+/** Node's parser errors that have a more precise status than 400. */
+const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
 const LINK_KEYS = new Set(['rttUs', 'upUs', 'downUs', 'jitterUs', 'jitterDist', 'bandwidthBps', 'preset']);
 
 /**
@@ -31,6 +34,19 @@ export class ControlServer {
       this.handle(req, res).catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
     });
     this.server.keepAliveTimeout = 5000;
+    // Broken HTTP never reaches handle(): answer it in the same JSON shape instead of Node's bare 400.
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
+      const text = JSON.stringify({ error: `${http.STATUS_CODES[status]}: malformed HTTP request (${err.code ?? 'parse error'})` });
+      socket.end(
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
+    });
   }
 
   async listen(at: Endpoint): Promise<void> {

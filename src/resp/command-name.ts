@@ -87,7 +87,15 @@ export function learnedCommandNames(): number {
 
 function learn(buf: Uint8Array, off: number, len: number): CommandEntry | undefined {
   if (learnedCount >= MAX_LEARNED_NAMES) return undefined;
-  for (let i = 0; i < len; i++) if (NAME_BYTE[buf[off + i]!] === 0) return undefined;
+  // Only module commands (FT.SEARCH, JSON.GET: a dot inside) are learned. Any other unknown word
+  // may be a password typed at a prompt or a value sent by mistake: it must never become a name.
+  let dot = false;
+  for (let i = 0; i < len; i++) {
+    const c = buf[off + i]!;
+    if (NAME_BYTE[c] === 0) return undefined;
+    if (c === 0x2e && i > 0 && i < len - 1) dot = true;
+  }
+  if (!dot) return undefined;
   const name = Buffer.from(buf.buffer, buf.byteOffset + off, len).toString('latin1').toUpperCase();
   const entry: CommandEntry = { name, subs: null, unknownSub: name };
   commands.set(buf, off, len, entry);

@@ -68,7 +68,10 @@ export function errorCodeOf(buf: Uint8Array, off: number, len: number): string {
   let w = 0;
   while (w < len && buf[off + w] !== Byte.Space) {
     const c = buf[off + w]!;
-    if (c < 0x21 || c > 0x7e) return UNKNOWN_ERROR_CODE;
+    // Redis error codes are upper case (ERR, WRONGTYPE, NOSCRIPT, CROSSSLOT): anything else is
+    // free text, e.g. a script's error_reply() that may carry a value, and is never kept.
+    const upper = (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c === 0x2d;
+    if (!upper) return UNKNOWN_ERROR_CODE;
     w++;
   }
   if (w === 0 || w > HotLimit.ShortText) return UNKNOWN_ERROR_CODE;

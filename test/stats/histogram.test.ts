@@ -55,7 +55,11 @@ describe('LatencyHistogram', () => {
     const encoded = h.encode();
     expect(encoded).toMatch(/^[A-Za-z0-9+/]+=*$/);
     const back = LatencyHistogram.decode(encoded);
-    expect(back.summary()).toEqual(h.summary());
+    // Percentiles read the same; the mean is exact live and HDR's bucket mean once decoded.
+    const { mean: liveMean, ...live } = h.summary();
+    const { mean: decodedMean, ...decoded } = back.summary();
+    expect(decoded).toEqual(live);
+    expect(Math.abs(decodedMean - liveMean) / liveMean).toBeLessThan(0.001);
     back.record(3_000_000_000); // a decoded histogram still grows
     expect(back.count).toBe(5001);
   });

@@ -1,0 +1,110 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, startCliProxy } from './helpers/cli-proxy.js';
+
+/** A port nothing listens on: bind, read it back, close (port 0, never a guessed number). */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+describe('every proxy flag with a bad value exits 2 naming the flag and what it accepts', () => {
+  const up = ['proxy', '--upstream', '127.0.0.1:1'];
+  const cases: { args: string[]; flag: string; accepts: RegExp }[] = [
+    { args: [...up, '--rtt', 'abc'], flag: '--rtt', accepts: /duration like 200us/ },
+    { args: [...up, '--jitter', '-1ms'], flag: '--jitter', accepts: /duration/ },
+    { args: [...up, '--jitter=-1ms'], flag: '--jitter', accepts: /duration/ },
+    { args: [...up, '--up', '1 hour'], flag: '--up', accepts: /duration/ },
+    { args: [...up, '--down', '2h'], flag: '--down', accepts: /duration/ },
+    { args: [...up, '--rtt', '5000s'], flag: '--rtt', accepts: /at most 1 hour/ },
+    { args: [...up, '--preset', 'mars'], flag: '--preset', accepts: /local \| docker \| same-az \| cross-az \| cross-region/ },
+    { args: [...up, '--jitter-dist', 'weird'], flag: '--jitter-dist', accepts: /uniform, normal, pareto, paretonormal/ },
+    { args: [...up, '--bandwidth', 'fast'], flag: '--bandwidth', accepts: /100mbit/ },
+    { args: [...up, '--seed', '-3'], flag: '--seed', accepts: /whole number/ },
+    { args: [...up, '--high-water', 'lots'], flag: '--high-water', accepts: /size like/ },
+    { args: [...up, '--high-water', '10'], flag: '--high-water', accepts: /at least 1024/ },
+    { args: [...up, '--connect-timeout', 'soon'], flag: '--connect-timeout', accepts: /duration/ },
+    { args: [...up, '--compensate', 'maybe'], flag: '--compensate', accepts: /auto, 0, or a duration/ },
+    { args: ['proxy', '--upstream', 'nonsense'], flag: '--upstream', accepts: /host:port/ },
+    { args: ['proxy', '--upstream', '127.0.0.1:99999'], flag: '--upstream', accepts: /host:port/ },
+    { args: [...up, '--listen', 'here'], flag: '--listen', accepts: /host:port/ },
+    { args: [...up, '--control', 'x:y'], flag: '--control', accepts: /host:port/ },
+    { args: [...up, '--record-keys', 'all'], flag: '--record-keys', accepts: /none|hashed/ },
+    { args: ['proxy'], flag: '--upstream', accepts: /required/ },
+    { args: [...up, '--no-such-flag'], flag: '--no-such-flag', accepts: /unknown option/ },
+  ];
+  for (const c of cases) {
+    it(c.args.slice(1).join(' ') || '(no --upstream)', async () => {
+      const r = await runCli(c.args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(c.flag);
+      expect(r.stderr).toMatch(c.accepts);
+      expect(r.stdout).toBe(''); // never a listening line
+    });
+  }
+});
+
+describe('listen and upstream problems', () => {
+  let busy: net.Server;
+  let busyPort: number;
+  beforeAll(async () => {
+    busy = net.createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    busyPort = (busy.address() as net.AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => busy.close(() => r())));
+
+  it('--listen on a busy port exits 2 with "address already in use", said once', async () => {
+    const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--listen', `127.0.0.1:${busyPort}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--listen 127.0.0.1:${busyPort}: address already in use`);
+    expect(r.stderr.match(/already in use/g)).toHaveLength(1);
+  });
+
+  it('--control on a busy port exits 2 with "address already in use"', async () => {
+    const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--control', `127.0.0.1:${busyPort}`]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--control 127.0.0.1:${busyPort}: address already in use`);
+  });
+
+  it('an unreachable upstream: starts, warns at once, closes each client promptly and logs the upstream', async () => {
+    const port = await closedPort();
+    const p = await startCliProxy(['--upstream', `127.0.0.1:${port}`, '--rtt', '10ms']);
+    try {
+      const warned = Date.now();
+      while (!p.stderr().includes('not reachable now') && Date.now() - warned < 5000) await new Promise((r) => setTimeout(r, 20));
+      expect(p.stderr()).toContain(
+        `warning: upstream 127.0.0.1:${port} not reachable now: ECONNREFUSED; will try on each client connection`,
+      );
+      const s = net.connect({ host: p.host, port: p.port });
+      const t0 = Date.now();
+      await new Promise<void>((r) => s.once('close', () => r()).on('error', () => undefined));
+      // Refused at once: no fake delay, no connect timeout (10 s) to wait out.
+      expect(Date.now() - t0).toBeLessThan(1000);
+      const deadline = Date.now() + 2000;
+      while (!/conn 1: upstream/.test(p.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(p.stderr()).toContain(`conn 1: upstream 127.0.0.1:${port} failed: ECONNREFUSED`);
+    } finally {
+      expect(await p.stop()).toEqual({ code: 0, signal: null });
+    }
+  });
+});
+
+describe('other commands with a bad value exit 2 (when the command exists)', () => {
+  const cases: { args: string[]; flag: string }[] = [
+    { args: ['bench', '--batch', '0'], flag: '--batch' },
+    { args: ['bench', '--links', 'mars'], flag: '--links' },
+    { args: ['calibrate', '--rtts', 'x'], flag: '--rtts' },
+    { args: ['analyze', '/nonexistent'], flag: '/nonexistent' },
+  ];
+  for (const c of cases) {
+    it(c.args.join(' '), async () => {
+      const r = await runCli(c.args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(c.flag);
+    });
+  }
+});

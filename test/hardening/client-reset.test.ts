@@ -1,0 +1,187 @@
+import net from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../../src/proxy/index.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { waitFor } from '../proxy/helpers.js';
+import { openFdCount } from './helpers/proc.js';
+
+/** Sockets and pipes this process holds open (what a leaked connection would leave behind). */
+function socketHandles(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === 'TCPSocketWrap' || r === 'PipeWrap').length;
+}
+
+function incrs(key: string, n: number): string {
+  return `*2\r\n$4\r\nINCR\r\n$${key.length}\r\n${key}\r\n`.repeat(n);
+}
+
+function setName(name: string): string {
+  return `*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$${name.length}\r\n${name}\r\n`;
+}
+
+/** Connects to `where` (a proxy's host:port or unix path), resolved once connected. */
+async function connectTo(where: { host?: string; port?: number; path?: string }): Promise<net.Socket> {
+  const s = where.path ? net.connect({ path: where.path }) : net.connect({ host: where.host!, port: where.port!, noDelay: true });
+  s.on('error', () => undefined);
+  await new Promise<void>((r) => s.once('connect', () => r()));
+  return s;
+}
+
+describe('a client that resets mid-pipeline', () => {
+  let redis: PrivateRedis;
+  let admin: Redis;
+  let proxy: RedisRttProxy;
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    // Redis keeps a slow client's backlog instead of dropping it: the backpressure case needs that.
+    redis = await startPrivateRedis({ args: ['--client-output-buffer-limit', 'normal 0 0 0'] });
+    admin = new Redis({ host: redis.host, port: redis.port, lazyConnect: true });
+    await admin.connect();
+    await admin.set('reset:big', Buffer.alloc(8 << 20, 1));
+    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 2000 }, log: (l) => logs.push(l) });
+  });
+  afterAll(async () => {
+    admin?.disconnect();
+    await proxy?.close();
+    await redis?.stop();
+  });
+
+  async function clientNamed(name: string): Promise<boolean> {
+    return ((await admin.client('LIST')) as string).includes(` name=${name} `);
+  }
+
+  it('closes its upstream connection at Redis, and leaves no connection, handle or fd behind', async () => {
+    const handles0 = socketHandles();
+    const fds0 = openFdCount();
+    const s = await connectTo(proxy);
+    let got = 0;
+    s.on('data', (d: Buffer) => (got += d.length));
+    s.write(setName('victim1') + incrs('reset:n', 200_000));
+    await waitFor(() => got > 10_000, 10_000, 'replies to flow');
+    expect(await clientNamed('victim1')).toBe(true);
+
+    const t0 = performance.now();
+    s.resetAndDestroy();
+    while (await clientNamed('victim1')) {
+      if (performance.now() - t0 > 5000) throw new Error('the upstream connection is still at Redis after 5 s');
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const goneMs = performance.now() - t0;
+    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the proxied connection to close');
+    await waitFor(() => socketHandles() === handles0, 5000, 'socket handles back to where they were');
+    expect(openFdCount()).toBe(fds0);
+    expect(logs.some((l) => /client ECONNRESET/.test(l))).toBe(true);
+    console.log(`[figure] client reset mid-pipeline: its upstream left Redis's CLIENT LIST ${goneMs.toFixed(1)} ms later`);
+  });
+
+  it('also when it resets before its first byte reached Redis (still inside the handshake delay)', async () => {
+    const slow = await startProxy({ upstream: redis.address, link: { rttUs: 200_000 }, log: () => undefined });
+    try {
+      const connected0 = Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))![1]);
+      const handles0 = socketHandles();
+      const s = await connectTo(slow);
+      s.write(setName('victim2') + incrs('reset:m', 10));
+      s.resetAndDestroy();
+      await waitFor(() => slow.stats().connections.active === 0, 5000, 'the proxied connection to close');
+      await waitFor(() => socketHandles() === handles0, 5000, 'socket handles back to where they were');
+      // Nothing was ever sent to Redis, and its connection is gone there too.
+      const t0 = Date.now();
+      for (;;) {
+        const n = Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))![1]);
+        if (n === connected0) break;
+        if (Date.now() - t0 > 5000) throw new Error(`Redis still has ${n - connected0} extra connection(s)`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      expect(await clientNamed('victim2')).toBe(false);
+      expect(slow.stats().totals.commands).toBe(11); // parsed on arrival, never delivered
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('also while the proxy holds its replies back (a reader that stopped, then reset)', async () => {
+    const handles0 = socketHandles();
+    const s = await connectTo(proxy);
+    s.pause();
+    s.write(setName('victim3') + '*2\r\n$3\r\nGET\r\n$9\r\nreset:big\r\n'.repeat(32));
+    // Redis holds the 256 MiB backlog for the proxy's upstream connection, which stopped reading.
+    const t0 = Date.now();
+    while (!/ name=victim3 .* omem=[1-9]\d{7,}/.test((await admin.client('LIST')) as string)) {
+      if (Date.now() - t0 > 10_000) throw new Error('Redis never built an output backlog for the stalled connection');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    s.resetAndDestroy();
+    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the proxied connection to close');
+    const t1 = Date.now();
+    while (await clientNamed('victim3')) {
+      if (Date.now() - t1 > 5000) throw new Error('the stalled upstream connection is still at Redis after 5 s');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await waitFor(() => socketHandles() === handles0, 5000, 'socket handles back to where they were');
+  });
+});
+
+// Unix sockets have no RST: passing a reset on to one must close it, not throw (which would take
+// the whole proxy down from inside a timer callback).
+describe('resets where one side is a unix socket', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'redis-rtt-unix-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('a TCP client resets while Redis is on a unix socket: the proxy survives and keeps serving', async () => {
+    const redis = await startPrivateRedis({ transport: 'unix' });
+    const lines: string[] = [];
+    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1000 }, log: (l) => lines.push(l) });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const s = await connectTo(proxy);
+        s.write(incrs('u:n', 20_000));
+        await new Promise((r) => setTimeout(r, 5));
+        s.resetAndDestroy();
+      }
+      await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
+      expect(lines.filter((l) => /client ECONNRESET/.test(l)).length).toBeGreaterThan(0);
+      const s = await connectTo(proxy);
+      const pong = new Promise<string>((r) => s.once('data', (d: Buffer) => r(d.toString())));
+      s.write('*1\r\n$4\r\nPING\r\n');
+      expect(await pong).toBe('+PONG\r\n');
+      s.destroy();
+    } finally {
+      await proxy.close();
+      await redis.stop();
+    }
+  });
+
+  it('Redis dies under clients on a unix listen socket: the proxy survives and closes them', async () => {
+    const redis = await startPrivateRedis();
+    const path = join(dir, 'proxy.sock');
+    const proxy = await startProxy({ upstream: redis.address, listen: path, link: { rttUs: 1000 }, log: () => undefined });
+    try {
+      const clients = await Promise.all(Array.from({ length: 4 }, () => connectTo({ path })));
+      const closed = clients.map((c) => new Promise<void>((r) => c.once('close', () => r())));
+      clients.forEach((c, i) => c.write(incrs(`ul:${i}`, 100_000)));
+      await new Promise((r) => setTimeout(r, 20));
+      redis.kill('SIGKILL');
+      await Promise.all(closed);
+      await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
+      await redis.restart();
+      const s = await connectTo({ path });
+      const pong = new Promise<string>((r) => s.once('data', (d: Buffer) => r(d.toString())));
+      s.write('*1\r\n$4\r\nPING\r\n');
+      expect(await pong).toBe('+PONG\r\n');
+      s.destroy();
+    } finally {
+      await proxy.close();
+      await redis.stop();
+    }
+  });
+});
