@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../stats/histogram.js';
@@ -40,7 +41,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
-  // The link starts with no delay: auto compensation measures the hop through the listener first.
+  // Validate the requested link now (a ConfigError before anything listens), apply it after the
+  // hop measurement: the link starts with no delay so auto compensation can measure through it.
+  applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
   const link = new LinkState({}, { seed: options.seed, compensationUs: options.compensationUs });
   let calibrating = options.compensationUs === undefined;
   const registry = options.tap === false ? undefined : createRegistry();
