@@ -13,13 +13,18 @@ export interface BenchOutputFlags {
   format?: 'table' | 'json';
 }
 
-/** What a bench run prints and writes: the table (or JSON) on stdout, files where asked. */
+/**
+ * What a bench run prints and writes. The table goes to stderr with the progress (stdout stays
+ * free for a pipe); `--format table` puts it on stdout, `--format json` puts the JSON report on
+ * stdout and leaves the table on stderr. Files where asked.
+ */
 export async function emitBenchReport(report: BenchReport, flags: BenchOutputFlags): Promise<string[]> {
   const written: string[] = [];
-  if (flags.format === 'json') {
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  } else {
+  if (flags.format === 'table') {
     process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
+  } else {
+    process.stderr.write(renderTable(report, { color: process.stderr.isTTY === true }) + '\n');
+    if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   }
   const files: [string | undefined, () => string][] = [
     [flags.json, () => JSON.stringify(report, null, 2) + '\n'],

@@ -24,7 +24,7 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   maxSeconds?: string;
   seed: string;
   compensate: string;
-  format: string;
+  format?: string;
 }
 
 export function registerBench(program: Command): void {
@@ -55,7 +55,12 @@ export function registerBench(program: Command): void {
     .option('--markdown <file>', 'write a markdown table')
     .option('--html <file>', 'write a self-contained HTML report')
     .option('--hgrm-dir <dir>', 'write one HdrHistogram .hgrm file (latency per wait) per configuration')
-    .addOption(new Option('--format <format>', 'stdout: the table, or the JSON report').choices(['table', 'json']).default('table'))
+    .addOption(
+      new Option('--format <format>', 'what goes to stdout: the table, or the JSON report (without it the table goes to stderr)').choices([
+        'table',
+        'json',
+      ]),
+    )
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -65,7 +70,7 @@ export function registerBench(program: Command): void {
     )
     .action(async (flags: BenchFlags) => {
       const options = benchOptionsFromFlags(flags);
-      await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' });
+      await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });
     });
 }
 

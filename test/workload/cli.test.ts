@@ -49,7 +49,9 @@ describe('redis-rtt bench flags', () => {
         '--json', join(dir, 'r.json'), '--csv', join(dir, 'r.csv'), '--markdown', join(dir, 'r.md'), '--hgrm-dir', join(dir, 'h'));
       expect(code, stderr).toBe(0);
       expect(stderr).toMatch(/configurations, \d+ samples; estimated/);
-      expect(stdout).toMatch(/pipeline/);
+      // without --format the table goes to stderr, leaving stdout empty for a pipe
+      expect(stderr).toMatch(/pipeline/);
+      expect(stdout).toBe('');
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as BenchReport;
       expect(report.results.map((r) => `${r.mode}:${r.batch}`)).toEqual(['seq:1', 'pipeline:10']);
       expect(readFileSync(join(dir, 'r.csv'), 'utf8').split('\n').length).toBeGreaterThan(2);
@@ -62,10 +64,17 @@ describe('redis-rtt bench flags', () => {
     }
   });
 
+  it('puts the table on stdout with --format table', async () => {
+    expect(await bench('--links', 'direct', '--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'table')).toBe(0);
+    expect(stdout).toMatch(/^link\s+mode\s+batch/m);
+    expect(stdout).toMatch(/direct/);
+  });
+
   it('prints JSON on stdout with --format json, over the default links', async () => {
     expect(await bench('--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'json')).toBe(0);
     const report = JSON.parse(stdout) as BenchReport;
     expect(report.kind).toBe('bench');
+    expect(stderr).toMatch(/cross-az/); // the table still shows, on stderr
     expect(report.results.map((r) => r.link)).toEqual(['direct', 'local', 'same-az', 'cross-az']);
     expect(report.results.map((r) => r.roundTrips)).toEqual([null, 5, 5, 5]);
   });
