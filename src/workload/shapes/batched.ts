@@ -15,20 +15,21 @@ export function queueOps(chain: ChainableCommander, workload: Workload, data: Wo
 }
 
 /**
- * Runs the workload in batches of B, each built on a fresh chain (a pipeline or a MULTI) and sent
- * in one write: one wait per batch. Stops at the first failed batch, leaving the error in place.
+ * The loop every batched shape shares: for each batch [from, to) it checks for abort, times one
+ * wait around `send`, and stops at the first failed batch. `send` writes the batch's replies into
+ * `replies` and returns false when one of them failed; a thrown error is stored at `from`.
  */
-export async function runChainedBatches(ctx: ShapeContext, open: (redis: Redis) => ChainableCommander): Promise<Replies> {
-  const { redis, n, batch } = ctx;
+export async function runBatches(
+  ctx: ShapeContext,
+  send: (from: number, to: number, replies: Replies) => Promise<boolean>,
+): Promise<Replies> {
   const replies: Replies = [];
-  for (let from = 0; from < n; from += batch) {
+  for (let from = 0; from < ctx.n; from += ctx.batch) {
     checkAbort(ctx.signal);
-    const to = Math.min(n, from + batch);
+    const to = Math.min(ctx.n, from + ctx.batch);
     const start = process.hrtime.bigint();
-    const chain = open(redis);
-    queueOps(chain, ctx.workload, ctx.data, from, to);
     try {
-      if (!takeExecResults(replies, from, await chain.exec(), to - from)) return replies;
+      if (!(await send(from, to, replies))) return replies;
     } catch (err) {
       replies[from] = asError(err);
       return replies;
@@ -36,4 +37,13 @@ export async function runChainedBatches(ctx: ShapeContext, open: (redis: Redis) 
     ctx.waitDone(start);
   }
   return replies;
+}
+
+/** Batches of B built on a fresh chain (a pipeline or a MULTI) each, sent in one write. */
+export function runChainedBatches(ctx: ShapeContext, open: (redis: Redis) => ChainableCommander): Promise<Replies> {
+  return runBatches(ctx, async (from, to, replies) => {
+    const chain = open(ctx.redis);
+    queueOps(chain, ctx.workload, ctx.data, from, to);
+    return takeExecResults(replies, from, await chain.exec(), to - from);
+  });
 }

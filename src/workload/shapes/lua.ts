@@ -1,5 +1,6 @@
 import type { Workload } from '../types.js';
-import { asError, checkAbort, type Replies, type Shape, type ShapeContext } from './types.js';
+import { runBatches } from './batched.js';
+import type { Shape } from './types.js';
 
 /**
  * One script per workload, running B operations per EVALSHA. redis.pcall keeps a failing
@@ -21,29 +22,20 @@ interface BufferEval {
 export const luaShape: Shape = {
   mode: 'lua',
   notApplicable: () => null,
-  async run(ctx: ShapeContext): Promise<Replies> {
-    const { redis, n, batch, data, luaSha } = ctx;
-    const replies: Replies = [];
-    for (let from = 0; from < n; from += batch) {
-      checkAbort(ctx.signal);
-      const to = Math.min(n, from + batch);
-      const start = process.hrtime.bigint();
+  run: (ctx) =>
+    runBatches(ctx, async (from, to, replies) => {
+      const { redis, data, luaSha } = ctx;
       let values: unknown;
-      try {
-        if (ctx.workload === 'incr') {
-          values = await redis.evalsha(luaSha, 1, data.counterKey, to - from);
-        } else if (ctx.workload === 'set') {
-          values = await redis.evalsha(luaSha, to - from, ...data.keys.slice(from, to), ...data.values.slice(from, to));
-        } else {
-          values = await (redis as unknown as BufferEval).evalshaBuffer(luaSha, to - from, ...data.keys.slice(from, to));
-        }
-      } catch (err) {
-        replies[from] = asError(err);
-        return replies;
+      if (ctx.workload === 'incr') {
+        values = await redis.evalsha(luaSha, 1, data.counterKey, to - from);
+      } else if (ctx.workload === 'set') {
+        values = await redis.evalsha(luaSha, to - from, ...data.keys.slice(from, to), ...data.values.slice(from, to));
+      } else {
+        values = await (redis as unknown as BufferEval).evalshaBuffer(luaSha, to - from, ...data.keys.slice(from, to));
       }
       if (!Array.isArray(values)) {
         replies[from] = new Error(`EVALSHA returned ${typeof values}, expected an array`);
-        return replies;
+        return false;
       }
       let ok = true;
       for (let j = 0; j < to - from; j++) {
@@ -51,9 +43,6 @@ export const luaShape: Shape = {
         replies[from + j] = v;
         if (v instanceof Error) ok = false;
       }
-      if (!ok) return replies;
-      ctx.waitDone(start);
-    }
-    return replies;
-  },
+      return ok;
+    }),
 };
