@@ -59,11 +59,12 @@ export class DelayLine {
     if (this.ended || this.destroyed || chunk.length === 0) return;
     const due = this.dueFor(chunk.length, arrivalNs);
     this.pending += chunk.length;
-    if (this.queued === 0 && due <= this.options.scheduler.clock.nowNs()) {
-      // Nothing ahead and already due: deliver now, skipping a scheduler hop (the zero-delay path).
+    if (this.queued === 0 && due <= arrivalNs) {
+      // Nothing ahead and due on arrival (no delay): deliver now, skipping the clock and a scheduler
+      // hop on the zero-delay hot path.
       this.pending -= chunk.length;
       this.offset += chunk.length;
-      this.options.deliver([chunk], this.offset, this.options.scheduler.clock.nowNs());
+      this.options.deliver([chunk], this.offset, arrivalNs);
       return;
     }
     this.enqueue(chunk, due);
