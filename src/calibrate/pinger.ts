@@ -1,4 +1,5 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
 
 /**
  * PING round trips measured from a separate process, so the client never shares an event loop
@@ -48,4 +49,89 @@ export function pingFromChild(target: PingTarget, samples: number, warmup = 50, 
       },
     );
   });
+}
+
+/**
+ * The same client kept alive across many short blocks: one process, one warm JIT and one open
+ * connection per target, so a calibration can alternate direct and proxied blocks cheaply and
+ * measure neither a cold client nor a connection set-up.
+ */
+const SESSION_SOURCE = `
+const net = require('node:net');
+const readline = require('node:readline');
+const conns = new Map();
+const ping = Buffer.from('*1\\r\\n$4\\r\\nPING\\r\\n');
+function connect(t) {
+  const key = t.path ?? t.host + ':' + t.port;
+  let c = conns.get(key);
+  if (c) return c;
+  c = new Promise((resolve, reject) => {
+    const s = t.path ? net.connect({ path: t.path }) : net.connect({ host: t.host, port: t.port, noDelay: true });
+    s.once('connect', () => resolve(s));
+    s.once('error', reject);
+  });
+  conns.set(key, c);
+  return c;
+}
+async function block(t, n, warmup) {
+  const s = await connect(t);
+  const out = [];
+  for (let i = 0; i < n + warmup; i++) {
+    const t0 = process.hrtime.bigint();
+    const got = new Promise((resolve, reject) => {
+      const fail = () => reject(new Error('connection closed'));
+      s.once('close', fail);
+      s.once('data', () => { s.off('close', fail); resolve(); });
+    });
+    s.write(ping);
+    await got;
+    if (i >= warmup) out.push(Number(process.hrtime.bigint() - t0) / 1000);
+  }
+  return out;
+}
+readline.createInterface({ input: process.stdin }).on('line', async (line) => {
+  const m = JSON.parse(line);
+  try {
+    process.stdout.write(JSON.stringify({ id: m.id, rtts: await block(m.target, m.n, m.warmup) }) + '\\n');
+  } catch (e) {
+    process.stdout.write(JSON.stringify({ id: m.id, error: String(e && e.message) }) + '\\n');
+  }
+});
+`;
+
+export interface PingSession {
+  /** `n` sequential PINGs (after `warmup`) on the session's connection to `target`; RTTs in us. */
+  ping(target: PingTarget, n: number, warmup?: number): Promise<number[]>;
+  close(): void;
+}
+
+export function startPingSession(): PingSession {
+  const child = spawn(process.execPath, ['-e', SESSION_SOURCE], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const waiting = new Map<number, { resolve: (x: number[]) => void; reject: (e: Error) => void }>();
+  let stderr = '';
+  let nextId = 1;
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.on('exit', () => {
+    for (const w of waiting.values()) w.reject(new Error(`pinger exited: ${stderr.trim() || 'no message'}`));
+    waiting.clear();
+  });
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    const m = JSON.parse(line) as { id: number; rtts?: number[]; error?: string };
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (m.rtts) w?.resolve(m.rtts);
+    else w?.reject(new Error(`pinger failed: ${m.error}`));
+  });
+  return {
+    ping: (target, n, warmup = 0) =>
+      new Promise((resolve, reject) => {
+        const id = nextId++;
+        waiting.set(id, { resolve, reject });
+        child.stdin.write(JSON.stringify({ id, target, n, warmup }) + '\n');
+      }),
+    close: () => {
+      child.stdin.end();
+      child.kill();
+    },
+  };
 }

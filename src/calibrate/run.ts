@@ -5,64 +5,140 @@ import { LatencyHistogram } from '../stats/histogram.js';
 import { formatUs } from '../units.js';
 import { describeEnvironment } from '../workload/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../workload/types.js';
-import { pingFromChild } from './pinger.js';
+import { startPingSession, type PingTarget } from './pinger.js';
+import { NO_COMPENSATION, type Compensation, type CompensationPoint } from '../link/compensation.js';
 
 export interface CalibrateOptions {
   /** RTTs to test, microseconds (0 = the proxy with no delay). @default [0, 200, 1200, 5000, 10000] */
   rttsUs?: number[];
   /** PINGs per row (rows above 2 ms take fewer, to bound the run). @default 1000 */
   samples?: number;
-  /** Hop compensation: undefined = auto. */
-  compensationUs?: { up: number; down: number };
+  /**
+   * Undefined (auto): measure with no compensation, derive a table from each RTT's excess, then
+   * measure again with it (the rows reported). Otherwise one pass with this compensation.
+   */
+  compensationUs?: Compensation;
+  /** Alternating direct/proxied blocks per row. @default 5 */
+  rounds?: number;
   progress?: (line: string) => void;
 }
 
 export const DEFAULT_CALIBRATE_RTTS_US = [0, 200, 1200, 5000, 10_000];
+const WARMUP_PINGS = 5000;
+const MAX_REFINE_PASSES = 2;
 
 /**
- * Measures what a client really sees: PING RTT direct, then through the proxy at each RTT, each
- * proxy row bracketed by direct rows so drift on a noisy machine does not count as error.
+ * Measures what a client really sees: PING RTT direct and through the proxy at each RTT, from one
+ * long-lived client process. Each row alternates direct and proxied blocks (order flipped per
+ * round), so drift on a noisy machine lands on both sides instead of in the error; the proxy is
+ * warmed up first, so its JIT is not measured either.
  */
 export async function runCalibrate(options: CalibrateOptions = {}): Promise<CalibrateReport> {
   const rtts = options.rttsUs ?? DEFAULT_CALIBRATE_RTTS_US;
   const samples = options.samples ?? 1000;
+  const rounds = Math.max(1, Math.floor(options.rounds ?? 5));
   const progress = options.progress ?? (() => {});
+  const auto = options.compensationUs === undefined;
   const redis = await startPrivateRedis();
+  const pinger = startPingSession();
   try {
     const environment = describeEnvironment(redis.version, new Date());
-    const target = { host: redis.host, port: redis.port };
-    const rows: CalibrateRow[] = [];
-    const directAll: number[] = [];
-    const direct = async (): Promise<number[]> => {
-      const xs = await pingFromChild(target, Math.min(samples, 500));
-      directAll.push(...xs);
-      return xs;
-    };
-    const proxy = await startProxy({ upstream: redis.address, compensationUs: options.compensationUs });
+    const direct: PingTarget = { host: redis.host, port: redis.port };
+    const proxy = await startProxy({ upstream: redis.address, compensationUs: options.compensationUs ?? NO_COMPENSATION, log: () => {} });
+    const through: PingTarget = { host: proxy.host, port: proxy.port };
     let idleCpuPct = 0;
-    const compensationUs = proxy.compensationUs.up;
-    try {
-      progress(`calibrate: hop compensation ${proxy.compensationUs.up} us per direction`);
-      for (const rttUs of rtts) {
+    const directAll: number[] = [];
+    const pass = async (label: string, which: number[]): Promise<CalibrateRow[]> => {
+      const out: CalibrateRow[] = [];
+      for (const rttUs of which) {
         const n = rttUs > 2000 ? Math.max(50, Math.min(samples, Math.round(3_000_000 / rttUs))) : samples;
-        progress(`calibrate: ${rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs) + ' RTT'}, ${n} PINGs`);
-        const before = await direct();
-        proxy.setLink({ rttUs });
-        proxy.resetStats();
-        const cpu0 = process.cpuUsage();
-        const t0 = process.hrtime.bigint();
-        const through = await pingFromChild({ host: proxy.host, port: proxy.port }, n);
-        const cpu = process.cpuUsage(cpu0);
-        const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
-        const after = await direct();
-        const base = [...before, ...after];
-        const r = row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, through, base, ((cpu.user + cpu.system) / wallUs) * 100);
-        const late = proxy.deliveryLatenessUs();
-        if (late.count > 0) {
-          r.lateP50Us = late.p50;
-          r.lateP99Us = late.p99;
+        progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs) + ' RTT'}, ${n} PINGs in ${rounds} rounds`);
+        const r = await measureRow(rttUs, n);
+        progress(`calibrate:   added p50 ${r.addedP50Us} us (${r.addedMinUs}..${r.addedMaxUs})${r.errorPct === null ? '' : `, error ${r.errorPct}%`}`);
+        out.push(r);
+      }
+      return out;
+    };
+    const measureRow = async (rttUs: number, n: number): Promise<CalibrateRow> => {
+      proxy.setLink({ rttUs });
+      proxy.resetStats();
+      const perRound = Math.max(20, Math.ceil(n / rounds));
+      const directPerRound = Math.min(perRound, 400);
+      const proxied: number[] = [];
+      const base: number[] = [];
+      const added: number[] = [];
+      let cpuUs = 0;
+      let wallUs = 0;
+      for (let r = 0; r < rounds; r++) {
+        let d: number[] = [];
+        let p: number[] = [];
+        const runProxied = async (): Promise<void> => {
+          const c0 = process.cpuUsage();
+          const t0 = process.hrtime.bigint();
+          p = await pinger.ping(through, perRound, 10);
+          const c = process.cpuUsage(c0);
+          cpuUs += c.user + c.system;
+          wallUs += Number(process.hrtime.bigint() - t0) / 1000;
+        };
+        const runDirect = async (): Promise<void> => {
+          d = await pinger.ping(direct, directPerRound, 10);
+        };
+        if (r % 2 === 0) {
+          await runDirect();
+          await runProxied();
+        } else {
+          await runProxied();
+          await runDirect();
         }
-        rows.push(r);
+        proxied.push(...p);
+        base.push(...d);
+        directAll.push(...d);
+        added.push(quantile(p, 0.5) - quantile(d, 0.5));
+      }
+      const r = row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, proxied, base, (cpuUs / wallUs) * 100);
+      r.rounds = rounds;
+      r.addedP50Us = round1(quantile(added, 0.5));
+      r.addedMinUs = round1(Math.min(...added));
+      r.addedMaxUs = round1(Math.max(...added));
+      r.errorPct = rttUs === 0 ? null : round1(((r.addedP50Us - rttUs) / rttUs) * 100);
+      const late = proxy.deliveryLatenessUs();
+      if (late.count > 0) {
+        r.lateP50Us = late.p50;
+        r.lateP99Us = late.p99;
+      }
+      return r;
+    };
+    let rows: CalibrateRow[];
+    let uncalibratedRows: CalibrateRow[] | undefined;
+    let compensationTable: CompensationPoint[] | undefined;
+    try {
+      progress(`calibrate: warming up (${WARMUP_PINGS} PINGs each way)`);
+      proxy.setLink({ rttUs: 0 });
+      await pinger.ping(direct, WARMUP_PINGS);
+      await pinger.ping(through, WARMUP_PINGS);
+      rows = await pass(auto ? 'uncompensated, ' : '', rtts);
+      const delayed = rtts.filter((r) => r > 0);
+      if (auto && delayed.length > 0) {
+        uncalibratedRows = rows;
+        compensationTable = tableFrom(rows);
+        proxy.setCompensation({ table: compensationTable });
+        progress(`calibrate: table ${compensationTable.map((p) => `${formatUs(p.delayUs)} -> ${p.compUs} us`).join(', ')}; measuring again with it`);
+        let calibrated = await pass('calibrated, ', delayed);
+        // The excess is not linear in the delay taken off (a shorter sleep wakes faster), so rows
+        // still outside the tolerance get their point moved by the remaining error and are
+        // measured again; every row reported was measured with the table as finally saved.
+        for (let refine = 0; refine < MAX_REFINE_PASSES; refine++) {
+          const off = calibrated.filter((r) => !withinTolerance(r));
+          if (off.length === 0) break;
+          for (const r of off) {
+            const point = compensationTable.find((p) => p.delayUs === r.configuredRttUs! / 2)!;
+            point.compUs = Math.min(point.delayUs, Math.max(0, Math.round(point.compUs + (r.addedP50Us! - r.configuredRttUs!) / 2)));
+          }
+          proxy.setCompensation({ table: compensationTable });
+          const again = await pass(`refining (${refine + 1}/${MAX_REFINE_PASSES}), `, off.map((r) => r.configuredRttUs!));
+          calibrated = calibrated.map((r) => again.find((a) => a.configuredRttUs === r.configuredRttUs) ?? r);
+        }
+        rows = [...rows.filter((r) => r.configuredRttUs === 0), ...calibrated];
       }
       proxy.setLink({ rttUs: 0 });
       idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
@@ -70,17 +146,36 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       await proxy.close();
     }
     rows.unshift(row('direct', null, directAll, directAll, null));
+    const constant = options.compensationUs && !('table' in options.compensationUs) ? options.compensationUs.up : undefined;
     return {
       kind: 'calibrate',
       environment,
       rows,
       idleCpuPct,
-      compensationUs,
-      verdict: verdict(rows),
+      ...(constant === undefined ? {} : { compensationUs: constant }),
+      ...(uncalibratedRows ? { uncalibratedRows } : {}),
+      ...(compensationTable ? { compensationTable } : {}),
+      verdict: verdict(rows, uncalibratedRows),
     };
   } finally {
+    pinger.close();
     await redis.stop();
   }
+}
+
+/**
+ * Half of each RTT's measured excess, per one-way delay: what the proxy must take off each
+ * direction for the added RTT to come out as configured. Never negative (a link can be slowed to
+ * match, but the uncompensated excess is never below zero in practice).
+ */
+export function tableFrom(rows: CalibrateRow[]): CompensationPoint[] {
+  return rows
+    .filter((r) => r.configuredRttUs !== null && r.configuredRttUs > 0 && r.addedP50Us !== null)
+    .map((r) => ({
+      delayUs: r.configuredRttUs! / 2,
+      compUs: Math.min(r.configuredRttUs! / 2, Math.max(0, Math.round((r.addedP50Us! - r.configuredRttUs!) / 2))),
+    }))
+    .sort((a, b) => a.delayUs - b.delayUs);
 }
 
 function row(label: string, configuredRttUs: number | null, rtts: number[], base: number[], cpuPct: number | null): CalibrateRow {
@@ -122,21 +217,29 @@ async function idleCpu(host: string, port: number): Promise<number> {
   return round1(((c.user + c.system) / wallUs) * 100);
 }
 
-function verdict(rows: CalibrateRow[]): string {
-  const parts: string[] = [];
-  for (const r of rows) {
-    if (r.configuredRttUs === null || r.configuredRttUs === 0 || r.addedP50Us === null) continue;
-    const errUs = r.addedP50Us - r.configuredRttUs;
-    const allowedUs = Math.max(0.05 * r.configuredRttUs, 20);
-    parts.push(`${r.label}: ${Math.abs(errUs) <= allowedUs ? 'ok' : 'OFF'} (${errUs >= 0 ? '+' : ''}${errUs.toFixed(0)} us at p50, allowed +-${allowedUs.toFixed(0)})`);
-  }
+/** The target: added p50 within max(5%, 20 us) of the configured RTT. */
+const allowedUs = (rttUs: number): number => Math.max(0.05 * rttUs, 20);
+
+function withinTolerance(r: CalibrateRow): boolean {
+  if (r.configuredRttUs === null || r.configuredRttUs === 0 || r.addedP50Us === null) return true;
+  return Math.abs(r.addedP50Us - r.configuredRttUs) <= allowedUs(r.configuredRttUs);
+}
+
+function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): string {
+  const judge = (rs: CalibrateRow[]): string[] => {
+    const parts: string[] = [];
+    for (const r of rs) {
+      if (r.configuredRttUs === null || r.configuredRttUs === 0 || r.addedP50Us === null) continue;
+      const errUs = r.addedP50Us - r.configuredRttUs;
+      parts.push(`${r.label}: ${withinTolerance(r) ? 'ok' : 'OFF'} (${errUs >= 0 ? '+' : ''}${errUs.toFixed(0)} us at p50, allowed +-${allowedUs(r.configuredRttUs).toFixed(0)})`);
+    }
+    return parts;
+  };
   const zero = rows.find((r) => r.configuredRttUs === 0);
-  const late = rows.find((r) => r.lateP50Us != null)?.lateP50Us ?? 0;
-  const hop =
-    zero?.addedP50Us != null
-      ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50 (suggested --compensate ${Math.max(0, Math.round(zero.addedP50Us / 2 + late))}us); `
-      : '';
-  return `${hop}${parts.join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.`;
+  const hop = zero?.addedP50Us != null ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50; ` : '';
+  const before = uncalibrated ? ` Without the table: ${judge(uncalibrated).join('; ')}.` : '';
+  const which = uncalibrated ? 'with the calibrated table: ' : '';
+  return `${hop}${which}${judge(rows).join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.${before}`;
 }
 
 function quantile(xs: number[], q: number): number {

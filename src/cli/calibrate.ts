@@ -5,11 +5,13 @@ import { renderCalibrateTable } from '../report/calibrate-table.js';
 import { renderHtml } from '../report/html.js';
 import { ConfigError } from '../errors.js';
 import { parseDurationUs, parsePositiveInt } from '../units.js';
+import { parseCompensateFlag } from './compensate-flag.js';
 
 interface CalibrateFlags {
   rtts: string;
   samples: string;
   compensate: string;
+  rounds: string;
   json?: string | boolean;
   html?: string;
 }
@@ -24,7 +26,13 @@ export function registerCalibrate(program: Command): void {
     )
     .option('--rtts <list>', 'comma-separated RTTs to test (0 = proxy with no delay)', DEFAULT_CALIBRATE_RTTS_US.map((u) => `${u}us`).join(','))
     .option('--samples <n>', 'PINGs per row (rows above 2 ms use fewer, ~3 s each)', '1000')
-    .option('--compensate <auto|duration>', "hop compensation: auto (measured at start), 0 (off) or a duration", 'auto')
+    .option(
+      '--compensate <auto|duration|file>',
+      'auto: measure with no compensation, derive a table from each RTT\'s excess, then measure again with it ' +
+        '(save it with --json FILE and pass FILE to `proxy --compensate`); or one pass with 0, a duration, or a saved table',
+      'auto',
+    )
+    .option('--rounds <n>', 'alternating direct/proxied blocks per row', '5')
     .option('--json [file]', 'write the JSON result to FILE, or to stdout without one')
     .option('--html <file>', 'write a self-contained HTML report')
     .addHelpText('after', '\nExample:\n  redis-rtt calibrate --rtts 0,200us,1.2ms,10ms --samples 2000 --json calibrate.json')
@@ -32,12 +40,9 @@ export function registerCalibrate(program: Command): void {
       const rttsUs = flags.rtts.split(',').map((t) => parseDurationUs(t.trim(), '--rtts'));
       if (rttsUs.length === 0) throw new ConfigError('--rtts', flags.rtts, 'a comma-separated list of durations');
       const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);
-      const compensationUs =
-        flags.compensate === 'auto' ? undefined : (() => {
-          const us = parseDurationUs(flags.compensate, '--compensate', 'us');
-          return { up: us, down: us };
-        })();
-      const report = await runCalibrate({ rttsUs, samples, compensationUs, progress: (l) => process.stderr.write(l + '\n') });
+      const compensationUs = parseCompensateFlag(flags.compensate);
+      const rounds = parsePositiveInt(flags.rounds, '--rounds', 1000);
+      const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress: (l) => process.stderr.write(l + '\n') });
       const toStdout = flags.json === true;
       process[toStdout ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
       if (toStdout) process.stdout.write(JSON.stringify(report, null, 2) + '\n');

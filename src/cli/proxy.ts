@@ -5,9 +5,9 @@ import { parseEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs } from '../units.js';
-import { ConfigError } from '../errors.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
+import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
 interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
@@ -37,7 +37,7 @@ export function registerProxy(program: Command): void {
     .option('--control-token <token>', 'require "Authorization: Bearer <token>" on control requests');
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
-    .option('--compensate <auto|duration>', "take the proxy's own hop cost off each one-way delay: auto (measured at start), 0 (off) or a duration", 'auto')
+    .option('--compensate <auto|duration|file>', COMPENSATE_HELP, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
@@ -61,7 +61,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const upstream = parseEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
-  const compensationUs = parseCompensation(flags.compensate);
+  const compensationUs = parseCompensateFlag(flags.compensate);
   const highWaterBytes = parseBytes(flags.highWater, '--high-water');
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
@@ -121,14 +121,4 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     process.stderr.write(`redis-rtt: trace ${record.path}: ${JSON.stringify(r)}\n`);
   }
   if (flags.statsJson) await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
-}
-
-function parseCompensation(text: string): { up: number; down: number } | undefined {
-  if (text === 'auto') return undefined;
-  try {
-    const us = parseDurationUs(text, '--compensate', 'us');
-    return { up: us, down: us };
-  } catch {
-    throw new ConfigError('--compensate', text, 'auto, 0, or a duration like 20us');
-  }
 }

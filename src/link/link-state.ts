@@ -1,3 +1,4 @@
+import { compensationAt, NO_COMPENSATION, type Compensation } from './compensation.js';
 import { jitterSampler, meanShiftRisk } from './jitter.js';
 import { randomSeed, seededUniform, type Uniform } from './rng.js';
 import { applyLinkUpdate, defaultLinkSettings } from './settings.js';
@@ -7,10 +8,11 @@ export interface LinkStateOptions {
   seed?: number;
   /**
    * Microseconds subtracted from each one-way delay to pay for the proxy's own hop (the extra
-   * loopback transit and event-loop wake-up a direct connection does not have), so a client sees
-   * direct + configured. Floored at zero delay. @default 0
+   * loopback transit and event-loop wake-up a direct connection does not have) and, with a
+   * calibrated table, the peers' wake-ups, so a client sees direct + configured. Floored at zero
+   * delay. @default none
    */
-  compensationUs?: { up: number; down: number };
+  compensationUs?: Compensation;
 }
 
 /**
@@ -21,13 +23,13 @@ export class LinkState {
   private current: LinkSettings = defaultLinkSettings();
   private readonly uniform: Uniform;
   private samplers: Record<Direction, () => number> = { up: () => 0, down: () => 0 };
-  private compensation: { up: number; down: number };
+  private compensation: Compensation;
   readonly seed: number;
 
   constructor(initial: LinkUpdate & { preset?: string } = {}, options: LinkStateOptions = {}) {
     this.seed = options.seed ?? randomSeed();
     this.uniform = seededUniform(this.seed);
-    this.compensation = options.compensationUs ?? { up: 0, down: 0 };
+    this.compensation = options.compensationUs ?? NO_COMPENSATION;
     this.update(initial);
   }
 
@@ -39,12 +41,19 @@ export class LinkState {
     return this.current.upUs + this.current.downUs;
   }
 
+  /** What is taken off each direction at the current delays, microseconds. */
   get compensationUs(): { up: number; down: number } {
-    return { ...this.compensation };
+    const s = this.current;
+    return { up: compensationAt(this.compensation, 'up', s.upUs), down: compensationAt(this.compensation, 'down', s.downUs) };
   }
 
-  setCompensation(us: { up: number; down: number }): void {
-    this.compensation = { ...us };
+  /** The compensation as given: a constant per direction or a calibrated table. */
+  get compensationSetting(): Compensation {
+    return this.compensation;
+  }
+
+  setCompensation(c: Compensation): void {
+    this.compensation = 'table' in c ? { table: c.table.map((p) => ({ ...p })) } : { up: c.up, down: c.down };
     this.rebuild();
   }
 
@@ -80,6 +89,7 @@ export class LinkState {
         return d > 0 ? d : 0;
       };
     };
-    this.samplers = { up: make(s.upUs, this.compensation.up), down: make(s.downUs, this.compensation.down) };
+    const comp = this.compensationUs;
+    this.samplers = { up: make(s.upUs, comp.up), down: make(s.downUs, comp.down) };
   }
 }

@@ -10,6 +10,7 @@ import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory
 import { ProxyServer } from './server.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
+import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
@@ -44,7 +45,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   // Validate the requested link now (a ConfigError before anything listens), apply it after the
   // hop measurement: the link starts with no delay so auto compensation can measure through it.
   applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
-  const link = new LinkState({}, { seed: options.seed, compensationUs: options.compensationUs });
+  const link = new LinkState({}, { seed: options.seed, compensationUs: checkCompensation(options.compensationUs) });
   let calibrating = options.compensationUs === undefined;
   const registry = options.tap === false ? undefined : createRegistry();
   const lateness = new LatencyHistogram();
@@ -119,7 +120,10 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     host: server.host,
     port: server.port,
     controlAddress: control?.address,
-    compensationUs: link.compensationUs,
+    get compensationUs() {
+      return link.compensationUs;
+    },
+    setCompensation: (c) => link.setCompensation(c),
     deliveryLatenessUs: () => lateness.summary(),
     link: () => link.settings,
     setLink,
@@ -153,4 +157,15 @@ async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (l
     us = MAX_AUTO_COMPENSATION_US;
   }
   return { up: us, down: us };
+}
+
+function checkCompensation(c: Compensation | undefined): Compensation | undefined {
+  if (c === undefined) return undefined;
+  if ('table' in c) return parseCompensationTable(c.table, 'compensationUs.table');
+  for (const d of ['up', 'down'] as const) {
+    if (typeof c[d] !== 'number' || !(c[d] >= 0) || !Number.isFinite(c[d])) {
+      throw new ConfigError('compensationUs', c, '{ up, down } in non-negative microseconds, or { table }');
+    }
+  }
+  return c;
 }

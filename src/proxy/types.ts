@@ -1,3 +1,4 @@
+import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 
@@ -31,9 +32,11 @@ export interface ProxyOptions {
   keyHash?: (key: Buffer) => string;
   /**
    * Microseconds taken off each one-way delay to pay for the proxy's own hop, so a client sees
-   * direct + configured. @default measured at start (see README "Precision")
+   * direct + configured: a constant per direction, or `{ table }` from `redis-rtt calibrate`
+   * (`compensationTable` in its JSON), which also pays for the peers' wake-ups at each delay.
+   * @default the hop, measured at start (see README "Precision")
    */
-  compensationUs?: { up: number; down: number };
+  compensationUs?: Compensation;
   /** How long to wait for Redis to accept a connection before closing the client. @default 10000 */
   connectTimeoutMs?: number;
   /** Called after every link change (setLink or PUT /link) with the new settings. */
@@ -49,8 +52,10 @@ export interface RedisRttProxy {
   readonly port?: number;
   /** The control endpoint's "host:port", when started. */
   readonly controlAddress?: string;
-  /** Microseconds taken off each one-way delay to pay for the proxy's own hop. */
+  /** Microseconds taken off each one-way delay at the current link (hop, or the calibrated table). */
   readonly compensationUs: { up: number; down: number };
+  /** Replaces the compensation for chunks that arrive from now on. */
+  setCompensation(c: Compensation): void;
   /**
    * How late scheduled deliveries left against their due time (integer us), since start or the
    * last resetStats(): the delay line's own precision, before any wake-up latency of the peers.

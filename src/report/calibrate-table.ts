@@ -14,7 +14,7 @@ export const CALIBRATE_COLUMNS: Array<{ title: string; align: Align; cell: (r: C
   { title: 'samples', align: 'right', cell: (r) => String(r.samples) },
   { title: 'rtt p50 us', align: 'right', cell: (r) => fmtUs(r.rttP50Us) },
   { title: 'rtt p99 us', align: 'right', cell: (r) => fmtUs(r.rttP99Us) },
-  { title: 'added p50 us', align: 'right', cell: (r) => orDash(r.addedP50Us, fmtUs) },
+  { title: 'added p50 us', align: 'right', cell: (r) => orDash(r.addedP50Us, fmtUs) + range(r) },
   { title: 'added p99 us', align: 'right', cell: (r) => orDash(r.addedP99Us, fmtUs) },
   { title: 'error', align: 'right', cell: (r) => orDash(r.errorPct, fmtSignedPct) },
   { title: 'proxy CPU', align: 'right', cell: (r) => orDash(r.proxyCpuPct, (v) => `${v.toFixed(1)}%`) },
@@ -40,7 +40,11 @@ export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTab
     '',
     'added = measured PING RTT minus direct; error = (added p50 - configured) / configured;',
     "late = how far after its due time the proxy's delay line delivered (its own precision).",
+    ...(report.rows.some((r) => r.addedMinUs != null)
+      ? ['(min..max) = the smallest and largest added p50 over the alternating direct/proxied rounds.']
+      : []),
     ...(report.compensationUs === undefined ? [] : [`hop compensation: ${report.compensationUs} us taken off each one-way delay.`]),
+    ...compensationLines(report),
     `idle proxy CPU: ${report.idleCpuPct.toFixed(1)}% of one core (one idle connection).`,
     '',
     paint(`verdict: ${report.verdict}`, 'bold', color),
@@ -52,4 +56,22 @@ export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTab
 
 function configured(us: number): string {
   return us === 0 ? '0' : fmtUsShort(us);
+}
+
+function range(r: CalibrateRow): string {
+  return r.addedMinUs == null || r.addedMaxUs == null ? '' : ` (${fmtUs(r.addedMinUs)}..${fmtUs(r.addedMaxUs)})`;
+}
+
+/** Auto mode: what the first pass measured with no compensation, and the table taken from it. */
+function compensationLines(report: CalibrateReport): string[] {
+  if (!report.compensationTable || !report.uncalibratedRows) return [];
+  const before = report.uncalibratedRows
+    .filter((r) => r.configuredRttUs)
+    .map((r) => `${r.label} ${orDash(r.addedP50Us, fmtUs)} us (${orDash(r.errorPct, fmtSignedPct)})`);
+  const table = report.compensationTable.map((p) => `${fmtUsShort(p.delayUs)} -> ${fmtUs(p.compUs)} us`);
+  return [
+    `first pass, no compensation: added p50 ${before.join(', ')}.`,
+    `compensation table (one-way delay -> us taken off): ${table.join(', ')}; rows above were measured with it.`,
+    'use it: redis-rtt calibrate --json cal.json, then redis-rtt proxy --compensate cal.json ...',
+  ];
 }

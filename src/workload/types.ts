@@ -107,6 +107,13 @@ export interface CalibrateRow {
    */
   lateP50Us?: number | null;
   lateP99Us?: number | null;
+  /**
+   * The row was measured in `rounds` alternating direct/proxied blocks; addedP50Us is the median of
+   * the per-round added p50s and these are their smallest and largest.
+   */
+  rounds?: number;
+  addedMinUs?: number | null;
+  addedMaxUs?: number | null;
   histogram: string;
 }
 
@@ -116,7 +123,14 @@ export interface CalibrateReport {
   rows: CalibrateRow[];
   /** CPU of an idle proxy with one idle connection, percent of one core. */
   idleCpuPct: number;
-  /** Microseconds the proxy took off each one-way delay for its own hop (auto-measured or given). */
+  /** Microseconds the proxy took off each one-way delay (a constant given with --compensate). */
   compensationUs?: number;
+  /**
+   * Auto mode: what calibrate measured with no compensation (the first pass), and the table it
+   * derived from it (half of each RTT's excess, per one-way delay) and applied to the final rows.
+   * Pass this result to `proxy --compensate FILE` to use the table.
+   */
+  uncalibratedRows?: CalibrateRow[];
+  compensationTable?: Array<{ delayUs: number; compUs: number }>;
   verdict: string;
 }

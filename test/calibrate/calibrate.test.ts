@@ -1,0 +1,126 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCalibrate, tableFrom } from '../../src/calibrate/run.js';
+import { startPingSession } from '../../src/calibrate/pinger.js';
+import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
+import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import type { CalibrateRow } from '../../src/workload/types.js';
+import { startCliProxy, runCli } from '../hardening/helpers/cli-proxy.js';
+
+describe('the long-lived pinger', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('answers block after block on one connection, and reports a refused target as an error', async () => {
+    const pinger = startPingSession();
+    try {
+      const target = { host: redis.host, port: redis.port };
+      const connections = async (): Promise<number> => {
+        const [info] = await rawCommands(target, [['INFO', 'stats']]);
+        return Number(/total_connections_received:(\d+)/.exec(info!.text ?? '')![1]);
+      };
+      const before = await connections();
+      const a = await pinger.ping(target, 50, 5);
+      const b = await pinger.ping(target, 30);
+      expect(a).toHaveLength(50);
+      expect(b).toHaveLength(30);
+      expect([...a, ...b].every((us) => us > 0 && us < 1_000_000)).toBe(true);
+      // Both blocks on one connection (the +1 after it is the INFO's own).
+      expect((await connections()) - before).toBe(2);
+      const s = net.createServer();
+      await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+      const { port } = s.address() as net.AddressInfo;
+      await new Promise<void>((r) => s.close(() => r()));
+      await expect(pinger.ping({ host: '127.0.0.1', port }, 5)).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      pinger.close();
+    }
+  });
+});
+
+describe('calibrate', () => {
+  it('auto: measures without compensation, derives a table, and the rows it reports were measured with it', { timeout: 120_000 }, async () => {
+    const report = await runCalibrate({ rttsUs: [0, 2000], samples: 200, rounds: 2 });
+    expect(report.rows.map((r) => r.label)).toEqual(['direct', 'proxy, no delay', '2ms']);
+    expect(report.uncalibratedRows?.map((r) => r.label)).toEqual(['proxy, no delay', '2ms']);
+    const table = report.compensationTable!;
+    expect(table).toHaveLength(1);
+    expect(table[0]!.delayUs).toBe(1000);
+    expect(table[0]!.compUs).toBeGreaterThanOrEqual(0);
+    expect(table[0]!.compUs).toBeLessThan(1000);
+    const raw = report.uncalibratedRows!.find((r) => r.configuredRttUs === 2000)!;
+    const final = report.rows.find((r) => r.configuredRttUs === 2000)!;
+    // Without compensation the proxy can only add to the 2 ms (a hop, wake-ups): never much less.
+    expect(raw.addedP50Us!).toBeGreaterThan(1800);
+    // A delay line that dropped the delay would add ~0.1 ms, one that doubled it ~4 ms: +-25% catches both.
+    expect(final.addedP50Us!).toBeGreaterThan(1500);
+    expect(final.addedP50Us!).toBeLessThan(2500);
+    for (const r of report.rows.slice(1)) {
+      expect(r.rounds).toBe(2);
+      expect(r.addedMinUs!).toBeLessThanOrEqual(r.addedP50Us!);
+      expect(r.addedMaxUs!).toBeGreaterThanOrEqual(r.addedP50Us!);
+    }
+    expect(report.verdict).toMatch(/with the calibrated table: 2ms: (ok|OFF)/);
+    expect(report.verdict).toMatch(/Without the table: 2ms/);
+    const text = renderCalibrateTable(report);
+    expect(text).toMatch(/compensation table \(one-way delay -> us taken off\): 1ms -> \d+ us/);
+    expect(text).toMatch(/first pass, no compensation: added p50 2ms \d+ us/);
+  });
+
+  it('a given compensation: one pass, no table', { timeout: 60_000 }, async () => {
+    const report = await runCalibrate({ rttsUs: [1000], samples: 100, rounds: 1, compensationUs: { up: 0, down: 0 } });
+    expect(report.rows.map((r) => r.label)).toEqual(['direct', '1ms']);
+    expect(report.compensationUs).toBe(0);
+    expect(report.uncalibratedRows).toBeUndefined();
+    expect(report.compensationTable).toBeUndefined();
+    expect(report.rows[1]!.addedP50Us!).toBeGreaterThan(900);
+  });
+
+  it('the table is half of each RTT\'s excess per one-way delay, never negative nor above the delay', () => {
+    const r = (rtt: number, added: number): CalibrateRow =>
+      ({ label: 'x', configuredRttUs: rtt, samples: 1, rttP50Us: 0, rttP99Us: 0, addedP50Us: added, addedP99Us: 0, errorPct: 0, proxyCpuPct: 0, histogram: '' }) as CalibrateRow;
+    expect(tableFrom([r(0, 90), r(1200, 1460), r(200, 300), r(100, 80), r(400, 2000)])).toEqual([
+      { delayUs: 50, compUs: 0 },
+      { delayUs: 100, compUs: 50 },
+      { delayUs: 200, compUs: 200 },
+      { delayUs: 600, compUs: 130 },
+    ]);
+  });
+});
+
+describe('proxy --compensate FILE', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'redis-rtt-comp-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('takes the saved table at the link\'s own delays (shown in the listening line)', async () => {
+    const file = join(dir, 'cal.json');
+    await writeFile(file, JSON.stringify({ kind: 'calibrate', compensationTable: [{ delayUs: 100, compUs: 40 }, { delayUs: 600, compUs: 140 }] }));
+    const p = await startCliProxy(['--upstream', '127.0.0.1:1', '--up', '350us', '--down', '600us', '--compensate', file]);
+    try {
+      expect((p.line as unknown as { compensationUs: unknown }).compensationUs).toEqual({ up: 90, down: 140 });
+    } finally {
+      await p.stop();
+    }
+  });
+
+  it('a file with a bad table exits 2 naming the entry', async () => {
+    const file = join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify([{ delayUs: 100, compUs: -5 }]));
+    const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--compensate', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--compensate: invalid value ".*bad\.json entry 0"; expected delayUs and compUs as non-negative/);
+  });
+});
