@@ -5,6 +5,7 @@ import type { RedisRttProxy } from '../proxy/types.js';
 import { describeEnvironment } from '../workload/environment.js';
 import type { Environment } from '../workload/types.js';
 import { pingFromChild } from './pinger.js';
+import type { Compensation } from '../link/compensation.js';
 
 export interface Spread {
   median: number;
@@ -37,6 +38,9 @@ export interface OverheadReport {
     /** n x (link RTT + direct per-command time). */
     idealMs: number;
     ratioToIdeal: Spread;
+    /** What the proxy took off each one-way delay at this link, and where that came from. */
+    compensationUs: number;
+    compensation: 'hop (auto)' | 'constant' | 'calibrated table';
   };
 }
 
@@ -46,6 +50,8 @@ export interface OverheadOptions {
   tap?: boolean;
   seqN?: number;
   linkRttUs?: number;
+  /** The proxy's compensation (a calibrate table, a constant). @default the hop, measured at start */
+  compensationUs?: Compensation;
   progress?: (line: string) => void;
 }
 
@@ -66,7 +72,8 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
   const linkRttUs = options.linkRttUs ?? 1000;
   const progress = options.progress ?? (() => {});
   const redis = await startPrivateRedis();
-  const proxy = await startProxy({ upstream: redis.address, tap, log: () => {} });
+  const proxy = await startProxy({ upstream: redis.address, tap, log: () => {}, compensationUs: options.compensationUs });
+  const compensation = options.compensationUs === undefined ? 'hop (auto)' : 'table' in options.compensationUs ? 'calibrated table' : 'constant';
   try {
     const samples = new Map<string, { direct: number[]; proxy: number[]; ratio: number[] }>();
     for (let r = 0; r < repeat; r++) {
@@ -123,6 +130,8 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
         totalMs: spread(totals, 1),
         idealMs: Math.round((seqN * (linkRttUs + directPerCommandUs.median)) / 100) / 10,
         ratioToIdeal: spread(ratios, 3),
+        compensationUs: proxy.compensationUs.up,
+        compensation,
       },
     };
   } finally {
@@ -146,6 +155,7 @@ export function renderOverhead(r: OverheadReport): string {
   lines.push(
     `${s.n} sequential SETs at ${s.linkRttUs} us RTT: ${fmtSpread(s.totalMs, 1)} ms; ideal n x (RTT + direct ${s.directPerCommandUs.median.toFixed(1)} us) = ${s.idealMs} ms; ratio ${fmtSpread(s.ratioToIdeal, 3)}`,
   );
+  if (s.compensation) lines.push(`compensation: ${s.compensationUs} us off each one-way delay (${s.compensation})`);
   lines.push('');
   lines.push(`environment: node ${r.environment.node}, redis ${r.environment.redis}, ${r.environment.cpus} CPUs (${r.environment.cpuModel})`);
   return lines.join('\n') + '\n';

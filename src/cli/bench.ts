@@ -1,3 +1,4 @@
+import { parseCompensateFlag } from './compensate-flag.js';
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../link/presets.js';
@@ -49,7 +50,7 @@ export function registerBench(program: Command): void {
     .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
     .option('--max-seconds <s>', 'stop starting new samples after this long; what finished is reported')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
-    .option('--compensate <off|auto|duration>', "take the proxy's own hop off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (measured at start) or a duration", 'off')
+    .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration, or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
     .option('--json <file>', 'write the JSON report')
     .option('--csv <file>', 'write one CSV row per configuration')
     .option('--markdown <file>', 'write a markdown table')
@@ -98,7 +99,7 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,
     seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
-    compensation: flags.compensate === 'off' || flags.compensate === 'auto' ? flags.compensate : parseDurationUs(flags.compensate, '--compensate', 'us'),
+    compensation: benchCompensation(flags.compensate),
     ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
     ...(maxSeconds !== undefined ? { maxSeconds } : {}),
   };
@@ -124,4 +125,11 @@ export async function runBenchCommand(options: BenchOptions, out: BenchOutputFla
     progress.done();
     sigint.dispose();
   }
+}
+
+function benchCompensation(text: string): NonNullable<BenchOptions['compensation']> {
+  if (text === 'off' || text === 'auto') return text;
+  const c = parseCompensateFlag(text);
+  if (c === undefined) return 'auto';
+  return 'table' in c ? c : c.up;
 }

@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { renderOverhead, runOverhead } from '../calibrate/overhead.js';
 import { parseDurationUs, parsePositiveInt } from '../units.js';
+import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 
 export function registerOverhead(program: Command): void {
   program
@@ -15,9 +16,11 @@ export function registerOverhead(program: Command): void {
     .option('-n, --seq-n <n>', 'sequential SETs per repetition', '1000')
     .option('--rtt <duration>', 'link RTT for the sequential check', '1ms')
     .option('--no-tap', 'measure the proxy as a plain byte pipe (no RESP parsing)')
+    .option('--compensate <auto|duration|file>', COMPENSATE_HELP, 'auto')
     .option('--json <file>', 'also write the JSON result')
-    .action(async (flags: { repeat: string; seqN: string; rtt: string; tap: boolean; json?: string }) => {
+    .action(async (flags: { repeat: string; seqN: string; rtt: string; tap: boolean; compensate: string; json?: string }) => {
       const report = await runOverhead({
+        compensationUs: parseCompensateFlag(flags.compensate),
         repeat: parsePositiveInt(flags.repeat, '--repeat', 100),
         seqN: parsePositiveInt(flags.seqN, '--seq-n', 1_000_000),
         linkRttUs: parseDurationUs(flags.rtt, '--rtt'),

@@ -72,7 +72,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       const link = await openLink(c.link, endpoint, { ...clientOpts, needAuto, seed: opts.seed, compensation });
       links.set(c.link.name, link);
       if (link.proxy && compensation !== 'off') {
-        notes.push(`${c.link.name}: the proxy takes ${link.proxy.compensationUs.up} us off each one-way delay for its own hop`);
+        notes.push(`${c.link.name}: the proxy takes ${link.proxy.compensationUs.up} us off each one-way delay (${typeof compensation === 'object' ? 'calibrated table' : 'its own hop'})`);
       }
     }
 

@@ -1,3 +1,4 @@
+import type { BenchOptions } from './options.js';
 import type { LinkSpec } from '../link/link-spec.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { parseAddress, formatEndpoint, type Endpoint } from './address.js';
@@ -18,7 +19,7 @@ export interface OpenLinkOptions extends DriverClientOptions {
   needAuto: boolean;
   seed?: number;
   /** See BenchOptions.compensation. */
-  compensation: 'off' | 'auto' | number;
+  compensation: NonNullable<BenchOptions['compensation']>;
 }
 
 type StartProxy = (options: ProxyOptions) => Promise<RedisRttProxy>;
@@ -38,6 +39,7 @@ async function loadStartProxy(): Promise<StartProxy> {
 
 function compensationOption(c: OpenLinkOptions['compensation']): Pick<ProxyOptions, 'compensationUs'> {
   if (c === 'auto') return {};
+  if (typeof c === 'object') return { compensationUs: c };
   const us = c === 'off' ? 0 : c;
   return { compensationUs: { up: us, down: us } };
 }

@@ -1,3 +1,4 @@
+import { parseCompensationTable, type CompensationPoint } from '../link/compensation.js';
 import { ConfigError } from '../errors.js';
 import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
 import type { PlanRequest } from './plan.js';
@@ -42,9 +43,10 @@ export interface BenchOptions {
    * The proxy's hop compensation (microseconds taken off each one-way delay to pay for its own
    * hop): 'off' keeps every wait on a delayed link at least its RTT, and makes `local` the exact
    * baseline the model adds RTTs to; 'auto' measures the hop at start (fragile on a loaded
-   * machine); a number sets it. @default 'off'
+   * machine); a number sets it; `{ table }` is a `calibrate` result's table, which also pays for
+   * the wake-ups that grow with the delay. @default 'off'
    */
-  compensation?: 'off' | 'auto' | number;
+  compensation?: 'off' | 'auto' | number | { table: CompensationPoint[] };
   /** Ctrl-C: stop cleanly and return what finished. */
   signal?: AbortSignal;
   /** Keeps only some cells (the demo's grid). */
@@ -103,8 +105,9 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
   const keyPrefix = o.keyPrefix ?? d.keyPrefix;
   if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
   const c = o.compensation;
-  if (c !== undefined && c !== 'off' && c !== 'auto' && !(typeof c === 'number' && Number.isFinite(c) && c >= 0)) {
-    throw new ConfigError('--compensate', c, 'off, auto or a duration');
+  if (typeof c === 'object' && c !== null) parseCompensationTable(c.table, '--compensate');
+  else if (c !== undefined && c !== 'off' && c !== 'auto' && !(typeof c === 'number' && Number.isFinite(c) && c >= 0)) {
+    throw new ConfigError('--compensate', c, 'off, auto, a duration or a calibrate table');
   }
   if (o.maxSeconds !== undefined && !(o.maxSeconds > 0)) throw new ConfigError('--max-seconds', o.maxSeconds, 'a positive number of seconds');
   return {

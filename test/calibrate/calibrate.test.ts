@@ -22,7 +22,7 @@ describe('the long-lived pinger', () => {
   it('answers block after block on one connection, and reports a refused target as an error', async () => {
     const pinger = startPingSession();
     try {
-      const target = { host: redis.host, port: redis.port };
+      const target = { host: redis.host!, port: redis.port! };
       const connections = async (): Promise<number> => {
         const [info] = await rawCommands(target, [['INFO', 'stats']]);
         return Number(/total_connections_received:(\d+)/.exec(info!.text ?? '')![1]);

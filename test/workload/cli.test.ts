@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -37,6 +37,7 @@ describe('redis-rtt bench flags', () => {
     [['--links', 'rtt=fast'], '--links rtt='],
     [['--max-seconds', '-3'], '--max-seconds'],
     [['--redis', 'nowhere'], '--redis'],
+    [['--compensate', '/nonexistent/cal.json'], '--compensate'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench(...args)).toBe(2);
     expect(stderr).toContain(`redis-rtt: ${flag}`);
@@ -77,5 +78,21 @@ describe('redis-rtt bench flags', () => {
     expect(stderr).toMatch(/cross-az/); // the table still shows, on stderr
     expect(report.results.map((r) => r.link)).toEqual(['direct', 'local', 'same-az', 'cross-az']);
     expect(report.results.map((r) => r.roundTrips)).toEqual([null, 5, 5, 5]);
+  });
+
+  it('--compensate FILE: a saved calibrate table is applied at each link\'s own delay (shown in the notes)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-cli-'));
+    try {
+      const file = join(dir, 'cal.json');
+      writeFileSync(file, JSON.stringify({ kind: 'calibrate', compensationTable: [{ delayUs: 100, compUs: 30 }, { delayUs: 600, compUs: 130 }] }));
+      const code = await bench('--links', 'same-az,cross-az', '--modes', 'seq', '-n', '5', '--repeat', '1', '--compensate', file, '--json', join(dir, 'r.json'));
+      expect(code, stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as BenchReport & { notes?: string[] };
+      const notes = JSON.stringify(report);
+      expect(notes).toMatch(/same-az: the proxy takes 30 us off each one-way delay/);
+      expect(notes).toMatch(/cross-az: the proxy takes 130 us off each one-way delay/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
