@@ -65,6 +65,7 @@ export class DelayLine {
       this.pending -= chunk.length;
       this.offset += chunk.length;
       this.options.deliver([chunk], this.offset, arrivalNs);
+      this.options.scheduler.delivered?.(arrivalNs);
       return;
     }
     this.enqueue(chunk, due);

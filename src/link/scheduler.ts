@@ -13,6 +13,8 @@ export interface Scheduler {
   readonly clock: Clock;
   schedule(dueNs: number, fire: () => void): Timer;
   cancel(timer: Timer): void;
+  /** Something was just delivered without a timer: stay awake for what usually follows. */
+  delivered?(nowNs: number): void;
 }
 
 export interface PreciseSchedulerOptions {
@@ -64,6 +66,22 @@ export class PreciseScheduler implements Scheduler {
     if (timer.index < 0) return;
     this.removeAt(timer.index);
     timer.index = -1;
+  }
+
+  /**
+   * A zero-delay delivery happened in a read callback: linger as after a timed one, so the reply
+   * does not find the proxy asleep. Measured side by side (two proxies, alternating blocks): PING hop
+   * 37 us vs 66 us and 44 vs 73 us; redis-benchmark GET -c 1 -P 1 0.48-0.66x of direct vs 0.42-0.45x;
+   * -c 50 -P 16 no difference within the noise (0.40-0.46x vs 0.37-0.50x). The cost is one core
+   * polling while traffic flows; idle, none.
+   */
+  delivered(nowNs: number): void {
+    if (this.lingerNs <= 0) return;
+    this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
+    if (!this.polling && this.heap.length === 0) {
+      this.polling = true;
+      setImmediate(this.poll);
+    }
   }
 
   /** Timers waiting (for tests and stats). */
