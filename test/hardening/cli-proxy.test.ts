@@ -40,7 +40,12 @@ describe('redis-rtt proxy (the CLI, end to end)', () => {
     expect((await cli('GET', 'cli:k')).stdout.trim()).toBe('v1');
     expect((await cli('INCR', 'cli:n')).stdout.trim()).toBe('1');
 
-    const live = await p.stats();
+    // The last redis-cli's FIN travels through the 1 ms link (and Redis's back) before its
+    // connection counts as closed, so wait for it rather than race it.
+    let live = await p.stats();
+    for (const t0 = Date.now(); live.connections.active > 0 && Date.now() - t0 < 5000; live = await p.stats()) {
+      await new Promise((r) => setTimeout(r, 10));
+    }
     // redis-cli sends COMMAND DOCS on connect in interactive mode only; one command per run here.
     expect(live.commands.SET?.count).toBe(1);
     expect(live.commands.GET?.count).toBe(1);
