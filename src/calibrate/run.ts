@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { ConfigError } from '../errors.js';
 import { startPrivateRedis } from '../redis/index.js';
 import { startProxy } from '../proxy/index.js';
 import { LatencyHistogram } from '../stats/histogram.js';
@@ -34,7 +35,11 @@ const MAX_REFINE_PASSES = 2;
  * warmed up first, so its JIT is not measured either.
  */
 export async function runCalibrate(options: CalibrateOptions = {}): Promise<CalibrateReport> {
-  const rtts = options.rttsUs ?? DEFAULT_CALIBRATE_RTTS_US;
+  // One row per RTT, in the order given: the table has one point per delay.
+  const rtts = [...new Set(options.rttsUs ?? DEFAULT_CALIBRATE_RTTS_US)];
+  for (const r of rtts) {
+    if (!Number.isFinite(r) || r < 0) throw new ConfigError('--rtts', r, 'durations of zero or more');
+  }
   const samples = options.samples ?? 1000;
   const rounds = Math.max(1, Math.floor(options.rounds ?? 5));
   const progress = options.progress ?? (() => {});

@@ -75,13 +75,17 @@ describe('calibrate', () => {
     expect(text).toMatch(/first pass, no compensation: added p50 2ms \d+ us/);
   });
 
-  it('a given compensation: one pass, no table', { timeout: 60_000 }, async () => {
-    const report = await runCalibrate({ rttsUs: [1000], samples: 100, rounds: 1, compensationUs: { up: 0, down: 0 } });
+  it('a given compensation: one pass, no table; an RTT given twice is measured once', { timeout: 60_000 }, async () => {
+    const report = await runCalibrate({ rttsUs: [1000, 1000], samples: 100, rounds: 1, compensationUs: { up: 0, down: 0 } });
     expect(report.rows.map((r) => r.label)).toEqual(['direct', '1ms']);
     expect(report.compensationUs).toBe(0);
     expect(report.uncalibratedRows).toBeUndefined();
     expect(report.compensationTable).toBeUndefined();
     expect(report.rows[1]!.addedP50Us!).toBeGreaterThan(900);
+  });
+
+  it('refuses a negative RTT before starting anything', async () => {
+    await expect(runCalibrate({ rttsUs: [-5] })).rejects.toThrow(/--rtts/);
   });
 
   it('the table is half of each RTT\'s excess per one-way delay, never negative nor above the delay', () => {
