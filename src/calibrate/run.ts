@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import { ConfigError } from '../errors.js';
-import { startPrivateRedis } from '../redis/index.js';
+import { rawCommands, startPrivateRedis } from '../redis/index.js';
+import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy } from '../proxy/index.js';
 import { LatencyHistogram } from '../stats/histogram.js';
 import { formatUs } from '../units.js';
@@ -21,6 +22,13 @@ export interface CalibrateOptions {
   compensationUs?: Compensation;
   /** Alternating direct/proxied blocks per row. @default 5 */
   rounds?: number;
+  /**
+   * Calibrate against this Redis ("host:port" or "unix:/path") instead of a private one it spawns.
+   * Only PINGs are sent (an error reply, e.g. NOAUTH, still times a round trip).
+   */
+  upstream?: string;
+  /** Measure the idle proxy's CPU at the end (one second). @default true */
+  idleCpu?: boolean;
   progress?: (line: string) => void;
 }
 
@@ -44,12 +52,21 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   const rounds = Math.max(1, Math.floor(options.rounds ?? 5));
   const progress = options.progress ?? (() => {});
   const auto = options.compensationUs === undefined;
-  const redis = await startPrivateRedis();
+  const upstreamEndpoint = options.upstream === undefined ? undefined : parseEndpoint(options.upstream, '--upstream');
+  const own = upstreamEndpoint ? undefined : await startPrivateRedis();
+  const direct: PingTarget = own
+    ? { host: own.host, port: own.port }
+    : upstreamEndpoint!.kind === 'tcp'
+      ? { host: upstreamEndpoint!.host, port: upstreamEndpoint!.port }
+      : { path: upstreamEndpoint!.path };
   const pinger = startPingSession();
   try {
-    const environment = describeEnvironment(redis.version, new Date());
-    const direct: PingTarget = { host: redis.host, port: redis.port };
-    const proxy = await startProxy({ upstream: redis.address, compensationUs: options.compensationUs ?? NO_COMPENSATION, log: () => {} });
+    const environment = describeEnvironment(own ? own.version : await redisVersion(direct), new Date());
+    const proxy = await startProxy({
+      upstream: own ? own.address : options.upstream!,
+      compensationUs: options.compensationUs ?? NO_COMPENSATION,
+      log: () => {},
+    });
     const through: PingTarget = { host: proxy.host, port: proxy.port };
     let idleCpuPct = 0;
     const directAll: number[] = [];
@@ -146,7 +163,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
         rows = [...rows.filter((r) => r.configuredRttUs === 0), ...calibrated];
       }
       proxy.setLink({ rttUs: 0 });
-      idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
+      if (options.idleCpu !== false) idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
     } finally {
       await proxy.close();
     }
@@ -164,7 +181,16 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     };
   } finally {
     pinger.close();
-    await redis.stop();
+    await own?.stop();
+  }
+}
+
+async function redisVersion(target: PingTarget): Promise<string> {
+  try {
+    const [info] = await rawCommands(target.path ? { path: target.path } : { host: target.host!, port: target.port! }, [['INFO', 'server']]);
+    return /redis_version:(\S+)/.exec(info?.text ?? '')?.[1] ?? 'unknown';
+  } catch {
+    return 'unknown';
   }
 }
 

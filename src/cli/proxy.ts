@@ -8,6 +8,7 @@ import { parseBytes, parseDurationUs } from '../units.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
+import { calibrateAtStart } from './calibrate-at-start.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
 interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
@@ -37,7 +38,7 @@ export function registerProxy(program: Command): void {
     .option('--control-token <token>', 'require "Authorization: Bearer <token>" on control requests');
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
-    .option('--compensate <auto|duration|file>', COMPENSATE_HELP, 'auto')
+    .option('--compensate <auto|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
@@ -61,13 +62,15 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const upstream = parseEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
-  const compensationUs = parseCompensateFlag(flags.compensate);
+  const calibrate = flags.compensate === 'calibrate';
+  let compensationUs = calibrate ? undefined : parseCompensateFlag(flags.compensate);
   const highWaterBytes = parseBytes(flags.highWater, '--high-water');
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
+  if (calibrate) compensationUs = await calibrateAtStart(flags.upstream, update, log);
   const proxy = await startProxy({
     upstream: flags.upstream,
     listen: flags.listen,

@@ -84,6 +84,19 @@ describe('calibrate', () => {
     expect(report.rows[1]!.addedP50Us!).toBeGreaterThan(900);
   });
 
+  it('against a given upstream over a unix socket: no private Redis, its version read with INFO', { timeout: 60_000 }, async () => {
+    const unix = await startPrivateRedis({ transport: 'unix' });
+    try {
+      const report = await runCalibrate({ upstream: unix.address, rttsUs: [1000], samples: 60, rounds: 1, compensationUs: { up: 0, down: 0 }, idleCpu: false });
+      expect(report.environment.redis).toBe(unix.version);
+      expect(report.rows.map((r) => r.label)).toEqual(['direct', '1ms']);
+      expect(report.rows[1]!.addedP50Us!).toBeGreaterThan(900);
+      expect(report.idleCpuPct).toBe(0);
+    } finally {
+      await unix.stop();
+    }
+  });
+
   it('refuses a negative RTT before starting anything', async () => {
     await expect(runCalibrate({ rttsUs: [-5] })).rejects.toThrow(/--rtts/);
   });
@@ -126,5 +139,52 @@ describe('proxy --compensate FILE', () => {
     const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--compensate', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--compensate: invalid value ".*bad\.json entry 0"; expected delayUs and compUs as non-negative/);
+  });
+});
+
+describe('proxy --compensate calibrate', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('measures the link against the upstream before listening and takes off what it adds', { timeout: 90_000 }, async () => {
+    const p = await startCliProxy(['--upstream', redis.address, '--rtt', '2ms', '--compensate', 'calibrate'], { startTimeoutMs: 80_000 });
+    try {
+      const comp = (p.line as unknown as { compensationUs: { up: number; down: number } }).compensationUs;
+      expect(comp.up).toBe(comp.down);
+      expect(comp.up).toBeGreaterThanOrEqual(0);
+      expect(comp.up).toBeLessThan(1000);
+      expect(p.stderr()).toMatch(/calibrated: 1ms one-way -> \d+ us off; added RTT p50 [\d.]+ us with it, [\d.]+ us without \(configured 2000 us\)/);
+      // The proxy it started serves with that compensation: a PING through it still costs about the 2 ms.
+      const pinger = startPingSession();
+      try {
+        const rtts = (await pinger.ping({ host: p.host, port: p.port }, 100, 10)).sort((a, b) => a - b);
+        expect(rtts[50]!).toBeGreaterThan(1500);
+        expect(rtts[50]!).toBeLessThan(3000);
+      } finally {
+        pinger.close();
+      }
+    } finally {
+      await p.stop();
+    }
+  });
+
+  it('a link with no delay has nothing to calibrate: it says so and compensates the hop', { timeout: 30_000 }, async () => {
+    const p = await startCliProxy(['--upstream', redis.address, '--compensate', 'calibrate']);
+    try {
+      expect(p.stderr()).toMatch(/adds no delay, so there is nothing to take off/);
+    } finally {
+      await p.stop();
+    }
+  });
+
+  it('an unreachable upstream exits 2 and says why', { timeout: 30_000 }, async () => {
+    const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--rtt', '1ms', '--compensate', 'calibrate']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--compensate: invalid value "calibrate"; expected a reachable --upstream to calibrate against \(.*ECONNREFUSED/);
   });
 });
