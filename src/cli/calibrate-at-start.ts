@@ -27,9 +27,16 @@ export async function calibrateAtStart(upstream: string, update: LinkUpdate & { 
   const table = report.compensationTable ?? [];
   const after = report.rows.find((r) => r.configuredRttUs === rttUs);
   const before = report.uncalibratedRows?.find((r) => r.configuredRttUs === rttUs);
-  log(
-    `calibrated: ${table.map((p) => `${formatUs(p.delayUs)} one-way -> ${p.compUs} us off`).join(', ')}; ` +
-      `added RTT p50 ${after?.addedP50Us ?? '?'} us with it, ${before?.addedP50Us ?? '?'} us without (configured ${rttUs} us)`,
-  );
+  const measured = `added RTT p50 ${after?.addedP50Us ?? '?'} us with it, ${before?.addedP50Us ?? '?'} us without (configured ${rttUs} us)`;
+  if (s.upUs !== s.downUs) {
+    // Calibrated as a symmetric link of the same RTT: share the round trip's excess in proportion to
+    // each direction's delay (a direction with none cannot give anything back).
+    const excessUs = 2 * (table[0]?.compUs ?? 0);
+    const up = Math.min(s.upUs, Math.round((excessUs * s.upUs) / rttUs));
+    const down = Math.min(s.downUs, Math.round((excessUs * s.downUs) / rttUs));
+    log(`calibrated: ${up} us off up, ${down} us off down (the excess shared by delay); ${measured} as a symmetric link`);
+    return { up, down };
+  }
+  log(`calibrated: ${table.map((p) => `${formatUs(p.delayUs)} one-way -> ${p.compUs} us off`).join(', ')}; ${measured}`);
   return { table };
 }

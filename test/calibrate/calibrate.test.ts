@@ -173,6 +173,19 @@ describe('proxy --compensate calibrate', () => {
     }
   });
 
+  it('an asymmetric link shares the measured excess by delay: a direction with none gets none', { timeout: 90_000 }, async () => {
+    const p = await startCliProxy(['--upstream', redis.address, '--up', '0', '--down', '2ms', '--compensate', 'calibrate'], { startTimeoutMs: 80_000 });
+    try {
+      const comp = (p.line as unknown as { compensationUs: { up: number; down: number } }).compensationUs;
+      expect(comp.up).toBe(0);
+      expect(comp.down).toBeGreaterThanOrEqual(0);
+      expect(comp.down).toBeLessThan(2000);
+      expect(p.stderr()).toMatch(/calibrated: 0 us off up, \d+ us off down \(the excess shared by delay\)/);
+    } finally {
+      await p.stop();
+    }
+  });
+
   it('a link with no delay has nothing to calibrate: it says so and compensates the hop', { timeout: 30_000 }, async () => {
     const p = await startCliProxy(['--upstream', redis.address, '--compensate', 'calibrate']);
     try {
