@@ -17,12 +17,18 @@ export type Compensation = { up: number; down: number } | { table: CompensationP
 
 export const NO_COMPENSATION: Compensation = { up: 0, down: 0 };
 
-/** Microseconds to take off a direction whose configured delay is `delayUs` (linear between points, flat beyond). */
+/**
+ * Microseconds to take off a direction whose configured delay is `delayUs`: linear between points,
+ * flat above the last, and below the first a proportional share of it (a short delay measured at
+ * nothing is not wiped out by a longer one's compensation: a slightly slow link beats one faster
+ * than asked).
+ */
 export function compensationAt(c: Compensation, direction: 'up' | 'down', delayUs: number): number {
   if (!('table' in c)) return c[direction];
   const t = c.table;
   if (t.length === 0) return 0;
-  if (delayUs <= t[0]!.delayUs) return t[0]!.compUs;
+  const first = t[0]!;
+  if (delayUs <= first.delayUs) return first.delayUs === 0 ? first.compUs : (first.compUs * Math.max(0, delayUs)) / first.delayUs;
   for (let i = 1; i < t.length; i++) {
     const b = t[i]!;
     if (delayUs <= b.delayUs) {

@@ -11,12 +11,13 @@ describe('compensation', () => {
     expect(compensationAt({ up: 10, down: 30 }, 'down', 50)).toBe(30);
   });
 
-  it('a table is linear between its points and flat beyond its ends', () => {
+  it('a table is linear between its points, flat above the last and proportional below the first', () => {
     expect(compensationAt(table, 'up', 100)).toBe(40);
     expect(compensationAt(table, 'up', 350)).toBe(90);
     expect(compensationAt(table, 'down', 600)).toBe(140);
     expect(compensationAt(table, 'down', 2800)).toBe(170);
-    expect(compensationAt(table, 'up', 50)).toBe(40);
+    expect(compensationAt(table, 'up', 50)).toBe(20);
+    expect(compensationAt(table, 'up', 0)).toBe(0);
     expect(compensationAt(table, 'up', 85_000)).toBe(200);
     expect(compensationAt({ table: [] }, 'up', 100)).toBe(0);
   });
@@ -45,6 +46,8 @@ describe('compensation', () => {
     expect(link.sampleNs('up')).toBe(60_000);
     expect(link.sampleNs('down')).toBe(460_000);
     link.update({ rttUs: 60 });
+    expect(link.sampleNs('up')).toBe(18_000);
+    link.setCompensation({ table: [{ delayUs: 10, compUs: 40 }] });
     expect(link.sampleNs('up')).toBe(0);
     link.setCompensation({ up: 5, down: 5 });
     link.update({ rttUs: 1000 });
