@@ -22,7 +22,9 @@ export function registerCalibrate(program: Command): void {
     .description(
       'Measure how honestly this machine can simulate a link: spawns a private redis-server and a proxy, ' +
         'then measures PING round trips from a separate process, direct and through the proxy at each RTT, ' +
-        "and prints configured vs measured added RTT (p50, p99, error) and the proxy's CPU use.",
+        "and prints configured vs measured added RTT (p50, p99, error) and the proxy's CPU use. By default it " +
+        'then derives a compensation table from what this machine adds at each RTT, measures again with it, ' +
+        'and saves it with --json for `redis-rtt proxy --compensate FILE`.',
     )
     .option('--rtts <list>', 'comma-separated RTTs to test (0 = proxy with no delay)', DEFAULT_CALIBRATE_RTTS_US.map((u) => `${u}us`).join(','))
     .option('--samples <n>', 'PINGs per row (rows above 2 ms use fewer, ~3 s each)', '1000')
@@ -35,7 +37,11 @@ export function registerCalibrate(program: Command): void {
     .option('--rounds <n>', 'alternating direct/proxied blocks per row', '5')
     .option('--json [file]', 'write the JSON result to FILE, or to stdout without one')
     .option('--html <file>', 'write a self-contained HTML report')
-    .addHelpText('after', '\nExample:\n  redis-rtt calibrate --rtts 0,200us,1.2ms,10ms --samples 2000 --json calibrate.json')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  redis-rtt calibrate --rtts 0,200us,1.2ms,10ms --samples 2000 --json calibrate.json\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --preset cross-az --compensate calibrate.json',
+    )
     .action(async (flags: CalibrateFlags) => {
       const rttsUs = flags.rtts.split(',').map((t) => parseDurationUs(t.trim(), '--rtts'));
       if (rttsUs.length === 0) throw new ConfigError('--rtts', flags.rtts, 'a comma-separated list of durations');
