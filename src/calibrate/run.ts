@@ -1,13 +1,15 @@
-import { cpus } from 'node:os';
 import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis } from '../redis/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy } from '../proxy/index.js';
-import { LatencyHistogram } from '../stats/histogram.js';
 import { formatUs } from '../units.js';
 import { describeEnvironment } from '../workload/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../workload/types.js';
+import { RowMeasurer } from './measure.js';
 import { startPingSession, type PingTarget } from './pinger.js';
+import { round1, row, tableFrom, verdict, withinTolerance } from './rows.js';
+
+export { tableFrom } from './rows.js';
 import { NO_COMPENSATION, type Compensation, type CompensationPoint } from '../link/compensation.js';
 
 export interface CalibrateOptions {
@@ -69,67 +71,8 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     });
     const through: PingTarget = { host: proxy.host, port: proxy.port };
     let idleCpuPct = 0;
-    const directAll: number[] = [];
-    const pass = async (label: string, which: number[]): Promise<CalibrateRow[]> => {
-      const out: CalibrateRow[] = [];
-      for (const rttUs of which) {
-        const n = rttUs > 2000 ? Math.max(50, Math.min(samples, Math.round(3_000_000 / rttUs))) : samples;
-        progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs) + ' RTT'}, ${n} PINGs in ${rounds} rounds`);
-        const r = await measureRow(rttUs, n);
-        progress(`calibrate:   added p50 ${r.addedP50Us} us (${r.addedMinUs}..${r.addedMaxUs})${r.errorPct === null ? '' : `, error ${r.errorPct}%`}`);
-        out.push(r);
-      }
-      return out;
-    };
-    const measureRow = async (rttUs: number, n: number): Promise<CalibrateRow> => {
-      proxy.setLink({ rttUs });
-      proxy.resetStats();
-      const perRound = Math.max(20, Math.ceil(n / rounds));
-      const directPerRound = Math.min(perRound, 400);
-      const proxied: number[] = [];
-      const base: number[] = [];
-      const added: number[] = [];
-      let cpuUs = 0;
-      let wallUs = 0;
-      for (let r = 0; r < rounds; r++) {
-        let d: number[] = [];
-        let p: number[] = [];
-        const runProxied = async (): Promise<void> => {
-          const c0 = process.cpuUsage();
-          const t0 = process.hrtime.bigint();
-          p = await pinger.ping(through, perRound, 10);
-          const c = process.cpuUsage(c0);
-          cpuUs += c.user + c.system;
-          wallUs += Number(process.hrtime.bigint() - t0) / 1000;
-        };
-        const runDirect = async (): Promise<void> => {
-          d = await pinger.ping(direct, directPerRound, 10);
-        };
-        if (r % 2 === 0) {
-          await runDirect();
-          await runProxied();
-        } else {
-          await runProxied();
-          await runDirect();
-        }
-        proxied.push(...p);
-        base.push(...d);
-        directAll.push(...d);
-        added.push(quantile(p, 0.5) - quantile(d, 0.5));
-      }
-      const r = row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, proxied, base, (cpuUs / wallUs) * 100);
-      r.rounds = rounds;
-      r.addedP50Us = round1(quantile(added, 0.5));
-      r.addedMinUs = round1(Math.min(...added));
-      r.addedMaxUs = round1(Math.max(...added));
-      r.errorPct = rttUs === 0 ? null : round1(((r.addedP50Us - rttUs) / rttUs) * 100);
-      const late = proxy.deliveryLatenessUs();
-      if (late.count > 0) {
-        r.lateP50Us = late.p50;
-        r.lateP99Us = late.p99;
-      }
-      return r;
-    };
+    const measurer = new RowMeasurer({ pinger, proxy, direct, through, rounds, samples, progress });
+    const pass = (label: string, rttsUs: number[]): Promise<CalibrateRow[]> => measurer.pass(label, rttsUs);
     let rows: CalibrateRow[];
     let uncalibratedRows: CalibrateRow[] | undefined;
     let compensationTable: CompensationPoint[] | undefined;
@@ -167,7 +110,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     } finally {
       await proxy.close();
     }
-    rows.unshift(row('direct', null, directAll, directAll, null));
+    rows.unshift(row('direct', null, measurer.directAll, measurer.directAll, null));
     const constant = options.compensationUs && !('table' in options.compensationUs) ? options.compensationUs.up : undefined;
     return {
       kind: 'calibrate',
@@ -194,45 +137,6 @@ async function redisVersion(target: PingTarget): Promise<string> {
   }
 }
 
-/**
- * Half of each RTT's measured excess, per one-way delay: what the proxy must take off each
- * direction for the added RTT to come out as configured. Never negative (a link can be slowed to
- * match, but the uncompensated excess is never below zero in practice).
- */
-export function tableFrom(rows: CalibrateRow[]): CompensationPoint[] {
-  return rows
-    .filter((r) => r.configuredRttUs !== null && r.configuredRttUs > 0 && r.addedP50Us !== null)
-    .map((r) => ({
-      delayUs: r.configuredRttUs! / 2,
-      compUs: Math.min(r.configuredRttUs! / 2, Math.max(0, Math.round((r.addedP50Us! - r.configuredRttUs!) / 2))),
-    }))
-    .sort((a, b) => a.delayUs - b.delayUs);
-}
-
-function row(label: string, configuredRttUs: number | null, rtts: number[], base: number[], cpuPct: number | null): CalibrateRow {
-  const h = new LatencyHistogram();
-  for (const x of rtts) h.record(x);
-  const p50 = quantile(rtts, 0.5);
-  const p99 = quantile(rtts, 0.99);
-  const isDirect = configuredRttUs === null;
-  const addedP50Us = isDirect ? null : round1(p50 - quantile(base, 0.5));
-  const addedP99Us = isDirect ? null : round1(p99 - quantile(base, 0.99));
-  const errorPct =
-    isDirect || configuredRttUs === 0 || addedP50Us === null ? null : round1(((addedP50Us - configuredRttUs) / configuredRttUs) * 100);
-  return {
-    label,
-    configuredRttUs,
-    samples: rtts.length,
-    rttP50Us: round1(p50),
-    rttP99Us: round1(p99),
-    addedP50Us,
-    addedP99Us,
-    errorPct,
-    proxyCpuPct: cpuPct === null ? null : round1(cpuPct),
-    histogram: h.encode(),
-  };
-}
-
 /** CPU of the proxy's process over one second with one idle client connected. */
 async function idleCpu(host: string, port: number): Promise<number> {
   const net = await import('node:net');
@@ -248,34 +152,3 @@ async function idleCpu(host: string, port: number): Promise<number> {
   return round1(((c.user + c.system) / wallUs) * 100);
 }
 
-/** The target: added p50 within max(5%, 20 us) of the configured RTT. */
-const allowedUs = (rttUs: number): number => Math.max(0.05 * rttUs, 20);
-
-function withinTolerance(r: CalibrateRow): boolean {
-  if (r.configuredRttUs === null || r.configuredRttUs === 0 || r.addedP50Us === null) return true;
-  return Math.abs(r.addedP50Us - r.configuredRttUs) <= allowedUs(r.configuredRttUs);
-}
-
-function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): string {
-  const judge = (rs: CalibrateRow[]): string[] => {
-    const parts: string[] = [];
-    for (const r of rs) {
-      if (r.configuredRttUs === null || r.configuredRttUs === 0 || r.addedP50Us === null) continue;
-      const errUs = r.addedP50Us - r.configuredRttUs;
-      parts.push(`${r.label}: ${withinTolerance(r) ? 'ok' : 'OFF'} (${errUs >= 0 ? '+' : ''}${errUs.toFixed(0)} us at p50, allowed +-${allowedUs(r.configuredRttUs).toFixed(0)})`);
-    }
-    return parts;
-  };
-  const zero = rows.find((r) => r.configuredRttUs === 0);
-  const hop = zero?.addedP50Us != null ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50; ` : '';
-  const before = uncalibrated ? ` Without the table: ${judge(uncalibrated).join('; ')}.` : '';
-  const which = uncalibrated ? 'with the calibrated table: ' : '';
-  return `${hop}${which}${judge(rows).join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.${before}`;
-}
-
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
-}
-
-const round1 = (x: number): number => Math.round(x * 10) / 10;

@@ -1,0 +1,94 @@
+import { formatUs } from '../units.js';
+import type { RedisRttProxy } from '../proxy/types.js';
+import type { CalibrateRow } from '../workload/types.js';
+import type { PingSession, PingTarget } from './pinger.js';
+import { quantile, round1, row } from './rows.js';
+
+export interface RowMeasurerOptions {
+  pinger: PingSession;
+  proxy: RedisRttProxy;
+  direct: PingTarget;
+  through: PingTarget;
+  /** Alternating direct/proxied blocks per row. */
+  rounds: number;
+  /** PINGs per row (rows above 2 ms take fewer, ~3 s each). */
+  samples: number;
+  progress: (line: string) => void;
+}
+
+/**
+ * Measures calibration rows: for each RTT, `rounds` rounds of a direct block and a proxied block,
+ * their order flipped every round, so drift on a noisy machine lands on both sides instead of in
+ * the error. Added p50 is the median of the rounds' (proxied p50 - direct p50).
+ */
+export class RowMeasurer {
+  /** Every direct sample taken, for the report's `direct` row. */
+  readonly directAll: number[] = [];
+
+  constructor(private readonly o: RowMeasurerOptions) {}
+
+  /** One row per RTT, in order, with a progress line before and after each. */
+  async pass(label: string, rttsUs: number[]): Promise<CalibrateRow[]> {
+    const { samples, rounds, progress } = this.o;
+    const out: CalibrateRow[] = [];
+    for (const rttUs of rttsUs) {
+      const n = rttUs > 2000 ? Math.max(50, Math.min(samples, Math.round(3_000_000 / rttUs))) : samples;
+      progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs) + ' RTT'}, ${n} PINGs in ${rounds} rounds`);
+      const r = await this.measureRow(rttUs, n);
+      progress(`calibrate:   added p50 ${r.addedP50Us} us (${r.addedMinUs}..${r.addedMaxUs})${r.errorPct === null ? '' : `, error ${r.errorPct}%`}`);
+      out.push(r);
+    }
+    return out;
+  }
+
+  private async measureRow(rttUs: number, n: number): Promise<CalibrateRow> {
+    const { pinger, proxy, direct, through, rounds } = this.o;
+    proxy.setLink({ rttUs });
+    proxy.resetStats();
+    const perRound = Math.max(20, Math.ceil(n / rounds));
+    const directPerRound = Math.min(perRound, 400);
+    const proxied: number[] = [];
+    const base: number[] = [];
+    const added: number[] = [];
+    let cpuUs = 0;
+    let wallUs = 0;
+    for (let r = 0; r < rounds; r++) {
+      let d: number[] = [];
+      let p: number[] = [];
+      const runProxied = async (): Promise<void> => {
+        const c0 = process.cpuUsage();
+        const t0 = process.hrtime.bigint();
+        p = await pinger.ping(through, perRound, 10);
+        const c = process.cpuUsage(c0);
+        cpuUs += c.user + c.system;
+        wallUs += Number(process.hrtime.bigint() - t0) / 1000;
+      };
+      const runDirect = async (): Promise<void> => {
+        d = await pinger.ping(direct, directPerRound, 10);
+      };
+      if (r % 2 === 0) {
+        await runDirect();
+        await runProxied();
+      } else {
+        await runProxied();
+        await runDirect();
+      }
+      proxied.push(...p);
+      base.push(...d);
+      this.directAll.push(...d);
+      added.push(quantile(p, 0.5) - quantile(d, 0.5));
+    }
+    const result = row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, proxied, base, (cpuUs / wallUs) * 100);
+    result.rounds = rounds;
+    result.addedP50Us = round1(quantile(added, 0.5));
+    result.addedMinUs = round1(Math.min(...added));
+    result.addedMaxUs = round1(Math.max(...added));
+    result.errorPct = rttUs === 0 ? null : round1(((result.addedP50Us - rttUs) / rttUs) * 100);
+    const late = proxy.deliveryLatenessUs();
+    if (late.count > 0) {
+      result.lateP50Us = late.p50;
+      result.lateP99Us = late.p99;
+    }
+    return result;
+  }
+}
