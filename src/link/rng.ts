@@ -32,6 +32,22 @@ export function seededUniform(seed: number): Uniform {
   return next;
 }
 
+/**
+ * mulberry32: 32 bits of state, enough for the workload's value bytes and for test cases that
+ * must replay from a seed; jitter uses sfc32 above. Kept as it is so existing seeds still give the
+ * same values.
+ */
+export function mulberry32(seed: number): Uniform {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function randomSeed(): number {
   return randomBytes(4).readUInt32LE(0);
 }

@@ -1,3 +1,4 @@
+import { mulberry32 } from '../link/rng.js';
 import type { Workload } from './types.js';
 
 /** The keys and values one workload touches, built before any timing starts. */
@@ -36,16 +37,4 @@ export function buildWorkloadData(workload: Workload, n: number, sizeBytes: numb
 /** Every key a run may have created, for cleanup: only our own prefixed keys, never a FLUSH. */
 export function allKeys(data: WorkloadData): string[] {
   return [data.counterKey, ...data.keys];
-}
-
-/** Small fast seeded generator (mulberry32), so a run's values can be repeated exactly. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

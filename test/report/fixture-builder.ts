@@ -4,6 +4,7 @@
  * (UPDATE_GOLDEN=1) and a test can check the committed files still match this source.
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { mulberry32 } from '../../src/link/rng.js';
 import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow, Environment, Mode, Workload } from '../../src/workload/types.js';
 
 export const ENVIRONMENT: Environment = {
@@ -41,17 +42,11 @@ const CONFIGS: Array<{ mode: Mode; workload: Workload; batch: number }> = [
 const N = 1000;
 const REPEAT = 5;
 
-/** mulberry32: tiny seeded PRNG, so the fixture does not change between runs. */
+/** A seeded PRNG from a text seed, so the fixture does not change between runs. */
 function rng(seedText: string): () => number {
   let a = 0;
   for (const ch of seedText) a = (Math.imul(a ^ ch.charCodeAt(0), 2654435761) + 1) >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return mulberry32(a);
 }
 
 function gauss(r: () => number): number {

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { mulberry32 } from '../../src/link/rng.js';
 import { ReplyFramer } from '../../src/resp/reply-framer.js';
 import { requestCommandName } from '../../src/resp/request-frame.js';
 import { RequestFramer, type RequestFramerOptions } from '../../src/resp/request-framer.js';
@@ -21,17 +22,8 @@ export function loadFixture(name: string): { up: Buffer; down: Buffer; expected:
   };
 }
 
-/** mulberry32: a tiny seeded PRNG, so every random case can be replayed from its seed. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** A seeded PRNG, so every random case can be replayed from its seed. */
+export const prng = mulberry32;
 
 /** Chunk sizes: mostly tiny (to land boundaries everywhere), sometimes large. */
 export function randomCuts(length: number, seed: number): number[] {

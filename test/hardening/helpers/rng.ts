@@ -1,16 +1,15 @@
-/** A seeded PRNG (mulberry32): every fuzz case can be replayed from its seed. */
+import { mulberry32 } from '../../../src/link/rng.js';
+
+/** A seeded PRNG with helpers: every fuzz case can be replayed from its seed. */
 export class Rng {
-  private state: number;
+  private readonly uniform: () => number;
   constructor(readonly seed: number) {
-    this.state = seed >>> 0;
+    this.uniform = mulberry32(seed);
   }
 
   /** Uniform in [0, 1). */
   next(): number {
-    let t = (this.state = (this.state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.uniform();
   }
 
   /** Integer in [0, n). */
