@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { rawCommands, startPrivateRedis } from '../redis/index.js';
+import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy } from '../proxy/index.js';
 import { formatUs } from '../units.js';
@@ -131,7 +131,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
 async function redisVersion(target: PingTarget): Promise<string> {
   try {
     const [info] = await rawCommands(target.path ? { path: target.path } : { host: target.host!, port: target.port! }, [['INFO', 'server']]);
-    return /redis_version:(\S+)/.exec(info?.text ?? '')?.[1] ?? 'unknown';
+    return versionFromInfo(info?.text ?? '') ?? 'unknown';
   } catch {
     return 'unknown';
   }

@@ -6,6 +6,7 @@ import { RedisSpawnError } from '../errors.js';
 import { trackChild, untrackChild } from './child-registry.js';
 import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
+import { versionFromInfo } from './info.js';
 import { rawCommands, type RawTarget } from './raw-command.js';
 
 export interface PrivateRedisOptions {
@@ -203,7 +204,7 @@ class SpawnedRedis implements PrivateRedis {
     try {
       const cmds = this.password !== undefined ? [['AUTH', this.password], ['INFO', 'server']] : [['INFO', 'server']];
       const replies = await rawCommands(this.target, cmds, 1000);
-      return /redis_version:(\S+)/.exec(replies.at(-1)?.text ?? '')?.[1];
+      return versionFromInfo(replies.at(-1)?.text ?? '');
     } catch {
       return undefined;
     }

@@ -11,6 +11,7 @@ import { resolveBenchOptions, type BenchOptions } from './options.js';
 import { estimatePlanMs, planConfigurations } from './plan.js';
 import { runConfigurations, type BenchProgress } from './runner.js';
 import { deleteKeys } from './sample.js';
+import { redisVersion } from './server-stats.js';
 import { LUA_SCRIPTS } from './shapes/index.js';
 import type { BenchReport, Workload } from './types.js';
 
@@ -54,7 +55,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     };
     admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', opts.keyPrefix, options.allowNonempty ?? false);
-    const redisVersion = /redis_version:(\S+)/.exec(await admin.redis.info('server'))?.[1] ?? 'unknown';
+    const version = await redisVersion(admin.redis);
 
     for (const w of opts.workloads) {
       const maxN = Math.max(0, ...configs.filter((c) => c.workload === w).map((c) => c.n));
@@ -91,7 +92,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     const derived = deriveResults(run.outcomes);
     return {
       kind: 'bench',
-      environment: describeEnvironment(redisVersion, startedAt),
+      environment: describeEnvironment(version, startedAt),
       method: describeMethod(opts.repeat, opts.warmup),
       results: derived.results,
       notes: [...notes, ...run.notes, ...derived.notes],

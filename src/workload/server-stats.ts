@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { versionFromInfo } from '../redis/info.js';
 
 /**
  * Microseconds Redis spent executing commands, summed over INFO commandstats. The INFO that reads
@@ -20,5 +21,5 @@ export function sumCommandUsec(info: string): number {
 /** redis_version from INFO server. */
 export async function redisVersion(admin: Redis): Promise<string> {
   const info = await admin.info('server');
-  return /redis_version:(\S+)/.exec(info)?.[1] ?? 'unknown';
+  return versionFromInfo(info) ?? 'unknown';
 }
