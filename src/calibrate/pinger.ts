@@ -1,30 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-
-/**
- * PING round trips measured from a separate process, so the client never shares an event loop
- * with the proxy it measures (as a real application would not). The child speaks raw RESP over
- * one socket: no client library cost in the figures.
- */
-const PINGER_SOURCE = `
-const net = require('node:net');
-const [host, portOrPath, n, warmup, payload] = process.argv.slice(1);
-const s = isNaN(Number(portOrPath)) ? net.connect({ path: portOrPath }) : net.connect({ host, port: Number(portOrPath), noDelay: true });
-s.on('error', (e) => { process.stderr.write(String(e.message)); process.exit(3); });
-s.once('connect', async () => {
-  const out = [];
-  const total = Number(n) + Number(warmup);
-  const ping = payload ? Buffer.from(payload, 'base64') : Buffer.from('*1\\r\\n$4\\r\\nPING\\r\\n');
-  for (let i = 0; i < total; i++) {
-    const t0 = process.hrtime.bigint();
-    s.write(ping);
-    await new Promise((r) => s.once('data', r));
-    if (i >= Number(warmup)) out.push(Number(process.hrtime.bigint() - t0) / 1000);
-  }
-  s.destroy();
-  process.stdout.write(JSON.stringify(out));
-});
-`;
 
 export interface PingTarget {
   host?: string;
@@ -33,28 +8,11 @@ export interface PingTarget {
 }
 
 /**
- * Runs `samples` sequential requests (after `warmup`) from a child process; resolves RTTs in us.
- * The request is PING unless `request` gives one RESP command (its reply must fit one read).
- */
-export function pingFromChild(target: PingTarget, samples: number, warmup = 50, request?: Buffer): Promise<number[]> {
-  const where = target.path ? ['', target.path] : [target.host ?? '127.0.0.1', String(target.port)];
-  return new Promise((resolve, reject) => {
-    execFile(
-      process.execPath,
-      ['-e', PINGER_SOURCE, ...where, String(samples), String(warmup), request ? request.toString('base64') : ''],
-      { maxBuffer: 64 * 1024 * 1024 },
-      (err, stdout, stderr) => {
-        if (err) reject(new Error(`pinger failed: ${stderr || err.message}`));
-        else resolve(JSON.parse(stdout) as number[]);
-      },
-    );
-  });
-}
-
-/**
- * The same client kept alive across many short blocks: one process, one warm JIT and one open
- * connection per target, so a calibration can alternate direct and proxied blocks cheaply and
- * measure neither a cold client nor a connection set-up.
+ * Round trips measured from a separate process, so the client never shares an event loop with the
+ * proxy it measures (as a real application would not), speaking raw RESP: no client library cost
+ * in the figures. The process is kept alive across blocks: one warm JIT and one open connection per
+ * target, so a calibration can alternate direct and proxied blocks cheaply and measure neither a
+ * cold client nor a connection set-up.
  */
 const SESSION_SOURCE = `
 const net = require('node:net');
@@ -73,8 +31,9 @@ function connect(t) {
   conns.set(key, c);
   return c;
 }
-async function block(t, n, warmup) {
+async function block(t, n, warmup, request) {
   const s = await connect(t);
+  const payload = request ? Buffer.from(request, 'base64') : ping;
   const out = [];
   for (let i = 0; i < n + warmup; i++) {
     const t0 = process.hrtime.bigint();
@@ -83,7 +42,7 @@ async function block(t, n, warmup) {
       s.once('close', fail);
       s.once('data', () => { s.off('close', fail); resolve(); });
     });
-    s.write(ping);
+    s.write(payload);
     await got;
     if (i >= warmup) out.push(Number(process.hrtime.bigint() - t0) / 1000);
   }
@@ -92,7 +51,7 @@ async function block(t, n, warmup) {
 readline.createInterface({ input: process.stdin }).on('line', async (line) => {
   const m = JSON.parse(line);
   try {
-    process.stdout.write(JSON.stringify({ id: m.id, rtts: await block(m.target, m.n, m.warmup) }) + '\\n');
+    process.stdout.write(JSON.stringify({ id: m.id, rtts: await block(m.target, m.n, m.warmup, m.request) }) + '\\n');
   } catch (e) {
     process.stdout.write(JSON.stringify({ id: m.id, error: String(e && e.message) }) + '\\n');
   }
@@ -100,8 +59,11 @@ readline.createInterface({ input: process.stdin }).on('line', async (line) => {
 `;
 
 export interface PingSession {
-  /** `n` sequential PINGs (after `warmup`) on the session's connection to `target`; RTTs in us. */
-  ping(target: PingTarget, n: number, warmup?: number): Promise<number[]>;
+  /**
+   * `n` sequential requests (after `warmup`) on the session's connection to `target`; RTTs in us.
+   * The request is PING unless `request` gives one RESP command (its reply must fit one read).
+   */
+  ping(target: PingTarget, n: number, warmup?: number, request?: Buffer): Promise<number[]>;
   close(): void;
 }
 
@@ -123,15 +85,25 @@ export function startPingSession(): PingSession {
     else w?.reject(new Error(`pinger failed: ${m.error}`));
   });
   return {
-    ping: (target, n, warmup = 0) =>
+    ping: (target, n, warmup = 0, request) =>
       new Promise((resolve, reject) => {
         const id = nextId++;
         waiting.set(id, { resolve, reject });
-        child.stdin.write(JSON.stringify({ id, target, n, warmup }) + '\n');
+        child.stdin.write(JSON.stringify({ id, target, n, warmup, request: request?.toString('base64') }) + '\n');
       }),
     close: () => {
       child.stdin.end();
       child.kill();
     },
   };
+}
+
+/** One block from a fresh client process (its own connection), which exits afterwards. */
+export async function pingFromChild(target: PingTarget, samples: number, warmup = 50, request?: Buffer): Promise<number[]> {
+  const session = startPingSession();
+  try {
+    return await session.ping(target, samples, warmup, request);
+  } finally {
+    session.close();
+  }
 }
