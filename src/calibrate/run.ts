@@ -72,7 +72,6 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     const through: PingTarget = { host: proxy.host, port: proxy.port };
     let idleCpuPct = 0;
     const measurer = new RowMeasurer({ pinger, proxy, direct, through, rounds, samples, progress });
-    const pass = (label: string, rttsUs: number[]): Promise<CalibrateRow[]> => measurer.pass(label, rttsUs);
     let rows: CalibrateRow[];
     let uncalibratedRows: CalibrateRow[] | undefined;
     let compensationTable: CompensationPoint[] | undefined;
@@ -81,14 +80,14 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       proxy.setLink({ rttUs: 0 });
       await pinger.ping(direct, WARMUP_PINGS);
       await pinger.ping(through, WARMUP_PINGS);
-      rows = await pass(auto ? 'uncompensated, ' : '', rtts);
+      rows = await measurer.pass(auto ? 'uncompensated, ' : '', rtts);
       const delayed = rtts.filter((r) => r > 0);
       if (auto && delayed.length > 0) {
         uncalibratedRows = rows;
         compensationTable = tableFrom(rows);
         proxy.setCompensation({ table: compensationTable });
         progress(`calibrate: table ${compensationTable.map((p) => `${formatUs(p.delayUs)} -> ${p.compUs} us`).join(', ')}; measuring again with it`);
-        let calibrated = await pass('calibrated, ', delayed);
+        let calibrated = await measurer.pass('calibrated, ', delayed);
         // The excess is not linear in the delay taken off (a shorter sleep wakes faster), so rows
         // still outside the tolerance get their point moved by the remaining error and are
         // measured again; every row reported was measured with the table as finally saved.
@@ -100,7 +99,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
             point.compUs = Math.min(point.delayUs, Math.max(0, Math.round(point.compUs + (r.addedP50Us! - r.configuredRttUs!) / 2)));
           }
           proxy.setCompensation({ table: compensationTable });
-          const again = await pass(`refining (${refine + 1}/${MAX_REFINE_PASSES}), `, off.map((r) => r.configuredRttUs!));
+          const again = await measurer.pass(`refining (${refine + 1}/${MAX_REFINE_PASSES}), `, off.map((r) => r.configuredRttUs!));
           calibrated = calibrated.map((r) => again.find((a) => a.configuredRttUs === r.configuredRttUs) ?? r);
         }
         rows = [...rows.filter((r) => r.configuredRttUs === 0), ...calibrated];

@@ -78,10 +78,7 @@ export class PreciseScheduler implements Scheduler {
   delivered(nowNs: number): void {
     if (this.lingerNs <= 0) return;
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
-    if (!this.polling && this.heap.length === 0) {
-      this.polling = true;
-      setImmediate(this.poll);
-    }
+    if (this.heap.length === 0) this.startPolling();
   }
 
   /** Timers waiting (for tests and stats). */
@@ -98,10 +95,7 @@ export class PreciseScheduler implements Scheduler {
     const waitNs = head.dueNs - this.clock.nowNs();
     if (waitNs <= this.spinWindowNs) {
       this.clearCoarse();
-      if (!this.polling) {
-        this.polling = true;
-        setImmediate(this.poll);
-      }
+      this.startPolling();
       return;
     }
     const wakeNs = head.dueNs - this.spinWindowNs;
@@ -117,14 +111,19 @@ export class PreciseScheduler implements Scheduler {
     this.arm();
   };
 
+  private startPolling(): void {
+    if (this.polling) return;
+    this.polling = true;
+    setImmediate(this.poll);
+  }
+
   private readonly poll = (): void => {
     this.polling = false;
     if (this.runDue()) this.hotUntilNs = this.clock.nowNs() + this.lingerNs;
     if (this.heap.length === 0 && this.lingerNs > 0 && this.clock.nowNs() < this.hotUntilNs) {
       // Stay awake a little after a delivery: the reply (or the next request) usually follows
       // within tens of microseconds, and waking a sleeping process costs about that much again.
-      this.polling = true;
-      setImmediate(this.poll);
+      this.startPolling();
       return;
     }
     this.arm();
