@@ -40,6 +40,8 @@ export class DelayLine {
   private destroyed = false;
 
   private readonly notBeforeNs: number;
+  /** Stamped by the scheduler (DeliverySource), which counts the lines delivering at once. */
+  activeWindow = -1;
 
   constructor(private readonly options: DelayLineOptions) {
     this.notBeforeNs = options.notBeforeNs ?? -Infinity;
@@ -65,7 +67,7 @@ export class DelayLine {
       this.pending -= chunk.length;
       this.offset += chunk.length;
       this.options.deliver([chunk], this.offset, arrivalNs);
-      this.options.scheduler.delivered?.(arrivalNs);
+      this.options.scheduler.delivered?.(arrivalNs, this);
       return;
     }
     this.enqueue(chunk, due);
