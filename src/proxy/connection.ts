@@ -4,6 +4,7 @@ import type { LinkState } from '../link/link-state.js';
 import type { Scheduler } from '../link/scheduler.js';
 import type { ConnectionTap } from '../tap/types.js';
 import type { Endpoint } from './endpoint.js';
+import { TapAfterForward } from './tap-after.js';
 
 export interface ConnectionOptions {
   id: number;
@@ -31,6 +32,8 @@ export class ProxiedConnection {
   readonly upstream: net.Socket;
   private readonly up: DelayLine;
   private readonly down: DelayLine;
+  private readonly tapUp: TapAfterForward | undefined;
+  private readonly tapDown: TapAfterForward | undefined;
   private clientPaused = false;
   private upstreamPaused = false;
   private closed = false;
@@ -56,7 +59,7 @@ export class ProxiedConnection {
       notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
       deliver: (chunks, endOffset, nowNs) => {
         write(this.upstream, chunks);
-        o.tap?.upDelivered(endOffset, nowNs);
+        this.tapUp?.delivered(endOffset, nowNs);
         this.relieve();
       },
       onEnd: (kind) => this.finish(this.upstream, kind),
@@ -68,17 +71,23 @@ export class ProxiedConnection {
       bandwidthBps: () => o.link.bandwidthBps(),
       deliver: (chunks, endOffset, nowNs) => {
         write(client, chunks);
-        o.tap?.downDelivered(endOffset, nowNs);
+        this.tapDown?.delivered(endOffset, nowNs);
         this.relieve();
       },
       onEnd: (kind) => this.finish(client, kind),
       onLateness: o.onLateness,
     });
 
+    const tap = o.tap;
+    if (tap) {
+      this.tapUp = new TapAfterForward(this.up, (c, t) => tap.upChunk(c, t), (e, t) => tap.upDelivered(e, t));
+      this.tapDown = new TapAfterForward(this.down, (c, t) => tap.downChunk(c, t), (e, t) => tap.downDelivered(e, t));
+    }
+    const upIn = this.tapUp ?? this.up;
+    const downIn = this.tapDown ?? this.down;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      o.tap?.upChunk(chunk, now);
-      this.up.push(chunk, now);
+      upIn.push(chunk, now);
       if (this.up.pendingBytes + this.upstream.writableLength > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
@@ -86,8 +95,7 @@ export class ProxiedConnection {
     });
     this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      o.tap?.downChunk(chunk, now);
-      this.down.push(chunk, now);
+      downIn.push(chunk, now);
       if (this.down.pendingBytes + client.writableLength > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();

@@ -1,0 +1,44 @@
+import type { DelayLine } from '../link/delay-line.js';
+
+/**
+ * Forward first, parse after. A zero-delay chunk is written out inside DelayLine.push(), and the
+ * tap parsing it first would hold the bytes back by its own cost (a few microseconds for a
+ * 16-command chunk) on every hop; so the tap sees the chunk after push() returns, and a delivery
+ * that happened inside push() is reported to it then, with the time it actually happened.
+ */
+export class TapAfterForward {
+  private inPush = false;
+  private heldEnd = -1;
+  private heldNs = 0;
+
+  constructor(
+    private readonly line: DelayLine,
+    private readonly seen: (chunk: Buffer, nowNs: number) => void,
+    private readonly sent: (endOffset: number, nowNs: number) => void,
+  ) {}
+
+  push(chunk: Buffer, nowNs: number): void {
+    this.inPush = true;
+    try {
+      this.line.push(chunk, nowNs);
+    } finally {
+      this.inPush = false;
+    }
+    this.seen(chunk, nowNs);
+    if (this.heldEnd >= 0) {
+      const end = this.heldEnd;
+      this.heldEnd = -1;
+      this.sent(end, this.heldNs);
+    }
+  }
+
+  /** The line delivered bytes up to `endOffset` at `nowNs`. */
+  delivered(endOffset: number, nowNs: number): void {
+    if (this.inPush) {
+      this.heldEnd = endOffset;
+      this.heldNs = nowNs;
+      return;
+    }
+    this.sent(endOffset, nowNs);
+  }
+}
