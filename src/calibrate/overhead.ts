@@ -56,13 +56,14 @@ export interface OverheadOptions {
 }
 
 const LOADS = [
-  { load: '-c 1 -P 1', args: ['-c', '1', '-P', '1', '-n', '20000'] },
-  { load: '-c 50 -P 16', args: ['-c', '50', '-P', '16', '-n', '400000'] },
+  { load: '-c 1 -P 1', args: ['-c', '1', '-P', '1', '-n', '20000'], warmUp: ['-c', '1', '-P', '1', '-n', '5000'] },
+  { load: '-c 50 -P 16', args: ['-c', '50', '-P', '16', '-n', '400000'], warmUp: ['-c', '50', '-P', '16', '-n', '200000'] },
 ];
 
 /**
  * The proxy's own cost, measured side by side in one run: redis-benchmark throughput direct vs
- * through a zero-delay proxy (direct and proxy runs alternate, order rotated per repetition), and
+ * through a zero-delay proxy (after an unrecorded warm-up of both; direct and proxy runs
+ * alternate, order rotated per repetition), and
  * N sequential SETs through a delayed link against the arithmetic n x (RTT + direct time).
  */
 export async function runOverhead(options: OverheadOptions = {}): Promise<OverheadReport> {
@@ -75,6 +76,13 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
   const proxy = await startProxy({ upstream: redis.address, tap, log: () => {}, compensationUs: options.compensationUs });
   const compensation = options.compensationUs === undefined ? 'hop (auto)' : 'table' in options.compensationUs ? 'calibrated table' : 'constant';
   try {
+    // Unrecorded: a fresh proxy runs its forwarding path interpreted until V8 has optimised it,
+    // which cost the first repetition 10-30% of its throughput.
+    for (const { load, warmUp } of LOADS) {
+      progress(`overhead: warm-up redis-benchmark ${load}`);
+      await redisBenchmark(redis, warmUp);
+      await redisBenchmark(proxy, warmUp);
+    }
     const samples = new Map<string, { direct: number[]; proxy: number[]; ratio: number[] }>();
     for (let r = 0; r < repeat; r++) {
       for (const { load, args } of LOADS) {
