@@ -2,11 +2,13 @@
 import type { RequestFrame } from '../resp/types.js';
 import type { CommandEvent } from '../stats/types.js';
 import { hidesArguments } from './command-kind.js';
+import { firstKeyIndex } from './first-key.js';
 import type { PendingRequest } from './request-ring.js';
 
 /**
  * Keeps what a command event needs beyond the stamps: argument sizes (when the framer collects
- * them) and the keyed hash of the first key (when a hash function is given). Never for AUTH/HELLO,
+ * them) and the keyed hash of the first key (when a hash function is given; firstKeyIndex says
+ * which argument that is, and the framer keeps its first 64 bytes). Never for AUTH/HELLO,
  * whose arguments are credentials; argument values themselves are never kept.
  */
 export function keepEventDetails(
@@ -17,10 +19,10 @@ export function keepEventDetails(
 ): void {
   if (hidesArguments(rec.kind)) return;
   if (frame.argSizes !== undefined) rec.argSizes = frame.argSizes.slice();
-  // The second argument is the first key for nearly every keyed command; container commands
-  // (a space in the name) have a subcommand there, not a key.
-  if (keyHash === undefined || frame.argc < 2 || name.indexOf(' ') >= 0) return;
-  const key = frame.head[1]; // a getter that allocates views: only read when hashing
+  if (keyHash === undefined || frame.argc < 2) return;
+  const at = firstKeyIndex(name, frame.argc, frame);
+  if (at < 0) return;
+  const key = frame.head[at]; // a getter that allocates views: only read when hashing
   if (key !== undefined) rec.keyHash = keyHash(key);
 }
 
