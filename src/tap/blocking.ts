@@ -20,8 +20,9 @@ const ALWAYS_BLOCKING = new Set([
 /**
  * True when the request can block. XREAD/XREADGROUP block only with a BLOCK option: it is looked
  * for among the head arguments before STREAMS (so a stream named "block" is not taken for it).
- * The tap asks the framer for enough head arguments (HEAD_ARGS) to reach BLOCK in the usual
- * spellings: `XREAD [COUNT n] BLOCK ms` and `XREADGROUP GROUP g c [COUNT n] BLOCK ms`.
+ * The tap asks the framer for enough head arguments (HEAD_ARGS) to reach BLOCK in every order
+ * Redis accepts before STREAMS: `XREAD [COUNT n] [BLOCK ms]` and
+ * `XREADGROUP GROUP g c [COUNT n] [BLOCK ms] [NOACK]` (BLOCK at index 8 at the latest).
  */
 export function isBlocking(name: string, frame: RequestHead): boolean {
   if (ALWAYS_BLOCKING.has(name)) return true;
@@ -35,8 +36,11 @@ export function isBlocking(name: string, frame: RequestHead): boolean {
   return false;
 }
 
-/** Head arguments the request framer must expose so isBlocking() can see XREADGROUP's BLOCK. */
-export const HEAD_ARGS = 7;
+/**
+ * Head arguments the request framer exposes: enough for isBlocking() to see XREADGROUP's BLOCK and
+ * for the first key after its STREAMS (index 9 at the latest).
+ */
+export const HEAD_ARGS = 11;
 
 /**
  * The CommandStats key of a request. XREAD and XREADGROUP are used both ways, so their blocking

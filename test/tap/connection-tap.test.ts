@@ -20,6 +20,18 @@ describe.each(SPLITS)('tap on real bytes (%s chunks)', (split) => {
     expect(w.tap.pendingRequests).toBe(0);
   });
 
+  it('spots BLOCK in XREADGROUP whatever the order of COUNT, NOACK and BLOCK', () => {
+    const w = new TapWire(split);
+    const nil = '*-1|';
+    w.exchange('XREADGROUP GROUP g c COUNT 10 NOACK BLOCK 5 STREAMS s >|', nil, 0);
+    w.exchange('XREADGROUP GROUP g c NOACK COUNT 10 BLOCK 5 STREAMS s >|', nil, 10_000);
+    w.exchange('XREADGROUP GROUP g c COUNT 10 NOACK STREAMS block >|', nil, 20_000);
+    expect(w.tap.counters().blockingCommands).toBe(2);
+    const snap = w.commands.snapshot();
+    expect(snap['XREADGROUP BLOCK']).toMatchObject({ count: 2, blocking: true });
+    expect(snap['XREADGROUP']).toMatchObject({ count: 1 });
+  });
+
   it('stamps a reply with the arrival of the chunk holding its FIRST byte', () => {
     const w = new TapWire(split);
     w.up(cmd('GET', 'big'), 5_000).sent(25_000);
