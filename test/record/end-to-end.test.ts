@@ -95,14 +95,14 @@ describe('hashed keys are the keys', () => {
         const r = new Redis({ host: p.host, port: p.port, lazyConnect: true, retryStrategy: () => null });
         await r.connect();
         for (let i = 0; i < 20; i++) {
-          expect(await r.eval("return redis.call('INCR', KEYS[1])", 1, `rtt:k:${i % 5}`)).toBe(Math.floor(i / 5) + 1);
+          expect(await r.eval("return redis.call('INCR', KEYS[1])", 1, `rtt:hk:${i % 5}`)).toBe(Math.floor(i / 5) + 1);
         }
         expect(await r.eval('return 7', 0)).toBe(7);
-        await r.get('rtt:k:0');
-        await r.zadd('rtt:z', 1, 'm');
-        expect(await r.call('ZUNION', '1', 'rtt:z')).toEqual(['m']);
-        await r.xadd('rtt:s', '*', 'f', 'v');
-        expect(await r.xread('COUNT', 1, 'STREAMS', 'rtt:s', '0')).toHaveLength(1);
+        await r.get('rtt:hk:0');
+        await r.zadd('rtt:hz', 1, 'm');
+        expect(await r.call('ZUNION', '1', 'rtt:hz')).toEqual(['m']);
+        await r.xadd('rtt:hs', '*', 'f', 'v');
+        expect(await r.xread('COUNT', 1, 'STREAMS', 'rtt:hs', '0')).toHaveLength(1);
         await r.ping();
         await r.publish('rtt:chan', 'x');
         await r.quit();
@@ -115,7 +115,7 @@ describe('hashed keys are the keys', () => {
     expect(evals).toHaveLength(21);
     expect(new Set(evals.slice(0, 20).map((e) => e.keyHash)).size).toBe(5); // the script body would read as 1
     expect(evals[20]!.keyHash).toBeUndefined(); // numkeys 0
-    expect(cmds.find((e) => e.name === 'GET')!.keyHash).toBe(evals[0]!.keyHash); // rtt:k:0 both times
+    expect(cmds.find((e) => e.name === 'GET')!.keyHash).toBe(evals[0]!.keyHash); // rtt:hk:0 both times
     expect(cmds.find((e) => e.name === 'ZUNION')!.keyHash).toBe(cmds.find((e) => e.name === 'ZADD')!.keyHash);
     expect(cmds.find((e) => e.name === 'XREAD')!.keyHash).toBe(cmds.find((e) => e.name === 'XADD')!.keyHash);
     for (const name of ['PING', 'PUBLISH']) expect(cmds.find((e) => e.name === name)!.keyHash, name).toBeUndefined();
