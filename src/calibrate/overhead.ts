@@ -4,6 +4,7 @@ import { startProxy } from '../proxy/index.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import { describeEnvironment } from '../workload/environment.js';
 import type { Environment } from '../workload/types.js';
+import { startBarePipe, type BarePipe } from './bare-pipe.js';
 import { pingFromChild } from './pinger.js';
 import type { Compensation } from '../link/compensation.js';
 
@@ -19,8 +20,14 @@ export interface ThroughputRow {
   test: string;
   directRps: Spread;
   proxyRps: Spread;
+  /** A bare Node stream.pipe() proxy (no delay line, no tap): the floor for any Node proxy here. */
+  pipeRps: Spread;
   /** proxy / direct, per repetition measured back to back. */
   ratio: Spread;
+  /** pipe / direct, per repetition. */
+  pipeRatio: Spread;
+  /** proxy / pipe, per repetition: what redis-rtt costs beyond Node's own forwarding. */
+  proxyToPipe: Spread;
 }
 
 export interface OverheadReport {
@@ -52,18 +59,21 @@ export interface OverheadOptions {
   linkRttUs?: number;
   /** The proxy's compensation (a calibrate table, a constant). @default the hop, measured at start */
   compensationUs?: Compensation;
+  /** Fraction of the default redis-benchmark request counts (tests run a small one). @default 1 */
+  scale?: number;
   progress?: (line: string) => void;
 }
 
 const LOADS = [
-  { load: '-c 1 -P 1', args: ['-c', '1', '-P', '1', '-n', '20000'], warmUp: ['-c', '1', '-P', '1', '-n', '5000'] },
-  { load: '-c 50 -P 16', args: ['-c', '50', '-P', '16', '-n', '400000'], warmUp: ['-c', '50', '-P', '16', '-n', '200000'] },
+  { load: '-c 1 -P 1', flags: ['-c', '1', '-P', '1'], requests: 20_000, warmUp: 5_000 },
+  { load: '-c 50 -P 16', flags: ['-c', '50', '-P', '16'], requests: 400_000, warmUp: 200_000 },
 ];
+const TARGETS = ['direct', 'proxy', 'pipe'] as const;
 
 /**
  * The proxy's own cost, measured side by side in one run: redis-benchmark throughput direct vs
- * through a zero-delay proxy (after an unrecorded warm-up of both; direct and proxy runs
- * alternate, order rotated per repetition), and
+ * through a zero-delay proxy and through a bare Node pipe (after an unrecorded warm-up of all
+ * three; the order rotates per repetition), and
  * N sequential SETs through a delayed link against the arithmetic n x (RTT + direct time).
  */
 export async function runOverhead(options: OverheadOptions = {}): Promise<OverheadReport> {
@@ -72,41 +82,57 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
   const seqN = options.seqN ?? 1000;
   const linkRttUs = options.linkRttUs ?? 1000;
   const progress = options.progress ?? (() => {});
+  const scale = options.scale ?? 1;
+  const count = (n: number): string[] => ['-n', String(Math.max(100, Math.round(n * scale)))];
   const redis = await startPrivateRedis();
   const proxy = await startProxy({ upstream: redis.address, tap, log: () => {}, compensationUs: options.compensationUs });
+  const pipe = await startBarePipe({ host: redis.host ?? '127.0.0.1', port: redis.port! });
+  const at = { direct: redis, proxy, pipe };
   const compensation = options.compensationUs === undefined ? 'hop (auto)' : 'table' in options.compensationUs ? 'calibrated table' : 'constant';
   try {
     // Unrecorded: a fresh proxy runs its forwarding path interpreted until V8 has optimised it,
     // which cost the first repetition 10-30% of its throughput.
-    for (const { load, warmUp } of LOADS) {
+    for (const { load, flags, warmUp } of LOADS) {
       progress(`overhead: warm-up redis-benchmark ${load}`);
-      await redisBenchmark(redis, warmUp);
-      await redisBenchmark(proxy, warmUp);
+      for (const which of TARGETS) await redisBenchmark(at[which], [...flags, ...count(warmUp)]);
     }
-    const samples = new Map<string, { direct: number[]; proxy: number[]; ratio: number[] }>();
+    const samples = new Map<string, Record<'direct' | 'proxy' | 'pipe' | 'ratio' | 'pipeRatio' | 'proxyToPipe', number[]>>();
     for (let r = 0; r < repeat; r++) {
-      for (const { load, args } of LOADS) {
-        const order = r % 2 === 0 ? (['direct', 'proxy'] as const) : (['proxy', 'direct'] as const);
-        const got: Record<string, Record<string, number>> = {};
+      for (const { load, flags, requests } of LOADS) {
+        const order = TARGETS.map((_, i) => TARGETS[(i + r) % TARGETS.length]!);
+        const got: Partial<Record<(typeof TARGETS)[number], Record<string, number>>> = {};
         for (const which of order) {
           progress(`overhead: rep ${r + 1}/${repeat} redis-benchmark ${load} ${which}`);
-          got[which] = await redisBenchmark(which === 'direct' ? redis : proxy, args);
+          got[which] = await redisBenchmark(at[which], [...flags, ...count(requests)]);
         }
         for (const test of Object.keys(got.direct!)) {
           const key = `${load}|${test}`;
-          const s = samples.get(key) ?? { direct: [], proxy: [], ratio: [] };
+          const s = samples.get(key) ?? { direct: [], proxy: [], pipe: [], ratio: [], pipeRatio: [], proxyToPipe: [] };
           const d = got.direct![test]!;
           const p = got.proxy![test] ?? 0;
+          const b = got.pipe![test] ?? 0;
           s.direct.push(d);
           s.proxy.push(p);
+          s.pipe.push(b);
           s.ratio.push(p / d);
+          s.pipeRatio.push(b / d);
+          s.proxyToPipe.push(b > 0 ? p / b : 0);
           samples.set(key, s);
         }
       }
     }
     const throughput: ThroughputRow[] = [...samples].map(([key, s]) => {
       const [load, test] = key.split('|') as [string, string];
-      return { load, test, directRps: spread(s.direct), proxyRps: spread(s.proxy), ratio: spread(s.ratio, 3) };
+      return {
+        load,
+        test,
+        directRps: spread(s.direct),
+        proxyRps: spread(s.proxy),
+        pipeRps: spread(s.pipe),
+        ratio: spread(s.ratio, 3),
+        pipeRatio: spread(s.pipeRatio, 3),
+        proxyToPipe: spread(s.proxyToPipe, 3),
+      };
     });
 
     const set = Buffer.from('*3\r\n$3\r\nSET\r\n$7\r\nseq:key\r\n$5\r\nvalue\r\n');
@@ -143,6 +169,7 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       },
     };
   } finally {
+    await pipe.close();
     await proxy.close();
     await redis.stop();
   }
@@ -152,12 +179,22 @@ export function renderOverhead(r: OverheadReport): string {
   const lines: string[] = [];
   lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetitions, direct and proxy runs alternated`);
   lines.push('');
-  lines.push('redis-benchmark      test   direct rps (min-max)             proxy rps (min-max)              proxy/direct (min-max)');
+  lines.push('redis-benchmark  test  direct rps  proxy rps  pipe rps  proxy/direct (min-max)  pipe/direct (min-max)  proxy/pipe (min-max)');
   for (const t of r.throughput) {
     lines.push(
-      `${t.load.padEnd(20)} ${t.test.padEnd(6)} ${fmtSpread(t.directRps, 0).padEnd(32)} ${fmtSpread(t.proxyRps, 0).padEnd(32)} ${fmtSpread(t.ratio, 2)}`,
+      [
+        t.load.padEnd(16),
+        t.test.padEnd(5),
+        String(t.directRps.median).padStart(10),
+        String(t.proxyRps.median).padStart(10),
+        String(t.pipeRps.median).padStart(9),
+        fmtSpread(t.ratio, 2).padEnd(22),
+        fmtSpread(t.pipeRatio, 2).padEnd(21),
+        fmtSpread(t.proxyToPipe, 2),
+      ].join('  '),
     );
   }
+  lines.push('pipe = a bare Node stream.pipe() proxy in the same process (no delay line, no tap): the floor for a Node proxy here.');
   const s = r.sequential;
   lines.push('');
   lines.push(
@@ -180,7 +217,7 @@ function spread(xs: number[], digits = 0): Spread {
   return { median: r(s[Math.floor(s.length / 2)] ?? 0), min: r(s[0] ?? 0), max: r(s[s.length - 1] ?? 0) };
 }
 
-function redisBenchmark(target: PrivateRedis | RedisRttProxy, args: string[]): Promise<Record<string, number>> {
+function redisBenchmark(target: PrivateRedis | RedisRttProxy | BarePipe, args: string[]): Promise<Record<string, number>> {
   const where = ['-h', target.host ?? '127.0.0.1', '-p', String(target.port)];
   return new Promise((resolve, reject) => {
     execFile('redis-benchmark', [...where, ...args, '-t', 'set,get', '--csv'], { timeout: 120_000 }, (err, stdout, stderr) => {

@@ -8,11 +8,12 @@ export function registerOverhead(program: Command): void {
   program
     .command('overhead')
     .description(
-      "Measure the proxy's own cost side by side in one run: redis-benchmark throughput direct vs through " +
-        'a zero-delay proxy (-c 1 -P 1 and -c 50 -P 16), and N sequential SETs through a delayed link vs ' +
-        'the arithmetic N x (RTT + direct per-command time). Needs redis-server and redis-benchmark.',
+      "Measure the proxy's own cost side by side in one run: redis-benchmark throughput direct, through " +
+        'a zero-delay proxy and through a bare Node pipe (-c 1 -P 1 and -c 50 -P 16), and N sequential SETs ' +
+        'through a delayed link vs the arithmetic N x (RTT + direct per-command time). Needs redis-server ' +
+        'and redis-benchmark.',
     )
-    .option('--repeat <n>', 'repetitions (direct and proxy alternate within each)', '3')
+    .option('--repeat <n>', 'repetitions (direct, proxy and pipe in rotated order within each, after a warm-up)', '3')
     .option('-n, --seq-n <n>', 'sequential SETs per repetition', '1000')
     .option('--rtt <duration>', 'link RTT for the sequential check', '1ms')
     .option('--no-tap', 'measure the proxy as a plain byte pipe (no RESP parsing)')

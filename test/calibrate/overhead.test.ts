@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { startBarePipe } from '../../src/calibrate/bare-pipe.js';
+import { renderOverhead, runOverhead } from '../../src/calibrate/overhead.js';
+import { rawCommands, startPrivateRedis } from '../../src/redis/index.js';
+
+describe('overhead', () => {
+  it('measures direct, proxy and bare pipe with redis-benchmark, and sequential SETs no faster than the link', async () => {
+    const lines: string[] = [];
+    const r = await runOverhead({
+      repeat: 2,
+      scale: 0.02,
+      seqN: 40,
+      linkRttUs: 2000,
+      compensationUs: { up: 0, down: 0 },
+      progress: (l) => lines.push(l),
+    });
+    expect(r.throughput.map((t) => `${t.load} ${t.test}`).sort()).toEqual(['-c 1 -P 1 GET', '-c 1 -P 1 SET', '-c 50 -P 16 GET', '-c 50 -P 16 SET']);
+    for (const t of r.throughput) {
+      for (const rps of [t.directRps, t.proxyRps, t.pipeRps]) expect(rps.min, `${t.load} ${t.test}`).toBeGreaterThan(0);
+      expect(t.ratio.min).toBeGreaterThan(0);
+      expect(t.pipeRatio.min).toBeGreaterThan(0);
+    }
+    // Warm-up first, then each repetition runs all three targets, in rotated order.
+    expect(lines[0]).toMatch(/warm-up/);
+    const firstRep = lines.filter((l) => /rep 1\/2 redis-benchmark -c 1 -P 1/.test(l)).map((l) => l.split(' ').pop());
+    const secondRep = lines.filter((l) => /rep 2\/2 redis-benchmark -c 1 -P 1/.test(l)).map((l) => l.split(' ').pop());
+    expect(firstRep).toEqual(['direct', 'proxy', 'pipe']);
+    expect(secondRep).toEqual(['proxy', 'pipe', 'direct']);
+    // With no compensation the delay line can only be late: 40 round trips of 2 ms take at least 80 ms.
+    // The upper bound (3x) catches a line that doubles its delay; a 2-core CI machine stays well inside.
+    expect(r.sequential.totalMs.min).toBeGreaterThanOrEqual(80);
+    expect(r.sequential.totalMs.max).toBeLessThan(240);
+    expect(r.sequential).toMatchObject({ n: 40, linkRttUs: 2000, compensation: 'constant', compensationUs: 0 });
+    const text = renderOverhead(r);
+    expect(text).toMatch(/proxy\/direct \(min-max\)\s+pipe\/direct \(min-max\)\s+proxy\/pipe/);
+    expect(text).toMatch(/^-c 50 -P 16\s+GET/m);
+  }, 120_000);
+
+  it('the bare pipe forwards both ways and closes its upstream connection with the client', async () => {
+    const redis = await startPrivateRedis();
+    const pipe = await startBarePipe({ host: redis.host!, port: redis.port! });
+    try {
+      const [pong, echo] = await rawCommands({ host: pipe.host, port: pipe.port }, [['PING'], ['ECHO', 'x'.repeat(100_000)]]);
+      expect(pong!.text).toBe('PONG');
+      expect(echo!.text).toBe('x'.repeat(100_000));
+      const clients = async (): Promise<number> => {
+        const [info] = await rawCommands({ host: redis.host!, port: redis.port! }, [['INFO', 'clients']]);
+        return Number(/connected_clients:(\d+)/.exec(info!.text!)![1]);
+      };
+      for (let i = 0; i < 50 && (await clients()) > 1; i++) await new Promise((res) => setTimeout(res, 10));
+      expect(await clients()).toBe(1); // only the INFO connection itself
+    } finally {
+      await pipe.close();
+      await redis.stop();
+    }
+  });
+});
