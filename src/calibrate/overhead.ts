@@ -177,7 +177,7 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
 
 export function renderOverhead(r: OverheadReport): string {
   const lines: string[] = [];
-  lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetitions, direct and proxy runs alternated`);
+  lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetitions after a warm-up, direct, proxy and pipe in rotated order`);
   lines.push('');
   lines.push('redis-benchmark  test  direct rps  proxy rps  pipe rps  proxy/direct (min-max)  pipe/direct (min-max)  proxy/pipe (min-max)');
   for (const t of r.throughput) {
@@ -194,7 +194,7 @@ export function renderOverhead(r: OverheadReport): string {
       ].join('  '),
     );
   }
-  lines.push('pipe = a bare Node stream.pipe() proxy in the same process (no delay line, no tap): the floor for a Node proxy here.');
+  lines.push('pipe = a bare Node stream.pipe() proxy in the same process (no delay line, no tap): what forwarding alone costs in Node here.');
   const s = r.sequential;
   lines.push('');
   lines.push(
