@@ -5,7 +5,20 @@
  * (user:1, user:2, ...) and anyone holding the trace could hash guesses and compare. The HMAC's key is
  * 32 random bytes per trace, kept in memory only and never written.
  */
-import { hash, randomBytes } from 'node:crypto';
+import * as crypto from 'node:crypto';
+
+/**
+ * One-shot SHA-256. crypto.hash() exists from Node 20.12 / 21.7; a named import of it would fail
+ * to load on an older Node 20 (engines says >=20), so it is looked up, with createHash behind it.
+ */
+const oneShot = (crypto as { hash?: (alg: string, data: Buffer, enc: string) => unknown }).hash;
+function sha256(data: Buffer): Buffer;
+function sha256(data: Buffer, enc: 'hex'): string;
+function sha256(data: Buffer, enc?: 'hex'): Buffer | string {
+  if (oneShot !== undefined) return oneShot('sha256', data, enc ?? 'buffer') as Buffer | string;
+  const h = crypto.createHash('sha256').update(data);
+  return enc === 'hex' ? h.digest('hex') : h.digest();
+}
 
 /** 16 hex chars = 64 bits: collisions among a session's keys are negligible (~1e-8 at 500k distinct keys). */
 export const KEY_HASH_HEX_CHARS = 16;
@@ -13,12 +26,12 @@ export const KEY_HASH_HEX_CHARS = 16;
 export type KeyHasher = (key: Buffer) => string;
 
 /** Makes a hasher; pass `secret` only to compare traces on purpose (tests, or two recordings you own). */
-export function createKeyHasher(secret: Buffer = randomBytes(32)): KeyHasher {
+export function createKeyHasher(secret: Buffer = crypto.randomBytes(32)): KeyHasher {
   if (secret.length < 16) throw new RangeError('the key-hash secret must be at least 16 bytes');
   // HMAC-SHA256 (RFC 2104) spelled out with two one-shot hashes: the tap calls this once per command on
   // the proxy's event loop, and it is ~25% cheaper than a createHmac() object per call. Equal to
   // createHmac('sha256', secret) (a test holds that). Pads are copies: a caller reusing `secret` changes nothing.
-  const block = secret.length > 64 ? hashBuffer(secret) : secret;
+  const block = secret.length > 64 ? sha256(secret) : secret;
   const ipad = Buffer.alloc(64, 0x36);
   const opad = Buffer.alloc(64, 0x5c);
   for (let i = 0; i < block.length; i++) {
@@ -26,8 +39,8 @@ export function createKeyHasher(secret: Buffer = randomBytes(32)): KeyHasher {
     opad[i]! ^= block[i]!;
   }
   const hmac = (k: Buffer): string => {
-    const inner = hash('sha256', Buffer.concat([ipad, k]), 'buffer') as unknown as Buffer;
-    return (hash('sha256', Buffer.concat([opad, inner]), 'hex') as string).slice(0, KEY_HASH_HEX_CHARS);
+    const inner = sha256(Buffer.concat([ipad, k]));
+    return sha256(Buffer.concat([opad, inner]), 'hex').slice(0, KEY_HASH_HEX_CHARS);
   };
   // Applications read the same keys again and again: a map lookup is ~20x cheaper than two SHA-256s.
   // Memory only (the names never leave the process), short keys only, emptied when full.
@@ -47,7 +60,3 @@ export function createKeyHasher(secret: Buffer = randomBytes(32)): KeyHasher {
 
 const CACHE_KEY_MAX_BYTES = 128;
 const CACHE_ENTRIES = 65_536;
-
-function hashBuffer(data: Buffer): Buffer {
-  return hash('sha256', data, 'buffer') as unknown as Buffer;
-}
