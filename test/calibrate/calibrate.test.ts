@@ -133,6 +133,23 @@ describe('proxy --compensate FILE', () => {
     }
   });
 
+  it('with auto (the hop only) on a link under 10 ms it says how to calibrate; with a file or 0 it does not', async () => {
+    const stderrOf = async (args: string[]): Promise<string> => {
+      const p = await startCliProxy(['--upstream', '127.0.0.1:1', ...args]);
+      try {
+        const until = Date.now() + 3000;
+        while (!p.stderr().includes('not reachable now') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        return p.stderr();
+      } finally {
+        await p.stop();
+      }
+    };
+    expect(await stderrOf(['--rtt', '1.2ms'])).toMatch(/note: --compensate auto takes off the proxy's hop only; .* 1200 us wait .* use --compensate calibrate/);
+    expect(await stderrOf(['--preset', 'cross-region'])).not.toContain('note: --compensate auto');
+    expect(await stderrOf(['--rtt', '1.2ms', '--compensate', '0'])).not.toContain('note: --compensate auto');
+    expect(await stderrOf([])).not.toContain('note: --compensate auto');
+  });
+
   it('a file with a bad table exits 2 naming the entry', async () => {
     const file = join(dir, 'bad.json');
     await writeFile(file, JSON.stringify([{ delayUs: 100, compUs: -5 }]));
