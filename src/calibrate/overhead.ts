@@ -202,8 +202,36 @@ export function renderOverhead(r: OverheadReport): string {
   );
   if (s.compensation) lines.push(`compensation: ${s.compensationUs} us off each one-way delay (${s.compensation})`);
   lines.push('');
+  lines.push(overheadVerdict(r));
+  lines.push('');
   lines.push(`environment: node ${r.environment.node}, redis ${r.environment.redis}, ${r.environment.cpus} CPUs (${r.environment.cpuModel})`);
   return lines.join('\n') + '\n';
+}
+
+/**
+ * What the proxy aims for (README "Precision and the proxy's own cost"): throughput through a
+ * zero-delay proxy of at least these shares of direct, and N sequential commands through a
+ * delayed link within this factor of N x (RTT + direct time).
+ */
+export const OVERHEAD_TARGETS = { '-c 1 -P 1': 0.38, '-c 50 -P 16': 0.5, sequentialRatio: 1.1 } as const;
+
+/** One line: each load's worst test (median ratio) and the sequential ratio against the targets. */
+export function overheadVerdict(r: OverheadReport): string {
+  const parts: string[] = [];
+  for (const load of ['-c 1 -P 1', '-c 50 -P 16'] as const) {
+    const rows = r.throughput.filter((t) => t.load === load);
+    if (rows.length === 0) continue;
+    const worst = rows.reduce((a, b) => (b.ratio.median < a.ratio.median ? b : a));
+    const target = OVERHEAD_TARGETS[load];
+    const pipe = Math.min(...rows.map((t) => t.pipeRatio.median));
+    parts.push(
+      `${load}: ${worst.ratio.median >= target ? 'ok' : 'below'} (${worst.test} ${worst.ratio.median.toFixed(2)}x of direct, target >= ${target.toFixed(2)}x; bare pipe ${pipe.toFixed(2)}x)`,
+    );
+  }
+  const seq = r.sequential.ratioToIdeal.median;
+  const target = OVERHEAD_TARGETS.sequentialRatio;
+  parts.push(`sequential at ${r.sequential.linkRttUs} us: ${seq <= target ? 'ok' : 'over'} (${seq.toFixed(3)}x of the ideal, target <= ${target.toFixed(2)}x)`);
+  return `verdict: ${parts.join('; ')}.`;
 }
 
 function fmtSpread(s: Spread, digits: number): string {

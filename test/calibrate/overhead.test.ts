@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startBarePipe } from '../../src/calibrate/bare-pipe.js';
-import { renderOverhead, runOverhead } from '../../src/calibrate/overhead.js';
+import { overheadVerdict, renderOverhead, runOverhead, type OverheadReport, type ThroughputRow } from '../../src/calibrate/overhead.js';
 import { rawCommands, startPrivateRedis } from '../../src/redis/index.js';
 
 describe('overhead', () => {
@@ -34,6 +34,7 @@ describe('overhead', () => {
     const text = renderOverhead(r);
     expect(text).toMatch(/proxy\/direct \(min-max\)\s+pipe\/direct \(min-max\)\s+proxy\/pipe/);
     expect(text).toMatch(/^-c 50 -P 16\s+GET/m);
+    expect(text).toContain(overheadVerdict(r));
   }, 120_000);
 
   it('the bare pipe forwards both ways and closes its upstream connection with the client', async () => {
@@ -53,5 +54,24 @@ describe('overhead', () => {
       await pipe.close();
       await redis.stop();
     }
+  });
+
+  it('the verdict takes each load\'s worst test and the sequential ratio against the targets', () => {
+    const sp = (median: number) => ({ median, min: median, max: median });
+    const row = (load: string, test: string, ratio: number, pipe: number): ThroughputRow => ({
+      load, test, directRps: sp(1000), proxyRps: sp(1000 * ratio), pipeRps: sp(1000 * pipe), ratio: sp(ratio), pipeRatio: sp(pipe), proxyToPipe: sp(ratio / pipe),
+    });
+    const report = (seq: number, rows: ThroughputRow[]) =>
+      ({ throughput: rows, sequential: { linkRttUs: 1000, ratioToIdeal: sp(seq) } }) as unknown as OverheadReport;
+    expect(overheadVerdict(report(1.077, [row('-c 1 -P 1', 'SET', 0.52, 0.46), row('-c 1 -P 1', 'GET', 0.55, 0.47), row('-c 50 -P 16', 'SET', 0.42, 0.49), row('-c 50 -P 16', 'GET', 0.47, 0.55)]))).toBe(
+      'verdict: -c 1 -P 1: ok (SET 0.52x of direct, target >= 0.38x; bare pipe 0.46x); ' +
+        '-c 50 -P 16: below (SET 0.42x of direct, target >= 0.50x; bare pipe 0.49x); ' +
+        'sequential at 1000 us: ok (1.077x of the ideal, target <= 1.10x).',
+    );
+    expect(overheadVerdict(report(1.2, [row('-c 1 -P 1', 'GET', 0.37, 0.4), row('-c 50 -P 16', 'GET', 0.5, 0.55)]))).toBe(
+      'verdict: -c 1 -P 1: below (GET 0.37x of direct, target >= 0.38x; bare pipe 0.40x); ' +
+        '-c 50 -P 16: ok (GET 0.50x of direct, target >= 0.50x; bare pipe 0.55x); ' +
+        'sequential at 1000 us: over (1.200x of the ideal, target <= 1.10x).',
+    );
   });
 });
