@@ -54,6 +54,9 @@ export function withinTolerance(r: CalibrateRow): boolean {
   return Math.abs(r.addedP50Us - r.configuredRttUs) <= allowedUs(r.configuredRttUs);
 }
 
+/** What the proxy aims for with no delay: its own added PING round trip at p50 (README "Precision"). */
+export const HOP_TARGET_US = 60;
+
 export function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): string {
   const judge = (rs: CalibrateRow[]): string[] => {
     const parts: string[] = [];
@@ -65,7 +68,10 @@ export function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): st
     return parts;
   };
   const zero = rows.find((r) => r.configuredRttUs === 0);
-  const hop = zero?.addedP50Us != null ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50; ` : '';
+  const hop =
+    zero?.addedP50Us != null
+      ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50 (${zero.addedP50Us < HOP_TARGET_US ? 'ok' : 'over'}, target under ${HOP_TARGET_US} us); `
+      : '';
   const before = uncalibrated ? ` Without the table: ${judge(uncalibrated).join('; ')}.` : '';
   const which = uncalibrated ? 'with the calibrated table: ' : '';
   return `${hop}${which}${judge(rows).join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.${before}`;

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCalibrate, tableFrom } from '../../src/calibrate/run.js';
+import { verdict } from '../../src/calibrate/rows.js';
 import { startPingSession } from '../../src/calibrate/pinger.js';
 import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -68,7 +69,7 @@ describe('calibrate', () => {
       expect(r.addedMinUs!).toBeLessThanOrEqual(r.addedP50Us!);
       expect(r.addedMaxUs!).toBeGreaterThanOrEqual(r.addedP50Us!);
     }
-    expect(report.verdict).toMatch(/with the calibrated table: 2ms: (ok|OFF)/);
+    expect(report.verdict).toMatch(/^proxy hop with no delay adds \d+ us at p50 \((ok|over), target under 60 us\); with the calibrated table: 2ms: (ok|OFF)/);
     expect(report.verdict).toMatch(/Without the table: 2ms/);
     const text = renderCalibrateTable(report);
     expect(text).toMatch(/compensation table \(one-way delay -> us taken off\): 1ms -> \d+ us/);
@@ -216,5 +217,16 @@ describe('proxy --compensate calibrate', () => {
     const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--rtt', '1ms', '--compensate', 'calibrate']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--compensate: invalid value "calibrate"; expected a reachable --upstream to calibrate against \(.*ECONNREFUSED/);
+  });
+});
+
+describe('calibrate verdict', () => {
+  const row = (label: string, configuredRttUs: number | null, addedP50Us: number | null) =>
+    ({ label, configuredRttUs, addedP50Us }) as CalibrateRow;
+  it('holds the hop against its 60 us target and each delayed row against max(5%, 20 us)', () => {
+    const rows = [row('direct', null, null), row('proxy, no delay', 0, 44), row('200us', 200, 215), row('1.2ms', 1200, 1300)];
+    const text = verdict(rows);
+    expect(text).toMatch(/^proxy hop with no delay adds 44 us at p50 \(ok, target under 60 us\); 200us: ok \(\+15 us at p50, allowed \+-20\); 1\.2ms: OFF \(\+100 us at p50, allowed \+-60\)\./);
+    expect(verdict([row('proxy, no delay', 0, 64)])).toMatch(/^proxy hop with no delay adds 64 us at p50 \(over, target under 60 us\)/);
   });
 });
