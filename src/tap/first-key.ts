@@ -6,6 +6,8 @@
  * commands that take no key (PING, PUBLISH's channel, KEYS's pattern, SCAN's cursor).
  */
 
+import { asciiEqualsUpper } from './command-kind.js';
+
 /** Commands whose arguments hold no key. */
 const NO_KEY = new Set(
   (
@@ -16,10 +18,11 @@ const NO_KEY = new Set(
   ).split(' '),
 );
 
-/** numkeys at argument 2, keys from 3. */
-const NUMKEYS_AT_2 = new Set(['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO', 'BLMPOP', 'BZMPOP']);
-/** numkeys at argument 1, keys from 2. */
-const NUMKEYS_AT_1 = new Set(['ZUNION', 'ZINTER', 'ZDIFF', 'SINTERCARD', 'ZINTERCARD', 'LMPOP', 'ZMPOP']);
+/** Where numkeys stands (the keys follow it): 2 after a script, function or timeout, else 1. */
+const NUMKEYS_AT = new Map<string, number>([
+  ...['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO', 'BLMPOP', 'BZMPOP'].map((n) => [n, 2] as const),
+  ...['ZUNION', 'ZINTER', 'ZDIFF', 'SINTERCARD', 'ZINTERCARD', 'LMPOP', 'ZMPOP'].map((n) => [n, 1] as const),
+]);
 /** Container commands whose subcommand is followed by a key. */
 const KEY_AFTER_SUBCOMMAND = new Set([
   'OBJECT ENCODING',
@@ -45,8 +48,8 @@ const KEY_AFTER_SUBCOMMAND = new Set([
 export function firstKeyIndex(name: string, argc: number, frame: { readonly head: readonly Buffer[] }): number {
   let at: number;
   if (NO_KEY.has(name)) return -1;
-  if (NUMKEYS_AT_2.has(name) || NUMKEYS_AT_1.has(name)) {
-    const numkeysAt = NUMKEYS_AT_2.has(name) ? 2 : 1;
+  const numkeysAt = NUMKEYS_AT.get(name);
+  if (numkeysAt !== undefined) {
     const numkeys = frame.head[numkeysAt];
     if (numkeys === undefined || !(asciiInteger(numkeys) > 0)) return -1;
     at = numkeysAt + 1;
@@ -54,7 +57,7 @@ export function firstKeyIndex(name: string, argc: number, frame: { readonly head
     const head = frame.head;
     at = -1;
     for (let i = 1; i < head.length - 1; i++) {
-      if (head[i]!.length === 7 && head[i]!.toString('latin1').toUpperCase() === 'STREAMS') {
+      if (asciiEqualsUpper(head[i]!, 'STREAMS')) {
         at = i + 1;
         break;
       }
