@@ -9,6 +9,7 @@ import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { waitFor } from '../proxy/helpers.js';
 import { openFdCount } from './helpers/proc.js';
+import { pingRaw } from './helpers/raw-ping.js';
 
 /** Sockets and pipes this process holds open (what a leaked connection would leave behind). */
 function socketHandles(): number {
@@ -151,9 +152,7 @@ describe('resets where one side is a unix socket', () => {
       await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
       expect(lines.filter((l) => /client ECONNRESET/.test(l)).length).toBeGreaterThan(0);
       const s = await connectTo(proxy);
-      const pong = new Promise<string>((r) => s.once('data', (d: Buffer) => r(d.toString())));
-      s.write('*1\r\n$4\r\nPING\r\n');
-      expect(await pong).toBe('+PONG\r\n');
+      expect(await pingRaw(s)).toBe('+PONG\r\n');
       s.destroy();
     } finally {
       await proxy.close();
@@ -175,9 +174,7 @@ describe('resets where one side is a unix socket', () => {
       await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
       await redis.restart();
       const s = await connectTo({ path });
-      const pong = new Promise<string>((r) => s.once('data', (d: Buffer) => r(d.toString())));
-      s.write('*1\r\n$4\r\nPING\r\n');
-      expect(await pong).toBe('+PONG\r\n');
+      expect(await pingRaw(s)).toBe('+PONG\r\n');
       s.destroy();
     } finally {
       await proxy.close();

@@ -4,6 +4,7 @@ import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { median, proxyClient, rawSocket, waitFor } from '../proxy/helpers.js';
+import { pingRaw } from './helpers/raw-ping.js';
 
 const RAW_CLIENTS = 4;
 const IOREDIS_CLIENTS = 4;
@@ -145,9 +146,7 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
     expect(await c.incr(`after:${tag}`)).toBe(1);
     c.disconnect();
     const s = await rawSocket(proxy.host!, proxy.port!);
-    const pong = new Promise<string>((r) => s.once('data', (d: Buffer) => r(d.toString())));
-    s.write('*1\r\n$4\r\nPING\r\n');
-    expect(await pong).toBe('+PONG\r\n');
+    expect(await pingRaw(s)).toBe('+PONG\r\n');
     s.destroy();
     await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the new connections to close');
   }
