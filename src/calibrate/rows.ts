@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import type { CompensationPoint } from '../link/compensation.js';
 import { LatencyHistogram } from '../stats/histogram.js';
 import type { CalibrateRow } from '../workload/types.js';
+import { quantile } from '../stats/quantile.js';
 
 /**
  * Half of each RTT's measured excess, per one-way delay: what the proxy must take off each
@@ -75,11 +76,6 @@ export function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): st
   const before = uncalibrated ? ` Without the table: ${judge(uncalibrated).join('; ')}.` : '';
   const which = uncalibrated ? 'with the calibrated table: ' : '';
   return `${hop}${which}${judge(rows).join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.${before}`;
-}
-
-export function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? 0;
 }
 
 export const round1 = (x: number): number => Math.round(x * 10) / 10;

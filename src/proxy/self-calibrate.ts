@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { realClock } from '../clock.js';
 import type { Endpoint } from './endpoint.js';
+import { quantile } from '../stats/quantile.js';
 
 export interface HopThrough {
   /** Lower-quartile PING round trip straight to the upstream, microseconds. */
@@ -90,9 +91,4 @@ class Pinger {
   close(): void {
     this.socket.destroy();
   }
-}
-
-function quantile(xs: number[], q: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length * q)] ?? 0;
 }
