@@ -17,11 +17,16 @@ export function registerOverhead(program: Command): void {
     .option('-n, --seq-n <n>', 'sequential SETs per repetition', '1000')
     .option('--rtt <duration>', 'link RTT for the sequential check', '1ms')
     .option('--no-tap', 'measure the proxy as a plain byte pipe (no RESP parsing)')
-    .option('--compensate <auto|duration|file>', COMPENSATE_HELP, 'auto')
+    .option(
+      '--compensate <calibrate|auto|duration|file>',
+      `the sequential link's compensation: ${COMPENSATE_HELP}; calibrate: measure the link against the private Redis first. ` +
+        'Unless auto, the same SETs also run through a hop-only proxy beside it',
+      'calibrate',
+    )
     .option('--json <file>', 'also write the JSON result')
     .action(async (flags: { repeat: string; seqN: string; rtt: string; tap: boolean; compensate: string; json?: string }) => {
       const report = await runOverhead({
-        compensationUs: parseCompensateFlag(flags.compensate),
+        compensationUs: flags.compensate === 'calibrate' ? 'calibrate' : parseCompensateFlag(flags.compensate),
         repeat: parsePositiveInt(flags.repeat, '--repeat', 100),
         seqN: parsePositiveInt(flags.seqN, '--seq-n', 1_000_000),
         linkRttUs: parseDurationUs(flags.rtt, '--rtt'),

@@ -8,7 +8,8 @@ import { parseBytes, parseDurationUs } from '../units.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
-import { calibrateAtStart } from './calibrate-at-start.js';
+import { calibrateAtStart } from '../calibrate/at-start.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
 interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
@@ -70,7 +71,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
-  if (calibrate) compensationUs = await calibrateAtStart(flags.upstream, update, log);
+  if (calibrate) compensationUs = await calibrateAtStart(flags.upstream, applyLinkUpdate(defaultLinkSettings(), update), log);
   const proxy = await startProxy({
     upstream: flags.upstream,
     listen: flags.listen,

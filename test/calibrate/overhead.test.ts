@@ -31,10 +31,29 @@ describe('overhead', () => {
     expect(r.sequential.totalMs.min).toBeGreaterThanOrEqual(80);
     expect(r.sequential.totalMs.max).toBeLessThan(240);
     expect(r.sequential).toMatchObject({ n: 40, linkRttUs: 2000, compensation: 'constant', compensationUs: 0 });
+    // Beside it, in the same repetitions, the hop-only proxy: late by at most its own hop's compensation.
+    const hop = r.sequential.hopOnly!;
+    expect(hop.compensationUs).toBeGreaterThanOrEqual(0);
+    expect(hop.totalMs.min).toBeGreaterThanOrEqual((40 * (2000 - 2 * hop.compensationUs)) / 1000);
+    expect(hop.totalMs.max).toBeLessThan(240);
     const text = renderOverhead(r);
     expect(text).toMatch(/proxy\/direct \(min-max\)\s+pipe\/direct \(min-max\)\s+proxy\/pipe/);
     expect(text).toMatch(/^-c 50 -P 16\s+GET/m);
     expect(text).toContain(overheadVerdict(r));
+    expect(text).toContain(`through a proxy taking off its hop only (${hop.compensationUs} us)`);
+  }, 120_000);
+
+  it("'calibrate' measures the sequential link against the private Redis first and keeps the hop-only run beside it", async () => {
+    const lines: string[] = [];
+    const r = await runOverhead({ repeat: 1, scale: 0.005, seqN: 40, linkRttUs: 2000, compensationUs: 'calibrate', progress: (l) => lines.push(l) });
+    expect(lines.some((l) => /^calibrated: 1ms one-way -> [\d.]+ us off/.test(l))).toBe(true);
+    const taken = Number(/-> ([\d.]+) us off/.exec(lines.find((l) => l.startsWith('calibrated:'))!)![1]);
+    expect(r.sequential.compensation).toBe('calibrated at start');
+    expect(r.sequential.compensationUs).toBeCloseTo(taken, 1);
+    expect(r.sequential.hopOnly).toBeDefined();
+    // Whatever it takes off, it never takes off the whole one-way delay.
+    expect(r.sequential.totalMs.min).toBeGreaterThan(0);
+    expect(r.sequential.compensationUs).toBeLessThan(1000);
   }, 120_000);
 
   it('the bare pipe forwards both ways and closes its upstream connection with the client', async () => {
@@ -61,17 +80,25 @@ describe('overhead', () => {
     const row = (load: string, test: string, ratio: number, pipe: number): ThroughputRow => ({
       load, test, directRps: sp(1000), proxyRps: sp(1000 * ratio), pipeRps: sp(1000 * pipe), ratio: sp(ratio), pipeRatio: sp(pipe), proxyToPipe: sp(ratio / pipe),
     });
-    const report = (seq: number, rows: ThroughputRow[]) =>
-      ({ throughput: rows, sequential: { linkRttUs: 1000, ratioToIdeal: sp(seq) } }) as unknown as OverheadReport;
-    expect(overheadVerdict(report(1.077, [row('-c 1 -P 1', 'SET', 0.52, 0.46), row('-c 1 -P 1', 'GET', 0.55, 0.47), row('-c 50 -P 16', 'SET', 0.42, 0.49), row('-c 50 -P 16', 'GET', 0.47, 0.55)]))).toBe(
+    const report = (seq: number, rows: ThroughputRow[], hopOnly?: number) =>
+      ({
+        throughput: rows,
+        sequential: {
+          linkRttUs: 1000,
+          ratioToIdeal: sp(seq),
+          compensation: hopOnly === undefined ? 'hop (auto)' : 'calibrated at start',
+          ...(hopOnly === undefined ? {} : { hopOnly: { ratioToIdeal: sp(hopOnly) } }),
+        },
+      }) as unknown as OverheadReport;
+    expect(overheadVerdict(report(1.077, [row('-c 1 -P 1', 'SET', 0.52, 0.46), row('-c 1 -P 1', 'GET', 0.55, 0.47), row('-c 50 -P 16', 'SET', 0.42, 0.49), row('-c 50 -P 16', 'GET', 0.47, 0.55)], 1.19))).toBe(
       'verdict: -c 1 -P 1: ok (SET 0.52x of direct, target >= 0.38x; bare pipe 0.46x); ' +
         '-c 50 -P 16: below (SET 0.42x of direct, target >= 0.50x; bare pipe 0.49x); ' +
-        'sequential at 1000 us: ok (1.077x of the ideal, target <= 1.10x).',
+        'sequential at 1000 us: ok (1.077x of the ideal, target <= 1.10x; compensation calibrated at start; hop only 1.190x).',
     );
     expect(overheadVerdict(report(1.2, [row('-c 1 -P 1', 'GET', 0.37, 0.4), row('-c 50 -P 16', 'GET', 0.5, 0.55)]))).toBe(
       'verdict: -c 1 -P 1: below (GET 0.37x of direct, target >= 0.38x; bare pipe 0.40x); ' +
         '-c 50 -P 16: ok (GET 0.50x of direct, target >= 0.50x; bare pipe 0.55x); ' +
-        'sequential at 1000 us: over (1.200x of the ideal, target <= 1.10x).',
+        'sequential at 1000 us: over (1.200x of the ideal, target <= 1.10x; compensation hop (auto)).',
     );
   });
 });
