@@ -19,6 +19,7 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   size: string;
   repeat: string;
   warmup: string;
+  driverWarmup: string;
   redis?: string;
   keyPrefix: string;
   allowNonempty?: boolean;
@@ -45,6 +46,11 @@ export function registerBench(program: Command): void {
     .option('--size <bytes>', 'value size for set and get', String(d.sizeBytes))
     .option('--repeat <count>', 'timed repetitions per configuration', String(d.repeat))
     .option('--warmup <count>', 'untimed (but checked) samples per configuration first', String(d.warmup))
+    .option(
+      '--driver-warmup <duration>',
+      "before any sample, run each shape straight to Redis for up to this long (or 20k commands) so V8 has optimised the client's code; 0 skips it",
+      `${d.driverWarmupMs}ms`,
+    )
     .option('--redis <addr>', 'use this Redis (host:port or unix:/path) instead of a private one')
     .option('--key-prefix <prefix>', 'every key written starts with this; only these keys are deleted', d.keyPrefix)
     .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
@@ -96,6 +102,7 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     sizeBytes: parsePositiveInt(flags.size, '--size', 512 * 1024 * 1024),
     repeat: parsePositiveInt(flags.repeat, '--repeat', 10_000),
     warmup: parseNonNegativeInt(flags.warmup, '--warmup', 10_000),
+    driverWarmupMs: parseDurationUs(flags.driverWarmup, '--driver-warmup') / 1000,
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,
     seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),

@@ -33,8 +33,15 @@ export function methodLines(method: Method): string[] {
     method.order === 'rotated'
       ? 'configuration order rotated by one each repetition, so no configuration always runs first or last'
       : `configuration order: ${String(method.order)}`;
+  const driver = method.driverWarmup
+    ? [
+        `before any sample, the client ran each of the ${method.driverWarmup.shapes} shapes straight to Redis ` +
+          `(${method.driverWarmup.ops} commands in ${method.driverWarmup.ms} ms, not timed), so V8 had settled its code.`,
+      ]
+    : [];
   return [
     `${reps} per configuration after ${warm}; ${order}.`,
+    ...driver,
     `timing: ${method.timing}.`,
     'median ms = median of the repetitions; range = fastest-slowest repetition; ops/s = N / median.',
     'waits = ceil(N / batch), the round trips the arithmetic predicts; round trips and bytes up/down are counted ' +

@@ -10,6 +10,7 @@ import { openLink, type LinkEndpoint } from './links.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
 import { estimatePlanMs, planConfigurations } from './plan.js';
 import { runConfigurations, type BenchProgress } from './runner.js';
+import { warmDriver, type DriverWarmupResult } from './driver-warmup.js';
 import { deleteKeys } from './sample.js';
 import { redisVersion } from './server-stats.js';
 import { LUA_SCRIPTS } from './shapes/index.js';
@@ -66,6 +67,21 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     if (configs.some((c) => c.mode === 'lua')) {
       for (const w of opts.workloads) luaSha.set(w, (await admin.redis.script('LOAD', LUA_SCRIPTS[w])) as string);
     }
+    const driverWarmupMs = opts.driverWarmupMs;
+    let driverWarmup: DriverWarmupResult | undefined;
+    if (driverWarmupMs > 0 && !options.signal?.aborted) {
+      driverWarmup = await warmDriver({
+        configs,
+        endpoint,
+        clientOptions: clientOpts,
+        admin: admin.redis,
+        data,
+        luaSha,
+        maxMsPerShape: driverWarmupMs,
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+      progress?.({ type: 'note', text: `client warm-up: ${driverWarmup.shapes} shapes straight to Redis, ${driverWarmup.ops} commands in ${driverWarmup.ms} ms` });
+    }
     const needAuto = configs.some((c) => c.mode === 'auto');
     for (const c of configs) {
       if (links.has(c.link.name) || options.signal?.aborted) continue;
@@ -83,6 +99,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       admin: admin.redis,
       data,
       luaSha,
+      ...(driverWarmup ? { failedBefore: driverWarmup.failed } : {}),
       startedAtMs: startedAt.getTime(),
       ...(options.maxSeconds !== undefined ? { maxSeconds: options.maxSeconds } : {}),
       ...(options.signal ? { signal: options.signal } : {}),
@@ -93,7 +110,10 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     return {
       kind: 'bench',
       environment: describeEnvironment(version, startedAt),
-      method: describeMethod(opts.repeat, opts.warmup),
+      method: {
+        ...describeMethod(opts.repeat, opts.warmup),
+        ...(driverWarmup ? { driverWarmup: { shapes: driverWarmup.shapes, ops: driverWarmup.ops, ms: driverWarmup.ms } } : {}),
+      },
       results: derived.results,
       notes: [...notes, ...run.notes, ...derived.notes],
     };

@@ -12,6 +12,11 @@ export interface LinkEndpoint {
   plain: DriverClient;
   /** An auto-pipelining client, only when the plan has `auto` cells. */
   auto?: DriverClient;
+  /**
+   * Replaces a client with a fresh connection: after a failed sample it may still owe replies
+   * (a dropped one leaves a command waiting), which the next configuration would take for its own.
+   */
+  renew(which: 'plain' | 'auto'): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -60,22 +65,35 @@ export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOp
     });
     target = parseAddress(proxy.address, 'proxy address');
   }
-  const clients: DriverClient[] = [];
+  const clients = new Set<DriverClient>();
   const closeAll = async (): Promise<void> => {
-    await Promise.all(clients.map((c) => c.close()));
+    await Promise.all([...clients].map((c) => c.close()));
     await proxy?.close();
   };
+  // A slow link must not make the reply timeout fire on a healthy connection.
+  const replyTimeoutMs = (opts.replyTimeoutMs ?? 30_000) + Math.ceil((spec.rttUs / 1000) * 20);
+  const connect = async (autoPipelining: boolean): Promise<DriverClient> => {
+    const c = await connectClient(target, { ...opts, replyTimeoutMs, autoPipelining });
+    clients.add(c);
+    return c;
+  };
   try {
-    // A slow link must not make the reply timeout fire on a healthy connection.
-    const replyTimeoutMs = (opts.replyTimeoutMs ?? 30_000) + Math.ceil((spec.rttUs / 1000) * 20);
-    const plain = await connectClient(target, { ...opts, replyTimeoutMs, autoPipelining: false });
-    clients.push(plain);
-    let auto: DriverClient | undefined;
-    if (opts.needAuto) {
-      auto = await connectClient(target, { ...opts, replyTimeoutMs, autoPipelining: true });
-      clients.push(auto);
-    }
-    return { spec, ...(proxy ? { proxy } : {}), plain, ...(auto ? { auto } : {}), close: closeAll };
+    const link: LinkEndpoint = {
+      spec,
+      ...(proxy ? { proxy } : {}),
+      plain: await connect(false),
+      ...(opts.needAuto ? { auto: await connect(true) } : {}),
+      renew: async (which) => {
+        const old = link[which];
+        if (old) {
+          clients.delete(old);
+          await old.close();
+        }
+        link[which] = await connect(which === 'auto');
+      },
+      close: closeAll,
+    };
+    return link;
   } catch (err) {
     await closeAll();
     throw err;

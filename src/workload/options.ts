@@ -31,6 +31,12 @@ export interface BenchOptions {
   repeat?: number;
   /** Untimed (but verified) samples per configuration first. @default 1 */
   warmup?: number;
+  /**
+   * Before those, each distinct shape runs straight to Redis for up to this long (or 20k
+   * commands), so ioredis's code is optimised before anything is timed (driver-warmup.ts); 0 skips
+   * it. @default 500
+   */
+  driverWarmupMs?: number;
   /** Stop starting new samples after this long. @default no bound */
   maxSeconds?: number;
   /** Seeds values and the proxy's jitter. @default 1 */
@@ -66,6 +72,7 @@ export const DEFAULT_BENCH_OPTIONS = {
   sizeBytes: 16,
   repeat: 5,
   warmup: 1,
+  driverWarmupMs: 500,
   seed: 1,
   replyTimeoutMs: 30_000,
 } as const;
@@ -79,6 +86,7 @@ export interface ResolvedBenchOptions {
   sizeBytes: number;
   repeat: number;
   warmup: number;
+  driverWarmupMs: number;
   seed: number;
   keyPrefix: string;
   replyTimeoutMs: number;
@@ -110,6 +118,8 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     throw new ConfigError('--compensate', c, 'off, auto, a duration or a calibrate table');
   }
   if (o.maxSeconds !== undefined && !(o.maxSeconds > 0)) throw new ConfigError('--max-seconds', o.maxSeconds, 'a positive number of seconds');
+  const driverWarmupMs = o.driverWarmupMs ?? d.driverWarmupMs;
+  if (!(Number.isFinite(driverWarmupMs) && driverWarmupMs >= 0)) throw new ConfigError('--driver-warmup', o.driverWarmupMs, 'a duration of zero or more');
   return {
     links: names.map((l) => parseLinkSpec(l, '--links')),
     modes: [...new Set(modes)],
@@ -119,6 +129,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     sizeBytes: int(o.sizeBytes, d.sizeBytes, '--size', 1),
     repeat: int(o.repeat, d.repeat, '--repeat', 1),
     warmup: int(o.warmup, d.warmup, '--warmup', 0),
+    driverWarmupMs,
     seed: int(o.seed, d.seed, '--seed', 0),
     keyPrefix,
     replyTimeoutMs: int(o.replyTimeoutMs, d.replyTimeoutMs, 'replyTimeoutMs', 1),

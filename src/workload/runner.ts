@@ -29,6 +29,8 @@ export interface RunnerInput {
   admin: Redis;
   data: Map<Workload, WorkloadData>;
   luaSha: Map<Workload, string>;
+  /** Configurations that failed before the run (the client warm-up), by index, with why. */
+  failedBefore?: Map<number, string>;
   /** Stop starting new samples once this much time has passed since startedAtMs. */
   maxSeconds?: number;
   startedAtMs: number;
@@ -63,6 +65,12 @@ export function configLabel(c: Configuration): string {
 export async function runConfigurations(input: RunnerInput): Promise<RunnerOutput> {
   const { configs } = input;
   const outcomes: ConfigOutcome[] = configs.map((config) => ({ config, samples: [] }));
+  for (const [index, error] of input.failedBefore ?? []) {
+    const outcome = outcomes[index];
+    if (!outcome) continue;
+    outcome.error = error;
+    input.progress?.({ type: 'failed', label: configLabel(outcome.config), error });
+  }
   const schedule = buildSchedule(configs);
   const estimates = schedule.map((s) => estimateSampleMs(configs[s.index] as Configuration));
   let estimatedLeftMs = estimates.reduce((a, b) => a + b, 0);
@@ -106,6 +114,8 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
       }
       outcome.error = (err as Error).message;
       input.progress?.({ type: 'failed', label: configLabel(c), error: outcome.error });
+      // If the link itself is gone, its next configurations fail on the closed client, each saying so.
+      await link.renew(c.mode === 'auto' ? 'auto' : 'plain').catch(() => {});
     }
     estimatedDoneMs += estimates[k] as number;
     const elapsedMs = Date.now() - runStartMs;

@@ -24,6 +24,8 @@ export interface Method {
   order: 'rotated';
   /** What one timed sample covers. */
   timing: string;
+  /** The client's warm-up straight to Redis before any sample (driver-warmup.ts); absent when off. */
+  driverWarmup?: { shapes: number; ops: number; ms: number };
 }
 
 /** Where one configuration's median time went (milliseconds; `otherMs` may be negative noise). */

@@ -45,10 +45,22 @@ describe('runBench on direct (private redis-server)', () => {
 
   it('reports progress: an estimate first, then one event per sample', async () => {
     const events: string[] = [];
-    await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [10], n: 20, repeat: 2, warmup: 1 }, (ev) => {
-      events.push(ev.type === 'sample' ? `${ev.phase}:${ev.done}/${ev.total}` : ev.type);
+    const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [10], n: 20, repeat: 2, warmup: 1, driverWarmupMs: 50 }, (ev) => {
+      events.push(ev.type === 'sample' ? `${ev.phase}:${ev.done}/${ev.total}` : ev.type === 'note' ? `note:${ev.text.split(':')[0]}` : ev.type);
     });
-    expect(events).toEqual(['estimate', 'warmup:1/6', 'warmup:2/6', 'timed:3/6', 'timed:4/6', 'timed:5/6', 'timed:6/6']);
+    expect(events).toEqual(['estimate', 'note:client warm-up', 'warmup:1/6', 'warmup:2/6', 'timed:3/6', 'timed:4/6', 'timed:5/6', 'timed:6/6']);
+    // Two shapes (seq, pipeline of 10), each until 20k commands or 50 ms: at least one sample each.
+    const w = report.method.driverWarmup!;
+    expect(w.shapes).toBe(2);
+    expect(w.ops).toBeGreaterThanOrEqual(40);
+    expect(w.ops).toBeLessThanOrEqual(40_000);
+    expect(w.ops % 20).toBe(0);
+  });
+
+  it('--driver-warmup 0 skips the client warm-up; a negative one is refused', async () => {
+    const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq'], n: 20, repeat: 1, driverWarmupMs: 0 });
+    expect(report.method.driverWarmup).toBeUndefined();
+    await expect(runBench({ links: ['direct'], n: 20, driverWarmupMs: -1 })).rejects.toThrow(/--driver-warmup/);
   });
 
   it('stops starting samples at --max-seconds and says which cells did not run', async () => {

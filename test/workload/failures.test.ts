@@ -44,6 +44,8 @@ describe('a reply stream that lies is caught', () => {
           n: 20,
           repeat: 2,
           replyTimeoutMs: 300,
+          // The timed path's own checks: the client warm-up would meet the sabotage first.
+          driverWarmupMs: 0,
         });
         expect(mitm.hits()).toBe(1);
         expect(report.results).toHaveLength(1);
@@ -54,6 +56,48 @@ describe('a reply stream that lies is caught', () => {
       }
     });
   }
+});
+
+describe('after a failed configuration', () => {
+  it('the next one on the same link gets a fresh connection, not the reply the failed one was owed', async () => {
+    await admin.flushdb();
+    const mitm = await startMitm(redis.port!, ':5\r\n', 'drop');
+    try {
+      const report = await runBench({ links: ['direct'], redis: `127.0.0.1:${mitm.port}`, workload: 'incr', modes: ['pipeline', 'seq'], batches: [20], n: 20, repeat: 2, replyTimeoutMs: 300, driverWarmupMs: 0 });
+      expect(mitm.hits()).toBe(1);
+      const byMode = Object.fromEntries(report.results.map((r) => [r.mode, r]));
+      expect(byMode.pipeline?.error).toBe('command 5 of 20: INCR returned 6, expected 5');
+      expect(byMode.seq?.error).toBeUndefined();
+      expect(byMode.seq?.samplesMs).toHaveLength(2);
+    } finally {
+      await mitm.close();
+    }
+  });
+});
+
+describe('the client warm-up', () => {
+  it('a wrong reply during it fails the configurations of that shape; it is not swallowed', async () => {
+    await admin.flushdb();
+    const mitm = await startMitm(redis.port!, ':5\r\n', 'drop');
+    const failed: string[] = [];
+    try {
+      const report = await runBench(
+        { links: ['direct'], redis: `127.0.0.1:${mitm.port}`, workload: 'incr', modes: ['pipeline', 'seq'], batches: [20], n: 20, repeat: 1, replyTimeoutMs: 300 },
+        (ev) => {
+          if (ev.type === 'failed') failed.push(`${ev.label}: ${ev.error}`);
+        },
+      );
+      expect(mitm.hits()).toBe(1);
+      const byMode = Object.fromEntries(report.results.map((r) => [r.mode, r]));
+      // Shapes warm up in plan order (pipeline first): only that shape met the dropped reply.
+      expect(byMode.pipeline?.error).toBe('client warm-up straight to Redis: command 5 of 20: INCR returned 6, expected 5');
+      expect(byMode.seq?.error).toBeUndefined();
+      expect(byMode.seq?.samplesMs).toHaveLength(1);
+      expect(failed).toEqual(['direct pipeline B=20 incr n=20: client warm-up straight to Redis: command 5 of 20: INCR returned 6, expected 5']);
+    } finally {
+      await mitm.close();
+    }
+  });
 });
 
 describe('error replies', () => {
@@ -90,7 +134,7 @@ describe('error replies', () => {
     });
     for (const r of report.results) {
       if (r.workload === 'incr') {
-        expect(r.error, r.mode).toMatch(/^command 1 of 40: WRONGTYPE/);
+        expect(r.error, r.mode).toMatch(/^client warm-up straight to Redis: command 1 of 40: WRONGTYPE/);
       } else {
         expect(r.error, r.mode).toBeUndefined();
         expect(r.repeat).toBe(2);

@@ -1,0 +1,80 @@
+import type { Redis } from 'ioredis';
+import type { Endpoint } from './address.js';
+import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
+import type { WorkloadData } from './keys.js';
+import type { Configuration } from './plan.js';
+import { runSample } from './sample.js';
+import type { Workload } from './types.js';
+
+/** Commands per shape after which V8 had settled ioredis's code in every run measured here. */
+export const DRIVER_WARMUP_OPS = 20_000;
+
+export interface DriverWarmupInput {
+  configs: Configuration[];
+  /** Redis itself: the warm-up never goes through a proxy (it would cost a delayed link's RTTs). */
+  endpoint: Endpoint;
+  clientOptions: DriverClientOptions;
+  admin: Redis;
+  data: Map<Workload, WorkloadData>;
+  luaSha: Map<Workload, string>;
+  /** Budget per shape; the shape stops at DRIVER_WARMUP_OPS commands or this, whichever is first. */
+  maxMsPerShape: number;
+  signal?: AbortSignal;
+}
+
+export interface DriverWarmupResult {
+  shapes: number;
+  ops: number;
+  ms: number;
+  /** Configuration index -> why its shape failed during the warm-up (a wrong reply is a failure here too). */
+  failed: Map<number, string>;
+}
+
+/**
+ * Until V8 has settled it, the client's own code decides a short cell's time, not the link:
+ * ioredis pipelines of 100 SETs straight to Redis took 0.25 ms a batch once optimised and 1.1-1.3
+ * ms in the stretches between (deoptimised and re-optimised), flipping for the first ~20k commands
+ * of a process, while raw RESP on the same socket took a steady 75 us (`tools/batch-noise.mjs`).
+ * So before any sample, each distinct shape of the plan (mode, workload, batch) runs straight to
+ * Redis on fresh clients, verified like a sample and never kept.
+ */
+export async function warmDriver(input: DriverWarmupInput): Promise<DriverWarmupResult> {
+  const t0 = Date.now();
+  const shapeOf = (c: Configuration): string => `${c.mode}|${c.workload}|${c.batch}`;
+  const shapes = new Map<string, Configuration>();
+  for (const c of input.configs) {
+    const seen = shapes.get(shapeOf(c));
+    if (!seen || c.n > seen.n) shapes.set(shapeOf(c), c);
+  }
+  const failed = new Map<number, string>();
+  let plain: DriverClient | undefined;
+  let auto: DriverClient | undefined;
+  let ops = 0;
+  try {
+    for (const c of shapes.values()) {
+      let client: DriverClient;
+      if (c.mode === 'auto') client = auto ??= await connectClient(input.endpoint, { ...input.clientOptions, autoPipelining: true });
+      else client = plain ??= await connectClient(input.endpoint, input.clientOptions);
+      const started = Date.now();
+      let done = 0;
+      try {
+        while (done < DRIVER_WARMUP_OPS && Date.now() - started < input.maxMsPerShape && !input.signal?.aborted) {
+          await runSample(c, { admin: input.admin, client, data: input.data.get(c.workload)!, luaSha: input.luaSha.get(c.workload) ?? '' });
+          done += c.n;
+        }
+      } catch (err) {
+        const why = `client warm-up straight to Redis: ${(err as Error).message}`;
+        for (const other of input.configs) if (shapeOf(other) === shapeOf(c)) failed.set(other.index, why);
+        // A reply may still be owed to the failed shape's client: the next shape gets a fresh one.
+        await client.close();
+        if (client === plain) plain = undefined;
+        else auto = undefined;
+      }
+      ops += done;
+    }
+  } finally {
+    await plain?.close();
+    await auto?.close();
+  }
+  return { shapes: shapes.size, ops, ms: Date.now() - t0, failed };
+}
