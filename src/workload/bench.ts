@@ -10,7 +10,7 @@ import { openLink, type LinkEndpoint } from './links.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
 import { estimatePlanMs, planConfigurations } from './plan.js';
 import { runConfigurations, type BenchProgress } from './runner.js';
-import { warmDriver, type DriverWarmupResult } from './driver-warmup.js';
+import { estimateDriverWarmupMs, warmDriver, type DriverWarmupResult } from './driver-warmup.js';
 import { deleteKeys } from './sample.js';
 import { redisVersion } from './server-stats.js';
 import { LUA_SCRIPTS } from './shapes/index.js';
@@ -34,7 +34,8 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     ...(options.adjust ? { adjust: options.adjust } : {}),
   });
   const samples = configs.reduce((s, c) => s + c.warmup + c.repeat, 0);
-  progress?.({ type: 'estimate', estimateMs: estimatePlanMs(configs), configurations: configs.length, samples });
+  const estimateMs = estimatePlanMs(configs) + estimateDriverWarmupMs(configs, opts.driverWarmupMs);
+  progress?.({ type: 'estimate', estimateMs, configurations: configs.length, samples });
   for (const text of notes) progress?.({ type: 'note', text });
 
   let privateRedis: PrivateRedis | undefined;

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Endpoint } from './address.js';
 import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
 import type { WorkloadData } from './keys.js';
-import type { Configuration } from './plan.js';
+import { estimateDirectSampleMs, type Configuration } from './plan.js';
 import { runSample } from './sample.js';
 import type { Workload } from './types.js';
 
@@ -30,6 +30,28 @@ export interface DriverWarmupResult {
   failed: Map<number, string>;
 }
 
+/** The warm-up's expected wall time, milliseconds, for the run's estimate. */
+export function estimateDriverWarmupMs(configs: readonly Configuration[], maxMsPerShape: number): number {
+  const shapes = distinctShapes(configs);
+  let ms = 0;
+  for (const c of shapes.values()) ms += Math.min(maxMsPerShape, Math.ceil(DRIVER_WARMUP_OPS / c.n) * estimateDirectSampleMs(c));
+  return ms;
+}
+
+/** One configuration per (mode, workload, batch): the one with the largest n. */
+function distinctShapes(configs: readonly Configuration[]): Map<string, Configuration> {
+  const shapes = new Map<string, Configuration>();
+  for (const c of configs) {
+    const seen = shapes.get(shapeOf(c));
+    if (!seen || c.n > seen.n) shapes.set(shapeOf(c), c);
+  }
+  return shapes;
+}
+
+function shapeOf(c: Configuration): string {
+  return `${c.mode}|${c.workload}|${c.batch}`;
+}
+
 /**
  * Until V8 has settled it, the client's own code decides a short cell's time, not the link:
  * ioredis pipelines of 100 SETs straight to Redis took 0.25 ms a batch once optimised and 1.1-1.3
@@ -40,12 +62,7 @@ export interface DriverWarmupResult {
  */
 export async function warmDriver(input: DriverWarmupInput): Promise<DriverWarmupResult> {
   const t0 = Date.now();
-  const shapeOf = (c: Configuration): string => `${c.mode}|${c.workload}|${c.batch}`;
-  const shapes = new Map<string, Configuration>();
-  for (const c of input.configs) {
-    const seen = shapes.get(shapeOf(c));
-    if (!seen || c.n > seen.n) shapes.set(shapeOf(c), c);
-  }
+  const shapes = distinctShapes(input.configs);
   const failed = new Map<number, string>();
   let plain: DriverClient | undefined;
   let auto: DriverClient | undefined;

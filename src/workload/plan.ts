@@ -76,6 +76,11 @@ const SETUP_MS = 300;
 const SETUP_PER_LINK_MS = 100;
 const HANDSHAKE_RTTS = 4;
 
+/** Expected wall time of one sample straight to Redis (no link, no proxy), milliseconds. */
+export function estimateDirectSampleMs(c: Pick<Configuration, 'mode' | 'n'>): number {
+  return (c.n * PER_OP_US[c.mode]) / 1000 + PER_SAMPLE_MS;
+}
+
 /** Expected wall time of one sample, milliseconds: waits x (RTT + hop) + local work. */
 export function estimateSampleMs(c: Configuration): number {
   // For auto, ioredis decides the waits; ceil(n / in-flight) is the best case.
