@@ -140,3 +140,19 @@ describe('RequestFramer: invalid input', () => {
     expect(framer.desynced).toBe(true);
   });
 });
+
+describe('RequestFramer: the frame object', () => {
+  it('every framer\'s frame shares one head accessor (one hidden class across connections), and copies still carry head', () => {
+    const frames: RequestFrame[] = [];
+    for (let i = 0; i < 3; i++) new RequestFramer({ frame: (f) => void frames.push(f) }).push(b('*2\r\n$3\r\nGET\r\n$1\r\nk\r\n'));
+    const accessors = frames.map((f) => Object.getOwnPropertyDescriptor(f, 'head')!);
+    for (const a of accessors) {
+      expect(a.get).toBe(accessors[0]!.get);
+      expect(a.set).toBe(accessors[0]!.set);
+      expect(a.enumerable).toBe(true);
+    }
+    expect(Object.keys(frames[0]!)).toEqual(Object.keys(frames[1]!));
+    const copy = { ...frames[2]! };
+    expect(copy.head.map((h) => h.toString())).toEqual(['GET', 'k']);
+  });
+});
