@@ -5,6 +5,7 @@ import type { RedisRttProxy } from '../proxy/types.js';
 import { describeEnvironment } from '../workload/environment.js';
 import type { Environment } from '../workload/types.js';
 import { startBarePipe, type BarePipe } from './bare-pipe.js';
+import { CLI_PATH, spawnServerChild, type ServerChild } from './server-child.js';
 import { pingFromChild } from './pinger.js';
 import type { Compensation } from '../link/compensation.js';
 import { calibrateAtStart } from './at-start.js';
@@ -31,12 +32,26 @@ export interface ThroughputRow {
   proxyToPipe: Spread;
 }
 
+export interface CpuRow {
+  load: string;
+  proxyUsPerRequest: Spread;
+  pipeUsPerRequest: Spread;
+  /** proxy / pipe, per repetition. */
+  proxyToPipe: Spread;
+}
+
 export interface OverheadReport {
   kind: 'overhead';
   environment: Environment;
   repeat: number;
   tap: boolean;
   throughput: ThroughputRow[];
+  /**
+   * CPU the proxy's and the bare pipe's processes used per request, per load (SET and GET runs
+   * together), microseconds; absent where /proc is not there to read it. Steadier than throughput
+   * on a shared machine: it does not depend on what else got the cores.
+   */
+  cpu?: CpuRow[];
   /** N sequential SETs from a separate process through a link of `linkRttUs`. */
   sequential: {
     n: number;
@@ -83,6 +98,7 @@ const LOADS = [
   { load: '-c 50 -P 16', flags: ['-c', '50', '-P', '16'], requests: 400_000, warmUp: 200_000 },
 ];
 const TARGETS = ['direct', 'proxy', 'pipe'] as const;
+const BENCH_TESTS = ['set', 'get'];
 
 /**
  * The proxy's own cost, measured side by side in one run: redis-benchmark throughput direct vs
@@ -99,13 +115,16 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
   const scale = options.scale ?? 1;
   const count = (n: number): string[] => ['-n', String(Math.max(100, Math.round(n * scale)))];
   const redis = await startPrivateRedis();
-  // The throughput proxy takes off its hop only (at zero delay nothing is taken off anyway); it is
-  // also the sequential run's hop-only proxy.
-  const proxy = await startProxy({ upstream: redis.address, tap, log: () => {} });
-  const pipe = await startBarePipe({ host: redis.host ?? '127.0.0.1', port: redis.port! });
-  const at = { direct: redis, proxy, pipe };
+  let proxy: ServerChild | undefined;
+  let pipe: BarePipe | undefined;
+  let hopOnly: RedisRttProxy | undefined;
   let compensated: RedisRttProxy | undefined;
   try {
+    // Each in a process of its own, as a user runs `redis-rtt proxy`: nothing else on its event
+    // loop, and its CPU per request can be read from /proc.
+    proxy = await startProxyProcess(redis.address, tap);
+    pipe = await startBarePipe({ host: redis.host ?? '127.0.0.1', port: redis.port! });
+    const at = { direct: redis, proxy, pipe };
     // Unrecorded: a fresh proxy runs its forwarding path interpreted until V8 has optimised it,
     // which cost the first repetition 10-30% of its throughput.
     for (const { load, flags, warmUp } of LOADS) {
@@ -113,13 +132,22 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       for (const which of TARGETS) await redisBenchmark(at[which], [...flags, ...count(warmUp)]);
     }
     const samples = new Map<string, Record<'direct' | 'proxy' | 'pipe' | 'ratio' | 'pipeRatio' | 'proxyToPipe', number[]>>();
+    const cpuSamples = new Map<string, { proxy: number[]; pipe: number[] }>();
     for (let r = 0; r < repeat; r++) {
       for (const { load, flags, requests } of LOADS) {
         const order = TARGETS.map((_, i) => TARGETS[(i + r) % TARGETS.length]!);
         const got: Partial<Record<(typeof TARGETS)[number], Record<string, number>>> = {};
+        const cpu = cpuSamples.get(load) ?? { proxy: [], pipe: [] };
+        cpuSamples.set(load, cpu);
         for (const which of order) {
           progress(`overhead: rep ${r + 1}/${repeat} redis-benchmark ${load} ${which}`);
-          got[which] = await redisBenchmark(at[which], [...flags, ...count(requests)]);
+          const n = count(requests);
+          const before = which === 'direct' ? undefined : at[which].cpuUs();
+          got[which] = await redisBenchmark(at[which], [...flags, ...n]);
+          const after = which === 'direct' ? undefined : at[which].cpuUs();
+          if (which !== 'direct' && before !== undefined && after !== undefined) {
+            cpu[which].push((after - before) / (Number(n[1]) * BENCH_TESTS.length));
+          }
         }
         for (const test of Object.keys(got.direct!)) {
           const key = `${load}|${test}`;
@@ -151,6 +179,14 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       };
     });
 
+    const cpu: CpuRow[] = [];
+    for (const [load, c] of cpuSamples) {
+      if (c.proxy.length !== repeat || c.pipe.length !== repeat) continue;
+      cpu.push({ load, proxyUsPerRequest: spread(c.proxy, 2), pipeUsPerRequest: spread(c.pipe, 2), proxyToPipe: spread(c.proxy.map((p, i) => p / c.pipe[i]!), 2) });
+    }
+    await proxy.close();
+    await pipe.close();
+
     const asked = options.compensationUs;
     let compensation: SequentialCompensation = 'hop (auto)';
     if (asked !== undefined) {
@@ -159,19 +195,22 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       compensation = asked === 'calibrate' ? 'calibrated at start' : 'table' in asked ? 'calibrated table' : 'constant';
       if (c !== undefined) compensated = await startProxy({ upstream: redis.address, tap, log: () => {}, compensationUs: c });
     }
-    const sequential = await runSequential({ redis, hopOnly: proxy, compensated, repeat, seqN, linkRttUs, progress });
+    hopOnly = await startProxy({ upstream: redis.address, tap, log: () => {} });
+    const sequential = await runSequential({ redis, hopOnly, compensated, repeat, seqN, linkRttUs, progress });
     return {
       kind: 'overhead',
       environment: describeEnvironment(redis.version, new Date()),
       repeat,
       tap,
       throughput,
+      ...(cpu.length > 0 ? { cpu } : {}),
       sequential: { ...sequential, compensation: compensated === undefined ? 'hop (auto)' : compensation },
     };
   } finally {
     await compensated?.close();
-    await pipe.close();
-    await proxy.close();
+    await hopOnly?.close();
+    await pipe?.close();
+    await proxy?.close();
     await redis.stop();
   }
 }
@@ -224,6 +263,20 @@ async function runSequential(t: SequentialTargets): Promise<Omit<OverheadReport[
   return out;
 }
 
+/** `redis-rtt proxy` with no delay, in its own process; its JSON line says where it listens. */
+function startProxyProcess(upstream: string, tap: boolean): Promise<ServerChild> {
+  const args = [CLI_PATH, 'proxy', '--upstream', upstream, '--listen', '127.0.0.1:0', '--compensate', '0', ...(tap ? [] : ['--no-tap'])];
+  return spawnServerChild(
+    args,
+    (line) => {
+      const listen = String((JSON.parse(line) as { listen?: unknown }).listen);
+      const colon = listen.lastIndexOf(':');
+      return { host: listen.slice(0, colon), port: Number(listen.slice(colon + 1)) };
+    },
+    'redis-rtt proxy',
+  );
+}
+
 export function renderOverhead(r: OverheadReport): string {
   const lines: string[] = [];
   lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetitions after a warm-up, direct, proxy and pipe in rotated order`);
@@ -243,7 +296,15 @@ export function renderOverhead(r: OverheadReport): string {
       ].join('  '),
     );
   }
-  lines.push('pipe = a bare Node stream.pipe() proxy in the same process (no delay line, no tap): what forwarding alone costs in Node here.');
+  lines.push('pipe = a bare Node stream.pipe() proxy (no delay line, no tap): what forwarding alone costs in Node here. The proxy and the pipe run in processes of their own.');
+  if (r.cpu && r.cpu.length > 0) {
+    lines.push('');
+    lines.push('CPU per request (user + system of that process; SET and GET runs together)  proxy us  pipe us  proxy/pipe (min-max)');
+    for (const c of r.cpu) {
+      lines.push(`  ${c.load.padEnd(74)}${c.proxyUsPerRequest.median.toFixed(2).padStart(8)}  ${c.pipeUsPerRequest.median.toFixed(2).padStart(7)}  ${fmtSpread(c.proxyToPipe, 2)}`);
+    }
+    lines.push('At -c 1 the proxy keeps polling between a reply and the next request (README "Precision"), so its CPU there is mostly waiting.');
+  }
   const s = r.sequential;
   lines.push('');
   lines.push(
@@ -302,10 +363,10 @@ function spread(xs: number[], digits = 0): Spread {
   return { median: r(s[Math.floor(s.length / 2)] ?? 0), min: r(s[0] ?? 0), max: r(s[s.length - 1] ?? 0) };
 }
 
-function redisBenchmark(target: PrivateRedis | RedisRttProxy | BarePipe, args: string[]): Promise<Record<string, number>> {
+function redisBenchmark(target: PrivateRedis | ServerChild, args: string[]): Promise<Record<string, number>> {
   const where = ['-h', target.host ?? '127.0.0.1', '-p', String(target.port)];
   return new Promise((resolve, reject) => {
-    execFile('redis-benchmark', [...where, ...args, '-t', 'set,get', '--csv'], { timeout: 120_000 }, (err, stdout, stderr) => {
+    execFile('redis-benchmark', [...where, ...args, '-t', BENCH_TESTS.join(','), '--csv'], { timeout: 120_000 }, (err, stdout, stderr) => {
       if (err) {
         reject(new Error(`redis-benchmark failed: ${stderr || err.message} (install redis-tools)`));
         return;

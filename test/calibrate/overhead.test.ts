@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { startBarePipe } from '../../src/calibrate/bare-pipe.js';
+import { processCpuUs } from '../../src/calibrate/server-child.js';
 import { overheadVerdict, renderOverhead, runOverhead, type OverheadReport, type ThroughputRow } from '../../src/calibrate/overhead.js';
 import { rawCommands, startPrivateRedis } from '../../src/redis/index.js';
 
@@ -19,6 +20,12 @@ describe('overhead', () => {
       for (const rps of [t.directRps, t.proxyRps, t.pipeRps]) expect(rps.min, `${t.load} ${t.test}`).toBeGreaterThan(0);
       expect(t.ratio.min).toBeGreaterThan(0);
       expect(t.pipeRatio.min).toBeGreaterThan(0);
+    }
+    // Both servers ran in processes of their own, whose CPU per request /proc gave.
+    expect(r.cpu?.map((c) => c.load)).toEqual(['-c 1 -P 1', '-c 50 -P 16']);
+    for (const c of r.cpu!) {
+      expect(c.proxyUsPerRequest.median, c.load).toBeGreaterThan(0);
+      expect(c.pipeUsPerRequest.median, c.load).toBeGreaterThan(0);
     }
     // Warm-up first, then each repetition runs all three targets, in rotated order.
     expect(lines[0]).toMatch(/warm-up/);
@@ -55,6 +62,15 @@ describe('overhead', () => {
     expect(r.sequential.totalMs.min).toBeGreaterThan(0);
     expect(r.sequential.compensationUs).toBeLessThan(1000);
   }, 120_000);
+
+  it('reads a process\'s CPU from /proc, and nothing for a process that is not there', () => {
+    const before = processCpuUs(process.pid)!;
+    const until = Date.now() + 60;
+    while (Date.now() < until);
+    // 60 ms of spinning, counted in 10 ms ticks.
+    expect(processCpuUs(process.pid)! - before).toBeGreaterThanOrEqual(30_000);
+    expect(processCpuUs(2 ** 22 + 12345)).toBeUndefined();
+  });
 
   it('the bare pipe forwards both ways and closes its upstream connection with the client', async () => {
     const redis = await startPrivateRedis();
