@@ -102,9 +102,10 @@ const BENCH_TESTS = ['set', 'get'];
 
 /**
  * The proxy's own cost, measured side by side in one run: redis-benchmark throughput direct vs
- * through a zero-delay proxy and through a bare Node pipe (after an unrecorded warm-up of all
- * three; the order rotates per repetition), and
- * N sequential SETs through a delayed link against the arithmetic n x (RTT + direct time).
+ * through a zero-delay `redis-rtt proxy` and through a bare Node pipe, each in a process of its
+ * own (the CLI from bin/, so it runs the built code), after an unrecorded warm-up of all three, the
+ * order rotating per repetition; then N sequential SETs through a delayed link (proxies in this
+ * process, the client in another) against the arithmetic n x (RTT + direct time).
  */
 export async function runOverhead(options: OverheadOptions = {}): Promise<OverheadReport> {
   const repeat = options.repeat ?? 3;
