@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { renderOverhead, runOverhead } from '../calibrate/overhead.js';
+import { runOverhead } from '../calibrate/overhead.js';
+import { renderOverhead } from '../calibrate/overhead-render.js';
 import { parseDurationUs, parsePositiveInt } from '../units.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { startBarePipe } from '../../src/calibrate/bare-pipe.js';
 import { processCpuUs } from '../../src/calibrate/server-child.js';
-import { overheadVerdict, renderOverhead, runOverhead, type OverheadReport, type ThroughputRow } from '../../src/calibrate/overhead.js';
+import { overheadVerdict, renderOverhead } from '../../src/calibrate/overhead-render.js';
+import { runOverhead, type OverheadReport, type ThroughputRow } from '../../src/calibrate/overhead.js';
 import { rawCommands, startPrivateRedis } from '../../src/redis/index.js';
 
 describe('overhead', () => {
