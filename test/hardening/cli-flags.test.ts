@@ -48,6 +48,24 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
   }
 });
 
+describe('overhead and bench flags with a bad value exit 2 before anything starts', () => {
+  const cases: { args: string[]; flag: string; accepts: RegExp }[] = [
+    { args: ['overhead', '--compensate', 'maybe'], flag: '--compensate', accepts: /calibrate --json file \(ENOENT\)/ },
+    { args: ['overhead', '--repeat', '0'], flag: '--repeat', accepts: /whole number/ },
+    { args: ['overhead', '--rtt', 'abc'], flag: '--rtt', accepts: /duration like 200us/ },
+    { args: ['bench', '--driver-warmup', 'abc'], flag: '--driver-warmup', accepts: /duration like 200us/ },
+  ];
+  for (const c of cases) {
+    it(c.args.join(' '), async () => {
+      const r = await runCli(c.args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(c.flag);
+      expect(r.stderr).toMatch(c.accepts);
+      expect(r.stdout).toBe('');
+    });
+  }
+});
+
 describe('listen and upstream problems', () => {
   let busy: net.Server;
   let busyPort: number;
