@@ -3,7 +3,7 @@ import type { OverheadReport, Spread } from './overhead.js';
 
 export function renderOverhead(r: OverheadReport): string {
   const lines: string[] = [];
-  lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetition${r.repeat === 1 ? "" : "s"} after a warm-up, direct, proxy and pipe in rotated order`);
+  lines.push(`proxy overhead (tap ${r.tap ? 'on' : 'off'}), ${r.repeat} repetition${r.repeat === 1 ? '' : 's'} after a warm-up, direct, proxy and pipe in rotated order`);
   lines.push('');
   lines.push('redis-benchmark  test  direct rps  proxy rps  pipe rps  proxy/direct (min-max)  pipe/direct (min-max)  proxy/pipe (min-max)');
   for (const t of r.throughput) {
