@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
 import { startProxy } from '../proxy/index.js';
+import { parseEndpoint } from '../proxy/endpoint.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import { describeEnvironment } from '../workload/environment.js';
 import type { Environment } from '../workload/types.js';
@@ -270,9 +271,9 @@ function startProxyProcess(upstream: string, tap: boolean): Promise<ServerChild>
   return spawnServerChild(
     args,
     (line) => {
-      const listen = String((JSON.parse(line) as { listen?: unknown }).listen);
-      const colon = listen.lastIndexOf(':');
-      return { host: listen.slice(0, colon), port: Number(listen.slice(colon + 1)) };
+      const listen = parseEndpoint(String((JSON.parse(line) as { listen?: unknown }).listen), 'the proxy\'s listening line');
+      if (listen.kind !== 'tcp') throw new Error(`the proxy listens on ${listen.path}, not TCP`);
+      return { host: listen.host, port: listen.port };
     },
     'redis-rtt proxy',
   );
