@@ -1,7 +1,9 @@
 import type { Redis } from 'ioredis';
+import { parseLinkSpec } from '../link/link-spec.js';
 import type { Endpoint } from './address.js';
-import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
+import type { DriverClientOptions } from './clients.js';
 import type { WorkloadData } from './keys.js';
+import { openLink } from './links.js';
 import { estimateDirectSampleMs, type Configuration } from './plan.js';
 import { runSample } from './sample.js';
 import type { Workload } from './types.js';
@@ -64,34 +66,30 @@ export async function warmDriver(input: DriverWarmupInput): Promise<DriverWarmup
   const t0 = Date.now();
   const shapes = distinctShapes(input.configs);
   const failed = new Map<number, string>();
-  let plain: DriverClient | undefined;
-  let auto: DriverClient | undefined;
+  // A `direct` link: the same clients, options and renewal after a failure as the run's own.
+  const needAuto = [...shapes.values()].some((c) => c.mode === 'auto');
+  const link = await openLink(parseLinkSpec('direct'), input.endpoint, { ...input.clientOptions, needAuto, compensation: 'off' });
   let ops = 0;
   try {
     for (const c of shapes.values()) {
-      let client: DriverClient;
-      if (c.mode === 'auto') client = auto ??= await connectClient(input.endpoint, { ...input.clientOptions, autoPipelining: true });
-      else client = plain ??= await connectClient(input.endpoint, input.clientOptions);
+      const which = c.mode === 'auto' ? 'auto' : 'plain';
       const started = Date.now();
       let done = 0;
       try {
         while (done < DRIVER_WARMUP_OPS && Date.now() - started < input.maxMsPerShape && !input.signal?.aborted) {
-          await runSample(c, { admin: input.admin, client, data: input.data.get(c.workload)!, luaSha: input.luaSha.get(c.workload) ?? '' });
+          await runSample(c, { admin: input.admin, client: link[which]!, data: input.data.get(c.workload)!, luaSha: input.luaSha.get(c.workload) ?? '' });
           done += c.n;
         }
       } catch (err) {
         const why = `client warm-up straight to Redis: ${(err as Error).message}`;
         for (const other of input.configs) if (shapeOf(other) === shapeOf(c)) failed.set(other.index, why);
         // A reply may still be owed to the failed shape's client: the next shape gets a fresh one.
-        await client.close();
-        if (client === plain) plain = undefined;
-        else auto = undefined;
+        await link.renew(which).catch(() => {});
       }
       ops += done;
     }
   } finally {
-    await plain?.close();
-    await auto?.close();
+    await link.close();
   }
   return { shapes: shapes.size, ops, ms: Date.now() - t0, failed };
 }
