@@ -1,0 +1,132 @@
+/**
+ * The stage contract: the one interface that faults (toxics), cluster rewriting and the link itself
+ * plug into. Each connection has two directions, `up` (client to Redis) and `down` (Redis to
+ * client); each direction runs a chain of stages, as toxiproxy runs a chain of toxics per link.
+ *
+ * Two kinds of stage:
+ * - Byte stages see the raw chunks of one direction, in order, and hand them on (now, later,
+ *   sliced, or not at all). The delay line and the bandwidth cap are byte stages; so are
+ *   toxiproxy's latency, bandwidth, slicer, limit_data, timeout, slow_close and reset_peer.
+ * - Frame stages see whole RESP frames, framed by the proxy's framers, and act on request/reply
+ *   pairs. On the request side a stage forwards a request, answers it locally (Redis never sees
+ *   it), or drops it. On the reply side it passes, replaces or drops a reply. A stage may return a
+ *   promise: that frame, and everything behind it in that direction, waits until it settles.
+ *   A locally made reply waits for the replies of all earlier requests and pays the link's delays
+ *   like a real one, so a pipeline's replies keep their exact order. Correlation stays exact.
+ *
+ * With no stage beyond the link active on a connection, the proxy keeps its zero-delay fast path
+ * (a synchronous write in the read callback): stages cost nothing until someone adds one.
+ */
+import type { EndKind } from '../link/delay-line.js';
+import type { Direction } from '../link/types.js';
+
+export type { Direction };
+
+/** Where a byte stage hands its output (the next stage, or the socket at the end of the chain). */
+export interface ByteSink {
+  push(chunk: Buffer, nowNs: number): void;
+  end(kind: EndKind, nowNs: number): void;
+}
+
+/** What a stage may know and do about the connection it runs on. */
+export interface ConnectionContext {
+  /** The proxy's connection id (as in /connections). */
+  readonly id: number;
+  /** Monotonic clock of the proxy's scheduler, nanoseconds. */
+  nowNs(): number;
+  /** Closes the connection, both sides: 'end' passes a FIN on after what was delivered; 'reset' sends a RST now. */
+  close(kind: EndKind): void;
+  /** Settles once both sides are closed; a stage holding frames forever releases them here. */
+  readonly closed: Promise<void>;
+}
+
+/** One direction's byte stage on one connection. */
+export interface ByteStage {
+  /** A chunk in stream order. Hand it (or its pieces) to the next sink, now or later, in order. */
+  push(chunk: Buffer, nowNs: number): void;
+  /** End of this direction's stream (FIN or RST), after every chunk pushed before it. */
+  end(kind: EndKind, nowNs: number): void;
+  /** The stage is being removed from a live connection: hand on everything held, in order, now. */
+  drain(nowNs: number): void;
+  /** The connection is gone: drop everything held and cancel timers. */
+  destroy(): void;
+  /** Bytes accepted and not yet handed on (for backpressure). */
+  readonly pendingBytes: number;
+}
+
+export interface ByteStageFactory {
+  readonly kind: 'byte';
+  /** Unique on a proxy; toxiproxy's toxic name. */
+  readonly name: string;
+  readonly direction: Direction;
+  create(conn: ConnectionContext, next: ByteSink): ByteStage;
+}
+
+/** A request frame as a frame stage sees it. */
+export interface RequestInfo {
+  /** Position among this connection's requests, from 0. */
+  readonly seq: number;
+  /** Command name, upper case ('GET', 'CLUSTER'). Empty for an empty inline line. */
+  readonly name: string;
+  /** Arguments after the name (subcommands included), as sent. */
+  readonly args: readonly Buffer[];
+  /** The command's first key, as the tap finds it, or undefined. */
+  readonly firstKey: Buffer | undefined;
+  /** The whole frame as the client sent it. */
+  readonly bytes: Buffer;
+  /** Queued inside MULTI (EXEC itself is not). */
+  readonly inMulti: boolean;
+}
+
+export type RequestAction =
+  | { readonly kind: 'forward' }
+  /** Answer with these RESP bytes; Redis never sees the request. */
+  | { readonly kind: 'answer'; readonly reply: Buffer }
+  /** Never sent, never answered: the client waits as for a stuck server. */
+  | { readonly kind: 'drop' };
+
+/** A reply frame (or push) as a frame stage sees it. */
+export interface ReplyInfo {
+  /** The request it answers; undefined for pushes and out-of-band frames. */
+  readonly request: RequestInfo | undefined;
+  /** The whole frame as Redis sent it (or as an earlier stage replaced it). */
+  readonly bytes: Buffer;
+  /** A RESP3 push or a pub/sub message, not an answer to a request. */
+  readonly isPush: boolean;
+}
+
+export type ReplyAction =
+  | { readonly kind: 'pass' }
+  /** Deliver these bytes in its place (one frame, or several to insert). */
+  | { readonly kind: 'replace'; readonly reply: Buffer }
+  /** Deliver nothing for it. */
+  | { readonly kind: 'drop' };
+
+/** One connection's frame stage. Either hook may be absent. */
+export interface FrameStage {
+  onRequest?(req: RequestInfo): RequestAction | Promise<RequestAction>;
+  onReply?(reply: ReplyInfo): ReplyAction | Promise<ReplyAction>;
+  /** The connection is gone. */
+  destroy?(): void;
+}
+
+export interface FrameStageFactory {
+  readonly kind: 'frame';
+  readonly name: string;
+  create(conn: ConnectionContext): FrameStage;
+}
+
+export type StageFactory = ByteStageFactory | FrameStageFactory;
+
+/**
+ * What a proxy offers for stages (the proxy handle implements it). A stage added here runs on every
+ * live connection and on every connection accepted later; removal takes it off all of them, a byte
+ * stage first handing on what it holds.
+ */
+export interface StageHost {
+  /** Names are unique per proxy; a duplicate throws ConfigError. `index` in its chain, default last. */
+  addStage(stage: StageFactory, index?: number): void;
+  /** False when no stage has that name. */
+  removeStage(name: string): boolean;
+  listStages(): readonly StageFactory[];
+}
