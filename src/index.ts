@@ -43,7 +43,6 @@ export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
 export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './workload/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
-export { runOverhead, type OverheadReport } from './calibrate/overhead.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
 

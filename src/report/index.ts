@@ -1,6 +1,6 @@
 /**
  * Report renderers: pure functions from a saved result (BenchReport / CalibrateReport) to text.
- * screenshot.ts is deliberately not re-exported: it needs playwright-core, a dev dependency.
+ * Screenshots (playwright-core, a dev dependency) live in lab/screenshot.ts.
  */
 export { renderTable, renderReading, type TableOptions } from './table.js';
 export { renderCsv } from './csv.js';

@@ -1,8 +1,8 @@
 // The RESP tap's CPU per command, no sockets: C connections' taps (as the proxy opens them, one
 // stats registry) fed interleaved 16-command GET chunks and their replies, with the deliveries the
 // delay lines would report. Each chunk is a fresh Buffer, as a socket read gives.
-//   npm run build && node tools/tap-cost.mjs [connections=50] [rounds=20000]
-import { StatsRegistry } from '../dist/stats/registry.js';
+//   npm run build && node lab/tools/tap-cost.mjs [connections=50] [rounds=20000]
+import { StatsRegistry } from '../../dist/stats/registry.js';
 
 const conns = Number(process.argv[2] ?? 50);
 const rounds = Number(process.argv[3] ?? 20000);

@@ -1,15 +1,15 @@
 import { execFile } from 'node:child_process';
-import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
-import { startProxy } from '../proxy/index.js';
-import { parseEndpoint } from '../proxy/endpoint.js';
-import type { RedisRttProxy } from '../proxy/types.js';
-import { describeEnvironment } from '../workload/environment.js';
-import type { Environment } from '../workload/types.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { startProxy } from '../../src/proxy/index.js';
+import { parseEndpoint } from '../../src/proxy/endpoint.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { describeEnvironment } from '../../src/workload/environment.js';
+import type { Environment } from '../../src/workload/types.js';
 import { startBarePipe, type BarePipe } from './bare-pipe.js';
 import { CLI_PATH, spawnServerChild, type ServerChild } from './server-child.js';
-import { pingFromChild } from './pinger.js';
-import type { Compensation } from '../link/compensation.js';
-import { calibrateAtStart } from './at-start.js';
+import { pingFromChild } from '../../src/calibrate/pinger.js';
+import type { Compensation } from '../../src/link/compensation.js';
+import { calibrateAtStart } from '../../src/calibrate/at-start.js';
 
 export interface Spread {
   median: number;

@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// On-demand vitest files, not part of `npm test`: benchmarks (bench/, they print figures) and the
-// fixture recorder (tools/). Run: npx vitest run -c vitest.bench.config.ts [name filter]
+// On-demand vitest files, not part of `npm test`: benchmarks (lab/bench/, they print figures) and the
+// fixture recorder (lab/tools/). Run: npx vitest run -c lab/vitest.config.ts [name filter]
 export default defineConfig({
   test: {
     include: ['bench/**/*.test.ts', 'tools/**/*.test.ts'],

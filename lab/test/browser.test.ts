@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { benchCharts, calibrateCharts, renderHtml } from '../../src/report/index.js';
-import { openReport, screenshotHtml } from '../../src/report/screenshot.js';
-import { ROOT, benchFixture, calibrateFixture } from './helpers.js';
+import { openReport, screenshotHtml } from '../screenshot.js';
+import { ROOT, benchFixture, calibrateFixture } from '../../test/report/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

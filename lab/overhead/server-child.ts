@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -77,5 +78,13 @@ export function processCpuUs(pid: number): number | undefined {
   return Number.isFinite(ticks) ? (ticks * 1_000_000) / TICKS_PER_SECOND : undefined;
 }
 
-/** `bin/redis-rtt.js`, from src/ (tests) or dist/ (the CLI) alike. */
-export const CLI_PATH = fileURLToPath(new URL('../../bin/redis-rtt.js', import.meta.url));
+/** `bin/redis-rtt.js` (the shipped CLI, run from dist/), found from lab/ (tests) or dist-lab/ (npm run lab:*) alike. */
+export const CLI_PATH = findCli(dirname(fileURLToPath(import.meta.url)));
+
+function findCli(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const candidate = join(dir, 'bin', 'redis-rtt.js');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`bin/redis-rtt.js not found above ${from}`);
+  }
+}

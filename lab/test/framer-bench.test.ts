@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { describe, expect, it, vi } from 'vitest';
-import { registerBenchFramer, renderFramerBench } from '../../src/cli/bench-framer.js';
-import { runFramerBench } from '../../src/resp/bench.js';
+import { registerBenchFramer, renderFramerBench } from '../framer-bench/cli.js';
+import { runFramerBench } from '../framer-bench/bench.js';
 
 describe('framer benchmark', () => {
   it('measures both framers and redis-parser on the same streams', async () => {

@@ -2,7 +2,7 @@
  * Soak benchmark (not in CI): steady load through one proxy for a bounded time, sampling the
  * proxy's memory and open handles, to show that nothing grows with time or connection churn.
  *
- *   npm run build && node dist/soak/soak.js --seconds 120
+ *   npm run build && npm run lab:soak -- --seconds 120
  *
  * The proxy runs in this process (so RSS and getActiveResourcesInfo() are the proxy's own); the
  * load is redis-benchmark in child processes, run after run until the time is up, so connections
@@ -11,10 +11,9 @@
  * Exits 1 when handles or connections are left over.
  */
 import { spawn } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { startProxy } from '../proxy/index.js';
-import { startPrivateRedis } from '../redis/index.js';
+import { startProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis } from '../../src/redis/index.js';
 import { countHandles, handleDelta, mib, minMedianMax, renderSample, type SoakSample } from './samples.js';
 
 export interface SoakOptions {
@@ -108,7 +107,7 @@ function benchmarkRun(host: string, port: number, clients: number, shape: string
   });
 }
 
-function parse(argv: string[]): SoakOptions {
+export function parseSoakArgs(argv: string[]): SoakOptions {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -130,14 +129,4 @@ function parse(argv: string[]): SoakOptions {
     clients: num(values.clients, DEFAULT_SOAK.clients, 'clients'),
     rttUs: values['rtt-us'] === '0' ? 0 : num(values['rtt-us'], DEFAULT_SOAK.rttUs, 'rtt-us'),
   };
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  soak(parse(process.argv.slice(2)), (l) => process.stdout.write(`${l}\n`)).then(
-    (code) => (process.exitCode = code),
-    (err: unknown) => {
-      process.stderr.write(`soak: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 2;
-    },
-  );
 }

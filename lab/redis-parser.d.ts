@@ -1,4 +1,4 @@
-// redis-parser 3 ships no types; only what the framer benchmark and tests use.
+// redis-parser 3 ships no types; only what the framer benchmark (lab) and the differential test use.
 declare module 'redis-parser' {
   interface RedisParserOptions {
     returnReply(reply: unknown): void;

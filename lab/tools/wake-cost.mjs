@@ -2,7 +2,7 @@
 // an echo server in a child process holds each reply for X us by spinning (so it never sleeps), and
 // a client in this process ping-pongs with it. RTT - X is the loopback round trip plus the client's
 // wake-up after sleeping ~X; its growth with X is what no constant compensation can follow.
-//   node tools/wake-cost.mjs [X-us ...]      (default 0 200 1200 5000)
+//   node lab/tools/wake-cost.mjs [X-us ...]      (default 0 200 1200 5000)
 import { fork } from 'node:child_process';
 import net from 'node:net';
 

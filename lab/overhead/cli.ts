@@ -1,9 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { runOverhead } from '../calibrate/overhead.js';
-import { renderOverhead } from '../calibrate/overhead-render.js';
-import { parseDurationUs, parsePositiveInt } from '../units.js';
-import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
+import { runOverhead } from './overhead.js';
+import { renderOverhead } from './overhead-render.js';
+import { parseDurationUs, parsePositiveInt } from '../../src/units.js';
+import { COMPENSATE_HELP, parseCompensateFlag } from '../../src/cli/compensate-flag.js';
 
 export function registerOverhead(program: Command): void {
   program

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { runFramerBench, type FramerBenchResult, type RateSummary } from '../resp/bench.js';
-import { parsePositiveInt } from '../units.js';
+import { runFramerBench, type FramerBenchResult, type RateSummary } from './bench.js';
+import { parsePositiveInt } from '../../src/units.js';
 
 /** The framer must frame requests at least this many times as fast as redis-parser parses them. */
 export const FRAMER_TARGET_RATIO = 3;

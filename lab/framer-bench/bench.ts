@@ -1,8 +1,8 @@
 import { chunk, replyStream, setRequestStream } from './bench-streams.js';
-import { ReplyFramer } from './reply-framer.js';
-import { requestCommandName } from './request-frame.js';
-import { RequestFramer } from './request-framer.js';
-import type { ReplyFrame, RequestFrame } from './types.js';
+import { ReplyFramer } from '../../src/resp/reply-framer.js';
+import { requestCommandName } from '../../src/resp/request-frame.js';
+import { RequestFramer } from '../../src/resp/request-framer.js';
+import type { ReplyFrame, RequestFrame } from '../../src/resp/types.js';
 
 export interface FramerBenchOptions {
   /** Frames in each stream. @default 300000 */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { startBarePipe } from '../../src/calibrate/bare-pipe.js';
-import { processCpuUs } from '../../src/calibrate/server-child.js';
-import { overheadVerdict, renderOverhead } from '../../src/calibrate/overhead-render.js';
-import { runOverhead, type OverheadReport, type ThroughputRow } from '../../src/calibrate/overhead.js';
+import { startBarePipe } from '../overhead/bare-pipe.js';
+import { processCpuUs } from '../overhead/server-child.js';
+import { overheadVerdict, renderOverhead } from '../overhead/overhead-render.js';
+import { runOverhead, type OverheadReport, type ThroughputRow } from '../overhead/overhead.js';
 import { rawCommands, startPrivateRedis } from '../../src/redis/index.js';
 
 describe('overhead', () => {

@@ -2,10 +2,10 @@
 // straight to a private redis-server, 10 batches a sample (1000 SETs at B = 100), each batch
 // timed on its own, after WARM untimed commands. Run it in fresh processes with a small and a
 // large WARM to see what bench's --driver-warmup is for:
-//   npm run build && node tools/batch-noise.mjs [--samples 12] [--batch 100] [--warm 0]
+//   npm run build && node lab/tools/batch-noise.mjs [--samples 12] [--batch 100] [--warm 0]
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
-import { startPrivateRedis } from '../dist/redis/index.js';
+import { startPrivateRedis } from '../../dist/redis/index.js';
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '12' }, batch: { type: 'string', default: '100' }, warm: { type: 'string', default: '0' } } });
 const samples = Number(values.samples);

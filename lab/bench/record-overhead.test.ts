@@ -1,7 +1,7 @@
 /**
  * Recording overhead: the same sequential GET loop through a `local` proxy with and without --record
  * (keys none and hashed), order rotated each run, median (and fastest) of 15 runs each. A measurement, not a check: it runs only with
- * npx vitest run -c vitest.bench.config.ts record-overhead and prints its figures.
+ * npx vitest run -c lab/vitest.config.ts record-overhead and prints its figures.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { startProxy } from '../src/proxy/index.js';
-import { createRecorder, type Recorder } from '../src/record/recorder.js';
-import { startPrivateRedis } from '../src/redis/private-redis.js';
-import { LOCAL_LINK } from '../test/record/synthetic.js';
+import { startProxy } from '../../src/proxy/index.js';
+import { createRecorder, type Recorder } from '../../src/record/recorder.js';
+import { startPrivateRedis } from '../../src/redis/private-redis.js';
+import { LOCAL_LINK } from '../../test/record/synthetic.js';
 
 const APP = fileURLToPath(new URL('../../fixtures/record/seq-gets.mjs', import.meta.url));
 const N = 5000;
