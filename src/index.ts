@@ -26,7 +26,7 @@ export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.
 export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';
 
 export { StatsRegistry } from './stats/registry.js';
-export { LatencyHistogram } from './stats/histogram.js';
+export { LatencyHistogram } from './numbers/histogram.js';
 export { renderPrometheus } from './stats/prometheus.js';
 export type {
   Counters,

@@ -3,7 +3,7 @@
  * Pure: snapshot in, text out; no colours, fixed-width columns.
  */
 import { formatUs } from '../units.js';
-import { compareDepthBuckets } from './counters.js';
+import { compareDepthBuckets } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from './types.js';
 
 export interface SummaryTableOptions {

@@ -1,4 +1,4 @@
-import { LatencyHistogram } from '../stats/histogram.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
 import { waitsOf } from './plan.js';
 import { configLabel, type ConfigOutcome } from './runner.js';
 import type { BenchResult } from './types.js';

@@ -3,8 +3,8 @@
  * straight into it, so "merged across connections" costs nothing at snapshot time and memory does
  * not grow with the number of connections.
  */
-import { LatencyHistogram } from './histogram.js';
-import type { CommandStats } from './types.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import type { CommandStats } from './counter-types.js';
 
 /** Names past the cap are counted together under this one. */
 export const OTHER_COMMAND = 'OTHER';

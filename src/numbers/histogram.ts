@@ -8,7 +8,17 @@
  * microseconds costs ~14 KB rather than the ~95 KB a full 1-hour range would.
  */
 import * as hdr from 'hdr-histogram-js';
-import type { LatencySummary } from './types.js';
+
+/** Percentiles of an HDR histogram of integer microseconds. All zero when count is 0. */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
 
 /** Largest value kept: one hour in microseconds. */
 export const LATENCY_MAX_US = 3_600_000_000;

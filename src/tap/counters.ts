@@ -1,5 +1,5 @@
 /** Building, summing and bucketing the per-connection Counters (plain JSON, see types.ts). */
-import type { Counters } from './types.js';
+import type { Counters } from './counter-types.js';
 
 export function newCounters(): Counters {
   return {
