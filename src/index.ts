@@ -41,7 +41,7 @@ export type {
 
 export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
-export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './workload/types.js';
+export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';

@@ -5,7 +5,7 @@
 import { cpus } from 'node:os';
 import type { CompensationPoint } from '../link/compensation.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
-import type { CalibrateRow } from '../workload/types.js';
+import type { CalibrateRow } from '../results/types.js';
 import { quantile } from '../numbers/quantiles.js';
 
 /**

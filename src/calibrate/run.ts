@@ -3,8 +3,8 @@ import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy } from '../proxy/index.js';
 import { formatUs } from '../units.js';
-import { describeEnvironment } from '../workload/environment.js';
-import type { CalibrateReport, CalibrateRow } from '../workload/types.js';
+import { describeEnvironment } from '../results/environment.js';
+import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { RowMeasurer } from './measure.js';
 import { startPingSession, type PingTarget } from './pinger.js';
 import { round1, row, tableFrom, verdict, withinTolerance } from './rows.js';

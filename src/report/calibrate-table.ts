@@ -2,7 +2,7 @@
  * `redis-rtt calibrate` for a terminal: configured vs measured added RTT per row, then the idle
  * proxy's CPU and the verdict.
  */
-import type { CalibrateReport, CalibrateRow } from '../workload/types.js';
+import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { environmentLine } from './context.js';
 import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from './format.js';
 import { RULE, paint, renderGrid, type Align, type GridRow } from './text-grid.js';

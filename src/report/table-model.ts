@@ -2,7 +2,7 @@
  * The comparison table as data (columns, link blocks, rows of formatted cells, footnotes), so the
  * terminal and HTML renderers lay out exactly the same content.
  */
-import type { BenchReport, BenchResult } from '../workload/types.js';
+import type { BenchReport, BenchResult } from '../results/types.js';
 import {
   fmtBytes,
   fmtCount,

@@ -2,7 +2,7 @@
  * The terminal comparison table: one block per link (nearest first), footnotes, environment and
  * method underneath. Pure: report in, string out.
  */
-import type { BenchReport } from '../workload/types.js';
+import type { BenchReport } from '../results/types.js';
 import { environmentLine, methodLines } from './context.js';
 import { renderReading } from './reading.js';
 import { buildTableModel } from './table-model.js';

@@ -1,7 +1,7 @@
 import { LatencyHistogram } from '../numbers/histogram.js';
 import { waitsOf } from './plan.js';
 import { configLabel, type ConfigOutcome } from './runner.js';
-import type { BenchResult } from './types.js';
+import type { BenchResult } from '../results/types.js';
 
 export function median(values: readonly number[]): number {
   if (values.length === 0) return 0;

@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { parseLinkSpec } from '../link/link-spec.js';
-import type { Endpoint } from './address.js';
+import type { Endpoint } from '../endpoint.js';
 import type { DriverClientOptions } from './clients.js';
 import type { WorkloadData } from './keys.js';
 import { openLink } from './links.js';
 import { estimateDirectSampleMs, type Configuration } from './plan.js';
 import { runSample } from './sample.js';
-import type { Workload } from './types.js';
+import type { Workload } from '../results/types.js';
 
 /** Commands per shape after which V8 had settled ioredis's code in every run measured here. */
 export const DRIVER_WARMUP_OPS = 20_000;

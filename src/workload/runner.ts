@@ -4,7 +4,7 @@ import type { LinkEndpoint } from './links.js';
 import { estimateSampleMs, type Configuration } from './plan.js';
 import { runSample, type SampleOutcome } from './sample.js';
 import { SampleAborted } from './shapes/index.js';
-import type { Workload } from './types.js';
+import type { Workload } from '../results/types.js';
 
 export type BenchProgress =
   | { type: 'estimate'; estimateMs: number; configurations: number; samples: number }
