@@ -184,7 +184,12 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
     const cpu: CpuRow[] = [];
     for (const [load, c] of cpuSamples) {
       if (c.proxy.length !== repeat || c.pipe.length !== repeat) continue;
-      cpu.push({ load, proxyUsPerRequest: spread(c.proxy, 2), pipeUsPerRequest: spread(c.pipe, 2), proxyToPipe: spread(c.proxy.map((p, i) => p / c.pipe[i]!), 2) });
+      cpu.push({
+        load,
+        proxyUsPerRequest: spread(c.proxy, 2),
+        pipeUsPerRequest: spread(c.pipe, 2),
+        proxyToPipe: spread(c.proxy.map((p, i) => p / c.pipe[i]!), 2),
+      });
     }
     await proxy.close();
     await pipe.close();

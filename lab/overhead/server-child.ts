@@ -18,7 +18,12 @@ export interface ServerChild {
  * Starts `node <args>` and waits for its first stdout line, which `address` turns into where it
  * listens. stderr is kept for the error if it exits or stays silent.
  */
-export async function spawnServerChild(args: string[], address: (firstLine: string) => { host: string; port: number }, what: string, timeoutMs = 20_000): Promise<ServerChild> {
+export async function spawnServerChild(
+  args: string[],
+  address: (firstLine: string) => { host: string; port: number },
+  what: string,
+  timeoutMs = 20_000,
+): Promise<ServerChild> {
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { benchCharts, calibrateCharts, renderHtml } from '../../src/report/index.js';
 import { openReport, screenshotHtml } from '../screenshot.js';
-import { ROOT, benchFixture, calibrateFixture } from '../../test/report/helpers.js';
+import { benchFixture, calibrateFixture } from '../../test/report/helpers.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -95,7 +95,8 @@ describe('overhead', () => {
   it('the verdict takes each load\'s worst test and the sequential ratio against the targets', () => {
     const sp = (median: number) => ({ median, min: median, max: median });
     const row = (load: string, test: string, ratio: number, pipe: number): ThroughputRow => ({
-      load, test, directRps: sp(1000), proxyRps: sp(1000 * ratio), pipeRps: sp(1000 * pipe), ratio: sp(ratio), pipeRatio: sp(pipe), proxyToPipe: sp(ratio / pipe),
+      load, test, directRps: sp(1000), proxyRps: sp(1000 * ratio), pipeRps: sp(1000 * pipe),
+      ratio: sp(ratio), pipeRatio: sp(pipe), proxyToPipe: sp(ratio / pipe),
     });
     const report = (seq: number, rows: ThroughputRow[], hopOnly?: number) =>
       ({

@@ -34,6 +34,7 @@ export function paint(text: string, tone: Tone, color: boolean): string {
  * name) become spaces, so data can neither break the grid nor drive the terminal.
  */
 export function oneLine(s: string): string {
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
   return s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 

@@ -69,5 +69,6 @@ function alignColumns(rows: string[][]): string[] {
 }
 
 function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
   return text.replace(/[\x00-\x1f\x7f]/g, '?');
 }

@@ -4,7 +4,6 @@
  * and the latency summary to the histogram (numbers/histogram.ts); they are re-exported here.
  */
 import type { LinkSettings } from '../link/types.js';
-import type { LatencySummary } from '../numbers/histogram.js';
 import type { CommandStats, Counters } from '../tap/counter-types.js';
 
 export type { LatencySummary } from '../numbers/histogram.js';

@@ -3,7 +3,6 @@
  * --record writes. The tap owns these; stats/ sums them into a StatsSnapshot. Every field is
  * defined in the README ("Counters").
  */
-import type { LinkSettings } from '../link/types.js';
 import type { LatencySummary } from '../numbers/histogram.js';
 
 /** Counters kept per connection and summed in `totals`. */

@@ -19,7 +19,6 @@ const CHUNK = 'x'.repeat(1024);
 const RUNS = 5;
 /** What "promptly" means here: the link is 1 ms, Redis's death is seen by the kernel at once. */
 const CLOSE_BOUND_MS = 2000;
-const upstreamDeaths: number[] = [];
 
 interface RawOutcome {
   /** Complete replies received, each checked to be the next counter value. */
