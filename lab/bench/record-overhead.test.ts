@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { median } from '../../src/numbers/quantiles.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { createRecorder, type Recorder } from '../../src/record/recorder.js';
 import { startPrivateRedis } from '../../src/redis/private-redis.js';
@@ -27,7 +28,6 @@ function app(host: string, port: number): Promise<number> {
   });
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 describe('recording overhead', () => {
   it('sequential GETs through a local proxy, with and without --record', async () => {

@@ -1,3 +1,4 @@
+import { spread, type Spread } from '../../src/numbers/quantiles.js';
 import { chunk, replyStream, setRequestStream } from './bench-streams.js';
 import { ReplyFramer } from '../../src/resp/reply-framer.js';
 import { requestCommandName } from '../../src/resp/request-frame.js';
@@ -23,11 +24,7 @@ export const DEFAULT_FRAMER_BENCH_OPTIONS: Required<FramerBenchOptions> = {
 };
 
 /** Frames per second over the repetitions. */
-export interface RateSummary {
-  median: number;
-  min: number;
-  max: number;
-}
+export type RateSummary = Spread;
 
 /** The same figures timed by CPU time. */
 export interface CpuRates {
@@ -173,8 +170,5 @@ export async function runFramerBench(options: FramerBenchOptions = {}): Promise<
 }
 
 function summarize(values: number[]): RateSummary {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return { median, min: sorted[0]!, max: sorted[sorted.length - 1]! };
+  return spread(values);
 }

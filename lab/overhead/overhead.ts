@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { spread, type Spread } from '../../src/numbers/quantiles.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { parseEndpoint } from '../../src/proxy/endpoint.js';
@@ -11,11 +12,7 @@ import { pingFromChild } from '../../src/calibrate/pinger.js';
 import type { Compensation } from '../../src/link/compensation.js';
 import { calibrateAtStart } from '../../src/calibrate/at-start.js';
 
-export interface Spread {
-  median: number;
-  min: number;
-  max: number;
-}
+export type { Spread };
 
 export interface ThroughputRow {
   /** redis-benchmark flags, e.g. "-c 1 -P 1". */
@@ -172,9 +169,9 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       return {
         load,
         test,
-        directRps: spread(s.direct),
-        proxyRps: spread(s.proxy),
-        pipeRps: spread(s.pipe),
+        directRps: spread(s.direct, 0),
+        proxyRps: spread(s.proxy, 0),
+        pipeRps: spread(s.pipe, 0),
         ratio: spread(s.ratio, 3),
         pipeRatio: spread(s.pipeRatio, 3),
         proxyToPipe: spread(s.proxyToPipe, 3),
@@ -282,13 +279,6 @@ function startProxyProcess(upstream: string, tap: boolean): Promise<ServerChild>
     },
     'redis-rtt proxy',
   );
-}
-
-function spread(xs: number[], digits = 0): Spread {
-  const s = [...xs].sort((a, b) => a - b);
-  const f = 10 ** digits;
-  const r = (x: number): number => Math.round(x * f) / f;
-  return { median: r(s[Math.floor(s.length / 2)] ?? 0), min: r(s[0] ?? 0), max: r(s[s.length - 1] ?? 0) };
 }
 
 function redisBenchmark(target: PrivateRedis | ServerChild, args: string[]): Promise<Record<string, number>> {

@@ -25,11 +25,6 @@ export function handleDelta(before: Record<string, number>, after: Record<string
   return out;
 }
 
-export function minMedianMax(xs: number[]): { min: number; median: number; max: number } {
-  const s = [...xs].sort((a, b) => a - b);
-  return { min: s[0] ?? 0, median: s[Math.floor(s.length / 2)] ?? 0, max: s[s.length - 1] ?? 0 };
-}
-
 export const MiB = 1024 * 1024;
 
 export function mib(bytes: number): string {

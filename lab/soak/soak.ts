@@ -14,7 +14,8 @@ import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { startProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis } from '../../src/redis/index.js';
-import { countHandles, handleDelta, mib, minMedianMax, renderSample, type SoakSample } from './samples.js';
+import { spread } from '../../src/numbers/quantiles.js';
+import { countHandles, handleDelta, mib, renderSample, type SoakSample } from './samples.js';
 
 export interface SoakOptions {
   seconds: number;
@@ -76,8 +77,8 @@ export async function soak(o: SoakOptions, out: (line: string) => void): Promise
   const delta = handleDelta(before, countHandles());
   // Under load: every sample but the idle one at the start and the one after the drain.
   const loaded = samples.length > 2 ? samples.slice(1, -1) : samples;
-  const rss = minMedianMax(loaded.map((s) => s.rssBytes));
-  const heap = minMedianMax(loaded.map((s) => s.heapUsedBytes));
+  const rss = spread(loaded.map((s) => s.rssBytes));
+  const heap = spread(loaded.map((s) => s.heapUsedBytes));
   const elapsedS = (Date.now() - t0) / 1000;
   out('');
   out(`runs: ${runs} redis-benchmark runs (${failedRuns} failed), ${final.connections.total} connections, ${final.totals.commands} commands, ${final.totals.replies} replies, ${final.totals.errorReplies} error replies, ${Math.round(final.totals.commands / elapsedS)} commands/s`);

@@ -1,14 +1,8 @@
 import { LatencyHistogram } from '../numbers/histogram.js';
+import { median } from '../numbers/quantiles.js';
 import { waitsOf } from './plan.js';
 import { configLabel, type ConfigOutcome } from './runner.js';
 import type { BenchResult } from '../results/types.js';
-
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const medianOrNull = (xs: (number | null)[]): number | null =>
