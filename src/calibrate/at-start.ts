@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
-import { formatUs } from '../units.js';
+import { formatUs } from '../format.js';
 import { runCalibrate } from './run.js';
 
 /**

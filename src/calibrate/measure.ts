@@ -1,4 +1,4 @@
-import { formatUs } from '../units.js';
+import { formatUs } from '../format.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { CalibrateRow } from '../results/types.js';
 import type { PingSession, PingTarget } from './pinger.js';

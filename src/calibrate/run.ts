@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy } from '../proxy/index.js';
-import { formatUs } from '../units.js';
+import { formatUs } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { RowMeasurer } from './measure.js';

@@ -4,8 +4,8 @@
  */
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { environmentLine } from './context.js';
-import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from './format.js';
-import { RULE, paint, renderGrid, type Align, type GridRow } from './text-grid.js';
+import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from '../format.js';
+import { RULE, paint, renderGrid, type Align, type GridRow } from '../text-grid.js';
 
 /** Columns of the calibration table, shared with the HTML page. */
 export const CALIBRATE_COLUMNS: Array<{ title: string; align: Align; cell: (r: CalibrateRow) => string }> = [

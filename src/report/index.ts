@@ -9,3 +9,7 @@ export { renderCalibrateTable, type CalibrateTableOptions } from './calibrate-ta
 export { renderHtml, type HtmlOptions } from './html.js';
 export { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
 export { parseReport } from './load.js';
+// The SVG building blocks record/analyze's HTML shares.
+export { renderCategoryChart } from './svg/category-chart.js';
+export { esc } from './svg/escape.js';
+export { seriesStyle } from './svg/style.js';

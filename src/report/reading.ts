@@ -4,7 +4,7 @@
  * the runs needed for a comparison are missing.
  */
 import type { BenchReport, BenchResult, Mode, Workload } from '../results/types.js';
-import { fmtDurationMs, fmtFactor, fmtUsShort } from './format.js';
+import { fmtDurationMs, fmtFactor, fmtUsShort } from '../format.js';
 import { groupByLink, isOk, type LinkGroup } from './order.js';
 
 interface Comparison {

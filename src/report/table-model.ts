@@ -12,7 +12,7 @@ import {
   fmtUs,
   fmtUsShort,
   orDash,
-} from './format.js';
+} from '../format.js';
 import { ambiguousWorkloads, configLabel, groupByLink, isOk, type LinkGroup } from './order.js';
 
 export interface Column {

@@ -6,7 +6,7 @@ import type { BenchReport } from '../results/types.js';
 import { environmentLine, methodLines } from './context.js';
 import { renderReading } from './reading.js';
 import { buildTableModel } from './table-model.js';
-import { RULE, oneLine, paint, renderGrid, type GridRow } from './text-grid.js';
+import { RULE, oneLine, paint, renderGrid, type GridRow } from '../text-grid.js';
 
 export { renderReading } from './reading.js';
 

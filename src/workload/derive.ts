@@ -1,7 +1,7 @@
 import { LatencyHistogram } from '../numbers/histogram.js';
 import { median } from '../numbers/quantiles.js';
 import { waitsOf } from './plan.js';
-import { configLabel, type ConfigOutcome } from './runner.js';
+import { runLabel, type ConfigOutcome } from './runner.js';
 import type { BenchResult } from '../results/types.js';
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
@@ -19,7 +19,7 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
   for (const o of outcomes) {
     const c = o.config;
     if (o.samples.length === 0 && !o.error) {
-      notes.push(`not run: ${configLabel(c)}`);
+      notes.push(`not run: ${runLabel(c)}`);
       continue;
     }
     const samplesMs = o.samples.map((s) => round3(s.ms));

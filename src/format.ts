@@ -1,5 +1,5 @@
 /**
- * Number formatting shared by every renderer. Locale-free on purpose: golden files and CSV must
+ * The one set of number and duration formatters (CLI, reports, record/analyze, /stats tables). Locale-free on purpose: golden files and CSV must
  * not change with the machine's LANG.
  */
 
@@ -91,4 +91,24 @@ function trimZeros(s: string): string {
 /** "-" for null/undefined, else the formatter's output. */
 export function orDash<T>(v: T | null | undefined, f: (v: T) => string): string {
   return v === null || v === undefined ? '-' : f(v);
+}
+
+/** Formats microseconds for humans: 85000 -> "85ms", 200 -> "200us", 1200 -> "1.2ms". */
+export function formatUs(us: number): string {
+  if (us === 0) return '0';
+  if (us >= 1_000_000 && us % 1000 === 0) return `${trim(us / 1_000_000)}s`;
+  if (us >= 1000) return `${trim(us / 1000)}ms`;
+  return `${trim(us)}us`;
+}
+
+function trim(n: number): string {
+  return String(Number(n.toFixed(3)));
+}
+
+/** Milliseconds for humans: "0.42 ms", "215.3 ms", "4.213 s", "18.49 s". */
+export function fmtMsWithUnit(ms: number): string {
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(3)} s`;
+  if (ms >= 100) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
 }

@@ -1,6 +1,7 @@
 /**
- * Lays out a monospace grid. Widths are measured on plain text and colour is wrapped around the
- * padded cell afterwards, so ANSI codes never shift a column.
+ * The one table renderer (bench and calibrate tables, analyze, the proxy's exit summary): lays out
+ * a monospace grid. Widths are measured on plain text and colour is wrapped around the padded cell
+ * afterwards, so ANSI codes never shift a column.
  */
 
 export type Align = 'left' | 'right';
