@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // fixture recorder (lab/tools/). Run: npx vitest run -c lab/vitest.config.ts [name filter]
 export default defineConfig({
   test: {
-    include: ['bench/**/*.test.ts', 'tools/**/*.test.ts'],
+    include: ['lab/bench/**/*.test.ts', 'lab/tools/**/*.test.ts'],
     fileParallelism: false,
     testTimeout: 600_000,
     pool: 'forks',
