@@ -12,11 +12,15 @@ import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
+/** Where the control token may come from instead of argv, so it does not show in `ps`. */
+export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
+
 interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
   listen: string;
   upstream: string;
   control?: string;
   controlToken?: string;
+  allowHost: string[];
   handshake: boolean;
   tap: boolean;
   compensate: string;
@@ -36,7 +40,8 @@ export function registerProxy(program: Command): void {
     .requiredOption('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
     .option('--control <addr>', 'start the HTTP control endpoint here (GET /stats /metrics /connections, PUT /link, POST /reset)')
-    .option('--control-token <token>', 'require "Authorization: Bearer <token>" on control requests');
+    .option('--control-token <token>', `require "Authorization: Bearer <token>" on control requests (or set ${CONTROL_TOKEN_ENV}, which ps does not show)`)
+    .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
     .option('--compensate <auto|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
@@ -76,7 +81,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     upstream: flags.upstream,
     listen: flags.listen,
     control: flags.control,
-    controlToken: flags.controlToken,
+    controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
+    allowHosts: flags.allowHost,
     link: update,
     seed,
     handshake: flags.handshake,

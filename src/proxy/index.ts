@@ -5,6 +5,7 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../stats/histogram.js';
 import { ControlServer } from './control.js';
+import { bindPolicy } from './http-guard.js';
 import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
@@ -42,6 +43,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const access = { token: options.controlToken, allowHosts: options.allowHosts };
+  const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
+  const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
   // Validate the requested link now (a ConfigError before anything listens), apply it after the
   // hop measurement: the link starts with no delay so auto compensation can measure through it.
   applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
@@ -98,14 +102,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
 
   let control: ControlServer | undefined;
   if (options.control !== undefined) {
-    const at = parseEndpoint(options.control, '--control');
-    if (at.kind === 'tcp' && !isLoopback(at.host)) {
-      log(`warning: control endpoint on ${at.host} is reachable from other machines${options.controlToken ? '' : ' and has no --control-token'}`);
-    }
-    control = new ControlServer(
-      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) },
-      options.controlToken,
-    );
+    const at = controlAt!;
+    if (controlWarning) log(`warning: ${controlWarning}`);
+    control = new ControlServer({ stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) }, access);
     try {
       await control.listen(at);
     } catch (err) {

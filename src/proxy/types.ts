@@ -9,8 +9,14 @@ export interface ProxyOptions {
   listen?: string;
   /** Start the HTTP control endpoint here ("127.0.0.1:0" for any free port). @default none */
   control?: string;
-  /** When set, control requests must carry `Authorization: Bearer <token>`. */
+  /** When set, control requests must carry `Authorization: Bearer <token>` (compared in constant time). */
   controlToken?: string;
+  /**
+   * Host names the control endpoint accepts besides its bound address and localhost / 127.0.0.1 /
+   * [::1] with its port: `name` (any port) or `name:port`. Bound to 0.0.0.0 or ::, this or a
+   * controlToken is required. See docs/SECURITY.md. @default []
+   */
+  allowHosts?: string[];
   /** Initial link: a preset name and/or explicit settings (explicit ones win). @default no delay */
   link?: LinkUpdate & { preset?: string };
   /** Seed for jitter, so a run can be repeated exactly. @default random */
