@@ -51,7 +51,13 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
   const link = new LinkState({}, { seed: options.seed, compensationUs: checkCompensation(options.compensationUs) });
   let calibrating = options.compensationUs === undefined;
-  const registry = options.tap === false ? undefined : createRegistry();
+  const registry =
+    options.tap === false
+      ? undefined
+      : createRegistry({
+          maxPendingPerConnection: positiveInt(options.maxPendingPerConnection, '--max-pending'),
+          maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
+        });
   const lateness = new LatencyHistogram();
   const server = new ProxyServer({
     upstream,
@@ -156,6 +162,12 @@ async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (l
     us = MAX_AUTO_COMPENSATION_US;
   }
   return { up: us, down: us };
+}
+
+function positiveInt(n: number | undefined, flag: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(flag, n, 'a whole number of at least 1');
+  return n;
 }
 
 function checkCompensation(c: Compensation | undefined): Compensation | undefined {

@@ -30,6 +30,14 @@ export interface ProxyOptions {
   highWaterBytes?: number;
   /** Parse RESP on the side and count commands. Off = a plain delaying byte pipe. @default true */
   tap?: boolean;
+  /**
+   * Unfinished requests one connection's tap may hold (~335 bytes each). Past it, or past
+   * maxPendingTotal, that connection's tap stops timing (commands still counted, bytes untouched)
+   * and /stats says so (`tap.degradedConnections`, `degraded` per connection). @default 65536
+   */
+  maxPendingPerConnection?: number;
+  /** Unfinished requests all connections' taps may hold together. @default 262144 */
+  maxPendingTotal?: number;
   /** Receives one event per finished command, push and connection open/close (for --record). */
   onEvent?: (event: TapEvent) => void;
   /** Collect every request argument's size (for --record). @default false */

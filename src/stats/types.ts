@@ -71,6 +71,11 @@ export interface ConnectionInfo {
   outstanding: number;
   /** True when the framer lost sync on this connection (bytes still forwarded). */
   desynced: boolean;
+  /**
+   * True when the tap stopped timing this connection at the bound on unfinished requests
+   * (commands still counted, bytes untouched; see TapHealth).
+   */
+  degraded?: boolean;
   /** Protocol the connection speaks (2 until HELLO 3 succeeds). */
   protocol: 2 | 3;
   /** Pub/sub or MONITOR mode, if entered. */
@@ -83,6 +88,21 @@ export interface StatsSnapshot {
   commands: Record<string, CommandStats>;
   connections: { active: number; total: number };
   link: LinkSettings;
+  /** The tap's memory bound (absent without the tap). */
+  tap?: TapHealth;
+}
+
+/** Unfinished requests the taps hold, their bounds, and connections that hit them. */
+export interface TapHealth {
+  /** Requests held for timing now, all connections. */
+  pendingRequests: number;
+  maxPendingPerConnection: number;
+  maxPendingTotal: number;
+  /**
+   * Connections whose tap gave up timing at a bound since start or the last reset (live and
+   * closed): their later commands are counted but not timed, and not in a trace.
+   */
+  degradedConnections: number;
 }
 
 /**

@@ -40,6 +40,10 @@
  *   it was written to Redis) or when the connection closes (reply 'none' if nothing came).
  * - On a framer desync the correlator freezes: no more matching, stamping or round trips; pending
  *   requests keep what they had and end with the connection. Commands are still counted.
+ * - Degraded (pending-budget.ts): a request that would take the connection or the process past the
+ *   bound on unfinished requests freezes the correlator the same way, but its pending records are
+ *   dropped at once (no events: the trace lacks this connection's commands from there on), so the
+ *   memory goes back. Commands are still counted.
  * - An empty inline line is not a command (Redis skips it without a reply).
  */
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
@@ -50,6 +54,7 @@ import { isBlocking, statsKey } from './blocking.js';
 import { CommandKind, commandKind, helloProtocol } from './command-kind.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
 import { EXPECT_PER_SUBSCRIPTION, RequestModes } from './request-modes.js';
+import { PendingBudget } from './pending-budget.js';
 import { RequestRing, type PendingRequest } from './request-ring.js';
 import { RoundTrips } from './round-trips.js';
 import { commandEvent, keepEventDetails } from './tap-events.js';
@@ -62,6 +67,8 @@ export interface CorrelatorOptions {
   onEvent?: (event: TapEvent) => void;
   /** Keyed hash of the first key argument, for events; argument values never leave otherwise. */
   keyHash?: (key: Buffer) => string;
+  /** Bound on unfinished requests, shared by a registry's connections. @default a private default budget */
+  budget?: PendingBudget;
 }
 
 export class Correlator {
@@ -69,9 +76,12 @@ export class Correlator {
   readonly requestModes = new RequestModes();
   readonly replyModes = new ReplyModes();
   desynced = false;
+  /** Gave up timing at the pending-request bound (see the header). */
+  degraded = false;
   private closed = false;
   private readonly trips = new RoundTrips();
-  private readonly ring = new RequestRing();
+  private ring = new RequestRing();
+  private readonly budget: PendingBudget;
   // Absolute ring indices: next request to answer, to stamp as sent, to stamp as delivered.
   private matchAt = 0;
   private sendAt = 0;
@@ -80,7 +90,9 @@ export class Correlator {
   private deliveredOffset = 0;
   private lastDeliveredNs = 0;
 
-  constructor(private readonly options: CorrelatorOptions) {}
+  constructor(private readonly options: CorrelatorOptions) {
+    this.budget = options.budget ?? new PendingBudget();
+  }
 
   /** Requests sent and not yet answered (their last reply frame not yet delivered). */
   get outstanding(): number {
@@ -103,9 +115,11 @@ export class Correlator {
     const key = blocking ? statsKey(name, true) : name;
     const entry = this.options.commands.entry(key, blocking);
     entry.count++;
-    if (this.desynced) return;
+    if (this.desynced || this.degraded) return;
+    if (this.budget.full(this.ring.size)) return this.degrade();
     const kind = modes.effectiveKind(commandKind(name, frame));
     const rec = this.ring.push();
+    this.budget.used++;
     rec.name = key;
     rec.entry = entry;
     rec.kind = kind;
@@ -122,7 +136,7 @@ export class Correlator {
 
   /** A reply or push frame whose first byte arrived at `firstByteNs`. */
   reply(f: ReplyFrame, firstByteNs: number): void {
-    if (this.desynced || this.closed) return;
+    if (this.desynced || this.degraded || this.closed) return;
     const cls = classifyFrame(f, this.replyModes);
     if (cls === FrameClass.Confirmation) {
       const kind = confirmationKind(f.head);
@@ -144,7 +158,7 @@ export class Correlator {
 
   /** The up delay line wrote everything before `endOffset` to Redis at `nowNs`. */
   sent(endOffset: number, nowNs: number): void {
-    if (this.desynced || this.closed || endOffset <= this.sentOffset) return;
+    if (this.desynced || this.degraded || this.closed || endOffset <= this.sentOffset) return;
     this.sentOffset = endOffset;
     const ring = this.ring;
     while (this.sendAt < ring.tail) {
@@ -162,13 +176,22 @@ export class Correlator {
     this.deliveredOffset = endOffset;
     this.lastDeliveredNs = nowNs;
     this.trips.bytesDelivered();
-    if (this.desynced) return;
+    if (this.desynced || this.degraded) return;
     this.advanceDelivery(nowNs);
     this.finishHead();
   }
 
   desync(): void {
     this.desynced = true;
+  }
+
+  /** Stops timing this connection and gives its records back (the pending-request bound). */
+  private degrade(): void {
+    this.degraded = true;
+    this.budget.used -= this.ring.size;
+    // A fresh ring: the old one grew to the bound and would keep its records alive.
+    this.ring = new RequestRing();
+    this.matchAt = this.sendAt = this.deliverAt = 0;
   }
 
   /** Ends the connection: an open round trip is counted, every pending request gets its event. */
@@ -278,6 +301,7 @@ export class Correlator {
     if (onEvent !== undefined) onEvent(commandEvent(this.options.conn, rec));
     const ring = this.ring;
     ring.shift();
+    this.budget.used--;
     if (this.matchAt < ring.head) this.matchAt = ring.head;
     if (this.sendAt < ring.head) this.sendAt = ring.head;
     if (this.deliverAt < ring.head) this.deliverAt = ring.head;
