@@ -4,7 +4,8 @@ import { startProxy } from '../proxy/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
-import { parseBytes, parseDurationUs } from '../units.js';
+import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
@@ -26,6 +27,10 @@ interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
   compensate: string;
   highWater: string;
   connectTimeout: string;
+  idleTimeout: string;
+  maxConnections: string;
+  maxPending: string;
+  maxPendingTotal: string;
   statsJson?: string;
 }
 
@@ -47,6 +52,10 @@ export function registerProxy(program: Command): void {
     .option('--compensate <auto|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
+    .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply); 0 = never', '0')
+    .option('--max-connections <n>', 'close new clients at once while this many are connected; 0 = no limit', '0')
+    .option('--max-pending <n>', 'unfinished requests one connection\'s tap holds before it stops timing that connection (bytes untouched)', String(DEFAULT_MAX_PENDING_PER_CONNECTION))
+    .option('--max-pending-total <n>', 'unfinished requests all taps hold together before the next connection to ask stops being timed', String(DEFAULT_MAX_PENDING_TOTAL))
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit');
   addRecordFlags(cmd)
@@ -72,6 +81,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   let compensationUs = calibrate ? undefined : parseCompensateFlag(flags.compensate);
   const highWaterBytes = parseBytes(flags.highWater, '--high-water');
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
+  const idleTimeoutMs = Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000);
+  const maxConnections = parseNonNegativeInt(flags.maxConnections, '--max-connections');
+  const maxPendingPerConnection = parsePositiveInt(flags.maxPending, '--max-pending');
+  const maxPendingTotal = parsePositiveInt(flags.maxPendingTotal, '--max-pending-total');
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
@@ -90,6 +103,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     compensationUs,
     highWaterBytes,
     connectTimeoutMs,
+    idleTimeoutMs,
+    maxConnections,
+    maxPendingPerConnection,
+    maxPendingTotal,
     log,
     onEvent: record?.onEvent,
     keyHash: record?.keyHash,

@@ -72,6 +72,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     keyHash: options.keyHash,
     log,
     onLateness: (ns) => lateness.record(ns / 1000),
+    idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
+    maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
   });
   await server.listen();
   if (calibrating) {
@@ -162,6 +164,12 @@ async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (l
     us = MAX_AUTO_COMPENSATION_US;
   }
   return { up: us, down: us };
+}
+
+function nonNegativeInt(n: number | undefined, flag: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(flag, n, 'a whole number, 0 for off');
+  return n;
 }
 
 function positiveInt(n: number | undefined, flag: string): number | undefined {

@@ -38,6 +38,13 @@ export interface ProxyOptions {
   maxPendingPerConnection?: number;
   /** Unfinished requests all connections' taps may hold together. @default 262144 */
   maxPendingTotal?: number;
+  /**
+   * Close a connection when its client socket has seen no bytes either way for this long and no
+   * request awaits a reply (a BLPOP waiting is not idle). 0 = never. @default 0
+   */
+  idleTimeoutMs?: number;
+  /** Close new clients at once while this many connections are live. 0 = no limit. @default 0 */
+  maxConnections?: number;
   /** Receives one event per finished command, push and connection open/close (for --record). */
   onEvent?: (event: TapEvent) => void;
   /** Collect every request argument's size (for --record). @default false */
