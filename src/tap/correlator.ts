@@ -46,6 +46,7 @@
  *   memory goes back. Commands are still counted.
  * - An empty inline line is not a command (Redis skips it without a reply).
  */
+import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/command-name.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
 import type { CommandTable } from '../stats/command-table.js';
 import { countErrorReply, newCounters } from '../stats/counters.js';
@@ -130,6 +131,7 @@ export class Correlator {
     rec.blocking = blocking;
     rec.expected = modes.admit(kind, frame.argc);
     if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
+    if (name === UNKNOWN_COMMAND_NAME) rec.candidate = moduleCandidate(frame.head[0]);
     if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
     rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
   }
@@ -234,6 +236,8 @@ export class Correlator {
     if (target === null) return this.push(f, this.replyModes.monitor ? 'monitor' : 'unmatched', firstByteNs);
     this.record(target, f, firstByteNs);
     if (f.type !== RespType.Error && f.type !== RespType.BlobError) {
+      // Redis knows the command: a module we do not list.
+      if (target.candidate !== undefined) learnProvenName(target.candidate);
       if (target.kind === CommandKind.Hello && target.helloProtocol !== 0) {
         this.replyModes.protocol = target.helloProtocol === 3 ? 3 : 2;
       } else if (target.kind === CommandKind.Monitor && f.type === RespType.SimpleString) {
