@@ -6,7 +6,7 @@ import { blpopThenPipeline } from './helpers/blpop-pipeline.js';
 import { startCliProxy } from './helpers/cli-proxy.js';
 import { MiB, procMemory } from './helpers/proc.js';
 
-// Issue 17's case: before the pending-request bound this reached ~1.2 GB of VmHWM (docs/SECURITY.md).
+// Issue 17's case; the figures before and after the pending-request bound are in docs/SECURITY.md.
 const PING_BYTES = Number(process.env.ISSUE17_PING_BYTES ?? 56 * 1000 * 1000);
 
 describe('memory stays bounded whatever a client pipelines', () => {
