@@ -202,7 +202,14 @@ export class FrameChain {
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
       slot.local = a.reply;
       this.addSlot(slot);
-      const t = this.o.scheduler.schedule(this.o.conn.nowNs() + this.o.upDelayNs(), () => {
+      const nowNs = this.o.conn.nowNs();
+      const dueNs = nowNs + this.o.upDelayNs();
+      if (dueNs <= nowNs) {
+        slot.ready = true;
+        this.flushDown();
+        return;
+      }
+      const t = this.o.scheduler.schedule(dueNs, () => {
         this.timers.delete(t);
         slot.ready = true;
         this.flushDown();
