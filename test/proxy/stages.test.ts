@@ -3,7 +3,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { FrameStageFactory, ReplyAction, RequestAction } from '../../src/stage/types.js';
-import { collect, proxyClient, rawSocket, waitFor } from './helpers.js';
+import { client, collect, proxyClient, rawSocket, waitFor } from './helpers.js';
 
 const answerGets: FrameStageFactory = {
   kind: 'frame',
@@ -125,7 +125,7 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
       const a = c.set('held', '1').then(() => order.push('set'));
       const b = c.get('held').then((v) => order.push(`get:${v}`));
       await waitFor(() => heldSeen, 3000, 'the hold');
-      const direct = proxyClient({ host: redis.host, port: redis.port }, { protocol: 2 });
+      const direct = client({ host: redis.host, port: redis.port }, { protocol: 2 });
       await direct.connect();
       expect(await direct.get('held')).toBe(null); // Redis has not seen the SET
       release();
