@@ -160,8 +160,22 @@ export class FrameChain {
   }
 
   end(kind: EndKind, nowNs: number): void {
+    if (this.upEnded !== undefined) return;
     this.upEnded = kind;
-    if (!this.upWaiting && this.requests.length === 0) this.o.up.end(kind, nowNs);
+    if (kind === 'reset') {
+      // A reset does not wait for held requests: they are lost, as on a network.
+      this.requests.length = 0;
+      this.upHeld = 0;
+      this.upWaiting = false;
+    }
+    this.maybeEndUp(nowNs);
+  }
+
+  private upEndSent = false;
+  private maybeEndUp(nowNs: number): void {
+    if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.length > 0) return;
+    this.upEndSent = true;
+    this.o.up.end(this.upEnded, nowNs);
   }
 
   private runRequests(): void {
@@ -184,6 +198,7 @@ export class FrameChain {
       this.decide(r, decided, out);
     }
     this.flushUp(out);
+    this.maybeEndUp(this.o.conn.nowNs());
   }
 
   private decide(r: PendingRequest, a: RequestAction, out: Buffer[]): void {
@@ -225,7 +240,6 @@ export class FrameChain {
     const chunk = out.length === 1 ? out[0]! : Buffer.concat(out);
     out.length = 0;
     this.o.up.push(chunk, this.o.conn.nowNs());
-    if (this.upEnded !== undefined && this.requests.length === 0 && !this.upWaiting) this.o.up.end(this.upEnded, this.o.conn.nowNs());
   }
 
   private forwardRaw(chunk: Buffer, nowNs: number): void {
@@ -256,11 +270,28 @@ export class FrameChain {
     this.runReplies();
   }
 
+  /**
+   * Redis closed its side. The end goes on once local answers still waiting for their delay and
+   * promises in progress are through; replies held behind a dropped request are lost with it.
+   */
   endReply(kind: EndKind, nowNs: number): void {
+    if (this.downEnded !== undefined) return;
     this.downEnded = kind;
+    if (kind === 'reset') {
+      this.incoming.length = this.ready.length = this.slots.length = 0;
+      this.downHeld = 0;
+      this.downWaiting = false;
+    }
     this.flushDown();
-    // Whatever is still held (a drop, a hold) can never be answered now.
-    this.o.down.end(kind, nowNs);
+    void nowNs;
+  }
+
+  private downEndSent = false;
+  private maybeEndDown(): void {
+    if (this.downEnded === undefined || this.downEndSent || this.downWaiting || this.incoming.length > 0) return;
+    for (const s of this.slots) if (s.kind === SlotKind.Local && !s.ready) return;
+    this.downEndSent = true;
+    this.o.down.end(this.downEnded, this.o.conn.nowNs());
   }
 
   private replyFrame(f: ReplyFrame): void {
@@ -313,6 +344,11 @@ export class FrameChain {
   /** Hands on, in request order, every reply whose turn has come. */
   private flushDown(): void {
     if (this.destroyed) return;
+    this.emitDue();
+    this.maybeEndDown();
+  }
+
+  private emitDue(): void {
     const now = this.o.conn.nowNs();
     for (;;) {
       const head = this.slots[0];
@@ -367,8 +403,8 @@ export class FrameChain {
     this.downHeld = 0;
     const d = Buffer.concat(down);
     if (d.length > 0) this.o.down.push(d, now);
-    if (this.upEnded) this.o.up.end(this.upEnded, now);
-    void this.downEnded;
+    this.maybeEndUp(now);
+    this.maybeEndDown();
   }
 
   destroy(): void {

@@ -151,4 +151,23 @@ describe('FrameChain (ManualScheduler)', () => {
     expect(up).toEqual([]);
     expect(ends).toEqual(['up:end']);
   });
+
+  it("passes Redis's end on only after a local answer still in its delay", () => {
+    const { ends, down, scheduler, client, redis, chain, clock } = setup(answerGets, 50 * US);
+    client(cmd('get', 'a') + cmd('quit'));
+    redis('+OK\r\n');
+    chain.endReply('end', clock.nowNs());
+    expect(ends).toEqual([]);
+    scheduler.runUntil(50 * US);
+    expect(down.join('')).toBe('$5\r\nlocal\r\n+OK\r\n');
+    expect(ends).toEqual(['down:end']);
+  });
+
+  it("passes the client's end on after a last request answered locally", () => {
+    const { ends, up, client, chain, clock } = setup(answerGets);
+    client(cmd('set', 'a', '1') + cmd('get', 'a'));
+    chain.end('end', clock.nowNs());
+    expect(up.join('')).toBe(cmd('set', 'a', '1'));
+    expect(ends).toEqual(['up:end']);
+  });
 });
