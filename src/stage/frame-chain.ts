@@ -16,14 +16,13 @@ import type { EndKind } from '../link/delay-line.js';
 import type { Scheduler } from '../link/scheduler.js';
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
-import { ReplyFramer } from '../resp/reply-framer.js';
-import type { ReplyFrame } from '../resp/types.js';
 import { commandKind, helloProtocol } from '../tap/command-kind.js';
 import { RequestModes } from '../tap/request-modes.js';
 import { buildRequestInfo } from './request-info.js';
-import { ReplyMatcher, SlotKind, newSlot, type Slot } from './reply-slots.js';
+import { SlotKind, newSlot, type Slot } from './reply-slots.js';
+import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, FrameStage, ReplyAction, RequestAction, RequestInfo } from './types.js';
+import type { ByteSink, ConnectionContext, FrameStage, RequestAction, RequestInfo } from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;
@@ -46,12 +45,6 @@ interface PendingRequest {
   hello: number;
 }
 
-interface RedisItem {
-  bytes: Buffer | null;
-  frame: Buffer;
-  slot: Slot | undefined;
-}
-
 export class FrameChain {
   readonly stages: NamedFrameStage[] = [];
   private passThrough = false;
@@ -71,19 +64,7 @@ export class FrameChain {
   private outOffset = 0;
   private readonly outEnds: number[] = [];
   private readonly clientEnds: number[] = [];
-  // Down.
-  private readonly replyFramer: ReplyFramer;
-  private downBuf: Buffer = Buffer.alloc(0);
-  private downBufStart = 0;
-  private downCarry: Buffer | null = null;
-  private downFramedEnd = 0;
-  private readonly matcher = new ReplyMatcher();
-  private readonly incoming: RedisItem[] = [];
-  private downWaiting = false;
-  private readonly ready: RedisItem[] = [];
-  private readonly slots: Slot[] = [];
-  private downHeld = 0;
-  private downEnded: EndKind | undefined;
+  readonly replies: ReplySequencer;
   private destroyed = false;
   private readonly timers = new Set<ReturnType<Scheduler['schedule']>>();
 
@@ -105,10 +86,7 @@ export class FrameChain {
       },
       desync: () => this.fallBack(),
     });
-    this.replyFramer = new ReplyFramer({
-      frame: (f) => this.replyFrame(f),
-      desync: () => this.fallBack(),
-    });
+    this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack() });
   }
 
   add(name: string, stage: FrameStage, index: number): void {
@@ -131,7 +109,7 @@ export class FrameChain {
     return this.upHeld;
   }
   get downHeldBytes(): number {
-    return this.downHeld;
+    return this.replies.heldBytes;
   }
 
   /** The client stream offset the tap knows, for an offset of the stream written to Redis. */
@@ -221,13 +199,13 @@ export class FrameChain {
       const dueNs = nowNs + this.o.upDelayNs();
       if (dueNs <= nowNs) {
         slot.ready = true;
-        this.flushDown();
+        this.replies.flush();
         return;
       }
       const t = this.o.scheduler.schedule(dueNs, () => {
         this.timers.delete(t);
         slot.ready = true;
-        this.flushDown();
+        this.replies.flush();
       });
       this.timers.add(t);
     } else {
@@ -250,133 +228,7 @@ export class FrameChain {
   }
 
   private addSlot(slot: Slot): void {
-    this.slots.push(slot);
-    this.matcher.add(slot);
-  }
-
-  // ---- down ----
-
-  pushReply(chunk: Buffer, nowNs: number): void {
-    if (this.passThrough) {
-      this.o.down.push(chunk, nowNs);
-      return;
-    }
-    this.downBuf = this.downCarry ? Buffer.concat([this.downCarry, chunk]) : chunk;
-    this.downBufStart = this.downCarry ? this.downFramedEnd : this.replyFramer.offset;
-    this.replyFramer.push(chunk);
-    if (this.passThrough) return;
-    const rest = this.downBuf.subarray(this.downFramedEnd - this.downBufStart);
-    this.downCarry = rest.length > 0 ? Buffer.from(rest) : null;
-    this.runReplies();
-  }
-
-  /**
-   * Redis closed its side. The end goes on once local answers still waiting for their delay and
-   * promises in progress are through; replies held behind a dropped request are lost with it.
-   */
-  endReply(kind: EndKind, nowNs: number): void {
-    if (this.downEnded !== undefined) return;
-    this.downEnded = kind;
-    if (kind === 'reset') {
-      this.incoming.length = this.ready.length = this.slots.length = 0;
-      this.downHeld = 0;
-      this.downWaiting = false;
-    }
-    this.flushDown();
-    void nowNs;
-  }
-
-  private downEndSent = false;
-  private maybeEndDown(): void {
-    if (this.downEnded === undefined || this.downEndSent || this.downWaiting || this.incoming.length > 0) return;
-    for (const s of this.slots) if (s.kind === SlotKind.Local && !s.ready) return;
-    this.downEndSent = true;
-    this.o.down.end(this.downEnded, this.o.conn.nowNs());
-  }
-
-  private replyFrame(f: ReplyFrame): void {
-    const frame = Buffer.from(this.downBuf.subarray(f.start - this.downBufStart, f.end - this.downBufStart));
-    const wire = this.downBuf.subarray(this.downFramedEnd - this.downBufStart, f.end - this.downBufStart);
-    this.downFramedEnd = f.end;
-    this.downHeld += wire.length;
-    this.incoming.push({ bytes: Buffer.from(wire), frame, slot: this.matcher.match(f) });
-  }
-
-  private runReplies(): void {
-    while (!this.downWaiting && this.incoming.length > 0 && !this.passThrough) {
-      const item = this.incoming[0]!;
-      const info = { request: item.slot?.info, bytes: item.frame, isPush: item.slot === undefined };
-      const final = (a: ReplyAction): ReplyAction =>
-        a.kind === 'drop' ? a : info.bytes !== item.frame ? { kind: 'replace', reply: info.bytes } : { kind: 'pass' };
-      const decided = runStages<ReplyAction>(
-        this.stages,
-        (s) => s.onReply?.(info),
-        (a) => a.kind !== 'drop',
-        (a) => {
-          this.downWaiting = false;
-          this.applyReply(item, final(a));
-          this.runReplies();
-        },
-        (a) => {
-          if (a.kind === 'replace') info.bytes = a.reply;
-        },
-      );
-      if (decided === undefined) {
-        this.downWaiting = true;
-        break;
-      }
-      this.applyReply(item, final(decided));
-    }
-    this.flushDown();
-  }
-
-  private applyReply(item: RedisItem, a: ReplyAction): void {
-    if (this.incoming[0] !== item) return;
-    this.incoming.shift();
-    this.downHeld -= item.bytes!.length;
-    if (a.kind === 'drop') item.bytes = null;
-    else if (a.kind === 'replace') item.bytes = a.reply;
-    if (item.bytes) this.downHeld += item.bytes.length;
-    this.ready.push(item);
-    this.flushDown();
-  }
-
-  /** Hands on, in request order, every reply whose turn has come. */
-  private flushDown(): void {
-    if (this.destroyed) return;
-    this.emitDue();
-    this.maybeEndDown();
-  }
-
-  private emitDue(): void {
-    const now = this.o.conn.nowNs();
-    for (;;) {
-      const head = this.slots[0];
-      const next = this.ready[0];
-      if (head === undefined || (next !== undefined && (next.slot === undefined || next.slot === head))) {
-        if (next === undefined) return;
-        if (head === undefined && next.slot !== undefined) return;
-        this.ready.shift();
-        if (next.slot) next.slot.emitted++;
-        if (next.bytes) {
-          this.downHeld -= next.bytes.length;
-          this.o.down.push(next.bytes, now);
-        }
-        continue;
-      }
-      if (head.kind === SlotKind.Local) {
-        if (!head.ready) return;
-        this.slots.shift();
-        this.o.down.push(head.local!, now);
-        continue;
-      }
-      if (head.kind === SlotKind.Dropped) return;
-      if (head.complete && head.emitted === head.matched) {
-        this.slots.shift();
-        continue;
-      }
-      return;
-    }
+    this.replies.addSlot(slot);
   }
 
   private fallBack(): void {
@@ -393,22 +245,24 @@ export class FrameChain {
     const chunk = Buffer.concat(up);
     if (chunk.length > 0) this.forwardRaw(chunk, now);
     // Down: what is held, in order, then the rest unchanged.
-    for (const s of this.slots) if (s.kind === SlotKind.Local) s.ready = true;
-    const down: Buffer[] = [];
-    for (const s of this.slots) if (s.local) down.push(s.local);
-    for (const r of this.ready) if (r.bytes) down.push(r.bytes);
-    for (const r of this.incoming) if (r.bytes) down.push(r.bytes);
-    down.push(this.downBuf.subarray(Math.max(0, this.downFramedEnd - this.downBufStart)));
-    this.slots.length = this.ready.length = this.incoming.length = 0;
-    this.downHeld = 0;
-    const d = Buffer.concat(down);
+    const d = this.replies.passOn();
     if (d.length > 0) this.o.down.push(d, now);
     this.maybeEndUp(now);
-    this.maybeEndDown();
+    this.replies.flush();
+  }
+
+  /** Redis's bytes, toward the client through the reply side. */
+  pushReply(chunk: Buffer, nowNs: number): void {
+    this.replies.push(chunk, nowNs);
+  }
+
+  endReply(kind: EndKind, nowNs: number): void {
+    this.replies.end(kind, nowNs);
   }
 
   destroy(): void {
     this.destroyed = true;
+    this.replies.destroyed = true;
     for (const t of this.timers) this.o.scheduler.cancel(t);
     this.timers.clear();
     for (const s of this.stages) s.stage.destroy?.();
@@ -416,4 +270,3 @@ export class FrameChain {
 }
 
 const isForward = (a: RequestAction): boolean => a.kind === 'forward';
-const isPass = (a: ReplyAction): boolean => a.kind === 'pass';
