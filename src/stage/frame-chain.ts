@@ -18,6 +18,7 @@ import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import { commandKind, helloProtocol } from '../tap/command-kind.js';
 import { RequestModes } from '../tap/request-modes.js';
+import { ByteWindow } from './byte-window.js';
 import { buildRequestInfo } from './request-info.js';
 import { SlotKind, newSlot, type Slot } from './reply-slots.js';
 import { ReplySequencer } from './reply-sequencer.js';
@@ -50,10 +51,7 @@ export class FrameChain {
   private passThrough = false;
   // Up.
   private readonly requestFramer: RequestFramer;
-  private upCarry: Buffer | null = null;
-  private upCarryStart = 0;
-  private upBuf: Buffer = Buffer.alloc(0);
-  private upBufStart = 0;
+  private readonly upBytes = new ByteWindow();
   private upFramedEnd = 0;
   private readonly requests: PendingRequest[] = [];
   private upHeld = 0;
@@ -71,13 +69,13 @@ export class FrameChain {
   constructor(private readonly o: FrameChainOptions) {
     this.requestFramer = new RequestFramer({
       frame: (f) => {
-        const bytes = this.upBuf.subarray(f.start - this.upBufStart, f.end - this.upBufStart);
-        const wire = this.upBuf.subarray(this.upFramedEnd - this.upBufStart, f.end - this.upBufStart);
+        const wire = this.upBytes.slice(this.upFramedEnd, f.end);
+        const bytes = wire.subarray(f.start - this.upFramedEnd);
         this.upFramedEnd = f.end;
         const tapName = requestCommandName(f);
         this.requests.push({
-          info: buildRequestInfo(-1, Buffer.from(bytes), f.inline, tapName, false),
-          wire: Buffer.from(wire),
+          info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
+          wire,
           clientEnd: f.end,
           kind: commandKind(tapName, f),
           hello: helloProtocol(f),
@@ -127,13 +125,10 @@ export class FrameChain {
 
   push(chunk: Buffer, nowNs: number): void {
     if (this.passThrough) return this.forwardRaw(chunk, nowNs);
-    this.upBuf = this.upCarry ? Buffer.concat([this.upCarry, chunk]) : chunk;
-    this.upBufStart = this.upCarry ? this.upCarryStart : this.requestFramer.offset;
+    this.upBytes.push(chunk);
     this.requestFramer.push(chunk);
     if (this.passThrough) return;
-    const rest = this.upBuf.subarray(this.upFramedEnd - this.upBufStart);
-    this.upCarry = rest.length > 0 ? Buffer.from(rest) : null;
-    this.upCarryStart = this.upFramedEnd;
+    this.upBytes.dropBefore(this.upFramedEnd);
     this.runRequests();
   }
 
@@ -238,8 +233,7 @@ export class FrameChain {
     const now = this.o.conn.nowNs();
     // Up: everything not yet decided, then the rest of the stream, unchanged.
     const up: Buffer[] = this.requests.map((r) => r.wire);
-    const rest = this.upBuf.subarray(Math.max(0, this.upFramedEnd - this.upBufStart));
-    up.push(rest);
+    up.push(this.upBytes.takeFrom(this.upFramedEnd));
     this.requests.length = 0;
     this.upHeld = 0;
     const chunk = Buffer.concat(up);

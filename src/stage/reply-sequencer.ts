@@ -6,6 +6,7 @@
 import type { EndKind } from '../link/delay-line.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
+import { ByteWindow } from './byte-window.js';
 import { ReplyMatcher, SlotKind, type Slot } from './reply-slots.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
 import type { ByteSink, ConnectionContext, ReplyAction } from './types.js';
@@ -28,9 +29,7 @@ interface RedisItem {
 
 export class ReplySequencer {
   private readonly replyFramer: ReplyFramer;
-  private downBuf: Buffer = Buffer.alloc(0);
-  private downBufStart = 0;
-  private downCarry: Buffer | null = null;
+  private readonly downBytes = new ByteWindow();
   private downFramedEnd = 0;
   private readonly matcher = new ReplyMatcher();
   private readonly incoming: RedisItem[] = [];
@@ -65,7 +64,7 @@ export class ReplySequencer {
     for (const s of this.slots) if (s.local) down.push(s.local);
     for (const r of this.ready) if (r.bytes) down.push(r.bytes);
     for (const r of this.incoming) if (r.bytes) down.push(r.bytes);
-    down.push(this.downBuf.subarray(Math.max(0, this.downFramedEnd - this.downBufStart)));
+    down.push(this.downBytes.takeFrom(this.downFramedEnd));
     this.slots.length = this.ready.length = this.incoming.length = 0;
     this.downHeld = 0;
     this.downWaiting = false;
@@ -77,12 +76,10 @@ export class ReplySequencer {
       this.o.down.push(chunk, nowNs);
       return;
     }
-    this.downBuf = this.downCarry ? Buffer.concat([this.downCarry, chunk]) : chunk;
-    this.downBufStart = this.downCarry ? this.downFramedEnd : this.replyFramer.offset;
+    this.downBytes.push(chunk);
     this.replyFramer.push(chunk);
     if (this.passThrough) return;
-    const rest = this.downBuf.subarray(this.downFramedEnd - this.downBufStart);
-    this.downCarry = rest.length > 0 ? Buffer.from(rest) : null;
+    this.downBytes.dropBefore(this.downFramedEnd);
     this.run();
   }
 
@@ -111,11 +108,11 @@ export class ReplySequencer {
   }
 
   private frame(f: ReplyFrame): void {
-    const frame = Buffer.from(this.downBuf.subarray(f.start - this.downBufStart, f.end - this.downBufStart));
-    const wire = this.downBuf.subarray(this.downFramedEnd - this.downBufStart, f.end - this.downBufStart);
+    const wire = this.downBytes.slice(this.downFramedEnd, f.end);
+    const frame = wire.subarray(f.start - this.downFramedEnd);
     this.downFramedEnd = f.end;
     this.downHeld += wire.length;
-    this.incoming.push({ bytes: Buffer.from(wire), frame, slot: this.matcher.match(f) });
+    this.incoming.push({ bytes: wire, frame, slot: this.matcher.match(f) });
   }
 
   private run(): void {

@@ -170,4 +170,15 @@ describe('FrameChain (ManualScheduler)', () => {
     expect(up.join('')).toBe(cmd('set', 'a', '1'));
     expect(ends).toEqual(['up:end']);
   });
+
+  it('frames a pipeline fed byte by byte and at random splits, forwarding it unchanged', () => {
+    const input = cmd('set', 'k', 'v'.repeat(5000)) + 'PING\r\n\r\n' + cmd('get', 'k') + cmd('echo', '\r\n*1\r\n');
+    for (const step of [1, 7, 4096]) {
+      const names: string[] = [];
+      const { up, client } = setup({ onRequest: (r) => (names.push(r.name), { kind: 'forward' }) });
+      for (let i = 0; i < input.length; i += step) client(input.slice(i, i + step));
+      expect(up.join('')).toBe(input);
+      expect(names).toEqual(['SET', 'PING', 'GET', 'ECHO']);
+    }
+  });
 });
