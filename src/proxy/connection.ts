@@ -4,13 +4,11 @@ import type { LinkState } from '../link/link-state.js';
 import type { Scheduler } from '../link/scheduler.js';
 import type { ConnectionTap } from '../tap/types.js';
 import type { Endpoint } from './endpoint.js';
-import { ByteChain } from '../stage/byte-chain.js';
 import { FrameChain } from '../stage/frame-chain.js';
-import { LINK_STAGE_NAME, LinkStage } from '../stage/link-stage.js';
-import type { ByteSink, ConnectionContext, StageFactory } from '../stage/types.js';
-import { SocketSink } from './socket-sink.js';
+import type { ConnectionContext, StageFactory } from '../stage/types.js';
+import { DirectionPath } from './direction-path.js';
 import type { StageRegistry, StagedConnection } from './stage-registry.js';
-import { TapAfterForward, type ChunkTarget } from './tap-after.js';
+import type { ChunkTarget } from './tap-after.js';
 
 export interface ConnectionOptions {
   id: number;
@@ -39,16 +37,13 @@ export interface ConnectionOptions {
  */
 export class ProxiedConnection implements StagedConnection {
   readonly upstream: net.Socket;
-  private readonly upLink: LinkStage;
-  private readonly downLink: LinkStage;
-  private readonly upChain: ByteChain;
-  private readonly downChain: ByteChain;
+  private readonly up: DirectionPath;
+  private readonly down: DirectionPath;
   /** Only on a connection accepted while a frame stage was registered. */
   private readonly frames: FrameChain | undefined;
-  private readonly tapUp: TapAfterForward | undefined;
-  private readonly tapDown: TapAfterForward | undefined;
   private readonly context: ConnectionContext;
-  private settleClosed: () => void = () => undefined;
+  private closedPromise: Promise<void> | undefined;
+  private settleClosed: (() => void) | undefined;
   private clientPaused = false;
   private upstreamPaused = false;
   private closed = false;
@@ -65,92 +60,65 @@ export class ProxiedConnection implements StagedConnection {
       o.upstream.kind === 'tcp'
         ? net.connect({ host: o.upstream.host, port: o.upstream.port, allowHalfOpen: true, noDelay: true })
         : net.connect({ path: o.upstream.path, allowHalfOpen: true });
-    this.context = {
-      id: o.id,
-      nowNs: () => clock.nowNs(),
-      close: (kind) => this.closeFromStage(kind),
-      closed: new Promise<void>((resolve) => (this.settleClosed = resolve)),
-    };
+    const context = { id: o.id, nowNs: () => clock.nowNs(), close: (kind: EndKind) => this.closeFromStage(kind) };
+    // The promise is made on first use: most connections never have a stage that waits for the close.
+    this.context = Object.defineProperty(context, 'closed', { get: () => this.closedOnce() }) as ConnectionContext;
 
-    const upSink = new SocketSink(
-      this.upstream,
-      (endOffset, nowNs) => {
-        this.tapUp?.delivered(this.frames ? this.frames.clientOffsetAt(endOffset) : endOffset, nowNs);
-        this.relieve();
-      },
-      (kind) => this.finish(this.upstream, kind),
-    );
-    const downSink = new SocketSink(
-      client,
-      (endOffset, nowNs) => {
-        this.tapDown?.delivered(endOffset, nowNs);
-        this.relieve();
-      },
-      (kind) => this.finish(client, kind),
-    );
-    this.upChain = new ByteChain(this.context, upSink);
-    this.downChain = new ByteChain(this.context, downSink);
-    let upLink: LinkStage | undefined;
-    let downLink: LinkStage | undefined;
+    const tap = o.tap;
     const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), onLateness: o.onLateness };
-    this.upChain.add({
-      name: LINK_STAGE_NAME,
-      create: (_c, next) =>
-        (upLink = new LinkStage(
-          {
-            ...linkOptions,
-            sampleDelayNs: () => o.link.sampleNs('up'),
-            // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
-            notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
-          },
-          next,
-        )),
+    const hasFrames = o.stages?.hasFrameStages === true;
+    this.up = new DirectionPath({
+      context: this.context,
+      socket: this.upstream,
+      link: {
+        ...linkOptions,
+        sampleDelayNs: () => o.link.sampleNs('up'),
+        // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
+        notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
+      },
+      tap: tap && { seen: (c, t) => tap.upChunk(c, t), sent: (e, t) => tap.upDelivered(e, t) },
+      tapOffset: hasFrames ? (end) => this.frames!.clientOffsetAt(end) : undefined,
+      written: () => this.relieve(),
+      onEnd: (kind) => this.finish(this.upstream, kind),
     });
-    this.downChain.add({
-      name: LINK_STAGE_NAME,
-      create: (_c, next) => (downLink = new LinkStage({ ...linkOptions, sampleDelayNs: () => o.link.sampleNs('down') }, next)),
+    this.down = new DirectionPath({
+      context: this.context,
+      socket: client,
+      link: { ...linkOptions, sampleDelayNs: () => o.link.sampleNs('down') },
+      tap: tap && { seen: (c, t) => tap.downChunk(c, t), sent: (e, t) => tap.downDelivered(e, t) },
+      written: () => this.relieve(),
+      onEnd: (kind) => this.finish(client, kind),
     });
-    this.upLink = upLink!;
-    this.downLink = downLink!;
     for (const f of o.stages?.chain('up') ?? []) this.addStage(f, Infinity);
     for (const f of o.stages?.chain('down') ?? []) this.addStage(f, Infinity);
 
-    const tap = o.tap;
-    let downTarget: ChunkTarget = this.downChain;
-    if (tap) {
-      this.tapDown = new TapAfterForward(this.downChain, (c, t) => tap.downChunk(c, t), (e, t) => tap.downDelivered(e, t));
-      downTarget = this.tapDown;
-    }
-    if (o.stages?.hasFrameStages) {
+    const up = this.up;
+    const down = this.down;
+    if (hasFrames) {
+      down.setFramed();
       this.frames = new FrameChain({
         conn: this.context,
         scheduler: o.scheduler,
         upDelayNs: () => o.link.sampleNs('up'),
-        up: this.upChain,
-        down: { push: (c, t) => downTarget.push(c, t), end: (k, t) => this.downChain.end(k, t) },
+        up: up.chain,
+        down: { push: (c, t) => down.entry.push(c, t), end: (k, t) => down.chain.end(k, t) },
         log: o.log,
       });
-      for (const f of o.stages.chain('frame')) this.addStage(f, Infinity);
+      for (const f of o.stages!.chain('frame')) this.addStage(f, Infinity);
+      up.setFramed(this.frames);
     }
     const frames = this.frames;
-    const upEntry: ChunkTarget & ByteSink = frames ?? this.upChain;
-    if (tap) this.tapUp = new TapAfterForward(upEntry, (c, t) => tap.upChunk(c, t), (e, t) => tap.upDelivered(e, t));
-    const upIn = this.tapUp ?? upEntry;
-    const downIn: ChunkTarget = frames ? { push: (c, t) => frames.pushReply(c, t) } : downTarget;
-    const upChain = this.upChain;
-    const downChain = this.downChain;
+    const downIn: ChunkTarget | undefined = frames && { push: (c, t) => frames.pushReply(c, t) };
     client.on('data', (chunk: Buffer) => {
-      const now = clock.nowNs();
-      upIn.push(chunk, now);
-      if (upChain.pendingBytes + (frames ? frames.upHeldBytes : 0) + this.upstream.writableLength > o.highWaterBytes) {
+      up.entry.push(chunk, clock.nowNs());
+      if (up.heldBytes + (frames ? frames.upHeldBytes : 0) > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
       }
     });
     this.upstream.on('data', (chunk: Buffer) => {
-      const now = clock.nowNs();
-      downIn.push(chunk, now);
-      if (downChain.pendingBytes + (frames ? frames.downHeldBytes : 0) + client.writableLength > o.highWaterBytes) {
+      (downIn ?? down.entry).push(chunk, clock.nowNs());
+      if (down.heldBytes + (frames ? frames.downHeldBytes : 0) > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();
       }
@@ -158,14 +126,14 @@ export class ProxiedConnection implements StagedConnection {
     client.on('drain', () => this.relieve());
     this.upstream.on('drain', () => this.relieve());
 
-    const upEnd = (kind: EndKind): void => upEntry.end(kind, clock.nowNs());
-    const downEnd = (kind: EndKind): void => (frames ? frames.endReply(kind, clock.nowNs()) : downChain.end(kind, clock.nowNs()));
+    const upEnd = (kind: EndKind): void => (frames ? frames.end(kind, clock.nowNs()) : up.end(kind, clock.nowNs()));
+    const downEnd = (kind: EndKind): void => (frames ? frames.endReply(kind, clock.nowNs()) : down.end(kind, clock.nowNs()));
     client.on('end', () => upEnd('end'));
     this.upstream.on('end', () => downEnd('end'));
     client.on('error', (err: NodeJS.ErrnoException) => {
       o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
       this.clientFailed = true;
-      this.downChain.destroy();
+      this.down.destroy();
       upEnd('reset');
       // Its FIN went up already: a reset still has to follow, or a half-open upstream waits forever.
       if (this.upstream.writableEnded) this.finish(this.upstream, 'reset');
@@ -180,7 +148,7 @@ export class ProxiedConnection implements StagedConnection {
       }
       o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
       this.upstreamFailed = true;
-      this.upChain.destroy();
+      this.up.destroy();
       downEnd('reset');
       // Redis closed (FIN, already passed down) and then refused more bytes: on a network the
       // client's next segment would draw a RST, so a half-open client must not wait for the linger.
@@ -200,11 +168,16 @@ export class ProxiedConnection implements StagedConnection {
     this.upstream.on('close', () => this.maybeClosed());
   }
 
+  private closedOnce(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return (this.closedPromise ??= new Promise<void>((resolve) => (this.settleClosed = resolve)));
+  }
+
   /** Splices a stage into this connection's chain; `indexInChain` counts the user's stages only. */
   addStage(stage: StageFactory, indexInChain: number): void {
     if (stage.kind === 'byte') {
       // The link stays first in each direction.
-      const chain = stage.direction === 'up' ? this.upChain : this.downChain;
+      const chain = stage.direction === 'up' ? this.up.chain : this.down.chain;
       chain.add(stage, indexInChain + 1);
       return;
     }
@@ -217,14 +190,14 @@ export class ProxiedConnection implements StagedConnection {
       this.frames?.remove(stage.name);
       return;
     }
-    const chain = stage.direction === 'up' ? this.upChain : this.downChain;
+    const chain = stage.direction === 'up' ? this.up.chain : this.down.chain;
     chain.remove(stage.name, this.o.scheduler.clock.nowNs());
     this.relieve();
   }
 
   /** Stage names on this connection, per chain (the link first in each direction). */
   stageNames(): { up: string[]; down: string[]; frame: string[] } {
-    return { up: this.upChain.names, down: this.downChain.names, frame: this.frames?.names ?? [] };
+    return { up: this.up.chain.names, down: this.down.chain.names, frame: this.frames?.names ?? [] };
   }
 
   private everConnected = false;
@@ -245,17 +218,17 @@ export class ProxiedConnection implements StagedConnection {
   }
 
   private destroyStages(): void {
-    this.upChain.destroy();
-    this.downChain.destroy();
+    this.up.destroy();
+    this.down.destroy();
     this.frames?.destroy();
   }
 
   private upHeld(): number {
-    return this.upChain.pendingBytes + (this.frames ? this.frames.upHeldBytes : 0);
+    return this.up.chainHeldBytes + (this.frames ? this.frames.upHeldBytes : 0);
   }
 
   private downHeld(): number {
-    return this.downChain.pendingBytes + (this.frames ? this.frames.downHeldBytes : 0);
+    return this.down.chainHeldBytes + (this.frames ? this.frames.downHeldBytes : 0);
   }
 
   /** A stage asked to close: FIN after what the chains hold, or RST on both sides now. */
@@ -267,8 +240,8 @@ export class ProxiedConnection implements StagedConnection {
       reset(this.upstream);
       return;
     }
-    this.upChain.end('end', now);
-    this.downChain.end('end', now);
+    this.up.end('end', now);
+    this.down.end('end', now);
   }
 
   private relieve(): void {
@@ -301,14 +274,14 @@ export class ProxiedConnection implements StagedConnection {
       this.closed = true;
       if (this.linger) clearTimeout(this.linger);
       this.destroyStages();
-      this.settleClosed();
+      this.settleClosed?.();
       this.o.tap?.close(this.o.scheduler.clock.nowNs());
       this.o.onClosed(this);
       return;
     }
     // One side is gone for good: once the other has nothing left to receive, close it too.
-    const upIdle = this.upLink.queued === 0 && this.upHeld() === 0;
-    const downIdle = this.downLink.queued === 0 && this.downHeld() === 0;
+    const upIdle = this.up.link.queued === 0 && this.upHeld() === 0;
+    const downIdle = this.down.link.queued === 0 && this.downHeld() === 0;
     if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
     if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
     if (this.upstream.destroyed && downIdle && !this.client.writableEnded) this.client.end();

@@ -15,7 +15,7 @@ export class TapAfterForward {
   private heldNs = 0;
 
   constructor(
-    private readonly line: ChunkTarget,
+    private line: ChunkTarget,
     private readonly seen: (chunk: Buffer, nowNs: number) => void,
     private readonly sent: (endOffset: number, nowNs: number) => void,
   ) {}
@@ -33,6 +33,11 @@ export class TapAfterForward {
       this.heldEnd = -1;
       this.sent(end, this.heldNs);
     }
+  }
+
+  /** Feeds another target from the next chunk on (the connection switched its path). */
+  retarget(line: ChunkTarget): void {
+    this.line = line;
   }
 
   /** The line delivered bytes up to `endOffset` at `nowNs`. */

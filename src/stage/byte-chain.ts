@@ -39,6 +39,8 @@ export class ByteChain {
   private readonly slots: Slot[] = [];
   /** Where the chain's input goes: the first stage, or the end sink when there is none. */
   private head: ByteSink;
+  /** Called after a stage is added or removed (the connection re-picks its fast path). */
+  onChange: (() => void) | undefined;
 
   constructor(
     private readonly conn: ConnectionContext,
@@ -64,6 +66,11 @@ export class ByteChain {
     return n;
   }
 
+  /** The stage, when the chain has exactly one. */
+  get onlyStage(): ByteStage | undefined {
+    return this.slots.length === 1 ? this.slots[0]!.stage : undefined;
+  }
+
   get names(): string[] {
     return this.slots.map((s) => s.name);
   }
@@ -77,6 +84,7 @@ export class ByteChain {
     this.slots.splice(at, 0, { name: factory.name, stage, out });
     if (at === 0) this.head = stage;
     else this.slots[at - 1]!.out.target = stage;
+    this.onChange?.();
   }
 
   /** Drains a stage into the one after it and takes it out. False if no stage has that name. */
@@ -89,6 +97,7 @@ export class ByteChain {
     if (at === 0) this.head = slot.out.target;
     else this.slots[at - 1]!.out.target = slot.out.target;
     slot.stage.destroy();
+    this.onChange?.();
     return true;
   }
 

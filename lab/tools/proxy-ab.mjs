@@ -1,0 +1,158 @@
+// redis-benchmark GET, no delay anywhere, through several targets in alternating rounds (one
+// target's run after the other's, round after round, so a noisy machine hits them alike):
+// direct, HAProxy 2.6 in TCP mode, this tree's proxy, and any other redis-rtt build (`--old DIR`).
+// Prints, per shape, each target's median rps (min-max), its ratio to the others and the proxy
+// process's CPU per request (from /proc/PID/task/*/schedstat, all threads).
+//   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
+//       [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 100000]
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const flag = (name, def) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : def;
+};
+const rounds = Number(flag('--rounds', '5'));
+const requests = Number(flag('--requests', '100000'));
+const oldDir = flag('--old', undefined);
+const withHaproxy = !args.includes('--no-haproxy');
+const withDirect = !args.includes('--no-direct');
+const shapes = flag('--shapes', '1x1,50x16').split(',').map((s) => {
+  const [c, p] = s.split('x').map(Number);
+  return { c, p, label: `-c ${c} -P ${p}` };
+});
+const here = path.resolve(new URL('../..', import.meta.url).pathname);
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'proxy-ab-'));
+const children = [];
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitPort(port) {
+  for (let i = 0; i < 200; i++) {
+    const ok = await new Promise((r) => {
+      const s = net.connect({ host: '127.0.0.1', port }, () => (s.destroy(), r(true)));
+      s.on('error', () => r(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`port ${port} never answered`);
+}
+
+function start(cmd, argv) {
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => (err = (err + d).slice(-2000)));
+  child.on('exit', (code) => code && code !== 0 && process.stderr.write(`${cmd} exited ${code}: ${err}\n`));
+  children.push(child);
+  return child;
+}
+
+/** CPU time of all the process's threads, ns. */
+function cpuNs(pid) {
+  if (!pid) return 0;
+  let total = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread ended between the listing and the read
+    }
+  }
+  return total;
+}
+
+function bench(port, c, p) {
+  const n = Math.max(requests, c * p * 20);
+  const out = execFileSync('redis-benchmark', ['-p', String(port), '-t', 'get', '-n', String(n), '-c', String(c), '-P', String(p), '--csv', '-q'], {
+    encoding: 'utf8',
+  });
+  const line = out.trim().split('\n').find((l) => l.startsWith('"GET"'));
+  return { rps: Number(line.split(',')[1].replaceAll('"', '')), n };
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+const redisPort = await freePort();
+start('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no', '--dir', tmp]);
+await waitPort(redisPort);
+execFileSync('redis-cli', ['-p', String(redisPort), 'set', 'key:__rand_int__', 'x']);
+
+const targets = [];
+if (withDirect) targets.push({ name: 'direct', port: redisPort, pid: 0 });
+if (withHaproxy) {
+  const port = await freePort();
+  const cfg = path.join(tmp, 'haproxy.cfg');
+  writeFileSync(
+    cfg,
+    `global\n  maxconn 4096\ndefaults\n  mode tcp\n  timeout connect 5s\n  timeout client 60s\n  timeout server 60s\n` +
+      `frontend f\n  bind 127.0.0.1:${port}\n  default_backend b\nbackend b\n  server r 127.0.0.1:${redisPort}\n`,
+  );
+  const child = start('/usr/sbin/haproxy', ['-db', '-f', cfg]);
+  targets.push({ name: 'haproxy', port, pid: child.pid });
+}
+for (const [name, dir] of [['new', here], ...(oldDir ? [['old', path.resolve(oldDir)]] : [])]) {
+  const port = await freePort();
+  const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0']);
+  targets.push({ name, port, pid: child.pid });
+}
+const results = new Map(); // shape label -> target name -> {rps[], cpuNsPerReq[]}
+try {
+  for (const t of targets) await waitPort(t.port);
+  for (const shape of shapes) {
+    // One warm-up run per target per shape, not counted.
+    for (const t of targets) bench(t.port, shape.c, shape.p);
+    const byTarget = new Map(targets.map((t) => [t.name, { rps: [], cpu: [] }]));
+    results.set(shape.label, byTarget);
+    for (let r = 0; r < rounds; r++) {
+      const order = r % 2 === 0 ? targets : [...targets].reverse();
+      for (const t of order) {
+        const before = cpuNs(t.pid);
+        const { rps, n } = bench(t.port, shape.c, shape.p);
+        const cpu = t.pid ? (cpuNs(t.pid) - before) / n : 0;
+        byTarget.get(t.name).rps.push(rps);
+        byTarget.get(t.name).cpu.push(cpu);
+      }
+      process.stderr.write(`${shape.label} round ${r + 1}/${rounds} done\n`);
+    }
+  }
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+const pairs = [];
+const names = targets.map((t) => t.name);
+if (names.includes('old')) pairs.push(['new', 'old']);
+if (names.includes('haproxy')) pairs.push(['new', 'haproxy']);
+if (names.includes('direct')) pairs.push(['haproxy', 'direct'], ['new', 'direct']);
+for (const [label, byTarget] of results) {
+  console.log(`\nredis-benchmark GET ${label}, ${rounds} alternating rounds`);
+  for (const [name, { rps, cpu }] of byTarget) {
+    const cpuText = cpu[0] ? `  cpu/req ${(median(cpu) / 1000).toFixed(2)} us (${(Math.min(...cpu) / 1000).toFixed(2)}-${(Math.max(...cpu) / 1000).toFixed(2)})` : '';
+    console.log(`  ${name.padEnd(8)} ${Math.round(median(rps))} rps (${Math.round(Math.min(...rps))}-${Math.round(Math.max(...rps))})${cpuText}`);
+  }
+  for (const [a, b] of pairs) {
+    if (!byTarget.has(a) || !byTarget.has(b)) continue;
+    const ra = byTarget.get(a).rps;
+    const rb = byTarget.get(b).rps;
+    const ratios = ra.map((x, i) => x / rb[i]);
+    const cpuRatio = byTarget.get(b).cpu[0] ? `  cpu/req ratio ${(median(byTarget.get(a).cpu) / median(byTarget.get(b).cpu)).toFixed(2)}` : '';
+    console.log(`  ${a}/${b} rps ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}, per round)${cpuRatio}`);
+  }
+}
