@@ -1,6 +1,7 @@
 import net from 'node:net';
 import type { EndKind } from '../link/delay-line.js';
 import type { LinkState } from '../link/link-state.js';
+import type { Direction } from '../link/types.js';
 import type { Scheduler } from '../link/scheduler.js';
 import type { ConnectionTap } from '../tap/types.js';
 import type { Endpoint } from './endpoint.js';
@@ -21,7 +22,9 @@ export interface ConnectionOptions {
   connectTimeoutMs: number;
   log: (line: string) => void;
   /** Lateness of each scheduled delivery (ns), for the proxy's precision histogram. */
-  onLateness?: (lateNs: number) => void;
+  onLateness?: (lateNs: number, direction: Direction) => void;
+  /** Each read from either socket, when it ran (the proxy's self-report). */
+  onRead?: (nowNs: number) => void;
   onClosed: (conn: ProxiedConnection) => void;
   /** The proxy's stages; none beyond the link when absent. */
   stages?: StageRegistry;
@@ -65,13 +68,15 @@ export class ProxiedConnection implements StagedConnection {
     this.context = Object.defineProperty(context, 'closed', { get: () => this.closedOnce() }) as ConnectionContext;
 
     const tap = o.tap;
-    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), onLateness: o.onLateness };
+    const late = o.onLateness;
+    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps() };
     const hasFrames = o.stages?.hasFrameStages === true;
     this.up = new DirectionPath({
       context: this.context,
       socket: this.upstream,
       link: {
         ...linkOptions,
+        onLateness: late && ((ns) => late(ns, 'up')),
         sampleDelayNs: () => o.link.sampleNs('up'),
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
         notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
@@ -84,7 +89,7 @@ export class ProxiedConnection implements StagedConnection {
     this.down = new DirectionPath({
       context: this.context,
       socket: client,
-      link: { ...linkOptions, sampleDelayNs: () => o.link.sampleNs('down') },
+      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), sent: (e, t) => tap.downDelivered(e, t) },
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(client, kind),
@@ -109,15 +114,20 @@ export class ProxiedConnection implements StagedConnection {
     }
     const frames = this.frames;
     const downIn: ChunkTarget | undefined = frames && { push: (c, t) => frames.pushReply(c, t) };
+    const onRead = o.onRead;
     client.on('data', (chunk: Buffer) => {
-      up.entry.push(chunk, clock.nowNs());
+      const now = clock.nowNs();
+      up.entry.push(chunk, now);
+      onRead?.(now);
       if (up.heldBytes + (frames ? frames.upHeldBytes : 0) > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
       }
     });
     this.upstream.on('data', (chunk: Buffer) => {
-      (downIn ?? down.entry).push(chunk, clock.nowNs());
+      const now = clock.nowNs();
+      (downIn ?? down.entry).push(chunk, now);
+      onRead?.(now);
       if (down.heldBytes + (frames ? frames.downHeldBytes : 0) > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();

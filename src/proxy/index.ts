@@ -9,6 +9,7 @@ import { bindPolicy } from './http-guard.js';
 import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
+import { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
@@ -60,6 +61,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
           maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
         });
   const lateness = new LatencyHistogram();
+  const monitor = new SelfMonitor();
   const server = new ProxyServer({
     upstream,
     listen,
@@ -72,7 +74,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     argSizes: options.argSizes ?? false,
     keyHash: options.keyHash,
     log,
-    onLateness: (ns) => lateness.record(ns / 1000),
+    onLateness: (ns, direction) => {
+      lateness.record(ns / 1000);
+      monitor.onLateness(ns, direction);
+    },
+    monitor,
     idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
     maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
   });
@@ -85,6 +91,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     link.setCompensation(await autoCompensation(server, upstream, log));
     registry?.reset();
     lateness.reset();
+    monitor.reset();
     calibrating = false;
   }
   for (const stage of options.stages ?? []) server.stages.addStage(stage);
@@ -101,6 +108,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   const stats = (): StatsSnapshot => {
     const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
+    s.self = monitor.report();
     return s;
   };
   const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => {
@@ -112,6 +120,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   const resetStats = (): void => {
     registry?.reset();
     lateness.reset();
+    monitor.reset();
   };
 
   let control: ControlServer | undefined;

@@ -2,11 +2,12 @@ import net from 'node:net';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
 import { PreciseScheduler, type Scheduler } from '../link/scheduler.js';
-import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { Direction, LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { ProxiedConnection } from './connection.js';
 import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
+import type { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
@@ -36,7 +37,9 @@ export interface ProxyServerOptions {
   argSizes: boolean;
   keyHash?: (key: Buffer) => string;
   log: (line: string) => void;
-  onLateness?: (lateNs: number) => void;
+  onLateness?: (lateNs: number, direction: Direction) => void;
+  /** The proxy's self-report: told of opens, closes and reads. */
+  monitor?: SelfMonitor;
   /** Close a connection whose client socket saw no bytes either way for this long, unless a request awaits its reply. 0 = never. */
   idleTimeoutMs?: number;
   /** Refuse (close at once) clients beyond this many live connections. 0 = no limit. */
@@ -143,10 +146,15 @@ export class ProxyServer {
       connectTimeoutMs: this.o.connectTimeoutMs,
       log: this.o.log,
       onLateness: this.o.onLateness,
-      onClosed: (c) => this.live.delete(c),
+      onRead: this.o.monitor?.onRead,
+      onClosed: (c) => {
+        this.live.delete(c);
+        this.o.monitor?.closed();
+      },
       stages: this.stages,
     });
     this.live.add(conn);
+    this.o.monitor?.opened();
     const idleMs = this.o.idleTimeoutMs;
     if (idleMs) {
       socket.setTimeout(idleMs, () => {

@@ -1,3 +1,4 @@
+import type { SelfReport } from '../proxy/self-monitor.js';
 /**
  * Plain-JSON shapes of what the proxy counts. GET /stats returns a StatsSnapshot; every field is
  * defined in the README ("Counters"). The per-connection shapes belong to the tap (tap/counter-types.ts)
@@ -24,6 +25,8 @@ export interface StatsSnapshot {
   link: LinkSettings;
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
+  /** The proxy's own lateness, read lag, event-loop delay and GC pauses (a proxy's /stats). */
+  self?: SelfReport;
 }
 
 /** Unfinished requests the taps hold, their bounds, and connections that hit them. */

@@ -1,0 +1,113 @@
+/**
+ * The proxy's own tail, reported beside what it measures (/stats `self`, /metrics): how late each
+ * delivery left against its due time (all, and per direction), how long a read waited behind the
+ * other callbacks of its event-loop turn, the event loop's delay (perf_hooks) and GC pauses
+ * (a PerformanceObserver). The loop and GC monitors run only while a connection is open, so an
+ * idle proxy wakes for nothing.
+ */
+import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import type { Direction } from '../link/types.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+
+/** Microseconds; all 0 when nothing was recorded. */
+export interface SelfQuantiles {
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  count: number;
+}
+
+export interface SelfReport {
+  /** Each scheduled delivery's write time minus its due time. */
+  lateUs: SelfQuantiles;
+  lateUsByDirection: { up: SelfQuantiles; down: SelfQuantiles };
+  /**
+   * Per read: time since the first read callback of the same event-loop turn (0 for that first
+   * one). What a read waited behind other connections' work; not the kernel-to-wake-up time.
+   */
+  arrivalLagUs: SelfQuantiles;
+  /** perf_hooks.monitorEventLoopDelay at 10 ms resolution, while connections were open. */
+  eventLoopDelayUs: SelfQuantiles;
+  gcPauseUs: SelfQuantiles;
+}
+
+const LOOP_RESOLUTION_MS = 10;
+
+export class SelfMonitor {
+  private readonly late = new LatencyHistogram();
+  private readonly lateUp = new LatencyHistogram();
+  private readonly lateDown = new LatencyHistogram();
+  private readonly arrival = new LatencyHistogram();
+  private readonly gc = new LatencyHistogram();
+  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  private gcObserver: PerformanceObserver | undefined;
+  private open = 0;
+  /** When the first read of the current event-loop turn ran (-1: none yet this turn). */
+  private turnStartNs = -1;
+  private readonly endTurn = (): void => {
+    this.turnStartNs = -1;
+  };
+
+  /** A connection opened: the monitors start with the first. */
+  opened(): void {
+    if (this.open++ > 0) return;
+    this.loop.enable();
+    this.gcObserver = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) this.gc.record(e.duration * 1000);
+    });
+    this.gcObserver.observe({ entryTypes: ['gc'] });
+  }
+
+  /** A connection closed: the monitors stop with the last. */
+  closed(): void {
+    if (this.open === 0 || --this.open > 0) return;
+    this.loop.disable();
+    this.gcObserver?.disconnect();
+    this.gcObserver = undefined;
+  }
+
+  readonly onLateness = (lateNs: number, direction: Direction): void => {
+    const us = lateNs / 1000;
+    this.late.record(us);
+    (direction === 'up' ? this.lateUp : this.lateDown).record(us);
+  };
+
+  readonly onRead = (nowNs: number): void => {
+    if (this.turnStartNs < 0) {
+      this.turnStartNs = nowNs;
+      // Check phase: after every I/O callback of this turn's poll.
+      setImmediate(this.endTurn);
+      this.arrival.record(0);
+      return;
+    }
+    this.arrival.record((nowNs - this.turnStartNs) / 1000);
+  };
+
+  reset(): void {
+    for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc]) h.reset();
+    this.loop.reset();
+  }
+
+  report(): SelfReport {
+    return {
+      lateUs: quantiles(this.late),
+      lateUsByDirection: { up: quantiles(this.lateUp), down: quantiles(this.lateDown) },
+      arrivalLagUs: quantiles(this.arrival),
+      eventLoopDelayUs: loopQuantiles(this.loop),
+      gcPauseUs: quantiles(this.gc),
+    };
+  }
+}
+
+function quantiles(h: LatencyHistogram): SelfQuantiles {
+  const s = h.summary();
+  return { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count };
+}
+
+function loopQuantiles(h: IntervalHistogram): SelfQuantiles {
+  if (h.count === 0) return { p50: 0, p90: 0, p99: 0, max: 0, count: 0 };
+  // The histogram counts the timer's whole period; what is beyond it is the delay.
+  const us = (ns: number): number => Math.max(0, Math.round(ns / 1000 - LOOP_RESOLUTION_MS * 1000));
+  return { p50: us(h.percentile(50)), p90: us(h.percentile(90)), p99: us(h.percentile(99)), max: us(h.max), count: h.count };
+}

@@ -1,0 +1,69 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { startProxy } from '../../src/proxy/index.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { proxyClient, waitFor } from './helpers.js';
+
+/** CPU time (user + system) of this process over `ms` of wall time, as a fraction of one core. */
+async function cpuShare(ms: number): Promise<number> {
+  const before = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await new Promise((r) => setTimeout(r, ms));
+  const used = process.cpuUsage(before);
+  const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
+  return (used.user + used.system) / wallUs;
+}
+
+describe("the proxy's self-report (/stats self)", () => {
+  let redis: PrivateRedis;
+  let proxy: RedisRttProxy;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 2000 }, compensationUs: { up: 0, down: 0 } });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await redis?.stop();
+  });
+
+  it('reports lateness per direction, read lag, loop delay and GC pauses once traffic flowed', async () => {
+    const c = proxyClient(proxy);
+    await c.connect();
+    proxy.resetStats();
+    for (let i = 0; i < 60; i++) await c.set(`k${i}`, 'v'.repeat(100));
+    const p = c.pipeline();
+    for (let i = 0; i < 200; i++) p.get(`k${i % 60}`);
+    await p.exec();
+    // The loop monitor samples every 10 ms; 60 round trips of 2 ms give it a few dozen samples.
+    const self = proxy.stats().self!;
+    expect(self).toBeDefined();
+    expect(Object.keys(self).sort()).toEqual(['arrivalLagUs', 'eventLoopDelayUs', 'gcPauseUs', 'lateUs', 'lateUsByDirection']);
+    // Every request and every reply went through a delay line: one lateness value per delivery.
+    expect(self.lateUs.count).toBeGreaterThanOrEqual(122);
+    expect(self.lateUs.count).toBe(self.lateUsByDirection.up.count + self.lateUsByDirection.down.count);
+    expect(self.lateUsByDirection.up.count).toBeGreaterThanOrEqual(61);
+    expect(self.lateUsByDirection.down.count).toBeGreaterThanOrEqual(61);
+    for (const q of [self.lateUs, self.lateUsByDirection.up, self.lateUsByDirection.down, self.arrivalLagUs, self.eventLoopDelayUs]) {
+      expect(Number.isFinite(q.p99)).toBe(true);
+      expect(q.p50).toBeLessThanOrEqual(q.p90);
+      expect(q.p90).toBeLessThanOrEqual(q.p99);
+      expect(q.p99).toBeLessThanOrEqual(q.max);
+    }
+    // Lateness is past the due time, never the whole delay: well under the 1 ms one-way delay at p50.
+    expect(self.lateUs.p50).toBeLessThan(1000);
+    expect(self.arrivalLagUs.count).toBeGreaterThanOrEqual(120);
+    expect(self.eventLoopDelayUs.count).toBeGreaterThan(0);
+    c.disconnect();
+    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connection closed');
+  });
+
+  it('an idle proxy (no connections) uses at most 0.1% of a core', async () => {
+    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'no connections');
+    // Settle first: the closing connection's last timers.
+    await new Promise((r) => setTimeout(r, 200));
+    let share = await cpuShare(2000);
+    // One retry: a GC or the test runner's own work can land in the window on a busy machine.
+    if (share > 0.001) share = await cpuShare(2000);
+    expect(share).toBeLessThanOrEqual(0.001);
+  });
+});
