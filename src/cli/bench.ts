@@ -54,7 +54,7 @@ export function registerBench(program: Command): void {
     .option('--redis <addr>', 'use this Redis (host:port or unix:/path) instead of a private one')
     .option('--key-prefix <prefix>', 'every key written starts with this; only these keys are deleted', d.keyPrefix)
     .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
-    .option('--max-seconds <s>', 'stop starting new samples after this long; what finished is reported')
+    .option('--max-seconds <s>', 'a bound on the whole run (bare number: seconds): samples that fit run first, the run ends within it plus one sample, and what finished is reported')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
     .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration, or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
     .option('--json <file>', 'write the JSON report')
