@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
-import { parseEndpoint } from '../proxy/endpoint.js';
+import { parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs } from '../units.js';
@@ -39,7 +39,7 @@ export function registerProxy(program: Command): void {
     .option('--control-token <token>', 'require "Authorization: Bearer <token>" on control requests');
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
-    .option('--compensate <auto|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
+    .option('--compensate <auto|off|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
@@ -60,7 +60,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
-  const upstream = parseEndpoint(flags.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
   const calibrate = flags.compensate === 'calibrate';

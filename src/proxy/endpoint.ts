@@ -2,13 +2,20 @@ import { ConfigError } from '../errors.js';
 
 export type Endpoint = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
 
+/** Redis's port: what `--upstream localhost` means, as for redis-cli. */
+export const REDIS_DEFAULT_PORT = 6379;
+
 /**
  * Parses "host:port", "[::1]:port", ":port", "port", "unix:/path" or "/path" (a unix socket).
- * `flag` names the option in errors.
+ * `flag` names the option in errors. An address to listen on takes port 0 (any free port); an
+ * address to connect to (`connectPort` given: the port a bare host means) refuses port 0.
  */
-export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0.1'): Endpoint {
+export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0.1', connectPort?: number): Endpoint {
   const s = String(text).trim();
-  const accepts = 'host:port (port 0 = any free port), [ipv6]:port, or a unix socket as unix:/path or /path';
+  const connect = connectPort !== undefined;
+  const accepts = connect
+    ? `host:port (port ${connectPort} if left out), [ipv6]:port, or a unix socket as unix:/path or /path`
+    : 'host:port (port 0 = any free port), [ipv6]:port, or a unix socket as unix:/path or /path';
   if (s.startsWith('unix:')) {
     const path = s.slice(5);
     if (!path) throw new ConfigError(flag, text, accepts);
@@ -25,11 +32,18 @@ export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0
     const i = s.lastIndexOf(':');
     host = s.slice(0, i) || defaultHost;
     portText = s.slice(i + 1);
+  } else if (connect && /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(s) && !/^\d+$/.test(s)) {
+    return { kind: 'tcp', host: s, port: connectPort };
   }
   if (!/^\d+$/.test(portText)) throw new ConfigError(flag, text, accepts);
   const port = Number(portText);
-  if (port > 65535) throw new ConfigError(flag, text, accepts);
+  if (port > 65535 || (connect && port === 0)) throw new ConfigError(flag, text, accepts);
   return { kind: 'tcp', host, port };
+}
+
+/** An address to connect to Redis at: a bare host means port 6379; port 0 is refused. */
+export function parseRedisEndpoint(text: string, flag: string): Endpoint {
+  return parseEndpoint(text, flag, '127.0.0.1', REDIS_DEFAULT_PORT);
 }
 
 export function formatEndpoint(e: Endpoint): string {

@@ -5,7 +5,8 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../stats/histogram.js';
 import { ControlServer } from './control.js';
-import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import { parseEndpoint, parseRedisEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
@@ -35,7 +36,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (!options || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
-  const upstream = parseEndpoint(options.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
   if (!Number.isFinite(highWaterBytes) || highWaterBytes < 1024) {
@@ -76,6 +77,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     await server.close();
     throw err;
   }
+  const jitterWarning = jitterFloorWarning(link.settings);
+  if (jitterWarning) log(jitterWarning);
   if (listen.kind === 'tcp' && !isLoopback(listen.host)) {
     log(`warning: listening on ${server.address}, reachable from other machines; the proxy has no authentication of its own`);
   }

@@ -6,7 +6,7 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { ProxiedConnection } from './connection.js';
-import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapRegistry {
@@ -132,7 +132,7 @@ export function parseListen(text: string | undefined): Endpoint {
 }
 
 export function parseUpstream(text: string): Endpoint {
-  return parseEndpoint(text, '--upstream');
+  return parseRedisEndpoint(text, '--upstream');
 }
 
 export { LinkState, type LinkUpdate };

@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
 import { parseAddress, type Endpoint } from './address.js';
 import { connectClient, type DriverClient } from './clients.js';
@@ -45,6 +47,10 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       if (warning) progress?.({ type: 'note', text: warning });
     }
     for (const text of notes) progress?.({ type: 'note', text });
+    for (const l of new Map(configs.map((c) => [c.link.name, c.link])).values()) {
+      const warning = l.direct ? undefined : jitterFloorWarning(applyLinkUpdate(defaultLinkSettings(), l.update));
+      if (warning) progress?.({ type: 'note', text: `${l.name}: ${warning}` });
+    }
   };
 
   let privateRedis: PrivateRedis | undefined;

@@ -98,12 +98,12 @@ describe('redis-rtt analyze (CLI)', () => {
     }
   }
 
-  it('prints the tables, or JSON with --json, and writes --html', async () => {
+  it('prints the tables, or JSON with --json -, and writes --html', async () => {
     const text = await run(file);
     expect(text.code).toBe(0);
     expect(text.out).toContain('opportunities');
     const html = join(dir, 'out.html');
-    const json = await run(file, '--json', '--rtt', '1.2ms, 20ms', '--html', html, '--min-run', '4');
+    const json = await run(file, '--json', '-', '--rtt', '1.2ms, 20ms', '--html', html, '--min-run', '4');
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.out) as { projections: Array<{ rttUs: number }>; opportunities: Array<{ command: string }> };
     expect(doc.projections.map((p) => p.rttUs)).toEqual([1200, 20_000]);
