@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
-import { parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs } from '../units.js';
@@ -97,7 +97,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       event: 'listening',
       listen: proxy.address,
       control: proxy.controlAddress ?? null,
-      upstream: flags.upstream,
+      // "localhost" shows as localhost:6379: the port it means.
+      upstream: upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
     }) + '\n',

@@ -49,6 +49,18 @@ describe('--upstream', () => {
   });
 });
 
+describe('--upstream HOST on the binary', () => {
+  it('the listening line shows the port a bare host means', async () => {
+    // Nothing needs to listen on 6379: with --compensate off the proxy dials Redis per client only.
+    const p = await startCliProxy(['--upstream', 'localhost', '--compensate', 'off']);
+    try {
+      expect(p.line.upstream).toBe('localhost:6379');
+    } finally {
+      await p.stop();
+    }
+  });
+});
+
 describe('errors: one prefix, one range', () => {
   it('commander\'s own errors carry the redis-rtt: prefix too', async () => {
     const r = await runCli(['bench', '--bogus']);
