@@ -1,10 +1,13 @@
 /**
  * /metrics as Prometheus itself judges it: `promtool check metrics` (Debian's `prometheus` package;
- * .ci/run installs it) must print nothing and exit 0 for the snapshot the golden file is made from.
+ * .ci/run installs it) must print nothing and exit 0, for the golden snapshot and for a live proxy's GET /metrics.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { startProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis } from '../../src/redis/private-redis.js';
 import { renderPrometheus } from '../../src/stats/prometheus.js';
 import { SNAPSHOT } from './snapshot-fixture.js';
 
@@ -23,6 +26,28 @@ describe('promtool check metrics', () => {
     const bad = '# HELP x_us a gauge in microseconds\n# TYPE x_us gauge\nx_us 1\n';
     const r = promtoolCheck(bad);
     expect(r.output).toContain('abbreviated units');
+  });
+});
+
+describe('a live proxy\'s GET /metrics', () => {
+  it('passes promtool after real traffic (commands, an error, a pipeline, jitter)', async () => {
+    const redis = await startPrivateRedis();
+    const proxy = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', compensationUs: { up: 0, down: 0 }, link: { rttUs: 200, jitterUs: 20 } });
+    try {
+      const client = new Redis(proxy.port!, proxy.host!, { lazyConnect: true, retryStrategy: () => null });
+      await client.connect();
+      await client.set('rtt:prom', 'v');
+      expect(await client.get('rtt:prom')).toBe('v');
+      await expect(client.call('NO-SUCH-COMMAND')).rejects.toThrow();
+      await client.pipeline().get('rtt:prom').incr('rtt:prom:n').exec();
+      await client.quit();
+      const text = await (await fetch(`http://${proxy.controlAddress}/metrics`)).text();
+      expect(text).toMatch(/^redis_rtt_command_latency_seconds_count\{command="GET",kind="client"\} 2$/m);
+      expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+    } finally {
+      await proxy.close();
+      await redis.stop();
+    }
   });
 });
 
