@@ -105,8 +105,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on
   // the first client's close.
-  void probeUpstream(upstream).then((why) => {
-    if (why) log(`warning: upstream ${flags.upstream} not reachable now: ${why}; will try on each client connection`);
+  // --compensate auto already said "not Redis" while measuring; the other modes hear it here.
+  void probeUpstream(upstream).then((r) => {
+    if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
+    if (r && 'notRedis' in r && flags.compensate !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

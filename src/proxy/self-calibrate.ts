@@ -66,6 +66,29 @@ export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samp
   }
 }
 
+/**
+ * One PING to the upstream on a connection of its own, closed at once: undefined when it answered
+ * with RESP, NotRedis when it answered something else (or nothing within the timeout), and
+ * `{ unreachable }` with the errno when nothing accepted the connection.
+ */
+export async function pingUpstream(upstream: Endpoint, timeoutMs = 1000): Promise<{ unreachable: string } | NotRedis | undefined> {
+  let pinger: Pinger;
+  try {
+    pinger = await Pinger.connect(upstream, timeoutMs);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { unreachable: e.code ?? `no answer within ${timeoutMs} ms` };
+  }
+  try {
+    await pinger.ping(timeoutMs);
+    return undefined;
+  } catch (err) {
+    return { notRedis: err instanceof NotRedisError ? err.message : `no reply to PING (${(err as Error).message})` };
+  } finally {
+    pinger.close();
+  }
+}
+
 class Pinger {
   private waiting: ((outcome: true | Error) => void) | undefined;
   /** Reply bytes so far; a PING's reply is one line ("+PONG", "-NOAUTH ..."). */

@@ -94,6 +94,21 @@ describe('auto compensation only for an upstream that answers PING like Redis', 
   });
 });
 
+describe('the start-up probe (any --compensate)', () => {
+  it('--compensate off: a listener that never answers is named as not Redis; a real Redis draws no warning', async () => {
+    const cli = await startCliProxy(['--upstream', addr(silent), '--compensate', 'off']);
+    const ok = await startCliProxy(['--upstream', authRedis.address, '--compensate', 'off']);
+    try {
+      for (let i = 0; i < 300 && !cli.stderr().includes('did not answer'); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(cli.stderr()).toMatch(/warning: upstream 127\.0\.0\.1:\d+ did not answer PING like Redis \(no reply to PING/);
+      await new Promise((r) => setTimeout(r, 300)); // the probe of a Redis answers within a few ms
+      expect(ok.stderr()).not.toContain('warning');
+    } finally {
+      await Promise.all([cli.stop(), ok.stop()]);
+    }
+  });
+});
+
 describe('a unix socket file left behind', () => {
   it('is removed when nothing listens on it (a proxy killed with SIGKILL left it)', async () => {
     const path = join(dir, 'stale.sock');
