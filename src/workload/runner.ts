@@ -97,7 +97,7 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
   const runStep = async (step: ScheduleStep, late: boolean): Promise<boolean> => {
     const outcome = outcomes[step.index] as ConfigOutcome;
     const c = outcome.config;
-    estimatedLeftMs -= estimateOf(step.index);
+    if (!late) estimatedLeftMs -= estimateOf(step.index); // a kept step was counted off when first met
     if (outcome.error) return true;
     if (late && outcome.samples.length > 0) return true;
     if (input.signal?.aborted) {
