@@ -109,6 +109,12 @@ describe('redis-rtt analyze (CLI)', () => {
     expect(doc.projections.map((p) => p.rttUs)).toEqual([1200, 20_000]);
     expect(doc.opportunities.map((o) => o.command)).toEqual(['GET', 'SET, INCR, HSET, EXPIRE']);
     expect(readFileSync(html, 'utf8')).toContain('<svg');
+    // --json FILE: the JSON goes to the file, the tables still to stdout.
+    const jsonFile = join(dir, 'out.json');
+    const both = await run(file, '--json', jsonFile);
+    expect(both.code).toBe(0);
+    expect(both.out).toContain('opportunities');
+    expect((JSON.parse(readFileSync(jsonFile, 'utf8')) as { projections: unknown[] }).projections.length).toBe(3);
   });
 
   it('exits 2 naming the flag or the line on bad input', async () => {
