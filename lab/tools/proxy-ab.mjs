@@ -4,7 +4,7 @@
 // Prints, per shape, each target's median rps (min-max), its ratio to the others and the proxy
 // process's CPU per request (from /proc/PID/task/*/schedstat, all threads).
 //   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
-//       [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 100000]
+//       [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -17,7 +17,7 @@ const flag = (name, def) => {
   return i >= 0 ? args[i + 1] : def;
 };
 const rounds = Number(flag('--rounds', '5'));
-const requests = Number(flag('--requests', '100000'));
+const requests = Number(flag('--requests', '20000'));
 const oldDir = flag('--old', undefined);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
@@ -28,6 +28,7 @@ const shapes = flag('--shapes', '1x1,50x16').split(',').map((s) => {
 const here = path.resolve(new URL('../..', import.meta.url).pathname);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'proxy-ab-'));
 const children = [];
+for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { for (const c of children) c.kill('SIGTERM'); rmSync(tmp, { recursive: true, force: true }); process.exit(130); });
 
 function freePort() {
   return new Promise((resolve) => {
@@ -74,7 +75,8 @@ function cpuNs(pid) {
 }
 
 function bench(port, c, p) {
-  const n = Math.max(requests, c * p * 20);
+  // Pipelined shapes run p times as many requests, so each run lasts about as long.
+  const n = Math.max(requests * p, c * p * 20);
   const out = execFileSync('redis-benchmark', ['-p', String(port), '-t', 'get', '-n', String(n), '-c', String(c), '-P', String(p), '--csv', '-q'], {
     encoding: 'utf8',
   });

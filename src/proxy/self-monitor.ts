@@ -16,6 +16,8 @@ export interface SelfQuantiles {
   p99: number;
   max: number;
   count: number;
+  /** Mean, for a Prometheus summary's _sum. */
+  mean: number;
 }
 
 export interface SelfReport {
@@ -102,12 +104,12 @@ export class SelfMonitor {
 
 function quantiles(h: LatencyHistogram): SelfQuantiles {
   const s = h.summary();
-  return { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count };
+  return { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count, mean: s.mean };
 }
 
 function loopQuantiles(h: IntervalHistogram): SelfQuantiles {
-  if (h.count === 0) return { p50: 0, p90: 0, p99: 0, max: 0, count: 0 };
+  if (h.count === 0) return { p50: 0, p90: 0, p99: 0, max: 0, count: 0, mean: 0 };
   // The histogram counts the timer's whole period; what is beyond it is the delay.
   const us = (ns: number): number => Math.max(0, Math.round(ns / 1000 - LOOP_RESOLUTION_MS * 1000));
-  return { p50: us(h.percentile(50)), p90: us(h.percentile(90)), p99: us(h.percentile(99)), max: us(h.max), count: h.count };
+  return { p50: us(h.percentile(50)), p90: us(h.percentile(90)), p99: us(h.percentile(99)), max: us(h.max), count: h.count, mean: us(h.mean) };
 }

@@ -2,8 +2,13 @@
  * A StatsSnapshot in the Prometheus text exposition format (version 0.0.4): what GET /metrics
  * serves. Pure: snapshot in, text out. Every family has HELP and TYPE lines; label values are
  * escaped (backslash, double quote, newline) so a command name can never break the output.
+ *
+ * Names follow Prometheus' conventions so `promtool check metrics` passes clean: base units
+ * (seconds, bytes) in the name, `_total` only on counters, latency as a summary in seconds. The
+ * snapshot keeps integer microseconds; the conversion happens here, at the edge, and only here.
  */
 import { compareDepthBuckets } from '../tap/counters.js';
+import type { SelfQuantiles } from '../proxy/self-monitor.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';
@@ -24,6 +29,8 @@ export interface MetricFamily {
 }
 
 const PREFIX = 'redis_rtt_';
+const US_PER_SECOND = 1e6;
+const BITS_PER_BYTE = 8;
 const QUANTILES: readonly [string, keyof LatencySummary][] = [
   ['0.5', 'p50'],
   ['0.9', 'p90'],
@@ -33,7 +40,7 @@ const QUANTILES: readonly [string, keyof LatencySummary][] = [
 ];
 
 export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly MetricFamily[] = []): string {
-  const families = [...snapshotFamilies(snapshot), ...extra];
+  const families = [...snapshotFamilies(snapshot), ...selfFamilies(snapshot), ...extra];
   return families.map(renderFamily).join('');
 }
 
@@ -48,9 +55,9 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
     for (const [kind, summary] of [['server', stats.serverUs], ['client', stats.clientUs]] as const) {
       // No observations: quantiles are NaN (as Prometheus client libraries write them), not 0.
       for (const [quantile, field] of QUANTILES) {
-        latency.push({ labels: { command, kind, quantile }, value: summary.count === 0 ? Number.NaN : summary[field] });
+        latency.push({ labels: { command, kind, quantile }, value: summary.count === 0 ? Number.NaN : summary[field] / US_PER_SECOND });
       }
-      latency.push({ labels: { command, kind }, value: Math.round(summary.mean * summary.count), suffix: '_sum' });
+      latency.push({ labels: { command, kind }, value: Math.round(summary.mean * summary.count) / US_PER_SECOND, suffix: '_sum' });
       latency.push({ labels: { command, kind }, value: summary.count, suffix: '_count' });
     }
   }
@@ -101,11 +108,11 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
     counter('unparsed_bytes_total', 'Bytes the framers could not parse (forwarded all the same).', t.unparsedBytes),
     gauge('max_depth', 'Most requests outstanding at once on one connection.', t.maxDepth),
     gauge('connections_active', 'Client connections open now.', s.connections.active),
-    gauge('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
-    gauge('link_up_us', 'One-way delay client to Redis, microseconds.', s.link.upUs),
-    gauge('link_down_us', 'One-way delay Redis to client, microseconds.', s.link.downUs),
-    gauge('link_jitter_us', 'Jitter scale per direction, microseconds.', s.link.jitterUs),
-    gauge('link_bandwidth_bps', 'Per-direction rate limit in bits per second (0: unlimited).', s.link.bandwidthBps),
+    counter('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
+    gauge('link_up_delay_seconds', 'One-way delay client to Redis, seconds.', s.link.upUs / US_PER_SECOND),
+    gauge('link_down_delay_seconds', 'One-way delay Redis to client, seconds.', s.link.downUs / US_PER_SECOND),
+    gauge('link_jitter_seconds', 'Jitter scale per direction, seconds.', s.link.jitterUs / US_PER_SECOND),
+    gauge('link_bandwidth_bytes_per_second', 'Per-direction rate limit in bytes per second (0: unlimited).', s.link.bandwidthBps / BITS_PER_BYTE),
     {
       name: `${PREFIX}link_jitter_dist`,
       help: 'Jitter distribution in use (the label carries it; the value is always 1).',
@@ -113,11 +120,46 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
       samples: [{ labels: { dist: s.link.jitterDist }, value: 1 }],
     },
     {
-      name: `${PREFIX}command_latency_us`,
-      help: 'Latency per command, microseconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
+      name: `${PREFIX}command_latency_seconds`,
+      help: 'Latency per command, seconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
       type: 'summary',
       samples: latency,
     },
+  ];
+}
+
+const SELF_QUANTILES: readonly [string, 'p50' | 'p90' | 'p99' | 'max'][] = [
+  ['0.5', 'p50'],
+  ['0.9', 'p90'],
+  ['0.99', 'p99'],
+  ['1', 'max'],
+];
+
+/** The proxy's own tail (`self` in /stats), as summaries in seconds; none without it. */
+export function selfFamilies(s: StatsSnapshot): MetricFamily[] {
+  const self = s.self;
+  if (self === undefined) return [];
+  const summary = (name: string, help: string, parts: [Record<string, string> | undefined, SelfQuantiles][]): MetricFamily => {
+    const samples: MetricSample[] = [];
+    for (const [labels, q] of parts) {
+      for (const [quantile, field] of SELF_QUANTILES) {
+        samples.push({ labels: { ...labels, quantile }, value: q.count === 0 ? Number.NaN : q[field] / US_PER_SECOND });
+      }
+      samples.push({ labels, value: (q.mean * q.count) / US_PER_SECOND, suffix: '_sum' });
+      samples.push({ labels, value: q.count, suffix: '_count' });
+    }
+    return { name: PREFIX + name, help, type: 'summary', samples };
+  };
+  const byDir = self.lateUsByDirection;
+  return [
+    summary('self_lateness_seconds', "The proxy's own lateness: each scheduled delivery's write time minus its due time.", [[undefined, self.lateUs]]),
+    summary('self_lateness_by_direction_seconds', 'Delivery lateness by direction (up: to Redis, down: to the client).', [
+      [{ direction: 'up' }, byDir.up],
+      [{ direction: 'down' }, byDir.down],
+    ]),
+    summary('self_arrival_lag_seconds', 'Per read: time since the first read of the same event-loop turn.', [[undefined, self.arrivalLagUs]]),
+    summary('self_event_loop_delay_seconds', 'Event-loop delay (perf_hooks), sampled while connections are open.', [[undefined, self.eventLoopDelayUs]]),
+    summary('self_gc_pause_seconds', 'Garbage-collection pauses while connections are open.', [[undefined, self.gcPauseUs]]),
   ];
 }
 
