@@ -4,7 +4,7 @@
 // Prints, per shape, each target's median rps (min-max), its ratio to the others and the proxy
 // process's CPU per request (from /proc/PID/task/*/schedstat, all threads).
 //   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
-//       [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
+//       [--proxy-args '--no-tap'] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -19,6 +19,7 @@ const flag = (name, def) => {
 const rounds = Number(flag('--rounds', '5'));
 const requests = Number(flag('--requests', '20000'));
 const oldDir = flag('--old', undefined);
+const proxyArgs = (flag('--proxy-args', '') ?? '').split(' ').filter(Boolean);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
 const shapes = flag('--shapes', '1x1,50x16').split(',').map((s) => {
@@ -110,7 +111,7 @@ if (withHaproxy) {
 }
 for (const [name, dir] of [['new', here], ...(oldDir ? [['old', path.resolve(oldDir)]] : [])]) {
   const port = await freePort();
-  const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0']);
+  const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0', ...proxyArgs]);
   targets.push({ name, port, pid: child.pid });
 }
 const results = new Map(); // shape label -> target name -> {rps[], cpuNsPerReq[]}
