@@ -4,10 +4,11 @@ import type { LinkState } from '../link/link-state.js';
 import type { Direction } from '../link/types.js';
 import type { Scheduler } from '../link/scheduler.js';
 import type { ConnectionTap } from '../tap/types.js';
-import type { Endpoint } from './endpoint.js';
+import { formatEndpoint, type Endpoint } from './endpoint.js';
 import { FrameChain } from '../stage/frame-chain.js';
 import type { ConnectionContext, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
+import { reset } from './socket-sink.js';
 import type { StageRegistry, StagedConnection } from './stage-registry.js';
 import type { ChunkTarget } from './tap-after.js';
 
@@ -31,12 +32,11 @@ export interface ConnectionOptions {
 }
 
 /**
- * One client connection and its own upstream connection, joined by one chain of stages per
- * direction (docs/architecture.md): the link (delay line and bandwidth cap) first, then any byte
- * stages, and frame stages ahead of both when the proxy has any. The tap only looks. FIN and RST
- * travel through the chain behind the data, as they would on a network. Reading from a side pauses when what is held for the other
- * side passes the high-water mark, so a slow reader pushes back on Redis's output buffer instead of
- * growing the proxy.
+ * One client connection and its own upstream connection, joined by one path per direction
+ * (direction-path.ts; docs/architecture.md): the link first, then any byte stages, and frame
+ * stages ahead of both when the proxy has any. The tap only looks. FIN and RST travel behind the
+ * data, as on a network. Reading from a side pauses when what is held for the other side passes
+ * the high-water mark, so a slow reader pushes back on Redis's output buffer, not the proxy's.
  */
 export class ProxiedConnection implements StagedConnection {
   readonly upstream: net.Socket;
@@ -151,7 +151,7 @@ export class ProxiedConnection implements StagedConnection {
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (this.upstream.connecting || !this.everConnected) {
         // Nothing reached Redis: tell the client at once rather than after a fake delay.
-        o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${err.code ?? err.message}`);
+        o.log(`conn ${o.id}: upstream ${formatEndpoint(o.upstream)} failed: ${err.code ?? err.message}`);
         this.destroyStages();
         client.destroy();
         return;
@@ -166,7 +166,7 @@ export class ProxiedConnection implements StagedConnection {
     });
     this.upstream.setTimeout(o.connectTimeoutMs, () => {
       if (this.everConnected) return;
-      o.log(`conn ${o.id}: upstream ${describe(o.upstream)} did not answer within ${o.connectTimeoutMs} ms`);
+      o.log(`conn ${o.id}: upstream ${formatEndpoint(o.upstream)} did not answer within ${o.connectTimeoutMs} ms`);
       this.upstream.destroy();
       client.destroy();
     });
@@ -297,25 +297,4 @@ export class ProxiedConnection implements StagedConnection {
     if (this.upstream.destroyed && downIdle && !this.client.writableEnded) this.client.end();
     this.linger ??= setTimeout(() => this.destroy(), 30_000).unref();
   }
-}
-
-/**
- * Closes with a RST where one can be sent. Not after end(): while that shutdown is pending libuv
- * refuses the reset (EINVAL) and Node then drops the handle without closing it, leaking the fd and
- * never emitting 'close'. Not on unix sockets: they have no RST (resetAndDestroy throws).
- */
-function reset(socket: net.Socket): void {
-  if (socket.writableEnded) {
-    socket.destroy();
-    return;
-  }
-  try {
-    socket.resetAndDestroy();
-  } catch {
-    socket.destroy();
-  }
-}
-
-function describe(e: Endpoint): string {
-  return e.kind === 'unix' ? `unix:${e.path}` : `${e.host}:${e.port}`;
 }

@@ -42,3 +42,20 @@ export class SocketSink implements ByteSink {
     this.onEnd(kind);
   }
 }
+
+/**
+ * Closes with a RST where one can be sent. Not after end(): while that shutdown is pending libuv
+ * refuses the reset (EINVAL) and Node then drops the handle without closing it, leaking the fd and
+ * never emitting 'close'. Not on unix sockets: they have no RST (resetAndDestroy throws).
+ */
+export function reset(socket: net.Socket): void {
+  if (socket.writableEnded) {
+    socket.destroy();
+    return;
+  }
+  try {
+    socket.resetAndDestroy();
+  } catch {
+    socket.destroy();
+  }
+}

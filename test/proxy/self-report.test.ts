@@ -51,7 +51,8 @@ describe("the proxy's self-report (/stats self)", () => {
     }
     // Lateness is past the due time, never the whole delay: well under the 1 ms one-way delay at p50.
     expect(self.lateUs.p50).toBeLessThan(1000);
-    expect(self.arrivalLagUs.count).toBeGreaterThanOrEqual(120);
+    // One turn in eight is watched; a sequential client has one read per turn.
+    expect(self.arrivalLagUs.count).toBeGreaterThanOrEqual(10);
     expect(self.eventLoopDelayUs.count).toBeGreaterThan(0);
     c.disconnect();
     await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connection closed');
