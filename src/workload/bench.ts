@@ -123,6 +123,13 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       ...(progress ? { progress } : {}),
     });
     if (options.signal?.aborted && !run.stopped) run.notes.push('stopped on request before the first sample');
+    for (const [name, link] of links) {
+      const late = link.proxy?.stats().self?.lateUs;
+      if (late && late.count > 0) {
+        // In-process proxies share the driver's event loop: their lateness includes the driver's work.
+        notes.push(`${name}: proxy's own p99 lateness ${late.p99} us (p50 ${late.p50}, max ${late.max}, ${late.count} deliveries)`);
+      }
+    }
     const derived = deriveResults(run.outcomes);
     return {
       kind: 'bench',

@@ -91,6 +91,8 @@ describe('redis-rtt bench flags', () => {
       const notes = JSON.stringify(report);
       expect(notes).toMatch(/same-az: the proxy takes 30 us off each one-way delay/);
       expect(notes).toMatch(/cross-az: the proxy takes 130 us off each one-way delay/);
+      // Each proxied link states its own delivery lateness (issue 16's self-report).
+      expect(notes).toMatch(/same-az: proxy's own p99 lateness \d+ us \(p50 \d+, max \d+, \d+ deliveries\)/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
