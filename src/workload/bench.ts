@@ -129,7 +129,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
   }
 }
 
-async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {
+export async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {
   const keys = await admin.dbsize();
   if (keys > 0 && !allow) {
     throw new ConfigError(

@@ -12,13 +12,13 @@ import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
 import { linkLabel } from './batch-charts.js';
 import type { Chart } from './chart.js';
 
-interface Curve {
+export interface Curve {
   label: string;
   styleIndex: number;
   base64: string;
 }
 
-function percentileChart(name: string, title: string, subtitle: string, yLabel: string, curves: Curve[], attrs?: string): Chart | null {
+export function percentileChart(name: string, title: string, subtitle: string, yLabel: string, curves: Curve[], attrs?: string): Chart | null {
   const series: XYSeries[] = [];
   let xMax = 0;
   for (const c of curves) {
