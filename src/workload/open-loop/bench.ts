@@ -55,7 +55,8 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
           const conns = await connectMany(link, clients, mode);
           try {
             await runOpenLoop({ clients: conns, auto: mode === 'auto', counterKey, arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
-            for (const windowUs of o.batchWindowsUs) {
+            // auto-pipelining batches by itself (one tick's commands per write): no window on top.
+            for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
               for (const rate of o.rates ?? [undefined]) {
                 if (aborted()) break;
                 const label = `${spec.name} ${mode} C=${clients} ${rate === undefined ? 'closed loops' : `${rate}/s ${o.arrival}`}${windowUs > 0 ? ` window ${formatUs(windowUs)} B=${o.maxBatch}` : ''}`;

@@ -24,7 +24,7 @@ export class OpenLoopLedger {
   sent = 0;
   completed = 0;
   failed = 0;
-  /** Completions no later than the end of the duration (the achieved rate's numerator). */
+  /** Completions no later than the end of the duration. */
   completedInDuration = 0;
   batchesSent = 0;
   lastCompletionNs = 0;

@@ -31,7 +31,10 @@ export function percentilesUs(h: LatencyHistogram): PercentilesUs {
 export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenLoopResult {
   const l = out.ledger;
   const durationS = c.durationUs / 1e6;
-  const achievedRate = l.completedInDuration / durationS;
+  // Answers per second of the run: over the duration, or up to the last reply when the backlog
+  // drained past it (then it is the link's capacity, not the offered rate).
+  const spanS = Math.max(durationS, (l.lastCompletionNs - l.startNs) / 1e9);
+  const achievedRate = l.completed / spanS;
   const corrected = percentilesUs(l.corrected);
   const late = l.lateness.summary();
   const wait = l.batchWait.summary();

@@ -24,7 +24,7 @@ export interface OpenLoopResult {
   clients: number;
   /** Commands per second asked for; null for closed loops. */
   targetRate: number | null;
-  /** Commands answered within the duration, per second of it. */
+  /** Commands answered per second: over the duration, or up to the last reply if the backlog drained past it. */
   achievedRate: number;
   durationS: number;
   /** From the end of the duration to the last reply (the backlog draining). */
