@@ -79,6 +79,7 @@ describe('open-loop report renderers', () => {
 
   it('puts the batch wait next to the round trips saved against no window', () => {
     expect(text).toMatch(/^cross-az seq C=8 w=1ms\s+2000\s+16\s+2500\s+2400\s+76%\s+500us\s+990us\s+5\.4ms\s+\+1\.5ms$/m);
+    expect(text).toContain('cross-az seq C=8 2000/s: no window pays; the lowest corrected p99 (3.9ms) is without one');
   });
 
   it('the HTML page has the rate curve and the percentile spectrum, corrected and uncorrected', () => {

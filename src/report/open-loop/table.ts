@@ -64,6 +64,24 @@ export function batchRows(results: readonly OpenLoopResult[]): { head: string[];
   return { head, align: ['left', ...Array<Align>(9).fill('right')], rows };
 }
 
+/** One line per series with windows: which window gave the lowest corrected p99, against none. */
+export function batchReading(results: readonly OpenLoopResult[]): string[] {
+  const lines: string[] = [];
+  const keyOf = (r: OpenLoopResult): string => `${r.link} ${r.mode} C=${r.clients} ${r.targetRate ?? 'closed'}/s`;
+  for (const key of [...new Set(results.filter((r) => r.batchWindowUs > 0 && !r.error).map(keyOf))]) {
+    const group = results.filter((r) => keyOf(r) === key && !r.error);
+    const none = group.find((r) => r.batchWindowUs === 0);
+    const best = [...group].sort((a, b) => a.correctedLatencyUs.p99 - b.correctedLatencyUs.p99)[0];
+    if (!none || !best) continue;
+    lines.push(
+      best === none || best.batchWindowUs === 0
+        ? `${key}: no window pays; the lowest corrected p99 (${us(none.correctedLatencyUs.p99)}) is without one`
+        : `${key}: a ${us(best.batchWindowUs)} window pays: corrected p99 ${us(best.correctedLatencyUs.p99)} against ${us(none.correctedLatencyUs.p99)} without, ${fmtCount(best.batches)} writes instead of ${fmtCount(none.batches)}`,
+    );
+  }
+  return lines;
+}
+
 function signedUs(x: number): string {
   return `${x < 0 ? '-' : '+'}${fmtUsShort(Math.abs(x))}`;
 }
@@ -79,7 +97,10 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
   grid('Latency per command: corrected (from the intended send time) | uncorrected (from the actual send)', latencyRows(report.results), failed);
   grid('Load', loadRows(report.results), failed);
   const batches = batchRows(report.results);
-  if (batches) grid('Batching windows', batches, failed);
+  if (batches) {
+    grid('Batching windows', batches, failed);
+    out.push(...batchReading(report.results), '');
+  }
   const lines = [...report.notes];
   for (const r of report.results) {
     if (r.error) lines.push(`${rowLabel(r)}: FAILED: ${r.error}`);
