@@ -43,6 +43,7 @@ function row(over: Partial<OpenLoopResult>): OpenLoopResult {
     littleConcurrency: 2.4,
     measuredConcurrency: 2.7,
     perClientRate: 248.8,
+    processCpuPct: 41.5,
     saturated: null,
     histograms: { corrected: hist([1300, 1400, 3900]), uncorrected: hist([1250, 1300, 3700]) },
     ...over,

@@ -31,7 +31,7 @@ export function latencyRows(results: readonly OpenLoopResult[]): { head: string[
 }
 
 export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; align: Align[]; rows: string[][] } {
-  const head = ['configuration', 'target/s', 'achieved/s', 'per conn/s', 'p99 1st half', 'p99 2nd half', 'backlog peak', 'unsent', 'rate x RTT', 'outstanding', 'late p99', 'saturated'];
+  const head = ['configuration', 'target/s', 'achieved/s', 'per conn/s', 'p99 1st half', 'p99 2nd half', 'backlog peak', 'unsent', 'rate x RTT', 'outstanding', 'late p99', 'cpu', 'saturated'];
   const rows = results.map((r) => [
     rowLabel(r),
     rate(r.targetRate),
@@ -44,9 +44,10 @@ export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; 
     r.littleConcurrency === null ? '-' : String(r.littleConcurrency),
     String(r.measuredConcurrency),
     us(r.latenessUs.p99),
+    `${Math.round(r.processCpuPct)}%`,
     r.error ? 'FAILED' : r.driverSaturated ? 'driver' : r.saturated === 'rate' ? 'yes (rate)' : r.saturated === 'slo' ? 'yes (slo)' : 'no',
   ]);
-  return { head, align: ['left', ...Array<Align>(11).fill('right')], rows };
+  return { head, align: ['left', ...Array<Align>(12).fill('right')], rows };
 }
 
 /** Batching windows next to the round trips they saved (against window 0 of the same link, shape, C and rate). */
@@ -108,7 +109,7 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
   }
   lines.push(
     `rate x RTT is the concurrency Little's law predicts on an unqueued link; outstanding is the measured time-average of commands due and not yet answered. ` +
-      `late p99 is the driver's own scheduling lateness ("driver" past ${DRIVER_LATENESS_BOUND_US} us).` +
+      `late p99 is the driver's own scheduling lateness ("driver" past ${DRIVER_LATENESS_BOUND_US} us); cpu is the driver process (clients and proxies) in percent of one core.` +
       (report.sloUs !== null ? ` --slo ${fmtUsShort(report.sloUs)}.` : ''),
   );
   out.push(...lines);

@@ -78,6 +78,7 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
     littleConcurrency: c.ratePerSec !== undefined && c.linkRttUs > 0 ? round(c.ratePerSec * (c.linkRttUs / 1e6), 2) : null,
     measuredConcurrency: round(l.meanOutstanding(), 2),
     perClientRate: round(achievedRate / c.clients, 1),
+    processCpuPct: out.processCpuPct,
     saturated,
     histograms: { corrected: l.corrected.encode(), uncorrected: l.uncorrected.encode() },
     ...(notes.length > 0 ? { note: notes.join('; ') } : {}),

@@ -33,6 +33,8 @@ export interface OpenLoopRunOutcome {
   /** The first wrong or error reply, if any. */
   error?: string;
   stopped: 'drain-limit' | 'aborted' | null;
+  /** This process's CPU (driver, clients and any proxies in it) over the run, percent of one core. */
+  processCpuPct: number;
 }
 
 /** The schedule's zero is this far after set-up, so the first commands are not born late. */
@@ -124,6 +126,8 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   if (o.signal?.aborted) stop('aborted');
   const drainTimer = setTimeout(() => stop('drain-limit'), (startNs + durationNs - clock.nowNs()) / 1e6 + o.drainLimitUs / 1000);
   // Closed loops start at startNs with every connection busy; open ones at their first due time.
+  const cpuBefore = process.cpuUsage();
+  const wallBeforeNs = clock.nowNs();
   const startTimer = scheduler.schedule(startNs, wake);
   try {
     await finished;
@@ -133,6 +137,8 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     if (timer) scheduler.cancel(timer);
     o.signal?.removeEventListener('abort', onAbort);
   }
+  const cpu = process.cpuUsage(cpuBefore);
+  const wallUs = (clock.nowNs() - wallBeforeNs) / 1000;
   const after = o.proxy?.stats().totals.roundTrips;
   return {
     ledger: d.ledger,
@@ -141,6 +147,7 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     roundTrips: before !== undefined && after !== undefined ? after - before : null,
     ...(error !== undefined ? { error } : {}),
     stopped,
+    processCpuPct: wallUs > 0 ? Math.round(((cpu.user + cpu.system) / wallUs) * 1000) / 10 : 0,
   };
 }
 

@@ -66,6 +66,8 @@ export interface OpenLoopResult {
   measuredConcurrency: number;
   /** Achieved rate per connection. */
   perClientRate: number;
+  /** The driver process's CPU over the run (clients, and the proxies: they run in it), percent of one core. */
+  processCpuPct: number;
   /** Achieved < 95% of target ('rate'), or corrected p99 past --slo ('slo'); null within both. */
   saturated: 'rate' | 'slo' | null;
   /** HdrHistogram compressed base64 (integer us), corrected and uncorrected. */
