@@ -79,6 +79,8 @@ export class OpenLoopDispatcher {
     const s = this.o.schedule;
     if (s && this.next < s.length) wake = this.o.startNs + (s[this.next] as number);
     if (this.open) wake = Math.min(wake, this.open.deadlineNs);
+    // Closed loops end at the duration: wake then, in case nothing is in flight to say so.
+    if (!s && this.inFlight === 0) wake = Math.min(wake, this.endNs);
     return wake === Infinity ? undefined : wake;
   }
 
@@ -87,7 +89,8 @@ export class OpenLoopDispatcher {
     const now = this.o.clock.nowNs();
     this.inFlight--;
     this.ledger.onCompleted(batch.dues, batch.sentNs, now, ok);
-    if (this.o.inFlightPerConnection === 1) this.free.push(batch.conn);
+    // A closed loop is one command at a time per connection whatever the client could queue.
+    if (this.o.inFlightPerConnection === 1 || !this.o.schedule) this.free.push(batch.conn);
     this.advance();
   }
 

@@ -189,6 +189,19 @@ describe('OpenLoopDispatcher (fake clock)', () => {
     expect(d.ledger.meanOutstanding()).toBeCloseTo(3, 6);
   });
 
+  it('closed loops over auto-pipelining clients still keep one command per connection, and end at the duration', () => {
+    const { d, sent } = simulate({ ...base, connections: 2, inFlightPerConnection: Infinity, durationNs: 100 * MS }, 10 * MS);
+    expect(d.ledger.completed).toBe(20);
+    expect(sent.filter((b) => b.sentNs === 0)).toHaveLength(2);
+    expect(d.finished).toBe(true);
+  });
+
+  it('closed loops with nothing in flight still wake at the end of the duration', () => {
+    const clock = new FakeClock(0);
+    const d = new OpenLoopDispatcher({ ...base, clock, startNs: 0, durationNs: 50 * MS, send: () => {} });
+    expect(d.nextWakeNs()).toBe(50 * MS);
+  });
+
   it("auto-pipelining connections take every due command at once (the client queues), spread round-robin", () => {
     const { sent } = simulate({ ...base, connections: 2, inFlightPerConnection: Infinity, schedule: [0, 0, 0], durationNs: 10 * MS }, 4 * MS);
     expect(sent.map((b) => [b.conn, b.sentNs])).toEqual([
