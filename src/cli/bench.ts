@@ -34,6 +34,7 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   arrival: string;
   batchWindow?: string;
   slo?: string;
+  proxyProcess?: boolean;
 }
 
 export function registerBench(program: Command): void {

@@ -1,7 +1,6 @@
 import type { Redis } from 'ioredis';
 import { realClock } from '../../clock.js';
 import { PreciseScheduler, type Timer } from '../../link/scheduler.js';
-import type { RedisRttProxy } from '../../proxy/types.js';
 import type { DriverClient } from '../clients.js';
 import { OpenLoopDispatcher, type OpenLoopBatch } from './dispatcher.js';
 import type { OpenLoopLedger } from './ledger.js';
@@ -22,7 +21,8 @@ export interface OpenLoopRunOptions {
   /** After the duration, the backlog is still sent for this long; what is left then is unsent. */
   drainLimitUs: number;
   signal?: AbortSignal;
-  proxy?: RedisRttProxy;
+  /** The link proxy's round-trip counter (in this process or a child); absent on `direct`. */
+  roundTrips?: () => number | null | Promise<number | null>;
 }
 
 export interface OpenLoopRunOutcome {
@@ -57,7 +57,7 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   let timer: Timer | undefined;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
-  const before = o.proxy?.stats().totals.roundTrips;
+  const before = o.roundTrips ? await o.roundTrips() : null;
 
   const check = (reply: unknown): boolean => {
     if (typeof reply === 'number') return true;
@@ -139,12 +139,12 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   }
   const cpu = process.cpuUsage(cpuBefore);
   const wallUs = (clock.nowNs() - wallBeforeNs) / 1000;
-  const after = o.proxy?.stats().totals.roundTrips;
+  const after = o.roundTrips ? await o.roundTrips() : null;
   return {
     ledger: d.ledger,
     scheduled: schedule ? schedule.length : d.ledger.released,
     unsent: d.unsent,
-    roundTrips: before !== undefined && after !== undefined ? after - before : null,
+    roundTrips: before !== null && after !== null ? after - before : null,
     ...(error !== undefined ? { error } : {}),
     stopped,
     processCpuPct: wallUs > 0 ? Math.round(((cpu.user + cpu.system) / wallUs) * 1000) / 10 : 0,

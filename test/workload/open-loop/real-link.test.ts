@@ -32,9 +32,20 @@ async function link(rttUs: number, connections: number): Promise<{ proxy: RedisR
   return { proxy, conns };
 }
 
-async function run(o: Partial<OpenLoopRunOptions> & Pick<OpenLoopRunOptions, 'clients' | 'durationUs'>) {
+async function run(o: Partial<OpenLoopRunOptions> & Pick<OpenLoopRunOptions, 'clients' | 'durationUs'> & { proxy?: RedisRttProxy }) {
   await admin.redis.set(KEY, '0');
-  const out = await runOpenLoop({ auto: false, counterKey: KEY, arrival: 'uniform', batchWindowUs: 0, maxBatch: 1, seed: 1, drainLimitUs: 10_000_000, ...o });
+  const { proxy, ...rest } = o;
+  const out = await runOpenLoop({
+    auto: false,
+    counterKey: KEY,
+    arrival: 'uniform',
+    batchWindowUs: 0,
+    maxBatch: 1,
+    seed: 1,
+    drainLimitUs: 10_000_000,
+    ...(proxy ? { roundTrips: () => proxy.stats().totals.roundTrips } : {}),
+    ...rest,
+  });
   expect(out.error).toBeUndefined();
   expect(await counterValue(admin.redis, KEY)).toBe(out.ledger.completed);
   return out;
