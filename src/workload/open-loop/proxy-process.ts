@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { CLI_PATH, spawnServerChild, type ServerChild } from '../../calibrate/server-child.js';
 import { ConfigError } from '../../errors.js';
 import type { LinkSpec } from '../../link/link-spec.js';
-import { parseEndpoint } from '../../proxy/endpoint.js';
+import { parseAddress } from '../address.js';
 import type { BenchOptions } from '../options.js';
 
 /** A link's proxy in a process of its own: where it listens, and its round-trip counter over HTTP. */
@@ -42,9 +42,9 @@ export async function startProxyProcess(spec: LinkSpec, upstream: string, seed: 
     (line) => {
       const info = JSON.parse(line) as { listen?: unknown; control?: unknown };
       control = String(info.control);
-      const listen = parseEndpoint(String(info.listen), "the proxy's listening line");
-      if (listen.kind !== 'tcp') throw new Error(`the proxy listens on ${listen.path}, not TCP`);
-      return { host: listen.host, port: listen.port };
+      const listen = parseAddress(String(info.listen), "the proxy's listening line");
+      if ('path' in listen) throw new Error(`the proxy listens on ${listen.path}, not TCP`);
+      return listen;
     },
     'redis-rtt proxy',
   );
