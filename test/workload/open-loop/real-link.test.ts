@@ -58,7 +58,7 @@ describe('open loop through a real proxy', () => {
     const l = out.ledger;
     expect(out.scheduled).toBe(100);
     expect(l.completed).toBe(100);
-    expect(l.completedInDuration).toBeGreaterThanOrEqual(99);
+    expect(l.sent).toBe(100);
     expect(out.roundTrips).toBe(100);
     // Every command found a free connection: the corrected latency is the uncorrected one plus the
     // driver's own lateness, and nothing else.
