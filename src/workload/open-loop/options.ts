@@ -29,7 +29,7 @@ export interface OpenLoopOptions {
   modes?: OpenLoopMode[];
   /** A run whose corrected p99 passes this is saturated. @default none */
   sloUs?: number;
-  /** After the duration, the backlog is still sent for this long. @default max(1 s, the duration) */
+  /** After the duration, the backlog is still sent for this long. @default max(1 s, twice the duration) */
   drainLimitUs?: number;
   /** Seeds the Poisson arrivals and the proxy's jitter. @default 1 */
   seed?: number;
@@ -109,7 +109,7 @@ export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOpti
     maxBatch,
     modes: [...new Set(modes)],
     sloUs: o.sloUs,
-    drainLimitUs: o.drainLimitUs ?? Math.max(1_000_000, durationUs),
+    drainLimitUs: o.drainLimitUs ?? Math.max(1_000_000, 2 * durationUs),
     seed,
     keyPrefix,
   };
