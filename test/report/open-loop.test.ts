@@ -32,6 +32,7 @@ function row(over: Partial<OpenLoopResult>): OpenLoopResult {
     correctedP99FirstHalfUs: 3900,
     correctedP99SecondHalfUs: 3900,
     correctedMeanUs: 1400,
+    uncorrectedMeanUs: 1300,
     batchWindowUs: 0,
     maxBatch: 1,
     batches: 10_000,

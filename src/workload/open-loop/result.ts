@@ -67,6 +67,7 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
     correctedP99FirstHalfUs: l.correctedFirstHalf.valueAtPercentile(99),
     correctedP99SecondHalfUs: l.correctedSecondHalf.valueAtPercentile(99),
     correctedMeanUs: Math.round(l.corrected.summary().mean),
+    uncorrectedMeanUs: Math.round(l.uncorrected.summary().mean),
     batchWindowUs: c.batchWindowUs,
     maxBatch: c.maxBatch,
     batches: l.batchesSent,

@@ -44,6 +44,8 @@ export interface OpenLoopResult {
   correctedP99SecondHalfUs: number;
   /** Mean corrected latency (Little's law uses the mean). */
   correctedMeanUs: number;
+  /** Mean uncorrected latency: the service time S of the queueing model. */
+  uncorrectedMeanUs: number;
   /** 0 = each command sent alone. */
   batchWindowUs: number;
   /** Most commands per batch (B). */
