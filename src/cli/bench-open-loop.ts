@@ -60,6 +60,9 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
   const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
   if (flags.csv !== undefined) throw new ConfigError('--csv', flags.csv, 'no --csv with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
   if (flags.markdown !== undefined) throw new ConfigError('--markdown', flags.markdown, 'no --markdown with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
+  if (flags.batchWindow !== undefined && flags.rate === undefined) {
+    throw new ConfigError('--batch-window', flags.batchWindow, 'to be given with --rate (a window gathers the commands a schedule makes due; closed loops have none)');
+  }
   if (flags.slo !== undefined && flags.rate === undefined) throw new ConfigError('--slo', flags.slo, 'to be given with --rate');
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
   let maxBatch: number | undefined;
