@@ -91,6 +91,7 @@ describe('open-loop report renderers', () => {
     expect(html).toContain('data-series="cross-az seq C=8 uncorrected p99"');
     expect(html).toContain('data-chart="spectrum cross-az"');
     expect(html).toContain('--slo 5ms');
+    expect(html).toContain('data-chart="backlog cross-az"');
     expect(html).not.toMatch(/<script/);
   });
 });

@@ -77,3 +77,29 @@ export function spectrumCharts(report: OpenLoopReport): Chart[] {
   }
   return charts;
 }
+
+/** One chart per link: the backlog (commands due, not yet sent) over the run, a series per run. */
+export function backlogCharts(report: OpenLoopReport): Chart[] {
+  const charts: Chart[] = [];
+  for (const [link, rows] of byLink(report.results)) {
+    const series: XYSeries[] = rows
+      .filter((r) => r.targetRate !== null && r.backlog.max.length > 1)
+      .map((r, i) => ({
+        label: `${rowLabel(r)} ${fmtCount(r.targetRate as number)}/s`,
+        style: seriesStyle(i),
+        points: r.backlog.max.map((b, k) => ({ x: (k * r.backlog.bucketMs) / 1000, y: b, mark: false })),
+      }));
+    if (series.length === 0) continue;
+    const svg = renderXYChart({
+      name: `backlog ${link}`,
+      title: `Backlog over time: ${link}`,
+      subtitle: 'largest number of commands due but not yet sent, per time bucket',
+      x: { label: 'time since the schedule started (s)', scale: 'linear', zero: true, format: (v) => String(Math.round(v * 100) / 100) },
+      y: { label: 'commands waiting', scale: 'linear', zero: true, format: fmtCount },
+      series,
+      attrs: `data-link="${esc(link)}"`,
+    });
+    charts.push({ name: `backlog ${link}`, svg, seriesCount: series.length, caption: `A backlog that climbs until the schedule ends means ${link} (or the driver) could not keep up.` });
+  }
+  return charts;
+}
