@@ -62,13 +62,13 @@ export function spectrumCharts(report: OpenLoopReport): Chart[] {
     const curves: Curve[] = [];
     rows.forEach((r, i) => {
       const label = `${rowLabel(r)} ${r.targetRate === null ? 'closed' : `${fmtCount(r.targetRate)}/s`}`;
-      curves.push({ label: `${label} corrected`, styleIndex: 2 * i, base64: r.histograms.corrected });
-      curves.push({ label: `${label} uncorrected`, styleIndex: 2 * i + 1, base64: r.histograms.uncorrected });
+      curves.push({ label: `${label} corrected`, styleIndex: i, base64: r.histograms.corrected });
+      curves.push({ label: `${label} uncorrected`, styleIndex: i, style: referenceStyle(seriesStyle(i)), base64: r.histograms.uncorrected });
     });
     const chart = percentileChart(
       `spectrum ${link}`,
       `Latency per command by percentile: ${link}`,
-      'corrected: from the intended send time; uncorrected: from the actual send',
+      'solid: corrected (from the intended send time); dotted, same colour: uncorrected (from the actual send)',
       'latency per command',
       curves,
       `data-link="${esc(link)}"`,
