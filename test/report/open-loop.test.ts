@@ -88,6 +88,7 @@ describe('open-loop report renderers', () => {
     const html = renderOpenLoopHtml(report);
     expect(html).toContain('data-chart="rate cross-az"');
     expect(html).toContain('data-series="cross-az seq C=8 corrected p99"');
+    expect(html).not.toContain('data-series="cross-az seq C=8 w=1ms corrected p99"'); // one rate only: no curve
     expect(html).toContain('data-series="cross-az seq C=8 uncorrected p99"');
     expect(html).toContain('data-chart="spectrum cross-az"');
     expect(html).toContain('--slo 5ms');

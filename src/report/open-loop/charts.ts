@@ -26,8 +26,9 @@ export function rateCurves(report: OpenLoopReport): Chart[] {
   const charts: Chart[] = [];
   for (const [link, rows] of byLink(report.results)) {
     const rated = rows.filter((r) => r.targetRate !== null);
-    const groups = [...new Set(rated.map(rowLabel))];
-    if (rated.length < 2) continue;
+    // A curve needs two rates at least: a run of one rate is in the tables and the spectrum.
+    const groups = [...new Set(rated.map(rowLabel))].filter((g) => rated.filter((r) => rowLabel(r) === g).length >= 2);
+    if (groups.length === 0) continue;
     const series: XYSeries[] = [];
     groups.forEach((g, i) => {
       const pts = rated.filter((r) => rowLabel(r) === g).sort((a, b) => (a.targetRate ?? 0) - (b.targetRate ?? 0));
