@@ -73,7 +73,7 @@ describe('redis-rtt bench open-loop flags', () => {
       expect(readFileSync(join(dir, 'h', hgrms[0]!), 'utf8')).toMatch(/Value\s+Percentile\s+TotalCount/);
       expect(stderr).toMatch(/corrected.*uncorrected/);
       const html = readFileSync(join(dir, 'r.html'), 'utf8');
-      expect(html).toContain('data-chart="rate local"');
+      expect(html).toContain('data-chart="backlog local"');
       expect(html).toContain('data-chart="spectrum local"');
     } finally {
       rmSync(dir, { recursive: true, force: true });
