@@ -4,9 +4,9 @@ import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { renderOpenLoopHtml } from '../report/open-loop/html.js';
 import { renderOpenLoopTable, rowLabel } from '../report/open-loop/table.js';
-import { LatencyHistogram } from '../stats/histogram.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
 import { parseDurationUs, parseIntList, parseNonNegativeInt, parseRateList } from '../units.js';
-import { parseAddress } from '../workload/address.js';
+import { parseAddress } from '../endpoint.js';
 import { runOpenLoopBench } from '../workload/open-loop/bench.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
@@ -21,8 +21,7 @@ export function addOpenLoopFlags(cmd: Command): Command {
     .option('--duration <duration>', 'length of each open-loop run (a bare number is ms)', '10s')
     .addOption(new Option('--arrival <kind>', 'arrivals: poisson (exponential gaps) or uniform (evenly spaced)').choices([...ARRIVALS]).default('poisson'))
     .option('--batch-window <list>', 'with --rate: client-side batching windows to compare, like 0,100us,1ms (up to --batch commands per batch)')
-    .option('--slo <duration>', 'with --rate: a run whose corrected p99 passes this counts as saturated')
-    .option('--proxy-process', "open loop: run each link's proxy as a child process, so the driver's event loop keeps the schedule alone");
+    .option('--slo <duration>', 'with --rate: a run whose corrected p99 passes this counts as saturated');
 }
 
 export interface OpenLoopFlags {
@@ -35,7 +34,6 @@ export interface OpenLoopFlags {
   arrival: string;
   batchWindow?: string;
   slo?: string;
-  proxyProcess?: boolean;
   redis?: string;
   keyPrefix: string;
   allowNonempty?: boolean;
@@ -48,8 +46,8 @@ export interface OpenLoopFlags {
   format?: string;
 }
 
-export function isOpenLoop(flags: { clients?: string; rate?: string; batchWindow?: string; slo?: string; proxyProcess?: boolean }): boolean {
-  return flags.clients !== undefined || flags.rate !== undefined || flags.batchWindow !== undefined || flags.slo !== undefined || flags.proxyProcess === true;
+export function isOpenLoop(flags: { clients?: string; rate?: string; batchWindow?: string; slo?: string }): boolean {
+  return flags.clients !== undefined || flags.rate !== undefined || flags.batchWindow !== undefined || flags.slo !== undefined;
 }
 
 /**
@@ -82,7 +80,6 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
     modes: (given('modes') ? list(flags.modes) : ['seq']) as OpenLoopMode[],
     ...(flags.slo !== undefined ? { sloUs: parseDurationUs(flags.slo, '--slo') } : {}),
     keyPrefix: flags.keyPrefix,
-    ...(flags.proxyProcess ? { proxyProcess: true } : {}),
     allowNonempty: flags.allowNonempty === true,
     seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
     ...(flags.redis !== undefined ? { redis: flags.redis } : {}),

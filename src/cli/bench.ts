@@ -3,10 +3,10 @@ import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../link/presets.js';
 import { parseDurationUs, parseIntList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
-import { parseAddress } from '../workload/address.js';
+import { parseAddress } from '../endpoint.js';
 import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
-import { MODES, WORKLOADS, type Mode, type Workload } from '../workload/types.js';
+import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
@@ -34,7 +34,6 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   arrival: string;
   batchWindow?: string;
   slo?: string;
-  proxyProcess?: boolean;
 }
 
 export function registerBench(program: Command): void {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderOpenLoopHtml } from '../../src/report/open-loop/html.js';
 import { renderOpenLoopTable } from '../../src/report/open-loop/table.js';
-import { LatencyHistogram } from '../../src/stats/histogram.js';
+import { LatencyHistogram } from '../../src/numbers/histogram.js';
 import type { OpenLoopReport, OpenLoopResult, PercentilesUs } from '../../src/workload/open-loop/types.js';
 
 const pct = (base: number): PercentilesUs => ({ p50: base, p90: base * 2, p99: base * 3, p999: base * 4, p9999: base * 5, max: base * 6 });

@@ -6,7 +6,7 @@
 import type { OpenLoopResult, OpenLoopReport } from '../../workload/open-loop/types.js';
 import { percentileChart, type Curve } from '../charts/percentile-charts.js';
 import type { Chart } from '../charts/chart.js';
-import { fmtCount, fmtUsShort } from '../format.js';
+import { fmtCount, fmtUsShort } from '../../format.js';
 import { esc } from '../svg/escape.js';
 import { referenceStyle, seriesStyle } from '../svg/style.js';
 import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';

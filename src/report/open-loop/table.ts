@@ -5,8 +5,8 @@
  */
 import type { OpenLoopReport, OpenLoopResult } from '../../workload/open-loop/types.js';
 import { DRIVER_LATENESS_BOUND_US } from '../../workload/open-loop/types.js';
-import { fmtCount, fmtUsShort } from '../format.js';
-import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
+import { fmtCount, fmtUsShort } from '../../format.js';
+import { renderGrid, RULE, type Align, type GridRow } from '../../text-grid.js';
 
 export interface OpenLoopTableOptions {
   color?: boolean;
@@ -55,7 +55,9 @@ export function batchRows(results: readonly OpenLoopResult[]): { head: string[];
   if (!results.some((r) => r.batchWindowUs > 0)) return null;
   const head = ['configuration', 'target/s', 'B', 'writes', 'round trips', 'saved', 'batch wait p50', 'p99', 'corrected p99', 'vs no window'];
   const rows = results.map((r) => {
-    const base = results.find((b) => b.batchWindowUs === 0 && b.link === r.link && b.mode === r.mode && b.clients === r.clients && b.targetRate === r.targetRate);
+    const base = results.find(
+      (b) => b.batchWindowUs === 0 && b.link === r.link && b.mode === r.mode && b.clients === r.clients && b.targetRate === r.targetRate,
+    );
     const trips = r.roundTrips ?? r.batches;
     const baseTrips = base ? (base.roundTrips ?? base.batches) : null;
     const saved = baseTrips !== null && baseTrips > 0 ? `${Math.round((1 - trips / baseTrips) * 100)}%` : '-';

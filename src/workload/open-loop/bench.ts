@@ -1,12 +1,11 @@
 import { startPrivateRedis, type PrivateRedis } from '../../redis/index.js';
-import { formatUs } from '../../units.js';
-import { formatEndpoint, parseAddress, type Endpoint } from '../address.js';
+import { formatUs } from '../../format.js';
+import { parseAddress, type Endpoint } from '../../endpoint.js';
 import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
-import { describeEnvironment } from '../environment.js';
+import { describeEnvironment } from '../../results/environment.js';
 import { openLink, type LinkEndpoint } from '../links.js';
 import { redisVersion } from '../server-stats.js';
-import { startProxyProcess, type ProxyProcess } from './proxy-process.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from './options.js';
 import { openLoopResult } from './result.js';
 import { counterValue, runOpenLoop } from './run.js';
@@ -32,7 +31,6 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
   let privateRedis: PrivateRedis | undefined;
   let admin: DriverClient | undefined;
   const links: LinkEndpoint[] = [];
-  const children: ProxyProcess[] = [];
   const aborted = (): boolean => options.signal?.aborted === true;
   try {
     let endpoint: Endpoint;
@@ -51,19 +49,10 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       if (aborted()) break;
       const compensation = options.compensation ?? 'off';
       const linkOpts = { ...clientOpts, needAuto: false, seed: o.seed, compensation };
-      let link: LinkEndpoint;
-      let roundTrips: (() => number | null | Promise<number | null>) | undefined;
-      if (options.proxyProcess && !spec.direct) {
-        const child = await startProxyProcess(spec, formatEndpoint(endpoint), o.seed, compensation);
-        children.push(child);
-        link = await openLink({ ...spec, direct: true }, { host: child.host, port: child.port }, linkOpts);
-        roundTrips = child.roundTrips;
-      } else {
-        link = await openLink(spec, endpoint, linkOpts);
-        const proxy = link.proxy;
-        if (proxy) roundTrips = () => proxy.stats().totals.roundTrips;
-      }
+      const link = await openLink(spec, endpoint, linkOpts);
       links.push(link);
+      const proxy = link.proxy;
+      const roundTrips = proxy ? () => proxy.stats().totals.roundTrips : undefined;
       for (const clients of o.clients) {
         for (const mode of o.modes) {
           if (aborted()) break;
@@ -125,13 +114,11 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       }
       await link.close();
       links.pop();
-      await children.pop()?.close();
     }
     if (aborted()) notes.push('stopped on request: the rows below are the runs that finished (the last one up to the stop)');
     return { kind: 'open-loop', environment: describeEnvironment(version, startedAt), sloUs: o.sloUs ?? null, results, notes };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));
-    await Promise.allSettled(children.map((c) => c.close()));
     if (admin && !privateRedis) await admin.redis.del(counterKey).catch(() => {});
     await admin?.close();
     await privateRedis?.stop();

@@ -1,4 +1,4 @@
-import { LatencyHistogram } from '../../stats/histogram.js';
+import { LatencyHistogram } from '../../numbers/histogram.js';
 
 /**
  * The latency bookkeeping of an open-loop run, pure: every method takes the time from the caller.

@@ -34,11 +34,6 @@ export interface OpenLoopOptions {
   /** Seeds the Poisson arrivals and the proxy's jitter. @default 1 */
   seed?: number;
   compensation?: BenchOptions['compensation'];
-  /**
-   * Run each link's proxy as a child process (`redis-rtt proxy`) instead of inside the driver, so
-   * the driver's event loop keeps the schedule alone. @default false
-   */
-  proxyProcess?: boolean;
   /** Stops on time; what finished is reported. */
   signal?: AbortSignal;
 }

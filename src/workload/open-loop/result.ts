@@ -1,4 +1,4 @@
-import type { LatencyHistogram } from '../../stats/histogram.js';
+import type { LatencyHistogram } from '../../numbers/histogram.js';
 import type { OpenLoopRunOutcome } from './run.js';
 import { DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
 import type { Arrival } from './schedule.js';

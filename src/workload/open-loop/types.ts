@@ -1,5 +1,5 @@
 /** Result shapes of an open-loop `bench` run (`--rate`, or `--clients` without it). Plain JSON. */
-import type { Environment } from '../types.js';
+import type { Environment } from '../../results/types.js';
 import type { Arrival } from './schedule.js';
 
 /** Open-loop shapes: plain commands (one in flight per connection, or a window's batch) or ioredis auto-pipelining. */

@@ -80,17 +80,6 @@ describe('redis-rtt bench open-loop flags', () => {
     }
   });
 
-  it('--proxy-process: the link proxy runs as a child process and its round trips are still counted', async () => {
-    expect(await bench('--links', 'rtt=2ms', '--clients', '2', '--rate', '200', '--duration', '300ms', '--arrival', 'uniform', '--proxy-process', '--format', 'json')).toBe(0);
-    const r = (JSON.parse(stdout) as OpenLoopReport).results[0]!;
-    expect(r.completed).toBe(60);
-    // Counted by the child over HTTP: one per command on an idle machine; under heavy load one run
-    // counted 55 of 60 (not yet explained, so not asserted exact here; in-process it is exact).
-    expect(r.roundTrips).toBeGreaterThanOrEqual(50);
-    expect(r.roundTrips).toBeLessThanOrEqual(60);
-    expect(r.uncorrectedLatencyUs.p50).toBeGreaterThanOrEqual(2000);
-  });
-
   it('--clients without --rate runs C closed loops', async () => {
     expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--format', 'json')).toBe(0);
     const report = JSON.parse(stdout) as OpenLoopReport;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy } from '../../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../../src/redis/index.js';
-import { parseAddress } from '../../../src/workload/address.js';
+import { parseAddress } from '../../../src/endpoint.js';
 import { connectClient, type DriverClient } from '../../../src/workload/clients.js';
 import { counterValue, runOpenLoop, type OpenLoopRunOptions } from '../../../src/workload/open-loop/run.js';
 
