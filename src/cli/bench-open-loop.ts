@@ -12,6 +12,7 @@ import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-l
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
 import type { OpenLoopMode, OpenLoopReport } from '../workload/open-loop/types.js';
 import { abortOnSigint } from './bench-progress.js';
+import { writeJsonTarget } from './json-out.js';
 
 /** The open-loop flags of `bench`; with --rate or --clients the run is open-loop (or C closed loops). */
 export function addOpenLoopFlags(cmd: Command): Command {
@@ -118,8 +119,8 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
 async function writeOpenLoopFiles(report: OpenLoopReport, flags: OpenLoopFlags): Promise<string[]> {
   const written: string[] = [];
   if (flags.json !== undefined) {
-    await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
-    written.push(flags.json);
+    const file = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+    if (file !== undefined) written.push(file);
   }
   if (flags.html !== undefined) {
     await writeFile(flags.html, renderOpenLoopHtml(report));

@@ -80,8 +80,8 @@ describe('redis-rtt bench open-loop flags', () => {
     }
   });
 
-  it('--clients without --rate runs C closed loops', async () => {
-    expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--format', 'json')).toBe(0);
+  it('--clients without --rate runs C closed loops (JSON on stdout with --json -)', async () => {
+    expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--json', '-')).toBe(0);
     const report = JSON.parse(stdout) as OpenLoopReport;
     expect(report.results).toHaveLength(1);
     const r = report.results[0]!;
