@@ -14,6 +14,8 @@ export { measureHop, type HopEstimate } from './proxy/hop.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
+export { startPrivateCluster } from './redis/index.js';
+export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from './redis/index.js';
 
 export { PRESETS, PRESET_NAMES, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
