@@ -88,6 +88,9 @@ async function startNode(opts: PrivateClusterOptions): Promise<PrivateClusterNod
           '--cluster-config-file', 'nodes.conf',
           '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? DEFAULT_PRIVATE_CLUSTER.nodeTimeoutMs),
           '--cluster-port', String(busPort),
+          // CLUSTER SLOTS hides a replica until its replication offset is above 0, which the
+          // master's replication PING makes it: every second instead of every 10.
+          '--repl-ping-replica-period', '1',
         ],
       });
       return { server, address: server.address, port: server.port!, busPort };
@@ -126,8 +129,8 @@ async function waitReady(nodes: readonly PrivateClusterNode[], masters: number, 
 async function readinessProblem(nodes: readonly PrivateClusterNode[], masters: number, replicas: number): Promise<string> {
   let replicasUp = 0;
   for (const n of nodes) {
-    const cmds = [['CLUSTER', 'INFO'], ['CLUSTER', 'NODES'], ['INFO', 'replication']];
-    const [info, text, repl] = await rawCommands({ host: '127.0.0.1', port: n.port }, cmds, 1000).catch(() => []);
+    const cmds = [['CLUSTER', 'INFO'], ['CLUSTER', 'NODES'], ['INFO', 'replication'], ['CLUSTER', 'SLOTS']];
+    const [info, text, repl, slots] = await rawCommands({ host: '127.0.0.1', port: n.port }, cmds, 1000).catch(() => []);
     const i = info?.text ?? '';
     if (!/cluster_state:ok/.test(i)) return `${n.address} cluster_state not ok`;
     if (!/cluster_slots_ok:16384\b/.test(i)) return `${n.address} not all slots ok`;
@@ -135,6 +138,8 @@ async function readinessProblem(nodes: readonly PrivateClusterNode[], masters: n
     const lines = (text?.text ?? '').split('\n').filter((l) => l.trim() !== '');
     const seenReplicas = lines.filter((l) => l.split(' ')[2]?.split(',').some((f) => f === 'slave' || f === 'replica')).length;
     if (seenReplicas < masters * replicas) return `${n.address} sees ${seenReplicas} of ${masters * replicas} replicas`;
+    const listed = (slots?.items ?? []).reduce((sum, range) => sum + Math.max(0, (range.items?.length ?? 2) - 2), 0);
+    if (listed < masters * (1 + replicas)) return `${n.address} lists ${listed} of ${masters * (1 + replicas)} nodes in CLUSTER SLOTS`;
     if (/role:slave/.test(repl?.text ?? '') && /master_link_status:up/.test(repl?.text ?? '')) replicasUp++;
   }
   return replicasUp < masters * replicas ? `${replicasUp} of ${masters * replicas} replicas have their master link up` : '';

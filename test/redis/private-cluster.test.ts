@@ -25,16 +25,19 @@ describe('startPrivateCluster', () => {
     expect(cluster.nodes).toHaveLength(6);
     expect(cluster.address).toBe(cluster.nodes[0]!.address);
     for (const n of cluster.nodes) {
-      const [info, conf, nodes] = await rawCommands({ host: '127.0.0.1', port: n.port }, [
+      const [info, conf, nodes, slots] = await rawCommands({ host: '127.0.0.1', port: n.port }, [
         ['CLUSTER', 'INFO'],
         ['CONFIG', 'GET', 'cluster-port'],
         ['CLUSTER', 'NODES'],
+        ['CLUSTER', 'SLOTS'],
       ]);
       expect(info?.text).toMatch(/cluster_state:ok/);
       expect(info?.text).toMatch(/cluster_slots_assigned:16384\b/);
       expect(info?.text).toMatch(/cluster_known_nodes:6\b/);
       expect(conf?.items?.[1]?.text).toBe(String(n.busPort));
       expect(n.busPort).toBeLessThan(65536);
+      // Replicas listed too (a client with scaleReads needs them from the start).
+      expect(slots?.items?.map((r) => (r.items?.length ?? 0) - 2)).toEqual([2, 2, 2]);
       const lines = (nodes?.text ?? '').trim().split('\n');
       const roles = lines.map((l) => (l.split(' ')[2]!.includes('master') ? 'master' : 'replica'));
       expect(roles.filter((r) => r === 'master')).toHaveLength(3);
