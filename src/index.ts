@@ -11,6 +11,8 @@
 export { startProxy, DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
 export type { ProxyOptions, RedisRttProxy } from './proxy/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
+export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-proxy.js';
+export type { ClusterProxyOptions } from './cluster/options.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';

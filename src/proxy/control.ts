@@ -8,7 +8,8 @@ import { formatEndpoint, type Endpoint } from './endpoint.js';
 export interface ControlHandlers {
   stats(): StatsSnapshot;
   metrics(): string;
-  setLink(update: LinkUpdate & { preset?: string }): LinkSettings;
+  /** `node` is PUT /link?node=SELECTOR (cluster mode); a single-node proxy ignores it. */
+  setLink(update: LinkUpdate & { preset?: string }, node?: string): unknown;
   reset(): void;
   connections(): ConnectionInfo[];
 }
@@ -100,7 +101,8 @@ export class ControlServer {
           return sendJson(res, 400, { error: `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}` });
         }
         try {
-          return sendJson(res, 200, this.handlers.setLink(body as LinkUpdate));
+          const node = new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
+          return sendJson(res, 200, this.handlers.setLink(body as LinkUpdate, node));
         } catch (err) {
           if (err instanceof ConfigError) return sendJson(res, 400, { error: err.message });
           throw err;

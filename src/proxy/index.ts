@@ -12,6 +12,7 @@ import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
+import { maybeStartCluster } from '../cluster/route.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
 
@@ -35,6 +36,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (!options || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
+  const clustered = await maybeStartCluster(options, (o) => startProxy({ ...o, cluster: 'off' } as ProxyOptions));
+  if (clustered) return clustered;
   const upstream = parseEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
