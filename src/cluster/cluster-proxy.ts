@@ -84,6 +84,8 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
   let unparsedTopology = 0;
   const loggedUnparsed = new Set<RewriteKind>();
   let compensationUs = options.compensationUs;
+  /** Stages added on the handle: a node opened later starts with them too. */
+  const userStages: StageFactory[] = [...(options.stages ?? [])];
   const nodes: NodeSet = new NodeSet({
     announceHost,
     listenPorts,
@@ -114,7 +116,7 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
         compensationUs,
         onEvent: undefined,
         log: (line) => log(`node ${a.host}:${a.port}: ${line}`),
-        stages: [stage],
+        stages: [stage, ...userStages],
       });
       // The seed measures the hop; the other nodes take its figure instead of measuring again.
       compensationUs ??= p.compensationUs;
@@ -228,6 +230,16 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
     resetStats,
     connections,
     nodes: () => nodes.list().map(view),
+    // A stage added here runs on every node's connections (a toxic on the whole cluster).
+    addStage: (stage, index) => {
+      nodes.list().forEach((n) => n.proxy.addStage(stage, index));
+      userStages.push(stage);
+    },
+    removeStage: (name) => {
+      userStages.splice(0, userStages.length, ...userStages.filter((s) => s.name !== name));
+      return nodes.list().map((n) => n.proxy.removeStage(name)).some(Boolean);
+    },
+    listStages: () => first.proxy.listStages(),
     refreshTopology: refresh,
     close: () =>
       (closing ??= (async () => {
