@@ -8,6 +8,8 @@ export interface UpstreamAuth {
   password?: string;
 }
 
+export const DISCOVERY_CLIENT_NAME = 'redis-rtt-discovery';
+
 export interface Discovery {
   /** INFO cluster says cluster_enabled:1. */
   readonly enabled: boolean;
@@ -23,7 +25,9 @@ export async function discoverCluster(host: string, port: number, auth: Upstream
   const login = authCommand(auth);
   let replies: RawReply[];
   try {
-    replies = await rawCommands({ host, port }, [...(login ? [login] : []), ['INFO', 'cluster'], ['CLUSTER', 'NODES']], timeoutMs);
+    // Named, so a node's CLIENT LIST tells the proxy's own short connections from the clients'.
+    const cmds = [...(login ? [login] : []), ['CLIENT', 'SETNAME', DISCOVERY_CLIENT_NAME], ['INFO', 'cluster'], ['CLUSTER', 'NODES']];
+    replies = await rawCommands({ host, port }, cmds, timeoutMs);
   } catch (err) {
     throw new NetworkError(`cluster discovery at ${host}:${port} failed: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
   }
@@ -31,7 +35,7 @@ export async function discoverCluster(host: string, port: number, auth: Upstream
     const r = replies.shift();
     if (r?.type === '-') throw new NetworkError(`cluster discovery at ${host}:${port}: AUTH failed: ${r.text} (check --upstream-user and REDIS_RTT_UPSTREAM_PASSWORD)`);
   }
-  const [info, nodes] = replies;
+  const [, info, nodes] = replies;
   if (info?.type === '-') {
     const hint = /NOAUTH/.test(info.text ?? '') ? ' (set REDIS_RTT_UPSTREAM_PASSWORD, and --upstream-user for an ACL user)' : '';
     throw new NetworkError(`cluster discovery at ${host}:${port}: INFO cluster answered ${info.text}${hint}`);

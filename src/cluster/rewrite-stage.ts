@@ -48,12 +48,15 @@ class RewriteStage implements FrameStage {
     let exec: (RewriteKind | undefined)[] | undefined;
     if (req) {
       kind = topologyKind(req.name, req.args);
-      if (req.name === 'MULTI' && !req.inMulti) this.queued = [];
-      else if (req.inMulti) this.queued?.push(kind);
-      else if (req.name === 'EXEC') [exec, this.queued] = [this.queued ?? [], undefined];
+      // By name first: EXEC and DISCARD end the transaction whatever inMulti says of them.
+      if (req.name === 'EXEC') [exec, this.queued] = [this.queued ?? [], undefined];
       else if (req.name === 'DISCARD') this.queued = undefined;
-      // Inside MULTI the reply is +QUEUED; the topology reply comes in EXEC's array.
-      if (req.inMulti) kind = undefined;
+      else if (req.name === 'MULTI' && this.queued === undefined) this.queued = [];
+      else if (req.inMulti && this.queued !== undefined) {
+        // Its reply is +QUEUED; the topology reply comes in EXEC's array.
+        this.queued.push(kind);
+        kind = undefined;
+      }
     }
     return this.rewrite(reply.bytes, kind, exec, true);
   }

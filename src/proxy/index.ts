@@ -99,7 +99,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     options.onLinkChange?.(next);
     return next;
   };
-  const connections = (): ConnectionInfo[] => registry?.connectionsInfo() ?? [];
+  const connections = (): ConnectionInfo[] => {
+    // The local port of each upstream socket: what Redis's CLIENT LIST shows as the client's addr.
+    const local = new Map(server.connections().map((c) => [c.id, c.upstream.localPort]));
+    return (registry?.connectionsInfo() ?? []).map((c) => (local.get(c.id) === undefined ? c : { ...c, upstreamLocalPort: local.get(c.id) }));
+  };
   const resetStats = (): void => {
     registry?.reset();
     lateness.reset();
