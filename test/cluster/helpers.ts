@@ -22,12 +22,6 @@ export async function directClients(cluster: PrivateCluster, proxy: RedisRttClus
   return bad;
 }
 
-/** How many normal client connections the nodes hold (the asking ones and discovery left out). */
-export async function clientCount(cluster: PrivateCluster): Promise<number> {
-  const lists = await Promise.all(cluster.nodes.map((n) => rawCommands({ host: '127.0.0.1', port: n.port }, [['CLIENT', 'LIST', 'TYPE', 'normal']], 2000)));
-  return lists.reduce((sum, [r]) => sum + (r?.text ?? '').split('\n').filter((l) => l.trim() !== '' && !/ cmd=client\|list /.test(l) && !l.includes(` name=${DISCOVERY_CLIENT_NAME} `)).length, 0);
-}
-
 /** A key whose slot each master serves, one per master (found with CLUSTER KEYSLOT on the real nodes). */
 export async function keyPerMaster(cluster: PrivateCluster): Promise<{ key: string; masterPort: number }[]> {
   const [slots] = await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']]);
