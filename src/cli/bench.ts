@@ -1,4 +1,8 @@
+import { writeFile } from 'node:fs/promises';
 import { parseCompensateFlag } from './compensate-flag.js';
+import { checkZones } from '../cluster/options.js';
+import { runClusterBench } from '../cluster/bench/cluster-bench.js';
+import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../link/presets.js';
@@ -27,6 +31,8 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   seed: string;
   compensate: string;
   format?: string;
+  cluster?: boolean;
+  zones?: string;
 }
 
 export function registerBench(program: Command): void {
@@ -57,6 +63,8 @@ export function registerBench(program: Command): void {
     .option('--max-seconds <s>', 'stop starting new samples after this long; what finished is reported')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
     .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration, or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
+    .option('--cluster', 'Redis Cluster: ioredis Cluster through per-node links (a private 3+3 cluster, or --redis SEED); shapes seq, pipeline, MSET/MGET with hash tags, reads from replicas vs primaries; round trips per node')
+    .option('--zones <n>', 'with --cluster: place the nodes in N zones (same-az in the client zone, cross-az elsewhere) instead of --links')
     .option('--json <file>', 'write the JSON report')
     .option('--csv <file>', 'write one CSV row per configuration')
     .option('--markdown <file>', 'write a markdown table')
@@ -73,9 +81,12 @@ export function registerBench(program: Command): void {
       '\nExamples:\n' +
         '  redis-rtt bench --links direct,same-az,cross-az --modes seq,pipeline --batch 8,64,256\n' +
         '  redis-rtt bench --workload incr -n 2048 --batch 1,8,64,256 --repeat 3 --json out.json\n' +
-        '  redis-rtt bench --workload set --size 512 --modes seq,pipeline,multi,mset,lua,auto --links local,rtt=2ms/jitter=0.2ms',
+        '  redis-rtt bench --workload set --size 512 --modes seq,pipeline,multi,mset,lua,auto --links local,rtt=2ms/jitter=0.2ms\n' +
+        '  redis-rtt bench --cluster --zones 3 -n 200          # primary vs replica reads, same-zone vs cross-zone\n' +
+        '  redis-rtt bench --cluster --links same-az,cross-az --redis 127.0.0.1:30001',
     )
-    .action(async (flags: BenchFlags) => {
+    .action(async (flags: BenchFlags, cmd: Command) => {
+      if (flags.cluster) return runClusterBenchCommand(flags, cmd);
       const options = benchOptionsFromFlags(flags);
       await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });
     });
@@ -139,4 +150,28 @@ function benchCompensation(text: string): NonNullable<BenchOptions['compensation
   const c = parseCompensateFlag(text);
   if (c === undefined) return 'auto';
   return 'table' in c ? c : c.up;
+}
+
+/** `bench --cluster`: the cluster bench's own shapes and table (docs/cluster.md). */
+async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<void> {
+  const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+  const zones = flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16));
+  if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
+  const links = given('links') ? flags.links.split(',').map((x) => x.trim()).filter((x) => x !== '') : undefined;
+  const report = await runClusterBench({
+    upstream: flags.redis,
+    zones,
+    links,
+    n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,
+    repeat: given('repeat') ? parsePositiveInt(flags.repeat, '--repeat', 10_000) : undefined,
+    batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined,
+    log: (line) => process.stderr.write(`redis-rtt: ${line}\n`),
+  });
+  const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
+  if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else process.stderr.write(table);
+  if (flags.json) {
+    await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
+    process.stderr.write(`redis-rtt: wrote ${flags.json}\n`);
+  }
 }
