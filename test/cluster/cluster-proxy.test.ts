@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { ConfigError } from '../../src/errors.js';
 import { startProxy } from '../../src/proxy/index.js';
-import { rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
+import { findFreePort, rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
 
 let cluster: PrivateCluster;
 const proxies: { close(): Promise<void> }[] = [];
@@ -108,5 +108,46 @@ describe('cluster mode: discovery and listeners', () => {
     await expect(clusterProxy({ listenPorts: '9-3' })).rejects.toThrow(/--listen-ports/);
     await expect(clusterProxy({ zones: 0 })).rejects.toThrow(/--zones/);
     await expect(startProxy({ upstream: '127.0.0.1:1', cluster: 'on', log: () => {} })).rejects.toThrow(/cluster discovery at 127.0.0.1:1 failed/);
+  });
+});
+
+// These two change the cluster (a node added, a node killed): they run last in this file.
+describe('cluster mode: nodes that come and go', () => {
+  it('a node first named in a reply gets its listener on the spot, before the reply goes out', async () => {
+    const p = await clusterProxy({ topologyRefreshMs: 3_600_000 });
+    expect(p.nodes()).toHaveLength(6);
+    const busPort = await findFreePort();
+    const extra = await startPrivateRedis({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)] });
+    try {
+      await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MEET', '127.0.0.1', String(extra.port), String(busPort)]]);
+      for (let i = 0; i < 200; i++) {
+        const [t] = await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'NODES']]);
+        if ((t?.text ?? '').includes(`:${extra.port}@`) && !/handshake/.test(t?.text ?? '')) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      const [text] = await rawCommands({ host: p.host!, port: p.port! }, [['CLUSTER', 'NODES']], 5000);
+      expect(text?.text).not.toContain(`:${extra.port}@`);
+      const added = p.nodes().find((n) => n.upstream === `127.0.0.1:${extra.port}`);
+      expect(added).toBeDefined();
+      expect(text?.text).toContain(`${added!.listen}@${busPort}`);
+      const [host, port] = added!.listen.split(':');
+      expect((await rawCommands({ host: host!, port: Number(port) }, [['PING']]))[0]?.text).toBe('PONG');
+    } finally {
+      await extra.stop();
+    }
+  });
+
+  it('a node that stops answering: its listener closes clients promptly, the others go on', async () => {
+    const p = await clusterProxy();
+    const victim = cluster.nodes.at(-1)!;
+    const node = p.nodes().find((n) => n.upstream === victim.address)!;
+    victim.server.kill('SIGKILL');
+    const [host, port] = node.listen.split(':');
+    const t0 = Date.now();
+    await expect(rawCommands({ host: host!, port: Number(port) }, [['PING']], 3000)).resolves.toEqual([]);
+    expect(Date.now() - t0).toBeLessThan(1000);
+    const other = p.nodes().find((n) => n.upstream !== victim.address)!;
+    const [oh, op] = other.listen.split(':');
+    expect((await rawCommands({ host: oh!, port: Number(op) }, [['PING']]))[0]?.text).toBe('PONG');
   });
 });
