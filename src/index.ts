@@ -44,7 +44,7 @@ export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.
 export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';
 
 export { StatsRegistry } from './stats/registry.js';
-export { LatencyHistogram } from './stats/histogram.js';
+export { LatencyHistogram } from './numbers/histogram.js';
 export { renderPrometheus } from './stats/prometheus.js';
 export type {
   Counters,
@@ -59,9 +59,8 @@ export type {
 
 export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
-export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './workload/types.js';
+export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
-export { runOverhead, type OverheadReport } from './calibrate/overhead.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
 

@@ -68,18 +68,6 @@ export function parseIntList(text: string, flag: string, max = 1_000_000): numbe
   return parts.map((p) => parsePositiveInt(p, flag, max));
 }
 
-/** Formats microseconds for humans: 85000 -> "85ms", 200 -> "200us", 1200 -> "1.2ms". */
-export function formatUs(us: number): string {
-  if (us === 0) return '0';
-  if (us >= 1_000_000 && us % 1000 === 0) return `${trim(us / 1_000_000)}s`;
-  if (us >= 1000) return `${trim(us / 1000)}ms`;
-  return `${trim(us)}us`;
-}
-
-function trim(n: number): string {
-  return String(Number(n.toFixed(3)));
-}
-
 const BYTES_RE = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i;
 const BYTES_UNIT: Record<string, number> = { b: 1, k: 1024, kb: 1024, kib: 1024, m: 1 << 20, mb: 1 << 20, mib: 1 << 20, g: 1 << 30, gb: 1 << 30, gib: 1 << 30 };
 

@@ -132,7 +132,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       upstream: flags.upstream,
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
-      ...(nodes ? { nodes: nodes.map((n) => ({ id: n.id, upstream: n.upstream, listen: n.listen, role: n.role, zone: n.zone, link: n.link, linkSettings: n.linkSettings })) } : {}),
+      ...(nodes ? { nodes } : {}),
     }) + '\n',
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on

@@ -1,5 +1,5 @@
 import type { LinkSettings } from '../link/types.js';
-import { addCounters, newCounters } from '../stats/counters.js';
+import { addCounters, newCounters } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from '../stats/types.js';
 
 /**

@@ -61,7 +61,12 @@ class RewriteStage implements FrameStage {
     return this.rewrite(reply.bytes, kind, exec, true);
   }
 
-  private rewrite(bytes: Buffer, kind: RewriteKind | undefined, exec: RewriteKind[] | (RewriteKind | undefined)[] | undefined, mayOpen: boolean): ReplyAction | Promise<ReplyAction> {
+  private rewrite(
+    bytes: Buffer,
+    kind: RewriteKind | undefined,
+    exec: (RewriteKind | undefined)[] | undefined,
+    mayOpen: boolean,
+  ): ReplyAction | Promise<ReplyAction> {
     const r = rewriteReply(bytes, this.ctx, kind, exec);
     if (r.unparsed) {
       this.o.onUnparsed(r.unparsed.kind, r.unparsed.reason);

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ConfigError, NetworkError } from '../errors.js';
-import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { formatEndpoint, type Endpoint } from './endpoint.js';
 

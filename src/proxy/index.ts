@@ -3,7 +3,7 @@ import { LinkState } from '../link/link-state.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
-import { LatencyHistogram } from '../stats/histogram.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
 import { ControlServer } from './control.js';
 import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';

@@ -1,5 +1,5 @@
 import type { LinkSettings } from '../link/types.js';
-import { newCounters } from '../stats/counters.js';
+import { newCounters } from '../tap/counters.js';
 import { renderPrometheus } from '../stats/prometheus.js';
 import { StatsRegistry } from '../stats/registry.js';
 import type { StatsSnapshot } from '../stats/types.js';

@@ -6,8 +6,8 @@
 import { realClock, type Clock } from '../clock.js';
 import type { LinkSettings } from '../link/types.js';
 import { Tap } from '../tap/connection-tap.js';
-import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from './command-table.js';
-import { addCounters, copyCounters, newCounters } from './counters.js';
+import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from '../tap/command-table.js';
+import { addCounters, copyCounters, newCounters } from '../tap/counters.js';
 import type { ConnectionInfo, Counters, StatsSnapshot, TapEvent } from './types.js';
 
 export interface StatsRegistryOptions {

@@ -43,9 +43,9 @@
  * - An empty inline line is not a command (Redis skips it without a reply).
  */
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
-import type { CommandTable } from '../stats/command-table.js';
-import { countErrorReply, newCounters } from '../stats/counters.js';
-import type { Counters, TapEvent } from '../stats/types.js';
+import type { CommandTable } from './command-table.js';
+import { countErrorReply, newCounters } from './counters.js';
+import type { Counters, TapEvent } from './counter-types.js';
 import { isBlocking, statsKey } from './blocking.js';
 import { CommandKind, commandKind, helloProtocol } from './command-kind.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';

@@ -5,7 +5,7 @@
  * pending at once than ever before on this connection; a long connection with a steady depth
  * allocates nothing per request.
  */
-import type { CommandEntry } from '../stats/command-table.js';
+import type { CommandEntry } from './command-table.js';
 
 /** -1 in a stamp or offset field: not happened yet. */
 export const NOT_YET = -1;

@@ -12,7 +12,8 @@ import { directClients, keyPerMaster, median } from './helpers.js';
 const run = promisify(execFile);
 const RTT_MS = 20;
 // A command on an open connection pays the link's RTT plus Redis and two loopback hops; the proxy
-// takes its measured hop off. Stated tolerance: the median of 9 within [RTT - 0.5 ms, RTT + 4 ms] (a loaded 2-core VM adds 2-4 ms to a single-node proxy at the same RTT too).
+// takes its measured hop off. Stated tolerance: the median of 9 within [RTT - 0.5 ms, RTT + 4 ms]
+// (a loaded 2-core VM adds 2-4 ms to a single-node proxy at the same RTT too).
 const TOLERANCE_MS = 4;
 
 let cluster: PrivateCluster;

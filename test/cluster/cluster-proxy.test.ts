@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { ConfigError } from '../../src/errors.js';
 import { startProxy } from '../../src/proxy/index.js';
-import { findFreePort, rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
+import { findFreePort, rawCommands, type RawReply, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
 
 let cluster: PrivateCluster;
 const proxies: { close(): Promise<void> }[] = [];
@@ -47,7 +47,8 @@ describe('cluster mode: discovery and listeners', () => {
     const p = await clusterProxy({ zones: 3, sameZoneLink: 'rtt=1ms', crossZoneLink: 'rtt=3ms' });
     const [[slots]] = [await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']])];
     // Shards in slot order: the primary's real port is the 2nd element of the first node.
-    const ranges = slots!.items!.map((r) => ({ first: Number(r.items![0]!.text), master: Number(r.items![2]!.items![1]!.text), replica: Number(r.items![3]!.items![1]!.text) }));
+    const port = (node: RawReply | undefined): number => Number(node!.items![1]!.text);
+    const ranges = slots!.items!.map((r) => ({ first: Number(r.items![0]!.text), master: port(r.items![2]), replica: port(r.items![3]) }));
     ranges.sort((a, b) => a.first - b.first);
     const byPort = new Map(p.nodes().map((n) => [Number(n.upstream.split(':')[1]), n]));
     ranges.forEach((r, i) => {

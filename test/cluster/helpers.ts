@@ -1,7 +1,7 @@
 import { rawCommands, type PrivateCluster } from '../../src/redis/index.js';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
-export { median } from '../../src/workload/derive.js';
+export { median } from '../../src/numbers/quantiles.js';
 
 /**
  * Client connections on the cluster's nodes that are not one of the proxy's upstream sockets

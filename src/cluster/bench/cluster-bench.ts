@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis';
 import type { RedisRttClusterProxy } from '../cluster-proxy.js';
 import { startProxy } from '../../proxy/index.js';
 import { startPrivateCluster, type PrivateCluster } from '../../redis/private-cluster.js';
-import { median } from '../../workload/derive.js';
+import { median } from '../../numbers/quantiles.js';
 import { CLUSTER_SHAPES } from './shapes.js';
 import { parseLinkSpec } from '../../link/link-spec.js';
 import { ConfigError } from '../../errors.js';
@@ -82,7 +82,13 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
             await shape.run(clients[shape.reads], keys, n, batch);
             const us = Number(process.hrtime.bigint() - t0) / 1000 / n;
             const s = proxy.stats();
-            const perNode = s.cluster.nodes.map((x) => ({ upstream: x.upstream, role: x.role, zone: x.zone, rttUs: x.linkSettings.upUs + x.linkSettings.downUs, roundTrips: x.counters.roundTrips }));
+            const perNode = s.cluster.nodes.map((x) => ({
+              upstream: x.upstream,
+              role: x.role,
+              zone: x.zone,
+              rttUs: x.linkSettings.upUs + x.linkSettings.downUs,
+              roundTrips: x.counters.roundTrips,
+            }));
             if (r > 0) samples.set(i, [...(samples.get(i) ?? []), { us, rt: s.totals.roundTrips, perNode }]);
             log(`${cfg.name} ${shape.name} (${shape.reads}) sample ${r === 0 ? 'warm-up' : r}: ${us.toFixed(0)} us/op`);
           }
@@ -91,7 +97,9 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
           const list = samples.get(i)!;
           const m = median(list.map((x) => x.us));
           const mid = list.find((x) => x.us === m) ?? list[0]!;
-          rows.push({ config: cfg.name, shape: shape.name, reads: shape.reads, n, usPerOp: m, usPerOpMin: Math.min(...list.map((x) => x.us)), usPerOpMax: Math.max(...list.map((x) => x.us)), roundTrips: mid.rt, perNode: mid.perNode });
+          const us = list.map((x) => x.us);
+          const range = { usPerOpMin: Math.min(...us), usPerOpMax: Math.max(...us) };
+          rows.push({ config: cfg.name, shape: shape.name, reads: shape.reads, n, usPerOp: m, ...range, roundTrips: mid.rt, perNode: mid.perNode });
         });
       } finally {
         for (const c of Object.values(clients)) c.disconnect();

@@ -1,4 +1,5 @@
-import { renderGrid, RULE, type GridRow } from '../../report/text-grid.js';
+import { fmtUsShort as fmt } from '../../format.js';
+import { renderGrid, RULE, type GridRow } from '../../text-grid.js';
 import type { ClusterBenchReport } from './cluster-bench.js';
 
 /** The cluster bench as a text table: one row per configuration and shape, round trips per node. */
@@ -11,15 +12,11 @@ export function renderClusterTable(report: ClusterBenchReport, opts: { color?: b
     last = r.config;
     const perNode = r.perNode
       .filter((x) => x.roundTrips > 0)
-      .map((x) => `${x.role === 'master' ? 'M' : 'R'}${x.zone ?? ''}@${(x.rttUs / 1000).toFixed(1)}ms:${x.roundTrips}`)
+      .map((x) => `${x.role === 'master' ? 'M' : 'R'}${x.zone ?? ''}@${fmt(x.rttUs)}:${x.roundTrips}`)
       .join(' ');
     rows.push({
       cells: [r.config, r.shape, r.reads === 'slave' ? 'replicas' : 'primaries', `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`, String(r.roundTrips), perNode],
     });
   }
   return renderGrid(rows, ['left', 'left', 'left', 'right', 'right', 'left'], opts).join('\n') + '\n';
-}
-
-function fmt(us: number): string {
-  return us >= 1000 ? `${(us / 1000).toFixed(2)} ms` : `${us.toFixed(0)} us`;
 }
