@@ -158,6 +158,9 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   const zones = flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16));
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
   const links = given('links') ? flags.links.split(',').map((x) => x.trim()).filter((x) => x !== '') : undefined;
+  // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
+  const onInt = (): never => process.exit(130);
+  process.once('SIGINT', onInt);
   const report = await runClusterBench({
     upstream: flags.redis,
     zones,
@@ -167,6 +170,7 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
     batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined,
     log: (line) => process.stderr.write(`redis-rtt: ${line}\n`),
   });
+  process.off('SIGINT', onInt);
   const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
   if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else process.stderr.write(table);

@@ -28,7 +28,11 @@ export function registerDemo(program: Command): void {
     .action(async (flags: DemoFlags) => {
       const started = Date.now();
       if (flags.cluster) {
+        // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
+        const onInt = (): never => process.exit(130);
+        process.once('SIGINT', onInt);
         const report = await runClusterBench({ zones: 3, n: 100, repeat: 2 });
+        process.off('SIGINT', onInt);
         process.stdout.write(renderClusterTable(report, { color: process.stdout.isTTY === true }));
         await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
         process.stderr.write(`redis-rtt: wrote ${flags.json}\nredis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);

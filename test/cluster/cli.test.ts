@@ -55,6 +55,25 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     }
   });
 
+  it('bench --cluster through the per-node links: every shape, round trips per node adding up, MGET/MSET in one round trip per batch', async () => {
+    const r = await runCli(['bench', '--cluster', '--redis', cluster.address, '--links', 'rtt=1ms', '-n', '40', '--batch', '10', '--repeat', '1', '--format', 'json'], 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { rows: { shape: string; reads: string; roundTrips: number; usPerOp: number; perNode: { role: string; roundTrips: number }[] }[] };
+    expect(report.rows.map((x) => `${x.shape}/${x.reads}`)).toEqual([
+      'seq SET/master', 'seq GET/master', 'seq GET/slave', 'pipeline SET/master', 'MSET {tag}/master', 'MGET {tag}/master',
+    ]);
+    for (const row of report.rows) {
+      expect(row.perNode.reduce((s, x) => s + x.roundTrips, 0)).toBe(row.roundTrips);
+      // Every wait pays at least the 1 ms link.
+      expect(row.usPerOp * 40).toBeGreaterThanOrEqual(row.roundTrips * 1000 * 0.9);
+    }
+    const at = (shape: string, reads = 'master') => report.rows.find((x) => x.shape === shape && x.reads === reads)!;
+    expect(at('seq GET').roundTrips).toBe(40);
+    expect(at('seq GET', 'slave').perNode.filter((x) => x.roundTrips > 0).every((x) => x.role === 'replica')).toBe(true);
+    expect(at('seq GET').perNode.filter((x) => x.roundTrips > 0).every((x) => x.role === 'master')).toBe(true);
+    expect(at('MGET {tag}').roundTrips).toBe(4);
+  });
+
   it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', async () => {
     const single = await startPrivateRedis();
     try {
