@@ -58,7 +58,8 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
   it('bench --cluster through the per-node links: every shape, round trips per node adding up, MGET/MSET in one round trip per batch', async () => {
     const r = await runCli(['bench', '--cluster', '--redis', cluster.address, '--links', 'rtt=1ms', '-n', '40', '--batch', '10', '--repeat', '1', '--format', 'json'], 60_000);
     expect(r.code, r.stderr).toBe(0);
-    const report = JSON.parse(r.stdout) as { rows: { shape: string; reads: string; roundTrips: number; usPerOp: number; perNode: { role: string; roundTrips: number }[] }[] };
+    type Row = { shape: string; reads: string; roundTrips: number; usPerOp: number; perNode: { role: string; roundTrips: number }[] };
+    const report = JSON.parse(r.stdout) as { rows: Row[] };
     expect(report.rows.map((x) => `${x.shape}/${x.reads}`)).toEqual([
       'seq SET/master', 'seq GET/master', 'seq GET/slave', 'pipeline SET/master', 'MSET {tag}/master', 'MGET {tag}/master',
     ]);
