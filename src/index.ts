@@ -33,7 +33,7 @@ export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
 export { startPrivateCluster } from './redis/index.js';
 export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from './redis/index.js';
 
-export { PRESETS, PRESET_NAMES, type Preset } from './link/presets.js';
+export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
 export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
 export { PreciseScheduler, ManualScheduler, type Scheduler } from './link/scheduler.js';

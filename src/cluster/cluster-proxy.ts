@@ -2,7 +2,8 @@ import { ConfigError } from '../errors.js';
 import { parseLinkSpec } from '../link/link-spec.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import { ControlServer } from '../proxy/control.js';
-import { formatEndpoint, isLoopback, parseEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
+import { bindPolicy } from '../proxy/http-guard.js';
 import { renderMetrics } from '../proxy/registry-factory.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import type { Counters, ConnectionInfo, StatsSnapshot } from '../stats/types.js';
@@ -67,6 +68,10 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
   const wildcard = listen.host === '0.0.0.0' || listen.host === '::' || listen.host === '';
   const announceHost = options.announceHost ?? (wildcard ? '127.0.0.1' : listen.host);
   if (wildcard && options.announceHost === undefined) log(`listening on ${listen.host}: rewritten replies name 127.0.0.1; set --announce-host for clients on other machines`);
+  // The control endpoint's policy (as single-node mode's), checked before any listener opens.
+  const access = { token: options.controlToken, allowHosts: options.allowHosts };
+  const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
+  const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
   const zoneCount = checkZones(options.zones);
   const rules = (options.nodeLinks ?? []).map((t) => parseNodeLink(t));
   const zoneLinks = zoneCount === undefined ? undefined : {
@@ -183,9 +188,9 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
     for (const k of REWRITE_KINDS) rewrites[k] = 0;
     unparsedTopology = 0;
   };
-  if (options.control !== undefined) {
-    const at = parseEndpoint(options.control, '--control');
-    if (at.kind === 'tcp' && !isLoopback(at.host)) log(`warning: control endpoint on ${at.host} is reachable from other machines${options.controlToken ? '' : ' and has no --control-token'}`);
+  if (controlAt !== undefined) {
+    const at = controlAt;
+    if (controlWarning) log(`warning: ${controlWarning}`);
     control = new ControlServer(
       {
         stats,
@@ -194,7 +199,7 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
         connections,
         setLink: (u, node) => ({ nodes: setLinkView(u, node) }),
       },
-      options.controlToken,
+      access,
     );
     try {
       await control.listen(at);

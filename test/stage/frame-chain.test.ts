@@ -151,4 +151,34 @@ describe('FrameChain (ManualScheduler)', () => {
     expect(up).toEqual([]);
     expect(ends).toEqual(['up:end']);
   });
+
+  it("passes Redis's end on only after a local answer still in its delay", () => {
+    const { ends, down, scheduler, client, redis, chain, clock } = setup(answerGets, 50 * US);
+    client(cmd('get', 'a') + cmd('quit'));
+    redis('+OK\r\n');
+    chain.endReply('end', clock.nowNs());
+    expect(ends).toEqual([]);
+    scheduler.runUntil(50 * US);
+    expect(down.join('')).toBe('$5\r\nlocal\r\n+OK\r\n');
+    expect(ends).toEqual(['down:end']);
+  });
+
+  it("passes the client's end on after a last request answered locally", () => {
+    const { ends, up, client, chain, clock } = setup(answerGets);
+    client(cmd('set', 'a', '1') + cmd('get', 'a'));
+    chain.end('end', clock.nowNs());
+    expect(up.join('')).toBe(cmd('set', 'a', '1'));
+    expect(ends).toEqual(['up:end']);
+  });
+
+  it('frames a pipeline fed byte by byte and at random splits, forwarding it unchanged', () => {
+    const input = cmd('set', 'k', 'v'.repeat(5000)) + 'PING\r\n\r\n' + cmd('get', 'k') + cmd('echo', '\r\n*1\r\n');
+    for (const step of [1, 7, 4096]) {
+      const names: string[] = [];
+      const { up, client } = setup({ onRequest: (r) => (names.push(r.name), { kind: 'forward' }) });
+      for (let i = 0; i < input.length; i += step) client(input.slice(i, i + step));
+      expect(up.join('')).toBe(input);
+      expect(names).toEqual(['SET', 'PING', 'GET', 'ECHO']);
+    }
+  });
 });
