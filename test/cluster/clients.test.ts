@@ -12,9 +12,11 @@ import { directClients, keyPerMaster, median } from './helpers.js';
 const run = promisify(execFile);
 const RTT_MS = 20;
 // A command on an open connection pays the link's RTT plus Redis and two loopback hops; the proxy
-// takes its measured hop off. Stated tolerance: the median of 9 within [RTT - 0.5 ms, RTT + 4 ms]
-// (a loaded 2-core VM adds 2-4 ms to a single-node proxy at the same RTT too).
-const TOLERANCE_MS = 4;
+// takes its measured hop off. Stated tolerance, as test/proxy/delay.test.ts states it for one node:
+// the median of 9 within -5% / +25% of the RTT. A client that bypasses the proxy (0 ms), a node
+// without its link, or a doubled delay (40 ms) fails; a loaded 2-core VM's 2-4 ms passes.
+const LOW_MS = RTT_MS * 0.95;
+const HIGH_MS = RTT_MS * 1.25;
 
 let cluster: PrivateCluster;
 let proxy: RedisRttClusterProxy;
@@ -84,8 +86,8 @@ describe('real cluster clients with no address mapping stay behind the proxy', (
           ms.push(performance.now() - t0);
         }
         const m = median(ms);
-        expect(m, `GET ${key} on the master at ${masterPort}: median ${m.toFixed(2)} ms`).toBeGreaterThanOrEqual(RTT_MS - 0.5);
-        expect(m, `GET ${key} on the master at ${masterPort}: median ${m.toFixed(2)} ms`).toBeLessThanOrEqual(RTT_MS + TOLERANCE_MS);
+        expect(m, `GET ${key} on the master at ${masterPort}: median ${m.toFixed(2)} ms`).toBeGreaterThanOrEqual(LOW_MS);
+        expect(m, `GET ${key} on the master at ${masterPort}: median ${m.toFixed(2)} ms`).toBeLessThanOrEqual(HIGH_MS);
       }
     } finally {
       c.disconnect();
