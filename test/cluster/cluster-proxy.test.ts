@@ -93,6 +93,18 @@ describe('cluster mode: discovery and listeners', () => {
     expect(Object.keys(stats.cluster.rewrites).sort()).toEqual(['ask', 'moved', 'nodes', 'replicas', 'shards', 'slots']);
   });
 
+  it('--announce-host is the host rewritten replies name; --listen 0.0.0.0 without it names 127.0.0.1 and says so', async () => {
+    const p = await clusterProxy({ announceHost: 'localhost' });
+    const [slots] = await rawCommands({ host: p.host!, port: p.port! }, [['CLUSTER', 'SLOTS']], 5000);
+    const endpoints = slots!.items!.flatMap((r) => r.items!.slice(2).map((n) => `${n.items![0]!.text}:${n.items![1]!.text}`));
+    expect(endpoints.sort()).toEqual(p.nodes().map((n) => `localhost:${n.listen.split(':')[1]}`).sort());
+    const lines: string[] = [];
+    const wild = (await startProxy({ upstream: cluster.address, cluster: 'on', listen: '0.0.0.0:0', compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) })) as RedisRttClusterProxy;
+    proxies.push(wild);
+    expect(wild.nodes().every((n) => n.listen.startsWith('127.0.0.1:'))).toBe(true);
+    expect(lines.join('\n')).toMatch(/--announce-host/);
+  });
+
   it('bad cluster input: --cluster on against a non-cluster Redis, a unix --listen, bad selectors and ranges', async () => {
     const single = await startPrivateRedis();
     try {
