@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { parseCompensateFlag } from './compensate-flag.js';
 import { checkZones } from '../cluster/options.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
@@ -12,6 +11,7 @@ import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
+import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
@@ -60,12 +60,12 @@ export function registerBench(program: Command): void {
     .option('--redis <addr>', 'use this Redis (host:port or unix:/path) instead of a private one')
     .option('--key-prefix <prefix>', 'every key written starts with this; only these keys are deleted', d.keyPrefix)
     .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
-    .option('--max-seconds <s>', 'stop starting new samples after this long; what finished is reported')
+    .option('--max-seconds <s>', 'a bound on the whole run (bare number: seconds): samples that fit run first, the run ends within it plus one sample, and what finished is reported')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
-    .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration, or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
+    .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off or 0 (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration (bare number: ms), or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
     .option('--cluster', 'Redis Cluster: ioredis Cluster through per-node links (a private 3+3 cluster, or --redis SEED); shapes seq, pipeline, MSET/MGET with hash tags, reads from replicas vs primaries; round trips per node')
     .option('--zones <n>', 'with --cluster: place the nodes in N zones (same-az in the client zone, cross-az elsewhere) instead of --links')
-    .option('--json <file>', 'write the JSON report')
+    .option(JSON_FLAG, JSON_HELP)
     .option('--csv <file>', 'write one CSV row per configuration')
     .option('--markdown <file>', 'write a markdown table')
     .option('--html <file>', 'write a self-contained HTML report')
@@ -86,6 +86,9 @@ export function registerBench(program: Command): void {
         '  redis-rtt bench --cluster --links same-az,cross-az --redis 127.0.0.1:30001',
     )
     .action(async (flags: BenchFlags, cmd: Command) => {
+      if (jsonToStdout(flags.json) && flags.format !== undefined) {
+        throw new ConfigError('--json', '-', 'a file when --format is given (stdout holds one output)');
+      }
       if (flags.cluster) return runClusterBenchCommand(flags, cmd);
       const options = benchOptionsFromFlags(flags);
       await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });
@@ -149,6 +152,7 @@ function benchCompensation(text: string): NonNullable<BenchOptions['compensation
   if (text === 'off' || text === 'auto') return text;
   const c = parseCompensateFlag(text);
   if (c === undefined) return 'auto';
+  if (!('table' in c) && c.up === 0 && c.down === 0) return 'off';
   return 'table' in c ? c : c.up;
 }
 
@@ -174,8 +178,8 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
   if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else process.stderr.write(table);
-  if (flags.json) {
-    await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
-    process.stderr.write(`redis-rtt: wrote ${flags.json}\n`);
+  if (flags.json !== undefined) {
+    const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+    if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
   }
 }
