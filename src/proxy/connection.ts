@@ -99,11 +99,9 @@ export class ProxiedConnection implements StagedConnection {
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(client, kind),
     });
-    for (const f of o.stages?.chain('up') ?? []) this.addStage(f, Infinity);
-    for (const f of o.stages?.chain('down') ?? []) this.addStage(f, Infinity);
+    for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
 
-    const up = this.up;
-    const down = this.down;
+    const { up, down } = this;
     if (hasFrames) {
       down.setFramed();
       this.frames = new FrameChain({
@@ -119,12 +117,11 @@ export class ProxiedConnection implements StagedConnection {
     }
     const frames = this.frames;
     const downIn: ChunkTarget | undefined = frames && { push: (c, t) => frames.pushReply(c, t) };
-    const onRead = o.onRead;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       up.entry.push(chunk, now);
-      onRead?.(now);
-      if (up.heldBytes + (frames ? frames.upHeldBytes : 0) > o.highWaterBytes) {
+      o.onRead?.(now);
+      if (this.held('up') + this.upstream.writableLength > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
       }
@@ -132,8 +129,8 @@ export class ProxiedConnection implements StagedConnection {
     this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       (downIn ?? down.entry).push(chunk, now);
-      onRead?.(now);
-      if (down.heldBytes + (frames ? frames.downHeldBytes : 0) > o.highWaterBytes) {
+      o.onRead?.(now);
+      if (this.held('down') + client.writableLength > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();
       }
@@ -222,7 +219,7 @@ export class ProxiedConnection implements StagedConnection {
 
   /** Bytes held for delivery in both directions (all stages plus socket buffers). */
   get heldBytes(): number {
-    return this.upHeld() + this.downHeld() + this.upstream.writableLength + this.client.writableLength;
+    return this.held('up') + this.held('down') + this.upstream.writableLength + this.client.writableLength;
   }
 
   /** Closes both sides now (proxy shutdown). */
@@ -238,12 +235,10 @@ export class ProxiedConnection implements StagedConnection {
     this.frames?.destroy();
   }
 
-  private upHeld(): number {
-    return this.up.chainHeldBytes + (this.frames ? this.frames.upHeldBytes : 0);
-  }
-
-  private downHeld(): number {
-    return this.down.chainHeldBytes + (this.frames ? this.frames.downHeldBytes : 0);
+  /** Bytes the stages of one direction hold (frame chain included), not the socket's. */
+  private held(d: 'up' | 'down'): number {
+    const f = this.frames;
+    return d === 'up' ? this.up.chainHeldBytes + (f ? f.upHeldBytes : 0) : this.down.chainHeldBytes + (f ? f.downHeldBytes : 0);
   }
 
   /** A stage asked to close: FIN after what the chains hold, or RST on both sides now. */
@@ -261,11 +256,11 @@ export class ProxiedConnection implements StagedConnection {
 
   private relieve(): void {
     const low = this.o.highWaterBytes / 2;
-    if (this.clientPaused && this.upHeld() + this.upstream.writableLength < low) {
+    if (this.clientPaused && this.held('up') + this.upstream.writableLength < low) {
       this.clientPaused = false;
       this.client.resume();
     }
-    if (this.upstreamPaused && this.downHeld() + this.client.writableLength < low) {
+    if (this.upstreamPaused && this.held('down') + this.client.writableLength < low) {
       this.upstreamPaused = false;
       this.upstream.resume();
     }
@@ -295,8 +290,8 @@ export class ProxiedConnection implements StagedConnection {
       return;
     }
     // One side is gone for good: once the other has nothing left to receive, close it too.
-    const upIdle = this.up.link.queued === 0 && this.upHeld() === 0;
-    const downIdle = this.down.link.queued === 0 && this.downHeld() === 0;
+    const upIdle = this.up.link.queued === 0 && this.held('up') === 0;
+    const downIdle = this.down.link.queued === 0 && this.held('down') === 0;
     if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
     if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
     if (this.upstream.destroyed && downIdle && !this.client.writableEnded) this.client.end();

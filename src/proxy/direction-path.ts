@@ -74,11 +74,7 @@ export class DirectionPath {
     this.choosePath();
   }
 
-  /** Bytes held by the chain's stages and the socket's buffer. */
-  get heldBytes(): number {
-    return (this.fast ? this.link.pendingBytes : this.chain.pendingBytes) + this.o.socket.writableLength;
-  }
-
+  /** Bytes held by the chain's stages (on the fast path, the link alone). */
   get chainHeldBytes(): number {
     return this.fast ? this.link.pendingBytes : this.chain.pendingBytes;
   }
