@@ -17,7 +17,8 @@ export default tseslint.config(
   },
   {
     files: ['src/**/*.ts'],
-    rules: { 'max-lines': ['error', { max: 300 }] },
+    // Code lines: a spec in a header comment (src/tap/correlator.ts) is worth its length.
+    rules: { 'max-lines': ['error', { max: 300, skipComments: true, skipBlankLines: true }] },
   },
   {
     files: ['lab/tools/*.mjs', 'bin/*.js'],

@@ -29,7 +29,7 @@ export { measureHop, type HopEstimate } from './proxy/hop.js';
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
 
-export { PRESETS, PRESET_NAMES, type Preset } from './link/presets.js';
+export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
 export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
 export { PreciseScheduler, ManualScheduler, type Scheduler } from './link/scheduler.js';

@@ -22,4 +22,19 @@ export interface StatsSnapshot {
   commands: Record<string, CommandStats>;
   connections: { active: number; total: number };
   link: LinkSettings;
+  /** The tap's memory bound (absent without the tap). */
+  tap?: TapHealth;
+}
+
+/** Unfinished requests the taps hold, their bounds, and connections that hit them. */
+export interface TapHealth {
+  /** Requests held for timing now, all connections. */
+  pendingRequests: number;
+  maxPendingPerConnection: number;
+  maxPendingTotal: number;
+  /**
+   * Connections whose tap gave up timing at a bound since start or the last reset (live and
+   * closed): their later commands are counted but not timed, and not in a trace.
+   */
+  degradedConnections: number;
 }

@@ -61,6 +61,11 @@ export interface ConnectionInfo {
   outstanding: number;
   /** True when the framer lost sync on this connection (bytes still forwarded). */
   desynced: boolean;
+  /**
+   * True when the tap stopped timing this connection at the bound on unfinished requests
+   * (commands still counted, bytes untouched; see TapHealth).
+   */
+  degraded?: boolean;
   /** Protocol the connection speaks (2 until HELLO 3 succeeds). */
   protocol: 2 | 3;
   /** Pub/sub or MONITOR mode, if entered. */

@@ -78,18 +78,32 @@ export function recordDepth(histogram: Record<string, number>, depth: number): v
   histogram[key] = (histogram[key] ?? 0) + 1;
 }
 
-/** Distinct error words kept per Counters; a Lua error_reply can say anything, so the rest fold. */
-export const MAX_ERROR_PREFIXES = 64;
+/**
+ * The error codes Redis and its cluster, ACL and scripting layers send as the first word of an
+ * error reply (server.c's shared objects and addReplyError callers, 7.x). Any other first word
+ * (a script's `redis.error_reply('...')` or a module's message can say anything, a secret
+ * included) counts as OTHER_ERROR_PREFIX, so no data word becomes a stats key, a /metrics label
+ * or a trace field.
+ */
+export const REDIS_ERROR_PREFIXES: ReadonlySet<string> = new Set([
+  'ERR', 'WRONGTYPE', 'MOVED', 'ASK', 'TRYAGAIN', 'CROSSSLOT', 'CLUSTERDOWN', 'LOADING', 'BUSY',
+  'BUSYKEY', 'BUSYGROUP', 'NOGROUP', 'NOSCRIPT', 'NOAUTH', 'NOPERM', 'WRONGPASS', 'OOM', 'READONLY',
+  'MASTERDOWN', 'MISCONF', 'EXECABORT', 'NOREPLICAS', 'NOTBUSY', 'UNKILLABLE', 'NOGOODSLAVE',
+  'NOTREADY', 'UNBLOCKED', 'NOPROTO', 'NOQUORUM', 'INVALIDOBJ', 'NOTSUPPORTED', 'DENIED',
+]);
+export const OTHER_ERROR_PREFIX = 'OTHER';
+/** An error reply with no readable first word. */
+export const EMPTY_ERROR_PREFIX = 'UNKNOWN';
+/** Most distinct keys errorsByPrefix can hold: the list, OTHER and UNKNOWN. */
+export const MAX_ERROR_PREFIXES = REDIS_ERROR_PREFIXES.size + 2;
 
 /**
- * Counts one error reply whose first word is `prefix` ('UNKNOWN' when empty); past
- * MAX_ERROR_PREFIXES distinct words new ones count as 'OTHER'. Returns the word counted.
+ * Counts one error reply whose first word is `prefix`: a Redis error code as is, empty as
+ * UNKNOWN, anything else as OTHER. Returns the word counted.
  */
 export function countErrorReply(c: Counters, prefix: string | undefined): string {
-  let key = prefix || 'UNKNOWN';
+  const key = !prefix || prefix === '?' ? EMPTY_ERROR_PREFIX : REDIS_ERROR_PREFIXES.has(prefix) ? prefix : OTHER_ERROR_PREFIX;
   const byPrefix = c.errorsByPrefix;
-  // Only a word not seen yet pays for counting the keys.
-  if (byPrefix[key] === undefined && Object.keys(byPrefix).length >= MAX_ERROR_PREFIXES) key = 'OTHER';
   c.errorReplies++;
   byPrefix[key] = (byPrefix[key] ?? 0) + 1;
   return key;

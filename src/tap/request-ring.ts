@@ -40,6 +40,8 @@ export class PendingRequest {
   helloProtocol = 0;
   keyHash: string | undefined = undefined;
   argSizes: number[] | undefined = undefined;
+  /** A dotted word that read as an unknown name: learned if Redis answers it (command-name.ts). */
+  candidate: string | undefined = undefined;
 
   /** Back to a blank record (only the fields a caller may not set are reset here). */
   clear(): void {
@@ -56,6 +58,7 @@ export class PendingRequest {
     this.helloProtocol = 0;
     this.keyHash = undefined;
     this.argSizes = undefined;
+    this.candidate = undefined;
   }
 }
 

@@ -87,7 +87,7 @@ describe('recorder', () => {
 
   it('survives a failing disk: stops recording, logs once, never throws', async () => {
     const logs: string[] = [];
-    const rec = createRecorder({ path: '/dev/full', link: LOCAL_LINK, log: (l) => logs.push(l), clock: new FakeClock() });
+    const rec = createRecorder({ path: '/dev/full', overwrite: true, link: LOCAL_LINK, log: (l) => logs.push(l), clock: new FakeClock() });
     for (let i = 0; i < 5000; i++) rec.onEvent(get(i, i * 10));
     await waitFor(() => logs.length > 0, 5000, 'the write error to be logged');
     for (let i = 0; i < 10; i++) rec.onEvent(get(i, i * 10));
