@@ -1,4 +1,5 @@
-import net from 'node:net';
+import type net from 'node:net';
+import type tls from 'node:tls';
 import type { EndKind } from '../link/delay-line.js';
 import type { LinkState } from '../link/link-state.js';
 import type { Scheduler } from '../link/scheduler.js';
@@ -9,6 +10,7 @@ import { FrameChain } from '../stage/frame-chain.js';
 import { LINK_STAGE_NAME, LinkStage } from '../stage/link-stage.js';
 import type { ByteSink, ConnectionContext, StageFactory } from '../stage/types.js';
 import { SocketSink } from './socket-sink.js';
+import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
 import type { StageRegistry, StagedConnection } from './stage-registry.js';
 import { TapAfterForward, type ChunkTarget } from './tap-after.js';
 
@@ -27,6 +29,13 @@ export interface ConnectionOptions {
   onClosed: (conn: ProxiedConnection) => void;
   /** The proxy's stages; none beyond the link when absent. */
   stages?: StageRegistry;
+  /** Speak TLS to Redis with these options (checked at start). */
+  upstreamTls?: tls.ConnectionOptions;
+  /**
+   * The client is a TLS terminator that already ran the client's bytes through the link
+   * (src/tls/terminator.ts): this connection's link stages add no delay of their own.
+   */
+  clientLinkOutside?: boolean;
 }
 
 /**
@@ -61,10 +70,7 @@ export class ProxiedConnection implements StagedConnection {
     const clock = o.scheduler.clock;
     const acceptedNs = clock.nowNs();
     client.setNoDelay(true);
-    this.upstream =
-      o.upstream.kind === 'tcp'
-        ? net.connect({ host: o.upstream.host, port: o.upstream.port, allowHalfOpen: true, noDelay: true })
-        : net.connect({ path: o.upstream.path, allowHalfOpen: true });
+    this.upstream = dialUpstream(o.upstream, o.upstreamTls);
     this.context = {
       id: o.id,
       nowNs: () => clock.nowNs(),
@@ -92,23 +98,25 @@ export class ProxiedConnection implements StagedConnection {
     this.downChain = new ByteChain(this.context, downSink);
     let upLink: LinkStage | undefined;
     let downLink: LinkStage | undefined;
-    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), onLateness: o.onLateness };
+    const outside = o.clientLinkOutside === true;
+    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => (outside ? 0 : o.link.bandwidthBps()), onLateness: o.onLateness };
+    const sample = (d: 'up' | 'down') => (outside ? () => 0 : () => o.link.sampleNs(d));
     this.upChain.add({
       name: LINK_STAGE_NAME,
       create: (_c, next) =>
         (upLink = new LinkStage(
           {
             ...linkOptions,
-            sampleDelayNs: () => o.link.sampleNs('up'),
+            sampleDelayNs: sample('up'),
             // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
-            notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
+            notBeforeNs: o.handshake && !outside ? acceptedNs + o.link.rttUs * 1000 : undefined,
           },
           next,
         )),
     });
     this.downChain.add({
       name: LINK_STAGE_NAME,
-      create: (_c, next) => (downLink = new LinkStage({ ...linkOptions, sampleDelayNs: () => o.link.sampleNs('down') }, next)),
+      create: (_c, next) => (downLink = new LinkStage({ ...linkOptions, sampleDelayNs: sample('down') }, next)),
     });
     this.upLink = upLink!;
     this.downLink = downLink!;
@@ -173,7 +181,7 @@ export class ProxiedConnection implements StagedConnection {
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (this.upstream.connecting || !this.everConnected) {
         // Nothing reached Redis: tell the client at once rather than after a fake delay.
-        o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${err.code ?? err.message}`);
+        o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
         this.destroyStages();
         client.destroy();
         return;
@@ -188,11 +196,13 @@ export class ProxiedConnection implements StagedConnection {
     });
     this.upstream.setTimeout(o.connectTimeoutMs, () => {
       if (this.everConnected) return;
-      o.log(`conn ${o.id}: upstream ${describe(o.upstream)} did not answer within ${o.connectTimeoutMs} ms`);
+      // A plaintext Redis reads a ClientHello as an unfinished inline command and waits.
+      const what = o.upstreamTls && !this.upstream.connecting ? 'finished no TLS handshake (plaintext Redis?)' : 'did not answer';
+      o.log(`conn ${o.id}: upstream ${describe(o.upstream)} ${what} within ${o.connectTimeoutMs} ms`);
       this.upstream.destroy();
       client.destroy();
     });
-    this.upstream.on('connect', () => {
+    this.upstream.on(o.upstreamTls ? 'secureConnect' : 'connect', () => {
       this.everConnected = true;
       this.upstream.setTimeout(0);
     });
@@ -331,8 +341,4 @@ function reset(socket: net.Socket): void {
   } catch {
     socket.destroy();
   }
-}
-
-function describe(e: Endpoint): string {
-  return e.kind === 'unix' ? `unix:${e.path}` : `${e.host}:${e.port}`;
 }

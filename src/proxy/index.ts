@@ -14,6 +14,7 @@ import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
+import { prepareProxyTls, type ProxyTls } from '../tls/setup.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
 
@@ -44,6 +45,23 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const secure = prepareProxyTls(options.upstreamTls, options.listenTls, upstream, log);
+  try {
+    return await startWith(options, upstream, listen, highWaterBytes, log, secure);
+  } catch (err) {
+    secure.cleanup();
+    throw err;
+  }
+}
+
+async function startWith(
+  options: ProxyOptions,
+  upstream: Endpoint,
+  listen: Endpoint,
+  highWaterBytes: number,
+  log: (line: string) => void,
+  secure: ProxyTls,
+): Promise<RedisRttProxy> {
   const access = { token: options.controlToken, allowHosts: options.allowHosts };
   const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
   const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
@@ -75,6 +93,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     onLateness: (ns) => lateness.record(ns / 1000),
     idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
     maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
+    upstreamTls: secure.upstream,
+    listenTls: secure.listen,
   });
   // Names and shapes checked now (a ConfigError before anything listens); the stages go on after
   // the hop measurement, which must see the bare link.
@@ -82,7 +102,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   for (const stage of options.stages ?? []) dryRun.addStage(stage);
   await server.listen();
   if (calibrating) {
-    link.setCompensation(await autoCompensation(server, upstream, log));
+    link.setCompensation(await autoCompensation(server, upstream, secure, log));
     registry?.reset();
     lateness.reset();
     calibrating = false;
@@ -101,6 +121,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   const stats = (): StatsSnapshot => {
     const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
+    if (secure.listen) s.tls = { ...server.tlsCounters };
     return s;
   };
   const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => {
@@ -133,6 +154,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     host: server.host,
     port: server.port,
     controlAddress: control?.address,
+    tlsCaFile: secure.generatedCaFile,
+    tlsStats: () => ({ ...server.tlsCounters }),
     get compensationUs() {
       return link.compensationUs;
     },
@@ -146,7 +169,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     addStage: (stage, index) => server.stages.addStage(stage, index),
     removeStage: (name) => server.stages.removeStage(name),
     listStages: () => server.stages.listStages(),
-    close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => undefined)),
+    close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => secure.cleanup())),
   };
 }
 
@@ -155,10 +178,16 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
  * (measured through its own listener against the real upstream), plus the scheduler's lateness.
  * Falls back to a loopback estimate when the upstream cannot be reached at start.
  */
-async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (line: string) => void): Promise<{ up: number; down: number }> {
+async function autoCompensation(
+  server: ProxyServer,
+  upstream: Endpoint,
+  secure: ProxyTls,
+  log: (line: string) => void,
+): Promise<{ up: number; down: number }> {
   const self: Endpoint =
     server.port !== undefined ? { kind: 'tcp', host: server.host ?? '127.0.0.1', port: server.port } : { kind: 'unix', path: server.address };
-  const hop = await measureHopThrough(self, upstream);
+  // Our own listener's certificate may be generated or for another name: this probe trusts it.
+  const hop = await measureHopThrough(self, upstream, { self: secure.listen && { rejectUnauthorized: false }, upstream: secure.upstream });
   let perDirectionUs: number;
   if (hop) {
     perDirectionUs = Math.max(0, (hop.proxyUs - hop.directUs) / 2) + (await measureSchedulerLatenessUs(50));

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import tls from 'node:tls';
 import { realClock } from '../clock.js';
 import type { Endpoint } from './endpoint.js';
 import { quantile } from '../numbers/quantiles.js';
@@ -19,12 +20,17 @@ const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
  * process measured the same within noise but costs ~190 ms of start-up. Resolves undefined when
  * the upstream cannot be reached, so the caller can fall back to a loopback estimate.
  */
-export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samples = 200): Promise<HopThrough | undefined> {
+export async function measureHopThrough(
+  self: Endpoint,
+  upstream: Endpoint,
+  secure: { self?: tls.ConnectionOptions; upstream?: tls.ConnectionOptions } = {},
+  samples = 200,
+): Promise<HopThrough | undefined> {
   let direct: Pinger | undefined;
   let through: Pinger | undefined;
   try {
-    direct = await Pinger.connect(upstream);
-    through = await Pinger.connect(self);
+    direct = await Pinger.connect(upstream, secure.upstream);
+    through = await Pinger.connect(self, secure.self);
     for (let i = 0; i < 20; i++) {
       await direct.ping();
       await through.ping();
@@ -56,14 +62,19 @@ class Pinger {
     socket.on('error', () => this.waiting?.(false));
   }
 
-  static connect(at: Endpoint, timeoutMs = 1000): Promise<Pinger> {
+  static connect(at: Endpoint, secure: tls.ConnectionOptions | undefined, timeoutMs = 1000): Promise<Pinger> {
     return new Promise((resolve, reject) => {
-      const s = at.kind === 'tcp' ? net.connect({ host: at.host, port: at.port, noDelay: true }) : net.connect({ path: at.path });
+      const s =
+        at.kind === 'unix'
+          ? net.connect({ path: at.path })
+          : secure
+            ? tls.connect({ ...secure, host: at.host, port: at.port })
+            : net.connect({ host: at.host, port: at.port, noDelay: true });
       const timer = setTimeout(() => {
         s.destroy();
         reject(new Error('timeout'));
       }, timeoutMs);
-      s.once('connect', () => {
+      s.once(secure && at.kind === 'tcp' ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         resolve(new Pinger(s));
       });

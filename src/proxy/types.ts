@@ -2,6 +2,8 @@ import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
+import type { ListenTlsOptions, UpstreamTlsOptions } from '../tls/options.js';
+import type { TlsCounters } from '../tls/terminator.js';
 
 export interface ProxyOptions {
   /** Where Redis is: "host:port" or "unix:/path/to.sock". */
@@ -70,6 +72,16 @@ export interface ProxyOptions {
    * after the link in their direction, frame stages on the framed path. @default none
    */
   stages?: readonly StageFactory[];
+  /**
+   * Speak TLS to Redis (docs/tls.md): `true` verifies against Node's bundled roots; files are read
+   * and checked at start (a ConfigError naming the flag). @default false
+   */
+  upstreamTls?: boolean | UpstreamTlsOptions;
+  /**
+   * Serve TLS to clients, terminated behind the link so handshakes pay their round trips
+   * (docs/tls.md). `true` generates a throwaway pair; its CA is `tlsCaFile`. @default false
+   */
+  listenTls?: boolean | ListenTlsOptions;
 }
 
 export interface RedisRttProxy extends StageHost {
@@ -77,6 +89,10 @@ export interface RedisRttProxy extends StageHost {
   readonly address: string;
   readonly host?: string;
   readonly port?: number;
+  /** The CA certificate of a generated `listenTls` pair: what clients must trust. */
+  readonly tlsCaFile?: string;
+  /** Client-side TLS handshakes and TLS bytes on the wire (plaintext bytes are in stats().totals). */
+  tlsStats(): TlsCounters;
   /** The control endpoint's "host:port", when started. */
   readonly controlAddress?: string;
   /** Microseconds taken off each one-way delay at the current link (hop, or the calibrated table). */

@@ -5,6 +5,7 @@
  */
 import type { LinkSettings } from '../link/types.js';
 import type { CommandStats, Counters } from '../tap/counter-types.js';
+import type { TlsCounters } from '../tls/terminator.js';
 
 export type { LatencySummary } from '../numbers/histogram.js';
 export type {
@@ -24,6 +25,8 @@ export interface StatsSnapshot {
   link: LinkSettings;
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
+  /** Client-side TLS (only with listenTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */
+  tls?: TlsCounters;
 }
 
 /** Unfinished requests the taps hold, their bounds, and connections that hit them. */
