@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
+import { ConfigError } from '../errors.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
@@ -12,11 +13,12 @@ import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
+import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
 
-interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
+interface ProxyFlags extends LinkFlagValues, RecordFlagValues, TlsFlagValues {
   listen: string;
   upstream: string;
   control?: string;
@@ -58,13 +60,16 @@ export function registerProxy(program: Command): void {
     .option('--max-pending-total <n>', 'unfinished requests all taps hold together before the next connection to ask stops being timed', String(DEFAULT_MAX_PENDING_TOTAL))
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit');
+  addTlsFlags(cmd);
   addRecordFlags(cmd)
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
-        '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link',
+        '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link\n' +
+        '  redis-rtt proxy --upstream redis.example.com:6380 --upstream-tls --listen :6380 --rtt 85ms   # plaintext clients, TLS to Redis\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen-tls --rtt 20ms   # rediss:// clients: trust the tlsCa the JSON line prints',
     )
     .action(async (flags: ProxyFlags) => {
       await runProxy(flags);
@@ -89,6 +94,9 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
+  if (calibrate && (flags.upstreamTls || flags.listenTls)) {
+    throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --upstream-tls / --listen-tls (calibrate speaks plaintext)');
+  }
   if (calibrate) compensationUs = await calibrateAtStart(flags.upstream, applyLinkUpdate(defaultLinkSettings(), update), log);
   const proxy = await startProxy({
     upstream: flags.upstream,
@@ -112,6 +120,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     keyHash: record?.keyHash,
     argSizes: record?.argSizes,
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
+    ...tlsFromFlags(flags),
   });
   const hint = hopOnlyHint(flags.compensate, proxy.link());
   if (hint) log(hint);
@@ -123,6 +132,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       upstream: flags.upstream,
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
+      ...(proxy.tlsCaFile !== undefined ? { tlsCa: proxy.tlsCaFile } : {}),
     }) + '\n',
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on

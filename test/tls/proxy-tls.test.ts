@@ -133,7 +133,10 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
   afterAll(async () => {
     await redis?.stop();
   });
-  const upstreamTls = (): { ca: string; cert?: string; key?: string } => ({ ca: redis.tls!.caFile, cert: redis.tls!.clientCertFile, key: redis.tls!.clientKeyFile });
+  const upstreamTls = (): { ca: string; cert?: string; key?: string } => {
+    const t = redis.tls!;
+    return { ca: t.caFile, cert: t.clientCertFile, key: t.clientKeyFile };
+  };
 
   it('ioredis, redis-cli and redis-py over TLS with a generated pair; the tap counts as over TCP; wire bytes counted', async () => {
     await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true }, async (p) => {
