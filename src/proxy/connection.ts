@@ -11,6 +11,7 @@ import { LINK_STAGE_NAME, LinkStage } from '../stage/link-stage.js';
 import type { ByteSink, ConnectionContext, StageFactory } from '../stage/types.js';
 import { SocketSink } from './socket-sink.js';
 import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
+import type { ClientTiming } from '../tls/terminator.js';
 import type { StageRegistry, StagedConnection } from './stage-registry.js';
 import { TapAfterForward, type ChunkTarget } from './tap-after.js';
 
@@ -32,10 +33,11 @@ export interface ConnectionOptions {
   /** Speak TLS to Redis with these options (checked at start). */
   upstreamTls?: tls.ConnectionOptions;
   /**
-   * The client is a TLS terminator that already ran the client's bytes through the link
-   * (src/tls/terminator.ts): this connection's link stages add no delay of their own.
+   * The client is a TLS terminator that runs the raw bytes through the link itself
+   * (src/tls/terminator.ts): this connection's link stages add no delay, and the tap takes its
+   * arrival and delivery stamps from the raw socket's side.
    */
-  clientLinkOutside?: boolean;
+  clientTiming?: ClientTiming;
 }
 
 /**
@@ -89,7 +91,9 @@ export class ProxiedConnection implements StagedConnection {
     const downSink = new SocketSink(
       client,
       (endOffset, nowNs) => {
-        this.tapDown?.delivered(endOffset, nowNs);
+        const tapDown = this.tapDown;
+        if (tapDown && timing) timing.whenOnWire((t) => tapDown.delivered(endOffset, t));
+        else tapDown?.delivered(endOffset, nowNs);
         this.relieve();
       },
       (kind) => this.finish(client, kind),
@@ -98,7 +102,8 @@ export class ProxiedConnection implements StagedConnection {
     this.downChain = new ByteChain(this.context, downSink);
     let upLink: LinkStage | undefined;
     let downLink: LinkStage | undefined;
-    const outside = o.clientLinkOutside === true;
+    const timing = o.clientTiming;
+    const outside = timing !== undefined;
     const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => (outside ? 0 : o.link.bandwidthBps()), onLateness: o.onLateness };
     const sample = (d: 'up' | 'down') => (outside ? () => 0 : () => o.link.sampleNs(d));
     this.upChain.add({
@@ -142,7 +147,10 @@ export class ProxiedConnection implements StagedConnection {
     }
     const frames = this.frames;
     const upEntry: ChunkTarget & ByteSink = frames ?? this.upChain;
-    if (tap) this.tapUp = new TapAfterForward(upEntry, (c, t) => tap.upChunk(c, t), (e, t) => tap.upDelivered(e, t));
+    if (tap) {
+      const seenAt = timing && (() => timing.arrivalNs());
+      this.tapUp = new TapAfterForward(upEntry, (c, t) => tap.upChunk(c, t), (e, t) => tap.upDelivered(e, t), seenAt);
+    }
     const upIn = this.tapUp ?? upEntry;
     const downIn: ChunkTarget = frames ? { push: (c, t) => frames.pushReply(c, t) } : downTarget;
     const upChain = this.upChain;

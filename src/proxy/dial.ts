@@ -9,7 +9,8 @@ export function dialUpstream(e: Endpoint, secure: tls.ConnectionOptions | undefi
   // tls.connect passes allowHalfOpen on to the TLSSocket; its type does not list it.
   const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = { ...secure, host: e.host, port: e.port, allowHalfOpen: true };
   const s = tls.connect(options);
-  s.setNoDelay(true);
+  // Before 'connect' the TLSSocket has no TCP handle to set it on.
+  s.once('connect', () => s.setNoDelay(true));
   return s;
 }
 

@@ -144,8 +144,9 @@ export class ProxyServer {
       keyHash: this.o.keyHash,
     });
     let clientSocket: net.Socket = socket;
+    let terminator: TlsTerminator | undefined;
     if (this.o.listenTls) {
-      const t = new TlsTerminator(socket, {
+      const t = (terminator = new TlsTerminator(socket, {
         id,
         secure: this.o.listenTls,
         link: this.o.link,
@@ -155,7 +156,7 @@ export class ProxyServer {
         counters: this.tlsCounters,
         log: this.o.log,
         onLateness: this.o.onLateness,
-      });
+      }));
       this.terminators.add(t);
       socket.once('close', () => this.terminators.delete(t));
       clientSocket = t.plain;
@@ -174,7 +175,7 @@ export class ProxyServer {
       onClosed: (c) => this.live.delete(c),
       stages: this.stages,
       upstreamTls: this.o.upstreamTls,
-      clientLinkOutside: this.o.listenTls !== undefined,
+      clientTiming: terminator,
     });
     this.live.add(conn);
     const idleMs = this.o.idleTimeoutMs;

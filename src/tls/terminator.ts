@@ -44,7 +44,18 @@ export interface TlsTerminatorOptions {
   onLateness?: (lateNs: number) => void;
 }
 
-export class TlsTerminator {
+/**
+ * What the tap needs to time a command as over TCP: the plaintext reaches the connection after the
+ * up delay and leaves it before the down delay, so its stamps are moved back to the raw socket.
+ */
+export interface ClientTiming {
+  /** Arrival on the raw socket of the last raw byte the up line has handed to TLS. */
+  arrivalNs(): number;
+  /** Calls back when everything TLS has written so far has left the down line onto the raw socket. */
+  whenOnWire(done: (nowNs: number) => void): void;
+}
+
+export class TlsTerminator implements ClientTiming {
   readonly plain: tls.TLSSocket;
   private readonly upLink: LinkStage;
   private readonly downLink: LinkStage;
@@ -52,6 +63,15 @@ export class TlsTerminator {
   private waitingWrite: (() => void) | undefined;
   private downEnded = false;
   private plainFailed = false;
+  /** Raw up bytes: end offsets and arrival times not yet handed to TLS. */
+  private readonly upOffsets: number[] = [];
+  private readonly upArrivals: number[] = [];
+  private upIn = 0;
+  private upOut = 0;
+  private lastArrivalNs = 0;
+  /** TLS output written into the down line, and callbacks waiting for an offset to reach the socket. */
+  private wireWritten = 0;
+  private readonly waiters: { offset: number; done: (nowNs: number) => void }[] = [];
 
   constructor(
     readonly raw: net.Socket,
@@ -69,6 +89,7 @@ export class TlsTerminator {
       },
       write: (chunk: Buffer, _enc, done) => {
         counters.wireBytesDown += chunk.length;
+        this.wireWritten += chunk.length;
         this.downLink.push(chunk, clock.nowNs());
         if (this.downHeld() > o.highWaterBytes) this.waitingWrite = done;
         else done();
@@ -87,6 +108,11 @@ export class TlsTerminator {
       },
       {
         push: (chunk) => {
+          this.upOut += chunk.length;
+          while (this.upOffsets.length > 0 && this.upOffsets[0]! <= this.upOut) {
+            this.upOffsets.shift();
+            this.lastArrivalNs = this.upArrivals.shift()!;
+          }
           if (!wire.push(chunk) && !this.rawPaused) {
             this.rawPaused = true;
             raw.pause();
@@ -98,7 +124,7 @@ export class TlsTerminator {
         },
       },
     );
-    const sink = new SocketSink(raw, () => this.releaseWrite(), (kind) => (kind === 'end' ? raw.end() : raw.destroy()));
+    const sink = new SocketSink(raw, (offset, nowNs) => this.onWire(offset, nowNs), (kind) => (kind === 'end' ? raw.end() : raw.destroy()));
     this.downLink = new LinkStage({ ...linkOptions, sampleDelayNs: () => o.link.sampleNs('down') }, sink);
     raw.on('drain', () => this.releaseWrite());
 
@@ -121,13 +147,31 @@ export class TlsTerminator {
 
     raw.on('data', (chunk: Buffer) => {
       counters.wireBytesUp += chunk.length;
-      this.upLink.push(chunk, clock.nowNs());
+      const now = clock.nowNs();
+      this.upIn += chunk.length;
+      this.upOffsets.push(this.upIn);
+      this.upArrivals.push(now);
+      this.upLink.push(chunk, now);
     });
     raw.on('end', () => this.upLink.end('end', clock.nowNs()));
     raw.on('error', () => this.upLink.end('reset', clock.nowNs()));
     raw.on('close', () => {
       this.upLink.end('reset', clock.nowNs());
     });
+  }
+
+  arrivalNs(): number {
+    return this.lastArrivalNs;
+  }
+
+  whenOnWire(done: (nowNs: number) => void): void {
+    this.waiters.push({ offset: this.wireWritten, done });
+  }
+
+  private onWire(offset: number, nowNs: number): void {
+    const w = this.waiters;
+    while (w.length > 0 && w[0]!.offset <= offset) w.shift()!.done(nowNs);
+    this.releaseWrite();
   }
 
   /** Drops what the two delay lines hold and closes the raw socket (proxy shutdown). */

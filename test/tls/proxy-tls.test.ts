@@ -163,6 +163,31 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
     });
   });
 
+  it('the tap times commands over TLS as over TCP: clientUs includes the link, serverUs does not; same roundTrips', async () => {
+    const rttUs = 20_000;
+    const perPath: Record<string, { roundTrips: number; clientP50: number; serverP50: number; count: number }> = {};
+    for (const listenTls of [false, true]) {
+      await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls, link: { rttUs } }, async (p) => {
+        const c = new Redis({ host: '127.0.0.1', port: p.port, lazyConnect: true, protocol: 2, ...(listenTls ? { tls: { ca: readFileSync(p.tlsCaFile!) } } : {}) } as never);
+        await c.connect();
+        p.resetStats();
+        for (let i = 0; i < 5; i++) await c.get('x');
+        await c.pipeline().get('x').get('y').exec();
+        const s = p.stats();
+        c.disconnect();
+        perPath[String(listenTls)] = { roundTrips: s.totals.roundTrips, clientP50: s.commands.GET!.clientUs.p50, serverP50: s.commands.GET!.serverUs.p50, count: s.commands.GET!.count };
+      });
+    }
+    for (const v of Object.values(perPath)) {
+      expect(v.count).toBe(7);
+      expect(v.roundTrips).toBe(6);
+      // The link's 20 ms are in clientUs once: missing would read a few ms, counted twice 40 ms.
+      expect(v.clientP50).toBeGreaterThanOrEqual(rttUs * 0.98);
+      expect(v.clientP50).toBeLessThan(rttUs * 1.5);
+      expect(v.serverP50).toBeLessThan(rttUs / 4);
+    }
+  });
+
   it('a client that does not trust the certificate fails its handshake; the proxy serves the next client', async () => {
     await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true }, async (p, logs) => {
       const bad = await run('redis-cli', ['--tls', '--cacert', redis.tls!.caFile, '-p', String(p.port), 'PING']).then(
