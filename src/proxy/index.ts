@@ -6,7 +6,8 @@ import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import { ControlServer } from './control.js';
 import { bindPolicy } from './http-guard.js';
-import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
 import { StageRegistry } from './stage-registry.js';
@@ -38,7 +39,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (!options || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
-  const upstream = parseEndpoint(options.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
   if (!Number.isFinite(highWaterBytes) || highWaterBytes < 1024) {
@@ -114,6 +115,8 @@ async function startWith(
     await server.close();
     throw err;
   }
+  const jitterWarning = jitterFloorWarning(link.settings);
+  if (jitterWarning) log(jitterWarning);
   if (listen.kind === 'tcp' && !isLoopback(listen.host)) {
     log(`warning: listening on ${server.address}, reachable from other machines; the proxy has no authentication of its own`);
   }
@@ -176,7 +179,10 @@ async function startWith(
 /**
  * What to take off each one-way delay: half the extra PING round trip the proxy adds with no delay
  * (measured through its own listener against the real upstream), plus the scheduler's lateness.
- * Falls back to a loopback estimate when the upstream cannot be reached at start.
+ * Falls back to a loopback estimate when the upstream cannot be reached at start, and to nothing
+ * when something answers there that is not Redis (then there was no hop to measure).
+ * The measuring connections are closed here, before anyone else knows the address, so the caller's
+ * counter reset leaves none of them in /stats.
  */
 async function autoCompensation(
   server: ProxyServer,
@@ -189,12 +195,17 @@ async function autoCompensation(
   // Our own listener's certificate may be generated or for another name: this probe trusts it.
   const hop = await measureHopThrough(self, upstream, { self: secure.listen && { rejectUnauthorized: false }, upstream: secure.upstream });
   let perDirectionUs: number;
-  if (hop) {
+  if (hop && 'notRedis' in hop) {
+    log(`warning: upstream ${formatEndpoint(upstream)} did not answer PING like Redis (${hop.notRedis}); no compensation`);
+    perDirectionUs = 0;
+  } else if (hop) {
     perDirectionUs = Math.max(0, (hop.proxyUs - hop.directUs) / 2) + (await measureSchedulerLatenessUs(50));
   } else {
     perDirectionUs = (await measureHop()).perDirectionUs;
   }
-  // Let the calibration connection finish closing, so it neither shows in stats nor in a trace.
+  // The measuring connection through our own listener: a client that closed may still be waiting on
+  // an upstream that never closes its side (a silent listener), so end it here rather than wait.
+  for (const c of server.connections()) c.destroy();
   for (let i = 0; i < 40 && server.connectionCount > 0; i++) await new Promise((r) => setTimeout(r, 5));
   let us = Math.round(perDirectionUs);
   if (us > MAX_AUTO_COMPENSATION_US) {
