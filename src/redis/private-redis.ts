@@ -10,7 +10,7 @@ import { isRunning, sleep, waitForExit } from './process-wait.js';
 import { versionFromInfo } from './info.js';
 import { rawCommands, type RawTarget } from './raw-command.js';
 import { startWatchdog, type Watchdog } from './watchdog.js';
-import { generateTlsFiles, type TlsFiles } from '../tls/certs.js';
+import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
 
 export interface PrivateRedisOptions {
   /** TCP on 127.0.0.1 (a free port) or a unix socket in the private dir. @default 'tcp' */

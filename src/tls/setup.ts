@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type tls from 'node:tls';
 import { ConfigError } from '../errors.js';
 import type { Endpoint } from '../proxy/endpoint.js';
-import { generateTlsFiles } from './certs.js';
+import { generateTlsFiles } from '../redis/tls-certs.js';
 import { loadListenTls, loadUpstreamTls, type ListenTlsOptions, type UpstreamTlsOptions } from './options.js';
 
 export interface ProxyTls {
