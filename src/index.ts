@@ -25,9 +25,13 @@ export type {
   StageHost,
 } from './stage/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
+export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-proxy.js';
+export type { ClusterProxyOptions } from './cluster/options.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
+export { startPrivateCluster } from './redis/index.js';
+export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from './redis/index.js';
 
 export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
@@ -55,6 +59,11 @@ export type {
 
 export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
+export { runOpenLoopBench, type OpenLoopProgress } from './workload/open-loop/bench.js';
+export type { OpenLoopOptions } from './workload/open-loop/options.js';
+export type { OpenLoopReport, OpenLoopResult, PercentilesUs } from './workload/open-loop/types.js';
+export { buildArrivalSchedule, type Arrival } from './workload/open-loop/schedule.js';
+export { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from './workload/open-loop/dispatcher.js';
 export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
 

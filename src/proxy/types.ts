@@ -4,8 +4,10 @@ import type { StageFactory, StageHost } from '../stage/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ListenTlsOptions, UpstreamTlsOptions } from '../tls/options.js';
 import type { TlsCounters } from '../tls/terminator.js';
+import type { ClusterProxyOptions } from '../cluster/options.js';
 
-export interface ProxyOptions {
+/** ClusterProxyOptions: cluster mode (`cluster: 'auto' | 'on'`), see docs/cluster.md. */
+export interface ProxyOptions extends ClusterProxyOptions {
   /** Where Redis is: "host:port" or "unix:/path/to.sock". */
   upstream: string;
   /** Where to listen: "host:port" (port 0 = any free port) or a unix socket path. @default "127.0.0.1:0" */
@@ -92,7 +94,7 @@ export interface RedisRttProxy extends StageHost {
   /** The CA certificate of a generated `listenTls` pair: what clients must trust. */
   readonly tlsCaFile?: string;
   /** Client-side TLS handshakes and TLS bytes on the wire (plaintext bytes are in stats().totals). */
-  tlsStats(): TlsCounters;
+  tlsStats?(): TlsCounters;
   /** The control endpoint's "host:port", when started. */
   readonly controlAddress?: string;
   /** Microseconds taken off each one-way delay at the current link (hop, or the calibrated table). */
