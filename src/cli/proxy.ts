@@ -79,6 +79,7 @@ export function registerProxy(program: Command): void {
     .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
     .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
+  addTlsFlags(cmd);
   addRecordFlags(cmd)
     .addHelpText(
       'after',
