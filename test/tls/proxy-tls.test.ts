@@ -99,6 +99,7 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       /--upstream-key: .*does not match/,
     );
     await expect(startProxy({ upstream: up, listenTls: { cert: redis.tls!.caFile, key: redis.tls!.keyFile } })).rejects.toThrow(/--tls-key: .*does not match/);
+    await expect(startProxy({ upstream: up, upstreamTls: { ca: redis.tls!.caFile }, cluster: 'on' })).rejects.toThrow(/--cluster: .*not supported yet/);
   });
 });
 
