@@ -9,6 +9,7 @@ import { registerReport } from './report.js';
 import { registerAnalyze } from './analyze.js';
 import { registerBenchFramer } from './bench-framer.js';
 import { registerOverhead } from './overhead.js';
+import { registerServer } from './server.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerAnalyze(program);
   registerBenchFramer(program);
   registerOverhead(program);
+  registerServer(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
