@@ -10,6 +10,20 @@
  */
 export { startProxy, DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
 export type { ProxyOptions, RedisRttProxy } from './proxy/types.js';
+export type {
+  ByteSink,
+  ByteStage,
+  ByteStageFactory,
+  ConnectionContext,
+  FrameStage,
+  FrameStageFactory,
+  ReplyAction,
+  ReplyInfo,
+  RequestAction,
+  RequestInfo,
+  StageFactory,
+  StageHost,
+} from './stage/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
 
 export { startPrivateRedis } from './redis/index.js';

@@ -8,6 +8,7 @@ import { ControlServer } from './control.js';
 import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
+import { StageRegistry } from './stage-registry.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
@@ -63,6 +64,10 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     log,
     onLateness: (ns) => lateness.record(ns / 1000),
   });
+  // Names and shapes checked now (a ConfigError before anything listens); the stages go on after
+  // the hop measurement, which must see the bare link.
+  const dryRun = new StageRegistry(() => []);
+  for (const stage of options.stages ?? []) dryRun.addStage(stage);
   await server.listen();
   if (calibrating) {
     link.setCompensation(await autoCompensation(server, upstream, log));
@@ -70,6 +75,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     lateness.reset();
     calibrating = false;
   }
+  for (const stage of options.stages ?? []) server.stages.addStage(stage);
   try {
     link.update(options.link ?? {});
   } catch (err) {
@@ -130,6 +136,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     stats,
     resetStats,
     connections,
+    addStage: (stage, index) => server.stages.addStage(stage, index),
+    removeStage: (name) => server.stages.removeStage(name),
+    listStages: () => server.stages.listStages(),
     close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => undefined)),
   };
 }

@@ -7,6 +7,7 @@ import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js'
 import type { ConnectionTap } from '../tap/types.js';
 import { ProxiedConnection } from './connection.js';
 import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
+import { StageRegistry } from './stage-registry.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapRegistry {
@@ -44,6 +45,8 @@ export class ProxyServer {
   private readonly live = new Set<ProxiedConnection>();
   private nextId = 1;
   private readonly scheduler: Scheduler;
+  /** The stages every connection runs (the proxy handle's StageHost). */
+  readonly stages = new StageRegistry(() => this.live);
   address = '';
   host: string | undefined;
   port: number | undefined;
@@ -122,6 +125,7 @@ export class ProxyServer {
       log: this.o.log,
       onLateness: this.o.onLateness,
       onClosed: (c) => this.live.delete(c),
+      stages: this.stages,
     });
     this.live.add(conn);
   }

@@ -1,5 +1,6 @@
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { StageFactory, StageHost } from '../stage/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 
 export interface ProxyOptions {
@@ -43,9 +44,14 @@ export interface ProxyOptions {
   onLinkChange?: (link: LinkSettings) => void;
   /** Where log lines go. @default stderr */
   log?: (line: string) => void;
+  /**
+   * Stages every connection runs, in this order per chain (docs/architecture.md): byte stages
+   * after the link in their direction, frame stages on the framed path. @default none
+   */
+  stages?: readonly StageFactory[];
 }
 
-export interface RedisRttProxy {
+export interface RedisRttProxy extends StageHost {
   /** "127.0.0.1:40123" or the unix socket path. */
   readonly address: string;
   readonly host?: string;
