@@ -2,7 +2,7 @@ import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../proxy/registry-factory.js';
 import { NO_DELAY } from '../link/types.js';
-import type { StageHost } from '../stage/types.js';
+import type { FrameStageFactory, StageHost } from '../stage/types.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import { parseAttributes, parseToxicity } from '../toxics/spec.js';
 import { createToxic } from '../toxics/toxic.js';
@@ -67,6 +67,7 @@ export class ManagedProxy {
     this.handle = h;
     this.listen = h.address;
     const host = stageHost(h);
+    host?.addStage(FRAMING_STAGE);
     for (const t of this.toxics) host?.addStage(t.stage);
   }
 
@@ -148,6 +149,13 @@ export class ManagedProxy {
     return t;
   }
 }
+
+/**
+ * A frame stage that does nothing. The chain frames only connections accepted while a frame stage
+ * exists; toxiproxy users connect once and add toxics per test, so every connection here is framed
+ * from the start and a Redis-aware toxic added later reaches it.
+ */
+const FRAMING_STAGE: FrameStageFactory = { kind: 'frame', name: 'redis-rtt:framing', create: () => ({}) };
 
 /** The proxy handle's stage interface (src/stage/types.ts); undefined on a proxy without a chain. */
 function stageHost(h: RedisRttProxy): StageHost | undefined {
