@@ -10,9 +10,10 @@ import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import { addToxicFlags, toxicsFromFlags, type ToxicFlagValues } from './toxic-flags.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
-interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
+interface ProxyFlags extends LinkFlagValues, RecordFlagValues, ToxicFlagValues {
   listen: string;
   upstream: string;
   control?: string;
@@ -44,12 +45,14 @@ export function registerProxy(program: Command): void {
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit');
+  addToxicFlags(cmd);
   addRecordFlags(cmd)
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
+        '  redis-rtt proxy --upstream :6379 --toxic \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
         '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link',
     )
     .action(async (flags: ProxyFlags) => {
@@ -60,6 +63,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
+  const toxics = toxicsFromFlags(flags);
   const upstream = parseEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
@@ -84,6 +88,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     compensationUs,
     highWaterBytes,
     connectTimeoutMs,
+    toxics,
     log,
     onEvent: record?.onEvent,
     keyHash: record?.keyHash,

@@ -9,6 +9,10 @@ import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
 import { StageRegistry } from './stage-registry.js';
+import { PreciseScheduler } from '../link/scheduler.js';
+import { seededUniform } from '../link/rng.js';
+import { ToxicSet } from '../toxics/toxic-set.js';
+import { toxicFamily } from '../toxics/metrics.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
@@ -50,7 +54,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   let calibrating = options.compensationUs === undefined;
   const registry = options.tap === false ? undefined : createRegistry();
   const lateness = new LatencyHistogram();
+  const scheduler = options.scheduler ?? new PreciseScheduler();
+  const toxics = new ToxicSet({ scheduler, uniform: seededUniform(link.seed ^ 0x5bd1e995) });
+  for (const t of options.toxics ?? []) toxics.add(t);
   const server = new ProxyServer({
+    scheduler,
     upstream,
     listen,
     link,
@@ -76,6 +84,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     calibrating = false;
   }
   for (const stage of options.stages ?? []) server.stages.addStage(stage);
+  toxics.attach(server.stages);
   try {
     link.update(options.link ?? {});
   } catch (err) {
@@ -89,6 +98,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   const stats = (): StatsSnapshot => {
     const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
+    const counts = toxics.counts();
+    if (counts.length > 0) s.toxics = counts;
     return s;
   };
   const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => {
@@ -109,7 +120,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
       log(`warning: control endpoint on ${at.host} is reachable from other machines${options.controlToken ? '' : ' and has no --control-token'}`);
     }
     control = new ControlServer(
-      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) },
+      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats(), [toxicFamily(toxics.counts())]), toxics },
       options.controlToken,
     );
     try {
@@ -136,6 +147,10 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     stats,
     resetStats,
     connections,
+    addToxic: (t) => toxics.add(t),
+    updateToxic: (name, change) => toxics.update(name, change),
+    removeToxic: (name) => toxics.remove(name),
+    toxics: () => toxics.list(),
     addStage: (stage, index) => server.stages.addStage(stage, index),
     removeStage: (name) => server.stages.removeStage(name),
     listStages: () => server.stages.listStages(),

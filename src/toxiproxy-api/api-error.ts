@@ -1,4 +1,5 @@
 import { ConfigError, NetworkError } from '../errors.js';
+import { ToxicExistsError } from '../toxics/toxic-set.js';
 
 /**
  * An error as toxiproxy's API sends it: `{"error": "<message>", "status": <code>}`. The messages
@@ -29,6 +30,7 @@ export const invalidStream = (): ApiError => new ApiError('stream was invalid, c
 /** Maps our typed errors onto toxiproxy's statuses: bad input 400, anything else (a listen failure) 500. */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof ToxicExistsError) return toxicAlreadyExists();
   if (err instanceof ConfigError) {
     if (err.flag === 'stream') return invalidStream();
     if (err.flag === 'type') return new ApiError(`invalid toxic type: ${err.message}`, 400);

@@ -1,3 +1,4 @@
+import type { Scheduler } from '../link/scheduler.js';
 import type { ToxicEnv } from '../toxics/types.js';
 import { missingField, proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
 import { ManagedProxy } from './managed-proxy.js';
@@ -19,7 +20,7 @@ export class ProxyCollection {
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly env: ToxicEnv,
+    private readonly env: ToxicEnv & { scheduler: Scheduler },
     private readonly log: (line: string) => void,
   ) {}
 

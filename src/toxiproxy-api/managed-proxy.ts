@@ -1,13 +1,13 @@
+import { NO_DELAY } from '../link/types.js';
+import type { Scheduler } from '../link/scheduler.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../proxy/registry-factory.js';
-import { NO_DELAY } from '../link/types.js';
-import type { FrameStageFactory, StageHost } from '../stage/types.js';
+import type { FrameStageFactory } from '../stage/types.js';
 import type { StatsSnapshot } from '../stats/types.js';
-import { parseAttributes, parseToxicity } from '../toxics/spec.js';
-import { createToxic } from '../toxics/toxic.js';
-import type { Toxic, ToxicEnv, ToxicSpec } from '../toxics/types.js';
-import { badRequestBody, toxicAlreadyExists, toxicNotFound } from './api-error.js';
+import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
+import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
+import { badRequestBody, toxicNotFound } from './api-error.js';
 
 /** A proxy as toxiproxy's API shows it. */
 export interface ProxyJson {
@@ -18,13 +18,12 @@ export interface ProxyJson {
   toxics: ToxicSpec[];
 }
 
-/** What a toxic's application count looks like in /proxies/{name}/stats and /metrics. */
-export interface ToxicCount {
-  name: string;
-  type: string;
-  stream: string;
-  applications: number;
-}
+/**
+ * A frame stage that does nothing. The chain frames only connections accepted while a frame stage
+ * exists; toxiproxy users connect once and add toxics per test, so every connection here is framed
+ * from the start and a Redis-aware toxic added later reaches it.
+ */
+const FRAMING_STAGE: FrameStageFactory = { kind: 'frame', name: 'redis-rtt:framing', create: () => ({}) };
 
 /**
  * One named proxy of `redis-rtt server`: a full redis-rtt proxy (tap, stats) while enabled, its
@@ -33,16 +32,18 @@ export interface ToxicCount {
  */
 export class ManagedProxy {
   private handle: RedisRttProxy | undefined;
-  private readonly toxics: Toxic[] = [];
+  private readonly toxics: ToxicSet;
   private lastStats: StatsSnapshot | undefined;
 
   constructor(
     readonly name: string,
     public listen: string,
     public upstream: string,
-    private readonly env: ToxicEnv,
+    private readonly env: ToxicEnv & { scheduler: Scheduler },
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.toxics = new ToxicSet(env);
+  }
 
   get enabled(): boolean {
     return this.handle !== undefined;
@@ -62,19 +63,20 @@ export class ManagedProxy {
       listen: this.listen,
       // toxiproxy adds nothing of its own to take off; no link delay, so no calibration at start.
       compensationUs: { up: 0, down: 0 },
+      stages: [FRAMING_STAGE],
+      scheduler: this.env.scheduler,
       log: (line) => this.log(`${this.name}: ${line}`),
     });
     this.handle = h;
     this.listen = h.address;
-    const host = stageHost(h);
-    host?.addStage(FRAMING_STAGE);
-    for (const t of this.toxics) host?.addStage(t.stage);
+    this.toxics.attach(h);
   }
 
   async stop(): Promise<void> {
     const h = this.handle;
     if (!h) return;
     this.handle = undefined;
+    this.toxics.detach();
     this.lastStats = h.stats();
     await h.close();
   }
@@ -90,79 +92,40 @@ export class ManagedProxy {
   }
 
   toJSON(): ProxyJson {
-    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxicSpecs() };
+    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxics.list() };
   }
 
   toxicSpecs(): ToxicSpec[] {
-    return this.toxics.map((t) => ({ ...t.spec }));
+    return this.toxics.list();
   }
 
   getToxic(name: string): ToxicSpec {
-    return { ...this.find(name).spec };
+    const t = this.toxics.get(name);
+    if (!t) throw toxicNotFound();
+    return t;
   }
 
   addToxic(input: unknown): ToxicSpec {
-    const toxic = createToxic(input, this.env);
-    if (this.toxics.some((t) => t.spec.name === toxic.spec.name)) throw toxicAlreadyExists();
-    this.toxics.push(toxic);
-    if (this.handle) stageHost(this.handle)?.addStage(toxic.stage);
-    return { ...toxic.spec };
+    return this.toxics.add(input);
   }
 
-  /** toxiproxy's ToxicUpdate: attributes merge over the current ones; toxicity when given. */
   updateToxic(name: string, body: unknown): ToxicSpec {
-    const toxic = this.find(name);
+    this.getToxic(name);
     if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequestBody('expected a JSON object');
-    const b = body as { attributes?: unknown; toxicity?: unknown };
-    if (b.attributes !== undefined && (typeof b.attributes !== 'object' || b.attributes === null || Array.isArray(b.attributes))) {
-      throw badRequestBody('attributes: expected a JSON object');
-    }
-    const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...(b.attributes as object | undefined) });
-    const toxicity = b.toxicity === undefined ? toxic.spec.toxicity : parseToxicity(b.toxicity);
-    toxic.update(attributes, toxicity);
-    return { ...toxic.spec };
+    return this.toxics.update(name, body)!;
   }
 
   removeToxic(name: string): void {
-    const toxic = this.find(name);
-    this.toxics.splice(this.toxics.indexOf(toxic), 1);
-    if (this.handle) stageHost(this.handle)?.removeStage(toxic.spec.name);
+    if (!this.toxics.remove(name)) throw toxicNotFound();
   }
 
   resetToxics(): void {
-    for (const t of [...this.toxics]) this.removeToxic(t.spec.name);
-  }
-
-  toxicCounts(): ToxicCount[] {
-    return this.toxics.map((t) => ({ name: t.spec.name, type: t.spec.type, stream: t.spec.stream, applications: t.applications }));
+    this.toxics.clear();
   }
 
   /** The proxy's stats (the last ones while disabled) with each toxic's application count. */
   stats(): StatsSnapshot & { enabled: boolean; toxics: ToxicCount[] } {
-    const s = this.handle?.stats() ?? this.lastStats;
-    return { ...(s ?? emptyStats()), enabled: this.enabled, toxics: this.toxicCounts() };
+    const s = this.handle?.stats() ?? this.lastStats ?? emptySnapshot({ ...NO_DELAY });
+    return { ...s, enabled: this.enabled, toxics: this.toxics.counts() };
   }
-
-  private find(name: string): Toxic {
-    const t = this.toxics.find((x) => x.spec.name === name);
-    if (!t) throw toxicNotFound();
-    return t;
-  }
-}
-
-/**
- * A frame stage that does nothing. The chain frames only connections accepted while a frame stage
- * exists; toxiproxy users connect once and add toxics per test, so every connection here is framed
- * from the start and a Redis-aware toxic added later reaches it.
- */
-const FRAMING_STAGE: FrameStageFactory = { kind: 'frame', name: 'redis-rtt:framing', create: () => ({}) };
-
-/** The proxy handle's stage interface (src/stage/types.ts); undefined on a proxy without a chain. */
-function stageHost(h: RedisRttProxy): StageHost | undefined {
-  const s = h as RedisRttProxy & Partial<StageHost>;
-  return typeof s.addStage === 'function' ? (s as unknown as StageHost) : undefined;
-}
-
-function emptyStats(): StatsSnapshot {
-  return emptySnapshot({ ...NO_DELAY });
 }

@@ -1,4 +1,5 @@
 import { renderFamilies, snapshotFamilies, type MetricFamily } from '../stats/prometheus.js';
+import { toxicFamily } from '../toxics/metrics.js';
 import type { ManagedProxy } from './managed-proxy.js';
 
 /**
@@ -16,15 +17,7 @@ export function renderServerMetrics(proxies: readonly ManagedProxy[]): string {
   for (const p of proxies) {
     const stats = p.stats();
     if (stats.totals.bytesUp !== undefined) for (const f of snapshotFamilies(stats)) add(f, { proxy: p.name });
-    add(
-      {
-        name: 'redis_rtt_toxic_applications_total',
-        help: 'Times a toxic acted: connections for byte toxics (toxicity per connection), commands for Redis-aware ones.',
-        type: 'counter',
-        samples: stats.toxics.map((t) => ({ labels: { toxic: t.name, type: t.type, stream: t.stream }, value: t.applications })),
-      },
-      { proxy: p.name },
-    );
+    add(toxicFamily(stats.toxics), { proxy: p.name });
     add(
       {
         name: 'toxiproxy_proxy_received_bytes_total',
