@@ -13,6 +13,7 @@ import { PreciseScheduler } from '../link/scheduler.js';
 import { seededUniform } from '../link/rng.js';
 import { ToxicSet } from '../toxics/toxic-set.js';
 import { toxicFamily } from '../toxics/metrics.js';
+import { FRAMING_STAGE } from '../toxics/framing.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
@@ -84,6 +85,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     calibrating = false;
   }
   for (const stage of options.stages ?? []) server.stages.addStage(stage);
+  // Given toxics (even none): frame every connection, so Redis-aware toxics added later reach all.
+  if (options.toxics) server.stages.addStage(FRAMING_STAGE);
   toxics.attach(server.stages);
   try {
     link.update(options.link ?? {});

@@ -53,8 +53,9 @@ export interface ProxyOptions {
   stages?: readonly StageFactory[];
   /**
    * toxiproxy toxics and Redis-aware ones, as toxiproxy's API takes them
-   * (`{ type, name?, stream?, toxicity?, attributes }`), after `stages`. Redis-aware toxics reach
-   * connections accepted while the proxy has a frame stage. @default none
+   * (`{ type, name?, stream?, toxicity?, attributes }`), after `stages`. When given (even `[]`)
+   * every connection is framed, so Redis-aware toxics added later with addToxic() reach all of
+   * them; without it they reach connections accepted after the first frame stage. @default none
    */
   toxics?: readonly unknown[];
   /** The scheduler delays and toxics run on (a ManualScheduler in tests; one shared by a server's proxies). @default a PreciseScheduler */

@@ -3,7 +3,7 @@ import type { Scheduler } from '../link/scheduler.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../proxy/registry-factory.js';
-import type { FrameStageFactory } from '../stage/types.js';
+import { FRAMING_STAGE } from '../toxics/framing.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
@@ -17,13 +17,6 @@ export interface ProxyJson {
   enabled: boolean;
   toxics: ToxicSpec[];
 }
-
-/**
- * A frame stage that does nothing. The chain frames only connections accepted while a frame stage
- * exists; toxiproxy users connect once and add toxics per test, so every connection here is framed
- * from the start and a Redis-aware toxic added later reaches it.
- */
-const FRAMING_STAGE: FrameStageFactory = { kind: 'frame', name: 'redis-rtt:framing', create: () => ({}) };
 
 /**
  * One named proxy of `redis-rtt server`: a full redis-rtt proxy (tap, stats) while enabled, its

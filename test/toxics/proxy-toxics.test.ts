@@ -41,12 +41,25 @@ describe('startProxy({ toxics })', () => {
       await expect(c.get('k')).rejects.toThrow(/^BUSY x/);
       expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"latency","attributes":{"latency":-1}}' })).status).toBe(400);
       expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"redis_error","name":"e","attributes":{"error":"x"}}' })).status).toBe(409);
-      const patched = (await (await fetch(`${base}/toxics/e`, { method: "PATCH", body: JSON.stringify({ attributes: { error: "TRYAGAIN later" } }) })).json()) as { attributes: { error: string } };
+      const patched = (await (await fetch(`${base}/toxics/e`, { method: 'PATCH', body: JSON.stringify({ attributes: { error: 'TRYAGAIN later' } }) })).json()) as { attributes: { error: string } };
       expect(patched.attributes.error).toBe('TRYAGAIN later');
       await expect(c.get('k')).rejects.toThrow(/^TRYAGAIN later/);
       expect((await fetch(`${base}/toxics/e`, { method: 'DELETE' })).status).toBe(204);
       expect((await fetch(`${base}/toxics/e`, { method: 'DELETE' })).status).toBe(404);
       expect(await c.get('k')).toBe('v');
+    } finally {
+      c.disconnect();
+      await p.close();
+    }
+  });
+
+  it('with toxics: [] a Redis-aware toxic added later reaches a connection already open', async () => {
+    const p = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
+    const c = new Redis({ host: p.host, port: p.port, maxRetriesPerRequest: 0 });
+    try {
+      expect(await c.ping()).toBe('PONG');
+      p.addToxic({ type: 'failover', attributes: { duration: 60_000, mode: 'masterdown' } });
+      await expect(c.ping()).rejects.toThrow(/^MASTERDOWN/);
     } finally {
       c.disconnect();
       await p.close();
