@@ -90,6 +90,18 @@ describe('byte toxics through redis-rtt server', () => {
     await proxy.remove();
   });
 
+  it('timeout: removing the toxic closes the connection, as in toxiproxy', async () => {
+    const { proxy, port } = await freshProxy();
+    const t = await proxy.addToxic(toxic({ type: 'timeout', stream: 'upstream', attributes: { timeout: 0 } }));
+    const s = await rawSocket('127.0.0.1', port);
+    const got = collect(s);
+    s.write('PING\r\n');
+    await new Promise((r) => setTimeout(r, 30));
+    await t.remove();
+    expect((await got).length).toBe(0);
+    await proxy.remove();
+  });
+
   it('reset_peer: ECONNRESET', async () => {
     const { proxy, port } = await freshProxy();
     await proxy.addToxic(toxic({ type: 'reset_peer', stream: 'upstream', attributes: { timeout: 20 } }));
