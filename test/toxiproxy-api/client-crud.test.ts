@@ -91,6 +91,19 @@ describe('toxiproxy-node-client against redis-rtt server', () => {
     await after['p1']!.remove();
     await after['p2']!.remove();
   });
+
+  it('populate keeps an identical proxy (toxics and all) and replaces one whose upstream changed', async () => {
+    const [first] = Object.values(await tp.populate([{ name: 'keep', listen: '127.0.0.1:0', upstream: redis.address }]));
+    await first!.addToxic({ type: 'latency', attributes: { latency: 1 } } as ICreateToxicBody<unknown>);
+    const again = await tp.populate([{ name: 'keep', listen: first!.listen, upstream: redis.address }]);
+    expect(again['keep']!.listen).toBe(first!.listen);
+    expect(await (await fetch(`${base}/proxies/keep/toxics`)).json()).toHaveLength(1);
+    await tp.populate([{ name: 'keep', listen: first!.listen, upstream: '127.0.0.1:1' }]);
+    expect(await (await fetch(`${base}/proxies/keep/toxics`)).json()).toEqual([]);
+    const dup = await fetch(`${base}/populate`, { method: 'POST', body: JSON.stringify([{ name: 'd', upstream: redis.address }, { name: 'd', upstream: redis.address }]) });
+    expect(dup.status).toBe(500);
+    await (await tp.get('keep')).remove();
+  });
 });
 
 describe('status codes and error bodies as toxiproxy sends them', () => {
