@@ -33,7 +33,7 @@ export { startToxiproxyServer, DEFAULT_API, type ToxiproxyServer, type Toxiproxy
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
 
-export { PRESETS, PRESET_NAMES, type Preset } from './link/presets.js';
+export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
 export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
 export { PreciseScheduler, ManualScheduler, type Scheduler } from './link/scheduler.js';
@@ -44,7 +44,7 @@ export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.
 export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';
 
 export { StatsRegistry } from './stats/registry.js';
-export { LatencyHistogram } from './stats/histogram.js';
+export { LatencyHistogram } from './numbers/histogram.js';
 export { renderPrometheus } from './stats/prometheus.js';
 export type {
   Counters,
@@ -59,9 +59,8 @@ export type {
 
 export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
-export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './workload/types.js';
+export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
-export { runOverhead, type OverheadReport } from './calibrate/overhead.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
 

@@ -2,6 +2,9 @@ import type { Command } from 'commander';
 import { parseNonNegativeInt } from '../units.js';
 import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/server.js';
 
+/** Where the API token may come from instead of argv, as the control endpoint's REDIS_RTT_CONTROL_TOKEN. */
+export const API_TOKEN_ENV = 'REDIS_RTT_API_TOKEN';
+
 interface ServerFlags {
   api: string;
   apiToken?: string;
@@ -19,7 +22,7 @@ export function registerServer(program: Command): void {
         'failover). Prints one JSON line {"event":"listening","api":...} on stdout; logs go to stderr.',
     )
     .option('--api <addr>', 'where the HTTP API listens', DEFAULT_API)
-    .option('--api-token <token>', 'require "Authorization: Bearer <token>" (toxiproxy clients cannot send one)')
+    .option('--api-token <token>', `require "Authorization: Bearer <token>" (or set ${API_TOKEN_ENV}, which ps does not show); toxiproxy's clients cannot send one`)
     .option('--allow-host <name>', 'also answer to this Host (name or name:port), e.g. toxiproxy:8474 from a container; repeatable', collect, [])
     .option('--config <file>', "create these proxies at start (toxiproxy's populate JSON: an array of proxies)")
     .option('--seed <n>', 'seed for toxicity rolls and jitter, to repeat a run')
@@ -35,7 +38,8 @@ export function registerServer(program: Command): void {
     .action(async (flags: ServerFlags) => {
       const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
       const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
-      const server = await startToxiproxyServer({ api: flags.api, apiToken: flags.apiToken, allowHosts: flags.allowHost, config, seed });
+      const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
+      const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, seed });
       process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {

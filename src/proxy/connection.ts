@@ -32,8 +32,8 @@ export interface ConnectionOptions {
 /**
  * One client connection and its own upstream connection, joined by one chain of stages per
  * direction (docs/architecture.md): the link (delay line and bandwidth cap) first, then any byte
- * stages, and frame stages ahead of both when the proxy has any. The tap only looks. FIN and RST travel through the delay line behind
- * the data, as they would on a network. Reading from a side pauses when what is held for the other
+ * stages, and frame stages ahead of both when the proxy has any. The tap only looks. FIN and RST
+ * travel through the chain behind the data, as they would on a network. Reading from a side pauses when what is held for the other
  * side passes the high-water mark, so a slow reader pushes back on Redis's output buffer instead of
  * growing the proxy.
  */

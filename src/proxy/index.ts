@@ -3,8 +3,9 @@ import { LinkState } from '../link/link-state.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
-import { LatencyHistogram } from '../stats/histogram.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
 import { ControlServer } from './control.js';
+import { bindPolicy } from './http-guard.js';
 import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
@@ -48,12 +49,21 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const access = { token: options.controlToken, allowHosts: options.allowHosts };
+  const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
+  const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
   // Validate the requested link now (a ConfigError before anything listens), apply it after the
   // hop measurement: the link starts with no delay so auto compensation can measure through it.
   applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
   const link = new LinkState({}, { seed: options.seed, compensationUs: checkCompensation(options.compensationUs) });
   let calibrating = options.compensationUs === undefined;
-  const registry = options.tap === false ? undefined : createRegistry();
+  const registry =
+    options.tap === false
+      ? undefined
+      : createRegistry({
+          maxPendingPerConnection: positiveInt(options.maxPendingPerConnection, '--max-pending'),
+          maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
+        });
   const lateness = new LatencyHistogram();
   const scheduler = options.scheduler ?? new PreciseScheduler();
   const toxics = new ToxicSet({ scheduler, uniform: seededUniform(link.seed ^ 0x5bd1e995) });
@@ -72,6 +82,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     keyHash: options.keyHash,
     log,
     onLateness: (ns) => lateness.record(ns / 1000),
+    idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
+    maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
   });
   // Names and shapes checked now (a ConfigError before anything listens); the stages go on after
   // the hop measurement, which must see the bare link.
@@ -118,13 +130,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
 
   let control: ControlServer | undefined;
   if (options.control !== undefined) {
-    const at = parseEndpoint(options.control, '--control');
-    if (at.kind === 'tcp' && !isLoopback(at.host)) {
-      log(`warning: control endpoint on ${at.host} is reachable from other machines${options.controlToken ? '' : ' and has no --control-token'}`);
-    }
+    const at = controlAt!;
+    if (controlWarning) log(`warning: ${controlWarning}`);
     control = new ControlServer(
       { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats(), [toxicFamily(toxics.counts())]), toxics },
-      options.controlToken,
+      access,
     );
     try {
       await control.listen(at);
@@ -184,6 +194,18 @@ async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (l
     us = MAX_AUTO_COMPENSATION_US;
   }
   return { up: us, down: us };
+}
+
+function nonNegativeInt(n: number | undefined, flag: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(flag, n, 'a whole number, 0 for off');
+  return n;
+}
+
+function positiveInt(n: number | undefined, flag: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(flag, n, 'a whole number of at least 1');
+  return n;
 }
 
 function checkCompensation(c: Compensation | undefined): Compensation | undefined {

@@ -16,14 +16,14 @@ import type { EndKind } from '../link/delay-line.js';
 import type { Scheduler } from '../link/scheduler.js';
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
-import { ReplyFramer } from '../resp/reply-framer.js';
-import type { ReplyFrame } from '../resp/types.js';
 import { commandKind, helloProtocol } from '../tap/command-kind.js';
 import { RequestModes } from '../tap/request-modes.js';
+import { ByteWindow } from './byte-window.js';
 import { buildRequestInfo } from './request-info.js';
-import { ReplyMatcher, SlotKind, newSlot, type Slot } from './reply-slots.js';
+import { SlotKind, newSlot, type Slot } from './reply-slots.js';
+import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, FrameStage, ReplyAction, RequestAction, RequestInfo } from './types.js';
+import type { ByteSink, ConnectionContext, FrameStage, RequestAction, RequestInfo } from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;
@@ -46,21 +46,12 @@ interface PendingRequest {
   hello: number;
 }
 
-interface RedisItem {
-  bytes: Buffer | null;
-  frame: Buffer;
-  slot: Slot | undefined;
-}
-
 export class FrameChain {
   readonly stages: NamedFrameStage[] = [];
   private passThrough = false;
   // Up.
   private readonly requestFramer: RequestFramer;
-  private upCarry: Buffer | null = null;
-  private upCarryStart = 0;
-  private upBuf: Buffer = Buffer.alloc(0);
-  private upBufStart = 0;
+  private readonly upBytes = new ByteWindow();
   private upFramedEnd = 0;
   private readonly requests: PendingRequest[] = [];
   private upHeld = 0;
@@ -71,32 +62,20 @@ export class FrameChain {
   private outOffset = 0;
   private readonly outEnds: number[] = [];
   private readonly clientEnds: number[] = [];
-  // Down.
-  private readonly replyFramer: ReplyFramer;
-  private downBuf: Buffer = Buffer.alloc(0);
-  private downBufStart = 0;
-  private downCarry: Buffer | null = null;
-  private downFramedEnd = 0;
-  private readonly matcher = new ReplyMatcher();
-  private readonly incoming: RedisItem[] = [];
-  private downWaiting = false;
-  private readonly ready: RedisItem[] = [];
-  private readonly slots: Slot[] = [];
-  private downHeld = 0;
-  private downEnded: EndKind | undefined;
+  readonly replies: ReplySequencer;
   private destroyed = false;
   private readonly timers = new Set<ReturnType<Scheduler['schedule']>>();
 
   constructor(private readonly o: FrameChainOptions) {
     this.requestFramer = new RequestFramer({
       frame: (f) => {
-        const bytes = this.upBuf.subarray(f.start - this.upBufStart, f.end - this.upBufStart);
-        const wire = this.upBuf.subarray(this.upFramedEnd - this.upBufStart, f.end - this.upBufStart);
+        const wire = this.upBytes.slice(this.upFramedEnd, f.end);
+        const bytes = wire.subarray(f.start - this.upFramedEnd);
         this.upFramedEnd = f.end;
         const tapName = requestCommandName(f);
         this.requests.push({
-          info: buildRequestInfo(-1, Buffer.from(bytes), f.inline, tapName, false),
-          wire: Buffer.from(wire),
+          info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
+          wire,
           clientEnd: f.end,
           kind: commandKind(tapName, f),
           hello: helloProtocol(f),
@@ -105,10 +84,7 @@ export class FrameChain {
       },
       desync: () => this.fallBack(),
     });
-    this.replyFramer = new ReplyFramer({
-      frame: (f) => this.replyFrame(f),
-      desync: () => this.fallBack(),
-    });
+    this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack() });
   }
 
   add(name: string, stage: FrameStage, index: number): void {
@@ -131,7 +107,7 @@ export class FrameChain {
     return this.upHeld;
   }
   get downHeldBytes(): number {
-    return this.downHeld;
+    return this.replies.heldBytes;
   }
 
   /** The client stream offset the tap knows, for an offset of the stream written to Redis. */
@@ -149,19 +125,30 @@ export class FrameChain {
 
   push(chunk: Buffer, nowNs: number): void {
     if (this.passThrough) return this.forwardRaw(chunk, nowNs);
-    this.upBuf = this.upCarry ? Buffer.concat([this.upCarry, chunk]) : chunk;
-    this.upBufStart = this.upCarry ? this.upCarryStart : this.requestFramer.offset;
+    this.upBytes.push(chunk);
     this.requestFramer.push(chunk);
     if (this.passThrough) return;
-    const rest = this.upBuf.subarray(this.upFramedEnd - this.upBufStart);
-    this.upCarry = rest.length > 0 ? Buffer.from(rest) : null;
-    this.upCarryStart = this.upFramedEnd;
+    this.upBytes.dropBefore(this.upFramedEnd);
     this.runRequests();
   }
 
   end(kind: EndKind, nowNs: number): void {
+    if (this.upEnded !== undefined) return;
     this.upEnded = kind;
-    if (!this.upWaiting && this.requests.length === 0) this.o.up.end(kind, nowNs);
+    if (kind === 'reset') {
+      // A reset does not wait for held requests: they are lost, as on a network.
+      this.requests.length = 0;
+      this.upHeld = 0;
+      this.upWaiting = false;
+    }
+    this.maybeEndUp(nowNs);
+  }
+
+  private upEndSent = false;
+  private maybeEndUp(nowNs: number): void {
+    if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.length > 0) return;
+    this.upEndSent = true;
+    this.o.up.end(this.upEnded, nowNs);
   }
 
   private runRequests(): void {
@@ -184,6 +171,7 @@ export class FrameChain {
       this.decide(r, decided, out);
     }
     this.flushUp(out);
+    this.maybeEndUp(this.o.conn.nowNs());
   }
 
   private decide(r: PendingRequest, a: RequestAction, out: Buffer[]): void {
@@ -202,10 +190,17 @@ export class FrameChain {
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
       slot.local = a.reply;
       this.addSlot(slot);
-      const t = this.o.scheduler.schedule(this.o.conn.nowNs() + this.o.upDelayNs(), () => {
+      const nowNs = this.o.conn.nowNs();
+      const dueNs = nowNs + this.o.upDelayNs();
+      if (dueNs <= nowNs) {
+        slot.ready = true;
+        this.replies.flush();
+        return;
+      }
+      const t = this.o.scheduler.schedule(dueNs, () => {
         this.timers.delete(t);
         slot.ready = true;
-        this.flushDown();
+        this.replies.flush();
       });
       this.timers.add(t);
     } else {
@@ -218,7 +213,6 @@ export class FrameChain {
     const chunk = out.length === 1 ? out[0]! : Buffer.concat(out);
     out.length = 0;
     this.o.up.push(chunk, this.o.conn.nowNs());
-    if (this.upEnded !== undefined && this.requests.length === 0 && !this.upWaiting) this.o.up.end(this.upEnded, this.o.conn.nowNs());
   }
 
   private forwardRaw(chunk: Buffer, nowNs: number): void {
@@ -229,111 +223,7 @@ export class FrameChain {
   }
 
   private addSlot(slot: Slot): void {
-    this.slots.push(slot);
-    this.matcher.add(slot);
-  }
-
-  // ---- down ----
-
-  pushReply(chunk: Buffer, nowNs: number): void {
-    if (this.passThrough) {
-      this.o.down.push(chunk, nowNs);
-      return;
-    }
-    this.downBuf = this.downCarry ? Buffer.concat([this.downCarry, chunk]) : chunk;
-    this.downBufStart = this.downCarry ? this.downFramedEnd : this.replyFramer.offset;
-    this.replyFramer.push(chunk);
-    if (this.passThrough) return;
-    const rest = this.downBuf.subarray(this.downFramedEnd - this.downBufStart);
-    this.downCarry = rest.length > 0 ? Buffer.from(rest) : null;
-    this.runReplies();
-  }
-
-  endReply(kind: EndKind, nowNs: number): void {
-    this.downEnded = kind;
-    this.flushDown();
-    // Whatever is still held (a drop, a hold) can never be answered now.
-    this.o.down.end(kind, nowNs);
-  }
-
-  private replyFrame(f: ReplyFrame): void {
-    const frame = Buffer.from(this.downBuf.subarray(f.start - this.downBufStart, f.end - this.downBufStart));
-    const wire = this.downBuf.subarray(this.downFramedEnd - this.downBufStart, f.end - this.downBufStart);
-    this.downFramedEnd = f.end;
-    this.downHeld += wire.length;
-    this.incoming.push({ bytes: Buffer.from(wire), frame, slot: this.matcher.match(f) });
-  }
-
-  private runReplies(): void {
-    while (!this.downWaiting && this.incoming.length > 0 && !this.passThrough) {
-      const item = this.incoming[0]!;
-      const info = { request: item.slot?.info, bytes: item.frame, isPush: item.slot === undefined };
-      const final = (a: ReplyAction): ReplyAction =>
-        a.kind === 'drop' ? a : info.bytes !== item.frame ? { kind: 'replace', reply: info.bytes } : { kind: 'pass' };
-      const decided = runStages<ReplyAction>(
-        this.stages,
-        (s) => s.onReply?.(info),
-        (a) => a.kind !== 'drop',
-        (a) => {
-          this.downWaiting = false;
-          this.applyReply(item, final(a));
-          this.runReplies();
-        },
-        (a) => {
-          if (a.kind === 'replace') info.bytes = a.reply;
-        },
-      );
-      if (decided === undefined) {
-        this.downWaiting = true;
-        break;
-      }
-      this.applyReply(item, final(decided));
-    }
-    this.flushDown();
-  }
-
-  private applyReply(item: RedisItem, a: ReplyAction): void {
-    if (this.incoming[0] !== item) return;
-    this.incoming.shift();
-    this.downHeld -= item.bytes!.length;
-    if (a.kind === 'drop') item.bytes = null;
-    else if (a.kind === 'replace') item.bytes = a.reply;
-    if (item.bytes) this.downHeld += item.bytes.length;
-    this.ready.push(item);
-    this.flushDown();
-  }
-
-  /** Hands on, in request order, every reply whose turn has come. */
-  private flushDown(): void {
-    if (this.destroyed) return;
-    const now = this.o.conn.nowNs();
-    for (;;) {
-      const head = this.slots[0];
-      const next = this.ready[0];
-      if (head === undefined || (next !== undefined && (next.slot === undefined || next.slot === head))) {
-        if (next === undefined) return;
-        if (head === undefined && next.slot !== undefined) return;
-        this.ready.shift();
-        if (next.slot) next.slot.emitted++;
-        if (next.bytes) {
-          this.downHeld -= next.bytes.length;
-          this.o.down.push(next.bytes, now);
-        }
-        continue;
-      }
-      if (head.kind === SlotKind.Local) {
-        if (!head.ready) return;
-        this.slots.shift();
-        this.o.down.push(head.local!, now);
-        continue;
-      }
-      if (head.kind === SlotKind.Dropped) return;
-      if (head.complete && head.emitted === head.matched) {
-        this.slots.shift();
-        continue;
-      }
-      return;
-    }
+    this.replies.addSlot(slot);
   }
 
   private fallBack(): void {
@@ -343,29 +233,30 @@ export class FrameChain {
     const now = this.o.conn.nowNs();
     // Up: everything not yet decided, then the rest of the stream, unchanged.
     const up: Buffer[] = this.requests.map((r) => r.wire);
-    const rest = this.upBuf.subarray(Math.max(0, this.upFramedEnd - this.upBufStart));
-    up.push(rest);
+    up.push(this.upBytes.takeFrom(this.upFramedEnd));
     this.requests.length = 0;
     this.upHeld = 0;
     const chunk = Buffer.concat(up);
     if (chunk.length > 0) this.forwardRaw(chunk, now);
     // Down: what is held, in order, then the rest unchanged.
-    for (const s of this.slots) if (s.kind === SlotKind.Local) s.ready = true;
-    const down: Buffer[] = [];
-    for (const s of this.slots) if (s.local) down.push(s.local);
-    for (const r of this.ready) if (r.bytes) down.push(r.bytes);
-    for (const r of this.incoming) if (r.bytes) down.push(r.bytes);
-    down.push(this.downBuf.subarray(Math.max(0, this.downFramedEnd - this.downBufStart)));
-    this.slots.length = this.ready.length = this.incoming.length = 0;
-    this.downHeld = 0;
-    const d = Buffer.concat(down);
+    const d = this.replies.passOn();
     if (d.length > 0) this.o.down.push(d, now);
-    if (this.upEnded) this.o.up.end(this.upEnded, now);
-    void this.downEnded;
+    this.maybeEndUp(now);
+    this.replies.flush();
+  }
+
+  /** Redis's bytes, toward the client through the reply side. */
+  pushReply(chunk: Buffer, nowNs: number): void {
+    this.replies.push(chunk, nowNs);
+  }
+
+  endReply(kind: EndKind, nowNs: number): void {
+    this.replies.end(kind, nowNs);
   }
 
   destroy(): void {
     this.destroyed = true;
+    this.replies.destroyed = true;
     for (const t of this.timers) this.o.scheduler.cancel(t);
     this.timers.clear();
     for (const s of this.stages) s.stage.destroy?.();
@@ -373,4 +264,3 @@ export class FrameChain {
 }
 
 const isForward = (a: RequestAction): boolean => a.kind === 'forward';
-const isPass = (a: ReplyAction): boolean => a.kind === 'pass';

@@ -3,10 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { ConfigError, NetworkError } from '../errors.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
 import { PreciseScheduler } from '../link/scheduler.js';
-import { formatEndpoint, isLoopback, parseEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
 import { ApiError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
-import { ApiGuard } from './guard.js';
+import { bindPolicy, HttpGuard } from '../proxy/http-guard.js';
 import { sendError } from './http-io.js';
 import { route } from './routes.js';
 
@@ -41,9 +41,11 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
   const at = parseEndpoint(o.api ?? DEFAULT_API, '--api');
   if (at.kind !== 'tcp') throw new ConfigError('--api', o.api, 'host:port (toxiproxy clients speak HTTP over TCP)');
   const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));
+  // Refuses a wildcard bind with neither --allow-host nor a token; a warning for any non-loopback bind.
+  const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api');
   const scheduler = new PreciseScheduler();
   const proxies = new ProxyCollection({ scheduler, uniform: seededUniform(o.seed ?? randomSeed()) }, log);
-  let guard: ApiGuard | undefined;
+  let guard: HttpGuard | undefined;
   const server = http.createServer((req, res) => {
     const decision = guard!.check({ host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization });
     if (!decision.allow) {
@@ -61,9 +63,9 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
     server.listen({ host: at.host, port: at.port }, () => resolve());
   });
   const a = server.address() as { address: string; port: number };
-  guard = new ApiGuard({ host: at.host, port: a.port }, o.allowHosts ?? [], o.apiToken);
+  guard = new HttpGuard({ bound: { kind: 'tcp', host: at.host, port: a.port }, allowHosts: o.allowHosts, token: o.apiToken });
   const api = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
-  if (!isLoopback(at.host)) log(`warning: API on ${api} is reachable from other machines${o.apiToken ? '' : ' and has no --api-token'}`);
+  if (bindWarning) log(`warning: ${bindWarning.replace('control endpoint', 'API')}`);
   const close = async (): Promise<void> => {
     server.closeAllConnections();
     await new Promise<void>((r) => server.close(() => r()));
