@@ -107,7 +107,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     compensationUs,
     highWaterBytes,
     connectTimeoutMs,
-    toxics,
+    // Only when some are given: `toxics` frames every connection, which costs the fast path.
+    toxics: toxics.length > 0 ? toxics : undefined,
     idleTimeoutMs,
     maxConnections,
     maxPendingPerConnection,
