@@ -1,6 +1,8 @@
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { Scheduler } from '../link/scheduler.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
+import type { ToxicSpec } from '../toxics/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ClusterProxyOptions } from '../cluster/options.js';
 
@@ -72,9 +74,25 @@ export interface ProxyOptions extends ClusterProxyOptions {
    * after the link in their direction, frame stages on the framed path. @default none
    */
   stages?: readonly StageFactory[];
+  /**
+   * toxiproxy toxics and Redis-aware ones, as toxiproxy's API takes them
+   * (`{ type, name?, stream?, toxicity?, attributes }`), after `stages`. When given (even `[]`)
+   * every connection is framed, so Redis-aware toxics added later with addToxic() reach all of
+   * them; without it they reach connections accepted after the first frame stage. @default none
+   */
+  toxics?: readonly unknown[];
+  /** The scheduler delays and toxics run on (a ManualScheduler in tests; one shared by a server's proxies). @default a PreciseScheduler */
+  scheduler?: Scheduler;
 }
 
 export interface RedisRttProxy extends StageHost {
+  /** Adds a toxic (toxiproxy's JSON); ConfigError naming the field when invalid or the name is taken. */
+  addToxic(toxic: unknown): ToxicSpec;
+  /** Merges attributes (and toxicity) into a toxic; undefined when there is none of that name. */
+  updateToxic(name: string, change: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined;
+  /** False when there is no toxic of that name. */
+  removeToxic(name: string): boolean;
+  toxics(): ToxicSpec[];
   /** "127.0.0.1:40123" or the unix socket path. */
   readonly address: string;
   readonly host?: string;

@@ -22,6 +22,8 @@ export interface StatsSnapshot {
   commands: Record<string, CommandStats>;
   connections: { active: number; total: number };
   link: LinkSettings;
+  /** Each toxic's applications (present when the proxy has toxics; src/toxics). */
+  toxics?: { name: string; type: string; stream: string; applications: number }[];
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
 }
