@@ -10,7 +10,7 @@ test('a user page loads in one round trip, even 1.2 ms away', async () => {
   const client = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true });
   await client.connect();
   proxy.resetStats(); // count from here: the client's own connect handshake is not under test
-  await client.pipeline().hgetall('user:1').smembers('user:1:roles').exec(); // the code under test
+  await client.pipeline().hgetall('user:1').smembers('user:1:roles').exec(); // code under test
   expect(proxy.stats().totals.roundTrips).toBe(1);
   client.disconnect();
   await proxy.close();
