@@ -12,7 +12,14 @@ const FILES = [README, ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map
 // Pages other branches are writing, linked from the README's list before they land. A missing one is
 // tolerated; once it exists its links and anchors are checked like every other page's. Empty this
 // list when they have all landed.
-const PENDING = new Set(['docs/SECURITY.md', 'docs/cli.md', 'docs/architecture.md', 'docs/toxiproxy.md', 'docs/cluster.md', 'docs/open-loop.md']);
+const PENDING = new Set([
+  'docs/SECURITY.md',
+  'docs/cli.md',
+  'docs/architecture.md',
+  'docs/toxiproxy.md',
+  'docs/cluster.md',
+  'docs/open-loop.md',
+]);
 
 const read = (file: string): string => readFileSync(file, 'utf8');
 const rel = (file: string): string => file.slice(ROOT.length + 1);
@@ -29,7 +36,7 @@ function proseLines(text: string): string[] {
   });
 }
 
-/** Markdown link targets: [text](target), skipping images' alt text rules (same syntax) and URLs. */
+/** Markdown link targets, [text](target) and ![alt](target), outside code. */
 function linkTargets(text: string): string[] {
   const targets: string[] = [];
   for (const line of proseLines(text)) {
@@ -58,13 +65,15 @@ function anchorsOf(text: string): Set<string> {
 
 describe('links in README.md and docs/*.md', () => {
   it('the anchor and link parsers read GitHub markdown as GitHub does', () => {
-    expect([...anchorsOf('## `redis-rtt calibrate`\n## The link\n## The link\n# Precision, compensation')]).toEqual([
+    const headings = '## `redis-rtt calibrate`\n## The link\n## The link\n# Precision, compensation';
+    expect([...anchorsOf(headings)]).toEqual([
       'redis-rtt-calibrate',
       'the-link',
       'the-link-1',
       'precision-compensation',
     ]);
-    expect(linkTargets('see [a](docs/a.md#x) and [b](https://x.org)\n```\n[c](nope.md)\n```\n`[d](nope.md)`')).toEqual([
+    const text = 'see [a](docs/a.md#x) and [b](https://x.org)\n```\n[c](nope.md)\n```\n`[d](nope.md)`';
+    expect(linkTargets(text)).toEqual([
       'docs/a.md#x',
       'https://x.org',
     ]);
@@ -107,9 +116,12 @@ describe('README.md', () => {
     }
   });
 
-  it("shows, as its first code block, exactly the test in test/readme-example.test.ts (import path 'redis-rtt')", () => {
+  it("shows as its first code block exactly test/readme-example.test.ts's test, importing 'redis-rtt'", () => {
     const block = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-    const testFile = read(join(ROOT, 'test/readme-example.test.ts')).replaceAll("'../src/index.js'", "'redis-rtt'");
+    const testFile = read(join(ROOT, 'test/readme-example.test.ts')).replaceAll(
+      "'../src/index.js'",
+      "'redis-rtt'",
+    );
     const from = testFile.indexOf("import { expect, test } from 'vitest';");
     const to = testFile.indexOf('\n});\n', from) + '\n});\n'.length;
     expect(from).toBeGreaterThanOrEqual(0);
