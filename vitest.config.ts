@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'lab/test/**/*.test.ts'],
     // Integration tests spawn real redis-server processes and measure wall-clock delay:
     // running files in parallel on a 2-core machine would make timing checks flaky.
     fileParallelism: false,

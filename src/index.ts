@@ -10,12 +10,26 @@
  */
 export { startProxy, DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
 export type { ProxyOptions, RedisRttProxy } from './proxy/types.js';
+export type {
+  ByteSink,
+  ByteStage,
+  ByteStageFactory,
+  ConnectionContext,
+  FrameStage,
+  FrameStageFactory,
+  ReplyAction,
+  ReplyInfo,
+  RequestAction,
+  RequestInfo,
+  StageFactory,
+  StageHost,
+} from './stage/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
 
-export { PRESETS, PRESET_NAMES, type Preset } from './link/presets.js';
+export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
 export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
 export { PreciseScheduler, ManualScheduler, type Scheduler } from './link/scheduler.js';
@@ -26,7 +40,7 @@ export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.
 export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';
 
 export { StatsRegistry } from './stats/registry.js';
-export { LatencyHistogram } from './stats/histogram.js';
+export { LatencyHistogram } from './numbers/histogram.js';
 export { renderPrometheus } from './stats/prometheus.js';
 export type {
   Counters,
@@ -41,9 +55,8 @@ export type {
 
 export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
-export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './workload/types.js';
+export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
-export { runOverhead, type OverheadReport } from './calibrate/overhead.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
 

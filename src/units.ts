@@ -37,14 +37,30 @@ const BANDWIDTH_UNIT_BPS: Record<string, number> = {
 };
 
 /** Parses "100mbit", "1gbit", "0" (unlimited) into bits per second, tc's spelling. */
+/** The fastest link a preset or flag may describe: 1 Tbit/s (a faster one is a typo). */
+export const MAX_BANDWIDTH_BPS = 1e12;
+
+/**
+ * A rate in bits per second, rounded, or a ConfigError naming `flag`: 0 means unlimited, so a
+ * positive rate that rounds to 0 would silently lift the limit and is refused.
+ */
+export function checkBandwidthBps(bps: unknown, flag: string, shown: unknown = bps): number {
+  const expect = `bits per second from 1 to ${MAX_BANDWIDTH_BPS} (1tbit), or 0 for unlimited`;
+  if (typeof bps !== 'number' || !Number.isFinite(bps) || bps < 0 || bps > MAX_BANDWIDTH_BPS) {
+    throw new ConfigError(flag, shown, expect);
+  }
+  const rounded = Math.round(bps);
+  if (bps > 0 && rounded === 0) throw new ConfigError(flag, shown, expect);
+  return rounded;
+}
+
 export function parseBandwidthBps(text: string, flag: string): number {
   const m = BANDWIDTH_RE.exec(String(text));
   if (!m) {
     throw new ConfigError(flag, text, 'a rate like 100mbit, 1gbit or 0 for unlimited (tc units: bit kbit mbit gbit; bps kbps mbps gbps are bytes/s)');
   }
   const bps = Number(m[1]) * (BANDWIDTH_UNIT_BPS[(m[2] ?? 'bit').toLowerCase()] ?? 1);
-  if (!Number.isFinite(bps)) throw new ConfigError(flag, text, 'a finite rate');
-  return Math.round(bps);
+  return checkBandwidthBps(bps, flag, text);
 }
 
 export function parseNonNegativeInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
@@ -66,18 +82,6 @@ export function parseIntList(text: string, flag: string, max = 1_000_000): numbe
   const parts = String(text).split(',').map((p) => p.trim()).filter((p) => p !== '');
   if (parts.length === 0) throw new ConfigError(flag, text, 'a comma-separated list of whole numbers, like 1,8,64,256');
   return parts.map((p) => parsePositiveInt(p, flag, max));
-}
-
-/** Formats microseconds for humans: 85000 -> "85ms", 200 -> "200us", 1200 -> "1.2ms". */
-export function formatUs(us: number): string {
-  if (us === 0) return '0';
-  if (us >= 1_000_000 && us % 1000 === 0) return `${trim(us / 1_000_000)}s`;
-  if (us >= 1000) return `${trim(us / 1000)}ms`;
-  return `${trim(us)}us`;
-}
-
-function trim(n: number): string {
-  return String(Number(n.toFixed(3)));
 }
 
 const BYTES_RE = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i;

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
-import { formatUs } from '../units.js';
+import { formatUs } from '../format.js';
 import { runCalibrate } from './run.js';
 
 /**
@@ -8,7 +8,11 @@ import { runCalibrate } from './run.js';
  * the real upstream (PINGs from a separate process, with and without a proxy) and return what to
  * take off. Undefined (hop only) when the link has no delay to take anything off.
  */
-export async function calibrateAtStart(upstream: string, link: { upUs: number; downUs: number }, log: (line: string) => void): Promise<Compensation | undefined> {
+export async function calibrateAtStart(
+  upstream: string,
+  link: { upUs: number; downUs: number },
+  log: (line: string) => void,
+): Promise<Compensation | undefined> {
   const rttUs = link.upUs + link.downUs;
   if (rttUs === 0) {
     log('--compensate calibrate: the link adds no delay, so there is nothing to take off; compensating the hop only (auto)');

@@ -1,8 +1,8 @@
-import { formatUs } from '../units.js';
+import { formatUs } from '../format.js';
 import type { RedisRttProxy } from '../proxy/types.js';
-import type { CalibrateRow } from '../workload/types.js';
+import type { CalibrateRow } from '../results/types.js';
 import type { PingSession, PingTarget } from './pinger.js';
-import { quantile } from '../stats/quantile.js';
+import { quantile } from '../numbers/quantiles.js';
 import { round1, row } from './rows.js';
 
 export interface RowMeasurerOptions {

@@ -4,9 +4,9 @@
  */
 import { cpus } from 'node:os';
 import type { CompensationPoint } from '../link/compensation.js';
-import { LatencyHistogram } from '../stats/histogram.js';
-import type { CalibrateRow } from '../workload/types.js';
-import { quantile } from '../stats/quantile.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import type { CalibrateRow } from '../results/types.js';
+import { quantile } from '../numbers/quantiles.js';
 
 /**
  * Half of each RTT's measured excess, per one-way delay: what the proxy must take off each

@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../report/index.js';
-import { LatencyHistogram } from '../stats/histogram.js';
-import type { BenchReport, BenchResult } from '../workload/types.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import type { BenchReport, BenchResult } from '../results/types.js';
 
 export interface BenchOutputFlags {
   json?: string;

@@ -3,10 +3,10 @@ import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../link/presets.js';
 import { parseDurationUs, parseIntList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
-import { parseAddress } from '../workload/address.js';
+import { parseAddress } from '../endpoint.js';
 import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
-import { MODES, WORKLOADS, type Mode, type Workload } from '../workload/types.js';
+import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
 

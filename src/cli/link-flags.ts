@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { parseJitterDist } from '../link/link-spec.js';
-import { PRESETS, PRESET_NAMES } from '../link/presets.js';
+import { PRESETS, PRESET_NAMES, findPreset } from '../link/presets.js';
 import { JITTER_DISTS, type LinkUpdate } from '../link/types.js';
 import { ConfigError } from '../errors.js';
 import { parseBandwidthBps, parseDurationUs, parseNonNegativeInt } from '../units.js';
@@ -33,7 +33,7 @@ export interface LinkFlagValues {
 export function linkFromFlags(f: LinkFlagValues): { update: LinkUpdate & { preset?: string }; seed?: number } {
   const update: LinkUpdate & { preset?: string } = {};
   if (f.preset !== undefined) {
-    if (!PRESETS[f.preset]) throw new ConfigError('--preset', f.preset, PRESET_NAMES.join(' | '));
+    if (!findPreset(f.preset)) throw new ConfigError('--preset', f.preset, PRESET_NAMES.join(' | '));
     update.preset = f.preset;
   }
   if (f.rtt !== undefined) update.rttUs = parseDurationUs(f.rtt, '--rtt');

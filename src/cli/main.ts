@@ -7,8 +7,7 @@ import { registerBench } from './bench.js';
 import { registerDemo } from './demo.js';
 import { registerReport } from './report.js';
 import { registerAnalyze } from './analyze.js';
-import { registerBenchFramer } from './bench-framer.js';
-import { registerOverhead } from './overhead.js';
+import { registerMovedToLab } from './moved-to-lab.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;
@@ -31,15 +30,18 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerReport(program);
   registerAnalyze(program);
-  registerBenchFramer(program);
-  registerOverhead(program);
+  registerMovedToLab(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
 
 /** Runs the CLI; resolves to the process exit status. */
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  return runProgram(buildProgram(), argv);
+}
+
+/** Parses argv with a program and maps errors to exit statuses (2: bad usage); shared with the lab's entry. */
+export async function runProgram(program: Command, argv: string[]): Promise<number> {
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;

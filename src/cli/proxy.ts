@@ -4,7 +4,8 @@ import { startProxy } from '../proxy/index.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
-import { parseBytes, parseDurationUs } from '../units.js';
+import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
@@ -12,16 +13,24 @@ import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 
+/** Where the control token may come from instead of argv, so it does not show in `ps`. */
+export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
+
 interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
   listen: string;
   upstream: string;
   control?: string;
   controlToken?: string;
+  allowHost: string[];
   handshake: boolean;
   tap: boolean;
   compensate: string;
   highWater: string;
   connectTimeout: string;
+  idleTimeout: string;
+  maxConnections: string;
+  maxPending: string;
+  maxPendingTotal: string;
   statsJson?: string;
 }
 
@@ -36,12 +45,17 @@ export function registerProxy(program: Command): void {
     .requiredOption('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
     .option('--control <addr>', 'start the HTTP control endpoint here (GET /stats /metrics /connections, PUT /link, POST /reset)')
-    .option('--control-token <token>', 'require "Authorization: Bearer <token>" on control requests');
+    .option('--control-token <token>', `require "Authorization: Bearer <token>" on control requests (or set ${CONTROL_TOKEN_ENV}, which ps does not show)`)
+    .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
     .option('--compensate <auto|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
+    .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply); 0 = never', '0')
+    .option('--max-connections <n>', 'close new clients at once while this many are connected; 0 = no limit', '0')
+    .option('--max-pending <n>', 'unfinished requests one connection\'s tap holds before it stops timing that connection (bytes untouched)', String(DEFAULT_MAX_PENDING_PER_CONNECTION))
+    .option('--max-pending-total <n>', 'unfinished requests all taps hold together before the next connection to ask stops being timed', String(DEFAULT_MAX_PENDING_TOTAL))
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit');
   addRecordFlags(cmd)
@@ -67,6 +81,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   let compensationUs = calibrate ? undefined : parseCompensateFlag(flags.compensate);
   const highWaterBytes = parseBytes(flags.highWater, '--high-water');
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
+  const idleTimeoutMs = Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000);
+  const maxConnections = parseNonNegativeInt(flags.maxConnections, '--max-connections');
+  const maxPendingPerConnection = parsePositiveInt(flags.maxPending, '--max-pending');
+  const maxPendingTotal = parsePositiveInt(flags.maxPendingTotal, '--max-pending-total');
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
@@ -76,7 +94,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     upstream: flags.upstream,
     listen: flags.listen,
     control: flags.control,
-    controlToken: flags.controlToken,
+    controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
+    allowHosts: flags.allowHost,
     link: update,
     seed,
     handshake: flags.handshake,
@@ -84,6 +103,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     compensationUs,
     highWaterBytes,
     connectTimeoutMs,
+    idleTimeoutMs,
+    maxConnections,
+    maxPendingPerConnection,
+    maxPendingTotal,
     log,
     onEvent: record?.onEvent,
     keyHash: record?.keyHash,

@@ -9,7 +9,7 @@ import {
   renderMarkdown,
   renderTable,
 } from '../report/index.js';
-import type { BenchReport, CalibrateReport } from '../workload/types.js';
+import type { BenchReport, CalibrateReport } from '../results/types.js';
 
 const FORMATS = ['table', 'csv', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];

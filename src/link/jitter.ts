@@ -39,7 +39,9 @@ export function normalQuantile(p: number): number {
   }
   const q = p - 0.5;
   const r = q * q;
-  return ((((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q) / (((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1);
+  const num = (((((a[0]! * r + a[1]!) * r + a[2]!) * r + a[3]!) * r + a[4]!) * r + a[5]!) * q;
+  const den = ((((b[0]! * r + b[1]!) * r + b[2]!) * r + b[3]!) * r + b[4]!) * r + 1;
+  return num / den;
 }
 
 const clamp = (x: number): number => (x < -CLAMP ? -CLAMP : x > CLAMP ? CLAMP : x);

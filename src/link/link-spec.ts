@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { parseBandwidthBps, parseDurationUs } from '../units.js';
-import { PRESETS, PRESET_NAMES } from './presets.js';
+import { findPreset, PRESET_NAMES } from './presets.js';
 import { JITTER_DISTS, type JitterDist, type LinkUpdate } from './types.js';
 
 /** A link named on the command line: `direct`, a preset, or `key=value/key=value`. */
@@ -29,7 +29,7 @@ export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
   for (const part of name.split('/')) {
     const eq = part.indexOf('=');
     if (eq < 0) {
-      const preset = PRESETS[part];
+      const preset = findPreset(part);
       if (!preset) {
         throw new ConfigError(flag, part, `direct, a preset (${PRESET_NAMES.join(', ')}) or ${KEYS}`);
       }

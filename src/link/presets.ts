@@ -8,10 +8,10 @@ export interface Preset {
 }
 
 /**
- * Named links. Figures are typical published round trips; presets carry no jitter so runs are
+ * Named links, in an object without a prototype (look names up with findPreset). Figures are typical published round trips; presets carry no jitter so runs are
  * reproducible (add --jitter to taste).
  */
-export const PRESETS: Readonly<Record<string, Preset>> = {
+export const PRESETS: Readonly<Record<string, Preset>> = Object.freeze(Object.assign(Object.create(null) as Record<string, Preset>, {
   local: { rttUs: 0, source: 'no added delay: only the proxy hop, to measure the proxy itself' },
   docker: {
     rttUs: 80,
@@ -29,11 +29,20 @@ export const PRESETS: Readonly<Record<string, Preset>> = {
     rttUs: 85_000,
     source: 'between regions, e.g. Frankfurt <-> N. Virginia, 80-95 ms (seed 002)',
   },
-};
+}));
 
 export const PRESET_NAMES = Object.keys(PRESETS);
 
+/**
+ * The preset called `name`, or undefined. PRESETS has no prototype, and only own keys count, so
+ * `constructor`, `toString` or `__proto__` are not presets whatever the caller's object looks like.
+ */
+export function findPreset(name: unknown): Preset | undefined {
+  if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) return undefined;
+  return PRESETS[name];
+}
+
 export function presetUpdate(name: string): LinkUpdate | undefined {
-  const p = PRESETS[name];
+  const p = findPreset(name);
   return p ? { rttUs: p.rttUs } : undefined;
 }

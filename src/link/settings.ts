@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
-import { PRESETS, PRESET_NAMES } from './presets.js';
+import { checkBandwidthBps } from '../units.js';
+import { findPreset, PRESET_NAMES } from './presets.js';
 import { splitRtt } from './link-spec.js';
 import { JITTER_DISTS, NO_DELAY, type LinkSettings, type LinkUpdate } from './types.js';
 
@@ -10,9 +11,12 @@ const MAX_DELAY_US = 3_600_000_000;
  * Order: preset, then rttUs, then explicit upUs/downUs, so `--rtt 1ms --up 0.3ms` means up 0.3, down 0.5.
  */
 export function applyLinkUpdate(base: LinkSettings, update: LinkUpdate & { preset?: string }): LinkSettings {
+  if (typeof update !== 'object' || update === null) throw new ConfigError('link', update, 'an object of link settings');
+  // Everything is computed into a copy; the caller stores it only if nothing threw, so a rejected
+  // update changes nothing.
   const next: LinkSettings = { ...base };
   if (update.preset !== undefined) {
-    const p = PRESETS[update.preset];
+    const p = findPreset(update.preset);
     if (!p) throw new ConfigError('preset', update.preset, PRESET_NAMES.join(' | '));
     Object.assign(next, splitRtt(p.rttUs));
   }
@@ -26,13 +30,7 @@ export function applyLinkUpdate(base: LinkSettings, update: LinkUpdate & { prese
     }
     next.jitterDist = update.jitterDist;
   }
-  if (update.bandwidthBps !== undefined) {
-    const b = update.bandwidthBps;
-    if (typeof b !== 'number' || !Number.isFinite(b) || b < 0) {
-      throw new ConfigError('bandwidthBps', b, 'bits per second, 0 for unlimited');
-    }
-    next.bandwidthBps = Math.round(b);
-  }
+  if (update.bandwidthBps !== undefined) next.bandwidthBps = checkBandwidthBps(update.bandwidthBps, 'bandwidthBps');
   return next;
 }
 

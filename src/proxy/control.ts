@@ -4,6 +4,7 @@ import { ConfigError, NetworkError } from '../errors.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { formatEndpoint, type Endpoint } from './endpoint.js';
+import { HttpGuard } from './http-guard.js';
 
 export interface ControlHandlers {
   stats(): StatsSnapshot;
@@ -24,11 +25,12 @@ const LINK_KEYS = new Set(['rttUs', 'upUs', 'downUs', 'jitterUs', 'jitterDist', 
  */
 export class ControlServer {
   private readonly server: http.Server;
+  private guard: HttpGuard | undefined;
   address = '';
 
   constructor(
     private readonly handlers: ControlHandlers,
-    private readonly token: string | undefined,
+    private readonly access: { token?: string; allowHosts?: readonly string[] } = {},
   ) {
     this.server = http.createServer((req, res) => {
       this.handle(req, res).catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
@@ -63,6 +65,12 @@ export class ControlServer {
     });
     const a = this.server.address();
     this.address = a && typeof a === 'object' ? formatEndpoint({ kind: 'tcp', host: a.address, port: a.port }) : String(a);
+    // The guard needs the port actually bound (port 0 picks one).
+    this.guard = new HttpGuard({
+      bound: a && typeof a === 'object' ? { kind: 'tcp', host: at.kind === 'tcp' ? at.host : a.address, port: a.port } : { kind: 'unix' },
+      allowHosts: this.access.allowHosts,
+      token: this.access.token,
+    });
   }
 
   async close(): Promise<void> {
@@ -71,9 +79,10 @@ export class ControlServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (this.token !== undefined && req.headers.authorization !== `Bearer ${this.token}`) {
+    const decision = this.guard?.check(req.headers) ?? { allow: false, status: 403, reason: 'not listening' };
+    if (!decision.allow) {
       req.resume();
-      return sendJson(res, 401, { error: 'missing or wrong token: send "Authorization: Bearer <control token>"' });
+      return sendJson(res, decision.status, { error: decision.reason });
     }
     const path = (req.url ?? '/').split('?')[0];
     const route = `${req.method} ${path}`;

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { realClock } from '../clock.js';
+import { median } from '../numbers/quantiles.js';
 import { PreciseScheduler } from '../link/scheduler.js';
 
 export interface HopEstimate {
@@ -58,9 +59,4 @@ export async function measureSchedulerLatenessUs(samples = 100): Promise<number>
     );
   }
   return median(late);
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)] ?? 0;
 }

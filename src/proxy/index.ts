@@ -3,11 +3,13 @@ import { LinkState } from '../link/link-state.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
-import { LatencyHistogram } from '../stats/histogram.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
 import { ControlServer } from './control.js';
+import { bindPolicy } from './http-guard.js';
 import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
+import { StageRegistry } from './stage-registry.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
@@ -42,12 +44,21 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const access = { token: options.controlToken, allowHosts: options.allowHosts };
+  const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
+  const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
   // Validate the requested link now (a ConfigError before anything listens), apply it after the
   // hop measurement: the link starts with no delay so auto compensation can measure through it.
   applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
   const link = new LinkState({}, { seed: options.seed, compensationUs: checkCompensation(options.compensationUs) });
   let calibrating = options.compensationUs === undefined;
-  const registry = options.tap === false ? undefined : createRegistry();
+  const registry =
+    options.tap === false
+      ? undefined
+      : createRegistry({
+          maxPendingPerConnection: positiveInt(options.maxPendingPerConnection, '--max-pending'),
+          maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
+        });
   const lateness = new LatencyHistogram();
   const server = new ProxyServer({
     upstream,
@@ -62,7 +73,13 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     keyHash: options.keyHash,
     log,
     onLateness: (ns) => lateness.record(ns / 1000),
+    idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
+    maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
   });
+  // Names and shapes checked now (a ConfigError before anything listens); the stages go on after
+  // the hop measurement, which must see the bare link.
+  const dryRun = new StageRegistry(() => []);
+  for (const stage of options.stages ?? []) dryRun.addStage(stage);
   await server.listen();
   if (calibrating) {
     link.setCompensation(await autoCompensation(server, upstream, log));
@@ -70,6 +87,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     lateness.reset();
     calibrating = false;
   }
+  for (const stage of options.stages ?? []) server.stages.addStage(stage);
   try {
     link.update(options.link ?? {});
   } catch (err) {
@@ -98,14 +116,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
 
   let control: ControlServer | undefined;
   if (options.control !== undefined) {
-    const at = parseEndpoint(options.control, '--control');
-    if (at.kind === 'tcp' && !isLoopback(at.host)) {
-      log(`warning: control endpoint on ${at.host} is reachable from other machines${options.controlToken ? '' : ' and has no --control-token'}`);
-    }
-    control = new ControlServer(
-      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) },
-      options.controlToken,
-    );
+    const at = controlAt!;
+    if (controlWarning) log(`warning: ${controlWarning}`);
+    control = new ControlServer({ stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) }, access);
     try {
       await control.listen(at);
     } catch (err) {
@@ -130,6 +143,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     stats,
     resetStats,
     connections,
+    addStage: (stage, index) => server.stages.addStage(stage, index),
+    removeStage: (name) => server.stages.removeStage(name),
+    listStages: () => server.stages.listStages(),
     close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => undefined)),
   };
 }
@@ -157,6 +173,18 @@ async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (l
     us = MAX_AUTO_COMPENSATION_US;
   }
   return { up: us, down: us };
+}
+
+function nonNegativeInt(n: number | undefined, flag: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(flag, n, 'a whole number, 0 for off');
+  return n;
+}
+
+function positiveInt(n: number | undefined, flag: string): number | undefined {
+  if (n === undefined) return undefined;
+  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(flag, n, 'a whole number of at least 1');
+  return n;
 }
 
 function checkCompensation(c: Compensation | undefined): Compensation | undefined {

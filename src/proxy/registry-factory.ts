@@ -1,12 +1,12 @@
 import type { LinkSettings } from '../link/types.js';
-import { newCounters } from '../stats/counters.js';
+import { newCounters } from '../tap/counters.js';
 import { renderPrometheus } from '../stats/prometheus.js';
-import { StatsRegistry } from '../stats/registry.js';
+import { StatsRegistry, type StatsRegistryOptions } from '../stats/registry.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import type { TapRegistry } from './server.js';
 
-export function createRegistry(): TapRegistry {
-  return new StatsRegistry();
+export function createRegistry(options: StatsRegistryOptions = {}): TapRegistry {
+  return new StatsRegistry(options);
 }
 
 export function renderMetrics(s: StatsSnapshot): string {

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { realClock } from '../clock.js';
 import type { Endpoint } from './endpoint.js';
-import { quantile } from '../stats/quantile.js';
+import { quantile } from '../numbers/quantiles.js';
 
 export interface HopThrough {
   /** Lower-quartile PING round trip straight to the upstream, microseconds. */

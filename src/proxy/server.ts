@@ -7,6 +7,7 @@ import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js'
 import type { ConnectionTap } from '../tap/types.js';
 import { ProxiedConnection } from './connection.js';
 import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
+import { StageRegistry } from './stage-registry.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapRegistry {
@@ -36,6 +37,10 @@ export interface ProxyServerOptions {
   keyHash?: (key: Buffer) => string;
   log: (line: string) => void;
   onLateness?: (lateNs: number) => void;
+  /** Close a connection whose client socket saw no bytes either way for this long, unless a request awaits its reply. 0 = never. */
+  idleTimeoutMs?: number;
+  /** Refuse (close at once) clients beyond this many live connections. 0 = no limit. */
+  maxConnections?: number;
 }
 
 /** The listening side: accepts clients and gives each its own upstream connection. */
@@ -44,6 +49,8 @@ export class ProxyServer {
   private readonly live = new Set<ProxiedConnection>();
   private nextId = 1;
   private readonly scheduler: Scheduler;
+  /** The stages every connection runs (the proxy handle's StageHost). */
+  readonly stages = new StageRegistry(() => this.live);
   address = '';
   host: string | undefined;
   port: number | undefined;
@@ -53,7 +60,22 @@ export class ProxyServer {
     this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) =>
       this.accept(socket),
     );
+    if (o.maxConnections) {
+      this.server.maxConnections = o.maxConnections;
+      // Node closes the socket itself; say so, at most once a second.
+      this.server.on('drop', () => {
+        this.refused++;
+        const now = Date.now();
+        if (now - this.refusedLoggedMs < 1000) return;
+        this.refusedLoggedMs = now;
+        o.log(`--max-connections ${o.maxConnections} reached: refused a client (${this.refused} so far)`);
+      });
+    }
   }
+
+  /** Clients closed at once because --max-connections live connections existed. */
+  refused = 0;
+  private refusedLoggedMs = 0;
 
   async listen(): Promise<void> {
     const l = this.o.listen;
@@ -122,8 +144,18 @@ export class ProxyServer {
       log: this.o.log,
       onLateness: this.o.onLateness,
       onClosed: (c) => this.live.delete(c),
+      stages: this.stages,
     });
     this.live.add(conn);
+    const idleMs = this.o.idleTimeoutMs;
+    if (idleMs) {
+      socket.setTimeout(idleMs, () => {
+        // A request waiting for its reply (BLPOP, a slow script) is not idleness.
+        if (tap !== undefined && tap.info().outstanding > 0) return;
+        this.o.log(`conn ${id}: idle for ${idleMs} ms (--idle-timeout), closing`);
+        conn.destroy();
+      });
+    }
   }
 }
 

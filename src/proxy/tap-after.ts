@@ -1,4 +1,7 @@
-import type { DelayLine } from '../link/delay-line.js';
+/** Whatever takes the chunk first: the direction's chain (its link stage is a DelayLine). */
+export interface ChunkTarget {
+  push(chunk: Buffer, nowNs: number): void;
+}
 
 /**
  * Forward first, parse after. A zero-delay chunk is written out inside DelayLine.push(), and the
@@ -12,7 +15,7 @@ export class TapAfterForward {
   private heldNs = 0;
 
   constructor(
-    private readonly line: DelayLine,
+    private readonly line: ChunkTarget,
     private readonly seen: (chunk: Buffer, nowNs: number) => void,
     private readonly sent: (endOffset: number, nowNs: number) => void,
   ) {}

@@ -1,5 +1,6 @@
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { StageFactory, StageHost } from '../stage/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 
 export interface ProxyOptions {
@@ -9,8 +10,14 @@ export interface ProxyOptions {
   listen?: string;
   /** Start the HTTP control endpoint here ("127.0.0.1:0" for any free port). @default none */
   control?: string;
-  /** When set, control requests must carry `Authorization: Bearer <token>`. */
+  /** When set, control requests must carry `Authorization: Bearer <token>` (compared in constant time). */
   controlToken?: string;
+  /**
+   * Host names the control endpoint accepts besides its bound address and localhost / 127.0.0.1 /
+   * [::1] with its port: `name` (any port) or `name:port`. Bound to 0.0.0.0 or ::, this or a
+   * controlToken is required. See docs/SECURITY.md. @default []
+   */
+  allowHosts?: string[];
   /** Initial link: a preset name and/or explicit settings (explicit ones win). @default no delay */
   link?: LinkUpdate & { preset?: string };
   /** Seed for jitter, so a run can be repeated exactly. @default random */
@@ -24,6 +31,21 @@ export interface ProxyOptions {
   highWaterBytes?: number;
   /** Parse RESP on the side and count commands. Off = a plain delaying byte pipe. @default true */
   tap?: boolean;
+  /**
+   * Unfinished requests one connection's tap may hold (~335 bytes each). Past it, or past
+   * maxPendingTotal, that connection's tap stops timing (commands still counted, bytes untouched)
+   * and /stats says so (`tap.degradedConnections`, `degraded` per connection). @default 65536
+   */
+  maxPendingPerConnection?: number;
+  /** Unfinished requests all connections' taps may hold together. @default 262144 */
+  maxPendingTotal?: number;
+  /**
+   * Close a connection when its client socket has seen no bytes either way for this long and no
+   * request awaits a reply (a BLPOP waiting is not idle). 0 = never. @default 0
+   */
+  idleTimeoutMs?: number;
+  /** Close new clients at once while this many connections are live. 0 = no limit. @default 0 */
+  maxConnections?: number;
   /** Receives one event per finished command, push and connection open/close (for --record). */
   onEvent?: (event: TapEvent) => void;
   /** Collect every request argument's size (for --record). @default false */
@@ -43,9 +65,14 @@ export interface ProxyOptions {
   onLinkChange?: (link: LinkSettings) => void;
   /** Where log lines go. @default stderr */
   log?: (line: string) => void;
+  /**
+   * Stages every connection runs, in this order per chain (docs/architecture.md): byte stages
+   * after the link in their direction, frame stages on the framed path. @default none
+   */
+  stages?: readonly StageFactory[];
 }
 
-export interface RedisRttProxy {
+export interface RedisRttProxy extends StageHost {
   /** "127.0.0.1:40123" or the unix socket path. */
   readonly address: string;
   readonly host?: string;

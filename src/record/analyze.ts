@@ -14,6 +14,7 @@ import { findOpportunities, ms, type Opportunity } from './opportunities.js';
 import { buildTimelines, linkRttUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
 import { topCommands, type TopCommand } from './top-commands.js';
 import type { Trace } from './trace-reader.js';
+import { depthBucket } from '../tap/counters.js';
 import type { KeyMode, TraceLink, TraceTruncation } from './trace-format.js';
 
 export type { TopCommand } from './top-commands.js';
@@ -130,12 +131,6 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   };
   if (trace.truncation) analysis.trace.truncation = trace.truncation;
   return analysis;
-}
-
-export function depthBucket(depth: number): string {
-  if (depth <= 1) return '1';
-  const lo = 2 ** Math.floor(Math.log2(depth));
-  return `${lo}-${lo * 2 - 1}`;
 }
 
 function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {

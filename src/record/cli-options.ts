@@ -17,6 +17,7 @@ export interface RecordFlagValues {
   record?: string;
   recordMaxBytes?: string;
   recordKeys?: string;
+  recordOverwrite?: boolean;
 }
 
 export interface RecordContext {
@@ -51,7 +52,8 @@ export function addRecordFlags(cmd: Command): Command {
   return cmd
     .option('--record <file>', RECORD_FLAG_HELP.record)
     .option('--record-max-bytes <size>', RECORD_FLAG_HELP.recordMaxBytes, '256mb')
-    .option('--record-keys <mode>', RECORD_FLAG_HELP.recordKeys, 'none');
+    .option('--record-keys <mode>', RECORD_FLAG_HELP.recordKeys, 'none')
+    .option('--record-overwrite', 'replace an existing --record file (a symlink is refused all the same)');
 }
 
 /**
@@ -71,9 +73,12 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
   });
   let recorder;
   try {
-    recorder = createRecorder({ path: flags.record, maxBytes, keys, link: toTraceLink(ctx.link), log: ctx.log });
+    recorder = createRecorder({ path: flags.record, maxBytes, keys, link: toTraceLink(ctx.link), log: ctx.log, overwrite: flags.recordOverwrite === true });
   } catch (err) {
-    throw new ConfigError('--record', flags.record, `a file that can be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') throw new ConfigError('--record', flags.record, 'a path that does not exist yet (or add --record-overwrite)');
+    if (code === 'ELOOP') throw new ConfigError('--record', flags.record, 'a path that is not a symlink');
+    throw new ConfigError('--record', flags.record, `a file that can be written (${code ?? (err as Error).message})`);
   }
   const hooks: RecordHooks = {
     onEvent: (e) => recorder.onEvent(e),

@@ -10,7 +10,7 @@
  * line is written, one log line says so, and every later event is counted and dropped. The same happens
  * if the disk falls behind by more than `maxPendingBytes` or a write fails. Traffic never stops.
  */
-import { createWriteStream, openSync, type WriteStream } from 'node:fs';
+import { closeSync, constants, createWriteStream, fchmodSync, fstatSync, openSync, type WriteStream } from 'node:fs';
 import { nowUs, realClock, type Clock } from '../clock.js';
 import type { TapEvent } from '../stats/types.js';
 import { VERSION } from '../version.js';
@@ -27,8 +27,13 @@ import {
 } from './trace-format.js';
 
 export interface RecorderOptions {
-  /** Trace file; created or truncated. */
+  /**
+   * Trace file, created with mode 0600 (it describes an application's traffic). Never through a
+   * symlink, and an existing file only with `overwrite`.
+   */
   path: string;
+  /** Replace an existing file (still never through a symlink). @default false */
+  overwrite?: boolean;
   /** Bound on the header and event lines; the trailers add at most 256 bytes. @default 256 MiB */
   maxBytes?: number;
   /** 'hashed': store a keyed hash of each command's first key. @default 'none' */
@@ -106,7 +111,7 @@ class TraceRecorder implements Recorder {
     this.maxPendingBytes = o.maxPendingBytes ?? DEFAULT_RECORDER.maxPendingBytes;
     this.log = o.log ?? ((line) => process.stderr.write(`redis-rtt: ${line}\n`));
     if (this.keys === 'hashed') this.keyHash = createKeyHasher(o.hashKey);
-    const fd = openSync(o.path, 'w');
+    const fd = openTraceFile(o.path, o.overwrite === true);
     this.stream = createWriteStream('', { fd, highWaterMark: DEFAULT_RECORDER.flushBytes });
     this.stream.on('error', (err) => {
       this.writeError = err;
@@ -205,4 +210,21 @@ class TraceRecorder implements Recorder {
   private relUs(): number {
     return nowUs(this.clock) - this.t0Us;
   }
+}
+
+/**
+ * O_NOFOLLOW refuses a symlink as the last path component (ELOOP); without overwrite, O_EXCL
+ * refuses anything that exists (EEXIST), a symlink included, so `--record link.trace` can never
+ * truncate the file a link points to. An overwritten regular file gets mode 0600 too.
+ */
+function openTraceFile(path: string, overwrite: boolean): number {
+  const { O_WRONLY, O_CREAT, O_EXCL, O_TRUNC, O_NOFOLLOW } = constants;
+  const fd = openSync(path, O_WRONLY | O_CREAT | O_NOFOLLOW | (overwrite ? O_TRUNC : O_EXCL), 0o600);
+  try {
+    if (fstatSync(fd).isFile()) fchmodSync(fd, 0o600);
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  return fd;
 }

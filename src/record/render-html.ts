@@ -2,12 +2,10 @@
  * `analyze --html FILE`: one self-contained page (inline CSS, inline SVG, no scripts, no fetches) with the
  * session summary, the projected wall time per RTT as a bar chart, and the tables of the text report.
  */
-import { renderCategoryChart } from '../report/svg/category-chart.js';
-import { esc } from '../report/svg/escape.js';
-import { seriesStyle } from '../report/svg/style.js';
-import { formatUs } from '../units.js';
+import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
+import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { fmtMs, rttLabel } from './render.js';
+import { rttLabel } from './render.js';
 
 const CSS = `body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
@@ -20,7 +18,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(`<h1>redis-rtt analyze${file ? `: ${esc(file)}` : ''}</h1>`);
   parts.push(
     `<p>${t.connections} connection(s), ${t.commands} commands in <b>${t.roundTrips} round trips</b> (${t.flights} flights, max depth ${t.maxDepth}); ` +
-      `wall ${esc(fmtMs(t.wallMs))}: waiting on Redis ${esc(fmtMs(t.waitMs))} (Redis itself ${esc(fmtMs(t.serverMs))}), client think time ${esc(fmtMs(t.thinkMs))}. ` +
+      `wall ${esc(fmtMsWithUnit(t.wallMs))}: waiting on Redis ${esc(fmtMsWithUnit(t.waitMs))} (Redis itself ${esc(fmtMsWithUnit(t.serverMs))}), client think time ${esc(fmtMsWithUnit(t.thinkMs))}. ` +
       `Recorded on a link with RTT ${esc(rttLabel(a.trace.recordedRttUs))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
   );
   for (const w of a.trace.warnings) parts.push(`<p class="note warn">${esc(w)}</p>`);
@@ -40,7 +38,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(
     table(
       ['RTT', 'projected wall', 'waiting', 'round trips'],
-      rows.map((r, i) => [r.label, fmtMs(r.wallMs), fmtMs(i === 0 ? a.recorded.waitMs : a.projections[i - 1]!.waitMs), String(t.roundTrips)]),
+      rows.map((r, i) => [r.label, fmtMsWithUnit(r.wallMs), fmtMsWithUnit(i === 0 ? a.recorded.waitMs : a.projections[i - 1]!.waitMs), String(t.roundTrips)]),
     ),
   );
   parts.push(
@@ -55,7 +53,7 @@ export function renderHtml(a: Analysis, file?: string): string {
         ['#', 'conn', 'kind', 'command', 'round trips', 'saved', ...a.projections.map((p) => `saved @${rttLabel(p.rttUs)}`), 'instead'],
         a.opportunities.map((op, i) => [
           String(i + 1), String(op.conn), op.kind, op.command, String(op.count), String(op.roundTripsSaved),
-          ...op.savedMs.map((s) => fmtMs(s.savedMs)), op.instead,
+          ...op.savedMs.map((s) => fmtMsWithUnit(s.savedMs)), op.instead,
         ]),
         new Set([2, 3, 6 + a.projections.length]),
       ),
@@ -66,7 +64,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(
     table(
       ['conn', 'client', 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'],
-      a.connections.map((c) => [String(c.conn), c.client ?? '-', String(c.commands), String(c.roundTrips), String(c.flights), String(c.maxDepth), fmtMs(c.waitMs), fmtMs(c.thinkMs), fmtMs(c.serverMs), fmtMs(c.spanMs)]),
+      a.connections.map((c) => [String(c.conn), c.client ?? '-', String(c.commands), String(c.roundTrips), String(c.flights), String(c.maxDepth), fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs)]),
       new Set([1]),
     ),
   );
@@ -75,7 +73,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(
     table(
       ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'],
-      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMs(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMs(c.serverMs)]),
+      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMsWithUnit(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMsWithUnit(c.serverMs)]),
       new Set([0]),
     ),
   );

@@ -2,8 +2,8 @@
  * The analysis as a terminal report (tables) and as the JSON document `analyze --json` prints.
  * Pure: analysis in, string out.
  */
-import { renderGrid, RULE, type Align, type GridRow } from '../report/text-grid.js';
-import { formatUs } from '../units.js';
+import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
+import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
 
 export interface RenderOptions {
@@ -26,14 +26,6 @@ export function rttLabel(rttUs: number): string {
   return rttUs === 0 ? '0' : formatUs(rttUs);
 }
 
-/** Milliseconds for humans: "0.42 ms", "215.3 ms", "4.213 s", "18.49 s". */
-export function fmtMs(ms: number): string {
-  if (ms >= 10_000) return `${(ms / 1000).toFixed(2)} s`;
-  if (ms >= 1000) return `${(ms / 1000).toFixed(3)} s`;
-  if (ms >= 100) return `${ms.toFixed(1)} ms`;
-  return `${ms.toFixed(2)} ms`;
-}
-
 export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const t = a.totals;
   const out: string[] = [];
@@ -46,9 +38,9 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   );
   out.push(
     `session: ${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in ${plural(t.roundTrips, 'round trip')} ` +
-      `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMs(t.wallMs)}`,
+      `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMsWithUnit(t.wallMs)}`,
   );
-  out.push(`time: waiting on Redis ${fmtMs(t.waitMs)} (Redis itself ${fmtMs(t.serverMs)}), client think time ${fmtMs(t.thinkMs)}`);
+  out.push(`time: waiting on Redis ${fmtMsWithUnit(t.waitMs)} (Redis itself ${fmtMsWithUnit(t.serverMs)}), client think time ${fmtMsWithUnit(t.thinkMs)}`);
   for (const w of a.trace.warnings) out.push(`note: ${w}`);
 
   out.push('', 'connections');
@@ -56,10 +48,10 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const maxConns = o.maxConnections ?? 20;
   const shown = a.connections.length > maxConns ? [...a.connections].sort((x, y) => y.waitMs - x.waitMs).slice(0, maxConns) : a.connections;
   for (const c of shown) {
-    connRows.push({ cells: [String(c.conn), c.client ?? '-', n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMs(c.waitMs), fmtMs(c.thinkMs), fmtMs(c.serverMs), fmtMs(c.spanMs)] });
+    connRows.push({ cells: [String(c.conn), c.client ?? '-', n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs)] });
   }
   if (a.connections.length > 1) {
-    connRows.push(RULE, { cells: ['total', '', n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMs(t.waitMs), fmtMs(t.thinkMs), fmtMs(t.serverMs), fmtMs(t.wallMs)] });
+    connRows.push(RULE, { cells: ['total', '', n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMsWithUnit(t.waitMs), fmtMsWithUnit(t.thinkMs), fmtMsWithUnit(t.serverMs), fmtMsWithUnit(t.wallMs)] });
   }
   out.push(...grid(connRows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   if (shown.length < a.connections.length) out.push(`  ... ${a.connections.length - shown.length} more connections (the ${maxConns} that waited longest are shown; --json lists all)`);
@@ -72,9 +64,9 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
 
   out.push('', `what if the link had another RTT (same ${plural(t.roundTrips, 'round trip')}; think and server time as recorded)`);
   const projRows: GridRow[] = [{ cells: ['RTT', 'projected wall', 'waiting', 'x recorded'] }];
-  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMs(a.recorded.wallMs), fmtMs(a.recorded.waitMs), '1.00'] });
+  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsWithUnit(a.recorded.wallMs), fmtMsWithUnit(a.recorded.waitMs), '1.00'] });
   for (const p of a.projections) {
-    projRows.push({ cells: [rttLabel(p.rttUs), fmtMs(p.wallMs), fmtMs(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-'] });
+    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsWithUnit(p.wallMs), fmtMsWithUnit(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-'] });
   }
   out.push(...grid(projRows, ['left', 'right', 'right', 'right']));
 
@@ -89,7 +81,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
       oppRows.push({
         cells: [
           String(i + 1), String(op.conn), op.kind, op.command, n(op.count), n(op.roundTripsSaved),
-          ...op.savedMs.map((s) => fmtMs(s.savedMs)),
+          ...op.savedMs.map((s) => fmtMsWithUnit(s.savedMs)),
           // Fewer distinct keys than commands: the loop reads the same keys again (a cache would help too).
           `${op.instead}${op.distinctKeys !== undefined && op.distinctKeys < op.count ? ` [${plural(op.distinctKeys, 'distinct key')}]` : ''}`,
         ],
@@ -102,7 +94,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push('', 'top commands by time waited (a round trip shared equally among its commands)');
   const topRows: GridRow[] = [{ cells: ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'] }];
   for (const c of a.topCommands) {
-    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMs(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMs(c.serverMs)] });
+    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMsWithUnit(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMsWithUnit(c.serverMs)] });
   }
   out.push(...grid(topRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   return `${out.join('\n')}\n`;

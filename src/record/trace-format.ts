@@ -27,7 +27,8 @@
  * "CLIENT SETINFO", "CLIENT ?", "?" for unknown; a name that is neither a Redis command nor a module's
  * (FT.SEARCH) is written as "(other)": it could be anything a user typed); argc arguments
  * including the name; as argument sizes in bytes (absent for commands that can carry credentials: AUTH,
- * HELLO, ACL, CONFIG, MIGRATE); k key hash (only with keys "hashed"); up/down request/reply bytes; t
+ * HELLO, ACL, CONFIG, MIGRATE); k key hash (only with keys "hashed"); up/down request/reply bytes (0 for
+ * those same commands: a size would give a password's length); t
  * request's last byte reached the proxy; sent written to Redis; first reply's first byte back from Redis;
  * dlv reply's last byte written to the client (first/dlv absent: no reply); r reply type byte ("+", "-",
  * "$", "*", "%", ... or "none"); err error prefix (ERR, WRONGTYPE, ...); blk 1 for blocking commands;
@@ -113,7 +114,7 @@ export function safeName(name: string): string {
   return KNOWN.has(base) || /^[A-Z][A-Z0-9_]*\.[A-Z0-9_.]+$/.test(base) ? upper : '(other)';
 }
 
-/** Error prefixes, push kinds and client addresses: short ASCII words, else dropped. */
+/** Error prefixes (already one of Redis's codes or OTHER, see countErrorReply), push kinds and client addresses: short ASCII words, else dropped. */
 export function safeWord(word: string | undefined): string | undefined {
   return word !== undefined && SAFE_WORD.test(word) ? word : undefined;
 }
@@ -171,13 +172,15 @@ function encodeCommand(e: CommandEvent, t0Us: number, keys: KeyMode): string | u
   const sizes = e.argSizes && !credentials ? e.argSizes : undefined;
   const hash = keys === 'hashed' && e.keyHash !== undefined && !credentials && HEX.test(e.keyHash) ? e.keyHash : undefined;
   const err = safeWord(e.errorPrefix);
-  const nums = [e.conn, e.roundTrip, e.argc, e.bytesUp, e.bytesDown, t, sent, first ?? 0, dlv ?? 0];
+  const up = credentials ? 0 : e.bytesUp;
+  const down = credentials ? 0 : e.bytesDown;
+  const nums = [e.conn, e.roundTrip, e.argc, up, down, t, sent, first ?? 0, dlv ?? 0];
   if (!nums.every(Number.isFinite) || (sizes && !sizes.every(Number.isFinite))) return undefined;
   return (
     `{"type":"cmd","c":${e.conn},"rt":${e.roundTrip},"n":"${name}","argc":${e.argc}` +
     (sizes ? `,"as":[${sizes.join(',')}]` : '') +
     (hash !== undefined ? `,"k":"${hash}"` : '') +
-    `,"up":${e.bytesUp},"down":${e.bytesDown},"t":${t},"sent":${sent}` +
+    `,"up":${up},"down":${down},"t":${t},"sent":${sent}` +
     (e.unsent ? ',"unsent":1' : '') +
     (first !== undefined ? `,"first":${first}` : '') +
     (dlv !== undefined ? `,"dlv":${dlv}` : '') +

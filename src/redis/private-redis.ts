@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
 import { versionFromInfo } from './info.js';
 import { rawCommands, type RawTarget } from './raw-command.js';
+import { startWatchdog, type Watchdog } from './watchdog.js';
 
 export interface PrivateRedisOptions {
   /** TCP on 127.0.0.1 (a free port) or a unix socket in the private dir. @default 'tcp' */
@@ -18,7 +20,11 @@ export interface PrivateRedisOptions {
   readyTimeoutMs?: number;
   /** How long stop() waits for a clean exit before SIGKILL. @default 3000 */
   stopTimeoutMs?: number;
-  /** Extra config appended to the command line, e.g. ['--requirepass', 'x']. @default [] */
+  /**
+   * Extra config appended to the command line, e.g. ['--maxmemory', '10mb']. A `--requirepass X`
+   * here is moved into a config file (mode 0600, in the private dir) so the password is not on
+   * redis-server's command line for `ps` to show. @default []
+   */
   args?: string[];
 }
 
@@ -91,6 +97,7 @@ class SpawnedRedis implements PrivateRedis {
   private readonly target: RawTarget;
   private readonly password: string | undefined;
   private stopped = false;
+  private watchdog: Watchdog | undefined;
 
   constructor(
     private readonly serverPath: string,
@@ -113,9 +120,15 @@ class SpawnedRedis implements PrivateRedis {
       this.target = { path: this.socketPath };
       this.args.push('--port', '0', '--unixsocket', this.socketPath, '--unixsocketperm', '700');
     }
-    this.args.push(...extra);
-    const i = extra.lastIndexOf('--requirepass');
-    this.password = i >= 0 ? extra[i + 1] : undefined;
+    const { args, password } = takeRequirepass(extra);
+    this.password = password;
+    if (password !== undefined) {
+      // redis-server reads a config file given as its first argument; the rest of argv overrides it.
+      const conf = join(dir, 'redis.conf');
+      writeFileSync(conf, `requirepass ${quoteConfig(password)}\n`, { mode: 0o600 });
+      this.args.unshift(conf);
+    }
+    this.args.push(...args);
   }
 
   get pid(): number {
@@ -127,11 +140,14 @@ class SpawnedRedis implements PrivateRedis {
   }
 
   kill(signal: NodeJS.Signals = 'SIGKILL'): void {
+    // A dead server's pid can be reused: the watchdog must not act on it later.
+    if (signal === 'SIGKILL') this.watchdog?.disarm();
     if (this.child && isRunning(this.child)) this.child.kill(signal);
   }
 
   async restart(): Promise<void> {
     if (this.stopped) throw new RedisSpawnError('restart() after stop(): start a new private redis instead');
+    this.watchdog?.disarm();
     await this.stopProcess();
     await this.spawnUntilReady();
   }
@@ -139,6 +155,7 @@ class SpawnedRedis implements PrivateRedis {
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.watchdog?.disarm();
     await this.stopProcess();
     await rm(this.dir, { recursive: true, force: true });
   }
@@ -154,6 +171,7 @@ class SpawnedRedis implements PrivateRedis {
         return;
       }
       if (Date.now() >= deadline) {
+        this.watchdog?.disarm();
         child.kill('SIGKILL');
         await waitForExit(child, 1000);
         untrackChild(child);
@@ -161,6 +179,7 @@ class SpawnedRedis implements PrivateRedis {
       }
       await sleep(POLL_INTERVAL_MS);
     }
+    this.watchdog?.disarm();
     await waitForExit(child, 1000);
     untrackChild(child);
     const how = child.signalCode ? `was killed by ${child.signalCode}` : `exited with code ${child.exitCode}`;
@@ -185,6 +204,7 @@ class SpawnedRedis implements PrivateRedis {
       child.once('spawn', () => {
         this.child = child;
         trackChild(child, this.dir);
+        if (child.pid !== undefined) this.watchdog = startWatchdog(child.pid, this.dir);
         resolve(child);
       });
     });
@@ -233,4 +253,29 @@ class SpawnedRedis implements PrivateRedis {
     }
     untrackChild(child);
   }
+}
+
+/** Splits `--requirepass X` (the last one wins, as in redis-server) out of extra arguments. */
+function takeRequirepass(extra: readonly string[]): { args: string[]; password: string | undefined } {
+  const args: string[] = [];
+  let password: string | undefined;
+  for (let i = 0; i < extra.length; i++) {
+    if (extra[i] === '--requirepass' && i + 1 < extra.length) {
+      password = extra[++i];
+      continue;
+    }
+    args.push(extra[i]!);
+  }
+  return { args, password };
+}
+
+/** A config-file string: double-quoted, with backslash escapes for quotes, backslashes and bytes outside printable ASCII. */
+function quoteConfig(value: string): string {
+  let out = '"';
+  for (const b of Buffer.from(value, 'utf8')) {
+    if (b === 0x22 || b === 0x5c) out += `\\${String.fromCharCode(b)}`;
+    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
+    else out += `\\x${b.toString(16).padStart(2, '0')}`;
+  }
+  return `${out}"`;
 }

@@ -2,10 +2,10 @@
  * `redis-rtt calibrate` for a terminal: configured vs measured added RTT per row, then the idle
  * proxy's CPU and the verdict.
  */
-import type { CalibrateReport, CalibrateRow } from '../workload/types.js';
+import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { environmentLine } from './context.js';
-import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from './format.js';
-import { RULE, paint, renderGrid, type Align, type GridRow } from './text-grid.js';
+import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from '../format.js';
+import { RULE, paint, renderGrid, type Align, type GridRow } from '../text-grid.js';
 
 /** Columns of the calibration table, shared with the HTML page. */
 export const CALIBRATE_COLUMNS: Array<{ title: string; align: Align; cell: (r: CalibrateRow) => string }> = [

@@ -2,7 +2,7 @@
  * The sentences around the numbers: what machine ran them and how a sample was timed. Shared by
  * the terminal footer, markdown and HTML so the three say the same thing.
  */
-import type { Environment, Method } from '../workload/types.js';
+import type { Environment, Method } from '../results/types.js';
 
 export function environmentLine(env: Environment): string {
   const cpus = `${env.cpus} CPU${env.cpus === 1 ? '' : 's'}`;

@@ -2,7 +2,7 @@
  * CSV: one row per result with every scalar field, RFC 4180 (CRLF line ends, fields holding a
  * comma, quote or line break are quoted and their quotes doubled).
  */
-import type { BenchReport, CalibrateReport } from '../workload/types.js';
+import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { fieldTable, scalarText } from './fields.js';
 
 export function renderCsv(report: BenchReport | CalibrateReport): string {

@@ -2,7 +2,7 @@
  * Every scalar field of a result row, flattened (latencyUs.p50, breakdown.serverMs), as data:
  * CSV and markdown both walk this list, so adding a field to the types means adding one line here.
  */
-import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow } from '../workload/types.js';
+import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow } from '../results/types.js';
 import { groupByLink } from './order.js';
 
 export type Scalar = string | number | null | undefined;

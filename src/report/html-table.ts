@@ -1,7 +1,7 @@
 /**
  * The comparison and calibration tables as HTML, from the same models as the terminal tables.
  */
-import type { CalibrateReport } from '../workload/types.js';
+import type { CalibrateReport } from '../results/types.js';
 import { CALIBRATE_COLUMNS } from './calibrate-table.js';
 import { esc } from './svg/escape.js';
 import type { TableModel } from './table-model.js';

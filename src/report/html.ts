@@ -2,7 +2,7 @@
  * One self-contained HTML file: inline CSS and SVG, system fonts, no script, and a
  * Content-Security-Policy that forbids every fetch, so it opens offline and cannot phone home.
  */
-import type { BenchReport, CalibrateReport, Environment } from '../workload/types.js';
+import type { BenchReport, CalibrateReport, Environment } from '../results/types.js';
 import { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
 import { environmentPairs, methodLines } from './context.js';
 import { HTML_STYLE } from './html-style.js';

@@ -1,6 +1,6 @@
 /**
  * Report renderers: pure functions from a saved result (BenchReport / CalibrateReport) to text.
- * screenshot.ts is deliberately not re-exported: it needs playwright-core, a dev dependency.
+ * Screenshots (playwright-core, a dev dependency) live in lab/screenshot.ts.
  */
 export { renderTable, renderReading, type TableOptions } from './table.js';
 export { renderCsv } from './csv.js';
@@ -9,3 +9,7 @@ export { renderCalibrateTable, type CalibrateTableOptions } from './calibrate-ta
 export { renderHtml, type HtmlOptions } from './html.js';
 export { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
 export { parseReport } from './load.js';
+// The SVG building blocks record/analyze's HTML shares.
+export { renderCategoryChart } from './svg/category-chart.js';
+export { esc } from './svg/escape.js';
+export { seriesStyle } from './svg/style.js';

@@ -4,7 +4,7 @@
  * the user gave, so the CLI exits 2 with a message that points at the file.
  */
 import { ConfigError } from '../errors.js';
-import type { BenchReport, CalibrateReport } from '../workload/types.js';
+import type { BenchReport, CalibrateReport } from '../results/types.js';
 
 type Json = Record<string, unknown>;
 type Check = 'string' | 'number' | 'number|null' | 'object' | 'array' | 'string?';

@@ -3,7 +3,7 @@
  * (histograms left out: they are opaque base64, kept in the JSON and CSV), notes, environment
  * and method.
  */
-import type { BenchReport, CalibrateReport } from '../workload/types.js';
+import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { environmentLine, methodLines } from './context.js';
 import { fieldTable, scalarText } from './fields.js';
 import { renderReading } from './reading.js';

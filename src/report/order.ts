@@ -3,7 +3,7 @@
  * reading agree: links from nearest to farthest (direct before the local proxy), then modes in
  * MODES order, then batch size.
  */
-import { MODES, WORKLOADS, type BenchResult, type Mode, type Workload } from '../workload/types.js';
+import { MODES, WORKLOADS, type BenchResult, type Mode, type Workload } from '../results/types.js';
 
 export interface LinkGroup {
   link: string;

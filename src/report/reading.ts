@@ -3,8 +3,8 @@
  * and what the same change did on the nearest one. Says nothing rather than something wrong when
  * the runs needed for a comparison are missing.
  */
-import type { BenchReport, BenchResult, Mode, Workload } from '../workload/types.js';
-import { fmtDurationMs, fmtFactor, fmtUsShort } from './format.js';
+import type { BenchReport, BenchResult, Mode, Workload } from '../results/types.js';
+import { fmtDurationMs, fmtFactor, fmtUsShort } from '../format.js';
 import { groupByLink, isOk, type LinkGroup } from './order.js';
 
 interface Comparison {

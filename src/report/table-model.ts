@@ -2,7 +2,7 @@
  * The comparison table as data (columns, link blocks, rows of formatted cells, footnotes), so the
  * terminal and HTML renderers lay out exactly the same content.
  */
-import type { BenchReport, BenchResult } from '../workload/types.js';
+import type { BenchReport, BenchResult } from '../results/types.js';
 import {
   fmtBytes,
   fmtCount,
@@ -12,7 +12,7 @@ import {
   fmtUs,
   fmtUsShort,
   orDash,
-} from './format.js';
+} from '../format.js';
 import { ambiguousWorkloads, configLabel, groupByLink, isOk, type LinkGroup } from './order.js';
 
 export interface Column {

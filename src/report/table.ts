@@ -2,11 +2,11 @@
  * The terminal comparison table: one block per link (nearest first), footnotes, environment and
  * method underneath. Pure: report in, string out.
  */
-import type { BenchReport } from '../workload/types.js';
+import type { BenchReport } from '../results/types.js';
 import { environmentLine, methodLines } from './context.js';
 import { renderReading } from './reading.js';
 import { buildTableModel } from './table-model.js';
-import { RULE, oneLine, paint, renderGrid, type GridRow } from './text-grid.js';
+import { RULE, oneLine, paint, renderGrid, type GridRow } from '../text-grid.js';
 
 export { renderReading } from './reading.js';
 

@@ -3,6 +3,8 @@
  * (Node 20) reloads an imported or module-level `const` on every use inside a hot loop; that cost
  * ~20% of the request fast path. Type bytes equal RespType's (test/resp/bytes.test.ts checks).
  */
+// The same byte under two names (a sign and a RESP type byte) is deliberate.
+/* eslint-disable @typescript-eslint/no-duplicate-enum-values */
 export const enum Byte {
   CR = 0x0d,
   LF = 0x0a,
@@ -39,3 +41,4 @@ export const enum HotLimit {
   ShortText = 32, // SHORT_TEXT_MAX_BYTES
   NameMaxBytes = 32, // NAME_MAX_BYTES
 }
+/* eslint-enable @typescript-eslint/no-duplicate-enum-values */

@@ -1,18 +1,19 @@
 import { ByteTable } from './byte-table.js';
 import { HotLimit } from './bytes.js';
-import { CONTAINER_SUBCOMMANDS, KNOWN_COMMANDS } from './command-table.js';
+import { CONTAINER_SUBCOMMANDS, KNOWN_COMMANDS, KNOWN_MODULE_COMMANDS } from './command-table.js';
 
 /**
  * Command names for per-command counters. A name is the upper-case command, plus the subcommand
  * for container commands (`CLIENT TRACKING`, `CONFIG GET`). It never carries a value: at most the
  * first two arguments are read, and only as names.
  *
- * Cardinality is bounded: names come from the table of known commands, or are learned at run
- * time (module commands like `FT.SEARCH`, typos) until MAX_LEARNED_NAMES distinct ones exist in
- * the process; after that, and for anything that does not look like a name (empty, longer than 32
- * bytes, bytes outside `A-Z a-z 0-9 _ . : | -`), the name is UNKNOWN_COMMAND_NAME. An unknown
- * subcommand of a container reads `CLIENT ?`. So a stats table keyed on these names stays small
- * whatever a client sends.
+ * Cardinality is bounded and no data word becomes a name: names come from the tables of known
+ * commands and module commands (command-table.ts). Any other word reads UNKNOWN_COMMAND_NAME. A
+ * dotted word (a module command we do not list) is a candidate: the correlator calls
+ * learnProvenName() once Redis answered it without an error (an unknown command is an error), and
+ * later requests get the name, until MAX_LEARNED_NAMES distinct ones exist in the process. So
+ * `mypass.word` typed at a prompt never becomes a name. An unknown subcommand of a container reads
+ * `CLIENT ?`. A stats table keyed on these names stays small whatever a client sends.
  *
  * Lookups hash the raw bytes in place and return interned strings: no allocation per frame.
  */
@@ -32,7 +33,7 @@ interface CommandEntry {
 const commands = new ByteTable<CommandEntry>(true, 1024);
 let learnedCount = 0;
 
-for (const name of KNOWN_COMMANDS.split(/\s+/)) {
+for (const name of `${KNOWN_COMMANDS} ${KNOWN_MODULE_COMMANDS}`.split(/\s+/)) {
   if (name !== '') commands.setString(name, { name, subs: null, unknownSub: name });
 }
 for (const [name, list] of Object.entries(CONTAINER_SUBCOMMANDS)) {
@@ -61,7 +62,7 @@ export function commandNameAt(
   len1: number,
 ): string {
   if (len0 <= 0 || len0 > HotLimit.NameMaxBytes) return UNKNOWN_COMMAND_NAME;
-  const entry = commands.get(buf0, off0, len0) ?? learn(buf0, off0, len0);
+  const entry = commands.get(buf0, off0, len0);
   if (entry === undefined) return UNKNOWN_COMMAND_NAME;
   if (entry.subs === null || len1 < 0) return entry.name;
   if (len1 === 0 || len1 > HotLimit.NameMaxBytes) return entry.unknownSub;
@@ -85,20 +86,28 @@ export function learnedCommandNames(): number {
   return learnedCount;
 }
 
-function learn(buf: Uint8Array, off: number, len: number): CommandEntry | undefined {
-  if (learnedCount >= MAX_LEARNED_NAMES) return undefined;
-  // Only module commands (FT.SEARCH, JSON.GET: a dot inside) are learned. Any other unknown word
-  // may be a password typed at a prompt or a value sent by mistake: it must never become a name.
+/**
+ * The upper-cased word a request named, if it could be a module command we do not list (letters,
+ * digits and `_ . : | -`, a dot inside, at most 32 bytes); undefined otherwise. Only for requests
+ * whose name read UNKNOWN_COMMAND_NAME: the caller keeps it until the reply says whether it is one.
+ */
+export function moduleCandidate(head0: Buffer | undefined): string | undefined {
+  if (head0 === undefined || head0.length === 0 || head0.length > HotLimit.NameMaxBytes) return undefined;
   let dot = false;
-  for (let i = 0; i < len; i++) {
-    const c = buf[off + i]!;
+  for (let i = 0; i < head0.length; i++) {
+    const c = head0[i]!;
     if (NAME_BYTE[c] === 0) return undefined;
-    if (c === 0x2e && i > 0 && i < len - 1) dot = true;
+    if (c === 0x2e && i > 0 && i < head0.length - 1) dot = true;
   }
-  if (!dot) return undefined;
-  const name = Buffer.from(buf.buffer, buf.byteOffset + off, len).toString('latin1').toUpperCase();
-  const entry: CommandEntry = { name, subs: null, unknownSub: name };
-  commands.set(buf, off, len, entry);
+  return dot ? head0.toString('latin1').toUpperCase() : undefined;
+}
+
+/**
+ * Redis answered `name` (from moduleCandidate) without an error: the command exists, so later
+ * requests are counted under it. No-op past MAX_LEARNED_NAMES or when already known.
+ */
+export function learnProvenName(name: string): void {
+  if (learnedCount >= MAX_LEARNED_NAMES || commands.getString(name) !== undefined) return;
+  commands.setString(name, { name, subs: null, unknownSub: name });
   learnedCount++;
-  return entry;
 }

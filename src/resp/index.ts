@@ -6,6 +6,3 @@ export {
   commandName, commandNameAt, learnedCommandNames, MAX_LEARNED_NAMES, UNKNOWN_COMMAND_NAME,
 } from './command-name.js';
 export { DEFAULT_FRAMER_OPTIONS, DEFAULT_MAX_BULK_BYTES, INLINE_MAX_BYTES } from './limits.js';
-export {
-  runFramerBench, DEFAULT_FRAMER_BENCH_OPTIONS, type FramerBenchOptions, type FramerBenchResult,
-} from './bench.js';

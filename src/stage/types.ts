@@ -121,7 +121,10 @@ export type StageFactory = ByteStageFactory | FrameStageFactory;
 /**
  * What a proxy offers for stages (the proxy handle implements it). A stage added here runs on every
  * live connection and on every connection accepted later; removal takes it off all of them, a byte
- * stage first handing on what it holds.
+ * stage first handing on what it holds. Frame stages need a framed connection: one accepted while
+ * the proxy had at least one frame stage (register them with `startProxy({ stages })` or before
+ * clients connect); an unframed live connection cannot start framing mid-stream and skips them.
+ * Byte stages go after the link in their direction (`index` 0 = right after the link).
  */
 export interface StageHost {
   /** Names are unique per proxy; a duplicate throws ConfigError. `index` in its chain, default last. */

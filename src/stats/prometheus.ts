@@ -3,7 +3,7 @@
  * serves. Pure: snapshot in, text out. Every family has HELP and TYPE lines; label values are
  * escaped (backslash, double quote, newline) so a command name can never break the output.
  */
-import { compareDepthBuckets } from './counters.js';
+import { compareDepthBuckets } from '../tap/counters.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';

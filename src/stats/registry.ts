@@ -6,8 +6,9 @@
 import { realClock, type Clock } from '../clock.js';
 import type { LinkSettings } from '../link/types.js';
 import { Tap } from '../tap/connection-tap.js';
-import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from './command-table.js';
-import { addCounters, copyCounters, newCounters } from './counters.js';
+import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from '../tap/command-table.js';
+import { addCounters, copyCounters, newCounters } from '../tap/counters.js';
+import { PendingBudget } from '../tap/pending-budget.js';
 import type { ConnectionInfo, Counters, StatsSnapshot, TapEvent } from './types.js';
 
 export interface StatsRegistryOptions {
@@ -17,6 +18,10 @@ export interface StatsRegistryOptions {
   clock?: Clock;
   /** Wall clock for ConnectionInfo times. @default Date.now */
   wallClockMs?: () => number;
+  /** Unfinished requests one connection's tap may hold before it stops timing. @default 65536 */
+  maxPendingPerConnection?: number;
+  /** Unfinished requests all taps together may hold. @default 262144 */
+  maxPendingTotal?: number;
 }
 
 export interface OpenConnectionOptions {
@@ -42,8 +47,11 @@ export class StatsRegistry {
   private nextId = 1;
   private readonly clock: Clock;
   private readonly wallClockMs: () => number;
+  private readonly budget: PendingBudget;
+  private closedDegraded = 0;
 
   constructor(options: StatsRegistryOptions = {}) {
+    this.budget = new PendingBudget(options.maxPendingPerConnection, options.maxPendingTotal);
     this.commands = new CommandTable(options.maxCommandNames ?? DEFAULT_MAX_COMMAND_NAMES);
     this.clock = options.clock ?? realClock;
     this.wallClockMs = options.wallClockMs ?? Date.now;
@@ -61,6 +69,7 @@ export class StatsRegistry {
       argSizes: options.argSizes,
       openNs: (options.clock ?? this.clock).nowNs(),
       wallClockMs: this.wallClockMs,
+      budget: this.budget,
       onClosed: (t) => this.closed(t),
     });
     this.live.add(tap);
@@ -77,6 +86,12 @@ export class StatsRegistry {
       commands: this.commands.snapshot(),
       connections: { active: this.live.size, total: this.totalConnections },
       link: { ...link },
+      tap: {
+        pendingRequests: this.budget.used,
+        maxPendingPerConnection: this.budget.perConnection,
+        maxPendingTotal: this.budget.total,
+        degradedConnections: this.closedDegraded + [...this.live].filter((t) => t.degraded).length,
+      },
     };
   }
 
@@ -91,6 +106,7 @@ export class StatsRegistry {
    */
   reset(): void {
     this.closedTotals = newCounters();
+    this.closedDegraded = 0;
     for (const tap of this.live) tap.resetCounters();
     this.commands.reset();
     this.totalConnections = this.live.size;
@@ -99,5 +115,6 @@ export class StatsRegistry {
   private closed(tap: Tap): void {
     if (!this.live.delete(tap)) return;
     addCounters(this.closedTotals, tap.liveCounters);
+    if (tap.degraded) this.closedDegraded++;
   }
 }

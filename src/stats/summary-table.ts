@@ -2,8 +2,9 @@
  * A StatsSnapshot as a plain-text table for stderr (the proxy prints it on SIGINT/SIGTERM).
  * Pure: snapshot in, text out; no colours, fixed-width columns.
  */
-import { formatUs } from '../units.js';
-import { compareDepthBuckets } from './counters.js';
+import { formatUs } from '../format.js';
+import { renderGrid, type Align } from '../text-grid.js';
+import { compareDepthBuckets } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from './types.js';
 
 export interface SummaryTableOptions {
@@ -40,7 +41,9 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
   if (commands.length > 0) {
     lines.push('');
     const rows = commands.slice(0, top).map(([name, c]) => commandRow(name, c));
-    lines.push(...alignColumns([HEADERS, ...rows]));
+    // First column left-aligned, the others right-aligned, two spaces between.
+    const align: Align[] = HEADERS.map((_, i) => (i === 0 ? 'left' : 'right'));
+    lines.push(...renderGrid([HEADERS, ...rows].map((cells) => ({ cells })), align));
     if (commands.length > top) lines.push(`... and ${commands.length - top} more commands`);
   }
   return `${lines.join('\n')}\n`;
@@ -60,14 +63,8 @@ function commandRow(name: string, c: CommandStats): string[] {
   ];
 }
 
-/** First column left-aligned, the others right-aligned, two spaces between. */
-function alignColumns(rows: string[][]): string[] {
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) =>
-    r.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0))).join('  ').trimEnd(),
-  );
-}
 
 function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- replacing control characters is the point
   return text.replace(/[\x00-\x1f\x7f]/g, '?');
 }

@@ -12,12 +12,13 @@ import { ReplyFramer } from '../resp/reply-framer.js';
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import type { FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
-import { CommandTable } from '../stats/command-table.js';
-import { copyCounters } from '../stats/counters.js';
-import type { ConnectionInfo, Counters, TapEvent } from '../stats/types.js';
+import { CommandTable } from './command-table.js';
+import { copyCounters } from './counters.js';
+import type { ConnectionInfo, Counters, TapEvent } from './counter-types.js';
 import { HEAD_ARGS } from './blocking.js';
 import { ChunkTimes } from './chunk-times.js';
 import { Correlator } from './correlator.js';
+import type { PendingBudget } from './pending-budget.js';
 import type { ConnectionTap } from './types.js';
 
 export interface TapOptions {
@@ -37,6 +38,8 @@ export interface TapOptions {
   openNs?: number;
   /** Wall clock for openedAtMs/closedAtMs. @default Date.now */
   wallClockMs?: () => number;
+  /** Bound on unfinished requests, shared by a registry's taps. @default a private default budget */
+  budget?: PendingBudget;
   /** Called once when the tap closes (the registry folds its counters into its totals). */
   onClosed?: (tap: Tap) => void;
 }
@@ -65,6 +68,7 @@ export class Tap implements ConnectionTap {
       commands: options.commands ?? new CommandTable(),
       onEvent: options.onEvent,
       keyHash: options.keyHash,
+      budget: options.budget,
     });
     this.correlator = correlator;
     const onDesync = (): void => {
@@ -128,6 +132,7 @@ export class Tap implements ConnectionTap {
       openedAtMs: this.openedAtMs,
       outstanding: this.correlator.outstanding,
       desynced: this.correlator.desynced,
+      degraded: this.correlator.degraded,
       protocol: this.correlator.replyModes.protocol,
       mode: this.correlator.replyModes.mode,
       counters: this.counters(),
@@ -144,6 +149,11 @@ export class Tap implements ConnectionTap {
   /** The live counters, not copied: for the registry's sums only. */
   get liveCounters(): Readonly<Counters> {
     return this.correlator.counters;
+  }
+
+  /** True once the tap gave up timing at the pending-request bound (pending-budget.ts). */
+  get degraded(): boolean {
+    return this.correlator.degraded;
   }
 
   /** Requests not finished yet: the memory this connection holds for correlation. */

@@ -40,16 +40,22 @@
  *   it was written to Redis) or when the connection closes (reply 'none' if nothing came).
  * - On a framer desync the correlator freezes: no more matching, stamping or round trips; pending
  *   requests keep what they had and end with the connection. Commands are still counted.
+ * - Degraded (pending-budget.ts): a request that would take the connection or the process past the
+ *   bound on unfinished requests freezes the correlator the same way, but its pending records are
+ *   dropped at once (no events: the trace lacks this connection's commands from there on), so the
+ *   memory goes back. Commands are still counted.
  * - An empty inline line is not a command (Redis skips it without a reply).
  */
+import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/command-name.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
-import type { CommandTable } from '../stats/command-table.js';
-import { countErrorReply, newCounters } from '../stats/counters.js';
-import type { Counters, TapEvent } from '../stats/types.js';
+import type { CommandTable } from './command-table.js';
+import { countErrorReply, newCounters } from './counters.js';
+import type { Counters, TapEvent } from './counter-types.js';
 import { isBlocking, statsKey } from './blocking.js';
 import { CommandKind, commandKind, helloProtocol } from './command-kind.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
 import { EXPECT_PER_SUBSCRIPTION, RequestModes } from './request-modes.js';
+import { PendingBudget } from './pending-budget.js';
 import { RequestRing, type PendingRequest } from './request-ring.js';
 import { RoundTrips } from './round-trips.js';
 import { commandEvent, keepEventDetails } from './tap-events.js';
@@ -62,6 +68,8 @@ export interface CorrelatorOptions {
   onEvent?: (event: TapEvent) => void;
   /** Keyed hash of the first key argument, for events; argument values never leave otherwise. */
   keyHash?: (key: Buffer) => string;
+  /** Bound on unfinished requests, shared by a registry's connections. @default a private default budget */
+  budget?: PendingBudget;
 }
 
 export class Correlator {
@@ -69,9 +77,12 @@ export class Correlator {
   readonly requestModes = new RequestModes();
   readonly replyModes = new ReplyModes();
   desynced = false;
+  /** Gave up timing at the pending-request bound (see the header). */
+  degraded = false;
   private closed = false;
   private readonly trips = new RoundTrips();
-  private readonly ring = new RequestRing();
+  private ring = new RequestRing();
+  private readonly budget: PendingBudget;
   // Absolute ring indices: next request to answer, to stamp as sent, to stamp as delivered.
   private matchAt = 0;
   private sendAt = 0;
@@ -80,7 +91,9 @@ export class Correlator {
   private deliveredOffset = 0;
   private lastDeliveredNs = 0;
 
-  constructor(private readonly options: CorrelatorOptions) {}
+  constructor(private readonly options: CorrelatorOptions) {
+    this.budget = options.budget ?? new PendingBudget();
+  }
 
   /** Requests sent and not yet answered (their last reply frame not yet delivered). */
   get outstanding(): number {
@@ -103,9 +116,11 @@ export class Correlator {
     const key = blocking ? statsKey(name, true) : name;
     const entry = this.options.commands.entry(key, blocking);
     entry.count++;
-    if (this.desynced) return;
+    if (this.desynced || this.degraded) return;
+    if (this.budget.full(this.ring.size)) return this.degrade();
     const kind = modes.effectiveKind(commandKind(name, frame));
     const rec = this.ring.push();
+    this.budget.used++;
     rec.name = key;
     rec.entry = entry;
     rec.kind = kind;
@@ -116,13 +131,14 @@ export class Correlator {
     rec.blocking = blocking;
     rec.expected = modes.admit(kind, frame.argc);
     if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
+    if (name === UNKNOWN_COMMAND_NAME) rec.candidate = moduleCandidate(frame.head[0]);
     if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
     rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
   }
 
   /** A reply or push frame whose first byte arrived at `firstByteNs`. */
   reply(f: ReplyFrame, firstByteNs: number): void {
-    if (this.desynced || this.closed) return;
+    if (this.desynced || this.degraded || this.closed) return;
     const cls = classifyFrame(f, this.replyModes);
     if (cls === FrameClass.Confirmation) {
       const kind = confirmationKind(f.head);
@@ -144,7 +160,7 @@ export class Correlator {
 
   /** The up delay line wrote everything before `endOffset` to Redis at `nowNs`. */
   sent(endOffset: number, nowNs: number): void {
-    if (this.desynced || this.closed || endOffset <= this.sentOffset) return;
+    if (this.desynced || this.degraded || this.closed || endOffset <= this.sentOffset) return;
     this.sentOffset = endOffset;
     const ring = this.ring;
     while (this.sendAt < ring.tail) {
@@ -162,13 +178,22 @@ export class Correlator {
     this.deliveredOffset = endOffset;
     this.lastDeliveredNs = nowNs;
     this.trips.bytesDelivered();
-    if (this.desynced) return;
+    if (this.desynced || this.degraded) return;
     this.advanceDelivery(nowNs);
     this.finishHead();
   }
 
   desync(): void {
     this.desynced = true;
+  }
+
+  /** Stops timing this connection and gives its records back (the pending-request bound). */
+  private degrade(): void {
+    this.degraded = true;
+    this.budget.used -= this.ring.size;
+    // A fresh ring: the old one grew to the bound and would keep its records alive.
+    this.ring = new RequestRing();
+    this.matchAt = this.sendAt = this.deliverAt = 0;
   }
 
   /** Ends the connection: an open round trip is counted, every pending request gets its event. */
@@ -211,6 +236,8 @@ export class Correlator {
     if (target === null) return this.push(f, this.replyModes.monitor ? 'monitor' : 'unmatched', firstByteNs);
     this.record(target, f, firstByteNs);
     if (f.type !== RespType.Error && f.type !== RespType.BlobError) {
+      // Redis knows the command: a module we do not list.
+      if (target.candidate !== undefined) learnProvenName(target.candidate);
       if (target.kind === CommandKind.Hello && target.helloProtocol !== 0) {
         this.replyModes.protocol = target.helloProtocol === 3 ? 3 : 2;
       } else if (target.kind === CommandKind.Monitor && f.type === RespType.SimpleString) {
@@ -278,6 +305,7 @@ export class Correlator {
     if (onEvent !== undefined) onEvent(commandEvent(this.options.conn, rec));
     const ring = this.ring;
     ring.shift();
+    this.budget.used--;
     if (this.matchAt < ring.head) this.matchAt = ring.head;
     if (this.sendAt < ring.head) this.sendAt = ring.head;
     if (this.deliverAt < ring.head) this.deliverAt = ring.head;

@@ -5,7 +5,7 @@
  * pending at once than ever before on this connection; a long connection with a steady depth
  * allocates nothing per request.
  */
-import type { CommandEntry } from '../stats/command-table.js';
+import type { CommandEntry } from './command-table.js';
 
 /** -1 in a stamp or offset field: not happened yet. */
 export const NOT_YET = -1;
@@ -40,6 +40,8 @@ export class PendingRequest {
   helloProtocol = 0;
   keyHash: string | undefined = undefined;
   argSizes: number[] | undefined = undefined;
+  /** A dotted word that read as an unknown name: learned if Redis answers it (command-name.ts). */
+  candidate: string | undefined = undefined;
 
   /** Back to a blank record (only the fields a caller may not set are reset here). */
   clear(): void {
@@ -56,6 +58,7 @@ export class PendingRequest {
     this.helloProtocol = 0;
     this.keyHash = undefined;
     this.argSizes = undefined;
+    this.candidate = undefined;
   }
 }
 

@@ -3,8 +3,8 @@
  * whether it expects a reply), a request's reply reached the client, some reply bytes reached the
  * client. Counts go into the Counters passed in (they are swapped on a registry reset).
  */
-import { recordDepth } from '../stats/counters.js';
-import type { Counters } from '../stats/types.js';
+import { recordDepth } from './counters.js';
+import type { Counters } from './counter-types.js';
 
 export class RoundTrips {
   /** Requests arrived whose reply has not reached the client yet. */

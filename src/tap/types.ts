@@ -2,7 +2,7 @@
  * The tap watches one connection's two byte streams on the side. The proxy calls it at four
  * moments per chunk; the tap never touches sockets and never changes a byte.
  */
-import type { ConnectionInfo, Counters } from '../stats/types.js';
+import type { ConnectionInfo, Counters } from './counter-types.js';
 
 export interface ConnectionTap {
   /** A chunk arrived from the client at `nowNs` (before the up delay). */

@@ -1,10 +1,10 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
-import { parseAddress, type Endpoint } from './address.js';
+import { parseAddress, type Endpoint } from '../endpoint.js';
 import { connectClient, type DriverClient } from './clients.js';
 import { deriveResults } from './derive.js';
-import { describeEnvironment, describeMethod } from './environment.js';
+import { describeEnvironment, describeMethod } from '../results/environment.js';
 import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
 import { openLink, type LinkEndpoint } from './links.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
@@ -14,7 +14,7 @@ import { estimateDriverWarmupMs, warmDriver, type DriverWarmupResult } from './d
 import { deleteKeys } from './sample.js';
 import { redisVersion } from './server-stats.js';
 import { LUA_SCRIPTS } from './shapes/index.js';
-import type { BenchReport, Workload } from './types.js';
+import type { BenchReport, Workload } from '../results/types.js';
 
 export type { BenchOptions } from './options.js';
 export type { BenchProgress } from './runner.js';

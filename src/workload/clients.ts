@@ -1,6 +1,6 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import { NetworkError } from '../errors.js';
-import type { Endpoint } from './address.js';
+import { connectOptions, type Endpoint } from '../endpoint.js';
 
 export interface DriverClientOptions {
   /** ioredis auto-pipelining (the `auto` shape). @default false */
@@ -19,7 +19,7 @@ export interface DriverClientOptions {
  */
 export async function connectClient(endpoint: Endpoint, opts: DriverClientOptions = {}): Promise<DriverClient> {
   const options: RedisOptions = {
-    ...endpoint,
+    ...connectOptions(endpoint),
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
@@ -40,7 +40,7 @@ export async function connectClient(endpoint: Endpoint, opts: DriverClientOption
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    const where = 'path' in endpoint ? endpoint.path : `${endpoint.host}:${endpoint.port}`;
+    const where = endpoint.kind === 'unix' ? endpoint.path : `${endpoint.host}:${endpoint.port}`;
     throw new NetworkError(`could not connect to ${where}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
   }
   return client;

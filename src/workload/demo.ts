@@ -1,6 +1,6 @@
 import { runBench, type BenchProgress } from './bench.js';
 import type { Configuration } from './plan.js';
-import type { BenchReport, Mode } from './types.js';
+import type { BenchReport, Mode } from '../results/types.js';
 
 export const DEMO_LINKS = ['direct', 'local', 'same-az', 'cross-az', 'cross-region'];
 export const DEMO_N = 1000;

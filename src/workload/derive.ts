@@ -1,14 +1,8 @@
-import { LatencyHistogram } from '../stats/histogram.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import { median } from '../numbers/quantiles.js';
 import { waitsOf } from './plan.js';
-import { configLabel, type ConfigOutcome } from './runner.js';
-import type { BenchResult } from './types.js';
-
-export function median(values: readonly number[]): number {
-  if (values.length === 0) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
+import { runLabel, type ConfigOutcome } from './runner.js';
+import type { BenchResult } from '../results/types.js';
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const medianOrNull = (xs: (number | null)[]): number | null =>
@@ -25,7 +19,7 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
   for (const o of outcomes) {
     const c = o.config;
     if (o.samples.length === 0 && !o.error) {
-      notes.push(`not run: ${configLabel(c)}`);
+      notes.push(`not run: ${runLabel(c)}`);
       continue;
     }
     const samplesMs = o.samples.map((s) => round3(s.ms));

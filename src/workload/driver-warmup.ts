@@ -1,12 +1,12 @@
 import type { Redis } from 'ioredis';
 import { parseLinkSpec } from '../link/link-spec.js';
-import type { Endpoint } from './address.js';
+import type { Endpoint } from '../endpoint.js';
 import type { DriverClientOptions } from './clients.js';
 import type { WorkloadData } from './keys.js';
 import { openLink } from './links.js';
 import { estimateDirectSampleMs, type Configuration } from './plan.js';
 import { runSample } from './sample.js';
-import type { Workload } from './types.js';
+import type { Workload } from '../results/types.js';
 
 /** Commands per shape after which V8 had settled ioredis's code in every run measured here. */
 export const DRIVER_WARMUP_OPS = 20_000;
@@ -58,7 +58,7 @@ function shapeOf(c: Configuration): string {
  * Until V8 has settled it, the client's own code decides a short cell's time, not the link:
  * ioredis pipelines of 100 SETs straight to Redis took 0.25 ms a batch once optimised and 1.1-1.3
  * ms in the stretches between (deoptimised and re-optimised), flipping for the first ~20k commands
- * of a process, while raw RESP on the same socket took a steady 75 us (`tools/batch-noise.mjs`).
+ * of a process, while raw RESP on the same socket took a steady 75 us (`lab/tools/batch-noise.mjs`).
  * So before any sample, each distinct shape of the plan (mode, workload, batch) runs straight to
  * Redis on fresh clients, verified like a sample and never kept.
  */

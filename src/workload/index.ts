@@ -1,7 +1,7 @@
 export { runBench, type BenchOptions, type BenchProgress } from './bench.js';
 export { DEFAULT_BENCH_OPTIONS } from './options.js';
 export { runDemo, DEMO_LINKS, type DemoOptions } from './demo.js';
-export { parseAddress, formatEndpoint, type Endpoint } from './address.js';
+export { parseAddress, formatEndpoint, type Endpoint } from '../endpoint.js';
 export { SHAPES, LUA_SCRIPTS, type Shape, type ShapeContext } from './shapes/index.js';
 export { verifyReplies } from './verify.js';
-export * from './types.js';
+export * from '../results/types.js';

@@ -1,5 +1,5 @@
 import { mulberry32 } from '../link/rng.js';
-import type { Workload } from './types.js';
+import type { Workload } from '../results/types.js';
 
 /** The keys and values one workload touches, built before any timing starts. */
 export interface WorkloadData {

@@ -1,7 +1,7 @@
 import type { BenchOptions } from './options.js';
 import type { LinkSpec } from '../link/link-spec.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
-import { parseAddress, formatEndpoint, type Endpoint } from './address.js';
+import { parseAddress, formatEndpoint, type Endpoint } from '../endpoint.js';
 import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
 
 /** One link of a run: the proxy that simulates it (none for `direct`) and the clients behind it. */

@@ -2,7 +2,7 @@ import { parseCompensationTable, type CompensationPoint } from '../link/compensa
 import { ConfigError } from '../errors.js';
 import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
 import type { PlanRequest } from './plan.js';
-import { MODES, WORKLOADS, type Mode, type Workload } from './types.js';
+import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 
 export interface BenchOptions {
   /** Redis to use: "host:port" or "unix:/path". @default a private redis-server spawned for the run */

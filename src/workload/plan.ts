@@ -1,6 +1,6 @@
 import type { LinkSpec } from '../link/link-spec.js';
 import { SHAPES } from './shapes/index.js';
-import type { Mode, Workload } from './types.js';
+import type { Mode, Workload } from '../results/types.js';
 
 /** One cell of the comparison: a link, a shape and a batch size, with its own n and repetitions. */
 export interface Configuration {

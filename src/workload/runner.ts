@@ -4,7 +4,7 @@ import type { LinkEndpoint } from './links.js';
 import { estimateSampleMs, type Configuration } from './plan.js';
 import { runSample, type SampleOutcome } from './sample.js';
 import { SampleAborted } from './shapes/index.js';
-import type { Workload } from './types.js';
+import type { Workload } from '../results/types.js';
 
 export type BenchProgress =
   | { type: 'estimate'; estimateMs: number; configurations: number; samples: number }
@@ -51,7 +51,8 @@ export interface RunnerOutput {
   stopped?: 'max-seconds' | 'aborted';
 }
 
-export function configLabel(c: Configuration): string {
+/** A configuration in progress lines and notes: "local pipeline B=100 incr n=1000" (reports use report/order's configLabel). */
+export function runLabel(c: Configuration): string {
   const batch = c.mode === 'seq' ? '' : ` B=${c.batch}`;
   return `${c.link.name} ${c.mode}${batch} ${c.workload} n=${c.n}`;
 }
@@ -69,7 +70,7 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
     const outcome = outcomes[index];
     if (!outcome) continue;
     outcome.error = error;
-    input.progress?.({ type: 'failed', label: configLabel(outcome.config), error });
+    input.progress?.({ type: 'failed', label: runLabel(outcome.config), error });
   }
   const schedule = buildSchedule(configs);
   const estimates = schedule.map((s) => estimateSampleMs(configs[s.index] as Configuration));
@@ -113,7 +114,7 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
         break;
       }
       outcome.error = (err as Error).message;
-      input.progress?.({ type: 'failed', label: configLabel(c), error: outcome.error });
+      input.progress?.({ type: 'failed', label: runLabel(c), error: outcome.error });
       // If the link itself is gone, its next configurations fail on the closed client, each saying so.
       await link.renew(c.mode === 'auto' ? 'auto' : 'plain').catch(() => {});
     }
@@ -126,7 +127,7 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
       phase: step.phase,
       done: k + 1,
       total: schedule.length,
-      label: configLabel(c),
+      label: runLabel(c),
       sampleMs,
       elapsedMs,
       etaMs: Math.max(0, estimatedLeftMs * pace),

@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { VerificationError } from '../errors.js';
 import type { WorkloadData } from './keys.js';
 import type { Replies } from './shapes/index.js';
-import type { Workload } from './types.js';
+import type { Workload } from '../results/types.js';
 
 /**
  * Checks every reply of one sample, outside the timing. A dropped reply shifts every later one

@@ -8,7 +8,7 @@ import { verdict } from '../../src/calibrate/rows.js';
 import { startPingSession } from '../../src/calibrate/pinger.js';
 import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import type { CalibrateRow } from '../../src/workload/types.js';
+import type { CalibrateRow } from '../../src/results/types.js';
 import { startCliProxy, runCli } from '../hardening/helpers/cli-proxy.js';
 
 describe('the long-lived pinger', () => {

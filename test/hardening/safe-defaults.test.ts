@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startCliProxy } from './helpers/cli-proxy.js';
+import { runCli, startCliProxy } from './helpers/cli-proxy.js';
 import { controlRequest } from './helpers/http.js';
 
 const run = promisify(execFile);
@@ -24,10 +24,13 @@ describe('safe defaults: loopback unless told otherwise, and a warning when told
   });
 
   it('--listen 0.0.0.0:0 and --control 0.0.0.0:0 warn on stderr (and say when there is no token)', async () => {
-    const p = await startCliProxy(['--upstream', '127.0.0.1:1', '--listen', '0.0.0.0:0', '--control', '0.0.0.0:0']);
+    const bare = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--control', '0.0.0.0:0']);
+    expect(bare.code, bare.stderr).toBe(2);
+    expect(bare.stderr).toMatch(/--control.*--allow-host/);
+    const p = await startCliProxy(['--upstream', '127.0.0.1:1', '--listen', '0.0.0.0:0', '--control', '0.0.0.0:0', '--allow-host', 'rtt.lan']);
     try {
       expect(p.stderr()).toMatch(/warning: listening on 0\.0\.0\.0:\d+, reachable from other machines; the proxy has no authentication of its own/);
-      expect(p.stderr()).toMatch(/warning: control endpoint on 0\.0\.0\.0 is reachable from other machines and has no --control-token/);
+      expect(p.stderr()).toMatch(/warning: control endpoint on 0\.0\.0\.0 is reachable from other machines and has no control token/);
     } finally {
       await p.stop();
     }

@@ -19,7 +19,6 @@ const CHUNK = 'x'.repeat(1024);
 const RUNS = 5;
 /** What "promptly" means here: the link is 1 ms, Redis's death is seen by the kernel at once. */
 const CLOSE_BOUND_MS = 2000;
-const upstreamDeaths: number[] = [];
 
 interface RawOutcome {
   /** Complete replies received, each checked to be the next counter value. */
@@ -182,7 +181,17 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
     const p2 = await startProxy({ upstream: r2.address, link: { rttUs: 1000 }, log: (l) => lines.push(l) });
     try {
       r2.kill('SIGKILL');
-      await new Promise((r) => setTimeout(r, 100));
+      // Until the kernel refuses connections on its port, the server may still be exiting.
+      const refused = (): Promise<boolean> =>
+        new Promise((res) => {
+          const probe = net.connect({ host: '127.0.0.1', port: r2.port! });
+          probe.once('connect', () => (probe.destroy(), res(false)));
+          probe.once('error', () => res(true));
+        });
+      for (const t0 = Date.now(); !(await refused()); ) {
+        if (Date.now() - t0 > 5000) throw new Error('redis-server still accepts 5 s after SIGKILL');
+        await new Promise((r) => setTimeout(r, 5));
+      }
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
         const s = net.connect({ host: p2.host!, port: p2.port! });

@@ -48,7 +48,4 @@ export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = 'con
   }
 }
 
-export function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-}
+export { median } from '../../src/numbers/quantiles.js';

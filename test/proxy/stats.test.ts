@@ -45,7 +45,7 @@ describe('round trips counted by the proxy for a real client', () => {
   it('serves /stats, /metrics and PUT /link over HTTP', async () => {
     const base = `http://${proxy.controlAddress}`;
     const stats = (await (await fetch(`${base}/stats`)).json()) as Record<string, unknown>;
-    expect(Object.keys(stats).sort()).toEqual(['commands', 'connections', 'link', 'totals']);
+    expect(Object.keys(stats).sort()).toEqual(['commands', 'connections', 'link', 'tap', 'totals']);
     const metrics = await (await fetch(`${base}/metrics`)).text();
     expect(metrics).toMatch(/redis_rtt_round_trips_total/);
     const put = await fetch(`${base}/link`, { method: 'PUT', body: JSON.stringify({ rttUs: 1200 }) });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyzeTrace, depthBucket } from '../../src/record/analyze.js';
+import { analyzeTrace } from '../../src/record/analyze.js';
+import { depthBucket } from '../../src/tap/counters.js';
 import { projectSession } from '../../src/record/projection.js';
 import { buildTimelines } from '../../src/record/timeline.js';
 import type { CommandEvent, TapEvent } from '../../src/stats/types.js';

@@ -34,7 +34,8 @@ describe('record on local, project to 20 ms, run at 20 ms', () => {
     const loop = a.opportunities.find((o) => o.command === 'GET');
     expect(loop).toMatchObject({ kind: 'loop', count: 200, roundTripsSaved: 199, multiKey: 'MGET' });
     const live = rec.stats.totals;
-    expect(a.totals).toMatchObject({ commands: live.commands, replies: live.replies, roundTrips: live.roundTrips, flights: live.flights, maxDepth: live.maxDepth, depthHistogram: live.depthHistogram });
+    const { commands, replies, roundTrips, flights, maxDepth, depthHistogram } = live;
+    expect(a.totals).toMatchObject({ commands, replies, roundTrips, flights, maxDepth, depthHistogram });
   });
 
   it('projects the wall time at 20 ms within 10% of the measured one', async () => {

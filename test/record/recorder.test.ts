@@ -8,6 +8,7 @@ import { createKeyHasher } from '../../src/record/key-hash.js';
 import { createRecorder } from '../../src/record/recorder.js';
 import { readTrace } from '../../src/record/trace-reader.js';
 import type { CommandEvent } from '../../src/stats/types.js';
+import { waitFor } from '../proxy/helpers.js';
 import { LOCAL_LINK } from './synthetic.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-record-'));
@@ -86,9 +87,9 @@ describe('recorder', () => {
 
   it('survives a failing disk: stops recording, logs once, never throws', async () => {
     const logs: string[] = [];
-    const rec = createRecorder({ path: '/dev/full', link: LOCAL_LINK, log: (l) => logs.push(l), clock: new FakeClock() });
+    const rec = createRecorder({ path: '/dev/full', overwrite: true, link: LOCAL_LINK, log: (l) => logs.push(l), clock: new FakeClock() });
     for (let i = 0; i < 5000; i++) rec.onEvent(get(i, i * 10));
-    await new Promise((r) => setTimeout(r, 100));
+    await waitFor(() => logs.length > 0, 5000, 'the write error to be logged');
     for (let i = 0; i < 10; i++) rec.onEvent(get(i, i * 10));
     const summary = await rec.close();
     expect(summary).toMatchObject({ truncated: true, reason: 'write-error' });

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RedisSpawnError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { trackedCount } from '../../src/redis/child-registry.js';
+import { waitFor } from '../proxy/helpers.js';
 
 const started: PrivateRedis[] = [];
 async function start(opts?: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> {
@@ -87,8 +88,7 @@ describe('startPrivateRedis', () => {
     const port = r.port!;
     const firstPid = r.pid;
     r.kill();
-    await new Promise((res) => setTimeout(res, 100));
-    expect(alive(firstPid)).toBe(false);
+    await waitFor(() => !alive(firstPid), 5000, 'the killed redis-server to exit');
     await r.restart();
     expect(r.pid).not.toBe(firstPid);
     const [pong] = await rawCommands({ host: '127.0.0.1', port }, [['PING']]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { csvField } from '../../src/report/csv.js';
 import { esc } from '../../src/report/svg/escape.js';
-import type { BenchReport } from '../../src/workload/types.js';
+import type { BenchReport } from '../../src/results/types.js';
 import { benchFixture, calibrateFixture } from './helpers.js';
 
 /** The fixture with hostile text wherever a user's words can reach a report. */

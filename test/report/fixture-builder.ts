@@ -5,7 +5,7 @@
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import { mulberry32 } from '../../src/link/rng.js';
-import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow, Environment, Mode, Workload } from '../../src/workload/types.js';
+import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow, Environment, Mode, Workload } from '../../src/results/types.js';
 
 export const ENVIRONMENT: Environment = {
   node: 'v20.19.5',

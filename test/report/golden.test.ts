@@ -17,6 +17,7 @@ describe('bench report goldens', () => {
     const colored = renderTable(report, { color: true });
     expectGolden('bench-table-color.txt', colored);
     // Colour must not move a single column.
+    // eslint-disable-next-line no-control-regex -- ANSI colour escapes
     expect(colored.replace(/\x1b\[[0-9;]*m/g, '')).toBe(renderTable(report));
   });
   it('csv', () => expectGolden('bench.csv', renderCsv(report)));

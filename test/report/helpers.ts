@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import type { BenchReport, CalibrateReport } from '../../src/workload/types.js';
+import type { BenchReport, CalibrateReport } from '../../src/results/types.js';
 import { buildBenchReport, buildCalibrateReport } from './fixture-builder.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

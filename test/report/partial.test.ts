@@ -10,7 +10,7 @@ import {
   renderTable,
 } from '../../src/report/index.js';
 import { percentileCurve } from '../../src/report/histogram.js';
-import type { BenchReport, BenchResult, CalibrateReport } from '../../src/workload/types.js';
+import type { BenchReport, BenchResult, CalibrateReport } from '../../src/results/types.js';
 import { benchFixture, calibrateFixture } from './helpers.js';
 
 function only(keep: (r: BenchResult) => boolean): BenchReport {

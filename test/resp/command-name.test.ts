@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  commandName, learnedCommandNames, MAX_LEARNED_NAMES, UNKNOWN_COMMAND_NAME,
+  commandName, learnedCommandNames, learnProvenName, MAX_LEARNED_NAMES, moduleCandidate, UNKNOWN_COMMAND_NAME,
 } from '../../src/resp/command-name.js';
 
 const name = (...args: string[]) => commandName(args.map((a) => Buffer.from(a, 'latin1')), args.length);
@@ -41,14 +41,22 @@ describe('commandName', () => {
     expect(commandName([Buffer.from('CLIENT')], 3)).toBe('CLIENT ?');
   });
 
-  it('learns module commands, up to MAX_LEARNED_NAMES distinct names in the process', () => {
+  it('names listed module commands; learns other dotted words only when Redis proved them, up to MAX_LEARNED_NAMES', () => {
     expect(name('ft.search', 'idx', '*')).toBe('FT.SEARCH');
-    expect(name('FT.SEARCH')).toBe('FT.SEARCH');
+    expect(name('JSON.SET', 'k', '$', '1')).toBe('JSON.SET');
+    // A dotted word seen (a password typed at a prompt) is not a name until a reply proves it.
+    expect(name('mypass.word')).toBe('?');
+    expect(name('mypass.word')).toBe('?');
+    expect(moduleCandidate(Buffer.from('mypass.word'))).toBe('MYPASS.WORD');
+    expect(moduleCandidate(Buffer.from('nodot'))).toBeUndefined();
+    expect(moduleCandidate(Buffer.from('bad word.x'))).toBeUndefined();
     const before = learnedCommandNames();
-    for (let i = 0; i < MAX_LEARNED_NAMES + 50; i++) name(`x.cmd${i}`);
+    learnProvenName('ACME.PING');
+    expect(name('acme.ping')).toBe('ACME.PING');
+    for (let i = 0; i < MAX_LEARNED_NAMES + 50; i++) learnProvenName(`X.CMD${i}`);
     expect(learnedCommandNames()).toBe(MAX_LEARNED_NAMES);
     expect(name(`x.cmd${MAX_LEARNED_NAMES + 10}`)).toBe('?');
-    expect(name('x.cmd0')).toBe(before < MAX_LEARNED_NAMES ? 'X.CMD0' : '?');
+    expect(name('x.cmd0')).toBe(before + 1 < MAX_LEARNED_NAMES ? 'X.CMD0' : '?');
     expect(name('FT.SEARCH')).toBe('FT.SEARCH');
     expect(name('get')).toBe('GET');
   });

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
-import { startPrivateRedis } from './private-redis.js';
+import { startPrivateRedis } from '../../src/redis/index.js';
 import { parseAll, summarizeReply, type ExpectedReply } from './reference-parser.js';
 import type { ExpectedRequest } from './fixture-sessions.js';
 import { buildRequests, encode, SESSIONS, type RawPart, type Session } from './fixture-sessions.js';
@@ -20,11 +20,11 @@ export interface Expected {
 }
 
 export async function recordAll(dir: string): Promise<string[]> {
-  const redis = await startPrivateRedis();
+  const redis = await startPrivateRedis({ transport: 'unix' });
   const written: string[] = [];
   try {
     for (const session of SESSIONS) {
-      const { up, down, upFrames } = await recordSession(redis.socketPath, session);
+      const { up, down, upFrames } = await recordSession(redis.socketPath!, session);
       save(dir, session.name, up, down, upFrames);
       written.push(session.name);
     }

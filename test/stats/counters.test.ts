@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CommandTable, OTHER_COMMAND } from '../../src/stats/command-table.js';
-import { addCounters, compareDepthBuckets, copyCounters, depthBucket, newCounters, recordDepth } from '../../src/stats/counters.js';
+import { CommandTable, OTHER_COMMAND } from '../../src/tap/command-table.js';
+import { addCounters, compareDepthBuckets, copyCounters, depthBucket, newCounters, recordDepth } from '../../src/tap/counters.js';
 
 describe('counters', () => {
   it('buckets depths by powers of two', () => {

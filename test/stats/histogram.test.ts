@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_MAX_US, LatencyHistogram } from '../../src/stats/histogram.js';
+import { LATENCY_MAX_US, LatencyHistogram } from '../../src/numbers/histogram.js';
 
 describe('LatencyHistogram', () => {
   it('summarises integer microseconds exactly below 2048 us', () => {

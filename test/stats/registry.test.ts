@@ -32,7 +32,7 @@ describe('StatsRegistry', () => {
     exchange(b, 'NOPE|', '-ERR unknown command|', 10_000, ob);
     a.close(20_000);
     const s = r.snapshot(NO_DELAY);
-    expect(Object.keys(s)).toEqual(['totals', 'commands', 'connections', 'link']);
+    expect(Object.keys(s)).toEqual(['totals', 'commands', 'connections', 'link', 'tap']);
     expect(s.connections).toEqual({ active: 1, total: 2 });
     expect(s.totals).toMatchObject({ commands: 4, replies: 4, roundTrips: 3, maxDepth: 2, errorReplies: 1 });
     expect(s.totals.depthHistogram).toEqual({ '1': 2, '2-3': 1 });

@@ -34,7 +34,13 @@ export const SNAPSHOT: StatsSnapshot = {
   commands: {
     GET: { count: 8_000, errors: 0, serverUs: lat(8_000, 45, 120, 900, 52.5), clientUs: lat(8_000, 2_050, 2_400, 9_000, 2_101.25) },
     SET: { count: 4_000, errors: 1, serverUs: lat(4_000, 50, 130, 700, 55), clientUs: lat(4_000, 2_060, 2_450, 8_000, 2_110) },
-    BLPOP: { count: 1, errors: 0, serverUs: lat(1, 5_000_000, 5_000_000, 5_000_000, 5_000_000), clientUs: lat(1, 5_002_000, 5_002_000, 5_002_000, 5_002_000), blocking: true },
+    BLPOP: {
+      count: 1,
+      errors: 0,
+      serverUs: lat(1, 5_000_000, 5_000_000, 5_000_000, 5_000_000),
+      clientUs: lat(1, 5_002_000, 5_002_000, 5_002_000, 5_002_000),
+      blocking: true,
+    },
     'ODD"NAME\\\n': { count: 42, errors: 2, serverUs: lat(0, 0, 0, 0, 0), clientUs: lat(0, 0, 0, 0, 0) },
   },
   connections: { active: 2, total: 5 },

@@ -4,7 +4,7 @@
  */
 import { commandName } from '../../src/resp/command-name.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../../src/resp/types.js';
-import { CommandTable } from '../../src/stats/command-table.js';
+import { CommandTable } from '../../src/tap/command-table.js';
 import type { TapEvent } from '../../src/stats/types.js';
 import { Correlator } from '../../src/tap/correlator.js';
 

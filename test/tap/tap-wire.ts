@@ -1,5 +1,5 @@
 /** Drives a real Tap with bytes: the proxy's four calls, with times given by hand (fake clock). */
-import { CommandTable } from '../../src/stats/command-table.js';
+import { CommandTable } from '../../src/tap/command-table.js';
 import type { TapEvent } from '../../src/stats/types.js';
 import { Tap, type TapOptions } from '../../src/tap/connection-tap.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { trackedCount } from '../../src/redis/child-registry.js';
 import { runBench } from '../../src/workload/bench.js';
-import { MODES, type BenchResult, type Workload } from '../../src/workload/types.js';
+import { MODES, type BenchResult, type Workload } from '../../src/results/types.js';
 
 const find = (rs: BenchResult[], mode: string, batch: number): BenchResult | undefined =>
   rs.find((r) => r.mode === mode && r.batch === batch);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { BenchReport } from '../../src/workload/types.js';
+import type { BenchReport } from '../../src/results/types.js';
 
 let stderr = '';
 let stdout = '';

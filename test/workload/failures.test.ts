@@ -107,7 +107,7 @@ describe('error replies', () => {
     await admin.mset(data.keys.flatMap((k, i) => [k, data.values[i] as Buffer]));
     await admin.del(data.keys[486] as string);
     await admin.rpush(data.keys[486] as string, 'x');
-    const client = await connectClient({ host: '127.0.0.1', port: redis.port! });
+    const client = await connectClient({ kind: 'tcp', host: '127.0.0.1', port: redis.port! });
     try {
       const config = { index: 0, link: parseLinkSpec('direct'), mode: 'pipeline' as const, workload: 'get' as const, batch: 100, n: 1000, repeat: 1, warmup: 0 };
       await expect(runSample(config, { admin, client, data, luaSha: '' })).rejects.toThrow(

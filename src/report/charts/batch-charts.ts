@@ -3,8 +3,8 @@
  * model beside each link) and speedup over seq. Both follow one mode (pipeline when it ran) and
  * one colour, marker and dash per link, the same in every chart.
  */
-import type { BenchReport, BenchResult, Mode, Workload } from '../../workload/types.js';
-import { fmtUsShort } from '../format.js';
+import type { BenchReport, BenchResult, Mode, Workload } from '../../results/types.js';
+import { fmtUsShort } from '../../format.js';
 import { groupByLink, isOk, mainWorkload, primaryBatchMode, type LinkGroup } from '../order.js';
 import { referenceStyle, seriesStyle } from '../svg/style.js';
 import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';

@@ -2,8 +2,8 @@
  * Calibration: configured RTT against the RTT the client measured on top of direct, p50 with the
  * p50-p99 band, and the y = x line a perfect delay would sit on.
  */
-import type { CalibrateReport, CalibrateRow } from '../../workload/types.js';
-import { fmtUsShort } from '../format.js';
+import type { CalibrateReport, CalibrateRow } from '../../results/types.js';
+import { fmtUsShort } from '../../format.js';
 import { seriesStyle } from '../svg/style.js';
 import { renderXYChart, type HLine, type XYSeries } from '../svg/xy-chart.js';
 import type { Chart } from './chart.js';

@@ -1,5 +1,5 @@
 /** The charts of each report kind, in page order; charts without data are left out. */
-import type { BenchReport, CalibrateReport } from '../../workload/types.js';
+import type { BenchReport, CalibrateReport } from '../../results/types.js';
 import { speedupChart, timeVsBatchChart } from './batch-charts.js';
 import { addedRttChart } from './calibrate-charts.js';
 import type { Chart } from './chart.js';

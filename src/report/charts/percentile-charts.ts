@@ -2,8 +2,8 @@
  * Latency by percentile, HdrHistogram style, from the stored histograms: one chart per link for
  * bench (a series per configuration) and one for calibrate (a series per row).
  */
-import type { BenchReport, CalibrateReport } from '../../workload/types.js';
-import { fmtUsShort } from '../format.js';
+import type { BenchReport, CalibrateReport } from '../../results/types.js';
+import { fmtUsShort } from '../../format.js';
 import { percentileCurve, percentileLabel, percentileTicks } from '../histogram.js';
 import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
 import { esc } from '../svg/escape.js';

@@ -1,7 +1,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { asError, checkAbort, takeExecResults, type Replies, type ShapeContext } from './types.js';
 import type { WorkloadData } from '../keys.js';
-import type { Workload } from '../types.js';
+import type { Workload } from '../../results/types.js';
 
 /** Queues operations [from, to) of a workload on a pipeline or a MULTI. */
 export function queueOps(chain: ChainableCommander, workload: Workload, data: WorkloadData, from: number, to: number): void {

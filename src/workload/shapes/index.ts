@@ -1,4 +1,4 @@
-import type { Mode } from '../types.js';
+import type { Mode } from '../../results/types.js';
 import { autoShape } from './auto.js';
 import { luaShape } from './lua.js';
 import { mgetShape } from './mget.js';

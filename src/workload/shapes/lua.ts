@@ -1,4 +1,4 @@
-import type { Workload } from '../types.js';
+import type { Workload } from '../../results/types.js';
 import { runBatches } from './batched.js';
 import type { Shape } from './types.js';
 

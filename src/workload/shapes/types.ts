@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { WorkloadData } from '../keys.js';
-import type { Mode, Workload } from '../types.js';
+import type { Mode, Workload } from '../../results/types.js';
 
 /** Everything one timed sample of a shape needs; built before the clock starts. */
 export interface ShapeContext {

@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import type { StatsSnapshot } from '../../../src/stats/types.js';
 import { controlRequest } from './http.js';
 
-/** The built CLI: tests that spawn it need `npm run build` first (CI builds before testing). */
-export const BIN = resolve(import.meta.dirname, '../../../bin/redis-rtt.js');
+/** The built CLI (REDIS_RTT_TEST_BIN: another build, to measure before/after): tests that spawn it need `npm run build` first. */
+export const BIN = process.env.REDIS_RTT_TEST_BIN ?? resolve(import.meta.dirname, '../../../bin/redis-rtt.js');
 
 export interface CliRun {
   code: number | null;

@@ -8,7 +8,11 @@ export type Sabotage = 'drop' | 'duplicate';
  * (INCR replies, alone in a seq loop or back to back after a pipeline). Handshake and admin
  * replies never consist of integer frames only, so they pass untouched.
  */
-export async function startMitm(upstreamPort: number, frame: string, sabotage: Sabotage): Promise<{ port: number; hits: () => number; close: () => Promise<void> }> {
+export async function startMitm(
+  upstreamPort: number,
+  frame: string,
+  sabotage: Sabotage,
+): Promise<{ port: number; hits: () => number; close: () => Promise<void> }> {
   const target = frame;
   let hits = 0;
   const sockets = new Set<net.Socket>();

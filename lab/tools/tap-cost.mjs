@@ -1,0 +1,44 @@
+// The RESP tap's CPU per command, no sockets: C connections' taps (as the proxy opens them, one
+// stats registry) fed interleaved 16-command GET chunks and their replies, with the deliveries the
+// delay lines would report. Each chunk is a fresh Buffer, as a socket read gives.
+//   npm run build && node lab/tools/tap-cost.mjs [connections=50] [rounds=20000]
+import { StatsRegistry } from '../../dist/stats/registry.js';
+
+const conns = Number(process.argv[2] ?? 50);
+const rounds = Number(process.argv[3] ?? 20000);
+const depth = 16;
+const registry = new StatsRegistry();
+const taps = Array.from({ length: conns }, (_, i) => registry.openConnection({ client: `127.0.0.1:${1000 + i}` }));
+const request = Buffer.from('*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n'.repeat(depth));
+const reply = Buffer.from('$3\r\nxxx\r\n'.repeat(depth));
+const up = new Array(conns).fill(0);
+const down = new Array(conns).fill(0);
+let nowNs = 1e9;
+
+function round() {
+  for (let c = 0; c < conns; c++) {
+    const chunk = Buffer.from(request);
+    nowNs += 1000;
+    taps[c].upChunk(chunk, nowNs);
+    up[c] += chunk.length;
+    taps[c].upDelivered(up[c], nowNs);
+  }
+  for (let c = 0; c < conns; c++) {
+    const chunk = Buffer.from(reply);
+    nowNs += 1000;
+    taps[c].downChunk(chunk, nowNs);
+    down[c] += chunk.length;
+    taps[c].downDelivered(down[c], nowNs);
+  }
+}
+
+for (let i = 0; i < 2000; i++) round();
+const cpu0 = process.cpuUsage();
+const t0 = process.hrtime.bigint();
+for (let i = 0; i < rounds; i++) round();
+const wallNs = Number(process.hrtime.bigint() - t0);
+const cpu = process.cpuUsage(cpu0);
+const commands = rounds * conns * depth;
+const totals = registry.snapshot({}).totals;
+if (totals.commands !== totals.replies || totals.unparsedBytes !== 0) throw new Error('the tap lost track');
+console.log(`${conns} connections: ${(wallNs / commands).toFixed(1)} ns per command wall, ${(((cpu.user + cpu.system) * 1000) / commands).toFixed(1)} ns CPU (Buffer copies included)`);

@@ -1,0 +1,70 @@
+import { ConfigError } from './errors.js';
+
+/**
+ * Where something listens: the one parser and formatter of addresses (proxy --listen/--upstream/--control,
+ * bench --redis, PrivateRedis.address). Text forms: "host:port", "[ipv6]:port", "unix:/path" or "/path".
+ */
+export type Endpoint = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; path: string };
+
+const LISTEN_ACCEPTS = 'host:port (port 0 = any free port), [ipv6]:port, or a unix socket as unix:/path or /path';
+const ADDRESS_ACCEPTS = '"host:port" (port 1-65535) or "unix:/path/to.sock"';
+
+/**
+ * Lenient, for what the proxy listens on or forwards to: also ":port", "port" (on `defaultHost`), port 0
+ * and "./path". `flag` names the option in errors.
+ */
+export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0.1'): Endpoint {
+  const s = String(text).trim();
+  if (s.startsWith('unix:')) {
+    const path = s.slice('unix:'.length);
+    if (!path) throw new ConfigError(flag, text, LISTEN_ACCEPTS);
+    return { kind: 'unix', path };
+  }
+  if (s.startsWith('/') || s.startsWith('./')) return { kind: 'unix', path: s };
+  let host = defaultHost;
+  let portText = s;
+  const v6 = /^\[([^\]]+)\]:(\d+)$/.exec(s);
+  if (v6) {
+    host = v6[1]!;
+    portText = v6[2]!;
+  } else if (s.includes(':')) {
+    const i = s.lastIndexOf(':');
+    host = s.slice(0, i) || defaultHost;
+    portText = s.slice(i + 1);
+  }
+  if (!/^\d+$/.test(portText)) throw new ConfigError(flag, text, LISTEN_ACCEPTS);
+  const port = Number(portText);
+  if (port > 65535) throw new ConfigError(flag, text, LISTEN_ACCEPTS);
+  return { kind: 'tcp', host, port };
+}
+
+/** Strict, for a Redis to connect to: a host and a port 1-65535 are required ("6379" alone is refused). */
+export function parseAddress(text: string, flag = '--redis'): Endpoint {
+  const s = String(text).trim();
+  const bad = () => new ConfigError(flag, text, ADDRESS_ACCEPTS);
+  if (s.startsWith('./')) throw bad();
+  let e: Endpoint;
+  try {
+    e = parseEndpoint(s, flag, '');
+  } catch {
+    throw bad();
+  }
+  if (e.kind === 'tcp' && (e.host === '' || e.port < 1 || !/:\d{1,5}$/.test(s))) throw bad();
+  return e;
+}
+
+/** "host:port", "[ipv6]:port" or "unix:/path": what parseEndpoint and parseAddress read back. */
+export function formatEndpoint(e: Endpoint): string {
+  if (e.kind === 'unix') return `unix:${e.path}`;
+  return e.host.includes(':') ? `[${e.host}]:${e.port}` : `${e.host}:${e.port}`;
+}
+
+/** The options net.connect and ioredis take. */
+export function connectOptions(e: Endpoint): { host: string; port: number } | { path: string } {
+  return e.kind === 'unix' ? { path: e.path } : { host: e.host, port: e.port };
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+}

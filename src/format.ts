@@ -1,0 +1,114 @@
+/**
+ * The one set of number and duration formatters (CLI, reports, record/analyze, /stats tables). Locale-free on purpose: golden files and CSV must
+ * not change with the machine's LANG.
+ */
+
+/** Milliseconds with precision that shrinks as the value grows: 0.123, 1.23, 12.3, 123, 1234. */
+export function fmtMs(ms: number): string {
+  if (!Number.isFinite(ms)) return '-';
+  const a = Math.abs(ms);
+  if (a >= 100) return ms.toFixed(0);
+  if (a >= 10) return ms.toFixed(1);
+  if (a >= 1) return ms.toFixed(2);
+  return ms.toFixed(3);
+}
+
+/** A duration in prose: "1.25 s" above a second, else "12.3 ms". */
+export function fmtDurationMs(ms: number): string {
+  if (Math.abs(ms) >= 1000) return `${sig3(ms / 1000)} s`;
+  return `${fmtMs(ms)} ms`;
+}
+
+/** Microseconds for axis labels and prose: 850us, 1.2ms, 85ms, 1.5s. */
+export function fmtUsShort(us: number): string {
+  const a = Math.abs(us);
+  if (a >= 1_000_000) return `${sig3(us / 1_000_000)}s`;
+  if (a >= 1000) return `${sig3(us / 1000)}ms`;
+  return `${sig3(us)}us`;
+}
+
+/** Integer microseconds as a plain integer (table cells with a "us" header). */
+export function fmtUs(us: number): string {
+  return Number.isFinite(us) ? Math.round(us).toString() : '-';
+}
+
+/** Counts: 834, 7912, 12.3k, 210k, 1.23M. */
+export function fmtCount(n: number): string {
+  if (!Number.isFinite(n)) return '-';
+  const a = Math.abs(n);
+  if (a >= 1e9) return `${sig3(n / 1e9)}G`;
+  if (a >= 1e6) return `${sig3(n / 1e6)}M`;
+  if (a >= 1e4) return `${sig3(n / 1e3)}k`;
+  return Math.round(n).toString();
+}
+
+/** Bytes with decimal units (K = 1000), so bytes / N per command stays mental arithmetic. */
+export function fmtBytes(n: number): string {
+  if (!Number.isFinite(n)) return '-';
+  const a = Math.abs(n);
+  if (a >= 1e9) return `${sig3(n / 1e9)}G`;
+  if (a >= 1e6) return `${sig3(n / 1e6)}M`;
+  if (a >= 1e3) return `${sig3(n / 1e3)}K`;
+  return Math.round(n).toString();
+}
+
+/** Speedup factor: 1.0x, 9.8x, 83x, 1234x. */
+export function fmtFactor(x: number): string {
+  if (!Number.isFinite(x)) return '-';
+  if (x >= 10) return `${x.toFixed(0)}x`;
+  return `${x.toFixed(1)}x`;
+}
+
+/** Signed percent for errors: +3.1%, -12%. */
+export function fmtSignedPct(pct: number): string {
+  if (!Number.isFinite(pct)) return '-';
+  const a = Math.abs(pct);
+  const body = a >= 10 ? a.toFixed(0) : a.toFixed(1);
+  if (body === '0.0') return '0.0%';
+  return `${pct < 0 ? '-' : '+'}${body}%`;
+}
+
+/** Whole percent of a total, for breakdown shares. */
+export function fmtShare(part: number, total: number): string {
+  if (!(total > 0) || !Number.isFinite(part)) return '-';
+  return `${Math.round((part / total) * 100)}%`;
+}
+
+/** Three significant digits without trailing zeros: 1.20 -> "1.2", 85.0 -> "85", 1234 -> "1234". */
+export function sig3(n: number): string {
+  if (n === 0 || !Number.isFinite(n)) return String(n);
+  const a = Math.abs(n);
+  if (a >= 100) return n.toFixed(0);
+  if (a >= 10) return trimZeros(n.toFixed(1));
+  if (a >= 1) return trimZeros(n.toFixed(2));
+  return trimZeros(n.toPrecision(3));
+}
+
+function trimZeros(s: string): string {
+  return s.includes('.') ? s.replace(/0+$/, '').replace(/\.$/, '') : s;
+}
+
+/** "-" for null/undefined, else the formatter's output. */
+export function orDash<T>(v: T | null | undefined, f: (v: T) => string): string {
+  return v === null || v === undefined ? '-' : f(v);
+}
+
+/** Formats microseconds for humans: 85000 -> "85ms", 200 -> "200us", 1200 -> "1.2ms". */
+export function formatUs(us: number): string {
+  if (us === 0) return '0';
+  if (us >= 1_000_000 && us % 1000 === 0) return `${trim(us / 1_000_000)}s`;
+  if (us >= 1000) return `${trim(us / 1000)}ms`;
+  return `${trim(us)}us`;
+}
+
+function trim(n: number): string {
+  return String(Number(n.toFixed(3)));
+}
+
+/** Milliseconds for humans: "0.42 ms", "215.3 ms", "4.213 s", "18.49 s". */
+export function fmtMsWithUnit(ms: number): string {
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(3)} s`;
+  if (ms >= 100) return `${ms.toFixed(1)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}

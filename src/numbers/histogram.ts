@@ -1,0 +1,150 @@
+/**
+ * A latency histogram of integer microseconds: a thin wrapper over HdrHistogramJS so the rest of
+ * the code never sees its options. Range 1 us .. 1 hour at 3 significant digits; 0 is recorded as
+ * 0 and values past an hour are clamped to an hour (a stuck BLPOP must not throw on the hot path).
+ *
+ * Pure JS (no WebAssembly: it needs async set-up and a manual destroy()), no timers. The counts
+ * array starts small and grows with the largest value seen, so a command that only ever took
+ * microseconds costs ~14 KB rather than the ~95 KB a full 1-hour range would.
+ */
+import * as hdr from 'hdr-histogram-js';
+
+/** Percentiles of an HDR histogram of integer microseconds. All zero when count is 0. */
+export interface LatencySummary {
+  count: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  max: number;
+  mean: number;
+}
+
+/** Largest value kept: one hour in microseconds. */
+export const LATENCY_MAX_US = 3_600_000_000;
+const SIGNIFICANT_DIGITS = 3;
+// Values below 2048 get single-microsecond buckets at 3 digits; start there and grow on demand.
+const INITIAL_HIGHEST_US = 2048;
+
+function buildHdr(): hdr.Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: INITIAL_HIGHEST_US,
+    numberOfSignificantValueDigits: SIGNIFICANT_DIGITS,
+    autoResize: true,
+    bitBucketSize: 32,
+    useWebAssembly: false,
+  });
+}
+
+export const EMPTY_SUMMARY: Readonly<LatencySummary> = Object.freeze({
+  count: 0,
+  p50: 0,
+  p90: 0,
+  p99: 0,
+  p999: 0,
+  max: 0,
+  mean: 0,
+});
+
+export class LatencyHistogram {
+  private readonly hdr: hdr.Histogram;
+  // Equal values in a row are counted here and recorded in one call: a pipeline's replies are
+  // delivered in one write and share their clientUs, and HDR's index maths is the costly part.
+  private runValue = 0;
+  private runCount = 0;
+  // A running sum: HDR's own mean walks every bucket (~0.3 ms), and /stats asks for two per command.
+  private sumUs = 0;
+
+  constructor(from?: hdr.Histogram) {
+    this.hdr = from ?? buildHdr();
+    if (from && from.totalCount > 0) this.sumUs = from.mean * from.totalCount;
+  }
+
+  /** Records one value in microseconds (rounded to an integer, negative read as 0). */
+  record(us: number): void {
+    // `x > 0` is false for NaN too, so a missing stamp lands in the 0 bucket instead of throwing.
+    const v = us > 0 ? (us < LATENCY_MAX_US ? Math.round(us) : LATENCY_MAX_US) : 0;
+    this.sumUs += v;
+    if (v === this.runValue) {
+      this.runCount++;
+      return;
+    }
+    if (this.runCount > 0) this.hdr.recordValueWithCount(this.runValue, this.runCount);
+    this.runValue = v;
+    this.runCount = 1;
+  }
+
+  get count(): number {
+    return this.hdr.totalCount + this.runCount;
+  }
+
+  /**
+   * Percentiles and max as integers: the highest value equivalent to the bucket (HDR's
+   * convention, exact below 2048 us, within 0.1% above), so a decoded copy reads the same.
+   */
+  summary(): LatencySummary {
+    const h = this.flushed();
+    if (h.totalCount === 0) return { ...EMPTY_SUMMARY };
+    return {
+      count: h.totalCount,
+      p50: h.getValueAtPercentile(50),
+      p90: h.getValueAtPercentile(90),
+      p99: h.getValueAtPercentile(99),
+      p999: h.getValueAtPercentile(99.9),
+      max: h.getValueAtPercentile(100),
+      mean: Math.round((this.sumUs / h.totalCount) * 1000) / 1000,
+    };
+  }
+
+  /** Adds every value of `other` into this one (merging connections or time slices). */
+  add(other: LatencyHistogram): void {
+    const from = other.flushed();
+    if (from.totalCount > 0) {
+      this.flushed().add(from);
+      this.sumUs += other.sumUs;
+    }
+  }
+
+  reset(): void {
+    this.runCount = 0;
+    this.sumUs = 0;
+    this.hdr.reset();
+  }
+
+  clone(): LatencyHistogram {
+    const copy = new LatencyHistogram();
+    copy.add(this);
+    return copy;
+  }
+
+  /** HdrHistogram's compressed base64 form (V2 encoding), readable by every HdrHistogram port. */
+  encode(): string {
+    return hdr.encodeIntoCompressedBase64(this.flushed());
+  }
+
+  /** Reads what encode() wrote (or any HdrHistogram compressed base64 histogram). */
+  static decode(base64: string): LatencyHistogram {
+    const decoded = hdr.decodeFromCompressedBase64(base64, 32, false);
+    // Decoded histograms come back fixed-size; keep growing like ours so add() never throws.
+    decoded.autoResize = true;
+    return new LatencyHistogram(decoded);
+  }
+
+  /**
+   * The `.hgrm` percentile distribution text (HdrHistogram's outputPercentileDistribution), in
+   * microseconds unless `unitScale` divides them (1000 -> milliseconds).
+   */
+  percentileDistribution(ticksPerHalfDistance = 5, unitScale = 1): string {
+    return this.flushed().outputPercentileDistribution(ticksPerHalfDistance, unitScale);
+  }
+
+  /** The HDR histogram with the pending run of equal values recorded into it. */
+  private flushed(): hdr.Histogram {
+    if (this.runCount > 0) {
+      this.hdr.recordValueWithCount(this.runValue, this.runCount);
+      this.runCount = 0;
+    }
+    return this.hdr;
+  }
+}

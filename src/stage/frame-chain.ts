@@ -1,0 +1,266 @@
+/**
+ * The frame stages of one connection, with the framing and sequencing they need. Exists only on a
+ * connection that has (or had) a frame stage; without one the proxy never frames for the data path.
+ *
+ *   client bytes -> RequestFramer -> request queue -> onRequest of each stage, in order
+ *       forward: bytes go on into the up byte chain (offsets mapped for the tap)
+ *       answer:  a local reply, ready after the link's up delay, placed at the request's position
+ *       drop:    its position never gets a reply, so every later reply waits (until close)
+ *   Redis bytes -> ReplyFramer -> ReplyMatcher (which request, or a push) -> onReply of each stage
+ *       -> sequencer: replies leave in request order, pushes in Redis's order -> down sink
+ *
+ * A stage's promise holds that frame and everything behind it in that direction. On a framer
+ * desync both directions fall back to passing bytes through unchanged (in order, holds released).
+ */
+import type { EndKind } from '../link/delay-line.js';
+import type { Scheduler } from '../link/scheduler.js';
+import { requestCommandName } from '../resp/request-frame.js';
+import { RequestFramer } from '../resp/request-framer.js';
+import { commandKind, helloProtocol } from '../tap/command-kind.js';
+import { RequestModes } from '../tap/request-modes.js';
+import { ByteWindow } from './byte-window.js';
+import { buildRequestInfo } from './request-info.js';
+import { SlotKind, newSlot, type Slot } from './reply-slots.js';
+import { ReplySequencer } from './reply-sequencer.js';
+import { runStages, type NamedFrameStage } from './run-stages.js';
+import type { ByteSink, ConnectionContext, FrameStage, RequestAction, RequestInfo } from './types.js';
+
+export interface FrameChainOptions {
+  conn: ConnectionContext;
+  scheduler: Scheduler;
+  /** One-way up delay (ns) a locally answered request pays before its reply starts down. */
+  upDelayNs: () => number;
+  /** Into the up byte chain. */
+  up: ByteSink;
+  /** Toward the client (the tap, then the down byte chain). */
+  down: ByteSink;
+  log: (line: string) => void;
+}
+
+interface PendingRequest {
+  info: RequestInfo;
+  /** What goes to Redis if forwarded: gap bytes before the frame (blank lines) and the frame. */
+  wire: Buffer;
+  clientEnd: number;
+  kind: number;
+  hello: number;
+}
+
+export class FrameChain {
+  readonly stages: NamedFrameStage[] = [];
+  private passThrough = false;
+  // Up.
+  private readonly requestFramer: RequestFramer;
+  private readonly upBytes = new ByteWindow();
+  private upFramedEnd = 0;
+  private readonly requests: PendingRequest[] = [];
+  private upHeld = 0;
+  private upWaiting = false;
+  private upEnded: EndKind | undefined;
+  private seq = 0;
+  private readonly requestModes = new RequestModes();
+  private outOffset = 0;
+  private readonly outEnds: number[] = [];
+  private readonly clientEnds: number[] = [];
+  readonly replies: ReplySequencer;
+  private destroyed = false;
+  private readonly timers = new Set<ReturnType<Scheduler['schedule']>>();
+
+  constructor(private readonly o: FrameChainOptions) {
+    this.requestFramer = new RequestFramer({
+      frame: (f) => {
+        const wire = this.upBytes.slice(this.upFramedEnd, f.end);
+        const bytes = wire.subarray(f.start - this.upFramedEnd);
+        this.upFramedEnd = f.end;
+        const tapName = requestCommandName(f);
+        this.requests.push({
+          info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
+          wire,
+          clientEnd: f.end,
+          kind: commandKind(tapName, f),
+          hello: helloProtocol(f),
+        });
+        this.upHeld += wire.length;
+      },
+      desync: () => this.fallBack(),
+    });
+    this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack() });
+  }
+
+  add(name: string, stage: FrameStage, index: number): void {
+    this.stages.splice(Math.max(0, Math.min(index, this.stages.length)), 0, { name, stage });
+  }
+
+  remove(name: string): void {
+    const i = this.stages.findIndex((s) => s.name === name);
+    if (i < 0) return;
+    const [s] = this.stages.splice(i, 1);
+    s!.stage.destroy?.();
+  }
+
+  get names(): string[] {
+    return this.stages.map((s) => s.name);
+  }
+
+  /** Bytes held here, both directions, for backpressure. */
+  get upHeldBytes(): number {
+    return this.upHeld;
+  }
+  get downHeldBytes(): number {
+    return this.replies.heldBytes;
+  }
+
+  /** The client stream offset the tap knows, for an offset of the stream written to Redis. */
+  clientOffsetAt(outOffset: number): number {
+    let end = -1;
+    while (this.outEnds.length > 0 && this.outEnds[0]! <= outOffset) {
+      this.outEnds.shift();
+      end = this.clientEnds.shift()!;
+    }
+    return end < 0 ? this.lastClientEnd : (this.lastClientEnd = end);
+  }
+  private lastClientEnd = 0;
+
+  // ---- up ----
+
+  push(chunk: Buffer, nowNs: number): void {
+    if (this.passThrough) return this.forwardRaw(chunk, nowNs);
+    this.upBytes.push(chunk);
+    this.requestFramer.push(chunk);
+    if (this.passThrough) return;
+    this.upBytes.dropBefore(this.upFramedEnd);
+    this.runRequests();
+  }
+
+  end(kind: EndKind, nowNs: number): void {
+    if (this.upEnded !== undefined) return;
+    this.upEnded = kind;
+    if (kind === 'reset') {
+      // A reset does not wait for held requests: they are lost, as on a network.
+      this.requests.length = 0;
+      this.upHeld = 0;
+      this.upWaiting = false;
+    }
+    this.maybeEndUp(nowNs);
+  }
+
+  private upEndSent = false;
+  private maybeEndUp(nowNs: number): void {
+    if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.length > 0) return;
+    this.upEndSent = true;
+    this.o.up.end(this.upEnded, nowNs);
+  }
+
+  private runRequests(): void {
+    const out: Buffer[] = [];
+    while (!this.upWaiting && this.requests.length > 0 && !this.passThrough) {
+      const r = this.requests[0]!;
+      if (r.info.seq < 0) {
+        (r as { info: RequestInfo }).info = { ...r.info, seq: this.seq++, inMulti: this.requestModes.inMulti };
+      }
+      const decided = runStages<RequestAction>(this.stages, (s) => s.onRequest?.(r.info), isForward, (a) => {
+        this.upWaiting = false;
+        this.decide(r, a, out);
+        this.flushUp(out);
+        this.runRequests();
+      });
+      if (decided === undefined) {
+        this.upWaiting = true;
+        break;
+      }
+      this.decide(r, decided, out);
+    }
+    this.flushUp(out);
+    this.maybeEndUp(this.o.conn.nowNs());
+  }
+
+  private decide(r: PendingRequest, a: RequestAction, out: Buffer[]): void {
+    if (this.requests[0] !== r) return;
+    this.requests.shift();
+    this.upHeld -= r.wire.length;
+    if (a.kind === 'forward') {
+      const kind = this.requestModes.effectiveKind(r.kind);
+      const argc = r.info.args.length + 1;
+      this.addSlot(newSlot(SlotKind.Forwarded, r.info, kind, r.hello, this.requestModes.admit(kind, argc)));
+      out.push(r.wire);
+      this.outOffset += r.wire.length;
+      this.outEnds.push(this.outOffset);
+      this.clientEnds.push(r.clientEnd);
+    } else if (a.kind === 'answer') {
+      const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
+      slot.local = a.reply;
+      this.addSlot(slot);
+      const nowNs = this.o.conn.nowNs();
+      const dueNs = nowNs + this.o.upDelayNs();
+      if (dueNs <= nowNs) {
+        slot.ready = true;
+        this.replies.flush();
+        return;
+      }
+      const t = this.o.scheduler.schedule(dueNs, () => {
+        this.timers.delete(t);
+        slot.ready = true;
+        this.replies.flush();
+      });
+      this.timers.add(t);
+    } else {
+      this.addSlot(newSlot(SlotKind.Dropped, r.info, 0, 0, 0));
+    }
+  }
+
+  private flushUp(out: Buffer[]): void {
+    if (out.length === 0) return;
+    const chunk = out.length === 1 ? out[0]! : Buffer.concat(out);
+    out.length = 0;
+    this.o.up.push(chunk, this.o.conn.nowNs());
+  }
+
+  private forwardRaw(chunk: Buffer, nowNs: number): void {
+    this.outOffset += chunk.length;
+    this.outEnds.push(this.outOffset);
+    this.clientEnds.push(this.requestFramer.offset);
+    this.o.up.push(chunk, nowNs);
+  }
+
+  private addSlot(slot: Slot): void {
+    this.replies.addSlot(slot);
+  }
+
+  private fallBack(): void {
+    if (this.passThrough) return;
+    this.passThrough = true;
+    this.o.log(`conn ${this.o.conn.id}: frame stages off (stream not valid RESP), bytes pass unchanged`);
+    const now = this.o.conn.nowNs();
+    // Up: everything not yet decided, then the rest of the stream, unchanged.
+    const up: Buffer[] = this.requests.map((r) => r.wire);
+    up.push(this.upBytes.takeFrom(this.upFramedEnd));
+    this.requests.length = 0;
+    this.upHeld = 0;
+    const chunk = Buffer.concat(up);
+    if (chunk.length > 0) this.forwardRaw(chunk, now);
+    // Down: what is held, in order, then the rest unchanged.
+    const d = this.replies.passOn();
+    if (d.length > 0) this.o.down.push(d, now);
+    this.maybeEndUp(now);
+    this.replies.flush();
+  }
+
+  /** Redis's bytes, toward the client through the reply side. */
+  pushReply(chunk: Buffer, nowNs: number): void {
+    this.replies.push(chunk, nowNs);
+  }
+
+  endReply(kind: EndKind, nowNs: number): void {
+    this.replies.end(kind, nowNs);
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    this.replies.destroyed = true;
+    for (const t of this.timers) this.o.scheduler.cancel(t);
+    this.timers.clear();
+    for (const s of this.stages) s.stage.destroy?.();
+  }
+}
+
+const isForward = (a: RequestAction): boolean => a.kind === 'forward';

@@ -1,0 +1,195 @@
+/**
+ * The reply side of a framed connection: frames Redis's stream, matches each frame to its request
+ * (ReplyMatcher), runs the reply hooks (a promise holds that frame and everything behind it), and
+ * hands replies on in request order, local answers at their position, pushes in Redis's order.
+ */
+import type { EndKind } from '../link/delay-line.js';
+import { ReplyFramer } from '../resp/reply-framer.js';
+import type { ReplyFrame } from '../resp/types.js';
+import { ByteWindow } from './byte-window.js';
+import { ReplyMatcher, SlotKind, type Slot } from './reply-slots.js';
+import { runStages, type NamedFrameStage } from './run-stages.js';
+import type { ByteSink, ConnectionContext, ReplyAction } from './types.js';
+
+export interface ReplySequencerOptions {
+  conn: ConnectionContext;
+  /** The frame stages, shared with the request side (changes show at once). */
+  stages: NamedFrameStage[];
+  /** Toward the client. */
+  down: ByteSink;
+  /** The stream stopped being RESP. */
+  onDesync: () => void;
+}
+
+interface RedisItem {
+  bytes: Buffer | null;
+  frame: Buffer;
+  slot: Slot | undefined;
+}
+
+export class ReplySequencer {
+  private readonly replyFramer: ReplyFramer;
+  private readonly downBytes = new ByteWindow();
+  private downFramedEnd = 0;
+  private readonly matcher = new ReplyMatcher();
+  private readonly incoming: RedisItem[] = [];
+  private downWaiting = false;
+  private readonly ready: RedisItem[] = [];
+  private readonly slots: Slot[] = [];
+  private downHeld = 0;
+  private downEnded: EndKind | undefined;
+  private passThrough = false;
+  destroyed = false;
+
+  constructor(private readonly o: ReplySequencerOptions) {
+    this.replyFramer = new ReplyFramer({ frame: (f) => this.frame(f), desync: () => o.onDesync() });
+  }
+
+  /** Bytes held for the client (backpressure). */
+  get heldBytes(): number {
+    return this.downHeld;
+  }
+
+  /** The next request's place, in request order. */
+  addSlot(slot: Slot): void {
+    this.slots.push(slot);
+    this.matcher.add(slot);
+  }
+
+  /** Stops sequencing: everything held, in order, then the unframed rest; later bytes pass as is. */
+  passOn(): Buffer {
+    this.passThrough = true;
+    for (const s of this.slots) if (s.kind === SlotKind.Local) s.ready = true;
+    const down: Buffer[] = [];
+    for (const s of this.slots) if (s.local) down.push(s.local);
+    for (const r of this.ready) if (r.bytes) down.push(r.bytes);
+    for (const r of this.incoming) if (r.bytes) down.push(r.bytes);
+    down.push(this.downBytes.takeFrom(this.downFramedEnd));
+    this.slots.length = this.ready.length = this.incoming.length = 0;
+    this.downHeld = 0;
+    this.downWaiting = false;
+    return Buffer.concat(down);
+  }
+
+  push(chunk: Buffer, nowNs: number): void {
+    if (this.passThrough) {
+      this.o.down.push(chunk, nowNs);
+      return;
+    }
+    this.downBytes.push(chunk);
+    this.replyFramer.push(chunk);
+    if (this.passThrough) return;
+    this.downBytes.dropBefore(this.downFramedEnd);
+    this.run();
+  }
+
+  /**
+   * Redis closed its side. The end goes on once local answers still waiting for their delay and
+   * promises in progress are through; replies held behind a dropped request are lost with it.
+   */
+  end(kind: EndKind, nowNs: number): void {
+    if (this.downEnded !== undefined) return;
+    this.downEnded = kind;
+    if (kind === 'reset') {
+      this.incoming.length = this.ready.length = this.slots.length = 0;
+      this.downHeld = 0;
+      this.downWaiting = false;
+    }
+    this.flush();
+    void nowNs;
+  }
+
+  private downEndSent = false;
+  private maybeEndDown(): void {
+    if (this.downEnded === undefined || this.downEndSent || this.downWaiting || this.incoming.length > 0) return;
+    for (const s of this.slots) if (s.kind === SlotKind.Local && !s.ready) return;
+    this.downEndSent = true;
+    this.o.down.end(this.downEnded, this.o.conn.nowNs());
+  }
+
+  private frame(f: ReplyFrame): void {
+    const wire = this.downBytes.slice(this.downFramedEnd, f.end);
+    const frame = wire.subarray(f.start - this.downFramedEnd);
+    this.downFramedEnd = f.end;
+    this.downHeld += wire.length;
+    this.incoming.push({ bytes: wire, frame, slot: this.matcher.match(f) });
+  }
+
+  private run(): void {
+    while (!this.downWaiting && this.incoming.length > 0 && !this.passThrough) {
+      const item = this.incoming[0]!;
+      const info = { request: item.slot?.info, bytes: item.frame, isPush: item.slot === undefined };
+      const final = (a: ReplyAction): ReplyAction =>
+        a.kind === 'drop' ? a : info.bytes !== item.frame ? { kind: 'replace', reply: info.bytes } : { kind: 'pass' };
+      const decided = runStages<ReplyAction>(
+        this.o.stages,
+        (s) => s.onReply?.(info),
+        (a) => a.kind !== 'drop',
+        (a) => {
+          this.downWaiting = false;
+          this.applyReply(item, final(a));
+          this.run();
+        },
+        (a) => {
+          if (a.kind === 'replace') info.bytes = a.reply;
+        },
+      );
+      if (decided === undefined) {
+        this.downWaiting = true;
+        break;
+      }
+      this.applyReply(item, final(decided));
+    }
+    this.flush();
+  }
+
+  private applyReply(item: RedisItem, a: ReplyAction): void {
+    if (this.incoming[0] !== item) return;
+    this.incoming.shift();
+    this.downHeld -= item.bytes!.length;
+    if (a.kind === 'drop') item.bytes = null;
+    else if (a.kind === 'replace') item.bytes = a.reply;
+    if (item.bytes) this.downHeld += item.bytes.length;
+    this.ready.push(item);
+    this.flush();
+  }
+
+  /** Hands on, in request order, every reply whose turn has come. */
+  flush(): void {
+    if (this.destroyed) return;
+    this.emitDue();
+    this.maybeEndDown();
+  }
+
+  private emitDue(): void {
+    const now = this.o.conn.nowNs();
+    for (;;) {
+      const head = this.slots[0];
+      const next = this.ready[0];
+      if (head === undefined || (next !== undefined && (next.slot === undefined || next.slot === head))) {
+        if (next === undefined) return;
+        if (head === undefined && next.slot !== undefined) return;
+        this.ready.shift();
+        if (next.slot) next.slot.emitted++;
+        if (next.bytes) {
+          this.downHeld -= next.bytes.length;
+          this.o.down.push(next.bytes, now);
+        }
+        continue;
+      }
+      if (head.kind === SlotKind.Local) {
+        if (!head.ready) return;
+        this.slots.shift();
+        this.o.down.push(head.local!, now);
+        continue;
+      }
+      if (head.kind === SlotKind.Dropped) return;
+      if (head.complete && head.emitted === head.matched) {
+        this.slots.shift();
+        continue;
+      }
+      return;
+    }
+  }
+
+}

@@ -1,0 +1,91 @@
+import net from 'node:net';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { runCli } from './helpers/cli-proxy.js';
+
+function closed(s: net.Socket): Promise<number> {
+  const t0 = Date.now();
+  return new Promise((r) => s.once('close', () => r(Date.now() - t0)));
+}
+
+describe('--idle-timeout and --max-connections (both off by default)', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('an idle connection is closed; one waiting on BLPOP is not; active ones stay', async () => {
+    const lines: string[] = [];
+    const p = await startProxy({ upstream: redis.address, idleTimeoutMs: 300, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
+    const idle = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
+    const blocked = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
+    try {
+      await Promise.all([idle.ping(), blocked.ping()]);
+      const idleClosed = new Promise<void>((r) => idle.once('end', () => r()));
+      const pop = blocked.blpop('limits:q', 0);
+      await idleClosed;
+      expect(lines.some((l) => /idle for 300 ms \(--idle-timeout\)/.test(l))).toBe(true);
+      // The BLPOP connection outlived several timeouts and still gets its reply.
+      await new Promise((r) => setTimeout(r, 700));
+      const other = new Redis({ host: p.host, port: p.port });
+      await other.lpush('limits:q', 'v');
+      other.disconnect();
+      expect(await pop).toEqual(['limits:q', 'v']);
+    } finally {
+      idle.disconnect();
+      blocked.disconnect();
+      await p.close();
+    }
+  });
+
+  it('off by default: an idle connection stays open', async () => {
+    const p = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
+    const c = new Redis({ host: p.host, port: p.port });
+    try {
+      await c.ping();
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await c.ping()).toBe('PONG');
+    } finally {
+      c.disconnect();
+      await p.close();
+    }
+  });
+
+  it('past --max-connections new clients are closed at once; the limit frees up when one leaves', async () => {
+    const lines: string[] = [];
+    const p = await startProxy({ upstream: redis.address, maxConnections: 2, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
+    const a = new Redis({ host: p.host, port: p.port });
+    const b = new Redis({ host: p.host, port: p.port });
+    try {
+      await Promise.all([a.ping(), b.ping()]);
+      const third = net.connect({ host: p.host!, port: p.port! });
+      third.on('error', () => undefined);
+      third.write('PING\r\n');
+      expect(await closed(third)).toBeLessThan(2000);
+      expect(lines.some((l) => /--max-connections 2 reached/.test(l))).toBe(true);
+      a.disconnect();
+      for (let i = 0; i < 100 && p.stats().connections.active > 1; i++) await new Promise((r) => setTimeout(r, 10));
+      const c = new Redis({ host: p.host, port: p.port });
+      expect(await c.ping()).toBe('PONG');
+      c.disconnect();
+      expect(await b.ping()).toBe('PONG');
+    } finally {
+      a.disconnect();
+      b.disconnect();
+      await p.close();
+    }
+  });
+
+  it('the CLI refuses bad values naming the flag', async () => {
+    for (const [flag, value] of [['--idle-timeout', 'soon'], ['--max-connections', '-1'], ['--max-pending', '0'], ['--max-pending-total', 'x']]) {
+      const r = await runCli(['proxy', '--upstream', redis.address, flag!, value!]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(flag);
+    }
+  });
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { connectOptions, formatEndpoint, parseAddress, parseEndpoint } from '../../src/endpoint.js';
+
+/** The one address module: every form it reads, it writes back the same way. */
+describe('endpoint', () => {
+  it('reads host:port, [ipv6]:port, unix:/path and /path, and formats them back', () => {
+    for (const [text, formatted] of [
+      ['127.0.0.1:6379', '127.0.0.1:6379'],
+      ['[::1]:6380', '[::1]:6380'],
+      ['unix:/tmp/r.sock', 'unix:/tmp/r.sock'],
+      ['/tmp/r.sock', 'unix:/tmp/r.sock'],
+    ] as const) {
+      expect(formatEndpoint(parseEndpoint(text, '--x'))).toBe(formatted);
+      expect(formatEndpoint(parseAddress(text))).toBe(formatted);
+      expect(parseAddress(formatted)).toEqual(parseEndpoint(text, '--x'));
+    }
+    expect(parseEndpoint('[::1]:6380', '--x')).toEqual({ kind: 'tcp', host: '::1', port: 6380 });
+    expect(connectOptions(parseAddress('unix:/tmp/r.sock'))).toEqual({ path: '/tmp/r.sock' });
+    expect(connectOptions(parseAddress('h:1'))).toEqual({ host: 'h', port: 1 });
+  });
+
+  it('listen forms: port alone, :port and port 0 on the default host', () => {
+    expect(parseEndpoint('7000', '--listen')).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 7000 });
+    expect(parseEndpoint(':0', '--listen', '0.0.0.0')).toEqual({ kind: 'tcp', host: '0.0.0.0', port: 0 });
+  });
+
+  it('a Redis address needs a host and a port 1-65535, and errors name the flag', () => {
+    for (const bad of ['6379', ':6379', 'h:0', 'h:65536', 'h:x', 'unix:', './r.sock']) {
+      expect(() => parseAddress(bad, '--redis'), bad).toThrow(/--redis: invalid value .*host:port/);
+    }
+    expect(() => parseEndpoint('h:99999', '--listen')).toThrow(/--listen/);
+  });
+});

@@ -1,0 +1,87 @@
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRecorder } from '../../src/record/recorder.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { LOCAL_LINK } from './synthetic.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-trace-files-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const mode = (p: string): number => statSync(p).mode & 0o777;
+
+describe('trace files: 0600, never through a symlink, never over a file unless told', () => {
+  it('a new trace is 0600', async () => {
+    const path = join(dir, 'new.trace');
+    const rec = createRecorder({ path, link: LOCAL_LINK });
+    await rec.close();
+    expect(mode(path)).toBe(0o600);
+  });
+
+  it('an existing path is refused; --record-overwrite replaces it and makes it 0600', async () => {
+    const path = join(dir, 'exists.trace');
+    writeFileSync(path, 'keep me');
+    chmodSync(path, 0o644);
+    expect(() => createRecorder({ path, link: LOCAL_LINK })).toThrow(/EEXIST/);
+    expect(readFileSync(path, 'utf8')).toBe('keep me');
+    const rec = createRecorder({ path, link: LOCAL_LINK, overwrite: true });
+    await rec.close();
+    expect(readFileSync(path, 'utf8')).toMatch(/^\{"type":"header"/);
+    expect(mode(path)).toBe(0o600);
+  });
+
+  it('a symlink is refused, with or without overwrite, and its target is untouched', () => {
+    const target = join(dir, 'precious.txt');
+    writeFileSync(target, 'precious');
+    const link = join(dir, 'link.trace');
+    symlinkSync(target, link);
+    expect(() => createRecorder({ path: link, link: LOCAL_LINK })).toThrow(/EEXIST/);
+    expect(() => createRecorder({ path: link, link: LOCAL_LINK, overwrite: true })).toThrow(/ELOOP/);
+    const dangling = join(dir, 'dangling.trace');
+    symlinkSync(join(dir, 'would-be-created.txt'), dangling);
+    expect(() => createRecorder({ path: dangling, link: LOCAL_LINK })).toThrow(/EEXIST/);
+    expect(() => statSync(join(dir, 'would-be-created.txt'))).toThrow();
+    expect(readFileSync(target, 'utf8')).toBe('precious');
+  });
+});
+
+describe('redis-rtt proxy --record against real Redis', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('exits 2 naming --record for a symlink or an existing file; records with --record-overwrite', { timeout: 60_000 }, async () => {
+    const target = join(dir, 'cli-precious.txt');
+    writeFileSync(target, 'precious');
+    const link = join(dir, 'cli-link.trace');
+    symlinkSync(target, link);
+    for (const extra of [[], ['--record-overwrite']]) {
+      const r = await runCli(['proxy', '--upstream', redis.address, '--record', link, ...extra]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/--record.*(symlink|does not exist)/);
+    }
+    expect(readFileSync(target, 'utf8')).toBe('precious');
+
+    const existing = join(dir, 'cli-existing.trace');
+    writeFileSync(existing, 'old');
+    const refused = await runCli(['proxy', '--upstream', redis.address, '--record', existing]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/--record-overwrite/);
+    const p = await startCliProxy(['--upstream', redis.address, '--record', existing, '--record-overwrite', '--compensate', '0']);
+    const c = new Redis({ host: p.host, port: p.port });
+    try {
+      await c.set('k', 'v');
+    } finally {
+      c.disconnect();
+    }
+    expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    expect(readFileSync(existing, 'utf8')).toMatch(/"n":"SET"/);
+    expect(mode(existing)).toBe(0o600);
+  });
+});

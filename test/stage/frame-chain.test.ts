@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { ManualScheduler } from '../../src/link/scheduler.js';
+import { FrameChain } from '../../src/stage/frame-chain.js';
+import type { FrameStage, ReplyAction, RequestAction, RequestInfo } from '../../src/stage/types.js';
+
+const US = 1000;
+
+function cmd(...args: string[]): string {
+  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+}
+
+function setup(stage: FrameStage, upDelayNs = 0) {
+  const clock = new FakeClock();
+  const scheduler = new ManualScheduler(clock);
+  const up: string[] = [];
+  const down: string[] = [];
+  const ends: string[] = [];
+  const chain = new FrameChain({
+    conn: { id: 1, nowNs: () => clock.nowNs(), close: () => undefined, closed: new Promise(() => undefined) },
+    scheduler,
+    upDelayNs: () => upDelayNs,
+    up: { push: (c) => up.push(c.toString('latin1')), end: (k) => ends.push(`up:${k}`) },
+    down: { push: (c) => down.push(c.toString('latin1')), end: (k) => ends.push(`down:${k}`) },
+    log: () => undefined,
+  });
+  chain.add('s', stage, 0);
+  const client = (s: string): void => chain.push(Buffer.from(s, 'latin1'), clock.nowNs());
+  const redis = (s: string): void => chain.pushReply(Buffer.from(s, 'latin1'), clock.nowNs());
+  return { clock, scheduler, chain, up, down, ends, client, redis };
+}
+
+const answerGets: FrameStage = {
+  onRequest: (r) => (r.name === 'GET' ? { kind: 'answer', reply: Buffer.from(`$5\r\nlocal\r\n`) } : { kind: 'forward' }),
+};
+
+describe('FrameChain (ManualScheduler)', () => {
+  it('fills RequestInfo: seq, name, args, firstKey, bytes, inMulti', () => {
+    const seen: RequestInfo[] = [];
+    const { client } = setup({ onRequest: (r) => (seen.push(r), { kind: 'forward' }) });
+    client(cmd('multi') + cmd('set', 'k1', 'v') + cmd('exec') + 'object encoding k2\r\n' + cmd('eval', 's', '1', 'k3'));
+    expect(seen.map((r) => [r.seq, r.name, r.args.map(String), r.firstKey?.toString(), r.inMulti])).toEqual([
+      [0, 'MULTI', [], undefined, false],
+      [1, 'SET', ['k1', 'v'], 'k1', true],
+      [2, 'EXEC', [], undefined, true],
+      [3, 'OBJECT', ['encoding', 'k2'], 'k2', false],
+      [4, 'EVAL', ['s', '1', 'k3'], 'k3', false],
+    ]);
+    expect(seen[1]!.bytes.toString()).toBe(cmd('set', 'k1', 'v'));
+  });
+
+  it('places a local answer at its request position, after the up delay', () => {
+    const { clock, scheduler, up, down, client, redis } = setup(answerGets, 100 * US);
+    client(cmd('set', 'a', '1') + cmd('get', 'a') + cmd('incr', 'n'));
+    expect(up.join('')).toBe(cmd('set', 'a', '1') + cmd('incr', 'n'));
+    scheduler.runUntil(100 * US);
+    expect(down).toEqual([]); // waits for SET's reply
+    redis('+OK\r\n');
+    expect(down.join('')).toBe('+OK\r\n$5\r\nlocal\r\n');
+    redis(':1\r\n');
+    expect(down.join('')).toBe('+OK\r\n$5\r\nlocal\r\n:1\r\n');
+    expect(clock.nowNs()).toBe(100 * US);
+  });
+
+  it('holds a local answer until its up delay has passed even when Redis is quicker', () => {
+    const { scheduler, down, client, redis } = setup(answerGets, 100 * US);
+    client(cmd('get', 'a') + cmd('ping'));
+    redis('+PONG\r\n');
+    expect(down).toEqual([]);
+    scheduler.runUntil(99 * US);
+    expect(down).toEqual([]);
+    scheduler.runUntil(100 * US);
+    expect(down.join('')).toBe('$5\r\nlocal\r\n+PONG\r\n');
+  });
+
+  it('replaces and drops replies; a dropped request holds every later reply', () => {
+    const { down, up, client, redis } = setup({
+      onRequest: (r) => (r.name === 'DEL' ? { kind: 'drop' } : { kind: 'forward' }),
+      onReply: (r): ReplyAction =>
+        r.request?.name === 'ECHO' ? { kind: 'replace', reply: Buffer.from('+rewritten\r\n') } : { kind: 'pass' },
+    });
+    client(cmd('echo', 'x') + cmd('ping'));
+    redis('$1\r\nx\r\n+PONG\r\n');
+    expect(down.join('')).toBe('+rewritten\r\n+PONG\r\n');
+    client(cmd('del', 'k') + cmd('ping'));
+    expect(up.join('')).not.toContain('DEL');
+    redis('+PONG\r\n');
+    expect(down.join('')).toBe('+rewritten\r\n+PONG\r\n');
+  });
+
+  it('a promise holds its frame and everything behind it, in order', async () => {
+    let release!: (a: RequestAction) => void;
+    const { up, client } = setup({
+      onRequest: (r) =>
+        r.name === 'GET' ? new Promise<RequestAction>((res) => (release = res)) : { kind: 'forward' },
+    });
+    client(cmd('set', 'a', '1') + cmd('get', 'a') + cmd('incr', 'n'));
+    expect(up.join('')).toBe(cmd('set', 'a', '1'));
+    client(cmd('ping'));
+    expect(up.join('')).toBe(cmd('set', 'a', '1'));
+    release({ kind: 'forward' });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(up.join('')).toBe(cmd('set', 'a', '1') + cmd('get', 'a') + cmd('incr', 'n') + cmd('ping'));
+  });
+
+  it('a reply promise holds later replies; pushes keep their place', async () => {
+    let release!: (a: ReplyAction) => void;
+    const { down, client, redis } = setup({
+      onReply: (r) => (r.request?.name === 'ECHO' ? new Promise<ReplyAction>((res) => (release = res)) : { kind: 'pass' }),
+    });
+    client(cmd('hello', '3') + cmd('echo', 'x') + cmd('ping'));
+    redis('%1\r\n+proto\r\n:3\r\n$1\r\nx\r\n>2\r\n+invalidate\r\n*0\r\n+PONG\r\n');
+    expect(down.join('')).toBe('%1\r\n+proto\r\n:3\r\n');
+    release({ kind: 'replace', reply: Buffer.from('+X\r\n') });
+    await new Promise((r) => setImmediate(r));
+    expect(down.join('')).toBe('%1\r\n+proto\r\n:3\r\n+X\r\n>2\r\n+invalidate\r\n*0\r\n+PONG\r\n');
+  });
+
+  it('keeps alignment through SUBSCRIBE confirmations, RESP2 messages and CLIENT REPLY OFF', () => {
+    const seen: string[] = [];
+    const { down, client, redis } = setup({
+      onRequest: (r) => (r.name === 'PING' ? { kind: 'answer', reply: Buffer.from('+LOCALPONG\r\n') } : { kind: 'forward' }),
+      onReply: (r) => (seen.push(`${r.request?.name ?? 'push'}:${r.bytes.length}`), { kind: 'pass' }),
+    });
+    client(cmd('client', 'reply', 'off') + cmd('set', 'a', '1') + cmd('client', 'reply', 'on') + cmd('subscribe', 'c1', 'c2'));
+    redis('+OK\r\n');
+    redis('*3\r\n$9\r\nsubscribe\r\n$2\r\nc1\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$2\r\nc2\r\n:2\r\n');
+    redis('*3\r\n$7\r\nmessage\r\n$2\r\nc1\r\n$2\r\nhi\r\n');
+    client(cmd('ping'));
+    expect(seen.map((s) => s.split(':')[0])).toEqual(['CLIENT', 'SUBSCRIBE', 'SUBSCRIBE', 'push']);
+    expect(down.join('')).toBe(
+      '+OK\r\n*3\r\n$9\r\nsubscribe\r\n$2\r\nc1\r\n:1\r\n*3\r\n$9\r\nsubscribe\r\n$2\r\nc2\r\n:2\r\n' +
+        '*3\r\n$7\r\nmessage\r\n$2\r\nc1\r\n$2\r\nhi\r\n+LOCALPONG\r\n',
+    );
+  });
+
+  it('falls back to passing bytes unchanged when the reply stream is not RESP', () => {
+    const { down, client, redis } = setup({ onReply: () => ({ kind: 'drop' }) });
+    client(cmd('ping'));
+    redis('?garbage\r\n');
+    expect(down.join('')).toBe('?garbage\r\n');
+    redis('+more');
+    expect(down.join('')).toBe('?garbage\r\n+more');
+  });
+
+  it('passes the end of each direction on after what it holds', () => {
+    const { ends, up, client, chain, clock } = setup({ onRequest: () => ({ kind: 'forward' }) });
+    client(cmd('ping').slice(0, 5));
+    chain.end('end', clock.nowNs());
+    expect(up).toEqual([]);
+    expect(ends).toEqual(['up:end']);
+  });
+
+  it("passes Redis's end on only after a local answer still in its delay", () => {
+    const { ends, down, scheduler, client, redis, chain, clock } = setup(answerGets, 50 * US);
+    client(cmd('get', 'a') + cmd('quit'));
+    redis('+OK\r\n');
+    chain.endReply('end', clock.nowNs());
+    expect(ends).toEqual([]);
+    scheduler.runUntil(50 * US);
+    expect(down.join('')).toBe('$5\r\nlocal\r\n+OK\r\n');
+    expect(ends).toEqual(['down:end']);
+  });
+
+  it("passes the client's end on after a last request answered locally", () => {
+    const { ends, up, client, chain, clock } = setup(answerGets);
+    client(cmd('set', 'a', '1') + cmd('get', 'a'));
+    chain.end('end', clock.nowNs());
+    expect(up.join('')).toBe(cmd('set', 'a', '1'));
+    expect(ends).toEqual(['up:end']);
+  });
+
+  it('frames a pipeline fed byte by byte and at random splits, forwarding it unchanged', () => {
+    const input = cmd('set', 'k', 'v'.repeat(5000)) + 'PING\r\n\r\n' + cmd('get', 'k') + cmd('echo', '\r\n*1\r\n');
+    for (const step of [1, 7, 4096]) {
+      const names: string[] = [];
+      const { up, client } = setup({ onRequest: (r) => (names.push(r.name), { kind: 'forward' }) });
+      for (let i = 0; i < input.length; i += step) client(input.slice(i, i + step));
+      expect(up.join('')).toBe(input);
+      expect(names).toEqual(['SET', 'PING', 'GET', 'ECHO']);
+    }
+  });
+});
