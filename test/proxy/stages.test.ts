@@ -37,10 +37,19 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
     const want: unknown[] = [];
     for (let i = 0; i < 100; i++) {
       const k = i % 4;
-      if (k === 0) (p.get(`local:${i}`), want.push(`local:${i}`));
-      else if (k === 1) (p.set(`k${i}`, `v${i}`), want.push('OK'));
-      else if (k === 2) (p.get(`k${i - 1}`), want.push(`v${i - 1}`));
-      else (p.incr('n'), want.push(Math.floor(i / 4) + 1));
+      if (k === 0) {
+        p.get(`local:${i}`);
+        want.push(`local:${i}`);
+      } else if (k === 1) {
+        p.set(`k${i}`, `v${i}`);
+        want.push('OK');
+      } else if (k === 2) {
+        p.get(`k${i - 1}`);
+        want.push(`v${i - 1}`);
+      } else {
+        p.incr('n');
+        want.push(Math.floor(i / 4) + 1);
+      }
     }
     const res = await p.exec();
     expect(res!.map(([err, v]) => err ?? v)).toEqual(want);
