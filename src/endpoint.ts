@@ -9,15 +9,23 @@ export type Endpoint = { kind: 'tcp'; host: string; port: number } | { kind: 'un
 const LISTEN_ACCEPTS = 'host:port (port 0 = any free port), [ipv6]:port, or a unix socket as unix:/path or /path';
 const ADDRESS_ACCEPTS = '"host:port" (port 1-65535) or "unix:/path/to.sock"';
 
+/** Redis's port: what `--upstream localhost` means, as for redis-cli. */
+export const REDIS_DEFAULT_PORT = 6379;
+
 /**
- * Lenient, for what the proxy listens on or forwards to: also ":port", "port" (on `defaultHost`), port 0
- * and "./path". `flag` names the option in errors.
+ * Lenient, for what the proxy listens on or forwards to: also ":port", "port" (on `defaultHost`)
+ * and "./path". `flag` names the option in errors. An address to listen on takes port 0 (any free
+ * port); an address to connect to (`connectPort` given: the port a bare host means) refuses port 0.
  */
-export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0.1'): Endpoint {
+export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0.1', connectPort?: number): Endpoint {
   const s = String(text).trim();
+  const connect = connectPort !== undefined;
+  const accepts = connect
+    ? `host:port (port ${connectPort} if left out), [ipv6]:port, or a unix socket as unix:/path or /path`
+    : LISTEN_ACCEPTS;
   if (s.startsWith('unix:')) {
     const path = s.slice('unix:'.length);
-    if (!path) throw new ConfigError(flag, text, LISTEN_ACCEPTS);
+    if (!path) throw new ConfigError(flag, text, accepts);
     return { kind: 'unix', path };
   }
   if (s.startsWith('/') || s.startsWith('./')) return { kind: 'unix', path: s };
@@ -31,11 +39,18 @@ export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0
     const i = s.lastIndexOf(':');
     host = s.slice(0, i) || defaultHost;
     portText = s.slice(i + 1);
+  } else if (connect && /^[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$/.test(s) && !/^\d+$/.test(s)) {
+    return { kind: 'tcp', host: s, port: connectPort };
   }
-  if (!/^\d+$/.test(portText)) throw new ConfigError(flag, text, LISTEN_ACCEPTS);
+  if (!/^\d+$/.test(portText)) throw new ConfigError(flag, text, accepts);
   const port = Number(portText);
-  if (port > 65535) throw new ConfigError(flag, text, LISTEN_ACCEPTS);
+  if (port > 65535 || (connect && port === 0)) throw new ConfigError(flag, text, accepts);
   return { kind: 'tcp', host, port };
+}
+
+/** An address to connect to Redis at: a bare host means port 6379; port 0 is refused. */
+export function parseRedisEndpoint(text: string, flag: string): Endpoint {
+  return parseEndpoint(text, flag, '127.0.0.1', REDIS_DEFAULT_PORT);
 }
 
 /** Strict, for a Redis to connect to: a host and a port 1-65535 are required ("6379" alone is refused). */

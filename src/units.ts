@@ -72,9 +72,10 @@ export function parseNonNegativeInt(text: string, flag: string, max = Number.MAX
 }
 
 export function parsePositiveInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
-  const n = parseNonNegativeInt(text, flag, max);
-  if (n < 1) throw new ConfigError(flag, text, `a whole number from 1 to ${max}`);
-  return n;
+  const s = String(text).trim();
+  // One message for every bad value ("x", "0", too big), so the range said is the range accepted.
+  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > max) throw new ConfigError(flag, text, `a whole number from 1 to ${max}`);
+  return Number(s);
 }
 
 /** Comma-separated list of positive integers ("1,8,64,256"). */

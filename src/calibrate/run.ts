@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
-import { parseEndpoint } from '../proxy/endpoint.js';
+import { parseRedisEndpoint } from '../proxy/endpoint.js';
 import { startProxy } from '../proxy/index.js';
 import { formatUs } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
@@ -54,7 +54,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   const rounds = Math.max(1, Math.floor(options.rounds ?? 5));
   const progress = options.progress ?? (() => {});
   const auto = options.compensationUs === undefined;
-  const upstreamEndpoint = options.upstream === undefined ? undefined : parseEndpoint(options.upstream, '--upstream');
+  const upstreamEndpoint = options.upstream === undefined ? undefined : parseRedisEndpoint(options.upstream, '--upstream');
   const own = upstreamEndpoint ? undefined : await startPrivateRedis();
   const direct: PingTarget = own
     ? { host: own.host, port: own.port }

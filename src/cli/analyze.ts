@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/analyze.js';
 import { renderHtml } from '../record/render-html.js';
 import { renderJson, renderText } from '../record/render.js';
@@ -9,7 +10,7 @@ import { parseDurationUs, parsePositiveInt } from '../units.js';
 
 interface AnalyzeFlags {
   rtt: string;
-  json?: boolean;
+  json?: string;
   html?: string;
   minRun: string;
   maxGap: string;
@@ -23,11 +24,11 @@ export function registerAnalyze(program: Command): void {
     .description(
       'Read a trace recorded with `redis-rtt proxy --record FILE`: round trips, flights and depth per connection, ' +
         'time spent waiting on Redis vs thinking, the session projected to other RTTs, and loops that one pipeline ' +
-        'or multi-key command could replace. Report on stdout (--json: JSON).',
+        'or multi-key command could replace. Report on stdout (--json -: JSON there instead).',
     )
     .argument('<file>', 'the trace file')
     .option('--rtt <list>', 'RTTs to project the session to, comma-separated (us, ms, s; bare numbers are ms)', '0.2ms,1.2ms,85ms')
-    .option('--json', 'print the analysis as JSON on stdout instead of the tables')
+    .option(JSON_FLAG, `${JSON_HELP}; with -, instead of the tables`)
     .option('--html <file>', 'also write a self-contained HTML report (tables and a chart) to this file')
     .option('--min-run <n>', 'shortest run of single-command round trips reported as an opportunity', String(DEFAULT_ANALYZE.minRun))
     .option('--max-gap <duration>', 'longest client think time inside such a run (a longer pause ends it)', '100ms')
@@ -38,18 +39,22 @@ export function registerAnalyze(program: Command): void {
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset local --record app.trace\n' +
         '  redis-rtt analyze app.trace --rtt 1.2ms,20ms,85ms\n' +
-        '  redis-rtt analyze app.trace --json | jq .projections\n' +
+        '  redis-rtt analyze app.trace --json - | jq .projections\n' +
         '  redis-rtt analyze app.trace --html app.html',
     )
     .action(async (file: string, flags: AnalyzeFlags) => {
       const options = analyzeOptionsFromFlags(flags);
       const trace = await readTrace(file, { argSizes: false }).catch((err: unknown) => {
-        if (err instanceof TraceFormatError) throw new ConfigError('<file>', file, `a redis-rtt trace (${err.message})`);
+        if (err instanceof TraceFormatError) throw new ConfigError('TRACE', file, `a redis-rtt trace (${err.message})`);
         throw err;
       });
       const analysis = analyzeTrace(trace, options);
       if (flags.html !== undefined) await writeFile(flags.html, renderHtml(analysis, file));
-      process.stdout.write(flags.json ? renderJson(analysis, file) : renderText(analysis, { file }));
+      if (flags.json !== undefined) {
+        const written = await writeJsonTarget(flags.json, renderJson(analysis, file));
+        if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+      }
+      if (!jsonToStdout(flags.json)) process.stdout.write(renderText(analysis, { file }));
     });
 }
 

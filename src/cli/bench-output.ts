@@ -1,5 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { jsonToStdout } from './json-out.js';
 import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../report/index.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { BenchReport, BenchResult } from '../results/types.js';
@@ -16,7 +17,7 @@ export interface BenchOutputFlags {
 /**
  * What a bench run prints and writes. The table goes to stderr with the progress (stdout stays
  * free for a pipe); `--format table` puts it on stdout, `--format json` puts the JSON report on
- * stdout and leaves the table on stderr. Files where asked.
+ * stdout and leaves the table on stderr (as `--json -` does). Files where asked.
  */
 export async function emitBenchReport(report: BenchReport, flags: BenchOutputFlags): Promise<string[]> {
   const written: string[] = [];
@@ -26,8 +27,9 @@ export async function emitBenchReport(report: BenchReport, flags: BenchOutputFla
     process.stderr.write(renderTable(report, { color: process.stderr.isTTY === true }) + '\n');
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   }
+  if (flags.json !== undefined && jsonToStdout(flags.json)) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   const files: [string | undefined, () => string][] = [
-    [flags.json, () => JSON.stringify(report, null, 2) + '\n'],
+    [jsonToStdout(flags.json) ? undefined : flags.json, () => JSON.stringify(report, null, 2) + '\n'],
     [flags.csv, () => renderCsv(report)],
     [flags.markdown, () => renderMarkdown(report)],
     [flags.html, () => renderHtml(report)],

@@ -8,6 +8,7 @@ import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
+import { JSON_FLAG, JSON_HELP, jsonToStdout } from './json-out.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
@@ -54,10 +55,10 @@ export function registerBench(program: Command): void {
     .option('--redis <addr>', 'use this Redis (host:port or unix:/path) instead of a private one')
     .option('--key-prefix <prefix>', 'every key written starts with this; only these keys are deleted', d.keyPrefix)
     .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
-    .option('--max-seconds <s>', 'stop starting new samples after this long; what finished is reported')
+    .option('--max-seconds <s>', 'a bound on the whole run (bare number: seconds): samples that fit run first, the run ends within it plus one sample, and what finished is reported')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
-    .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration, or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
-    .option('--json <file>', 'write the JSON report')
+    .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off or 0 (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration (bare number: ms), or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
+    .option(JSON_FLAG, JSON_HELP)
     .option('--csv <file>', 'write one CSV row per configuration')
     .option('--markdown <file>', 'write a markdown table')
     .option('--html <file>', 'write a self-contained HTML report')
@@ -76,6 +77,9 @@ export function registerBench(program: Command): void {
         '  redis-rtt bench --workload set --size 512 --modes seq,pipeline,multi,mset,lua,auto --links local,rtt=2ms/jitter=0.2ms',
     )
     .action(async (flags: BenchFlags) => {
+      if (jsonToStdout(flags.json) && flags.format !== undefined) {
+        throw new ConfigError('--json', '-', 'a file when --format is given (stdout holds one output)');
+      }
       const options = benchOptionsFromFlags(flags);
       await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });
     });
@@ -138,5 +142,6 @@ function benchCompensation(text: string): NonNullable<BenchOptions['compensation
   if (text === 'off' || text === 'auto') return text;
   const c = parseCompensateFlag(text);
   if (c === undefined) return 'auto';
+  if (!('table' in c) && c.up === 0 && c.down === 0) return 'off';
   return 'table' in c ? c : c.up;
 }

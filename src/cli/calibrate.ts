@@ -6,13 +6,14 @@ import { renderHtml } from '../report/html.js';
 import { ConfigError } from '../errors.js';
 import { parseDurationUs, parsePositiveInt } from '../units.js';
 import { parseCompensateFlag } from './compensate-flag.js';
+import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 
 interface CalibrateFlags {
   rtts: string;
   samples: string;
   compensate: string;
   rounds: string;
-  json?: string | boolean;
+  json?: string;
   html?: string;
 }
 
@@ -29,13 +30,13 @@ export function registerCalibrate(program: Command): void {
     .option('--rtts <list>', 'comma-separated RTTs to test (0 = proxy with no delay)', DEFAULT_CALIBRATE_RTTS_US.map((u) => `${u}us`).join(','))
     .option('--samples <n>', 'PINGs per row (rows above 2 ms use fewer, ~3 s each)', '1000')
     .option(
-      '--compensate <auto|duration|file>',
+      '--compensate <auto|off|duration|file>',
       'auto: measure with no compensation, derive a table from each RTT\'s excess, then measure again with it ' +
-        '(save it with --json FILE and pass FILE to `proxy --compensate`); or one pass with 0, a duration, or a saved table',
+        '(save it with --json FILE and pass FILE to `proxy --compensate`); or one pass with off (0), a duration (bare number: ms), or a saved table',
       'auto',
     )
     .option('--rounds <n>', 'alternating direct/proxied blocks per row', '5')
-    .option('--json [file]', 'write the JSON result to FILE, or to stdout without one')
+    .option(JSON_FLAG, `${JSON_HELP}; with -, the table goes to stderr`)
     .option('--html <file>', 'write a self-contained HTML report')
     .addHelpText(
       'after',
@@ -49,10 +50,11 @@ export function registerCalibrate(program: Command): void {
       const compensationUs = parseCompensateFlag(flags.compensate);
       const rounds = parsePositiveInt(flags.rounds, '--rounds', 1000);
       const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress: (l) => process.stderr.write(l + '\n') });
-      const toStdout = flags.json === true;
-      process[toStdout ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
-      if (toStdout) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-      else if (typeof flags.json === 'string') await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
+      process[jsonToStdout(flags.json) ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
+      if (flags.json !== undefined) {
+        const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+        if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+      }
       if (flags.html) {
         await writeFile(flags.html, renderHtml(report));
         process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);

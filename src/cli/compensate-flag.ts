@@ -5,17 +5,20 @@ import { parseDurationUs } from '../units.js';
 
 export const COMPENSATE_HELP =
   "what to take off each one-way delay so a client sees direct + configured: auto (the proxy's hop, measured at start), " +
-  '0 (off), a duration, or FILE: a `redis-rtt calibrate --json FILE` result, whose table also pays for the wake-ups that grow with the delay';
+  'off (or 0), a duration (bare number: ms), or FILE: a `redis-rtt calibrate --json FILE` result, whose table also pays for the wake-ups that grow with the delay';
 
-/** `--compensate auto|0|20us|calibration.json`: undefined means auto. */
+const ACCEPTS = 'auto, off (or 0), a duration like 20us (a bare number is ms), or a calibrate --json file';
+
+/** `--compensate auto|off|0|20us|calibration.json`: undefined means auto; off is { up: 0, down: 0 }. */
 export function parseCompensateFlag(text: string, flag = '--compensate'): Compensation | undefined {
   if (text === 'auto') return undefined;
+  if (text.trim() === 'off') return { up: 0, down: 0 };
   if (/^[0-9.]+\s*[a-z]*$/i.test(text.trim())) {
     try {
-      const us = parseDurationUs(text, flag, 'us');
+      const us = parseDurationUs(text, flag);
       return { up: us, down: us };
     } catch {
-      throw new ConfigError(flag, text, 'auto, 0, a duration like 20us, or a calibrate --json file');
+      throw new ConfigError(flag, text, ACCEPTS);
     }
   }
   let data: unknown;
@@ -23,7 +26,7 @@ export function parseCompensateFlag(text: string, flag = '--compensate'): Compen
     data = JSON.parse(readFileSync(text, 'utf8'));
   } catch (err) {
     const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new ConfigError(flag, text, `auto, 0, a duration like 20us, or a readable calibrate --json file (${why})`);
+    throw new ConfigError(flag, text, `${ACCEPTS} (${why})`);
   }
   return parseCompensationTable(data, text);
 }

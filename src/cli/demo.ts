@@ -1,4 +1,5 @@
 import { writeFile } from 'node:fs/promises';
+import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import type { Command } from 'commander';
 import { renderHtml, renderTable } from '../report/index.js';
 import { DEMO_LINKS, runDemo } from '../workload/demo.js';
@@ -18,7 +19,7 @@ export function registerDemo(program: Command): void {
         'the table and a two-line reading. Finishes in about a minute (at most 90 s); slow cross-region cells run fewer ' +
         'operations, and say so.',
     )
-    .option('--json <file>', 'where to write the JSON report', 'redis-rtt-report.json')
+    .option(JSON_FLAG, `${JSON_HELP}; with -, the table goes to stderr`, 'redis-rtt-report.json')
     .option('--html <file>', 'where to write the HTML report', 'redis-rtt-report.html')
     .option('--no-html', 'do not write the HTML report')
     .action(async (flags: DemoFlags) => {
@@ -32,9 +33,10 @@ export function registerDemo(program: Command): void {
         const report = await runDemo({ signal: sigint.signal, progress: progress.onEvent });
         progress.done();
         // renderTable ends with the two-line reading ("at cross-az, pipelining 100 cut ...").
-        process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
-        await writeFile(flags.json, JSON.stringify(report, null, 2) + '\n');
-        process.stderr.write(`redis-rtt: wrote ${flags.json}\n`);
+        const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
+        tableTo.write(renderTable(report, { color: tableTo.isTTY === true }) + '\n');
+        const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+        if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
         if (flags.html !== false) {
           await writeFile(flags.html, renderHtml(report));
           process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);

@@ -23,6 +23,7 @@ export function buildProgram(): Command {
         'Start with `redis-rtt demo` (no setup), then `redis-rtt <command> --help`.',
     )
     .showHelpAfterError('(run with --help for usage)')
+    .configureOutput(CLI_OUTPUT)
     .exitOverride();
   registerProxy(program);
   registerCalibrate(program);
@@ -31,9 +32,15 @@ export function buildProgram(): Command {
   registerReport(program);
   registerAnalyze(program);
   registerMovedToLab(program);
-  for (const cmd of program.commands) cmd.exitOverride();
+  for (const cmd of program.commands) cmd.exitOverride().configureOutput(CLI_OUTPUT);
   return program;
 }
+
+/** Every CLI error starts with the same prefix: commander's "error: ..." becomes "redis-rtt: ...". */
+export const ERROR_PREFIX = 'redis-rtt: ';
+const CLI_OUTPUT = {
+  outputError: (text: string, write: (s: string) => void): void => write(text.replace(/^error: /, ERROR_PREFIX)),
+};
 
 /** Runs the CLI; resolves to the process exit status. */
 export async function main(argv: string[]): Promise<number> {
@@ -59,13 +66,13 @@ function reportError(err: unknown): number {
     return EXIT_USAGE;
   }
   if (err instanceof ConfigError) {
-    process.stderr.write(`redis-rtt: ${err.message}\n`);
+    process.stderr.write(`${ERROR_PREFIX}${err.message}\n`);
     return EXIT_USAGE;
   }
   if (err instanceof NetworkError || err instanceof RedisSpawnError) {
-    process.stderr.write(`redis-rtt: ${err.message}\n`);
+    process.stderr.write(`${ERROR_PREFIX}${err.message}\n`);
     return err instanceof NetworkError && err.code === 'EADDRINUSE' ? EXIT_USAGE : 1;
   }
-  process.stderr.write(`redis-rtt: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.stderr.write(`${ERROR_PREFIX}${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return 1;
 }

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
-import { parseEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
@@ -49,7 +49,7 @@ export function registerProxy(program: Command): void {
     .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
-    .option('--compensate <auto|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
+    .option('--compensate <auto|off|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply); 0 = never', '0')
@@ -74,7 +74,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
-  const upstream = parseEndpoint(flags.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
   const calibrate = flags.compensate === 'calibrate';
@@ -120,15 +120,18 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       event: 'listening',
       listen: proxy.address,
       control: proxy.controlAddress ?? null,
-      upstream: flags.upstream,
+      // "localhost" shows as localhost:6379: the port it means.
+      upstream: upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
     }) + '\n',
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on
   // the first client's close.
-  void probeUpstream(upstream).then((why) => {
-    if (why) log(`warning: upstream ${flags.upstream} not reachable now: ${why}; will try on each client connection`);
+  // --compensate auto already said "not Redis" while measuring; the other modes hear it here.
+  void probeUpstream(upstream).then((r) => {
+    if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
+    if (r && 'notRedis' in r && flags.compensate !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });
   await new Promise<void>((resolve) => {
     const stop = (signal: string): void => {

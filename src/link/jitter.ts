@@ -100,3 +100,23 @@ export function jitterSampler(dist: JitterDist, delayUs: number, jitterUs: numbe
 export function meanShiftRisk(dist: JitterDist, delayUs: number, jitterUs: number): boolean {
   return jitterUs > 0 && delayUs + jitterUs * shapeLowest(dist) < 0;
 }
+
+/** Largest jitter scale whose lower tail stays above zero delay for this one-way delay. */
+export function maxJitterWithoutFloorUs(dist: JitterDist, delayUs: number): number {
+  return Math.floor(delayUs / -shapeLowest(dist));
+}
+
+/**
+ * A warning when jitter reaches zero delay in its lower tail: those delays are floored at 0, so
+ * the mean delay rises above the configured one (for `normal`, jitter above about a quarter of the
+ * one-way delay, since its table is clamped at 4 sigma). Undefined when the link is safe.
+ */
+export function jitterFloorWarning(s: { upUs: number; downUs: number; jitterUs: number; jitterDist: JitterDist }): string | undefined {
+  const delayUs = Math.min(s.upUs, s.downUs);
+  if (!meanShiftRisk(s.jitterDist, delayUs, s.jitterUs)) return undefined;
+  return (
+    `warning: jitter ${s.jitterUs} us (${s.jitterDist}) reaches zero delay in its lower tail on a ${delayUs} us one-way delay: ` +
+    `those delays are floored at 0, so the mean delay rises above the configured one; keep jitter at most ` +
+    `${maxJitterWithoutFloorUs(s.jitterDist, delayUs)} us for this delay and distribution`
+  );
+}

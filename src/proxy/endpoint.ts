@@ -1,2 +1,9 @@
 // The proxy's view of addresses: the one definition is src/endpoint.ts.
-export { parseEndpoint, formatEndpoint, isLoopback, type Endpoint } from '../endpoint.js';
+export {
+  parseEndpoint,
+  parseRedisEndpoint,
+  formatEndpoint,
+  isLoopback,
+  REDIS_DEFAULT_PORT,
+  type Endpoint,
+} from '../endpoint.js';

@@ -6,7 +6,8 @@ import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import { ControlServer } from './control.js';
 import { bindPolicy } from './http-guard.js';
-import { parseEndpoint, isLoopback, type Endpoint } from './endpoint.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
 import { StageRegistry } from './stage-registry.js';
@@ -37,7 +38,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (!options || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
-  const upstream = parseEndpoint(options.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
   if (!Number.isFinite(highWaterBytes) || highWaterBytes < 1024) {
@@ -94,6 +95,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     await server.close();
     throw err;
   }
+  const jitterWarning = jitterFloorWarning(link.settings);
+  if (jitterWarning) log(jitterWarning);
   if (listen.kind === 'tcp' && !isLoopback(listen.host)) {
     log(`warning: listening on ${server.address}, reachable from other machines; the proxy has no authentication of its own`);
   }
@@ -153,19 +156,27 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
 /**
  * What to take off each one-way delay: half the extra PING round trip the proxy adds with no delay
  * (measured through its own listener against the real upstream), plus the scheduler's lateness.
- * Falls back to a loopback estimate when the upstream cannot be reached at start.
+ * Falls back to a loopback estimate when the upstream cannot be reached at start, and to nothing
+ * when something answers there that is not Redis (then there was no hop to measure).
+ * The measuring connections are closed here, before anyone else knows the address, so the caller's
+ * counter reset leaves none of them in /stats.
  */
 async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (line: string) => void): Promise<{ up: number; down: number }> {
   const self: Endpoint =
     server.port !== undefined ? { kind: 'tcp', host: server.host ?? '127.0.0.1', port: server.port } : { kind: 'unix', path: server.address };
   const hop = await measureHopThrough(self, upstream);
   let perDirectionUs: number;
-  if (hop) {
+  if (hop && 'notRedis' in hop) {
+    log(`warning: upstream ${formatEndpoint(upstream)} did not answer PING like Redis (${hop.notRedis}); no compensation`);
+    perDirectionUs = 0;
+  } else if (hop) {
     perDirectionUs = Math.max(0, (hop.proxyUs - hop.directUs) / 2) + (await measureSchedulerLatenessUs(50));
   } else {
     perDirectionUs = (await measureHop()).perDirectionUs;
   }
-  // Let the calibration connection finish closing, so it neither shows in stats nor in a trace.
+  // The measuring connection through our own listener: a client that closed may still be waiting on
+  // an upstream that never closes its side (a silent listener), so end it here rather than wait.
+  for (const c of server.connections()) c.destroy();
   for (let i = 0; i < 40 && server.connectionCount > 0; i++) await new Promise((r) => setTimeout(r, 5));
   let us = Math.round(perDirectionUs);
   if (us > MAX_AUTO_COMPENSATION_US) {

@@ -10,20 +10,40 @@ export interface HopThrough {
   proxyUs: number;
 }
 
+/** The start-up PING got an answer that is not RESP, or none: whatever listens there is not Redis. */
+export interface NotRedis {
+  notRedis: string;
+}
+
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
+/** First bytes of every RESP2/RESP3 reply type: + - : $ * _ , # ! = ( % ~ > |. */
+const RESP_TYPE_BYTES = new Set([...'+-:$*_,#!=(%~>|'].map((c) => c.charCodeAt(0)));
+
+class NotRedisError extends Error {}
 
 /**
  * Measures the proxy's own hop: PING round trips straight to the upstream and through the proxy's
- * own listener (no delay), in alternating blocks so drift cancels. Any one-line reply counts (a
- * server that wants AUTH answers -NOAUTH just as fast). In-process, ~30 ms; a probe in a separate
- * process measured the same within noise but costs ~190 ms of start-up. Resolves undefined when
- * the upstream cannot be reached, so the caller can fall back to a loopback estimate.
+ * own listener (no delay), in alternating blocks so drift cancels. Any RESP reply counts (a server
+ * that wants AUTH answers -NOAUTH just as fast); anything else (an HTTP server's "HTTP/1.1 400", or
+ * silence for a second) means the upstream is not Redis: NotRedis, and nothing measured. In-process,
+ * ~30 ms; a probe in a separate process measured the same within noise but costs ~190 ms of start-up.
+ * Resolves undefined when the upstream cannot be reached, so the caller can fall back to a loopback
+ * estimate.
  */
-export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samples = 200): Promise<HopThrough | undefined> {
+export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samples = 200): Promise<HopThrough | NotRedis | undefined> {
   let direct: Pinger | undefined;
   let through: Pinger | undefined;
   try {
-    direct = await Pinger.connect(upstream);
+    try {
+      direct = await Pinger.connect(upstream);
+    } catch {
+      return undefined;
+    }
+    try {
+      await direct.ping();
+    } catch (err) {
+      return { notRedis: err instanceof NotRedisError ? err.message : `no reply to PING (${(err as Error).message})` };
+    }
     through = await Pinger.connect(self);
     for (let i = 0; i < 20; i++) {
       await direct.ping();
@@ -46,14 +66,47 @@ export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samp
   }
 }
 
+/**
+ * One PING to the upstream on a connection of its own, closed at once: undefined when it answered
+ * with RESP, NotRedis when it answered something else (or nothing within the timeout), and
+ * `{ unreachable }` with the errno when nothing accepted the connection.
+ */
+export async function pingUpstream(upstream: Endpoint, timeoutMs = 1000): Promise<{ unreachable: string } | NotRedis | undefined> {
+  let pinger: Pinger;
+  try {
+    pinger = await Pinger.connect(upstream, timeoutMs);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    return { unreachable: e.code ?? `no answer within ${timeoutMs} ms` };
+  }
+  try {
+    await pinger.ping(timeoutMs);
+    return undefined;
+  } catch (err) {
+    return { notRedis: err instanceof NotRedisError ? err.message : `no reply to PING (${(err as Error).message})` };
+  } finally {
+    pinger.close();
+  }
+}
+
 class Pinger {
-  private waiting: ((ok: boolean) => void) | undefined;
+  private waiting: ((outcome: true | Error) => void) | undefined;
+  /** Reply bytes so far; a PING's reply is one line ("+PONG", "-NOAUTH ..."). */
+  private pending = '';
   private constructor(private readonly socket: net.Socket) {
     socket.on('data', (d: Buffer) => {
-      if (d[d.length - 1] === 0x0a) this.waiting?.(true);
+      if (this.pending === '' && !RESP_TYPE_BYTES.has(d[0]!)) {
+        this.waiting?.(new NotRedisError(`answered ${JSON.stringify(d.subarray(0, 24).toString('latin1'))}`));
+        return;
+      }
+      this.pending += d.toString('latin1');
+      if (this.pending.endsWith('\r\n')) {
+        this.pending = '';
+        this.waiting?.(true);
+      }
     });
-    socket.on('close', () => this.waiting?.(false));
-    socket.on('error', () => this.waiting?.(false));
+    socket.on('close', () => this.waiting?.(new Error('closed')));
+    socket.on('error', () => this.waiting?.(new Error('closed')));
   }
 
   static connect(at: Endpoint, timeoutMs = 1000): Promise<Pinger> {
@@ -77,12 +130,12 @@ class Pinger {
   ping(timeoutMs = 1000): Promise<number> {
     return new Promise((resolve, reject) => {
       const t0 = realClock.nowNs();
-      const timer = setTimeout(() => reject(new Error('timeout')), timeoutMs);
-      this.waiting = (ok) => {
+      const timer = setTimeout(() => reject(new Error(`none within ${timeoutMs} ms`)), timeoutMs);
+      this.waiting = (outcome) => {
         clearTimeout(timer);
         this.waiting = undefined;
-        if (ok) resolve((realClock.nowNs() - t0) / 1000);
-        else reject(new Error('closed'));
+        if (outcome === true) resolve((realClock.nowNs() - t0) / 1000);
+        else reject(outcome);
       };
       this.socket.write(PING);
     });

@@ -1,3 +1,4 @@
+import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
@@ -6,7 +7,7 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { ProxiedConnection } from './connection.js';
-import { formatEndpoint, parseEndpoint, type Endpoint } from './endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
 import { StageRegistry } from './stage-registry.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
@@ -79,6 +80,27 @@ export class ProxyServer {
 
   async listen(): Promise<void> {
     const l = this.o.listen;
+    try {
+      await this.listenOnce(l);
+    } catch (err) {
+      // A unix socket file left by a killed proxy blocks the path although nothing listens on it:
+      // remove it then (only then) and try once more.
+      if (!(err instanceof NetworkError && err.code === 'EADDRINUSE' && l.kind === 'unix' && (await isStaleSocket(l.path)))) throw err;
+      this.o.log(`removed stale unix socket ${l.path} (nothing was listening on it)`);
+      await unlink(l.path).catch(() => {});
+      await this.listenOnce(l);
+    }
+    const a = this.server.address();
+    if (typeof a === 'string' || a === null) {
+      this.address = l.kind === 'unix' ? l.path : String(a);
+    } else {
+      this.host = a.address;
+      this.port = a.port;
+      this.address = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
+    }
+  }
+
+  private async listenOnce(l: Endpoint): Promise<void> {
     await new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         reject(
@@ -98,14 +120,6 @@ export class ProxyServer {
       if (l.kind === 'unix') this.server.listen(l.path, done);
       else this.server.listen({ host: l.host, port: l.port }, done);
     });
-    const a = this.server.address();
-    if (typeof a === 'string' || a === null) {
-      this.address = l.kind === 'unix' ? l.path : String(a);
-    } else {
-      this.host = a.address;
-      this.port = a.port;
-      this.address = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
-    }
   }
 
   get connectionCount(): number {
@@ -159,12 +173,29 @@ export class ProxyServer {
   }
 }
 
+/** True when `path` is a socket file nobody accepts on (connect is refused), never for a live one. */
+async function isStaleSocket(path: string): Promise<boolean> {
+  try {
+    if (!(await lstat(path)).isSocket()) return false;
+  } catch {
+    return false;
+  }
+  return new Promise((resolve) => {
+    const probe = net.connect({ path });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+
 export function parseListen(text: string | undefined): Endpoint {
   return parseEndpoint(text ?? '127.0.0.1:0', '--listen');
 }
 
 export function parseUpstream(text: string): Endpoint {
-  return parseEndpoint(text, '--upstream');
+  return parseRedisEndpoint(text, '--upstream');
 }
 
 export { LinkState, type LinkUpdate };

@@ -25,6 +25,12 @@ export const NOT_BATCHABLE: ReadonlySet<string> = new Set([
   'SHUTDOWN', 'DEBUG', 'SYNC', 'PSYNC', 'REPLICAOF', 'SLAVEOF', 'FAILOVER',
 ]);
 
+/**
+ * Cursor loops: each call carries the cursor the previous reply returned, so call N+1 cannot be sent
+ * before reply N arrives. No pipeline or multi-key form can save these round trips.
+ */
+export const CURSOR_COMMANDS: ReadonlySet<string> = new Set(['SCAN', 'HSCAN', 'SSCAN', 'ZSCAN']);
+
 export interface MultiKeyForm {
   /** The command that does many in one round trip. */
   command: string;
@@ -65,6 +71,10 @@ export function baseCommand(name: string): string {
 
 export function isWrite(name: string): boolean {
   return WRITE_COMMANDS.has(baseCommand(name));
+}
+
+export function isCursor(name: string): boolean {
+  return CURSOR_COMMANDS.has(baseCommand(name));
 }
 
 export function isBatchable(name: string): boolean {

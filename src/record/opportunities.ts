@@ -4,6 +4,10 @@
  *    all the same command (GET, HGET, INCR ...): one pipeline, or a multi-key command, does it in one;
  *  - independent writes: a run of consecutive single-command round trips of mixed write commands whose
  *    replies were not errors: the client waited for each acknowledgement before sending the next.
+ *  - cursor loops (SCAN, HSCAN, SSCAN, ZSCAN): reported as `dependent` with the round trips they cost and
+ *    none saved, since each call needs the cursor from the previous reply; only a larger COUNT helps.
+ * Traces hold no keys or values, so a loop whose next key comes from the previous reply (a dependent
+ * read) looks exactly like an independent one: the advice for loops and writes says "if independent".
  * Runs are broken by any other round trip and by a think gap longer than `maxGapUs` (a polling loop that
  * sleeps between requests is not a batch). A same-command run inside a reported write run is not
  * reported again, so the savings of different opportunities add up.
@@ -11,7 +15,7 @@
  * iterations is not counted, so the saving is a floor.
  */
 import type { CommandEvent } from '../stats/types.js';
-import { MULTI_KEY_FORMS, baseCommand, isBatchable, isWrite } from './command-classes.js';
+import { MULTI_KEY_FORMS, baseCommand, isBatchable, isCursor, isWrite } from './command-classes.js';
 import type { ConnectionTimeline, RoundTrip } from './timeline.js';
 
 export interface OpportunityOptions {
@@ -25,8 +29,16 @@ export interface OpportunityOptions {
 
 export const DEFAULT_OPPORTUNITY = { minRun: 3, maxGapUs: 100_000 };
 
+/** Said under every opportunities table: what a trace cannot know. */
+export const OPPORTUNITY_CAVEAT: readonly string[] = [
+  'A trace holds no keys or values: a loop that takes each key from the previous reply looks like one over known keys,',
+  'so batch a run only if its commands are independent. Cursor loops (SCAN, HSCAN, SSCAN, ZSCAN) are "dependent":',
+  'each call needs the previous cursor, so they cannot be batched; a larger COUNT needs fewer round trips.',
+];
+
 export interface Opportunity {
-  kind: 'loop' | 'writes';
+  /** `dependent`: a cursor loop, which cannot be batched (nothing saved; listed for the round trips it costs). */
+  kind: 'loop' | 'writes' | 'dependent';
   conn: number;
   /** "GET" for a loop; "SET, INCR" for writes. */
   command: string;
@@ -64,9 +76,10 @@ export function findOpportunities(timelines: readonly ConnectionTimeline[], o: O
     const loops = runs(rts, maxGapUs, () => true, (rt, first) => rt.commands[0]!.name === first.commands[0]!.name)
       .filter(([a, b]) => b - a >= minRun && !writeRuns.some(([wa, wb]) => wa <= a && b <= wb));
     for (const [a, b] of writeRuns) found.push(describe('writes', rts.slice(a, b), o.rttsUs));
-    for (const [a, b] of loops) found.push(describe('loop', rts.slice(a, b), o.rttsUs));
+    for (const [a, b] of loops) found.push(describe(isCursor(rts[a]!.commands[0]!.name) ? 'dependent' : 'loop', rts.slice(a, b), o.rttsUs));
   }
-  return found.sort((x, y) => y.roundTripsSaved - x.roundTripsSaved || x.conn - y.conn || x.firstRoundTrip - y.firstRoundTrip);
+  // Cursor loops save nothing, so they sort after every batchable run, the longest first.
+  return found.sort((x, y) => y.roundTripsSaved - x.roundTripsSaved || y.count - x.count || x.conn - y.conn || x.firstRoundTrip - y.firstRoundTrip);
 }
 
 /**
@@ -120,24 +133,31 @@ function describe(kind: Opportunity['kind'], run: readonly RoundTrip[], rttsUs: 
     startMs: ms(first.startUs),
     durationMs: ms(last.endUs - first.startUs),
     waitedMs: ms(run.reduce((n, rt) => n + (rt.endUs - rt.startUs), 0)),
-    roundTripsSaved: count - 1,
-    instead: 'one pipeline (MULTI/EXEC if they must apply together)',
-    savedMs: rttsUs.map((rttUs) => ({ rttUs, savedMs: ms((count - 1) * rttUs) })),
+    roundTripsSaved: kind === 'dependent' ? 0 : count - 1,
+    instead: 'one pipeline if independent (MULTI/EXEC if they must apply together)',
+    savedMs: rttsUs.map((rttUs) => ({ rttUs, savedMs: kind === 'dependent' ? 0 : ms((count - 1) * rttUs) })),
   };
   if (distinctKeys !== undefined) op.distinctKeys = distinctKeys;
   if (kind === 'loop') Object.assign(op, loopAdvice(cmds, count, distinctKeys));
+  if (kind === 'dependent') op.instead = cursorAdvice(op.command, count, rttsUs);
   return op;
+}
+
+function cursorAdvice(command: string, count: number, rttsUs: readonly number[]): string {
+  const cost = rttsUs.map((rttUs) => `${ms(count * rttUs)} ms at ${rttUs / 1000} ms RTT`).join(', ');
+  return `dependent: cannot be batched (each ${command} needs the previous cursor); ${count} round trips${cost ? ` cost ${cost}` : ''}; a larger COUNT needs fewer`;
 }
 
 function loopAdvice(cmds: readonly CommandEvent[], count: number, distinctKeys: number | undefined): { instead: string; multiKey?: string } {
   const name = baseCommand(cmds[0]!.name);
   const form = MULTI_KEY_FORMS[name];
   const fits = form !== undefined && (form.maxArgc === undefined || cmds.every((c) => c.argc <= form.maxArgc!));
-  if (!form || !fits) return { instead: 'one pipeline' };
-  if (!form.sameKeyOnly) return { instead: `one ${form.command} of ${count} keys, or one pipeline`, multiKey: form.command };
-  if (distinctKeys === 1) return { instead: `one ${form.command} on the one key, or one pipeline`, multiKey: form.command };
-  if (distinctKeys === undefined) return { instead: `one pipeline (${form.command} if it is all one key; record with --record-keys hashed to know)` };
-  return { instead: `one pipeline (${distinctKeys} different keys)` };
+  // "if independent": a trace cannot tell a loop over known keys from one that takes each key from the last reply.
+  if (!form || !fits) return { instead: 'one pipeline, if independent' };
+  if (!form.sameKeyOnly) return { instead: `one ${form.command} of ${count} keys, or one pipeline, if independent`, multiKey: form.command };
+  if (distinctKeys === 1) return { instead: `one ${form.command} on the one key, or one pipeline, if independent`, multiKey: form.command };
+  if (distinctKeys === undefined) return { instead: `one pipeline, if independent (${form.command} if it is all one key; record with --record-keys hashed to know)` };
+  return { instead: `one pipeline, if independent (${distinctKeys} different keys)` };
 }
 
 /** Microseconds to milliseconds at 1 us resolution. */

@@ -6,6 +6,7 @@ import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
 import { rttLabel } from './render.js';
+import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 
 const CSS = `body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
@@ -58,6 +59,7 @@ export function renderHtml(a: Analysis, file?: string): string {
         new Set([2, 3, 6 + a.projections.length]),
       ),
     );
+    parts.push(`<p class="note">${esc(OPPORTUNITY_CAVEAT.join(' '))}</p>`);
   }
 
   parts.push('<h2>Connections</h2>');

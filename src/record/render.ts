@@ -5,6 +5,7 @@
 import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
 import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
+import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 
 export interface RenderOptions {
   /** The trace's path, shown in the heading. */
@@ -71,7 +72,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push(...grid(projRows, ['left', 'right', 'right', 'right']));
 
   const max = o.maxOpportunities ?? 10;
-  out.push('', 'opportunities: round trips in a row that one pipeline or multi-key command could do at once');
+  out.push('', 'opportunities: round trips in a row that one pipeline or multi-key command could do at once, if independent');
   if (a.opportunities.length === 0) {
     out.push('none found (no run of single-command round trips long enough)');
   } else {
@@ -89,6 +90,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
     });
     out.push(...grid(oppRows, ['right', 'right', 'left', 'left', 'right', 'right', ...rtts.map(() => 'right' as const), 'left']));
     if (a.opportunities.length > max) out.push(`... and ${a.opportunities.length - max} more (--json lists them all)`);
+    out.push(...OPPORTUNITY_CAVEAT.map((l) => `  ${l}`));
   }
 
   out.push('', 'top commands by time waited (a round trip shared equally among its commands)');

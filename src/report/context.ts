@@ -48,6 +48,7 @@ export function methodLines(method: Method): string[] {
       'by the proxy per sample (none on direct: no proxy); K = 1000 bytes.',
     'model ms = waits x link RTT + the same configuration on local; err = (median - model) / model.',
     'p50/p99/max us = latency per wait (one batch from send to last reply); where the time went = shares of the ' +
-      'median: link = round trips x RTT, srv = Redis commandstats usec, cpu = driver user+system CPU.',
+      'median: link = round trips x RTT, srv = Redis commandstats usec, cpu = driver user+system CPU (in-process ' +
+      'proxies included, so it overlaps link waits and can pass 100%); JSON breakdown.otherMs = the rest, clamped at 0.',
   ];
 }

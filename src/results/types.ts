@@ -28,7 +28,12 @@ export interface Method {
   driverWarmup?: { shapes: number; ops: number; ms: number };
 }
 
-/** Where one configuration's median time went (milliseconds; `otherMs` may be negative noise). */
+/**
+ * Where one configuration's median time went (milliseconds). The parts are measured separately and
+ * may overlap: the driver's CPU time includes the in-process proxies' work and runs while link waits
+ * tick, so link + server + CPU can exceed the median (CPU above 100% of it, on 2 cores). `otherMs` is
+ * what the three leave unexplained, clamped at 0: never negative, 0 when they overlap.
+ */
 export interface Breakdown {
   /** Round trips x link RTT. */
   linkWaitMs: number;
@@ -36,6 +41,7 @@ export interface Breakdown {
   serverMs: number;
   /** The driver process's CPU time (user+system) during the sample. */
   clientCpuMs: number;
+  /** max(0, median - link - server - CPU). */
   otherMs: number;
 }
 

@@ -2,6 +2,10 @@
  * A StatsSnapshot in the Prometheus text exposition format (version 0.0.4): what GET /metrics
  * serves. Pure: snapshot in, text out. Every family has HELP and TYPE lines; label values are
  * escaped (backslash, double quote, newline) so a command name can never break the output.
+ *
+ * Names follow Prometheus' conventions so `promtool check metrics` passes clean: base units
+ * (seconds, bytes) in the name, `_total` only on counters, latency as a summary in seconds. The
+ * snapshot keeps integer microseconds; the conversion happens here, at the edge, and only here.
  */
 import { compareDepthBuckets } from '../tap/counters.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
@@ -24,6 +28,8 @@ export interface MetricFamily {
 }
 
 const PREFIX = 'redis_rtt_';
+const US_PER_SECOND = 1e6;
+const BITS_PER_BYTE = 8;
 const QUANTILES: readonly [string, keyof LatencySummary][] = [
   ['0.5', 'p50'],
   ['0.9', 'p90'],
@@ -48,9 +54,9 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
     for (const [kind, summary] of [['server', stats.serverUs], ['client', stats.clientUs]] as const) {
       // No observations: quantiles are NaN (as Prometheus client libraries write them), not 0.
       for (const [quantile, field] of QUANTILES) {
-        latency.push({ labels: { command, kind, quantile }, value: summary.count === 0 ? Number.NaN : summary[field] });
+        latency.push({ labels: { command, kind, quantile }, value: summary.count === 0 ? Number.NaN : summary[field] / US_PER_SECOND });
       }
-      latency.push({ labels: { command, kind }, value: Math.round(summary.mean * summary.count), suffix: '_sum' });
+      latency.push({ labels: { command, kind }, value: Math.round(summary.mean * summary.count) / US_PER_SECOND, suffix: '_sum' });
       latency.push({ labels: { command, kind }, value: summary.count, suffix: '_count' });
     }
   }
@@ -101,11 +107,11 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
     counter('unparsed_bytes_total', 'Bytes the framers could not parse (forwarded all the same).', t.unparsedBytes),
     gauge('max_depth', 'Most requests outstanding at once on one connection.', t.maxDepth),
     gauge('connections_active', 'Client connections open now.', s.connections.active),
-    gauge('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
-    gauge('link_up_us', 'One-way delay client to Redis, microseconds.', s.link.upUs),
-    gauge('link_down_us', 'One-way delay Redis to client, microseconds.', s.link.downUs),
-    gauge('link_jitter_us', 'Jitter scale per direction, microseconds.', s.link.jitterUs),
-    gauge('link_bandwidth_bps', 'Per-direction rate limit in bits per second (0: unlimited).', s.link.bandwidthBps),
+    counter('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
+    gauge('link_up_delay_seconds', 'One-way delay client to Redis, seconds.', s.link.upUs / US_PER_SECOND),
+    gauge('link_down_delay_seconds', 'One-way delay Redis to client, seconds.', s.link.downUs / US_PER_SECOND),
+    gauge('link_jitter_seconds', 'Jitter scale per direction, seconds.', s.link.jitterUs / US_PER_SECOND),
+    gauge('link_bandwidth_bytes_per_second', 'Per-direction rate limit in bytes per second (0: unlimited).', s.link.bandwidthBps / BITS_PER_BYTE),
     {
       name: `${PREFIX}link_jitter_dist`,
       help: 'Jitter distribution in use (the label carries it; the value is always 1).',
@@ -113,8 +119,8 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
       samples: [{ labels: { dist: s.link.jitterDist }, value: 1 }],
     },
     {
-      name: `${PREFIX}command_latency_us`,
-      help: 'Latency per command, microseconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
+      name: `${PREFIX}command_latency_seconds`,
+      help: 'Latency per command, seconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
       type: 'summary',
       samples: latency,
     },

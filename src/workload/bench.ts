@@ -1,5 +1,7 @@
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
 import { parseAddress, type Endpoint } from '../endpoint.js';
 import { connectClient, type DriverClient } from './clients.js';
@@ -8,8 +10,8 @@ import { describeEnvironment, describeMethod } from '../results/environment.js';
 import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
 import { openLink, type LinkEndpoint } from './links.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
-import { estimatePlanMs, planConfigurations } from './plan.js';
-import { runConfigurations, type BenchProgress } from './runner.js';
+import { estimatePlanMs, estimateSampleMs, planConfigurations, type Configuration } from './plan.js';
+import { runLabel, runConfigurations, type BenchProgress } from './runner.js';
 import { estimateDriverWarmupMs, warmDriver, type DriverWarmupResult } from './driver-warmup.js';
 import { deleteKeys } from './sample.js';
 import { redisVersion } from './server-stats.js';
@@ -35,8 +37,21 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
   });
   const samples = configs.reduce((s, c) => s + c.warmup + c.repeat, 0);
   const estimateMs = estimatePlanMs(configs) + estimateDriverWarmupMs(configs, opts.driverWarmupMs);
-  progress?.({ type: 'estimate', estimateMs, configurations: configs.length, samples });
-  for (const text of notes) progress?.({ type: 'note', text });
+  // After the checks that can refuse the run (a non-empty --redis), so nothing is promised first.
+  const announce = (): void => {
+    const longestMs = Math.max(0, ...configs.map(estimateSampleMs));
+    const boundMs = options.maxSeconds !== undefined ? options.maxSeconds * 1000 + longestMs : Infinity;
+    progress?.({ type: 'estimate', estimateMs: Math.min(estimateMs, boundMs), configurations: configs.length, samples });
+    if (options.maxSeconds !== undefined) {
+      const warning = maxSecondsWarning(configs, options.maxSeconds);
+      if (warning) progress?.({ type: 'note', text: warning });
+    }
+    for (const text of notes) progress?.({ type: 'note', text });
+    for (const l of new Map(configs.map((c) => [c.link.name, c.link])).values()) {
+      const warning = l.direct ? undefined : jitterFloorWarning(applyLinkUpdate(defaultLinkSettings(), l.update));
+      if (warning) progress?.({ type: 'note', text: `${l.name}: ${warning}` });
+    }
+  };
 
   let privateRedis: PrivateRedis | undefined;
   let admin: DriverClient | undefined;
@@ -57,6 +72,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     };
     admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', opts.keyPrefix, options.allowNonempty ?? false);
+    announce();
     const version = await redisVersion(admin.redis);
 
     for (const w of opts.workloads) {
@@ -127,6 +143,18 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     await admin?.close();
     await privateRedis?.stop();
   }
+}
+
+/** Said before the run starts when one sample alone cannot fit the bound. */
+export function maxSecondsWarning(configs: readonly Configuration[], maxSeconds: number): string | undefined {
+  const longest = configs.reduce<Configuration | undefined>((a, c) => (a && estimateSampleMs(a) >= estimateSampleMs(c) ? a : c), undefined);
+  if (!longest) return undefined;
+  const sampleMs = estimateSampleMs(longest);
+  if (sampleMs <= maxSeconds * 1000) return undefined;
+  return (
+    `warning: one sample of ${runLabel(longest)} takes about ${(sampleMs / 1000).toFixed(1)} s, more than --max-seconds ${maxSeconds}: ` +
+    `it runs once, without warm-up, after the cells that fit, so the run can take up to about ${(maxSeconds + sampleMs / 1000).toFixed(1)} s`
+  );
 }
 
 async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {

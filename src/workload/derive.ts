@@ -58,7 +58,9 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
         linkWaitMs: round3(linkWaitMs),
         serverMs: round3(serverMs),
         clientCpuMs: round3(clientCpuMs),
-        otherMs: round3(medianMs - linkWaitMs - serverMs - clientCpuMs),
+        // Clamped: the driver's CPU includes in-process proxies and overlaps link waits, so the three
+        // parts can add up to more than the median; "other" is then nothing, never a negative time.
+        otherMs: round3(Math.max(0, medianMs - linkWaitMs - serverMs - clientCpuMs)),
       },
       ...(c.note ? { note: c.note } : {}),
       ...(o.error ? { error: o.error } : {}),

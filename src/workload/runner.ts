@@ -4,6 +4,7 @@ import type { LinkEndpoint } from './links.js';
 import { estimateSampleMs, type Configuration } from './plan.js';
 import { runSample, type SampleOutcome } from './sample.js';
 import { SampleAborted } from './shapes/index.js';
+import { TimeBudget, type BudgetDecision } from './time-budget.js';
 import type { Workload } from '../results/types.js';
 
 export type BenchProgress =
@@ -58,10 +59,10 @@ export function runLabel(c: Configuration): string {
 }
 
 /**
- * The method: every configuration gets its warm-up samples first (verified, not kept), then
- * timed repetitions in rotated order: repetition r starts at configuration r mod K, so no
- * configuration always runs first or right after the same neighbour. A failed configuration
- * keeps its error and stops; the others go on.
+ * The method: each configuration gets its warm-up samples (verified, not kept) just before its first
+ * timed sample, then timed repetitions in rotated order: repetition r starts at configuration r mod K,
+ * so no configuration always runs first or right after the same neighbour. A failed configuration
+ * keeps its error and stops; the others go on. With maxSeconds, a TimeBudget decides what fits.
  */
 export async function runConfigurations(input: RunnerInput): Promise<RunnerOutput> {
   const { configs } = input;
@@ -73,26 +74,45 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
     input.progress?.({ type: 'failed', label: runLabel(outcome.config), error });
   }
   const schedule = buildSchedule(configs);
-  const estimates = schedule.map((s) => estimateSampleMs(configs[s.index] as Configuration));
-  let estimatedLeftMs = estimates.reduce((a, b) => a + b, 0);
+  const estimateOf = (index: number): number => estimateSampleMs(configs[index] as Configuration);
+  let estimatedLeftMs = schedule.reduce((sum, s) => sum + estimateOf(s.index), 0);
   let estimatedDoneMs = 0;
+  let done = 0;
   const runStartMs = Date.now();
+  const budget = input.maxSeconds !== undefined ? new TimeBudget(input.maxSeconds * 1000, input.startedAtMs) : undefined;
+  const coldNote = new Set<number>();
+  const deferred: ScheduleStep[] = [];
   let stopped: RunnerOutput['stopped'];
 
-  for (let k = 0; k < schedule.length; k++) {
-    const step = schedule[k] as ScheduleStep;
+  /** Kept samples may start as late as the bound: the longest of them can run past it. */
+  const lateMs = (): number => Math.max(0, ...deferred.map((d) => estimateOf(d.index)));
+  const decide = (step: ScheduleStep, late: boolean): BudgetDecision => {
+    if (!budget) return 'run';
+    if (late) return budget.late();
+    const outcome = outcomes[step.index] as ConfigOutcome;
+    if (step.phase === 'warmup') return budget.warmup(estimateOf(step.index), estimateOf(step.index));
+    return budget.timed(estimateOf(step.index), outcome.samples.length > 0);
+  };
+
+  /** Runs one step; false when the run must stop. */
+  const runStep = async (step: ScheduleStep, late: boolean): Promise<boolean> => {
     const outcome = outcomes[step.index] as ConfigOutcome;
     const c = outcome.config;
-    estimatedLeftMs -= estimates[k] as number;
-    if (outcome.error) continue;
+    if (!late) estimatedLeftMs -= estimateOf(step.index); // a kept step was counted off when first met
+    if (outcome.error) return true;
+    if (late && outcome.samples.length > 0) return true;
     if (input.signal?.aborted) {
       stopped = 'aborted';
-      break;
+      return false;
     }
-    if (input.maxSeconds !== undefined && Date.now() - input.startedAtMs > input.maxSeconds * 1000) {
+    const decision = decide(step, late);
+    if (decision === 'stop') {
       stopped = 'max-seconds';
-      break;
+      return false;
     }
+    if (decision === 'defer') deferred.push(step);
+    if (decision === 'skip' && step.phase === 'warmup') coldNote.add(step.index);
+    if (decision !== 'run') return true;
     const link = input.links.get(c.link.name);
     const client = c.mode === 'auto' ? link?.auto : link?.plain;
     if (!link || !client) throw new Error(`no open link for ${c.link.name}`);
@@ -111,40 +131,46 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
     } catch (err) {
       if (err instanceof SampleAborted) {
         stopped = 'aborted';
-        break;
+        return false;
       }
       outcome.error = (err as Error).message;
       input.progress?.({ type: 'failed', label: runLabel(c), error: outcome.error });
       // If the link itself is gone, its next configurations fail on the closed client, each saying so.
       await link.renew(c.mode === 'auto' ? 'auto' : 'plain').catch(() => {});
     }
-    estimatedDoneMs += estimates[k] as number;
+    estimatedDoneMs += estimateOf(step.index);
     const elapsedMs = Date.now() - runStartMs;
     // Scale what is left by how far off the estimate has been so far.
     const pace = estimatedDoneMs > 0 ? elapsedMs / estimatedDoneMs : 1;
     input.progress?.({
       type: 'sample',
       phase: step.phase,
-      done: k + 1,
+      done: ++done,
       total: schedule.length,
       label: runLabel(c),
       sampleMs,
       elapsedMs,
-      etaMs: Math.max(0, estimatedLeftMs * pace),
+      etaMs: Math.max(0, budget ? Math.min(estimatedLeftMs * pace, budget.leftMs() + lateMs()) : estimatedLeftMs * pace),
     });
-  }
+    return true;
+  };
+
+  let going = true;
+  for (const step of schedule) if (!(going = await runStep(step, false))) break;
+  if (going) for (const step of deferred) if (!(await runStep(step, true))) break;
 
   const notes: string[] = [];
-  if (stopped) {
-    const why = stopped === 'aborted' ? 'stopped on request' : `stopped after --max-seconds ${input.maxSeconds}`;
-    notes.push(`${why}: results below hold only the samples that finished`);
-    for (const o of outcomes) {
-      if (!o.error && o.samples.length < o.config.repeat) {
-        o.config.note = joinNote(o.config.note, `${o.samples.length} of ${o.config.repeat} repetitions (${why})`);
-      }
-    }
+  for (const index of coldNote) {
+    const c = configs[index] as Configuration;
+    c.note = joinNote(c.note, `warm-up skipped to fit --max-seconds ${input.maxSeconds}`);
   }
-  return { outcomes, notes, ...(stopped ? { stopped } : {}) };
+  const short = outcomes.filter((o) => !o.error && o.samples.length < o.config.repeat);
+  if (stopped || (budget && short.length > 0)) {
+    const why = stopped === 'aborted' ? 'stopped on request' : `stopped within --max-seconds ${input.maxSeconds}`;
+    notes.push(`${why}: results below hold only the samples that finished`);
+    for (const o of short) o.config.note = joinNote(o.config.note, `${o.samples.length} of ${o.config.repeat} repetitions (${why})`);
+  }
+  return { outcomes, notes, ...(stopped ? { stopped } : short.length > 0 && budget ? { stopped: 'max-seconds' as const } : {}) };
 }
 
 interface ScheduleStep {
@@ -152,18 +178,19 @@ interface ScheduleStep {
   phase: 'warmup' | 'timed';
 }
 
-/** Warm-ups in plan order, then repetition r visits configurations starting at r mod K. */
+/**
+ * Repetition r visits configurations starting at r mod K; a configuration's warm-ups come right
+ * before its first timed sample, so a run stopped early never holds warm-ups of cells it never timed,
+ * and the warm-up's effect (caches, the proxy's JIT, TCP windows) is fresh when timing starts.
+ */
 export function buildSchedule(configs: readonly Configuration[]): ScheduleStep[] {
   const steps: ScheduleStep[] = [];
   const k = configs.length;
-  const maxWarmup = Math.max(0, ...configs.map((c) => c.warmup));
-  for (let w = 0; w < maxWarmup; w++) {
-    for (const c of configs) if (c.warmup > w) steps.push({ index: c.index, phase: 'warmup' });
-  }
   const maxRepeat = Math.max(0, ...configs.map((c) => c.repeat));
   for (let r = 0; r < maxRepeat; r++) {
     for (let j = 0; j < k; j++) {
       const c = configs[(r + j) % k] as Configuration;
+      if (r === 0) for (let w = 0; w < c.warmup; w++) steps.push({ index: c.index, phase: 'warmup' });
       if (c.repeat > r) steps.push({ index: c.index, phase: 'timed' });
     }
   }

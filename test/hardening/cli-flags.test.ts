@@ -27,9 +27,11 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
     { args: [...up, '--high-water', 'lots'], flag: '--high-water', accepts: /size like/ },
     { args: [...up, '--high-water', '10'], flag: '--high-water', accepts: /at least 1024/ },
     { args: [...up, '--connect-timeout', 'soon'], flag: '--connect-timeout', accepts: /duration/ },
-    { args: [...up, '--compensate', 'maybe'], flag: '--compensate', accepts: /auto, 0, a duration like 20us, or a readable calibrate --json file \(ENOENT\)/ },
-    { args: [...up, '--compensate', '20xx'], flag: '--compensate', accepts: /auto, 0, a duration like 20us/ },
-    { args: ['proxy', '--upstream', 'nonsense'], flag: '--upstream', accepts: /host:port/ },
+    { args: [...up, '--compensate', 'maybe'], flag: '--compensate', accepts: /auto, off \(or 0\), a duration like 20us \(a bare number is ms\), or a calibrate --json file \(ENOENT\)/ },
+    { args: [...up, '--compensate', '20xx'], flag: '--compensate', accepts: /auto, off \(or 0\), a duration like 20us/ },
+    { args: ['proxy', '--upstream', 'non sense'], flag: '--upstream', accepts: /host:port \(port 6379 if left out\)/ },
+    // Port 0 means "any free port" only where the proxy listens; an upstream on port 0 is refused.
+    { args: ['proxy', '--upstream', 'localhost:0'], flag: '--upstream', accepts: /^(?![\s\S]*any free port)[\s\S]*host:port \(port 6379 if left out\)/ },
     { args: ['proxy', '--upstream', '127.0.0.1:99999'], flag: '--upstream', accepts: /host:port/ },
     { args: [...up, '--listen', 'here'], flag: '--listen', accepts: /host:port/ },
     { args: [...up, '--control', 'x:y'], flag: '--control', accepts: /host:port/ },
@@ -43,6 +45,7 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(c.flag);
       expect(r.stderr).toMatch(c.accepts);
+      expect(r.stderr).toMatch(/^redis-rtt: /); // one prefix, commander's errors included
       expect(r.stdout).toBe(''); // never a listening line
     });
   }

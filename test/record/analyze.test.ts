@@ -57,7 +57,7 @@ describe('analysis of a session with a known N+1 GET loop', () => {
       {
         kind: 'loop', conn: 1, command: 'GET', commands: { GET: 200 }, count: 200, firstRoundTrip: 2, lastRoundTrip: 201,
         startMs: 1.15, durationMs: (200 * 50 + 199 * 20) / 1000, waitedMs: 10, distinctKeys: 200, roundTripsSaved: 199,
-        instead: 'one MGET of 200 keys, or one pipeline', multiKey: 'MGET',
+        instead: 'one MGET of 200 keys, or one pipeline, if independent', multiKey: 'MGET',
         savedMs: [{ rttUs: 200, savedMs: 39.8 }, { rttUs: 20_000, savedMs: 3980 }],
       },
     ]);
@@ -117,15 +117,33 @@ describe('opportunities', () => {
     expect(ops).toEqual([]);
   });
 
+  it('lists cursor loops as dependent: no round trip saved, the round trips they cost, never "pipeline"', () => {
+    for (const name of ['SCAN', 'HSCAN', 'SSCAN', 'ZSCAN']) {
+      const ops = run((s) => {
+        for (let i = 0; i < 50; i++) s.rt([{ name, argc: 4 }]);
+        for (let i = 0; i < 4; i++) s.rt(['GET']);
+      });
+      expect(ops.map((o) => [o.kind, o.command, o.count, o.roundTripsSaved])).toEqual([
+        ['loop', 'GET', 4, 3],
+        ['dependent', name, 50, 0],
+      ]);
+      expect(ops[1]!.savedMs).toEqual([{ rttUs: 1000, savedMs: 0 }]);
+      expect(ops[1]!.instead).toBe(
+        `dependent: cannot be batched (each ${name} needs the previous cursor); 50 round trips cost 50 ms at 1 ms RTT; a larger COUNT needs fewer`,
+      );
+      expect(ops[1]!.instead).not.toMatch(/pipeline/);
+    }
+  });
+
   it('suggests a multi-key command only where it fits', () => {
     const ops = (names: Array<{ name: string; key?: string; argc?: number }>) =>
       run((s) => {
         for (const n of names) s.rt([n]);
       });
     expect(ops(Array.from({ length: 4 }, () => ({ name: 'HGET', key: 'aaaaaaaaaaaaaaaa' })))[0]).toMatchObject({ multiKey: 'HMGET', distinctKeys: 1 });
-    expect(ops(Array.from({ length: 4 }, (_, i) => ({ name: 'HGET', key: `${i}` })))[0]).toMatchObject({ instead: 'one pipeline (4 different keys)' });
+    expect(ops(Array.from({ length: 4 }, (_, i) => ({ name: 'HGET', key: `${i}` })))[0]).toMatchObject({ instead: 'one pipeline, if independent (4 different keys)' });
     expect(ops(Array.from({ length: 4 }, () => ({ name: 'HGET' })))[0]!.instead).toMatch(/record with --record-keys hashed/);
-    expect(ops(Array.from({ length: 4 }, () => ({ name: 'SET', argc: 5 })))[0]).toMatchObject({ kind: 'loop', instead: 'one pipeline' });
+    expect(ops(Array.from({ length: 4 }, () => ({ name: 'SET', argc: 5 })))[0]).toMatchObject({ kind: 'loop', instead: 'one pipeline, if independent' });
     expect(ops(Array.from({ length: 4 }, () => ({ name: 'SET', argc: 3 })))[0]).toMatchObject({ multiKey: 'MSET' });
   });
 });

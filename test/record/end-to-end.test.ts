@@ -2,6 +2,7 @@
  * Real redis-server, real proxy, real clients: record a session on a `local` link, analyse it, and check
  * the projection against the same workload run through a 20 ms link.
  */
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,33 @@ describe('clients recorded end to end', () => {
     const loop = a.opportunities.find((o) => o.command === 'GET');
     expect(loop).toMatchObject({ kind: 'loop', count: 50, roundTripsSaved: 49, distinctKeys: 5, multiKey: 'MGET' });
     expect(a.topCommands.find((c) => c.name === 'GET')).toMatchObject({ count: 50, roundTrips: 50 });
+  });
+});
+
+describe('cursor loops recorded end to end', () => {
+  it('redis-py scan_iter over 500 keys: a dependent SCAN loop, never advice to pipeline it', async () => {
+    const rec = await recordSession(redis.address, join(dir, 'scan.trace'), async (p) => {
+      const py = [
+        'import redis, sys',
+        'r = redis.Redis(host=sys.argv[1], port=int(sys.argv[2]))',
+        'r.mset({f"rtt:scan:{i}": "v" for i in range(500)})',
+        'print(sum(1 for _ in r.scan_iter(match="rtt:scan:*", count=10)))',
+      ].join('\n');
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile('/usr/bin/python3', ['-c', py, p.host!, String(p.port)], { timeout: 60_000 }, (err, stdout, stderr) =>
+          err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
+        ),
+      );
+      expect(out.trim()).toBe('500');
+      return 0;
+    });
+    const a = analyzeTrace(rec.trace, { rttsUs: [1200] });
+    const scans = rec.trace.events.filter((e) => e.type === 'command' && e.name === 'SCAN').length;
+    expect(scans).toBeGreaterThan(10);
+    const scan = a.opportunities.find((o) => o.command === 'SCAN');
+    expect(scan).toMatchObject({ kind: 'dependent', count: scans, roundTripsSaved: 0, savedMs: [{ rttUs: 1200, savedMs: 0 }] });
+    expect(scan!.instead).toMatch(/^dependent: cannot be batched/);
+    expect(scan!.instead).not.toMatch(/pipeline/);
   });
 });
 

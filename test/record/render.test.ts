@@ -98,17 +98,23 @@ describe('redis-rtt analyze (CLI)', () => {
     }
   }
 
-  it('prints the tables, or JSON with --json, and writes --html', async () => {
+  it('prints the tables, or JSON with --json -, and writes --html', async () => {
     const text = await run(file);
     expect(text.code).toBe(0);
     expect(text.out).toContain('opportunities');
     const html = join(dir, 'out.html');
-    const json = await run(file, '--json', '--rtt', '1.2ms, 20ms', '--html', html, '--min-run', '4');
+    const json = await run(file, '--json', '-', '--rtt', '1.2ms, 20ms', '--html', html, '--min-run', '4');
     expect(json.code).toBe(0);
     const doc = JSON.parse(json.out) as { projections: Array<{ rttUs: number }>; opportunities: Array<{ command: string }> };
     expect(doc.projections.map((p) => p.rttUs)).toEqual([1200, 20_000]);
     expect(doc.opportunities.map((o) => o.command)).toEqual(['GET', 'SET, INCR, HSET, EXPIRE']);
     expect(readFileSync(html, 'utf8')).toContain('<svg');
+    // --json FILE: the JSON goes to the file, the tables still to stdout.
+    const jsonFile = join(dir, 'out.json');
+    const both = await run(file, '--json', jsonFile);
+    expect(both.code).toBe(0);
+    expect(both.out).toContain('opportunities');
+    expect((JSON.parse(readFileSync(jsonFile, 'utf8')) as { projections: unknown[] }).projections.length).toBe(3);
   });
 
   it('exits 2 naming the flag or the line on bad input', async () => {

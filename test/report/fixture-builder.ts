@@ -147,7 +147,7 @@ function resultFor(l: LinkDef, c: (typeof CONFIGS)[number]): BenchResult {
       linkWaitMs: round3(linkWaitMs),
       serverMs: round3(serverMs),
       clientCpuMs: round3(clientCpuMs),
-      otherMs: round3(medianMs - linkWaitMs - serverMs - clientCpuMs),
+      otherMs: round3(Math.max(0, medianMs - linkWaitMs - serverMs - clientCpuMs)),
     },
     ...(repeat !== REPEAT ? { note: `repeat lowered from ${REPEAT} to ${repeat}: one seq sample on cross-az takes about 1.3 s` } : {}),
   };

@@ -28,7 +28,7 @@ describe('renderPrometheus', () => {
         typed.add(current);
         continue;
       }
-      const sample = /^(\w+)(\{(?:\w+="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?[\d.e+]+|NaN|[+-]Inf)$/.exec(line);
+      const sample = /^(\w+)(\{(?:\w+="(?:[^"\\\n]|\\["\\n])*",?)*\})? (-?[\d.e+-]+|NaN|[+-]Inf)$/.exec(line);
       expect(sample, line).not.toBeNull();
       expect((sample?.[1] as string).startsWith(current), line).toBe(true);
     }
@@ -39,11 +39,14 @@ describe('renderPrometheus', () => {
     const text = renderPrometheus(SNAPSHOT);
     expect(text).toContain('redis_rtt_bytes_total{direction="up"} 512345\n');
     expect(text).toContain('redis_rtt_commands_total{command="GET"} 8000\n');
-    expect(text).toContain('redis_rtt_command_latency_us{command="GET",kind="server",quantile="0.99"} 120\n');
-    expect(text).toContain('redis_rtt_command_latency_us_count{command="GET",kind="client"} 8000\n');
+    expect(text).toContain('redis_rtt_command_latency_seconds{command="GET",kind="server",quantile="0.99"} 0.00012\n');
+    expect(text).toContain('redis_rtt_command_latency_seconds_sum{command="GET",kind="client"} 16.81\n');
+    expect(text).toContain('redis_rtt_command_latency_seconds_count{command="GET",kind="client"} 8000\n');
     expect(text).toContain('redis_rtt_round_trips_total 1030\n');
     expect(text).toContain('redis_rtt_connections_active 2\n');
-    expect(text).toContain('# TYPE redis_rtt_command_latency_us summary\n');
+    expect(text).toContain('# TYPE redis_rtt_command_latency_seconds summary\n');
+    expect(text).toContain('# TYPE redis_rtt_connections_total counter\n');
+    expect(text).toContain('redis_rtt_link_up_delay_seconds 0.001\n');
   });
 
   it('escapes label values', () => {

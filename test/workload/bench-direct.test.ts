@@ -48,7 +48,7 @@ describe('runBench on direct (private redis-server)', () => {
     const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [10], n: 20, repeat: 2, warmup: 1, driverWarmupMs: 50 }, (ev) => {
       events.push(ev.type === 'sample' ? `${ev.phase}:${ev.done}/${ev.total}` : ev.type === 'note' ? `note:${ev.text.split(':')[0]}` : ev.type);
     });
-    expect(events).toEqual(['estimate', 'note:client warm-up', 'warmup:1/6', 'warmup:2/6', 'timed:3/6', 'timed:4/6', 'timed:5/6', 'timed:6/6']);
+    expect(events).toEqual(['estimate', 'note:client warm-up', 'warmup:1/6', 'timed:2/6', 'warmup:3/6', 'timed:4/6', 'timed:5/6', 'timed:6/6']);
     // Two shapes (seq, pipeline of 10), each until 20k commands or 50 ms: at least one sample each.
     const w = report.method.driverWarmup!;
     expect(w.shapes).toBe(2);
@@ -65,7 +65,7 @@ describe('runBench on direct (private redis-server)', () => {
 
   it('stops starting samples at --max-seconds and says which cells did not run', async () => {
     const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq', 'pipeline'], batches: [4, 16], n: 400, repeat: 50, warmup: 1, maxSeconds: 0.05 });
-    expect(report.notes.join('\n')).toMatch(/stopped after --max-seconds 0.05/);
+    expect(report.notes.join('\n')).toMatch(/stopped within --max-seconds 0.05/);
     for (const r of report.results) expect(r.repeat).toBeLessThan(50);
     for (const r of report.results) if (r.repeat > 0) expect(r.note).toMatch(/of 50 repetitions/);
   });

@@ -1,0 +1,62 @@
+/**
+ * /metrics as Prometheus itself judges it: `promtool check metrics` (Debian's `prometheus` package;
+ * .ci/run installs it) must print nothing and exit 0, for the golden snapshot and for a live proxy's GET /metrics.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { startProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis } from '../../src/redis/private-redis.js';
+import { renderPrometheus } from '../../src/stats/prometheus.js';
+import { SNAPSHOT } from './snapshot-fixture.js';
+
+function promtoolCheck(text: string): { status: number | null; output: string } {
+  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  if (r.error) throw new Error(`promtool not runnable (install Debian's prometheus package): ${r.error.message}`);
+  return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
+}
+
+describe('promtool check metrics', () => {
+  it('finds nothing to say about the exposition of a full snapshot', () => {
+    expect(promtoolCheck(renderPrometheus(SNAPSHOT))).toEqual({ status: 0, output: '' });
+  });
+
+  it('flags what it should (the check is live, not vacuous)', () => {
+    const bad = '# HELP x_us a gauge in microseconds\n# TYPE x_us gauge\nx_us 1\n';
+    const r = promtoolCheck(bad);
+    expect(r.output).toContain('abbreviated units');
+  });
+});
+
+describe('a live proxy\'s GET /metrics', () => {
+  it('passes promtool after real traffic (commands, an error, a pipeline, jitter)', async () => {
+    const redis = await startPrivateRedis();
+    const proxy = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', compensationUs: { up: 0, down: 0 }, link: { rttUs: 200, jitterUs: 20 } });
+    try {
+      const client = new Redis(proxy.port!, proxy.host!, { lazyConnect: true, retryStrategy: () => null });
+      await client.connect();
+      await client.set('rtt:prom', 'v');
+      expect(await client.get('rtt:prom')).toBe('v');
+      await expect(client.call('NO-SUCH-COMMAND')).rejects.toThrow();
+      await client.pipeline().get('rtt:prom').incr('rtt:prom:n').exec();
+      await client.quit();
+      const text = await (await fetch(`http://${proxy.controlAddress}/metrics`)).text();
+      expect(text).toMatch(/^redis_rtt_command_latency_seconds_count\{command="GET",kind="client"\} 2$/m);
+      expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+    } finally {
+      await proxy.close();
+      await redis.stop();
+    }
+  });
+});
+
+describe('docs/grafana-dashboard.json', () => {
+  it('queries only metric names /metrics serves', () => {
+    const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+    const used = new Set(dashboard.match(/redis_rtt_\w+/g) ?? []);
+    const served = new Set((renderPrometheus(SNAPSHOT).match(/^redis_rtt_\w+/gm) ?? []));
+    expect(used.size).toBeGreaterThan(5);
+    for (const name of used) expect(served.has(name), name).toBe(true);
+  });
+});
