@@ -55,6 +55,11 @@ export type {
 
 export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
+export { runOpenLoopBench, type OpenLoopProgress } from './workload/open-loop/bench.js';
+export type { OpenLoopOptions } from './workload/open-loop/options.js';
+export type { OpenLoopReport, OpenLoopResult, PercentilesUs } from './workload/open-loop/types.js';
+export { buildArrivalSchedule, type Arrival } from './workload/open-loop/schedule.js';
+export { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from './workload/open-loop/dispatcher.js';
 export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
 

@@ -94,3 +94,20 @@ export function parseBytes(text: string, flag: string): number {
   if (!m) throw new ConfigError(flag, text, 'a size like 65536, 64kb, 4mb or 1gb');
   return Math.round(Number(m[1]) * (BYTES_UNIT[(m[2] ?? 'b').toLowerCase()] ?? 1));
 }
+
+const RATE_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(k|m)?\s*$/i;
+
+/** Comma-separated rates per second ("2000", "1k,5k,20k", "1.5M"); each above 0. */
+export function parseRateList(text: string, flag: string): number[] {
+  const parts = String(text).split(',').map((p) => p.trim());
+  const accepts = 'commands per second above 0, like 2000 or 1k,5k,20k';
+  if (parts.length === 0 || parts.some((p) => p === '')) throw new ConfigError(flag, text, accepts);
+  return parts.map((p) => {
+    const m = RATE_RE.exec(p);
+    if (!m) throw new ConfigError(flag, p, accepts);
+    const unit = (m[2] ?? '').toLowerCase();
+    const rate = Number(m[1]) * (unit === 'k' ? 1e3 : unit === 'm' ? 1e6 : 1);
+    if (!(rate > 0) || !Number.isFinite(rate)) throw new ConfigError(flag, p, accepts);
+    return rate;
+  });
+}

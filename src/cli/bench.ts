@@ -10,6 +10,7 @@ import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js'
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { JSON_FLAG, JSON_HELP, jsonToStdout } from './json-out.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
+import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   links: string;
@@ -28,11 +29,17 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   seed: string;
   compensate: string;
   format?: string;
+  clients?: string;
+  rate?: string;
+  duration: string;
+  arrival: string;
+  batchWindow?: string;
+  slo?: string;
 }
 
 export function registerBench(program: Command): void {
   const d = DEFAULT_BENCH_OPTIONS;
-  program
+  const bench = program
     .command('bench')
     .description(
       'Run the same work in different shapes (loop, pipeline, MULTI, MGET/MSET, Lua, auto-pipelining) across ' +
@@ -74,11 +81,22 @@ export function registerBench(program: Command): void {
       '\nExamples:\n' +
         '  redis-rtt bench --links direct,same-az,cross-az --modes seq,pipeline --batch 8,64,256\n' +
         '  redis-rtt bench --workload incr -n 2048 --batch 1,8,64,256 --repeat 3 --json out.json\n' +
-        '  redis-rtt bench --workload set --size 512 --modes seq,pipeline,multi,mset,lua,auto --links local,rtt=2ms/jitter=0.2ms',
-    )
-    .action(async (flags: BenchFlags) => {
+        '  redis-rtt bench --workload set --size 512 --modes seq,pipeline,multi,mset,lua,auto --links local,rtt=2ms/jitter=0.2ms\n' +
+        '  redis-rtt bench --links cross-region --clients 1 --rate 20 --duration 20s   # open loop, over capacity\n' +
+        '  redis-rtt bench --links same-az,cross-az --clients 1,50 --rate 1k,5k,20k --duration 5s --slo 5ms\n' +
+        '  redis-rtt bench --links cross-az --clients 8 --rate 2000 --batch-window 0,100us,1ms --batch 16 --modes seq,auto\n' +
+        '\nWith --rate (or --clients) the run is open-loop: see docs/open-loop.md.',
+    );
+  addOpenLoopFlags(bench);
+  bench.action(async (flags: BenchFlags, cmd: Command) => {
       if (jsonToStdout(flags.json) && flags.format !== undefined) {
         throw new ConfigError('--json', '-', 'a file when --format is given (stdout holds one output)');
+      }
+      if (isOpenLoop(flags)) {
+        const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
+        const options = openLoopOptionsFromFlags(flags as OpenLoopFlags, given);
+        await runOpenLoopCommand(options, flags as OpenLoopFlags);
+        return;
       }
       const options = benchOptionsFromFlags(flags);
       await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });

@@ -97,6 +97,12 @@ export class LatencyHistogram {
     };
   }
 
+  /** The value at percentile `p` (0-100), same convention as summary(); 0 when empty. */
+  valueAtPercentile(p: number): number {
+    const h = this.flushed();
+    return h.totalCount === 0 ? 0 : h.getValueAtPercentile(p);
+  }
+
   /** Adds every value of `other` into this one (merging connections or time slices). */
   add(other: LatencyHistogram): void {
     const from = other.flushed();

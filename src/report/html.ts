@@ -54,18 +54,18 @@ function subtitle(env: Environment, what: string): string {
   return `${what}; started ${env.startedAt}; redis-rtt ${env.redisRtt}, redis ${env.redis}, node ${env.node}`;
 }
 
-function chartsSection(charts: Chart[]): string {
+export function chartsSection(charts: Chart[]): string {
   if (charts.length === 0) return '';
   const figures = charts.map((c) => `<figure>\n${c.svg}\n<figcaption>${esc(c.caption)}</figcaption>\n</figure>`);
   return `<section>\n<h2>Charts</h2>\n<div class="charts">\n${figures.join('\n')}\n</div>\n</section>`;
 }
 
-function environmentSection(env: Environment): string {
+export function environmentSection(env: Environment): string {
   const rows = environmentPairs(env).map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`);
   return `<section>\n<h2>Environment</h2>\n<dl class="env">\n${rows.join('\n')}\n</dl>\n</section>`;
 }
 
-function page(title: string, sub: string, sections: string[]): string {
+export function page(title: string, sub: string, sections: string[]): string {
   return `<!doctype html>
 <html lang="en">
 <head>

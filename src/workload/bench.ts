@@ -157,7 +157,7 @@ export function maxSecondsWarning(configs: readonly Configuration[], maxSeconds:
   );
 }
 
-async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {
+export async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {
   const keys = await admin.dbsize();
   if (keys > 0 && !allow) {
     throw new ConfigError(

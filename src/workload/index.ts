@@ -5,3 +5,5 @@ export { parseAddress, formatEndpoint, type Endpoint } from '../endpoint.js';
 export { SHAPES, LUA_SCRIPTS, type Shape, type ShapeContext } from './shapes/index.js';
 export { verifyReplies } from './verify.js';
 export * from '../results/types.js';
+export { runOpenLoopBench, type OpenLoopProgress } from './open-loop/bench.js';
+export type { OpenLoopReport, OpenLoopResult } from './open-loop/types.js';

@@ -17,6 +17,8 @@ export interface LinkEndpoint {
    * (a dropped one leaves a command waiting), which the next configuration would take for its own.
    */
   renew(which: 'plain' | 'auto'): Promise<void>;
+  /** One more connection over this link (open-loop runs use many); closed with the link. */
+  connect(autoPipelining: boolean): Promise<DriverClient>;
   close(): Promise<void>;
 }
 
@@ -91,6 +93,7 @@ export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOp
         }
         link[which] = await connect(which === 'auto');
       },
+      connect,
       close: closeAll,
     };
     return link;

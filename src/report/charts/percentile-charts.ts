@@ -7,18 +7,20 @@ import { fmtUsShort } from '../../format.js';
 import { percentileCurve, percentileLabel, percentileTicks } from '../histogram.js';
 import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
 import { esc } from '../svg/escape.js';
-import { seriesStyle } from '../svg/style.js';
+import { seriesStyle, type SeriesStyle } from '../svg/style.js';
 import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
 import { linkLabel } from './batch-charts.js';
 import type { Chart } from './chart.js';
 
-interface Curve {
+export interface Curve {
   label: string;
   styleIndex: number;
+  /** Overrides the style of styleIndex (a dotted twin of another curve). */
+  style?: SeriesStyle;
   base64: string;
 }
 
-function percentileChart(name: string, title: string, subtitle: string, yLabel: string, curves: Curve[], attrs?: string): Chart | null {
+export function percentileChart(name: string, title: string, subtitle: string, yLabel: string, curves: Curve[], attrs?: string): Chart | null {
   const series: XYSeries[] = [];
   let xMax = 0;
   for (const c of curves) {
@@ -31,7 +33,7 @@ function percentileChart(name: string, title: string, subtitle: string, yLabel: 
       y: p.us,
       mark: Math.abs(p.x - Math.round(p.x)) < 1e-9 || i === points.length - 1,
     }));
-    series.push({ label: c.label, style: seriesStyle(c.styleIndex), points: marked });
+    series.push({ label: c.label, style: c.style ?? seriesStyle(c.styleIndex), points: marked });
   }
   if (series.length === 0) return null;
   const top = Math.max(1, Math.ceil(xMax - 1e-9));

@@ -1,0 +1,144 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { renderOpenLoopHtml } from '../report/open-loop/html.js';
+import { renderOpenLoopTable, rowLabel } from '../report/open-loop/table.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import { parseDurationUs, parseIntList, parseNonNegativeInt, parseRateList } from '../units.js';
+import { parseAddress } from '../endpoint.js';
+import { runOpenLoopBench } from '../workload/open-loop/bench.js';
+import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
+import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
+import type { OpenLoopMode, OpenLoopReport } from '../workload/open-loop/types.js';
+import { abortOnSigint } from './bench-progress.js';
+import { writeJsonTarget } from './json-out.js';
+
+/** The open-loop flags of `bench`; with --rate or --clients the run is open-loop (or C closed loops). */
+export function addOpenLoopFlags(cmd: Command): Command {
+  return cmd
+    .option('--clients <list>', 'connections per run (comma-separated for several runs); without --rate, C closed loops for --duration')
+    .option('--rate <list>', 'open loop: commands per second over all connections, on a schedule fixed in advance; a list (1k,5k,20k) sweeps for saturation')
+    .option('--duration <duration>', 'length of each open-loop run (a bare number is ms)', '10s')
+    .addOption(new Option('--arrival <kind>', 'arrivals: poisson (exponential gaps) or uniform (evenly spaced)').choices([...ARRIVALS]).default('poisson'))
+    .option('--batch-window <list>', 'with --rate: client-side batching windows to compare, like 0,100us,1ms (up to --batch commands per batch)')
+    .option('--slo <duration>', 'with --rate: a run whose corrected p99 passes this counts as saturated');
+}
+
+export interface OpenLoopFlags {
+  links: string;
+  modes: string;
+  batch: string;
+  clients?: string;
+  rate?: string;
+  duration: string;
+  arrival: string;
+  batchWindow?: string;
+  slo?: string;
+  redis?: string;
+  keyPrefix: string;
+  allowNonempty?: boolean;
+  seed: string;
+  json?: string;
+  csv?: string;
+  markdown?: string;
+  html?: string;
+  hgrmDir?: string;
+  format?: string;
+}
+
+export function isOpenLoop(flags: { clients?: string; rate?: string; batchWindow?: string; slo?: string }): boolean {
+  return flags.clients !== undefined || flags.rate !== undefined || flags.batchWindow !== undefined || flags.slo !== undefined;
+}
+
+/**
+ * Flags to options. `given(flag)` tells a flag typed by the user from a closed-loop default
+ * (--modes defaults to seq,pipeline there; open-loop runs default to seq and B = 64).
+ */
+export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: string) => boolean): OpenLoopOptions {
+  const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
+  if (flags.csv !== undefined) throw new ConfigError('--csv', flags.csv, 'no --csv with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
+  if (flags.markdown !== undefined) throw new ConfigError('--markdown', flags.markdown, 'no --markdown with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
+  if (flags.batchWindow !== undefined && flags.rate === undefined) {
+    throw new ConfigError('--batch-window', flags.batchWindow, 'to be given with --rate (a window gathers the commands a schedule makes due; closed loops have none)');
+  }
+  if (flags.slo !== undefined && flags.rate === undefined) throw new ConfigError('--slo', flags.slo, 'to be given with --rate');
+  if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
+  let maxBatch: number | undefined;
+  if (given('batch')) {
+    const batches = parseIntList(flags.batch, '--batch');
+    if (batches.length !== 1) throw new ConfigError('--batch', flags.batch, 'one number with --rate: the most commands per batch');
+    maxBatch = batches[0];
+  }
+  const options: OpenLoopOptions = {
+    links: list(flags.links),
+    clients: flags.clients === undefined ? [1] : parseIntList(flags.clients, '--clients', 10_000),
+    ...(flags.rate !== undefined ? { rates: parseRateList(flags.rate, '--rate') } : {}),
+    durationUs: parseDurationUs(flags.duration, '--duration'),
+    arrival: flags.arrival as Arrival,
+    ...(flags.batchWindow !== undefined ? { batchWindowsUs: list(flags.batchWindow).map((w) => parseDurationUs(w, '--batch-window')) } : {}),
+    ...(maxBatch !== undefined ? { maxBatch } : {}),
+    modes: (given('modes') ? list(flags.modes) : ['seq']) as OpenLoopMode[],
+    ...(flags.slo !== undefined ? { sloUs: parseDurationUs(flags.slo, '--slo') } : {}),
+    keyPrefix: flags.keyPrefix,
+    allowNonempty: flags.allowNonempty === true,
+    seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
+    ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
+  };
+  if (options.durationUs === 0) throw new ConfigError('--duration', flags.duration, 'a duration above 0 like 500ms or 20s (a bare number is ms)');
+  resolveOpenLoopOptions(options); // everything checked before anything starts
+  return options;
+}
+
+/** Runs with progress on stderr; Ctrl-C stops the current run on time and prints what finished. */
+export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLoopFlags): Promise<void> {
+  const sigint = abortOnSigint(() => process.stderr.write('redis-rtt: stopping now; in-flight replies are awaited (Ctrl-C again to quit at once)\n'));
+  try {
+    const report = await runOpenLoopBench({ ...options, signal: sigint.signal }, (ev) => {
+      if (ev.type === 'note') process.stderr.write(`redis-rtt: ${ev.text}\n`);
+      else {
+        const r = ev.result;
+        const c = r.correctedLatencyUs;
+        process.stderr.write(
+          `redis-rtt:   achieved ${r.achievedRate}/s, corrected p99 ${c.p99} us, uncorrected p99 ${r.uncorrectedLatencyUs.p99} us, late p99 ${r.latenessUs.p99} us${r.saturated ? ', saturated' : ''}\n`,
+        );
+      }
+    });
+    const table = renderOpenLoopTable(report, { color: (flags.format === 'table' ? process.stdout : process.stderr).isTTY === true });
+    if (flags.format === 'table') process.stdout.write(table + '\n');
+    else process.stderr.write(table + '\n');
+    if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    for (const f of await writeOpenLoopFiles(report, flags)) process.stderr.write(`redis-rtt: wrote ${f}\n`);
+    if (sigint.signal.aborted) process.exitCode = 130;
+    else if (report.results.some((r) => r.error)) process.exitCode = 1;
+  } finally {
+    sigint.dispose();
+  }
+}
+
+async function writeOpenLoopFiles(report: OpenLoopReport, flags: OpenLoopFlags): Promise<string[]> {
+  const written: string[] = [];
+  if (flags.json !== undefined) {
+    const file = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+    if (file !== undefined) written.push(file);
+  }
+  if (flags.html !== undefined) {
+    await writeFile(flags.html, renderOpenLoopHtml(report));
+    written.push(flags.html);
+  }
+  if (flags.hgrmDir !== undefined) {
+    await mkdir(flags.hgrmDir, { recursive: true });
+    const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_');
+    for (const r of report.results) {
+      if (r.completed === 0) continue;
+      const base = safe(`${rowLabel(r)} r${r.targetRate ?? 'closed'}`);
+      for (const kind of ['corrected', 'uncorrected'] as const) {
+        const file = join(flags.hgrmDir, `${base}-${kind}.hgrm`);
+        await writeFile(file, LatencyHistogram.decode(r.histograms[kind]).percentileDistribution());
+        written.push(file);
+      }
+    }
+  }
+  return written;
+}
+

@@ -1,0 +1,140 @@
+import { startPrivateRedis, type PrivateRedis } from '../../redis/index.js';
+import { formatUs } from '../../format.js';
+import { parseAddress, type Endpoint } from '../../endpoint.js';
+import { refuseNonempty } from '../bench.js';
+import { connectClient, type DriverClient } from '../clients.js';
+import { describeEnvironment } from '../../results/environment.js';
+import { openLink, type LinkEndpoint } from '../links.js';
+import { redisVersion } from '../server-stats.js';
+import { resolveOpenLoopOptions, type OpenLoopOptions } from './options.js';
+import { openLoopResult } from './result.js';
+import { counterValue, runOpenLoop } from './run.js';
+import type { OpenLoopMode, OpenLoopReport, OpenLoopResult } from './types.js';
+
+export type OpenLoopProgress = { type: 'note'; text: string } | { type: 'result'; result: OpenLoopResult };
+
+/** Untimed closed loops over the run's own code and connections first, so V8 has optimised it. */
+const WARMUP_US = 200_000;
+
+/**
+ * Open-loop runs across links: for each link, connection count, shape and batching window, the
+ * rates in ascending order (a saturation sweep). Once a rate saturates, the higher ones of that
+ * series are skipped: they would only drain a longer backlog. Spawns a private redis-server unless
+ * `redis` is given; only the `<prefix>counter` key is written, and deleted afterwards.
+ */
+export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev: OpenLoopProgress) => void): Promise<OpenLoopReport> {
+  const startedAt = new Date();
+  const o = resolveOpenLoopOptions(options);
+  const notes: string[] = [];
+  const results: OpenLoopResult[] = [];
+  const counterKey = `${o.keyPrefix}counter`;
+  let privateRedis: PrivateRedis | undefined;
+  let admin: DriverClient | undefined;
+  const links: LinkEndpoint[] = [];
+  const aborted = (): boolean => options.signal?.aborted === true;
+  try {
+    let endpoint: Endpoint;
+    if (options.redis === undefined) {
+      privateRedis = await startPrivateRedis();
+      endpoint = parseAddress(privateRedis.address);
+    } else {
+      endpoint = parseAddress(options.redis, '--redis');
+    }
+    const clientOpts = { ...(options.password !== undefined ? { password: options.password } : {}) };
+    admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
+    if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', o.keyPrefix, options.allowNonempty ?? false);
+    const version = await redisVersion(admin.redis);
+
+    for (const spec of o.links) {
+      if (aborted()) break;
+      const compensation = options.compensation ?? 'off';
+      const linkOpts = { ...clientOpts, needAuto: false, seed: o.seed, compensation };
+      const link = await openLink(spec, endpoint, linkOpts);
+      links.push(link);
+      const proxy = link.proxy;
+      const roundTrips = proxy ? () => proxy.stats().totals.roundTrips : undefined;
+      for (const clients of o.clients) {
+        for (const mode of o.modes) {
+          if (aborted()) break;
+          const conns = await connectMany(link, clients, mode);
+          try {
+            await runOpenLoop({ clients: conns, auto: mode === 'auto', counterKey, arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
+            // auto-pipelining batches by itself (one tick's commands per write): no window on top.
+            for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
+              for (const rate of o.rates ?? [undefined]) {
+                if (aborted()) break;
+                const label = `${spec.name} ${mode} C=${clients} ${rate === undefined ? 'closed loops' : `${rate}/s ${o.arrival}`}${windowUs > 0 ? ` window ${formatUs(windowUs)} B=${o.maxBatch}` : ''}`;
+                progress?.({ type: 'note', text: `${label}: ${formatUs(o.durationUs)}` });
+                await admin.redis.set(counterKey, '0');
+                const out = await runOpenLoop({
+                  clients: conns,
+                  auto: mode === 'auto',
+                  counterKey,
+                  ...(rate !== undefined ? { ratePerSec: rate } : {}),
+                  arrival: o.arrival,
+                  durationUs: o.durationUs,
+                  batchWindowUs: windowUs,
+                  maxBatch: windowUs > 0 ? o.maxBatch : 1,
+                  seed: o.seed,
+                  drainLimitUs: o.drainLimitUs,
+                  ...(options.signal ? { signal: options.signal } : {}),
+                  ...(roundTrips ? { roundTrips } : {}),
+                });
+                const stored = await counterValue(admin.redis, counterKey);
+                if (out.error === undefined && out.ledger.failed === 0 && stored !== out.ledger.completed) {
+                  out.error = `the counter holds ${stored} after ${out.ledger.completed} answered INCRs`;
+                }
+                const result = openLoopResult(
+                  {
+                    link: spec.name,
+                    linkRttUs: spec.rttUs,
+                    mode,
+                    arrival: o.arrival,
+                    clients,
+                    ...(rate !== undefined ? { ratePerSec: rate } : {}),
+                    durationUs: o.durationUs,
+                    batchWindowUs: windowUs,
+                    maxBatch: windowUs > 0 ? o.maxBatch : 1,
+                    ...(o.sloUs !== undefined ? { sloUs: o.sloUs } : {}),
+                  },
+                  out,
+                );
+                results.push(result);
+                progress?.({ type: 'result', result });
+                if (result.saturated && rate !== undefined && rate !== o.rates?.[o.rates.length - 1]) {
+                  notes.push(`${label}: saturated (${result.saturated === 'rate' ? 'achieved below 95% of the target' : 'corrected p99 past --slo'}); higher rates of this series skipped`);
+                  break;
+                }
+              }
+            }
+          } finally {
+            await Promise.all(conns.map((c) => c.close()));
+          }
+        }
+      }
+      await link.close();
+      links.pop();
+    }
+    if (aborted()) notes.push('stopped on request: the rows below are the runs that finished (the last one up to the stop)');
+    return { kind: 'open-loop', environment: describeEnvironment(version, startedAt), sloUs: o.sloUs ?? null, results, notes };
+  } finally {
+    await Promise.allSettled(links.map((l) => l.close()));
+    if (admin && !privateRedis) await admin.redis.del(counterKey).catch(() => {});
+    await admin?.close();
+    await privateRedis?.stop();
+  }
+}
+
+async function connectMany(link: LinkEndpoint, n: number, mode: OpenLoopMode): Promise<DriverClient[]> {
+  const conns: DriverClient[] = [];
+  try {
+    // In groups, so a thousand connections do not all hand-shake through one delay line at once.
+    for (let i = 0; i < n; i += 32) {
+      conns.push(...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, () => link.connect(mode === 'auto')))));
+    }
+    return conns;
+  } catch (err) {
+    await Promise.all(conns.map((c) => c.close()));
+    throw err;
+  }
+}

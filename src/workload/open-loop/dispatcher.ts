@@ -1,0 +1,199 @@
+import type { Clock } from '../../clock.js';
+import { OpenLoopLedger } from './ledger.js';
+
+/** Commands sent together on one connection: one command, or a batch closed by the window. */
+export interface OpenLoopBatch {
+  /** Absolute intended send times (clock ns) of its commands, in order. */
+  dues: number[];
+  /** Connection index, set when sent. */
+  conn: number;
+  sentNs: number;
+}
+
+export interface DispatcherOptions {
+  clock: Clock;
+  /** Clock time of the schedule's zero. */
+  startNs: number;
+  durationNs: number;
+  /**
+   * Intended send times as offsets from startNs (buildArrivalSchedule). Without one the run is C
+   * closed loops: a command is due whenever a connection is free, until the duration ends.
+   */
+  schedule?: ArrayLike<number>;
+  connections: number;
+  /** Commands one connection may have in flight: 1, or Infinity for a client that queues by itself (auto-pipelining). */
+  inFlightPerConnection: number;
+  /** A batch holds the commands due within this long of its first one. 0 sends each command alone. */
+  batchWindowNs: number;
+  /** A batch closes early once it holds this many. */
+  maxBatch: number;
+  /** Writes the batch to connection batch.conn; the caller reports the replies with completed(). */
+  send(batch: OpenLoopBatch): void;
+  /** Width of one backlog-over-time bucket. @default 100 ms */
+  bucketNs?: number;
+}
+
+/**
+ * The open-loop scheduler, pure (the clock is injected, I/O goes through `send`). Commands come due
+ * on a schedule fixed in advance; a due command joins the open batch (or is one alone), a closed
+ * batch takes any free connection or waits in one shared FIFO backlog. Nothing a reply does can
+ * move a due time: that is what keeps the corrected latency free of coordinated omission.
+ *
+ * The caller calls advance() at nextWakeNs() (and may call it any time), and completed() for each
+ * batch's replies. stop() ends releases and sends; what was not sent is `unsent`.
+ */
+export class OpenLoopDispatcher {
+  readonly ledger: OpenLoopLedger;
+  private readonly o: DispatcherOptions;
+  private readonly endNs: number;
+  private next = 0;
+  private open: { dues: number[]; deadlineNs: number } | undefined;
+  private readonly backlog: OpenLoopBatch[] = [];
+  private backlogHead = 0;
+  /** Connections with room for one more batch, in the order they became free. */
+  private readonly free: number[] = [];
+  private freeHead = 0;
+  private roundRobin = 0;
+  private inFlight = 0;
+  private stopped = false;
+
+  constructor(options: DispatcherOptions) {
+    if (options.connections < 1) throw new RangeError('at least one connection');
+    this.o = options;
+    this.endNs = options.startNs + options.durationNs;
+    this.ledger = new OpenLoopLedger(options.startNs, options.durationNs, options.bucketNs ?? 100e6);
+    for (let c = 0; c < options.connections; c++) this.free.push(c);
+  }
+
+  /** Releases what is due, closes what the window closed, and sends what has a connection. */
+  advance(): void {
+    const now = this.o.clock.nowNs();
+    if (!this.stopped) this.release(now);
+    this.dispatch(now);
+  }
+
+  /** When advance() has work next (a due command or a window closing); undefined when only replies can bring work. */
+  nextWakeNs(): number | undefined {
+    if (this.stopped) return undefined;
+    let wake = Infinity;
+    const s = this.o.schedule;
+    if (s && this.next < s.length) wake = this.o.startNs + (s[this.next] as number);
+    if (this.open) wake = Math.min(wake, this.open.deadlineNs);
+    // Closed loops end at the duration: wake then, in case nothing is in flight to say so.
+    if (!s && this.inFlight === 0) wake = Math.min(wake, this.endNs);
+    return wake === Infinity ? undefined : wake;
+  }
+
+  /** The replies to `batch` are in (ok), or it failed (not ok). Frees its connection and sends what waits. */
+  completed(batch: OpenLoopBatch, ok: boolean): void {
+    const now = this.o.clock.nowNs();
+    this.inFlight--;
+    this.ledger.onCompleted(batch.dues, batch.sentNs, now, ok);
+    // A closed loop is one command at a time per connection whatever the client could queue.
+    if (this.o.inFlightPerConnection === 1 || !this.o.schedule) this.free.push(batch.conn);
+    this.advance();
+  }
+
+  /** No more releases or sends (end of the drain, Ctrl-C). Batches in flight still complete. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Every command was released and answered, or the run was stopped and nothing is in flight. */
+  get finished(): boolean {
+    if (this.inFlight > 0) return false;
+    if (this.stopped) return true;
+    const s = this.o.schedule;
+    const released = s ? this.next >= s.length : this.o.clock.nowNs() >= this.endNs;
+    return released && !this.open && this.backlogHead === this.backlog.length;
+  }
+
+  get batchesInFlight(): number {
+    return this.inFlight;
+  }
+
+  /** Commands never sent: still scheduled, in the open batch or in the backlog. */
+  get unsent(): number {
+    const s = this.o.schedule;
+    const scheduled = s ? s.length - this.next : 0;
+    return scheduled + this.ledger.backlogNow;
+  }
+
+  private release(now: number): void {
+    const s = this.o.schedule;
+    if (!s) return; // closed loops release in dispatch(), one per free connection
+    const { startNs, batchWindowNs, maxBatch } = this.o;
+    while (this.next < s.length) {
+      const due = startNs + (s[this.next] as number);
+      if (due > now) break;
+      this.next++;
+      this.ledger.onReleased(due, now);
+      if (batchWindowNs <= 0) {
+        this.enqueue([due], now);
+        continue;
+      }
+      if (this.open && due >= this.open.deadlineNs) this.closeOpen(now);
+      if (!this.open) this.open = { dues: [], deadlineNs: due + batchWindowNs };
+      this.open.dues.push(due);
+      if (this.open.dues.length >= maxBatch) this.closeOpen(now);
+    }
+    if (this.open && now >= this.open.deadlineNs) this.closeOpen(now);
+  }
+
+  private closeOpen(now: number): void {
+    const open = this.open as { dues: number[] };
+    this.open = undefined;
+    this.enqueue(open.dues, now);
+  }
+
+  private enqueue(dues: number[], now: number): void {
+    this.ledger.onBatchClosed(dues, now);
+    this.backlog.push({ dues, conn: -1, sentNs: 0 });
+  }
+
+  private dispatch(now: number): void {
+    if (this.stopped) return;
+    if (!this.o.schedule) {
+      // Closed loops: every free connection takes a command due now, until the duration ends.
+      while (now < this.endNs && this.freeHead < this.free.length) {
+        this.ledger.onReleased(now, now);
+        this.enqueue([now], now);
+        this.sendNext(this.takeFree(), now);
+      }
+      return;
+    }
+    while (this.backlogHead < this.backlog.length) {
+      let conn: number;
+      if (this.o.inFlightPerConnection === 1) {
+        if (this.freeHead === this.free.length) return;
+        conn = this.takeFree();
+      } else {
+        conn = this.roundRobin;
+        this.roundRobin = (this.roundRobin + 1) % this.o.connections;
+      }
+      this.sendNext(conn, now);
+    }
+  }
+
+  private takeFree(): number {
+    const conn = this.free[this.freeHead++] as number;
+    if (this.freeHead > 1024 && this.freeHead * 2 > this.free.length) {
+      this.free.splice(0, this.freeHead);
+      this.freeHead = 0;
+    }
+    return conn;
+  }
+
+  private sendNext(conn: number, now: number): void {
+    const batch = this.backlog[this.backlogHead++] as OpenLoopBatch;
+    if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
+      this.backlog.splice(0, this.backlogHead);
+      this.backlogHead = 0;
+    }
+    batch.conn = conn;
+    batch.sentNs = now;
+    this.inFlight++;
+    this.ledger.onSent(batch.dues.length, now);
+    this.o.send(batch);
+  }
+}

@@ -1,0 +1,111 @@
+import { ConfigError } from '../../errors.js';
+import { parseLinkSpec, type LinkSpec } from '../../link/link-spec.js';
+import type { BenchOptions } from '../options.js';
+import { ARRIVALS, type Arrival } from './schedule.js';
+import { OPEN_LOOP_MODES, type OpenLoopMode } from './types.js';
+
+export interface OpenLoopOptions {
+  /** Redis to use: "host:port" or "unix:/path". @default a private redis-server spawned for the run */
+  redis?: string;
+  password?: string;
+  /** The counter is `<prefix>counter`; only it is written. @default 'redis-rtt:' */
+  keyPrefix?: string;
+  allowNonempty?: boolean;
+  /** @default ['direct', 'local', 'same-az', 'cross-az'] */
+  links?: string[];
+  /** Connections per run; each list entry is a run of its own. @default [1] */
+  clients?: number[];
+  /** Commands per second over all connections; each is a run. Absent = C closed loops. */
+  rates?: number[];
+  /** Length of each run's schedule. @default 10 s */
+  durationUs?: number;
+  /** @default 'poisson' */
+  arrival?: Arrival;
+  /** Batching windows to compare; 0 sends each command alone. Needs rates. @default [0] */
+  batchWindowsUs?: number[];
+  /** Most commands per batch (B). @default 64 */
+  maxBatch?: number;
+  /** seq (plain commands), auto (ioredis enableAutoPipelining). @default ['seq'] */
+  modes?: OpenLoopMode[];
+  /** A run whose corrected p99 passes this is saturated. @default none */
+  sloUs?: number;
+  /** After the duration, the backlog is still sent for this long. @default max(1 s, twice the duration) */
+  drainLimitUs?: number;
+  /** Seeds the Poisson arrivals and the proxy's jitter. @default 1 */
+  seed?: number;
+  compensation?: BenchOptions['compensation'];
+  /** Stops on time; what finished is reported. */
+  signal?: AbortSignal;
+}
+
+export interface ResolvedOpenLoopOptions {
+  links: LinkSpec[];
+  clients: number[];
+  rates: number[] | undefined;
+  durationUs: number;
+  arrival: Arrival;
+  batchWindowsUs: number[];
+  maxBatch: number;
+  modes: OpenLoopMode[];
+  sloUs: number | undefined;
+  drainLimitUs: number;
+  seed: number;
+  keyPrefix: string;
+}
+
+export const DEFAULT_OPEN_LOOP = {
+  links: ['direct', 'local', 'same-az', 'cross-az'],
+  clients: [1],
+  durationUs: 10_000_000,
+  arrival: 'poisson' as Arrival,
+  maxBatch: 64,
+  seed: 1,
+  keyPrefix: 'redis-rtt:',
+} as const;
+
+/** Checks every option the way the CLI checks flags; each error names its flag (exit status 2). */
+export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOptions {
+  const d = DEFAULT_OPEN_LOOP;
+  const clients = o.clients ?? [...d.clients];
+  if (clients.length === 0) throw new ConfigError('--clients', '', 'a comma-separated list of whole numbers of at least 1');
+  for (const c of clients) if (!Number.isInteger(c) || c < 1 || c > 10_000) throw new ConfigError('--clients', c, 'whole numbers from 1 to 10000');
+  if (o.rates !== undefined) {
+    if (o.rates.length === 0) throw new ConfigError('--rate', '', 'commands per second, like 2000 or 1k,5k,20k');
+    for (const r of o.rates) if (!(Number.isFinite(r) && r > 0 && r <= 10_000_000)) throw new ConfigError('--rate', r, 'commands per second above 0, like 2000 or 1k,5k,20k');
+  }
+  const durationUs = o.durationUs ?? d.durationUs;
+  if (!(Number.isFinite(durationUs) && durationUs > 0)) throw new ConfigError('--duration', durationUs, 'a duration above 0 like 500ms or 20s (a bare number is ms)');
+  const arrival = o.arrival ?? d.arrival;
+  if (!ARRIVALS.includes(arrival)) throw new ConfigError('--arrival', arrival, ARRIVALS.join(' | '));
+  const windows = o.batchWindowsUs ?? [0];
+  if (o.batchWindowsUs !== undefined && o.rates === undefined) {
+    throw new ConfigError('--batch-window', o.batchWindowsUs.join(','), 'to be given with --rate (a window gathers the commands a schedule makes due; closed loops have none)');
+  }
+  for (const w of windows) if (!(Number.isFinite(w) && w >= 0)) throw new ConfigError('--batch-window', w, 'durations of 0 or more, like 0,100us,1ms');
+  const maxBatch = o.maxBatch ?? d.maxBatch;
+  if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new ConfigError('--batch', maxBatch, 'one whole number of at least 1 (the most commands per batch)');
+  const modes = o.modes ?? ['seq'];
+  if (modes.length === 0) throw new ConfigError('--modes', '', OPEN_LOOP_MODES.join(', '));
+  for (const m of modes) if (!OPEN_LOOP_MODES.includes(m)) throw new ConfigError('--modes', m, `${OPEN_LOOP_MODES.join(', ')} (open-loop runs)`);
+  if (o.sloUs !== undefined && !(Number.isFinite(o.sloUs) && o.sloUs > 0)) throw new ConfigError('--slo', o.sloUs, 'a duration above 0, like 2ms');
+  const names = [...new Set((o.links ?? d.links).map((l) => l.trim()))];
+  if (names.length === 0) throw new ConfigError('--links', '', 'direct, local, a preset or rtt=2ms/jitter=0.2ms');
+  const keyPrefix = o.keyPrefix ?? d.keyPrefix;
+  if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
+  const seed = o.seed ?? d.seed;
+  if (!Number.isInteger(seed) || seed < 0) throw new ConfigError('--seed', seed, 'a whole number of 0 or more');
+  return {
+    links: names.map((l) => parseLinkSpec(l, '--links')),
+    clients: [...new Set(clients)],
+    rates: o.rates ? [...new Set(o.rates)].sort((a, b) => a - b) : undefined,
+    durationUs,
+    arrival,
+    batchWindowsUs: [...new Set(windows)],
+    maxBatch,
+    modes: [...new Set(modes)],
+    sloUs: o.sloUs,
+    drainLimitUs: o.drainLimitUs ?? Math.max(1_000_000, 2 * durationUs),
+    seed,
+    keyPrefix,
+  };
+}

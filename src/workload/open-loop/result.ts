@@ -1,0 +1,93 @@
+import type { LatencyHistogram } from '../../numbers/histogram.js';
+import type { OpenLoopRunOutcome } from './run.js';
+import { DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
+import type { Arrival } from './schedule.js';
+
+export interface ResultContext {
+  link: string;
+  linkRttUs: number;
+  mode: OpenLoopMode;
+  arrival: Arrival;
+  clients: number;
+  ratePerSec?: number;
+  durationUs: number;
+  batchWindowUs: number;
+  maxBatch: number;
+  sloUs?: number;
+}
+
+export function percentilesUs(h: LatencyHistogram): PercentilesUs {
+  return {
+    p50: h.valueAtPercentile(50),
+    p90: h.valueAtPercentile(90),
+    p99: h.valueAtPercentile(99),
+    p999: h.valueAtPercentile(99.9),
+    p9999: h.valueAtPercentile(99.99),
+    max: h.valueAtPercentile(100),
+  };
+}
+
+/** One JSON row from a finished run: the figures, the saturation verdict and the notes. */
+export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenLoopResult {
+  const l = out.ledger;
+  const durationS = c.durationUs / 1e6;
+  // Answers per second of the run: over the duration, or up to the last reply when the backlog
+  // drained past it (then it is the link's capacity, not the offered rate).
+  const spanS = Math.max(durationS, (l.lastCompletionNs - l.startNs) / 1e9);
+  const achievedRate = l.completed / spanS;
+  const corrected = percentilesUs(l.corrected);
+  const late = l.lateness.summary();
+  const wait = l.batchWait.summary();
+  const driverSaturated = late.p99 > DRIVER_LATENESS_BOUND_US;
+  let saturated: OpenLoopResult['saturated'] = null;
+  if (c.ratePerSec !== undefined && achievedRate < SATURATION_SHARE * c.ratePerSec) saturated = 'rate';
+  else if (c.sloUs !== undefined && corrected.p99 > c.sloUs) saturated = 'slo';
+  const notes: string[] = [];
+  if (driverSaturated) notes.push(`driver saturated: its own scheduling lateness p99 ${late.p99} us is past ${DRIVER_LATENESS_BOUND_US} us, so the driver, not the link, limited this run`);
+  if (out.stopped === 'drain-limit') notes.push(`${out.unsent} commands still in the backlog at the drain limit were never sent: the corrected tail is a lower bound`);
+  if (out.stopped === 'aborted') notes.push(`stopped on request: ${out.unsent} commands not sent`);
+  const endNs = l.startNs + l.durationNs;
+  return {
+    link: c.link,
+    linkRttUs: c.linkRttUs,
+    mode: c.mode,
+    arrival: c.ratePerSec === undefined ? 'closed' : c.arrival,
+    clients: c.clients,
+    targetRate: c.ratePerSec ?? null,
+    achievedRate: round(achievedRate, 1),
+    durationS,
+    drainS: round(Math.max(0, l.lastCompletionNs - endNs) / 1e9, 3),
+    scheduled: out.scheduled,
+    sent: l.sent,
+    completed: l.completed,
+    failed: l.failed,
+    unsent: out.unsent,
+    correctedLatencyUs: corrected,
+    uncorrectedLatencyUs: percentilesUs(l.uncorrected),
+    correctedP99FirstHalfUs: l.correctedFirstHalf.valueAtPercentile(99),
+    correctedP99SecondHalfUs: l.correctedSecondHalf.valueAtPercentile(99),
+    correctedMeanUs: Math.round(l.corrected.summary().mean),
+    uncorrectedMeanUs: Math.round(l.uncorrected.summary().mean),
+    batchWindowUs: c.batchWindowUs,
+    maxBatch: c.maxBatch,
+    batches: l.batchesSent,
+    roundTrips: out.roundTrips,
+    batchWaitUs: { p50: wait.p50, p99: wait.p99, mean: Math.round(wait.mean) },
+    latenessUs: { p50: late.p50, p99: late.p99, max: late.max },
+    driverSaturated,
+    backlog: { bucketMs: l.bucketNs / 1e6, max: l.backlogMax, peak: l.peakBacklog },
+    littleConcurrency: c.ratePerSec !== undefined && c.linkRttUs > 0 ? round(c.ratePerSec * (c.linkRttUs / 1e6), 2) : null,
+    measuredConcurrency: round(l.meanOutstanding(), 2),
+    perClientRate: round(achievedRate / c.clients, 1),
+    processCpuPct: out.processCpuPct,
+    saturated,
+    histograms: { corrected: l.corrected.encode(), uncorrected: l.uncorrected.encode() },
+    ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
+    ...(out.error !== undefined ? { error: out.error } : {}),
+  };
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}

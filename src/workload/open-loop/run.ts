@@ -1,0 +1,157 @@
+import type { Redis } from 'ioredis';
+import { realClock } from '../../clock.js';
+import { PreciseScheduler, type Timer } from '../../link/scheduler.js';
+import type { DriverClient } from '../clients.js';
+import { OpenLoopDispatcher, type OpenLoopBatch } from './dispatcher.js';
+import type { OpenLoopLedger } from './ledger.js';
+import { buildArrivalSchedule, type Arrival } from './schedule.js';
+
+export interface OpenLoopRunOptions {
+  clients: DriverClient[];
+  /** Auto-pipelining clients: every due command goes out at once and ioredis batches them. */
+  auto: boolean;
+  counterKey: string;
+  /** Commands per second; undefined = closed loops. */
+  ratePerSec?: number;
+  arrival: Arrival;
+  durationUs: number;
+  batchWindowUs: number;
+  maxBatch: number;
+  seed: number;
+  /** After the duration, the backlog is still sent for this long; what is left then is unsent. */
+  drainLimitUs: number;
+  signal?: AbortSignal;
+  /** The link proxy's round-trip counter (in this process or a child); absent on `direct`. */
+  roundTrips?: () => number | null | Promise<number | null>;
+}
+
+export interface OpenLoopRunOutcome {
+  ledger: OpenLoopLedger;
+  scheduled: number;
+  unsent: number;
+  roundTrips: number | null;
+  /** The first wrong or error reply, if any. */
+  error?: string;
+  stopped: 'drain-limit' | 'aborted' | null;
+  /** This process's CPU (driver, clients and any proxies in it) over the run, percent of one core. */
+  processCpuPct: number;
+}
+
+/** The schedule's zero is this far after set-up, so the first commands are not born late. */
+const LEAD_NS = 20e6;
+
+/**
+ * Runs one open-loop configuration over already connected clients: INCR on one counter, a reply
+ * checked to be an integer. Timers come from a PreciseScheduler of its own (a coarse sleep, then
+ * polling the clock for the last 2 ms), so the schedule is kept to microseconds while the event
+ * loop has room; when it has not, the dispatcher's lateness histogram says so.
+ */
+export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOutcome> {
+  const clock = realClock;
+  const scheduler = new PreciseScheduler({ clock, lingerNs: 0 });
+  const schedule =
+    o.ratePerSec === undefined ? undefined : buildArrivalSchedule({ ratePerSec: o.ratePerSec, durationUs: o.durationUs, arrival: o.arrival, seed: o.seed });
+  const startNs = clock.nowNs() + LEAD_NS;
+  const durationNs = o.durationUs * 1000;
+  let error: string | undefined;
+  let timer: Timer | undefined;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const before = o.roundTrips ? await o.roundTrips() : null;
+
+  const check = (reply: unknown): boolean => {
+    if (typeof reply === 'number') return true;
+    error ??= `INCR replied ${reply instanceof Error ? reply.message : JSON.stringify(reply)}`;
+    return false;
+  };
+  const send = (batch: OpenLoopBatch): void => {
+    const redis = (o.clients[batch.conn] as DriverClient).redis;
+    const done = (ok: boolean): void => {
+      d.completed(batch, ok);
+      afterEvent();
+    };
+    if (batch.dues.length === 1) {
+      redis.incr(o.counterKey).then((r) => done(check(r)), (err: Error) => done(check(err)));
+      return;
+    }
+    const p = redis.pipeline();
+    for (let i = 0; i < batch.dues.length; i++) p.incr(o.counterKey);
+    p.exec().then(
+      (results) => done(results !== null && results.every(([err, r]) => check(err ?? r))),
+      (err: Error) => done(check(err)),
+    );
+  };
+  const d = new OpenLoopDispatcher({
+    clock,
+    startNs,
+    durationNs,
+    ...(schedule ? { schedule } : {}),
+    connections: o.clients.length,
+    inFlightPerConnection: o.auto ? Infinity : 1,
+    batchWindowNs: o.batchWindowUs * 1000,
+    maxBatch: o.maxBatch,
+    send,
+    bucketNs: Math.max(10e6, durationNs / 200),
+  });
+
+  const wake = (): void => {
+    timer = undefined;
+    d.advance();
+    afterEvent();
+  };
+  const afterEvent = (): void => {
+    if (d.finished) {
+      if (timer) scheduler.cancel(timer);
+      timer = undefined;
+      finish();
+      return;
+    }
+    const next = d.nextWakeNs();
+    if (next === undefined || (timer && timer.dueNs <= next)) return;
+    if (timer) scheduler.cancel(timer);
+    timer = scheduler.schedule(next, wake);
+  };
+
+  let stopped: OpenLoopRunOutcome['stopped'] = null;
+  const stop = (why: NonNullable<OpenLoopRunOutcome['stopped']>): void => {
+    if (d.finished) return;
+    stopped ??= why;
+    d.stop();
+    if (timer) scheduler.cancel(timer);
+    timer = undefined;
+    if (d.finished) finish();
+  };
+  const onAbort = (): void => stop('aborted');
+  o.signal?.addEventListener('abort', onAbort);
+  if (o.signal?.aborted) stop('aborted');
+  const drainTimer = setTimeout(() => stop('drain-limit'), (startNs + durationNs - clock.nowNs()) / 1e6 + o.drainLimitUs / 1000);
+  // Closed loops start at startNs with every connection busy; open ones at their first due time.
+  const cpuBefore = process.cpuUsage();
+  const wallBeforeNs = clock.nowNs();
+  const startTimer = scheduler.schedule(startNs, wake);
+  try {
+    await finished;
+  } finally {
+    clearTimeout(drainTimer);
+    scheduler.cancel(startTimer);
+    if (timer) scheduler.cancel(timer);
+    o.signal?.removeEventListener('abort', onAbort);
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const wallUs = (clock.nowNs() - wallBeforeNs) / 1000;
+  const after = o.roundTrips ? await o.roundTrips() : null;
+  return {
+    ledger: d.ledger,
+    scheduled: schedule ? schedule.length : d.ledger.released,
+    unsent: d.unsent,
+    roundTrips: before !== null && after !== null ? after - before : null,
+    ...(error !== undefined ? { error } : {}),
+    stopped,
+    processCpuPct: wallUs > 0 ? Math.round(((cpu.user + cpu.system) / wallUs) * 1000) / 10 : 0,
+  };
+}
+
+/** The counter the run increments: reset before, and read after to check every INCR landed once. */
+export async function counterValue(admin: Redis, key: string): Promise<number> {
+  return Number((await admin.get(key)) ?? 0);
+}

@@ -1,0 +1,121 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { main } from '../../../src/cli/main.js';
+import type { OpenLoopReport } from '../../../src/workload/open-loop/types.js';
+
+let stderr = '';
+let stdout = '';
+beforeEach(() => {
+  stderr = '';
+  stdout = '';
+  process.exitCode = undefined;
+  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  });
+  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+});
+afterEach(() => {
+  vi.restoreAllMocks();
+  process.exitCode = undefined;
+});
+
+const bench = (...args: string[]): Promise<number> => main(['node', 'redis-rtt', 'bench', ...args]);
+
+describe('redis-rtt bench open-loop flags', () => {
+  it.each([
+    [['--rate', '0'], '--rate'],
+    [['--rate', '-5'], '--rate'],
+    [['--rate', 'fast'], '--rate'],
+    [['--rate', '1k,,5k'], '--rate'],
+    [['--clients', '0'], '--clients'],
+    [['--clients', '2', '--duration', '5 parsecs'], '--duration'],
+    [['--rate', '100', '--duration', '0'], '--duration'],
+    [['--batch-window', '0,1ms'], '--batch-window'],
+    [['--rate', '100', '--batch-window', '1 fortnight'], '--batch-window'],
+    [['--rate', '100', '--modes', 'pipeline'], '--modes'],
+    [['--rate', '100', '--batch', '8,16'], '--batch'],
+    [['--slo', '2ms'], '--slo'],
+    [['--rate', '100', '--csv', 'x.csv'], '--csv'],
+  ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
+    expect(await bench('--links', 'direct', ...args)).toBe(2);
+    expect(stderr).toContain(`redis-rtt: ${flag}`);
+  });
+
+  it('runs an open loop and writes the JSON rows and both .hgrm files per run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-open-'));
+    try {
+      const code = await bench('--links', 'local', '--clients', '1,2', '--rate', '400', '--duration', '300', '--arrival', 'uniform', '--json', join(dir, 'r.json'), '--hgrm-dir', join(dir, 'h'), '--html', join(dir, 'r.html'));
+      expect(code, stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as OpenLoopReport;
+      expect(report.kind).toBe('open-loop');
+      expect(report.results.map((r) => [r.clients, r.targetRate, r.durationS, r.batchWindowUs])).toEqual([
+        [1, 400, 0.3, 0],
+        [2, 400, 0.3, 0],
+      ]);
+      for (const r of report.results) {
+        expect(Object.keys(r.correctedLatencyUs)).toEqual(['p50', 'p90', 'p99', 'p999', 'p9999', 'max']);
+        expect(Object.keys(r.uncorrectedLatencyUs)).toEqual(['p50', 'p90', 'p99', 'p999', 'p9999', 'max']);
+        expect(r.completed).toBe(r.scheduled);
+        expect(r.scheduled).toBe(120); // 400/s x 0.3 s (a bare number is ms), uniform
+        expect(r.roundTrips).toBeGreaterThan(0);
+        expect(r.achievedRate).toBeGreaterThan(0);
+      }
+      const hgrms = readdirSync(join(dir, 'h')).sort();
+      expect(hgrms).toHaveLength(4);
+      expect(hgrms.filter((f) => f.endsWith('-corrected.hgrm'))).toHaveLength(2);
+      expect(readFileSync(join(dir, 'h', hgrms[0]!), 'utf8')).toMatch(/Value\s+Percentile\s+TotalCount/);
+      expect(stderr).toMatch(/corrected.*uncorrected/);
+      const html = readFileSync(join(dir, 'r.html'), 'utf8');
+      expect(html).toContain('data-chart="backlog local"');
+      expect(html).toContain('data-chart="spectrum local"');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('--clients without --rate runs C closed loops (JSON on stdout with --json -)', async () => {
+    expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--json', '-')).toBe(0);
+    const report = JSON.parse(stdout) as OpenLoopReport;
+    expect(report.results).toHaveLength(1);
+    const r = report.results[0]!;
+    expect([r.arrival, r.clients, r.targetRate, r.roundTrips]).toEqual(['closed', 3, null, null]);
+    expect(r.completed).toBeGreaterThan(10);
+    expect(r.correctedLatencyUs).toEqual(r.uncorrectedLatencyUs);
+  });
+});
+
+describe('Ctrl-C', () => {
+  it('stops an open-loop run on time and prints what finished', async () => {
+    const child = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--links', 'rtt=20ms', '--clients', '1', '--rate', '100', '--duration', '30s'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    child.stderr.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
+    // Signal once the timed run (not the warm-up) has started.
+    await new Promise<void>((resolve, reject) => {
+      const timer = setInterval(() => {
+        if (/rtt=20ms seq C=1 100\/s/.test(err)) {
+          clearInterval(timer);
+          setTimeout(resolve, 500);
+        }
+      }, 20);
+      child.on('exit', () => reject(new Error(`exited early: ${err}`)));
+    });
+    const t0 = Date.now();
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(Date.now() - t0, err).toBeLessThan(3000);
+    expect(code).toBe(130);
+    expect(err).toMatch(/stopped on request/);
+    expect(err).toMatch(/^rtt=20ms seq C=1 +100 /m);
+  }, 20_000);
+});
