@@ -25,9 +25,13 @@ export type {
   StageHost,
 } from './stage/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
+export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-proxy.js';
+export type { ClusterProxyOptions } from './cluster/options.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
+export { startPrivateCluster } from './redis/index.js';
+export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from './redis/index.js';
 
 export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';

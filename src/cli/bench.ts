@@ -1,4 +1,7 @@
 import { parseCompensateFlag } from './compensate-flag.js';
+import { checkZones } from '../cluster/options.js';
+import { runClusterBench } from '../cluster/bench/cluster-bench.js';
+import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../link/presets.js';
@@ -8,7 +11,7 @@ import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
-import { JSON_FLAG, JSON_HELP, jsonToStdout } from './json-out.js';
+import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 
@@ -35,6 +38,8 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   arrival: string;
   batchWindow?: string;
   slo?: string;
+  cluster?: boolean;
+  zones?: string;
 }
 
 export function registerBench(program: Command): void {
@@ -65,6 +70,8 @@ export function registerBench(program: Command): void {
     .option('--max-seconds <s>', 'a bound on the whole run (bare number: seconds): samples that fit run first, the run ends within it plus one sample, and what finished is reported')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
     .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off or 0 (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration (bare number: ms), or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
+    .option('--cluster', 'Redis Cluster: ioredis Cluster through per-node links (a private 3+3 cluster, or --redis SEED); shapes seq, pipeline, MSET/MGET with hash tags, reads from replicas vs primaries; round trips per node')
+    .option('--zones <n>', 'with --cluster: place the nodes in N zones (same-az in the client zone, cross-az elsewhere) instead of --links')
     .option(JSON_FLAG, JSON_HELP)
     .option('--csv <file>', 'write one CSV row per configuration')
     .option('--markdown <file>', 'write a markdown table')
@@ -85,13 +92,16 @@ export function registerBench(program: Command): void {
         '  redis-rtt bench --links cross-region --clients 1 --rate 20 --duration 20s   # open loop, over capacity\n' +
         '  redis-rtt bench --links same-az,cross-az --clients 1,50 --rate 1k,5k,20k --duration 5s --slo 5ms\n' +
         '  redis-rtt bench --links cross-az --clients 8 --rate 2000 --batch-window 0,100us,1ms --batch 16 --modes seq,auto\n' +
-        '\nWith --rate (or --clients) the run is open-loop: see docs/open-loop.md.',
+        '  redis-rtt bench --cluster --zones 3 -n 200          # primary vs replica reads, same-zone vs cross-zone\n' +
+        '  redis-rtt bench --cluster --links same-az,cross-az --redis 127.0.0.1:30001\n' +
+        '\nWith --rate (or --clients) the run is open-loop: see docs/open-loop.md. --cluster: see docs/cluster.md.',
     );
   addOpenLoopFlags(bench);
   bench.action(async (flags: BenchFlags, cmd: Command) => {
       if (jsonToStdout(flags.json) && flags.format !== undefined) {
         throw new ConfigError('--json', '-', 'a file when --format is given (stdout holds one output)');
       }
+      if (flags.cluster) return runClusterBenchCommand(flags, cmd);
       if (isOpenLoop(flags)) {
         const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
         const options = openLoopOptionsFromFlags(flags as OpenLoopFlags, given);
@@ -162,4 +172,32 @@ function benchCompensation(text: string): NonNullable<BenchOptions['compensation
   if (c === undefined) return 'auto';
   if (!('table' in c) && c.up === 0 && c.down === 0) return 'off';
   return 'table' in c ? c : c.up;
+}
+
+/** `bench --cluster`: the cluster bench's own shapes and table (docs/cluster.md). */
+async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<void> {
+  const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
+  const zones = flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16));
+  if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
+  const links = given('links') ? flags.links.split(',').map((x) => x.trim()).filter((x) => x !== '') : undefined;
+  // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
+  const onInt = (): never => process.exit(130);
+  process.once('SIGINT', onInt);
+  const report = await runClusterBench({
+    upstream: flags.redis,
+    zones,
+    links,
+    n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,
+    repeat: given('repeat') ? parsePositiveInt(flags.repeat, '--repeat', 10_000) : undefined,
+    batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined,
+    log: (line) => process.stderr.write(`redis-rtt: ${line}\n`),
+  });
+  process.off('SIGINT', onInt);
+  const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
+  if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else process.stderr.write(table);
+  if (flags.json !== undefined) {
+    const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+    if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+  }
 }

@@ -6,6 +6,8 @@ import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
+import { checkZones, parseClusterMode } from '../cluster/options.js';
+import type { RedisRttClusterProxy } from '../cluster/cluster-proxy.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
@@ -32,6 +34,14 @@ interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
   maxPending: string;
   maxPendingTotal: string;
   statsJson?: string;
+  cluster: string;
+  announceHost?: string;
+  listenPorts?: string;
+  zones?: string;
+  sameZoneLink: string;
+  crossZoneLink: string;
+  nodeLink: string[];
+  upstreamUser?: string;
 }
 
 export function registerProxy(program: Command): void {
@@ -57,14 +67,25 @@ export function registerProxy(program: Command): void {
     .option('--max-pending <n>', 'unfinished requests one connection\'s tap holds before it stops timing that connection (bytes untouched)', String(DEFAULT_MAX_PENDING_PER_CONNECTION))
     .option('--max-pending-total <n>', 'unfinished requests all taps hold together before the next connection to ask stops being timed', String(DEFAULT_MAX_PENDING_TOTAL))
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
-    .option('--stats-json <file>', 'write the final stats snapshot here on exit');
+    .option('--stats-json <file>', 'write the final stats snapshot here on exit')
+    .addOption(new Option('--cluster <mode>', 'Redis Cluster: one listener per node, addresses in replies rewritten (auto: when INFO cluster says cluster_enabled:1)').choices(['auto', 'on', 'off']).default('auto'))
+    .option('--announce-host <host>', 'cluster: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')
+    .option('--listen-ports <A-B>', 'cluster: ports for the listeners of the nodes other than the seed (default: any free port)')
+    .option('--zones <n>', 'cluster: place the nodes in N zones (shard i primary in zone i mod N + 1); the client is in zone 1')
+    .option('--same-zone-link <link>', 'cluster: link of the nodes in the client\'s zone (preset or rtt=..)', 'same-az')
+    .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
+    .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
   addRecordFlags(cmd)
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
-        '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link',
+        '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:30001 --listen 127.0.0.1:7000 --rtt 20ms   # a cluster: one listener per node\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --node-link replicas=same-az --control :7070\n' +
+        '    # then: curl -X PUT -d \'{"rttUs":5000}\' \'127.0.0.1:7070/link?node=masters\'',
     )
     .action(async (flags: ProxyFlags) => {
       await runProxy(flags);
@@ -112,7 +133,18 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     keyHash: record?.keyHash,
     argSizes: record?.argSizes,
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
+    cluster: parseClusterMode(flags.cluster),
+    announceHost: flags.announceHost,
+    listenPorts: flags.listenPorts,
+    zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
+    sameZoneLink: flags.sameZoneLink,
+    crossZoneLink: flags.crossZoneLink,
+    nodeLinks: flags.nodeLink,
+    upstreamUser: flags.upstreamUser,
+    upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
   });
+  const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
+  if (nodes && record) log('--record: cluster mode records nothing yet (each node has its own tap; see /stats cluster.nodes)');
   const hint = hopOnlyHint(flags.compensate, proxy.link());
   if (hint) log(hint);
   process.stdout.write(
@@ -124,6 +156,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       upstream: upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
+      ...(nodes ? { nodes } : {}),
     }) + '\n',
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on

@@ -54,6 +54,11 @@ export class ProxiedConnection implements StagedConnection {
   private closed = false;
   private linger: NodeJS.Timeout | undefined;
 
+  /** The proxy's connection id (as in /connections). */
+  get id(): number {
+    return this.o.id;
+  }
+
   constructor(
     readonly client: net.Socket,
     private readonly o: ConnectionOptions,

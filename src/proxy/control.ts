@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ConfigError, NetworkError } from '../errors.js';
-import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { formatEndpoint, type Endpoint } from './endpoint.js';
 import { HttpGuard } from './http-guard.js';
@@ -9,7 +9,8 @@ import { HttpGuard } from './http-guard.js';
 export interface ControlHandlers {
   stats(): StatsSnapshot;
   metrics(): string;
-  setLink(update: LinkUpdate & { preset?: string }): LinkSettings;
+  /** `node` is PUT /link?node=SELECTOR (cluster mode); a single-node proxy ignores it. */
+  setLink(update: LinkUpdate & { preset?: string }, node?: string): unknown;
   reset(): void;
   connections(): ConnectionInfo[];
 }
@@ -109,7 +110,8 @@ export class ControlServer {
           return sendJson(res, 400, { error: `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}` });
         }
         try {
-          return sendJson(res, 200, this.handlers.setLink(body as LinkUpdate));
+          const node = new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
+          return sendJson(res, 200, this.handlers.setLink(body as LinkUpdate, node));
         } catch (err) {
           if (err instanceof ConfigError) return sendJson(res, 400, { error: err.message });
           throw err;

@@ -15,6 +15,7 @@ import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
+import { maybeStartCluster } from '../cluster/route.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
 
@@ -38,6 +39,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (!options || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
+  const clustered = await maybeStartCluster(options, (o) => startProxy({ ...o, cluster: 'off' } as ProxyOptions));
+  if (clustered) return clustered;
   const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
@@ -111,7 +114,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     options.onLinkChange?.(next);
     return next;
   };
-  const connections = (): ConnectionInfo[] => registry?.connectionsInfo() ?? [];
+  const connections = (): ConnectionInfo[] => {
+    // The local port of each upstream socket: what Redis's CLIENT LIST shows as the client's addr.
+    const local = new Map(server.connections().map((c) => [c.id, c.upstream.localPort]));
+    return (registry?.connectionsInfo() ?? []).map((c) => (local.get(c.id) === undefined ? c : { ...c, upstreamLocalPort: local.get(c.id) }));
+  };
   const resetStats = (): void => {
     registry?.reset();
     lateness.reset();

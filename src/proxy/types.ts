@@ -2,8 +2,10 @@ import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
+import type { ClusterProxyOptions } from '../cluster/options.js';
 
-export interface ProxyOptions {
+/** ClusterProxyOptions: cluster mode (`cluster: 'auto' | 'on'`), see docs/cluster.md. */
+export interface ProxyOptions extends ClusterProxyOptions {
   /** Where Redis is: "host:port" or "unix:/path/to.sock". */
   upstream: string;
   /** Where to listen: "host:port" (port 0 = any free port) or a unix socket path. @default "127.0.0.1:0" */

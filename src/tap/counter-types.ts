@@ -71,6 +71,8 @@ export interface ConnectionInfo {
   /** Pub/sub or MONITOR mode, if entered. */
   mode: 'normal' | 'subscribed' | 'monitor';
   counters: Counters;
+  /** Local port of the proxy's socket to Redis for this client (Redis's CLIENT LIST shows it as addr). */
+  upstreamLocalPort?: number;
 }
 
 /**

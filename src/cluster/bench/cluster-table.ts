@@ -1,0 +1,22 @@
+import { fmtUsShort as fmt } from '../../format.js';
+import { renderGrid, RULE, type GridRow } from '../../text-grid.js';
+import type { ClusterBenchReport } from './cluster-bench.js';
+
+/** The cluster bench as a text table: one row per configuration and shape, round trips per node. */
+export function renderClusterTable(report: ClusterBenchReport, opts: { color?: boolean } = {}): string {
+  const head: GridRow = { cells: ['config', 'shape', 'reads', 'us/op (min-max)', 'round trips', 'per node: role zone rtt -> round trips'], tone: 'bold' };
+  const rows: GridRow[] = [head, RULE];
+  let last = '';
+  for (const r of report.rows) {
+    if (last !== '' && r.config !== last) rows.push(RULE);
+    last = r.config;
+    const perNode = r.perNode
+      .filter((x) => x.roundTrips > 0)
+      .map((x) => `${x.role === 'master' ? 'M' : 'R'}${x.zone ?? ''}@${fmt(x.rttUs)}:${x.roundTrips}`)
+      .join(' ');
+    rows.push({
+      cells: [r.config, r.shape, r.reads === 'slave' ? 'replicas' : 'primaries', `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`, String(r.roundTrips), perNode],
+    });
+  }
+  return renderGrid(rows, ['left', 'left', 'left', 'right', 'right', 'left'], opts).join('\n') + '\n';
+}

@@ -1,0 +1,37 @@
+import type { LinkSettings } from '../link/types.js';
+import { addCounters, newCounters } from '../tap/counters.js';
+import type { CommandStats, StatsSnapshot } from '../stats/types.js';
+
+/**
+ * Totals over the nodes' snapshots. Counters and command counts add up exactly; a command's
+ * latency percentiles cannot be merged from summaries, so the merged entry carries those of the
+ * node that served it most (each node's block has its own, exact).
+ */
+export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettings): StatsSnapshot {
+  const totals = newCounters();
+  const commands: Record<string, CommandStats> = {};
+  const busiest: Record<string, number> = {};
+  let active = 0;
+  let total = 0;
+  for (const s of parts) {
+    addCounters(totals, s.totals);
+    active += s.connections.active;
+    total += s.connections.total;
+    for (const [name, c] of Object.entries(s.commands)) {
+      const into = commands[name];
+      if (!into) {
+        commands[name] = { ...c };
+        busiest[name] = c.count;
+        continue;
+      }
+      into.count += c.count;
+      into.errors += c.errors;
+      if (c.count > busiest[name]!) {
+        busiest[name] = c.count;
+        into.serverUs = c.serverUs;
+        into.clientUs = c.clientUs;
+      }
+    }
+  }
+  return { totals, commands, connections: { active, total }, link };
+}

@@ -1,0 +1,61 @@
+import { ConfigError } from '../errors.js';
+import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
+import type { LinkUpdate } from '../link/types.js';
+import type { NodeRole } from './topology.js';
+
+/** `--node-link SELECTOR=LINK`: a link for the nodes a selector picks. */
+export interface NodeLinkRule {
+  readonly selector: string;
+  readonly link: LinkSpec;
+}
+
+/** What a selector is matched against. */
+export interface SelectableNode {
+  readonly id: string;
+  /** The real "host:port". */
+  readonly upstream: string;
+  readonly role: NodeRole | 'unknown';
+}
+
+const SELECTOR_HELP = 'SELECTOR=LINK, SELECTOR a node address (host:port), a node id prefix, masters or replicas; LINK a preset or rtt=2ms/...';
+
+/** Parses `SELECTOR=LINK` (the link may hold `=` itself: `masters=rtt=2ms`). */
+export function parseNodeLink(text: string, flag = '--node-link'): NodeLinkRule {
+  const eq = text.indexOf('=');
+  if (eq <= 0) throw new ConfigError(flag, text, SELECTOR_HELP);
+  const selector = text.slice(0, eq).trim();
+  checkSelector(selector, flag);
+  const link = parseLinkSpec(text.slice(eq + 1), flag);
+  if (link.direct) throw new ConfigError(flag, text, `${SELECTOR_HELP} (every node goes through the proxy: direct is not a node link)`);
+  return { selector, link };
+}
+
+export function checkSelector(selector: string, flag: string): void {
+  const ok = selector === 'masters' || selector === 'replicas' || /^[^:\s]*:\d+$/.test(selector) || /^[0-9a-f]{1,40}$/i.test(selector);
+  if (!ok) throw new ConfigError(flag, selector, 'a node address (host:port), a node id prefix (hex), masters or replicas');
+}
+
+/** Roles are read at call time, so a role selector follows a failover. */
+export function selects(selector: string, node: SelectableNode): boolean {
+  if (selector === 'masters') return node.role === 'master';
+  if (selector === 'replicas') return node.role === 'replica';
+  if (selector.includes(':')) return selector.startsWith(':') ? node.upstream.endsWith(selector) : node.upstream === selector;
+  return node.id !== '' && node.id.toLowerCase().startsWith(selector.toLowerCase());
+}
+
+/** The link a node gets: the last rule that selects it, else its zone's link, else the base link. */
+export function linkForNode(
+  node: SelectableNode,
+  zone: number | undefined,
+  o: { base: LinkUpdate & { preset?: string }; baseName: string; zones?: { same: LinkSpec; cross: LinkSpec }; rules: readonly NodeLinkRule[] },
+): { name: string; update: LinkUpdate & { preset?: string } } {
+  for (let i = o.rules.length - 1; i >= 0; i--) {
+    const r = o.rules[i]!;
+    if (selects(r.selector, node)) return { name: r.link.name, update: r.link.update };
+  }
+  if (o.zones && zone !== undefined) {
+    const spec = zone === 1 ? o.zones.same : o.zones.cross;
+    return { name: spec.name, update: spec.update };
+  }
+  return { name: o.baseName, update: o.base };
+}

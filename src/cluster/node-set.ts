@@ -1,0 +1,176 @@
+import { NetworkError } from '../errors.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { RedisRttProxy } from '../proxy/types.js';
+import type { StageFactory } from '../stage/types.js';
+import { linkForNode, selects, type NodeLinkRule, type SelectableNode } from './node-link.js';
+import type { LinkSpec } from '../link/link-spec.js';
+import { nodeKey, type NodeRole, type TopologyNode } from './topology.js';
+import type { ListenAddress, RealAddress } from './types.js';
+import { placeZones } from './zones.js';
+
+/** One node behind its own listener, delay lines and tap. */
+export interface ClusterNode extends SelectableNode {
+  readonly host: string;
+  readonly port: number;
+  id: string;
+  role: NodeRole | 'unknown';
+  zone: number | undefined;
+  /** What rewritten replies say about this node. */
+  readonly listen: ListenAddress;
+  readonly proxy: RedisRttProxy;
+  /** The rule or zone link this node runs ("cross-az", "rtt=2ms", "PUT /link"). */
+  linkName: string;
+}
+
+export interface NodeSetOptions {
+  /** Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any). */
+  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory): Promise<RedisRttProxy>;
+  /** The rewrite stage for a node's connections. */
+  stageFor(upstream: RealAddress): StageFactory;
+  announceHost: string;
+  /** Ports to use for nodes other than the seed; undefined: any free port. */
+  listenPorts?: { from: number; to: number };
+  zoneCount?: number;
+  zoneLinks?: { same: LinkSpec; cross: LinkSpec };
+  base: LinkUpdate & { preset?: string };
+  rules: NodeLinkRule[];
+  log(line: string): void;
+}
+
+/**
+ * The nodes the proxy knows, keyed by their real address, each with its listener. A node first
+ * named in a reply gets its listener on the spot (open()); re-reading the topology updates roles,
+ * places new nodes in zones, and re-applies role-selected links after a failover.
+ */
+export class NodeSet {
+  private readonly byKey = new Map<string, ClusterNode>();
+  private readonly opening = new Map<string, Promise<ClusterNode>>();
+  private readonly zoneOf = new Map<string, number>();
+  private readonly applied = new Map<ClusterNode, string>();
+  private nextRangePort: number | undefined;
+
+  constructor(private readonly o: NodeSetOptions) {
+    this.nextRangePort = o.listenPorts?.from;
+  }
+
+  list(): ClusterNode[] {
+    return [...this.byKey.values()];
+  }
+
+  listenerFor(host: string, port: number): ListenAddress | undefined {
+    return this.byKey.get(nodeKey(host, port))?.listen;
+  }
+
+  /** Opens a listener for each address not known yet; resolves once all accept clients. */
+  async open(addresses: readonly RealAddress[], listenPort?: number): Promise<ClusterNode[]> {
+    return Promise.all(addresses.map((a) => this.openOne(a, listenPort)));
+  }
+
+  private openOne(a: RealAddress, listenPort: number | undefined): Promise<ClusterNode> {
+    const key = nodeKey(a.host, a.port);
+    const known = this.byKey.get(key);
+    if (known) return Promise.resolve(known);
+    let p = this.opening.get(key);
+    if (!p) {
+      p = this.start(a, listenPort).finally(() => this.opening.delete(key));
+      this.opening.set(key, p);
+    }
+    return p;
+  }
+
+  private async start(a: RealAddress, listenPort: number | undefined): Promise<ClusterNode> {
+    const pending: SelectableNode = { id: '', upstream: nodeKey(a.host, a.port), role: 'unknown' };
+    const want = this.desired(pending, undefined);
+    const stage = this.o.stageFor(a);
+    let proxy: RedisRttProxy;
+    if (listenPort !== undefined || !this.o.listenPorts) {
+      proxy = await this.o.startNodeProxy(a, listenPort ?? 0, want.settings, stage);
+    } else {
+      proxy = await this.startInRange(a, want.settings, stage);
+    }
+    const node: ClusterNode = {
+      ...pending,
+      host: a.host,
+      port: a.port,
+      zone: undefined,
+      listen: { host: this.o.announceHost, port: proxy.port! },
+      proxy,
+      linkName: want.name,
+    };
+    this.byKey.set(pending.upstream, node);
+    this.applied.set(node, JSON.stringify(want.settings));
+    return node;
+  }
+
+  private async startInRange(a: RealAddress, link: LinkSettings, stage: StageFactory): Promise<RedisRttProxy> {
+    const range = this.o.listenPorts!;
+    while (this.nextRangePort! <= range.to) {
+      const port = this.nextRangePort!++;
+      try {
+        return await this.o.startNodeProxy(a, port, link, stage);
+      } catch (err) {
+        if (!(err instanceof NetworkError && err.code === 'EADDRINUSE')) throw err;
+      }
+    }
+    throw new NetworkError(`--listen-ports ${range.from}-${range.to}: no free port left for node ${a.host}:${a.port}`, 'EADDRINUSE');
+  }
+
+  /**
+   * Takes a fresh CLUSTER NODES reading: new usable nodes get listeners, known ones their id and
+   * role, new ones a zone; then every node's link is re-derived (a failover moves role links).
+   */
+  async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
+    await this.open(nodes.filter((n) => !n.unusable).map((n) => ({ host: n.host, port: n.port })));
+    if (this.o.zoneCount !== undefined) {
+      const placed = placeZones(nodes, this.o.zoneCount);
+      for (const n of nodes) if (!this.zoneOf.has(n.id) && placed.has(n.id)) this.zoneOf.set(n.id, placed.get(n.id)!);
+    }
+    for (const t of nodes) {
+      const node = this.byKey.get(nodeKey(t.host, t.port));
+      if (!node) continue;
+      node.id = t.id;
+      node.role = t.role;
+      node.zone = this.zoneOf.get(t.id);
+    }
+    this.applyLinks();
+  }
+
+  /** Sets each node's link to what its rules, zone or the base say, where that changed. */
+  applyLinks(): void {
+    for (const node of this.byKey.values()) {
+      const want = this.desired(node, node.zone);
+      const text = JSON.stringify(want.settings);
+      if (this.applied.get(node) === text) continue;
+      node.proxy.setLink(want.settings);
+      node.linkName = want.name;
+      this.applied.set(node, text);
+    }
+  }
+
+  /**
+   * PUT /link?node=SELECTOR: a partial update on the selected nodes now, remembered as a rule so a
+   * node that takes a selected role later (after a failover) gets it too.
+   */
+  setLink(update: LinkUpdate & { preset?: string }, selector: string | undefined): ClusterNode[] {
+    const chosen = this.list().filter((n) => selector === undefined || selects(selector, n));
+    for (const node of chosen) {
+      const next = node.proxy.setLink(update);
+      node.linkName = 'PUT /link';
+      this.applied.set(node, JSON.stringify(next));
+      const rule: NodeLinkRule = { selector: selector ?? nodeKey(node.host, node.port), link: { name: 'PUT /link', direct: false, update: next, rttUs: next.upUs + next.downUs } };
+      if (selector === undefined || node === chosen[0]) this.o.rules.push(rule);
+    }
+    return chosen;
+  }
+
+  private desired(node: SelectableNode, zone: number | undefined): { name: string; settings: LinkSettings } {
+    const pick = linkForNode(node, zone, { base: this.o.base, baseName: 'link', zones: this.o.zoneLinks, rules: this.o.rules });
+    return { name: pick.name, settings: applyLinkUpdate(defaultLinkSettings(), pick.update) };
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled(this.opening.values());
+    await Promise.all(this.list().map((n) => n.proxy.close()));
+  }
+}

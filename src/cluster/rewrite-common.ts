@@ -1,0 +1,42 @@
+import { encodeLike, type RespNode, type Splice } from './resp-tree.js';
+import type { ListenAddress, RealAddress, RewriteContext } from './types.js';
+
+/**
+ * One rewrite in progress: the splices it will apply and the real addresses it found no listener
+ * for. The rewriters call `address()` for every node address they meet and `replace()` for every
+ * leaf they change.
+ */
+export class RewriteBuffer {
+  readonly splices: Splice[] = [];
+  readonly missing: RealAddress[] = [];
+
+  constructor(private readonly ctx: RewriteContext) {}
+
+  /** The listener for a real address (an empty host is this connection's node host); undefined when it must be opened first. */
+  address(host: string, port: number): ListenAddress | undefined {
+    const real = host === '' ? this.ctx.selfHost : host;
+    const found = this.ctx.listenerFor(real, port);
+    if (!found && !this.missing.some((m) => m.host === real && m.port === port)) this.missing.push({ host: real, port });
+    return found;
+  }
+
+  /** Replaces a leaf with `text`, in the leaf's own type (a bulk stays bulk, an integer stays integer). */
+  replace(node: RespNode, text: string): void {
+    if (node.text === text) return;
+    this.splices.push({ start: node.valueStart, end: node.end, bytes: encodeLike(node, text) });
+  }
+
+  /** Replaces a raw byte span (inside a text line or a bulk: the caller re-encodes the leaf). */
+  replaceSpan(start: number, end: number, bytes: Buffer): void {
+    this.splices.push({ start, end, bytes });
+  }
+}
+
+/** Splits "host:port" at the last colon (IPv6 hosts are written bare); undefined when the port is not a number. */
+export function splitHostPort(text: string): RealAddress | undefined {
+  const colon = text.lastIndexOf(':');
+  if (colon < 0) return undefined;
+  const portText = text.slice(colon + 1);
+  if (!/^\d{1,5}$/.test(portText)) return undefined;
+  return { host: text.slice(0, colon), port: Number(portText) };
+}

@@ -1,0 +1,35 @@
+import { ConfigError } from '../errors.js';
+import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
+import type { ProxyOptions } from '../proxy/types.js';
+import { startClusterProxy, type RedisRttClusterProxy, type StartNodeProxy } from './cluster-proxy.js';
+import { discoverCluster } from './discover.js';
+import { parseClusterMode } from './options.js';
+
+/**
+ * startProxy's first step: with `cluster: 'auto'` or `'on'`, ask the upstream whether it is a
+ * cluster node and, if so, start cluster mode. Undefined means: run as a single-node proxy.
+ * `auto` falls back to single-node when the upstream is a unix socket or cannot be asked now (the
+ * single-node proxy dials per client and copes with a Redis that comes later); `on` never does.
+ */
+export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: StartNodeProxy): Promise<RedisRttClusterProxy | undefined> {
+  const mode = parseClusterMode(options.cluster, 'cluster');
+  if (mode === 'off') return undefined;
+  const upstream = parseEndpoint(options.upstream, '--upstream');
+  if (upstream.kind !== 'tcp') {
+    if (mode === 'on') throw new ConfigError('--upstream', options.upstream, 'host:port of a cluster node (--cluster on needs TCP)');
+    return undefined;
+  }
+  let found;
+  try {
+    found = await discoverCluster(upstream.host, upstream.port, { user: options.upstreamUser, password: options.upstreamPassword });
+  } catch (err) {
+    if (mode === 'on') throw err;
+    options.log?.(`--cluster auto: ${(err as Error).message}; running as a single-node proxy`);
+    return undefined;
+  }
+  if (!found.enabled) {
+    if (mode === 'on') throw new ConfigError('--cluster', 'on', `auto or off: ${formatEndpoint(upstream)} is not a cluster node (INFO cluster says cluster_enabled:0)`);
+    return undefined;
+  }
+  return startClusterProxy(options, startNodeProxy, found);
+}

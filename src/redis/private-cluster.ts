@@ -1,0 +1,146 @@
+import { execFile } from 'node:child_process';
+import { RedisSpawnError } from '../errors.js';
+import { findFreePort } from './free-port.js';
+import { sleep } from './process-wait.js';
+import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
+import { rawCommands } from './raw-command.js';
+
+export interface PrivateClusterOptions {
+  /** Number of primaries (at least 3: redis-cli --cluster create refuses fewer). @default 3 */
+  masters?: number;
+  /** Replicas attached to each primary. @default 1 */
+  replicasPerMaster?: number;
+  /** cluster-node-timeout: how long a silent node takes to be marked failing. @default 2000 */
+  nodeTimeoutMs?: number;
+  /** How long to wait for every slot to be covered and every replica attached. @default 20000 */
+  readyTimeoutMs?: number;
+  /** The redis-server binary. @default $REDIS_SERVER, else 'redis-server' on PATH */
+  serverPath?: string;
+  /** The redis-cli binary (for `--cluster create`). @default $REDIS_CLI, else 'redis-cli' on PATH */
+  cliPath?: string;
+}
+
+export const DEFAULT_PRIVATE_CLUSTER = {
+  masters: 3,
+  replicasPerMaster: 1,
+  nodeTimeoutMs: 2000,
+  readyTimeoutMs: 20_000,
+} as const;
+
+export interface PrivateClusterNode {
+  readonly server: PrivateRedis;
+  /** "127.0.0.1:PORT", the client port. */
+  readonly address: string;
+  readonly port: number;
+  /** The cluster bus port (passed explicitly: see below). */
+  readonly busPort: number;
+}
+
+export interface PrivateCluster {
+  /** Every node in start order; roles change with failovers, so ask the cluster for them. */
+  readonly nodes: readonly PrivateClusterNode[];
+  /** A seed address to give a client or the proxy (the first node). */
+  readonly address: string;
+  /** Stops every node and removes every temp dir. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const POLL_INTERVAL_MS = 50;
+const START_ATTEMPTS = 3;
+const INSTALL_HINT = 'install it with `apt-get install -y redis-tools` (or set REDIS_CLI to its path)';
+
+/**
+ * Starts a private Redis Cluster: one startPrivateRedis() per node with cluster mode on, joined by
+ * `redis-cli --cluster create`, resolved once every node reports all 16384 slots covered and the
+ * replicas are attached. The bus port is passed explicitly: Redis 7.0 would otherwise take
+ * port+10000 and refuses to start when that passes 65535, and free ports here reach 60999.
+ */
+export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Promise<PrivateCluster> {
+  const masters = opts.masters ?? DEFAULT_PRIVATE_CLUSTER.masters;
+  const replicas = opts.replicasPerMaster ?? DEFAULT_PRIVATE_CLUSTER.replicasPerMaster;
+  if (!Number.isInteger(masters) || masters < 3) throw new RedisSpawnError(`masters must be an integer of at least 3 (got ${masters})`);
+  if (!Number.isInteger(replicas) || replicas < 0) throw new RedisSpawnError(`replicasPerMaster must be a non-negative integer (got ${replicas})`);
+  const total = masters * (1 + replicas);
+  const nodes: PrivateClusterNode[] = [];
+  const stopAll = (): Promise<void> => Promise.all(nodes.map((n) => n.server.stop())).then(() => undefined);
+  try {
+    const started = await Promise.all(Array.from({ length: total }, () => startNode(opts)));
+    nodes.push(...started);
+    await createCluster(nodes, replicas, opts.cliPath ?? process.env.REDIS_CLI ?? 'redis-cli');
+    await waitReady(nodes, masters, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_CLUSTER.readyTimeoutMs);
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+  let stopping: Promise<void> | undefined;
+  return { nodes, address: nodes[0]!.address, stop: () => (stopping ??= stopAll()) };
+}
+
+async function startNode(opts: PrivateClusterOptions): Promise<PrivateClusterNode> {
+  for (let attempt = 1; ; attempt++) {
+    const busPort = await findFreePort();
+    try {
+      const server = await startPrivateRedis({
+        serverPath: opts.serverPath,
+        args: [
+          '--cluster-enabled', 'yes',
+          // Relative to --dir, the node's own temp dir: removed with it.
+          '--cluster-config-file', 'nodes.conf',
+          '--cluster-node-timeout', String(opts.nodeTimeoutMs ?? DEFAULT_PRIVATE_CLUSTER.nodeTimeoutMs),
+          '--cluster-port', String(busPort),
+          // CLUSTER SLOTS hides a replica until its replication offset is above 0, which the
+          // master's replication PING makes it: every second instead of every 10.
+          '--repl-ping-replica-period', '1',
+        ],
+      });
+      return { server, address: server.address, port: server.port!, busPort };
+    } catch (err) {
+      // Another process can take the bus port between findFreePort() and redis binding it.
+      const raced = err instanceof RedisSpawnError && /in use|Could not (create server TCP|bind)/i.test(err.message);
+      if (!raced || attempt >= START_ATTEMPTS) throw err;
+    }
+  }
+}
+
+function createCluster(nodes: readonly PrivateClusterNode[], replicas: number, cliPath: string): Promise<void> {
+  const args = ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', String(replicas), '--cluster-yes'];
+  return new Promise((resolve, reject) => {
+    execFile(cliPath, args, { timeout: 30_000 }, (err, stdout, stderr) => {
+      if (!err) return resolve();
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return reject(new RedisSpawnError(`redis-cli not found at "${cliPath}": ${INSTALL_HINT}`));
+      reject(new RedisSpawnError(`redis-cli --cluster create failed: ${err.message}`, `${stdout}\n${stderr}`));
+    });
+  });
+}
+
+/** Every node: cluster_state ok, all slots ok, all nodes known; and the replicas are attached. */
+async function waitReady(nodes: readonly PrivateClusterNode[], masters: number, replicas: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    last = await readinessProblem(nodes, masters, replicas);
+    if (last === '') return;
+    if (Date.now() >= deadline) throw new RedisSpawnError(`private cluster not ready within ${timeoutMs} ms: ${last}`);
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+async function readinessProblem(nodes: readonly PrivateClusterNode[], masters: number, replicas: number): Promise<string> {
+  let replicasUp = 0;
+  for (const n of nodes) {
+    const cmds = [['CLUSTER', 'INFO'], ['CLUSTER', 'NODES'], ['INFO', 'replication'], ['CLUSTER', 'SLOTS']];
+    const [info, text, repl, slots] = await rawCommands({ host: '127.0.0.1', port: n.port }, cmds, 1000).catch(() => []);
+    const i = info?.text ?? '';
+    if (!/cluster_state:ok/.test(i)) return `${n.address} cluster_state not ok`;
+    if (!/cluster_slots_ok:16384\b/.test(i)) return `${n.address} not all slots ok`;
+    if (!new RegExp(`cluster_known_nodes:${nodes.length}\\b`).test(i)) return `${n.address} does not know every node yet`;
+    const lines = (text?.text ?? '').split('\n').filter((l) => l.trim() !== '');
+    const seenReplicas = lines.filter((l) => l.split(' ')[2]?.split(',').some((f) => f === 'slave' || f === 'replica')).length;
+    if (seenReplicas < masters * replicas) return `${n.address} sees ${seenReplicas} of ${masters * replicas} replicas`;
+    const listed = (slots?.items ?? []).reduce((sum, range) => sum + Math.max(0, (range.items?.length ?? 2) - 2), 0);
+    if (listed < masters * (1 + replicas)) return `${n.address} lists ${listed} of ${masters * (1 + replicas)} nodes in CLUSTER SLOTS`;
+    if (/role:slave/.test(repl?.text ?? '') && /master_link_status:up/.test(repl?.text ?? '')) replicasUp++;
+  }
+  return replicasUp < masters * replicas ? `${replicasUp} of ${masters * replicas} replicas have their master link up` : '';
+}

@@ -1,0 +1,98 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
+import { findFreePort } from '../../src/redis/free-port.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+
+const run = promisify(execFile);
+
+interface NodeLine {
+  id: string;
+  upstream: string;
+  listen: string;
+  role: string;
+  zone: number | null;
+  link: string;
+  linkSettings: { upUs: number; downUs: number };
+}
+
+// The real binary against one private cluster (needs `npm run build`, as the other CLI tests).
+describe('redis-rtt proxy --cluster (the CLI)', () => {
+  let cluster: PrivateCluster;
+  beforeAll(async () => {
+    cluster = await startPrivateCluster({ masters: 3, replicasPerMaster: 1 });
+  }, 40_000);
+  afterAll(() => cluster?.stop());
+
+  it('detects the cluster, prints every node in the listening line, zones and links; redis-cli -c stays behind it; /stats per node', async () => {
+    const base = await findFreePort();
+    const p = await startCliProxy([
+      '--upstream', cluster.address, '--listen', '127.0.0.1:0', '--listen-ports', `${base}-${base + 20}`, '--control', '127.0.0.1:0',
+      '--zones', '3', '--node-link', 'replicas=rtt=3ms', '--compensate', '0',
+    ]);
+    try {
+      const nodes = (p.line as unknown as { nodes: NodeLine[] }).nodes;
+      expect(nodes).toHaveLength(6);
+      expect(nodes[0]!.listen).toBe(p.line.listen);
+      for (const n of nodes.slice(1)) {
+        const port = Number(n.listen.split(':')[1]);
+        expect(port).toBeGreaterThanOrEqual(base);
+        expect(port).toBeLessThanOrEqual(base + 20);
+      }
+      for (const n of nodes) {
+        expect(n.zone).toBeGreaterThanOrEqual(1);
+        if (n.role === 'replica') expect(n.link).toBe('rtt=3ms');
+        else expect(n.link).toBe(n.zone === 1 ? 'same-az' : 'cross-az');
+      }
+      const { stdout } = await run('redis-cli', ['-c', '-h', p.host, '-p', String(p.port), 'CLUSTER', 'SLOTS']);
+      for (const c of cluster.nodes) expect(stdout).not.toContain(String(c.port));
+      const stats = (await p.stats()) as unknown as { cluster: { nodes: { counters: { commands: number } }[]; rewrites: { slots: number } } };
+      expect(stats.cluster.rewrites.slots).toBe(1);
+      expect(stats.cluster.nodes[0]!.counters.commands).toBeGreaterThanOrEqual(1);
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+  });
+
+  it('bench --cluster through the per-node links: every shape, round trips per node adding up, MGET/MSET in one round trip per batch', async () => {
+    const r = await runCli(['bench', '--cluster', '--redis', cluster.address, '--links', 'rtt=1ms', '-n', '40', '--batch', '10', '--repeat', '1', '--format', 'json'], 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    type Row = { shape: string; reads: string; roundTrips: number; usPerOp: number; perNode: { role: string; roundTrips: number }[] };
+    const report = JSON.parse(r.stdout) as { rows: Row[] };
+    expect(report.rows.map((x) => `${x.shape}/${x.reads}`)).toEqual([
+      'seq SET/master', 'seq GET/master', 'seq GET/slave', 'pipeline SET/master', 'MSET {tag}/master', 'MGET {tag}/master',
+    ]);
+    for (const row of report.rows) {
+      expect(row.perNode.reduce((s, x) => s + x.roundTrips, 0)).toBe(row.roundTrips);
+      // Every wait pays at least the 1 ms link.
+      expect(row.usPerOp * 40).toBeGreaterThanOrEqual(row.roundTrips * 1000 * 0.9);
+    }
+    const at = (shape: string, reads = 'master') => report.rows.find((x) => x.shape === shape && x.reads === reads)!;
+    expect(at('seq GET').roundTrips).toBe(40);
+    expect(at('seq GET', 'slave').perNode.filter((x) => x.roundTrips > 0).every((x) => x.role === 'replica')).toBe(true);
+    expect(at('seq GET').perNode.filter((x) => x.roundTrips > 0).every((x) => x.role === 'master')).toBe(true);
+    expect(at('MGET {tag}').roundTrips).toBe(4);
+  });
+
+  it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', async () => {
+    const single = await startPrivateRedis();
+    try {
+      const r = await runCli(['proxy', '--upstream', single.address, '--cluster', 'on']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--cluster: .*is not a cluster node \(INFO cluster says cluster_enabled:0\)/);
+    } finally {
+      await single.stop();
+    }
+    for (const [flag, args] of [
+      ['--zones', ['--zones', '0']],
+      ['--node-link', ['--node-link', 'everyone=rtt=1ms']],
+      ['--listen-ports', ['--listen-ports', '9-1']],
+      ['--cluster', ['--cluster', 'maybe']],
+    ] as const) {
+      const r = await runCli(['proxy', '--upstream', cluster.address, ...args]);
+      expect(r.code, `${flag}: ${r.stderr}`).toBe(2);
+      expect(r.stderr).toContain(flag);
+    }
+  });
+});

@@ -1,0 +1,140 @@
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { Cluster } from 'ioredis';
+import { createCluster } from 'redis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
+import { startProxy } from '../../src/proxy/index.js';
+import { encodeCommand, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
+import { directClients, keyPerMaster, median } from './helpers.js';
+
+const run = promisify(execFile);
+const RTT_MS = 20;
+// A command on an open connection pays the link's RTT plus Redis and two loopback hops; the proxy
+// takes its measured hop off. Stated tolerance, as test/proxy/delay.test.ts states it for one node:
+// the median of 15 within -5% / +25% of the RTT. A client that bypasses the proxy (0 ms), a node
+// without its link, or a doubled delay (40 ms) fails; a loaded 2-core VM's 2-4 ms passes.
+const LOW_MS = RTT_MS * 0.95;
+const HIGH_MS = RTT_MS * 1.25;
+
+let cluster: PrivateCluster;
+let proxy: RedisRttClusterProxy;
+beforeAll(async () => {
+  cluster = await startPrivateCluster({ masters: 3, replicasPerMaster: 1 });
+  proxy = (await startProxy({ upstream: cluster.address, cluster: 'on', link: { rttUs: RTT_MS * 1000 }, log: () => {} })) as RedisRttClusterProxy;
+}, 40_000);
+afterAll(async () => {
+  await proxy?.close();
+  await cluster?.stop();
+});
+
+function realPorts(): RegExp {
+  return new RegExp(`\\b(${cluster.nodes.map((n) => n.port).join('|')})\\b`);
+}
+
+/** Sends commands on one raw socket to the seed listener and returns everything that came back. */
+async function through(cmds: string[][]): Promise<string> {
+  const s = net.connect({ host: proxy.host!, port: proxy.port! });
+  const chunks: Buffer[] = [];
+  s.on('data', (c: Buffer) => chunks.push(c));
+  s.write(Buffer.concat(cmds.map((c) => encodeCommand(c))));
+  const t0 = Date.now();
+  // Wait for the last reply: the last command is always PING.
+  while (!Buffer.concat(chunks).toString('latin1').endsWith('+PONG\r\n') && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
+  s.destroy();
+  return Buffer.concat(chunks).toString('latin1');
+}
+
+describe('topology replies through the proxy name only listeners', () => {
+  it('CLUSTER SLOTS / SHARDS / NODES / REPLICAS, MOVED, in RESP2 and RESP3 and in MULTI/EXEC', async () => {
+    const before = proxy.stats().cluster.rewrites;
+    const other = (await keyPerMaster(cluster)).find((k) => k.masterPort !== cluster.nodes[0]!.port)!.key;
+    const masterId = proxy.nodes().find((n) => n.role === 'master')!.id;
+    for (const proto of ['2', '3']) {
+      const out = await through(
+        [['HELLO', proto], ['CLUSTER', 'SLOTS'], ['CLUSTER', 'SHARDS'], ['CLUSTER', 'NODES'], ['CLUSTER', 'REPLICAS', masterId], ['GET', other], ['MULTI'], ['CLUSTER', 'SLOTS'], ['CLUSTER', 'NODES'], ['EXEC'], ['PING']],
+      );
+      expect(out).toContain('MOVED');
+      const leak = realPorts().exec(out);
+      expect(leak ? out.slice(Math.max(0, leak.index - 200), leak.index + 50) : '').toBe('');
+      for (const n of proxy.nodes()) expect(out).toContain(String(n.listen.split(':')[1]));
+    }
+    const after = proxy.stats().cluster.rewrites;
+    expect(after.slots - before.slots).toBe(4);
+    expect(after.shards - before.shards).toBe(2);
+    expect(after.nodes - before.nodes).toBe(4);
+    expect(after.replicas - before.replicas).toBe(2);
+    expect(after.moved - before.moved).toBe(2);
+  });
+});
+
+describe('real cluster clients with no address mapping stay behind the proxy', () => {
+  it('ioredis Cluster: every node connection is a proxy upstream socket; each GET on an open connection costs the RTT on every master', async () => {
+    const c = new Cluster([{ host: proxy.host, port: proxy.port }], { enableOfflineQueue: true });
+    try {
+      const keys = await keyPerMaster(cluster);
+      for (const { key } of keys) await c.set(key, 'v');
+      for (let i = 0; i < 30; i++) await c.set(`io:${i}`, String(i));
+      for (let i = 0; i < 30; i++) expect(await c.get(`io:${i}`)).toBe(String(i));
+      expect(await directClients(cluster, proxy)).toEqual([]);
+      for (const { key, masterPort } of keys) {
+        const ms: number[] = [];
+        for (let i = 0; i < 15; i++) {
+          const t0 = performance.now();
+          await c.get(key);
+          ms.push(performance.now() - t0);
+        }
+        const m = median(ms);
+        expect(m, `GET ${key} on the master at ${masterPort}: median ${m.toFixed(2)} ms`).toBeGreaterThanOrEqual(LOW_MS);
+        expect(m, `GET ${key} on the master at ${masterPort}: median ${m.toFixed(2)} ms`).toBeLessThanOrEqual(HIGH_MS);
+      }
+    } finally {
+      c.disconnect();
+    }
+  });
+
+  it('node-redis createCluster (no nodeAddressMap)', async () => {
+    const c = createCluster({ rootNodes: [{ url: `redis://${proxy.host}:${proxy.port}` }] });
+    c.on('error', () => {});
+    await c.connect();
+    try {
+      for (let i = 0; i < 30; i++) await c.set(`nr:${i}`, String(i));
+      for (let i = 0; i < 30; i++) expect(await c.get(`nr:${i}`)).toBe(String(i));
+      expect(await directClients(cluster, proxy)).toEqual([]);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('redis-py RedisCluster (no address_remap): 50 SETs pay the link, the proxy sees them all', async () => {
+    const before = proxy.stats().commands.SET?.count ?? 0;
+    const script = [
+      'import sys, time',
+      'from redis.cluster import RedisCluster',
+      `c = RedisCluster(host=${JSON.stringify(proxy.host)}, port=${proxy.port})`,
+      't0 = time.monotonic()',
+      'for i in range(50): c.set(f"py:{i}", i)',
+      'ms = (time.monotonic() - t0) * 1000',
+      'assert [c.get(f"py:{i}") for i in range(50)] == [str(i).encode() for i in range(50)]',
+      'print(round(ms, 1), sorted({n.port for n in c.get_nodes()}))',
+    ].join('\n');
+    const { stdout } = await run('/usr/bin/python3', ['-c', script], { timeout: 30_000 });
+    const [ms, ports] = [Number(stdout.split(' ')[0]), stdout.slice(stdout.indexOf('['))];
+    expect(ms).toBeGreaterThanOrEqual(50 * RTT_MS);
+    expect(proxy.stats().commands.SET!.count - before).toBe(50);
+    // The nodes it learned are the listeners.
+    for (const n of proxy.nodes()) expect(ports).toContain(n.listen.split(':')[1]!);
+    expect(ports).not.toMatch(realPorts());
+  });
+
+  it('redis-cli -c follows MOVED to another listener', async () => {
+    const key = (await keyPerMaster(cluster)).find((k) => k.masterPort !== cluster.nodes[0]!.port)!.key;
+    const moved = proxy.stats().cluster.rewrites.moved;
+    const { stdout } = await run('redis-cli', ['-c', '-h', proxy.host!, '-p', String(proxy.port), 'SET', key, 'from-cli'], { timeout: 10_000 });
+    expect(stdout.trim()).toBe('OK');
+    expect(proxy.stats().cluster.rewrites.moved).toBe(moved + 1);
+    const { stdout: got } = await run('redis-cli', ['-c', '-h', proxy.host!, '-p', String(proxy.port), 'GET', key], { timeout: 10_000 });
+    expect(got.trim()).toBe('from-cli');
+  });
+});

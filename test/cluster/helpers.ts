@@ -1,0 +1,42 @@
+import { rawCommands, type PrivateCluster } from '../../src/redis/index.js';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
+import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
+export { median } from '../../src/numbers/quantiles.js';
+
+/**
+ * Client connections on the cluster's nodes that are not one of the proxy's upstream sockets
+ * (CLIENT LIST addr vs /connections upstreamLocalPort). The asking connection and the proxy's own
+ * named discovery connections are left out.
+ */
+export async function directClients(cluster: PrivateCluster, proxy: RedisRttClusterProxy): Promise<string[]> {
+  const lists = await Promise.all(cluster.nodes.map((n) => rawCommands({ host: '127.0.0.1', port: n.port }, [['CLIENT', 'LIST', 'TYPE', 'normal']], 2000)));
+  const ports = new Set(proxy.connections().map((c) => c.upstreamLocalPort));
+  const bad: string[] = [];
+  lists.forEach(([r], i) => {
+    for (const line of (r?.text ?? '').split('\n')) {
+      if (line.trim() === '' || / cmd=client\|list /.test(line) || line.includes(` name=${DISCOVERY_CLIENT_NAME} `)) continue;
+      const port = Number(/ addr=\S+:(\d+) /.exec(line)?.[1]);
+      if (!ports.has(port)) bad.push(`${cluster.nodes[i]!.address}: ${line}`);
+    }
+  });
+  return bad;
+}
+
+/** A key whose slot each master serves, one per master (found with CLUSTER KEYSLOT on the real nodes). */
+export async function keyPerMaster(cluster: PrivateCluster): Promise<{ key: string; masterPort: number }[]> {
+  const [slots] = await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']]);
+  const ranges = slots!.items!.map((r) => ({ from: Number(r.items![0]!.text), to: Number(r.items![1]!.text), port: Number(r.items![2]!.items![1]!.text) }));
+  const out: { key: string; masterPort: number }[] = [];
+  for (const range of ranges) {
+    for (let i = 0; ; i++) {
+      const key = `k${i}`;
+      const [s] = await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'KEYSLOT', key]]);
+      const slot = Number(s!.text);
+      if (slot >= range.from && slot <= range.to) {
+        out.push({ key, masterPort: range.port });
+        break;
+      }
+    }
+  }
+  return out;
+}
