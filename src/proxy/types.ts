@@ -60,7 +60,7 @@ export interface ProxyOptions extends ClusterProxyOptions {
    * Microseconds taken off each one-way delay to pay for the proxy's own hop, so a client sees
    * direct + configured: a constant per direction, or `{ table }` from `redis-rtt calibrate`
    * (`compensationTable` in its JSON), which also pays for the peers' wake-ups at each delay.
-   * @default the hop, measured at start (see README "Precision")
+   * @default the hop, measured at start (see docs/precision.md)
    */
   compensationUs?: Compensation;
   /** How long to wait for Redis to accept a connection before closing the client. @default 10000 */

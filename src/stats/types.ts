@@ -1,6 +1,6 @@
 /**
  * Plain-JSON shapes of what the proxy counts. GET /stats returns a StatsSnapshot; every field is
- * defined in the README ("Counters"). The per-connection shapes belong to the tap (tap/counter-types.ts)
+ * defined in docs/counters.md. The per-connection shapes belong to the tap (tap/counter-types.ts)
  * and the latency summary to the histogram (numbers/histogram.ts); they are re-exported here.
  */
 import type { LinkSettings } from '../link/types.js';
