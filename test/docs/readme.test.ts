@@ -9,13 +9,6 @@ const README = join(ROOT, 'README.md');
 const DOCS = join(ROOT, 'docs');
 const FILES = [README, ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f))];
 
-// Pages other branches are writing, linked from the README's list before they land. A missing one is
-// tolerated; once it exists its links and anchors are checked like every other page's. Empty this
-// list when they have all landed.
-const PENDING = new Set([
-  'docs/toxiproxy.md',
-]);
-
 const read = (file: string): string => readFileSync(file, 'utf8');
 const rel = (file: string): string => file.slice(ROOT.length + 1);
 
@@ -82,7 +75,7 @@ describe('links in README.md and docs/*.md', () => {
         const [path, anchor] = target.split('#') as [string, string | undefined];
         const dest = path === '' ? file : resolve(dirname(file), decodeURIComponent(path));
         if (!existsSync(dest)) {
-          if (!PENDING.has(rel(dest))) broken.push(`${target}: no such file`);
+          broken.push(`${target}: no such file`);
           continue;
         }
         if (anchor === undefined) continue;
