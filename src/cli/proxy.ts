@@ -14,6 +14,7 @@ import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import { addToxicFlags, toxicsFromFlags, type ToxicFlagValues } from './toxic-flags.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
 import { loadUpstreamTls } from '../tls/options.js';
@@ -21,7 +22,7 @@ import { loadUpstreamTls } from '../tls/options.js';
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
 
-interface ProxyFlags extends LinkFlagValues, RecordFlagValues, TlsFlagValues {
+interface ProxyFlags extends LinkFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues {
   listen: string;
   upstream: string;
   control?: string;
@@ -80,12 +81,14 @@ export function registerProxy(program: Command): void {
     .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
   addTlsFlags(cmd);
+  addToxicFlags(cmd);
   addRecordFlags(cmd)
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
+        '  redis-rtt proxy --upstream :6379 --toxic \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
         '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link\n' +
         '  redis-rtt proxy --upstream redis.example.com:6380 --upstream-tls --listen :6380 --rtt 85ms   # plaintext clients, TLS to Redis\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen-tls --rtt 20ms   # rediss:// clients: trust the tlsCa the JSON line prints\n' +
@@ -102,6 +105,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
+  const toxics = toxicsFromFlags(flags);
   const upstream = parseRedisEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
@@ -134,6 +138,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     compensationUs,
     highWaterBytes,
     connectTimeoutMs,
+    // Only when some are given: `toxics` frames every connection, which costs the fast path.
+    toxics: toxics.length > 0 ? toxics : undefined,
     idleTimeoutMs,
     maxConnections,
     maxPendingPerConnection,

@@ -11,6 +11,11 @@ import { formatEndpoint, parseEndpoint, parseRedisEndpoint, isLoopback, type End
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
 import { StageRegistry } from './stage-registry.js';
+import { PreciseScheduler } from '../link/scheduler.js';
+import { seededUniform } from '../link/rng.js';
+import { ToxicSet } from '../toxics/toxic-set.js';
+import { toxicFamily } from '../toxics/metrics.js';
+import { FRAMING_STAGE } from '../toxics/framing.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
@@ -82,7 +87,11 @@ async function startWith(
           maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
         });
   const lateness = new LatencyHistogram();
+  const scheduler = options.scheduler ?? new PreciseScheduler();
+  const toxics = new ToxicSet({ scheduler, uniform: seededUniform(link.seed ^ 0x5bd1e995) });
+  for (const t of options.toxics ?? []) toxics.add(t);
   const server = new ProxyServer({
+    scheduler,
     upstream,
     listen,
     link,
@@ -112,6 +121,9 @@ async function startWith(
     calibrating = false;
   }
   for (const stage of options.stages ?? []) server.stages.addStage(stage);
+  // Given toxics (even none): frame every connection, so Redis-aware toxics added later reach all.
+  if (options.toxics) server.stages.addStage(FRAMING_STAGE);
+  toxics.attach(server.stages);
   try {
     link.update(options.link ?? {});
   } catch (err) {
@@ -128,6 +140,8 @@ async function startWith(
     const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
     if (secure.listen) s.tls = { ...server.tlsCounters };
+    const counts = toxics.counts();
+    if (counts.length > 0) s.toxics = counts;
     return s;
   };
   const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => {
@@ -149,7 +163,10 @@ async function startWith(
   if (options.control !== undefined) {
     const at = controlAt!;
     if (controlWarning) log(`warning: ${controlWarning}`);
-    control = new ControlServer({ stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) }, access);
+    control = new ControlServer(
+      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats(), [toxicFamily(toxics.counts())]), toxics },
+      access,
+    );
     try {
       await control.listen(at);
     } catch (err) {
@@ -176,6 +193,10 @@ async function startWith(
     stats,
     resetStats,
     connections,
+    addToxic: (t) => toxics.add(t),
+    updateToxic: (name, change) => toxics.update(name, change),
+    removeToxic: (name) => toxics.remove(name),
+    toxics: () => toxics.list(),
     addStage: (stage, index) => server.stages.addStage(stage, index),
     removeStage: (name) => server.stages.removeStage(name),
     listStages: () => server.stages.listStages(),

@@ -62,8 +62,10 @@ export interface PrivateRedis {
   restart(): Promise<void>;
 }
 
+// One line, because it is often the first thing a new user reads (the demo needs nothing else).
 const INSTALL_HINT =
-  'install it with `apt-get update && apt-get install -y redis-server redis-tools` (or set REDIS_SERVER to its path)';
+  'install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis; ' +
+  'Fedora: dnf install redis) or set REDIS_SERVER to its path';
 const OUTPUT_LIMIT = 64 * 1024;
 const POLL_INTERVAL_MS = 20;
 const PORT_ATTEMPTS = 3;
@@ -218,7 +220,7 @@ class SpawnedRedis implements PrivateRedis {
       child.stderr?.on('data', capture);
       child.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') {
-          reject(new RedisSpawnError(`redis-server not found at "${this.serverPath}": ${INSTALL_HINT}`));
+          reject(new RedisSpawnError(`redis-server not found at "${this.serverPath}"; ${INSTALL_HINT}`));
         } else {
           reject(new RedisSpawnError(`could not start redis-server (${this.serverPath}): ${err.message}`, this.output));
         }

@@ -1,6 +1,6 @@
 /**
  * Plain-JSON shapes of what the proxy counts. GET /stats returns a StatsSnapshot; every field is
- * defined in the README ("Counters"). The per-connection shapes belong to the tap (tap/counter-types.ts)
+ * defined in docs/counters.md. The per-connection shapes belong to the tap (tap/counter-types.ts)
  * and the latency summary to the histogram (numbers/histogram.ts); they are re-exported here.
  */
 import type { LinkSettings } from '../link/types.js';
@@ -23,6 +23,8 @@ export interface StatsSnapshot {
   commands: Record<string, CommandStats>;
   connections: { active: number; total: number };
   link: LinkSettings;
+  /** Each toxic's applications (present when the proxy has toxics; src/toxics). */
+  toxics?: { name: string; type: string; stream: string; applications: number }[];
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
   /** Client-side TLS (only with listenTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */
