@@ -1,5 +1,5 @@
 /**
- * Opens a generated report in headless Chromium and screenshots it: the README's picture and the
+ * Opens a generated report in headless Chromium and screenshots it: the picture in docs/demo.md and the
  * browser test go through this same code. playwright-core is a dev dependency, so it is loaded
  * only when called, and this module is not re-exported from the report index.
  */

@@ -27,7 +27,7 @@ export function renderOverhead(r: OverheadReport): string {
     for (const c of r.cpu) {
       lines.push(`  ${c.load.padEnd(74)}${c.proxyUsPerRequest.median.toFixed(2).padStart(8)}  ${c.pipeUsPerRequest.median.toFixed(2).padStart(7)}  ${fmtSpread(c.proxyToPipe, 2)}`);
     }
-    lines.push('At -c 1 the proxy keeps polling between a reply and the next request (README "Precision"), so its CPU there is mostly waiting.');
+    lines.push('At -c 1 the proxy keeps polling between a reply and the next request (docs/precision.md), so its CPU there is mostly waiting.');
   }
   const s = r.sequential;
   lines.push('');
@@ -48,7 +48,7 @@ export function renderOverhead(r: OverheadReport): string {
 }
 
 /**
- * What the proxy aims for (README "Precision and the proxy's own cost"): throughput through a
+ * What the proxy aims for (docs/precision.md): throughput through a
  * zero-delay proxy of at least these shares of direct, and N sequential commands through a
  * delayed link within this factor of N x (RTT + direct time).
  */

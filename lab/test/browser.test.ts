@@ -1,6 +1,6 @@
 /**
  * Opens generated reports in real headless Chromium: every chart draws with the expected number
- * of series, the page makes no request but its own file, and the README screenshot is written by
+ * of series, the page makes no request but its own file, and the screenshot in docs/demo.md is written by
  * the same code path (src/report/screenshot.ts). Chromium missing is a failure, not a skip: CI
  * installs it.
  */
@@ -83,8 +83,8 @@ describe('HTML report in Chromium', () => {
     }
   });
 
-  it('takes a full-page screenshot (the code path behind the README picture)', async () => {
-    // The README's picture comes from a real demo run through the same screenshotHtml(); here a
+  it('takes a full-page screenshot (the code path behind the picture in docs/demo.md)', async () => {
+    // docs/demo.md's picture comes from a real demo run through the same screenshotHtml(); here a
     // temp file keeps test runs from rewriting the committed one.
     const png = join(process.env.REPORT_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'redis-rtt-shot-')), 'report.png');
     await screenshotHtml(write('shot.html', renderHtml(benchFixture())), png);

@@ -55,7 +55,7 @@ export function withinTolerance(r: CalibrateRow): boolean {
   return Math.abs(r.addedP50Us - r.configuredRttUs) <= allowedUs(r.configuredRttUs);
 }
 
-/** What the proxy aims for with no delay: its own added PING round trip at p50 (README "Precision"). */
+/** What the proxy aims for with no delay: its own added PING round trip at p50 (docs/precision.md). */
 export const HOP_TARGET_US = 60;
 
 export function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): string {

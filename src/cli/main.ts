@@ -8,6 +8,7 @@ import { registerDemo } from './demo.js';
 import { registerReport } from './report.js';
 import { registerAnalyze } from './analyze.js';
 import { registerMovedToLab } from './moved-to-lab.js';
+import { registerServer } from './server.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerReport(program);
   registerAnalyze(program);
   registerMovedToLab(program);
+  registerServer(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(CLI_OUTPUT);
   return program;
 }

@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../proxy/index.js';
+import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
@@ -13,12 +14,15 @@ import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import { addToxicFlags, toxicsFromFlags, type ToxicFlagValues } from './toxic-flags.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
+import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
+import { loadUpstreamTls } from '../tls/options.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
 
-interface ProxyFlags extends LinkFlagValues, RecordFlagValues {
+interface ProxyFlags extends LinkFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues {
   listen: string;
   upstream: string;
   control?: string;
@@ -76,13 +80,19 @@ export function registerProxy(program: Command): void {
     .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
     .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
+  addTlsFlags(cmd);
+  addToxicFlags(cmd);
   addRecordFlags(cmd)
     .addHelpText(
       'after',
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
+        '  redis-rtt proxy --upstream :6379 --toxic \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
         '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link\n' +
+        '  redis-rtt proxy --upstream redis.example.com:6380 --upstream-tls --listen :6380 --rtt 85ms   # plaintext clients, TLS to Redis\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen-tls --rtt 20ms   # rediss:// clients: trust the tlsCa the JSON line prints\n' +
+
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --listen 127.0.0.1:7000 --rtt 20ms   # a cluster: one listener per node\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --node-link replicas=same-az --control :7070\n' +
         '    # then: curl -X PUT -d \'{"rttUs":5000}\' \'127.0.0.1:7070/link?node=masters\'',
@@ -95,6 +105,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
+  const toxics = toxicsFromFlags(flags);
   const upstream = parseRedisEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
@@ -110,6 +121,9 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
+  if (calibrate && (flags.upstreamTls || flags.listenTls)) {
+    throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --upstream-tls / --listen-tls (calibrate speaks plaintext)');
+  }
   if (calibrate) compensationUs = await calibrateAtStart(flags.upstream, applyLinkUpdate(defaultLinkSettings(), update), log);
   const proxy = await startProxy({
     upstream: flags.upstream,
@@ -124,6 +138,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     compensationUs,
     highWaterBytes,
     connectTimeoutMs,
+    // Only when some are given: `toxics` frames every connection, which costs the fast path.
+    toxics: toxics.length > 0 ? toxics : undefined,
     idleTimeoutMs,
     maxConnections,
     maxPendingPerConnection,
@@ -133,6 +149,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     keyHash: record?.keyHash,
     argSizes: record?.argSizes,
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
+    ...tlsFromFlags(flags),
     cluster: parseClusterMode(flags.cluster),
     announceHost: flags.announceHost,
     listenPorts: flags.listenPorts,
@@ -156,13 +173,18 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       upstream: upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
+      ...(proxy.tlsCaFile !== undefined ? { tlsCa: proxy.tlsCaFile } : {}),
       ...(nodes ? { nodes } : {}),
     }) + '\n',
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on
   // the first client's close.
   // --compensate auto already said "not Redis" while measuring; the other modes hear it here.
-  void probeUpstream(upstream).then((r) => {
+  const tlsOptions = tlsFromFlags(flags);
+  // Checked by startProxy already; rebuilt here without its warning so the probe speaks TLS too.
+  const upTls = tlsOptions.upstreamTls;
+  const probeTls = upTls && upstream.kind === 'tcp' ? loadUpstreamTls(upTls === true ? {} : upTls, upstream.host, () => undefined) : undefined;
+  void probeUpstream(upstream, undefined, probeTls).then((r) => {
     if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
     if (r && 'notRedis' in r && flags.compensate !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });

@@ -245,6 +245,11 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
       return nodes.list().map((n) => n.proxy.removeStage(name)).some(Boolean);
     },
     listStages: () => first.proxy.listStages(),
+    // Toxics go on every node known now (a node first seen later starts without them).
+    addToxic: (t) => nodes.list().map((n) => n.proxy.addToxic(t))[0]!,
+    updateToxic: (name, change) => nodes.list().map((n) => n.proxy.updateToxic(name, change))[0],
+    removeToxic: (name) => nodes.list().map((n) => n.proxy.removeToxic(name)).some(Boolean),
+    toxics: () => first.proxy.toxics(),
     refreshTopology: refresh,
     close: () =>
       (closing ??= (async () => {

@@ -14,6 +14,11 @@ import { parseClusterMode } from './options.js';
 export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: StartNodeProxy): Promise<RedisRttClusterProxy | undefined> {
   const mode = parseClusterMode(options.cluster, 'cluster');
   if (mode === 'off') return undefined;
+  // Discovery speaks plaintext and the rewriter knows no TLS ports yet (docs/tls.md "Not done").
+  if (options.upstreamTls || options.listenTls) {
+    if (mode === 'on') throw new ConfigError('--cluster', 'on', 'auto or off with --upstream-tls / --listen-tls (cluster with TLS is not supported yet)');
+    return undefined;
+  }
   const upstream = parseEndpoint(options.upstream, '--upstream');
   if (upstream.kind !== 'tcp') {
     if (mode === 'on') throw new ConfigError('--upstream', options.upstream, 'host:port of a cluster node (--cluster on needs TCP)');

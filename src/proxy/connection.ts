@@ -1,10 +1,13 @@
-import net from 'node:net';
+import type net from 'node:net';
+import type tls from 'node:tls';
 import type { EndKind } from '../link/delay-line.js';
 import type { LinkState } from '../link/link-state.js';
 import type { Direction } from '../link/types.js';
 import type { Scheduler } from '../link/scheduler.js';
 import type { ConnectionTap } from '../tap/types.js';
-import { formatEndpoint, type Endpoint } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
+import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
+import type { ClientTiming } from '../tls/terminator.js';
 import { FrameChain } from '../stage/frame-chain.js';
 import type { ConnectionContext, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
@@ -29,6 +32,14 @@ export interface ConnectionOptions {
   onClosed: (conn: ProxiedConnection) => void;
   /** The proxy's stages; none beyond the link when absent. */
   stages?: StageRegistry;
+  /** Speak TLS to Redis with these options (checked at start). */
+  upstreamTls?: tls.ConnectionOptions;
+  /**
+   * The client is a TLS terminator that runs the raw bytes through the link itself
+   * (src/tls/terminator.ts): this connection's link stages add no delay, and the tap takes its
+   * arrival and delivery stamps from the raw socket's side.
+   */
+  clientTiming?: ClientTiming;
 }
 
 /**
@@ -64,17 +75,17 @@ export class ProxiedConnection implements StagedConnection {
     const clock = o.scheduler.clock;
     const acceptedNs = clock.nowNs();
     client.setNoDelay(true);
-    this.upstream =
-      o.upstream.kind === 'tcp'
-        ? net.connect({ host: o.upstream.host, port: o.upstream.port, allowHalfOpen: true, noDelay: true })
-        : net.connect({ path: o.upstream.path, allowHalfOpen: true });
+    this.upstream = dialUpstream(o.upstream, o.upstreamTls);
     const context = { id: o.id, nowNs: () => clock.nowNs(), close: (kind: EndKind) => this.closeFromStage(kind) };
     // The promise is made on first use: most connections never have a stage that waits for the close.
     this.context = Object.defineProperty(context, 'closed', { get: () => this.closedOnce() }) as ConnectionContext;
 
     const tap = o.tap;
     const late = o.onLateness;
-    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps() };
+    const timing = o.clientTiming;
+    const outside = timing !== undefined;
+    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => (outside ? 0 : o.link.bandwidthBps()) };
+    const sample = (d: 'up' | 'down') => (outside ? () => 0 : () => o.link.sampleNs(d));
     const hasFrames = o.stages?.hasFrameStages === true;
     this.up = new DirectionPath({
       context: this.context,
@@ -82,11 +93,11 @@ export class ProxiedConnection implements StagedConnection {
       link: {
         ...linkOptions,
         onLateness: late && ((ns) => late(ns, 'up')),
-        sampleDelayNs: () => o.link.sampleNs('up'),
+        sampleDelayNs: sample('up'),
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
-        notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
+        notBeforeNs: o.handshake && !outside ? acceptedNs + o.link.rttUs * 1000 : undefined,
       },
-      tap: tap && { seen: (c, t) => tap.upChunk(c, t), sent: (e, t) => tap.upDelivered(e, t) },
+      tap: tap && { seen: (c, t) => tap.upChunk(c, t), sent: (e, t) => tap.upDelivered(e, t), seenAt: timing && (() => timing.arrivalNs()) },
       tapOffset: hasFrames ? (end) => this.frames!.clientOffsetAt(end) : undefined,
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(this.upstream, kind),
@@ -94,8 +105,9 @@ export class ProxiedConnection implements StagedConnection {
     this.down = new DirectionPath({
       context: this.context,
       socket: client,
-      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down') },
+      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: sample('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), sent: (e, t) => tap.downDelivered(e, t) },
+      onWire: timing && ((report) => timing.whenOnWire(report)),
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(client, kind),
     });
@@ -153,7 +165,7 @@ export class ProxiedConnection implements StagedConnection {
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (this.upstream.connecting || !this.everConnected) {
         // Nothing reached Redis: tell the client at once rather than after a fake delay.
-        o.log(`conn ${o.id}: upstream ${formatEndpoint(o.upstream)} failed: ${err.code ?? err.message}`);
+        o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
         this.destroyStages();
         client.destroy();
         return;
@@ -168,7 +180,9 @@ export class ProxiedConnection implements StagedConnection {
     });
     this.upstream.setTimeout(o.connectTimeoutMs, () => {
       if (this.everConnected) return;
-      o.log(`conn ${o.id}: upstream ${formatEndpoint(o.upstream)} did not answer within ${o.connectTimeoutMs} ms`);
+      // A plaintext Redis reads a ClientHello as an unfinished inline command and waits.
+      const what = o.upstreamTls && !this.upstream.connecting ? 'finished no TLS handshake (plaintext Redis?)' : 'did not answer';
+      o.log(`conn ${o.id}: upstream ${describe(o.upstream)} ${what} within ${o.connectTimeoutMs} ms`);
       this.upstream.destroy();
       client.destroy();
     });

@@ -4,6 +4,8 @@ import { ConfigError, NetworkError } from '../errors.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { formatEndpoint, type Endpoint } from './endpoint.js';
+import type { ToxicSet } from '../toxics/toxic-set.js';
+import { toxicRoutes } from './control-toxics.js';
 import { HttpGuard } from './http-guard.js';
 
 export interface ControlHandlers {
@@ -13,6 +15,8 @@ export interface ControlHandlers {
   setLink(update: LinkUpdate & { preset?: string }, node?: string): unknown;
   reset(): void;
   connections(): ConnectionInfo[];
+  /** The proxy's toxics (GET/POST /toxics, PATCH/DELETE /toxics/{name}, toxiproxy's JSON). */
+  toxics?: ToxicSet;
 }
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -79,6 +83,10 @@ export class ControlServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  private toxicRoute(req: http.IncomingMessage, res: http.ServerResponse, path: string, toxics: ToxicSet): Promise<void> {
+    return toxicRoutes(req, res, path, toxics);
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const decision = this.guard?.check(req.headers) ?? { allow: false, status: 403, reason: 'not listening' };
     if (!decision.allow) {
@@ -87,6 +95,7 @@ export class ControlServer {
     }
     const path = (req.url ?? '/').split('?')[0];
     const route = `${req.method} ${path}`;
+    if (this.handlers.toxics && (path === '/toxics' || path?.startsWith('/toxics/'))) return this.toxicRoute(req, res, path, this.handlers.toxics);
     switch (route) {
       case 'GET /stats':
         return sendJson(res, 200, this.handlers.stats());
@@ -131,13 +140,13 @@ export class ControlServer {
   }
 }
 
-function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-async function readJson(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
+export async function readJson(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {

@@ -19,7 +19,14 @@ export interface DirectionPathOptions {
   socket: net.Socket;
   link: Omit<DelayLineOptions, 'deliver' | 'onEnd'>;
   /** The tap's hooks for this direction, if the proxy taps. */
-  tap?: { seen: (chunk: Buffer, nowNs: number) => void; sent: (endOffset: number, nowNs: number) => void };
+  tap?: {
+    seen: (chunk: Buffer, nowNs: number) => void;
+    sent: (endOffset: number, nowNs: number) => void;
+    /** Where the tap's arrival stamp comes from instead of the read time (a TLS terminator's raw side). */
+    seenAt?: () => number;
+  };
+  /** The tap's delivery stamp comes from here, once the bytes are on the wire (a TLS terminator). */
+  onWire?: (report: (nowNs: number) => void) => void;
   /** Bytes reached the socket (stream offset one past the last), after the tap heard of it. */
   written: (endOffset: number) => void;
   onEnd: (kind: EndKind) => void;
@@ -43,7 +50,10 @@ export class DirectionPath {
     this.sink = new SocketSink(
       o.socket,
       (endOffset, nowNs) => {
-        this.tap?.delivered(tapOffset ? tapOffset(endOffset) : endOffset, nowNs);
+        const tap = this.tap;
+        const at = tapOffset ? tapOffset(endOffset) : endOffset;
+        if (tap && o.onWire) o.onWire((t) => tap.delivered(at, t));
+        else tap?.delivered(at, nowNs);
         o.written(endOffset);
       },
       o.onEnd,
@@ -52,7 +62,7 @@ export class DirectionPath {
     let link: LinkStage | undefined;
     this.chain.add({ name: LINK_STAGE_NAME, create: (_c, next) => (link = new LinkStage(o.link, next)) });
     this.link = link!;
-    this.tap = o.tap ? new TapAfterForward(this.chain, o.tap.seen, o.tap.sent) : undefined;
+    this.tap = o.tap ? new TapAfterForward(this.chain, o.tap.seen, o.tap.sent, o.tap.seenAt) : undefined;
     this.entry = this.chain;
     this.chain.onChange = () => this.choosePath();
     this.choosePath();

@@ -12,10 +12,16 @@ import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory
 import { ProxyServer } from './server.js';
 import { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
+import { PreciseScheduler } from '../link/scheduler.js';
+import { seededUniform } from '../link/rng.js';
+import { ToxicSet } from '../toxics/toxic-set.js';
+import { toxicFamily } from '../toxics/metrics.js';
+import { FRAMING_STAGE } from '../toxics/framing.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
+import { prepareProxyTls, type ProxyTls } from '../tls/setup.js';
 import { maybeStartCluster } from '../cluster/route.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
@@ -49,6 +55,23 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
   }
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const secure = prepareProxyTls(options.upstreamTls, options.listenTls, upstream, log);
+  try {
+    return await startWith(options, upstream, listen, highWaterBytes, log, secure);
+  } catch (err) {
+    secure.cleanup();
+    throw err;
+  }
+}
+
+async function startWith(
+  options: ProxyOptions,
+  upstream: Endpoint,
+  listen: Endpoint,
+  highWaterBytes: number,
+  log: (line: string) => void,
+  secure: ProxyTls,
+): Promise<RedisRttProxy> {
   const access = { token: options.controlToken, allowHosts: options.allowHosts };
   const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
   const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
@@ -66,7 +89,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
         });
   const lateness = new LatencyHistogram();
   const monitor = new SelfMonitor();
+  const scheduler = options.scheduler ?? new PreciseScheduler();
+  const toxics = new ToxicSet({ scheduler, uniform: seededUniform(link.seed ^ 0x5bd1e995) });
+  for (const t of options.toxics ?? []) toxics.add(t);
   const server = new ProxyServer({
+    scheduler,
     upstream,
     listen,
     link,
@@ -85,6 +112,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     monitor,
     idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
     maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
+    upstreamTls: secure.upstream,
+    listenTls: secure.listen,
   });
   // Names and shapes checked now (a ConfigError before anything listens); the stages go on after
   // the hop measurement, which must see the bare link.
@@ -92,13 +121,16 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   for (const stage of options.stages ?? []) dryRun.addStage(stage);
   await server.listen();
   if (calibrating) {
-    link.setCompensation(await autoCompensation(server, upstream, log));
+    link.setCompensation(await autoCompensation(server, upstream, secure, log));
     registry?.reset();
     lateness.reset();
     monitor.reset();
     calibrating = false;
   }
   for (const stage of options.stages ?? []) server.stages.addStage(stage);
+  // Given toxics (even none): frame every connection, so Redis-aware toxics added later reach all.
+  if (options.toxics) server.stages.addStage(FRAMING_STAGE);
+  toxics.attach(server.stages);
   try {
     link.update(options.link ?? {});
   } catch (err) {
@@ -115,6 +147,9 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
     s.self = monitor.report();
+    if (secure.listen) s.tls = { ...server.tlsCounters };
+    const counts = toxics.counts();
+    if (counts.length > 0) s.toxics = counts;
     return s;
   };
   const setLink = (update: LinkUpdate & { preset?: string }): LinkSettings => {
@@ -137,7 +172,10 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (options.control !== undefined) {
     const at = controlAt!;
     if (controlWarning) log(`warning: ${controlWarning}`);
-    control = new ControlServer({ stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats()) }, access);
+    control = new ControlServer(
+      { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats(), [toxicFamily(toxics.counts())]), toxics },
+      access,
+    );
     try {
       await control.listen(at);
     } catch (err) {
@@ -152,6 +190,8 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     host: server.host,
     port: server.port,
     controlAddress: control?.address,
+    tlsCaFile: secure.generatedCaFile,
+    tlsStats: () => ({ ...server.tlsCounters }),
     get compensationUs() {
       return link.compensationUs;
     },
@@ -162,10 +202,14 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
     stats,
     resetStats,
     connections,
+    addToxic: (t) => toxics.add(t),
+    updateToxic: (name, change) => toxics.update(name, change),
+    removeToxic: (name) => toxics.remove(name),
+    toxics: () => toxics.list(),
     addStage: (stage, index) => server.stages.addStage(stage, index),
     removeStage: (name) => server.stages.removeStage(name),
     listStages: () => server.stages.listStages(),
-    close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => undefined)),
+    close: () => (closing ??= Promise.all([server.close(), control?.close()]).then(() => secure.cleanup())),
   };
 }
 
@@ -177,10 +221,16 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
  * The measuring connections are closed here, before anyone else knows the address, so the caller's
  * counter reset leaves none of them in /stats.
  */
-async function autoCompensation(server: ProxyServer, upstream: Endpoint, log: (line: string) => void): Promise<{ up: number; down: number }> {
+async function autoCompensation(
+  server: ProxyServer,
+  upstream: Endpoint,
+  secure: ProxyTls,
+  log: (line: string) => void,
+): Promise<{ up: number; down: number }> {
   const self: Endpoint =
     server.port !== undefined ? { kind: 'tcp', host: server.host ?? '127.0.0.1', port: server.port } : { kind: 'unix', path: server.address };
-  const hop = await measureHopThrough(self, upstream);
+  // Our own listener's certificate may be generated or for another name: this probe trusts it.
+  const hop = await measureHopThrough(self, upstream, { self: secure.listen && { rejectUnauthorized: false }, upstream: secure.upstream });
   let perDirectionUs: number;
   if (hop && 'notRedis' in hop) {
     log(`warning: upstream ${formatEndpoint(upstream)} did not answer PING like Redis (${hop.notRedis}); no compensation`);

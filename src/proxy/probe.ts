@@ -1,3 +1,4 @@
+import type tls from 'node:tls';
 import type { Endpoint } from './endpoint.js';
 import { pingUpstream } from './self-calibrate.js';
 
@@ -12,6 +13,6 @@ export type ProbeResult = { unreachable: string } | { notRedis: string } | undef
  * that what is there is not Redis (an HTTP server, a listener that never answers). Any RESP reply,
  * an error such as -NOAUTH included, is Redis. Resolves undefined for Redis. Never rejects.
  */
-export function probeUpstream(upstream: Endpoint, timeoutMs = DEFAULT_PROBE_TIMEOUT_MS): Promise<ProbeResult> {
-  return pingUpstream(upstream, timeoutMs);
+export function probeUpstream(upstream: Endpoint, timeoutMs = DEFAULT_PROBE_TIMEOUT_MS, secure?: tls.ConnectionOptions): Promise<ProbeResult> {
+  return pingUpstream(upstream, timeoutMs, secure);
 }

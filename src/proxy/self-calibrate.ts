@@ -1,4 +1,6 @@
 import net from 'node:net';
+import tls from 'node:tls';
+import { describeFailure } from './dial.js';
 import { realClock } from '../clock.js';
 import type { Endpoint } from './endpoint.js';
 import { quantile } from '../numbers/quantiles.js';
@@ -30,12 +32,17 @@ class NotRedisError extends Error {}
  * Resolves undefined when the upstream cannot be reached, so the caller can fall back to a loopback
  * estimate.
  */
-export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samples = 200): Promise<HopThrough | NotRedis | undefined> {
+export async function measureHopThrough(
+  self: Endpoint,
+  upstream: Endpoint,
+  secure: { self?: tls.ConnectionOptions; upstream?: tls.ConnectionOptions } = {},
+  samples = 200,
+): Promise<HopThrough | NotRedis | undefined> {
   let direct: Pinger | undefined;
   let through: Pinger | undefined;
   try {
     try {
-      direct = await Pinger.connect(upstream);
+      direct = await Pinger.connect(upstream, secure.upstream);
     } catch {
       return undefined;
     }
@@ -44,7 +51,7 @@ export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samp
     } catch (err) {
       return { notRedis: err instanceof NotRedisError ? err.message : `no reply to PING (${(err as Error).message})` };
     }
-    through = await Pinger.connect(self);
+    through = await Pinger.connect(self, secure.self);
     for (let i = 0; i < 20; i++) {
       await direct.ping();
       await through.ping();
@@ -71,12 +78,17 @@ export async function measureHopThrough(self: Endpoint, upstream: Endpoint, samp
  * with RESP, NotRedis when it answered something else (or nothing within the timeout), and
  * `{ unreachable }` with the errno when nothing accepted the connection.
  */
-export async function pingUpstream(upstream: Endpoint, timeoutMs = 1000): Promise<{ unreachable: string } | NotRedis | undefined> {
+export async function pingUpstream(
+  upstream: Endpoint,
+  timeoutMs = 1000,
+  secure?: tls.ConnectionOptions,
+): Promise<{ unreachable: string } | NotRedis | undefined> {
   let pinger: Pinger;
   try {
-    pinger = await Pinger.connect(upstream, timeoutMs);
+    pinger = await Pinger.connect(upstream, secure, timeoutMs);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
+    if (secure && e.code !== undefined) return { unreachable: describeFailure(e) };
     return { unreachable: e.code ?? `no answer within ${timeoutMs} ms` };
   }
   try {
@@ -109,14 +121,19 @@ class Pinger {
     socket.on('error', () => this.waiting?.(new Error('closed')));
   }
 
-  static connect(at: Endpoint, timeoutMs = 1000): Promise<Pinger> {
+  static connect(at: Endpoint, secure: tls.ConnectionOptions | undefined, timeoutMs = 1000): Promise<Pinger> {
     return new Promise((resolve, reject) => {
-      const s = at.kind === 'tcp' ? net.connect({ host: at.host, port: at.port, noDelay: true }) : net.connect({ path: at.path });
+      const s =
+        at.kind === 'unix'
+          ? net.connect({ path: at.path })
+          : secure
+            ? tls.connect({ ...secure, host: at.host, port: at.port })
+            : net.connect({ host: at.host, port: at.port, noDelay: true });
       const timer = setTimeout(() => {
         s.destroy();
         reject(new Error('timeout'));
       }, timeoutMs);
-      s.once('connect', () => {
+      s.once(secure && at.kind === 'tcp' ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         resolve(new Pinger(s));
       });

@@ -1,5 +1,7 @@
 import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
+import type tls from 'node:tls';
+import { TlsTerminator, newTlsCounters } from '../tls/terminator.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
 import { PreciseScheduler, type Scheduler } from '../link/scheduler.js';
@@ -45,12 +47,20 @@ export interface ProxyServerOptions {
   idleTimeoutMs?: number;
   /** Refuse (close at once) clients beyond this many live connections. 0 = no limit. */
   maxConnections?: number;
+  /** Speak TLS to Redis with these options. */
+  upstreamTls?: tls.ConnectionOptions;
+  /** Terminate client TLS behind the link with these server options (src/tls/terminator.ts). */
+  listenTls?: tls.TLSSocketOptions;
 }
 
 /** The listening side: accepts clients and gives each its own upstream connection. */
 export class ProxyServer {
   private readonly server: net.Server;
   private readonly live = new Set<ProxiedConnection>();
+  /** Client-side TLS terminators whose raw socket is open (it can outlive its connection while the last bytes cross the link). */
+  private readonly terminators = new Set<TlsTerminator>();
+  /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
+  readonly tlsCounters = newTlsCounters();
   private nextId = 1;
   private readonly scheduler: Scheduler;
   /** The stages every connection runs (the proxy handle's StageHost). */
@@ -136,6 +146,7 @@ export class ProxyServer {
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const c of this.live) c.destroy();
+    for (const t of this.terminators) t.destroy();
     await closed;
   }
 
@@ -149,7 +160,25 @@ export class ProxyServer {
       argSizes: this.o.argSizes,
       keyHash: this.o.keyHash,
     });
-    const conn = new ProxiedConnection(socket, {
+    let clientSocket: net.Socket = socket;
+    let terminator: TlsTerminator | undefined;
+    if (this.o.listenTls) {
+      const t = (terminator = new TlsTerminator(socket, {
+        id,
+        secure: this.o.listenTls,
+        link: this.o.link,
+        scheduler: this.scheduler,
+        handshake: this.o.handshake,
+        highWaterBytes: this.o.highWaterBytes,
+        counters: this.tlsCounters,
+        log: this.o.log,
+        onLateness: this.o.onLateness,
+      }));
+      this.terminators.add(t);
+      socket.once('close', () => this.terminators.delete(t));
+      clientSocket = t.plain;
+    }
+    const conn = new ProxiedConnection(clientSocket, {
       id,
       upstream: this.o.upstream,
       link: this.o.link,
@@ -166,6 +195,8 @@ export class ProxyServer {
         this.o.monitor?.closed();
       },
       stages: this.stages,
+      upstreamTls: this.o.upstreamTls,
+      clientTiming: terminator,
     });
     this.live.add(conn);
     this.o.monitor?.opened();

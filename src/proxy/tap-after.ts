@@ -18,6 +18,8 @@ export class TapAfterForward {
     private line: ChunkTarget,
     private readonly seen: (chunk: Buffer, nowNs: number) => void,
     private readonly sent: (endOffset: number, nowNs: number) => void,
+    /** When the bytes really arrived, if not at push() (client TLS: at the raw socket, before the up delay). */
+    private readonly seenAt?: () => number,
   ) {}
 
   push(chunk: Buffer, nowNs: number): void {
@@ -27,7 +29,7 @@ export class TapAfterForward {
     } finally {
       this.inPush = false;
     }
-    this.seen(chunk, nowNs);
+    this.seen(chunk, this.seenAt === undefined ? nowNs : this.seenAt());
     if (this.heldEnd >= 0) {
       const end = this.heldEnd;
       this.heldEnd = -1;

@@ -1,7 +1,11 @@
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { Scheduler } from '../link/scheduler.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
+import type { ToxicSpec } from '../toxics/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
+import type { ListenTlsOptions, UpstreamTlsOptions } from '../tls/options.js';
+import type { TlsCounters } from '../tls/terminator.js';
 import type { ClusterProxyOptions } from '../cluster/options.js';
 
 /** ClusterProxyOptions: cluster mode (`cluster: 'auto' | 'on'`), see docs/cluster.md. */
@@ -58,7 +62,7 @@ export interface ProxyOptions extends ClusterProxyOptions {
    * Microseconds taken off each one-way delay to pay for the proxy's own hop, so a client sees
    * direct + configured: a constant per direction, or `{ table }` from `redis-rtt calibrate`
    * (`compensationTable` in its JSON), which also pays for the peers' wake-ups at each delay.
-   * @default the hop, measured at start (see README "Precision")
+   * @default the hop, measured at start (see docs/precision.md)
    */
   compensationUs?: Compensation;
   /** How long to wait for Redis to accept a connection before closing the client. @default 10000 */
@@ -72,13 +76,43 @@ export interface ProxyOptions extends ClusterProxyOptions {
    * after the link in their direction, frame stages on the framed path. @default none
    */
   stages?: readonly StageFactory[];
+  /**
+   * Speak TLS to Redis (docs/tls.md): `true` verifies against Node's bundled roots; files are read
+   * and checked at start (a ConfigError naming the flag). @default false
+   */
+  upstreamTls?: boolean | UpstreamTlsOptions;
+  /**
+   * Serve TLS to clients, terminated behind the link so handshakes pay their round trips
+   * (docs/tls.md). `true` generates a throwaway pair; its CA is `tlsCaFile`. @default false
+   */
+  listenTls?: boolean | ListenTlsOptions;
+  /**
+   * toxiproxy toxics and Redis-aware ones, as toxiproxy's API takes them
+   * (`{ type, name?, stream?, toxicity?, attributes }`), after `stages`. When given (even `[]`)
+   * every connection is framed, so Redis-aware toxics added later with addToxic() reach all of
+   * them; without it they reach connections accepted after the first frame stage. @default none
+   */
+  toxics?: readonly unknown[];
+  /** The scheduler delays and toxics run on (a ManualScheduler in tests; one shared by a server's proxies). @default a PreciseScheduler */
+  scheduler?: Scheduler;
 }
 
 export interface RedisRttProxy extends StageHost {
+  /** Adds a toxic (toxiproxy's JSON); ConfigError naming the field when invalid or the name is taken. */
+  addToxic(toxic: unknown): ToxicSpec;
+  /** Merges attributes (and toxicity) into a toxic; undefined when there is none of that name. */
+  updateToxic(name: string, change: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined;
+  /** False when there is no toxic of that name. */
+  removeToxic(name: string): boolean;
+  toxics(): ToxicSpec[];
   /** "127.0.0.1:40123" or the unix socket path. */
   readonly address: string;
   readonly host?: string;
   readonly port?: number;
+  /** The CA certificate of a generated `listenTls` pair: what clients must trust. */
+  readonly tlsCaFile?: string;
+  /** Client-side TLS handshakes and TLS bytes on the wire (plaintext bytes are in stats().totals). */
+  tlsStats?(): TlsCounters;
   /** The control endpoint's "host:port", when started. */
   readonly controlAddress?: string;
   /** Microseconds taken off each one-way delay at the current link (hop, or the calibrated table). */

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { isRunning, sleep, waitForExit } from './process-wait.js';
 import { versionFromInfo } from './info.js';
 import { rawCommands, type RawTarget } from './raw-command.js';
 import { startWatchdog, type Watchdog } from './watchdog.js';
+import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
 
 export interface PrivateRedisOptions {
   /** TCP on 127.0.0.1 (a free port) or a unix socket in the private dir. @default 'tcp' */
@@ -26,6 +27,12 @@ export interface PrivateRedisOptions {
    * redis-server's command line for `ps` to show. @default []
    */
   args?: string[];
+  /**
+   * Serve TLS only (`--port 0 --tls-port PORT`, tcp transport) with a throwaway CA and a server
+   * certificate for localhost / 127.0.0.1 made in the private dir; `{ clientAuth: true }` also
+   * makes a client certificate and has Redis require one (`--tls-auth-clients yes`). @default false
+   */
+  tls?: boolean | { clientAuth?: boolean };
 }
 
 export const DEFAULT_PRIVATE_REDIS = {
@@ -38,6 +45,8 @@ export interface PrivateRedis {
   host?: string;
   port?: number;
   socketPath?: string;
+  /** The certificates, when started with `tls`: trust `caFile`; present `clientCertFile`/`clientKeyFile` for mTLS. */
+  readonly tls?: TlsFiles & { clientAuth: boolean };
   /** "127.0.0.1:PORT" or "unix:/path". */
   readonly address: string;
   /** redis_version of the running server. */
@@ -53,8 +62,10 @@ export interface PrivateRedis {
   restart(): Promise<void>;
 }
 
+// One line, because it is often the first thing a new user reads (the demo needs nothing else).
 const INSTALL_HINT =
-  'install it with `apt-get update && apt-get install -y redis-server redis-tools` (or set REDIS_SERVER to its path)';
+  'install it (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis; ' +
+  'Fedora: dnf install redis) or set REDIS_SERVER to its path';
 const OUTPUT_LIMIT = 64 * 1024;
 const POLL_INTERVAL_MS = 20;
 const PORT_ATTEMPTS = 3;
@@ -65,6 +76,7 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   const serverPath = opts.serverPath ?? process.env.REDIS_SERVER ?? 'redis-server';
   const dir = await mkdtemp(join(tmpdir(), 'redis-rtt-'));
   try {
+    if (opts.tls && transport !== 'tcp') throw new RedisSpawnError('startPrivateRedis: tls needs the tcp transport');
     for (let attempt = 1; ; attempt++) {
       const port = transport === 'tcp' ? await findFreePort() : 0;
       const server = new SpawnedRedis(serverPath, dir, transport, port, opts);
@@ -88,11 +100,12 @@ class SpawnedRedis implements PrivateRedis {
   readonly port?: number;
   readonly socketPath?: string;
   readonly address: string;
+  readonly tls?: TlsFiles & { clientAuth: boolean };
   version = '';
   private child: ChildProcess | null = null;
   private output = '';
   private readonly args: string[];
-  private readonly target: RawTarget;
+  private readonly target: RawTarget & { tls?: object };
   private readonly password: string | undefined;
   private stopped = false;
   private watchdog: Watchdog | undefined;
@@ -111,7 +124,20 @@ class SpawnedRedis implements PrivateRedis {
       this.port = port;
       this.address = `127.0.0.1:${port}`;
       this.target = { host: '127.0.0.1', port };
-      this.args.push('--port', String(port));
+      if (opts.tls) {
+        const clientAuth = typeof opts.tls === 'object' && opts.tls.clientAuth === true;
+        const files = generateTlsFiles(dir, { client: clientAuth });
+        this.tls = { ...files, clientAuth };
+        // prettier-ignore
+        this.args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', files.certFile, '--tls-key-file', files.keyFile,
+          '--tls-ca-cert-file', files.caFile, '--tls-auth-clients', clientAuth ? 'yes' : 'no');
+        this.target.tls = {
+          ca: readFileSync(files.caFile),
+          ...(clientAuth ? { cert: readFileSync(files.clientCertFile!), key: readFileSync(files.clientKeyFile!) } : {}),
+        };
+      } else {
+        this.args.push('--port', String(port));
+      }
     } else {
       this.socketPath = join(dir, 'redis.sock');
       this.address = `unix:${this.socketPath}`;
@@ -194,7 +220,7 @@ class SpawnedRedis implements PrivateRedis {
       child.stderr?.on('data', capture);
       child.once('error', (err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') {
-          reject(new RedisSpawnError(`redis-server not found at "${this.serverPath}": ${INSTALL_HINT}`));
+          reject(new RedisSpawnError(`redis-server not found at "${this.serverPath}"; ${INSTALL_HINT}`));
         } else {
           reject(new RedisSpawnError(`could not start redis-server (${this.serverPath}): ${err.message}`, this.output));
         }

@@ -1,7 +1,8 @@
 import net from 'node:net';
+import tls from 'node:tls';
 
-/** Where a raw connection goes: TCP host/port or a unix socket path. */
-export type RawTarget = { host: string; port: number } | { path: string };
+/** Where a raw connection goes: TCP host/port (over TLS when `tls` is set) or a unix socket path. */
+export type RawTarget = { host: string; port: number; tls?: tls.ConnectionOptions } | { path: string };
 
 /** One reply as read by the tiny reader below: simple/error strings and integers as text, bulk as text or null. */
 export interface RawReply {
@@ -59,7 +60,12 @@ export function parseRawReply(buf: Buffer): { reply: RawReply; used: number } | 
  */
 export function rawCommands(target: RawTarget, commands: readonly (readonly string[])[], timeoutMs = 1000): Promise<RawReply[]> {
   return new Promise((resolve, reject) => {
-    const socket = 'path' in target ? net.connect({ path: target.path }) : net.connect({ host: target.host, port: target.port });
+    const socket =
+      'path' in target
+        ? net.connect({ path: target.path })
+        : target.tls
+          ? tls.connect({ ...target.tls, host: target.host, port: target.port })
+          : net.connect({ host: target.host, port: target.port });
     const replies: RawReply[] = [];
     let pending: Buffer = Buffer.alloc(0);
     let settled = false;
@@ -72,7 +78,7 @@ export function rawCommands(target: RawTarget, commands: readonly (readonly stri
       else resolve(replies);
     };
     const timer = setTimeout(() => finish(new Error(`no reply within ${timeoutMs} ms`)), timeoutMs);
-    socket.on('connect', () => socket.write(Buffer.concat(commands.map((c) => encodeCommand(c)))));
+    socket.on('path' in target || !target.tls ? 'connect' : 'secureConnect', () => socket.write(Buffer.concat(commands.map((c) => encodeCommand(c)))));
     socket.on('data', (chunk: Buffer) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       try {

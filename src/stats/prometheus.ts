@@ -163,6 +163,11 @@ export function selfFamilies(s: StatsSnapshot): MetricFamily[] {
   ];
 }
 
+/** Families given by the caller alone (several proxies' snapshots merged under a `proxy` label). */
+export function renderFamilies(families: readonly MetricFamily[]): string {
+  return families.map(renderFamily).join('');
+}
+
 function renderFamily(f: MetricFamily): string {
   let out = `# HELP ${f.name} ${escapeHelp(f.help)}\n# TYPE ${f.name} ${f.type}\n`;
   for (const s of f.samples) out += `${f.name}${s.suffix ?? ''}${renderLabels(s.labels)} ${formatValue(s.value)}\n`;

@@ -1,11 +1,12 @@
 import type { SelfReport } from '../proxy/self-monitor.js';
 /**
  * Plain-JSON shapes of what the proxy counts. GET /stats returns a StatsSnapshot; every field is
- * defined in the README ("Counters"). The per-connection shapes belong to the tap (tap/counter-types.ts)
+ * defined in docs/counters.md. The per-connection shapes belong to the tap (tap/counter-types.ts)
  * and the latency summary to the histogram (numbers/histogram.ts); they are re-exported here.
  */
 import type { LinkSettings } from '../link/types.js';
 import type { CommandStats, Counters } from '../tap/counter-types.js';
+import type { TlsCounters } from '../tls/terminator.js';
 
 export type { LatencySummary } from '../numbers/histogram.js';
 export type {
@@ -23,10 +24,14 @@ export interface StatsSnapshot {
   commands: Record<string, CommandStats>;
   connections: { active: number; total: number };
   link: LinkSettings;
+  /** Each toxic's applications (present when the proxy has toxics; src/toxics). */
+  toxics?: { name: string; type: string; stream: string; applications: number }[];
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
   /** The proxy's own lateness, read lag, event-loop delay and GC pauses (a proxy's /stats). */
   self?: SelfReport;
+  /** Client-side TLS (only with listenTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */
+  tls?: TlsCounters;
 }
 
 /** Unfinished requests the taps hold, their bounds, and connections that hit them. */

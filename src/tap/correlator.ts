@@ -3,7 +3,7 @@
  * nothing of bytes or framers: the tap feeds it frames and the four stamps. All times are the
  * proxy's monotonic nanoseconds as passed in (a fake clock in tests).
  *
- * Semantics (quoted by the README):
+ * Semantics (quoted by docs/counters.md):
  * - Arrival: the time of the client chunk holding the request's last byte. Sent: the time the up
  *   delay line reported it had written past the request's end offset to Redis (if that report
  *   comes after the reply did, sent is taken as the reply's first byte). First reply byte: arrival

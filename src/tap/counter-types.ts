@@ -1,7 +1,7 @@
 /**
  * What a tap counts and emits: per-connection counters, per-command summaries and the events that
  * --record writes. The tap owns these; stats/ sums them into a StatsSnapshot. Every field is
- * defined in the README ("Counters").
+ * defined in docs/counters.md.
  */
 import type { LatencySummary } from '../numbers/histogram.js';
 

@@ -1,0 +1,62 @@
+import type { Command } from 'commander';
+import { parseNonNegativeInt } from '../units.js';
+import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/server.js';
+
+/** Where the API token may come from instead of argv, as the control endpoint's REDIS_RTT_CONTROL_TOKEN. */
+export const API_TOKEN_ENV = 'REDIS_RTT_API_TOKEN';
+
+interface ServerFlags {
+  api: string;
+  apiToken?: string;
+  allowHost: string[];
+  config?: string;
+  seed?: string;
+}
+
+export function registerServer(program: Command): void {
+  program
+    .command('server')
+    .description(
+      "A toxiproxy-server for Redis: toxiproxy's v2 HTTP API (same paths, JSON, status codes), each proxy a full " +
+        'redis-rtt proxy with its toxics as stages, plus Redis-aware toxics (redis_error, redis_latency, redis_drop, ' +
+        'failover). Prints one JSON line {"event":"listening","api":...} on stdout; logs go to stderr.',
+    )
+    .option('--api <addr>', 'where the HTTP API listens', DEFAULT_API)
+    .option('--api-token <token>', `require "Authorization: Bearer <token>" (or set ${API_TOKEN_ENV}, which ps does not show); toxiproxy's clients cannot send one`)
+    .option('--allow-host <name>', 'also answer to this Host (name or name:port), e.g. toxiproxy:8474 from a container; repeatable', collect, [])
+    .option('--config <file>', "create these proxies at start (toxiproxy's populate JSON: an array of proxies)")
+    .option('--seed <n>', 'seed for toxicity rolls and jitter, to repeat a run')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt server\n' +
+        '  curl -s -XPOST 127.0.0.1:8474/proxies -d \'{"name":"redis","listen":"127.0.0.1:26379","upstream":"127.0.0.1:6379"}\'\n' +
+        '  curl -s -XPOST 127.0.0.1:8474/proxies/redis/toxics -d \'{"type":"latency","attributes":{"latency":0.1}}\'\n' +
+        '  curl -s -XPOST 127.0.0.1:8474/proxies/redis/toxics -d \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
+        '  redis-rtt server --api 0.0.0.0:8474 --allow-host toxiproxy:8474 --config proxies.json',
+    )
+    .action(async (flags: ServerFlags) => {
+      const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
+      const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
+      const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
+      const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, seed });
+      process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
+      await new Promise<void>((resolve) => {
+        const stop = (signal: string): void => {
+          process.off('SIGINT', onInt);
+          process.off('SIGTERM', onTerm);
+          process.stderr.write(`redis-rtt server: ${signal}, closing\n`);
+          resolve();
+        };
+        const onInt = (): void => stop('SIGINT');
+        const onTerm = (): void => stop('SIGTERM');
+        process.on('SIGINT', onInt);
+        process.on('SIGTERM', onTerm);
+      });
+      await server.close();
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}

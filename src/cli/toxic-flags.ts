@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ConfigError } from '../errors.js';
+import { parseToxicSpec } from '../toxics/spec.js';
+import type { ToxicSpec } from '../toxics/types.js';
+
+export interface ToxicFlagValues {
+  toxic: string[];
+  toxics?: string;
+}
+
+export function addToxicFlags(cmd: Command): Command {
+  return cmd
+    .option(
+      '--toxic <json>',
+      'add a toxic, as toxiproxy\'s API takes it: {"type","name?","stream?","toxicity?","attributes"}; repeatable, applied in order. ' +
+        'Types: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, redis_error, redis_latency, redis_drop, failover',
+      (v: string, prev: string[]) => [...prev, v],
+      [],
+    )
+    .option('--toxics <file>', 'add the toxics in this JSON file (an array of toxic objects), before any --toxic');
+}
+
+/** The toxics from --toxics FILE then each --toxic, validated; a ConfigError names the flag and the field. */
+export function toxicsFromFlags(f: ToxicFlagValues): ToxicSpec[] {
+  const out: ToxicSpec[] = [];
+  if (f.toxics !== undefined) {
+    let list: unknown;
+    try {
+      list = JSON.parse(readFileSync(f.toxics, 'utf8'));
+    } catch (err) {
+      throw new ConfigError('--toxics', f.toxics, `a readable JSON file with an array of toxics (${(err as Error).message})`);
+    }
+    if (!Array.isArray(list)) throw new ConfigError('--toxics', f.toxics, 'a JSON array of toxic objects');
+    list.forEach((t, i) => out.push(checked(t, `--toxics ${f.toxics} [${i}]`)));
+  }
+  for (const text of f.toxic ?? []) {
+    let t: unknown;
+    try {
+      t = JSON.parse(text);
+    } catch {
+      throw new ConfigError('--toxic', text, 'a JSON object like {"type":"latency","attributes":{"latency":0.1}}');
+    }
+    out.push(checked(t, '--toxic'));
+  }
+  const names = new Set<string>();
+  for (const t of out) {
+    if (names.has(t.name)) throw new ConfigError('--toxic', t.name, 'toxics with distinct names (give "name" to a second toxic of the same type and stream)');
+    names.add(t.name);
+  }
+  return out;
+}
+
+function checked(t: unknown, flag: string): ToxicSpec {
+  try {
+    return parseToxicSpec(t);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${flag} ${err.flag}`, err.value, err.accepts);
+    throw err;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * TLS settings of both sides, read and checked once at start so a bad file is a ConfigError naming
+ * its flag (exit 2) instead of a failure on every connection: files must exist and parse, a key must
+ * match its certificate.
+ */
+import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import type tls from 'node:tls';
+import { ConfigError } from '../errors.js';
+
+export type TlsVersion = 'TLSv1.2' | 'TLSv1.3';
+
+/** TLS towards Redis (`--upstream-tls`). */
+export interface UpstreamTlsOptions {
+  /** CA certificate(s) (PEM file) to verify Redis with. @default Node's bundled roots */
+  ca?: string;
+  /** Name to verify and send as SNI. @default the upstream host (SNI only when it is a name) */
+  servername?: string;
+  /** Client certificate and key (PEM files) for Redis with `tls-auth-clients yes`. */
+  cert?: string;
+  key?: string;
+  /** Skip certificate verification (logged as a warning at start). @default false */
+  insecure?: boolean;
+}
+
+/** TLS towards clients (`--listen-tls`). */
+export interface ListenTlsOptions {
+  /** Server certificate and key (PEM files). @default a throwaway pair made at start (its CA path in `tlsCaFile`) */
+  cert?: string;
+  key?: string;
+  /** Require client certificates signed by this CA (PEM file). @default none required */
+  ca?: string;
+  /** Highest TLS version offered, e.g. 'TLSv1.2' to measure a 1.2 handshake. @default 'TLSv1.3' */
+  maxVersion?: TlsVersion;
+}
+
+export const TLS_VERSIONS: readonly TlsVersion[] = ['TLSv1.2', 'TLSv1.3'];
+
+/** Resolves `--upstream-tls` options into what tls.connect() takes per connection. */
+export function loadUpstreamTls(o: UpstreamTlsOptions, upstreamHost: string | undefined, log: (line: string) => void): tls.ConnectionOptions {
+  const out: tls.ConnectionOptions = {};
+  if (o.ca !== undefined) out.ca = readCertificate(o.ca, '--upstream-ca');
+  if ((o.cert === undefined) !== (o.key === undefined)) {
+    throw new ConfigError(o.cert === undefined ? '--upstream-cert' : '--upstream-key', o.cert ?? o.key, '--upstream-cert and --upstream-key together');
+  }
+  if (o.cert !== undefined && o.key !== undefined) {
+    Object.assign(out, readPair(o.cert, o.key, '--upstream-cert', '--upstream-key'));
+  }
+  const servername = o.servername ?? (upstreamHost !== undefined && isIP(upstreamHost) === 0 ? upstreamHost : undefined);
+  if (servername !== undefined) {
+    if (servername === '' || isIP(servername) !== 0) throw new ConfigError('--upstream-servername', servername, 'a DNS name');
+    out.servername = servername;
+  }
+  if (o.insecure) {
+    out.rejectUnauthorized = false;
+    log('WARNING: --upstream-insecure: the upstream certificate is NOT verified; anyone on the path can read and change the traffic');
+  }
+  return out;
+}
+
+/** Resolves `--listen-tls` files into tls.TLSSocket server options (key and cert as given or generated). */
+export function loadListenTls(o: ListenTlsOptions & { cert: string; key: string }): tls.TLSSocketOptions {
+  const out: tls.TLSSocketOptions = { ...readPair(o.cert, o.key, '--tls-cert', '--tls-key'), maxVersion: o.maxVersion ?? 'TLSv1.3' };
+  if (o.maxVersion !== undefined && !TLS_VERSIONS.includes(o.maxVersion)) {
+    throw new ConfigError('--tls-max-version', o.maxVersion, TLS_VERSIONS.join(' or '));
+  }
+  if (o.ca !== undefined) {
+    out.ca = readCertificate(o.ca, '--listen-tls-ca');
+    out.requestCert = true;
+    out.rejectUnauthorized = true;
+  }
+  return out;
+}
+
+function readFile(file: string, flag: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new ConfigError(flag, file, `a readable PEM file (${e.code ?? e.message})`);
+  }
+}
+
+function readCertificate(file: string, flag: string): Buffer {
+  const pem = readFile(file, flag);
+  try {
+    new X509Certificate(pem);
+  } catch (err) {
+    throw new ConfigError(flag, file, `a PEM certificate (${(err as Error).message})`);
+  }
+  return pem;
+}
+
+function readPair(certFile: string, keyFile: string, certFlag: string, keyFlag: string): { cert: Buffer; key: Buffer } {
+  const cert = readCertificate(certFile, certFlag);
+  const keyPem = readFile(keyFile, keyFlag);
+  let key;
+  try {
+    key = createPrivateKey(keyPem);
+  } catch (err) {
+    throw new ConfigError(keyFlag, keyFile, `an unencrypted PEM private key (${(err as Error).message})`);
+  }
+  if (!new X509Certificate(cert).checkPrivateKey(key)) {
+    throw new ConfigError(keyFlag, keyFile, `the private key of ${certFlag} ${certFile} (this key does not match that certificate)`);
+  }
+  return { cert, key: keyPem };
+}

@@ -1,0 +1,52 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type tls from 'node:tls';
+import { ConfigError } from '../errors.js';
+import type { Endpoint } from '../proxy/endpoint.js';
+import { generateTlsFiles } from '../redis/tls-certs.js';
+import { loadListenTls, loadUpstreamTls, type ListenTlsOptions, type UpstreamTlsOptions } from './options.js';
+
+export interface ProxyTls {
+  upstream?: tls.ConnectionOptions;
+  listen?: tls.TLSSocketOptions;
+  /** The CA of a generated listener certificate: what clients must trust. */
+  generatedCaFile?: string;
+  /** Removes a generated certificate's directory. */
+  cleanup(): void;
+}
+
+/** Reads and checks both sides' TLS settings (ConfigError naming the flag), generating a listener pair when none is given. */
+export function prepareProxyTls(
+  upstreamOpt: boolean | UpstreamTlsOptions | undefined,
+  listenOpt: boolean | ListenTlsOptions | undefined,
+  upstream: Endpoint,
+  log: (line: string) => void,
+): ProxyTls {
+  const out: ProxyTls = { cleanup: () => undefined };
+  if (upstreamOpt) {
+    if (upstream.kind === 'unix') throw new ConfigError('--upstream-tls', upstream.path, 'a host:port upstream (Redis serves TLS over TCP)');
+    out.upstream = loadUpstreamTls(upstreamOpt === true ? {} : upstreamOpt, upstream.host, log);
+  }
+  if (listenOpt) {
+    const l: ListenTlsOptions = listenOpt === true ? {} : listenOpt;
+    if ((l.cert === undefined) !== (l.key === undefined)) {
+      throw new ConfigError(l.cert === undefined ? '--tls-cert' : '--tls-key', l.cert ?? l.key, '--tls-cert and --tls-key together (or neither, for a generated pair)');
+    }
+    let cert = l.cert;
+    let key = l.key;
+    if (cert === undefined || key === undefined) {
+      const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-tls-'));
+      out.cleanup = () => rmSync(dir, { recursive: true, force: true });
+      try {
+        const files = generateTlsFiles(dir);
+        ({ certFile: cert, keyFile: key, caFile: out.generatedCaFile } = files);
+      } catch (err) {
+        out.cleanup();
+        throw new ConfigError('--listen-tls', true, `--tls-cert/--tls-key, or openssl to generate a pair (${(err as Error).message})`);
+      }
+    }
+    out.listen = loadListenTls({ ...l, cert, key });
+  }
+  return out;
+}

@@ -1,0 +1,44 @@
+import { numberAttr } from './attributes.js';
+import type { ByteToxicDefinition } from './definition.js';
+import { TimedQueue } from './timed-queue.js';
+
+export interface BandwidthAttrs {
+  /** KB/s (1 KB = 1000 bytes, as toxiproxy computes it); 0 = unlimited. */
+  rate: number;
+}
+
+/**
+ * toxiproxy's `bandwidth`: bytes leave no faster than `rate`. A chunk is cut into pieces of one
+ * millisecond's worth, each handed on when it has been "sent" (toxiproxy cuts at 100 ms), so a
+ * reader sees bytes trickle in as on a slow link rather than a whole chunk late.
+ */
+export const bandwidthToxic: ByteToxicDefinition<BandwidthAttrs> = {
+  kind: 'byte',
+  type: 'bandwidth',
+  parse: (raw) => ({ rate: numberAttr(raw, 'rate', { default: 0, unit: 'KB/s, 0 = unlimited' }) }),
+  create: ({ scheduler, next, attrs }) => {
+    const q = new TimedQueue(scheduler, next);
+    let txFreeNs = -Infinity;
+    return {
+      push(chunk, nowNs) {
+        const rate = attrs().rate; // bytes per millisecond
+        if (rate <= 0) {
+          q.push(chunk, Math.max(nowNs, q.lastDueNs), nowNs);
+          return;
+        }
+        const piece = Math.max(1, Math.floor(rate));
+        for (let at = 0; at < chunk.length; at += piece) {
+          const part = chunk.subarray(at, Math.min(chunk.length, at + piece));
+          txFreeNs = Math.max(nowNs, txFreeNs) + (part.length / rate) * 1e6;
+          q.push(part, txFreeNs, nowNs);
+        }
+      },
+      end: (kind, nowNs) => q.push(kind, Math.max(nowNs, q.lastDueNs), nowNs),
+      drain: (nowNs) => q.drain(nowNs),
+      destroy: () => q.destroy(),
+      get pendingBytes() {
+        return q.pendingBytes;
+      },
+    };
+  },
+};

@@ -1,0 +1,55 @@
+import type { Uniform } from '../link/rng.js';
+import type { Scheduler } from '../link/scheduler.js';
+import type { ByteSink, ByteStage, ConnectionContext, Direction, FrameStage } from '../stage/types.js';
+import type { Attrs } from './attributes.js';
+
+/** What a byte toxic's stage gets on one connection. `attrs()` reads the current attributes (they change live). */
+export interface ByteStageArgs<A> {
+  conn: ConnectionContext;
+  next: ByteSink;
+  direction: Direction;
+  scheduler: Scheduler;
+  uniform: Uniform;
+  attrs: () => A;
+}
+
+/** One toxiproxy toxic type acting on bytes, one direction of one connection. One file each. */
+export interface ByteToxicDefinition<A extends object = object> {
+  readonly kind: 'byte';
+  readonly type: string;
+  /** Validates (ConfigError naming `attributes.<field>`) and fills in defaults. */
+  parse(raw: Attrs): A;
+  create(args: ByteStageArgs<A>): ByteStage;
+}
+
+/** What a Redis-aware toxic's stage gets on one connection. */
+export interface FrameStageArgs<A> {
+  conn: ConnectionContext;
+  scheduler: Scheduler;
+  attrs: () => A;
+  /** Rolls the toxic's toxicity for one command and counts the application when it hits. */
+  applies(): boolean;
+  /** Monotonic ns at which the toxic was added or last updated (failover's window starts there). */
+  sinceNs(): number;
+}
+
+/** A Redis-aware toxic: acts on request/reply pairs; `stream` does not apply. */
+export interface FrameToxicDefinition<A extends object = object> {
+  readonly kind: 'frame';
+  readonly type: string;
+  parse(raw: Attrs): A;
+  create(args: FrameStageArgs<A>): FrameStage;
+}
+
+export type ToxicDefinition = ByteToxicDefinition<any> | FrameToxicDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** A byte stage that hands everything on untouched (a connection the toxicity roll spared). */
+export function passThrough(next: ByteSink): ByteStage {
+  return {
+    push: (chunk, nowNs) => next.push(chunk, nowNs),
+    end: (kind, nowNs) => next.end(kind, nowNs),
+    drain: () => undefined,
+    destroy: () => undefined,
+    pendingBytes: 0,
+  };
+}

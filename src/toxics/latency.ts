@@ -1,0 +1,41 @@
+import { numberAttr } from './attributes.js';
+import type { ByteToxicDefinition } from './definition.js';
+import { TimedQueue } from './timed-queue.js';
+
+export interface LatencyAttrs {
+  /** Milliseconds added to each chunk; fractions allowed (0.1 = 100 us). */
+  latency: number;
+  /** Milliseconds either side of `latency`, uniform; the mean stays `latency` (unless floored at 0). */
+  jitter: number;
+}
+
+/**
+ * toxiproxy's `latency`: each chunk is stamped on arrival and leaves `latency +- jitter` later, never
+ * before the chunk ahead of it. toxiproxy draws whole milliseconds from [latency - jitter,
+ * latency + jitter - 1] (0.5 ms low on average); here the draw is continuous and centred, so the
+ * mean is the configured latency.
+ */
+export const latencyToxic: ByteToxicDefinition<LatencyAttrs> = {
+  kind: 'byte',
+  type: 'latency',
+  parse: (raw) => ({
+    latency: numberAttr(raw, 'latency', { default: 0, unit: 'milliseconds, fractions allowed' }),
+    jitter: numberAttr(raw, 'jitter', { default: 0, unit: 'milliseconds, fractions allowed' }),
+  }),
+  create: ({ scheduler, next, uniform, attrs }) => {
+    const q = new TimedQueue(scheduler, next);
+    return {
+      push(chunk, nowNs) {
+        const a = attrs();
+        const ms = a.jitter > 0 ? Math.max(0, a.latency + a.jitter * (2 * uniform() - 1)) : a.latency;
+        q.push(chunk, Math.max(nowNs + ms * 1e6, q.lastDueNs), nowNs);
+      },
+      end: (kind, nowNs) => q.push(kind, Math.max(nowNs, q.lastDueNs), nowNs),
+      drain: (nowNs) => q.drain(nowNs),
+      destroy: () => q.destroy(),
+      get pendingBytes() {
+        return q.pendingBytes;
+      },
+    };
+  },
+};

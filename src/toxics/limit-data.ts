@@ -1,0 +1,46 @@
+import { numberAttr } from './attributes.js';
+import type { ByteToxicDefinition } from './definition.js';
+
+export interface LimitDataAttrs {
+  /** Bytes let through in its direction before the connection closes. */
+  bytes: number;
+}
+
+/**
+ * toxiproxy's `limit_data`: passes the first `bytes` bytes of its direction, then closes the
+ * connection (a FIN after them). Like toxiproxy it checks when data arrives, so `bytes: 0` closes
+ * on the first chunk.
+ */
+export const limitDataToxic: ByteToxicDefinition<LimitDataAttrs> = {
+  kind: 'byte',
+  type: 'limit_data',
+  parse: (raw) => ({ bytes: numberAttr(raw, 'bytes', { default: 0, integer: true, unit: 'bytes' }) }),
+  create: ({ conn, next, attrs }) => {
+    let sent = 0;
+    let closed = false;
+    return {
+      push(chunk, nowNs) {
+        if (closed) return;
+        const room = Math.max(0, attrs().bytes - sent);
+        const part = room < chunk.length ? chunk.subarray(0, room) : chunk;
+        if (part.length > 0) {
+          next.push(part, nowNs);
+          sent += part.length;
+        }
+        if (sent >= attrs().bytes) {
+          closed = true;
+          next.end('end', nowNs);
+          conn.close('end');
+        }
+      },
+      end: (kind, nowNs) => {
+        if (closed) return;
+        closed = true;
+        next.end(kind, nowNs);
+      },
+      drain: () => undefined,
+      destroy: () => undefined,
+      pendingBytes: 0,
+    };
+  },
+};

@@ -1,0 +1,50 @@
+import { numberAttr, stringAttr } from '../attributes.js';
+import type { FrameToxicDefinition } from '../definition.js';
+import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+
+export const FAILOVER_MODES = ['refuse', 'loading', 'masterdown'] as const;
+export type FailoverMode = (typeof FAILOVER_MODES)[number];
+
+export interface FailoverAttrs extends MatchAttrs {
+  /** Milliseconds the failover lasts from when the toxic is added (or updated). */
+  duration: number;
+  mode: FailoverMode;
+}
+
+/** The replies a Redis gives while it loads its dataset or has lost its master (replica-serve-stale-data no). */
+export const FAILOVER_REPLIES: Record<Exclude<FailoverMode, 'refuse'>, string> = {
+  loading: '-LOADING Redis is loading the dataset in memory\r\n',
+  masterdown: "-MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to 'no'.\r\n",
+};
+
+/**
+ * A failover window that ends by itself. `refuse`: connections alive when it starts, and those
+ * accepted during it, are reset (a client sees its connects fail until the window ends).
+ * `loading` / `masterdown`: matching commands are answered with that error. After `duration` the
+ * toxic stays listed but does nothing.
+ */
+export const failoverToxic: FrameToxicDefinition<FailoverAttrs> = {
+  kind: 'frame',
+  type: 'failover',
+  parse: (raw) => ({
+    ...parseMatch(raw),
+    duration: numberAttr(raw, 'duration', { unit: 'milliseconds' }),
+    mode: stringAttr(raw, 'mode', { oneOf: FAILOVER_MODES, def: 'refuse' }) as FailoverMode,
+  }),
+  create: ({ attrs, applies, conn, sinceNs }) => {
+    const active = (): boolean => conn.nowNs() < sinceNs() + attrs().duration * 1e6;
+    if (attrs().mode === 'refuse' && active() && applies()) conn.close('reset');
+    const match = liveMatcher(attrs);
+    return {
+      onRequest: (req) => {
+        if (!active() || !match(req) || !applies()) return { kind: 'forward' };
+        const mode = attrs().mode;
+        if (mode === 'refuse') {
+          conn.close('reset');
+          return { kind: 'drop' };
+        }
+        return { kind: 'answer', reply: Buffer.from(FAILOVER_REPLIES[mode]) };
+      },
+    };
+  },
+};

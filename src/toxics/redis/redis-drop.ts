@@ -1,0 +1,35 @@
+import type { ReplyAction } from '../../stage/types.js';
+import { boolAttr } from '../attributes.js';
+import type { FrameToxicDefinition } from '../definition.js';
+import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+
+export interface RedisDropAttrs extends MatchAttrs {
+  /** Close the connection instead of leaving the client waiting. */
+  close: boolean;
+}
+
+/**
+ * Redis runs the matching command but its reply never comes: every later reply on the connection is
+ * held too (a stuck server), until the client gives up and closes, so no reply can slide onto the
+ * wrong request. With `close` the connection closes (FIN) at the dropped reply instead.
+ */
+export const redisDropToxic: FrameToxicDefinition<RedisDropAttrs> = {
+  kind: 'frame',
+  type: 'redis_drop',
+  parse: (raw) => ({ ...parseMatch(raw), close: boolAttr(raw, 'close', false) }),
+  create: ({ attrs, applies, conn }) => {
+    const match = liveMatcher(attrs);
+    const hit = new Set<number>();
+    return {
+      onRequest: (req) => {
+        if (match(req) && applies()) hit.add(req.seq);
+        return { kind: 'forward' };
+      },
+      onReply: (reply) => {
+        if (!reply.request || !hit.delete(reply.request.seq)) return { kind: 'pass' };
+        if (attrs().close) conn.close('end');
+        return conn.closed.then((): ReplyAction => ({ kind: 'drop' }));
+      },
+    };
+  },
+};

@@ -1,0 +1,54 @@
+import type { Timer } from '../../link/scheduler.js';
+import type { ReplyAction } from '../../stage/types.js';
+import { numberAttr } from '../attributes.js';
+import type { FrameToxicDefinition } from '../definition.js';
+import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+
+export interface RedisLatencyAttrs extends MatchAttrs {
+  /** Milliseconds added to each matching command's reply; fractions allowed. */
+  latency: number;
+}
+
+/**
+ * Delays the replies of matching commands, as a slow command would on the server. The chain holds
+ * every reply behind a held one, so what queued behind it on that connection is late too, as on a
+ * single-threaded Redis. Which commands are hit is decided when each request passes.
+ */
+export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
+  kind: 'frame',
+  type: 'redis_latency',
+  parse: (raw) => ({ ...parseMatch(raw), latency: numberAttr(raw, 'latency', { default: 0, unit: 'milliseconds, fractions allowed' }) }),
+  create: ({ attrs, applies, scheduler, conn }) => {
+    const match = liveMatcher(attrs);
+    const hit = new Set<number>();
+    const timers = new Set<Timer>();
+    const release = new Set<() => void>();
+    void conn.closed.then(() => {
+      for (const r of release) r();
+    });
+    return {
+      onRequest: (req) => {
+        if (match(req) && applies()) hit.add(req.seq);
+        return { kind: 'forward' };
+      },
+      onReply: (reply) => {
+        if (!reply.request || !hit.delete(reply.request.seq)) return { kind: 'pass' };
+        return new Promise<ReplyAction>((resolve) => {
+          const done = (): void => {
+            timers.delete(t);
+            release.delete(done);
+            resolve({ kind: 'pass' });
+          };
+          const t = scheduler.schedule(scheduler.clock.nowNs() + attrs().latency * 1e6, done);
+          timers.add(t);
+          release.add(done);
+        });
+      },
+      destroy: () => {
+        for (const t of timers) scheduler.cancel(t);
+        timers.clear();
+        for (const r of release) r();
+      },
+    };
+  },
+};

@@ -1,0 +1,69 @@
+import { ConfigError } from '../errors.js';
+import type { Uniform } from '../link/rng.js';
+import { numberAttr } from './attributes.js';
+import type { ByteToxicDefinition } from './definition.js';
+import { TimedQueue } from './timed-queue.js';
+
+export interface SlicerAttrs {
+  /** Mean slice size, bytes. */
+  average_size: number;
+  /** Slices vary by up to this many bytes either way; less than average_size. */
+  size_variation: number;
+  /** Microseconds between slices. */
+  delay: number;
+}
+
+/**
+ * Cut points for [start, end) by toxiproxy's recursive halving: a piece within `variation` of the
+ * average stays whole, a longer one splits near its middle (+- variation) and both halves recurse.
+ * Returns the end offsets of the slices.
+ */
+export function sliceEnds(start: number, end: number, a: SlicerAttrs, uniform: Uniform, out: number[] = []): number[] {
+  if (end - start - a.average_size <= a.size_variation) {
+    out.push(end);
+    return out;
+  }
+  const v = a.size_variation;
+  const mid = start + Math.floor((end - start) / 2) + (v > 0 ? Math.floor(uniform() * 2 * v) - v : 0);
+  sliceEnds(start, mid, a, uniform, out);
+  return sliceEnds(mid, end, a, uniform, out);
+}
+
+/** toxiproxy's `slicer`: each chunk leaves as slices of about `average_size` bytes, `delay` us apart. */
+export const slicerToxic: ByteToxicDefinition<SlicerAttrs> = {
+  kind: 'byte',
+  type: 'slicer',
+  parse: (raw) => {
+    const a = {
+      average_size: numberAttr(raw, 'average_size', { min: 1, integer: true, unit: 'bytes' }),
+      size_variation: numberAttr(raw, 'size_variation', { default: 0, integer: true, unit: 'bytes' }),
+      delay: numberAttr(raw, 'delay', { default: 0, unit: 'microseconds' }),
+    };
+    if (a.size_variation >= a.average_size) {
+      throw new ConfigError('attributes.size_variation', a.size_variation, `an integer below average_size (${a.average_size})`);
+    }
+    return a;
+  },
+  create: ({ scheduler, next, uniform, attrs }) => {
+    const q = new TimedQueue(scheduler, next);
+    let nextFreeNs = -Infinity;
+    return {
+      push(chunk, nowNs) {
+        const a = attrs();
+        let from = 0;
+        for (const to of sliceEnds(0, chunk.length, a, uniform)) {
+          const due = Math.max(nowNs, nextFreeNs);
+          q.push(chunk.subarray(from, to), due, nowNs);
+          nextFreeNs = due + a.delay * 1000;
+          from = to;
+        }
+      },
+      end: (kind, nowNs) => q.push(kind, Math.max(nowNs, q.lastDueNs), nowNs),
+      drain: (nowNs) => q.drain(nowNs),
+      destroy: () => q.destroy(),
+      get pendingBytes() {
+        return q.pendingBytes;
+      },
+    };
+  },
+};

@@ -1,0 +1,101 @@
+import type { EndKind } from '../link/delay-line.js';
+import type { Scheduler, Timer } from '../link/scheduler.js';
+import type { ByteSink } from '../stage/types.js';
+
+/**
+ * Chunks (and the end marker) held until a due time, handed to the next sink in order with one
+ * timer. The byte toxics that hold data (latency, bandwidth, slicer, slow_close) compute due times
+ * and leave the holding, draining and cancelling to this. Due times are kept non-decreasing by the
+ * caller; this only guarantees order.
+ */
+export class TimedQueue {
+  private readonly items: (Buffer | EndKind)[] = [];
+  private readonly due: number[] = [];
+  private head = 0;
+  private timer: Timer | undefined;
+  private pending = 0;
+  private done = false;
+
+  constructor(
+    private readonly scheduler: Scheduler,
+    private readonly next: ByteSink,
+  ) {}
+
+  get pendingBytes(): number {
+    return this.pending;
+  }
+
+  get empty(): boolean {
+    return this.head === this.items.length;
+  }
+
+  /** Due time of the last thing queued (-Infinity when empty). */
+  get lastDueNs(): number {
+    return this.empty ? -Infinity : this.due[this.due.length - 1]!;
+  }
+
+  push(item: Buffer | EndKind, dueNs: number, nowNs: number): void {
+    if (this.done) return;
+    if (this.empty && dueNs <= nowNs) {
+      this.deliver(item, nowNs);
+      return;
+    }
+    this.items.push(item);
+    this.due.push(dueNs);
+    if (typeof item !== 'string') this.pending += item.length;
+    if (!this.timer) this.timer = this.scheduler.schedule(this.due[this.head]!, this.flush);
+  }
+
+  /** Hands on everything held, now, in order. */
+  drain(nowNs: number): void {
+    this.cancel();
+    while (!this.empty && !this.done) this.deliver(this.take(), nowNs);
+    this.compact();
+  }
+
+  destroy(): void {
+    this.cancel();
+    this.done = true;
+    this.items.length = 0;
+    this.due.length = 0;
+    this.head = 0;
+    this.pending = 0;
+  }
+
+  private readonly flush = (): void => {
+    this.timer = undefined;
+    const now = this.scheduler.clock.nowNs();
+    while (!this.empty && !this.done && this.due[this.head]! <= now) this.deliver(this.take(), now);
+    this.compact();
+    if (!this.empty && !this.done) this.timer = this.scheduler.schedule(this.due[this.head]!, this.flush);
+  };
+
+  private take(): Buffer | EndKind {
+    const item = this.items[this.head]!;
+    this.head++;
+    if (typeof item !== 'string') this.pending -= item.length;
+    return item;
+  }
+
+  private deliver(item: Buffer | EndKind, nowNs: number): void {
+    if (typeof item === 'string') {
+      this.done = true;
+      this.next.end(item, nowNs);
+    } else {
+      this.next.push(item, nowNs);
+    }
+  }
+
+  private cancel(): void {
+    if (this.timer) this.scheduler.cancel(this.timer);
+    this.timer = undefined;
+  }
+
+  private compact(): void {
+    if (this.head > 0 && (this.empty || this.head > 1024)) {
+      this.items.splice(0, this.head);
+      this.due.splice(0, this.head);
+      this.head = 0;
+    }
+  }
+}

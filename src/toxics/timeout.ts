@@ -1,0 +1,37 @@
+import type { Timer } from '../link/scheduler.js';
+import { numberAttr } from './attributes.js';
+import type { ByteToxicDefinition } from './definition.js';
+
+export interface TimeoutAttrs {
+  /** Milliseconds until the connection closes; 0 = never (data is still dropped). */
+  timeout: number;
+}
+
+/**
+ * toxiproxy's `timeout`: from the moment it applies, every byte in its direction is dropped (lost,
+ * not held), and after `timeout` ms the connection closes. Removing it closes the connection too,
+ * as toxiproxy's cleanup does: the bytes it swallowed can never be delivered, so the stream is broken.
+ */
+export const timeoutToxic: ByteToxicDefinition<TimeoutAttrs> = {
+  kind: 'byte',
+  type: 'timeout',
+  parse: (raw) => ({ timeout: numberAttr(raw, 'timeout', { default: 0, unit: 'milliseconds, 0 = never close' }) }),
+  create: ({ conn, next, scheduler, attrs }) => {
+    const ms = attrs().timeout;
+    let timer: Timer | undefined = ms > 0 ? scheduler.schedule(scheduler.clock.nowNs() + ms * 1e6, () => conn.close('end')) : undefined;
+    const cancel = (): void => {
+      if (timer) scheduler.cancel(timer);
+      timer = undefined;
+    };
+    return {
+      push: () => undefined,
+      end: (kind, nowNs) => next.end(kind, nowNs),
+      drain: () => {
+        cancel();
+        conn.close('end');
+      },
+      destroy: cancel,
+      pendingBytes: 0,
+    };
+  },
+};

@@ -1,0 +1,90 @@
+import { ConfigError } from '../errors.js';
+import type { StageHost } from '../stage/types.js';
+import { parseAttributes, parseToxicity } from './spec.js';
+import { createToxic } from './toxic.js';
+import type { Toxic, ToxicEnv, ToxicSpec } from './types.js';
+
+/** What a toxic's application count looks like in /stats, /metrics and the server's stats. */
+export interface ToxicCount {
+  name: string;
+  type: string;
+  stream: string;
+  /** Connections it applied to (byte toxics) or commands it matched (Redis-aware). */
+  applications: number;
+}
+
+/** A second toxic with a name already in use (toxiproxy: 409 "toxic already exists"). */
+export class ToxicExistsError extends ConfigError {
+  constructor(name: string) {
+    super('name', name, 'a name no other toxic on this proxy has');
+  }
+}
+
+/**
+ * The toxics of one proxy, in order, and the stage host they run on while there is one (a server
+ * proxy keeps its toxics while disabled and attaches them again when enabled).
+ */
+export class ToxicSet {
+  private readonly toxics: Toxic[] = [];
+  private host: StageHost | undefined;
+
+  constructor(private readonly env: ToxicEnv) {}
+
+  /** Puts every toxic on `host` (after `before`, e.g. a framing stage, already there). */
+  attach(host: StageHost): void {
+    this.host = host;
+    for (const t of this.toxics) host.addStage(t.stage);
+  }
+
+  detach(): void {
+    this.host = undefined;
+  }
+
+  /** Validates (ConfigError naming the field) and adds a toxic as toxiproxy's API takes it. */
+  add(input: unknown): ToxicSpec {
+    const toxic = createToxic(input, this.env);
+    if (this.get(toxic.spec.name)) throw new ToxicExistsError(toxic.spec.name);
+    this.host?.addStage(toxic.stage);
+    this.toxics.push(toxic);
+    return { ...toxic.spec };
+  }
+
+  /** toxiproxy's update: attributes merge over the current ones; toxicity when given. Undefined when absent. */
+  update(name: string, body: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
+    const toxic = this.toxics.find((t) => t.spec.name === name);
+    if (!toxic) return undefined;
+    if (body.attributes !== undefined && (typeof body.attributes !== 'object' || body.attributes === null || Array.isArray(body.attributes))) {
+      throw new ConfigError('attributes', body.attributes, 'a JSON object');
+    }
+    const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...(body.attributes as object | undefined) });
+    const toxicity = body.toxicity === undefined ? toxic.spec.toxicity : parseToxicity(body.toxicity);
+    toxic.update(attributes, toxicity);
+    return { ...toxic.spec };
+  }
+
+  /** False when no toxic has that name. */
+  remove(name: string): boolean {
+    const i = this.toxics.findIndex((t) => t.spec.name === name);
+    if (i < 0) return false;
+    const [toxic] = this.toxics.splice(i, 1);
+    this.host?.removeStage(toxic!.spec.name);
+    return true;
+  }
+
+  clear(): void {
+    for (const t of [...this.toxics]) this.remove(t.spec.name);
+  }
+
+  get(name: string): ToxicSpec | undefined {
+    const t = this.toxics.find((x) => x.spec.name === name);
+    return t && { ...t.spec };
+  }
+
+  list(): ToxicSpec[] {
+    return this.toxics.map((t) => ({ ...t.spec }));
+  }
+
+  counts(): ToxicCount[] {
+    return this.toxics.map((t) => ({ name: t.spec.name, type: t.spec.type, stream: t.spec.stream, applications: t.applications }));
+  }
+}

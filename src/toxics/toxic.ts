@@ -1,0 +1,79 @@
+import type { ByteStageFactory, FrameStageFactory } from '../stage/types.js';
+import type { ByteToxicDefinition, FrameToxicDefinition } from './definition.js';
+import { passThrough } from './definition.js';
+import { TOXIC_TYPES } from './registry.js';
+import { parseToxicSpec } from './spec.js';
+import { STREAM_DIRECTION, type Toxic, type ToxicEnv, type ToxicSpec } from './types.js';
+
+/**
+ * Builds a live toxic from a spec (or raw JSON, validated first). Byte toxics roll their toxicity
+ * once per connection, as toxiproxy does; Redis-aware ones once per matching command.
+ */
+export function createToxic(input: ToxicSpec | unknown, env: ToxicEnv): Toxic {
+  const spec = parseToxicSpec(input);
+  const def = TOXIC_TYPES.get(spec.type)!;
+  return def.kind === 'byte' ? new ByteToxic(spec, def, env) : new FrameToxic(spec, def, env);
+}
+
+abstract class LiveToxic implements Toxic {
+  applications = 0;
+  protected sinceNs: number;
+  abstract readonly stage: ByteStageFactory | FrameStageFactory;
+
+  constructor(
+    readonly spec: ToxicSpec,
+    protected readonly env: ToxicEnv,
+  ) {
+    this.sinceNs = env.scheduler.clock.nowNs();
+  }
+
+  update(attributes: Record<string, unknown>, toxicity: number): void {
+    this.spec.attributes = attributes;
+    this.spec.toxicity = toxicity;
+    this.sinceNs = this.env.scheduler.clock.nowNs();
+  }
+
+  /** One toxicity roll; counts the application when it hits. */
+  protected roll(): boolean {
+    const t = this.spec.toxicity;
+    const hit = t >= 1 || (t > 0 && this.env.uniform() < t);
+    if (hit) this.applications++;
+    return hit;
+  }
+}
+
+class ByteToxic extends LiveToxic {
+  readonly stage: ByteStageFactory;
+  constructor(spec: ToxicSpec, def: ByteToxicDefinition, env: ToxicEnv) {
+    super(spec, env);
+    const direction = STREAM_DIRECTION[spec.stream];
+    this.stage = {
+      kind: 'byte',
+      name: spec.name,
+      direction,
+      create: (conn, next) =>
+        this.roll()
+          ? def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: () => this.spec.attributes })
+          : passThrough(next),
+    };
+  }
+}
+
+class FrameToxic extends LiveToxic {
+  readonly stage: FrameStageFactory;
+  constructor(spec: ToxicSpec, def: FrameToxicDefinition, env: ToxicEnv) {
+    super(spec, env);
+    this.stage = {
+      kind: 'frame',
+      name: spec.name,
+      create: (conn) =>
+        def.create({
+          conn,
+          scheduler: env.scheduler,
+          attrs: () => this.spec.attributes,
+          applies: () => this.roll(),
+          sinceNs: () => this.sinceNs,
+        }),
+    };
+  }
+}

@@ -1,0 +1,41 @@
+import { ConfigError, NetworkError } from '../errors.js';
+import { ToxicExistsError } from '../toxics/toxic-set.js';
+
+/**
+ * An error as toxiproxy's API sends it: `{"error": "<message>", "status": <code>}`. The messages
+ * are toxiproxy's (api.go), so clients that match on them keep working; ours append the field.
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+
+  toJSON(): { error: string; status: number } {
+    return { error: this.message, status: this.status };
+  }
+}
+
+export const badRequestBody = (why: string): ApiError => new ApiError(`bad request body: ${why}`, 400);
+export const missingField = (field: string): ApiError => new ApiError(`missing required field: ${field}`, 400);
+export const proxyNotFound = (): ApiError => new ApiError('proxy not found', 404);
+export const proxyAlreadyExists = (): ApiError => new ApiError('proxy already exists', 409);
+export const toxicNotFound = (): ApiError => new ApiError('toxic not found', 404);
+export const toxicAlreadyExists = (): ApiError => new ApiError('toxic already exists', 409);
+export const invalidStream = (): ApiError => new ApiError('stream was invalid, can be either upstream or downstream', 400);
+
+/** Maps our typed errors onto toxiproxy's statuses: bad input 400, anything else (a listen failure) 500. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof ToxicExistsError) return toxicAlreadyExists();
+  if (err instanceof ConfigError) {
+    if (err.flag === 'stream') return invalidStream();
+    if (err.flag === 'type') return new ApiError(`invalid toxic type: ${err.message}`, 400);
+    return badRequestBody(err.message);
+  }
+  if (err instanceof NetworkError) return new ApiError(err.message, 500);
+  return new ApiError(err instanceof Error ? err.message : String(err), 500);
+}

@@ -1,0 +1,108 @@
+import type { Scheduler } from '../link/scheduler.js';
+import type { ToxicEnv } from '../toxics/types.js';
+import { missingField, proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
+import { ManagedProxy } from './managed-proxy.js';
+
+/** A proxy as toxiproxy's API takes it (create, populate, update). */
+export interface ProxyInput {
+  name?: unknown;
+  listen?: unknown;
+  upstream?: unknown;
+  enabled?: unknown;
+}
+
+/**
+ * The named proxies of one `redis-rtt server`. Changes run one at a time (starting a proxy awaits a
+ * listen), so two requests can never create the same name or race a restart.
+ */
+export class ProxyCollection {
+  private readonly proxies = new Map<string, ManagedProxy>();
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly env: ToxicEnv & { scheduler: Scheduler },
+    private readonly log: (line: string) => void,
+  ) {}
+
+  /** Runs a change after every change before it. */
+  serial<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  list(): ManagedProxy[] {
+    return [...this.proxies.values()];
+  }
+
+  get(name: string): ManagedProxy {
+    const p = this.proxies.get(name);
+    if (!p) throw proxyNotFound();
+    return p;
+  }
+
+  async create(input: ProxyInput, where = ''): Promise<ManagedProxy> {
+    const { name, listen, upstream, enabled } = checkInput(input, where);
+    if (this.proxies.has(name)) throw proxyAlreadyExists();
+    const p = new ManagedProxy(name, listen, upstream, this.env, this.log);
+    if (enabled) await p.start();
+    this.proxies.set(name, p);
+    return p;
+  }
+
+  async remove(name: string): Promise<void> {
+    const p = this.get(name);
+    this.proxies.delete(name);
+    await p.stop();
+  }
+
+  /**
+   * toxiproxy's populate: validate every entry first, then create each, or replace one of the same
+   * name whose listen or upstream differs (an identical one is kept, toxics and all).
+   */
+  async populate(body: unknown): Promise<ManagedProxy[]> {
+    if (!Array.isArray(body)) throw badRequestBody('expected a JSON array of proxies');
+    const inputs = body.map((x, i) => checkInput((x ?? {}) as ProxyInput, ` at proxy ${i + 1}`));
+    const seen = new Set<string>();
+    for (const i of inputs) {
+      if (seen.has(i.name)) throw new ApiError(`duplicate proxy name ${JSON.stringify(i.name)}`, 500);
+      seen.add(i.name);
+    }
+    const out: ManagedProxy[] = [];
+    for (const i of inputs) {
+      const old = this.proxies.get(i.name);
+      if (old && old.upstream === i.upstream && (old.listen === i.listen || i.listen === '127.0.0.1:0')) {
+        await old.update({ enabled: i.enabled });
+        out.push(old);
+        continue;
+      }
+      if (old) await this.remove(i.name);
+      out.push(await this.create(i));
+    }
+    return out;
+  }
+
+  /** POST /reset: every proxy enabled again, every toxic removed. */
+  async reset(): Promise<void> {
+    for (const p of this.proxies.values()) {
+      p.resetToxics();
+      await p.start();
+    }
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.proxies.values()].map((p) => p.stop()));
+  }
+}
+
+function checkInput(input: ProxyInput, where: string): { name: string; listen: string; upstream: string; enabled: boolean } {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badRequestBody('expected a JSON object');
+  const { name, listen, upstream, enabled } = input;
+  if (name !== undefined && typeof name !== 'string') throw badRequestBody(`name${where}: expected a string`);
+  if (upstream !== undefined && typeof upstream !== 'string') throw badRequestBody(`upstream${where}: expected a string`);
+  if (listen !== undefined && typeof listen !== 'string') throw badRequestBody(`listen${where}: expected a string`);
+  if (enabled !== undefined && typeof enabled !== 'boolean') throw badRequestBody(`enabled${where}: expected true or false`);
+  if (!name) throw missingField(`name${where}`);
+  if (!upstream) throw missingField(`upstream${where}`);
+  return { name, listen: listen || '127.0.0.1:0', upstream, enabled: enabled ?? true };
+}

@@ -1,0 +1,124 @@
+import { NO_DELAY } from '../link/types.js';
+import type { Scheduler } from '../link/scheduler.js';
+import { parseEndpoint } from '../proxy/endpoint.js';
+import { startProxy, type RedisRttProxy } from '../proxy/index.js';
+import { emptySnapshot } from '../proxy/registry-factory.js';
+import { FRAMING_STAGE } from '../toxics/framing.js';
+import type { StatsSnapshot } from '../stats/types.js';
+import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
+import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
+import { badRequestBody, toxicNotFound } from './api-error.js';
+
+/** A proxy as toxiproxy's API shows it. */
+export interface ProxyJson {
+  name: string;
+  listen: string;
+  upstream: string;
+  enabled: boolean;
+  toxics: ToxicSpec[];
+}
+
+/**
+ * One named proxy of `redis-rtt server`: a full redis-rtt proxy (tap, stats) while enabled, its
+ * toxics as stages of that proxy's chain. Disabling closes the listener and every connection;
+ * enabling starts a new proxy on the same address with the same toxics. Toxics outlive restarts.
+ */
+export class ManagedProxy {
+  private handle: RedisRttProxy | undefined;
+  private readonly toxics: ToxicSet;
+  private lastStats: StatsSnapshot | undefined;
+
+  constructor(
+    readonly name: string,
+    public listen: string,
+    public upstream: string,
+    private readonly env: ToxicEnv & { scheduler: Scheduler },
+    private readonly log: (line: string) => void,
+  ) {
+    this.toxics = new ToxicSet(env);
+  }
+
+  get enabled(): boolean {
+    return this.handle !== undefined;
+  }
+
+  /** The running proxy (for tests and the library). */
+  get proxy(): RedisRttProxy | undefined {
+    return this.handle;
+  }
+
+  async start(): Promise<void> {
+    if (this.handle) return;
+    parseEndpoint(this.upstream, 'upstream');
+    parseEndpoint(this.listen, 'listen');
+    const h = await startProxy({
+      upstream: this.upstream,
+      listen: this.listen,
+      // toxiproxy adds nothing of its own to take off; no link delay, so no calibration at start.
+      compensationUs: { up: 0, down: 0 },
+      stages: [FRAMING_STAGE],
+      scheduler: this.env.scheduler,
+      log: (line) => this.log(`${this.name}: ${line}`),
+    });
+    this.handle = h;
+    this.listen = h.address;
+    this.toxics.attach(h);
+  }
+
+  async stop(): Promise<void> {
+    const h = this.handle;
+    if (!h) return;
+    this.handle = undefined;
+    this.toxics.detach();
+    this.lastStats = h.stats();
+    await h.close();
+  }
+
+  /** toxiproxy's ProxyUpdate: fields not given keep their values; a changed address restarts it. */
+  async update(input: { listen?: string; upstream?: string; enabled?: boolean }): Promise<void> {
+    const moved = (input.listen !== undefined && input.listen !== this.listen) || (input.upstream !== undefined && input.upstream !== this.upstream);
+    const enabled = input.enabled ?? this.enabled;
+    if (moved || !enabled) await this.stop();
+    if (input.listen !== undefined) this.listen = input.listen;
+    if (input.upstream !== undefined) this.upstream = input.upstream;
+    if (enabled) await this.start();
+  }
+
+  toJSON(): ProxyJson {
+    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxics.list() };
+  }
+
+  toxicSpecs(): ToxicSpec[] {
+    return this.toxics.list();
+  }
+
+  getToxic(name: string): ToxicSpec {
+    const t = this.toxics.get(name);
+    if (!t) throw toxicNotFound();
+    return t;
+  }
+
+  addToxic(input: unknown): ToxicSpec {
+    return this.toxics.add(input);
+  }
+
+  updateToxic(name: string, body: unknown): ToxicSpec {
+    this.getToxic(name);
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequestBody('expected a JSON object');
+    return this.toxics.update(name, body)!;
+  }
+
+  removeToxic(name: string): void {
+    if (!this.toxics.remove(name)) throw toxicNotFound();
+  }
+
+  resetToxics(): void {
+    this.toxics.clear();
+  }
+
+  /** The proxy's stats (the last ones while disabled) with each toxic's application count. */
+  stats(): StatsSnapshot & { enabled: boolean; toxics: ToxicCount[] } {
+    const s = this.handle?.stats() ?? this.lastStats ?? emptySnapshot({ ...NO_DELAY });
+    return { ...s, enabled: this.enabled, toxics: this.toxics.counts() };
+  }
+}

@@ -1,0 +1,98 @@
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { ConfigError, NetworkError } from '../errors.js';
+import { seededUniform, randomSeed } from '../link/rng.js';
+import { PreciseScheduler } from '../link/scheduler.js';
+import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
+import { ApiError, toApiError } from './api-error.js';
+import { ProxyCollection } from './collection.js';
+import { bindPolicy, HttpGuard } from '../proxy/http-guard.js';
+import { sendError } from './http-io.js';
+import { route } from './routes.js';
+
+export interface ToxiproxyServerOptions {
+  /** Where the HTTP API listens. @default "127.0.0.1:8474" */
+  api?: string;
+  /** When set, requests must carry `Authorization: Bearer <token>` (toxiproxy's clients cannot: keep it optional). */
+  apiToken?: string;
+  /** Extra Host names the API answers to (`toxiproxy:8474` from a container): `name` or `name:port`. */
+  allowHosts?: readonly string[];
+  /** Proxies to create at start: the JSON array POST /populate takes. */
+  config?: unknown;
+  /** Seed for toxicity rolls and jitter. @default random */
+  seed?: number;
+  log?: (line: string) => void;
+}
+
+export interface ToxiproxyServer {
+  /** "host:port" the API is bound to. */
+  readonly api: string;
+  readonly proxies: ProxyCollection;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_API = '127.0.0.1:8474';
+
+/**
+ * `redis-rtt server`: toxiproxy's v2 HTTP API in front of redis-rtt proxies. Each proxy is a full
+ * redis-rtt proxy; each toxic a stage of its chain.
+ */
+export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Promise<ToxiproxyServer> {
+  const at = parseEndpoint(o.api ?? DEFAULT_API, '--api');
+  if (at.kind !== 'tcp') throw new ConfigError('--api', o.api, 'host:port (toxiproxy clients speak HTTP over TCP)');
+  const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));
+  // Refuses a wildcard bind with neither --allow-host nor a token; a warning for any non-loopback bind.
+  const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api');
+  const scheduler = new PreciseScheduler();
+  const proxies = new ProxyCollection({ scheduler, uniform: seededUniform(o.seed ?? randomSeed()) }, log);
+  let guard: HttpGuard | undefined;
+  const server = http.createServer((req, res) => {
+    const decision = guard!.check({ host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization });
+    if (!decision.allow) {
+      req.resume();
+      sendError(res, new ApiError(decision.reason, decision.status));
+      return;
+    }
+    void route(proxies, req, res);
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new NetworkError(`--api ${formatEndpoint(at)}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`, err.code)),
+    );
+    server.listen({ host: at.host, port: at.port }, () => resolve());
+  });
+  const a = server.address() as { address: string; port: number };
+  guard = new HttpGuard({ bound: { kind: 'tcp', host: at.host, port: a.port }, allowHosts: o.allowHosts, token: o.apiToken });
+  const api = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
+  if (bindWarning) log(`warning: ${bindWarning.replace('control endpoint', 'API')}`);
+  const close = async (): Promise<void> => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+    await proxies.close();
+  };
+  if (o.config !== undefined) {
+    try {
+      await proxies.serial(() => proxies.populate(o.config));
+    } catch (err) {
+      await close();
+      throw new ConfigError('--config', '(file)', `toxiproxy's populate JSON: ${toApiError(err).message}`);
+    }
+  }
+  return { api, proxies, close };
+}
+
+/** Reads a --config file (toxiproxy's populate JSON). */
+export async function readConfigFile(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError('--config', path, `a readable file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError('--config', path, `a JSON array of proxies (${(err as Error).message})`);
+  }
+}

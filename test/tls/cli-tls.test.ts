@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+
+const run = promisify(execFile);
+
+describe('redis-rtt proxy with TLS flags', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis({ tls: { clientAuth: true } });
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('bad TLS input exits 2 naming the flag, before listening', async () => {
+    const t = redis.tls!;
+    const up = ['proxy', '--upstream', redis.address];
+    const cases: { args: string[]; flag: string; accepts: RegExp }[] = [
+      { args: [...up, '--upstream-tls', '--upstream-ca', '/nonexistent/ca.pem'], flag: '--upstream-ca', accepts: /readable PEM file \(ENOENT\)/ },
+      { args: [...up, '--upstream-tls', '--upstream-cert', t.clientCertFile!, '--upstream-key', t.keyFile], flag: '--upstream-key', accepts: /does not match/ },
+      { args: [...up, '--upstream-ca', t.caFile], flag: '--upstream-ca', accepts: /with --upstream-tls/ },
+      { args: [...up, '--listen-tls', '--tls-cert', t.certFile], flag: '--tls-key', accepts: /together/ },
+      { args: [...up, '--listen-tls', '--tls-max-version', '1.1'], flag: '--tls-max-version', accepts: /1\.2 or 1\.3/ },
+      { args: [...up, '--tls-cert', t.certFile, '--tls-key', t.keyFile], flag: '--tls-cert', accepts: /with --listen-tls/ },
+    ];
+    const results = await Promise.all(cases.map((c) => runCli(c.args)));
+    results.forEach((r, i) => {
+      const c = cases[i]!;
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(c.flag);
+      expect(r.stderr).toMatch(c.accepts);
+      expect(r.stdout).toBe('');
+    });
+  });
+
+  it('--listen-tls with a generated pair and --upstream-tls with a client certificate: a rediss:// client gets PONG', async () => {
+    const t = redis.tls!;
+    const p = await startCliProxy([
+      '--upstream', redis.address, '--upstream-tls', '--upstream-ca', t.caFile, '--upstream-cert', t.clientCertFile!, '--upstream-key', t.clientKeyFile!,
+      '--listen-tls', '--rtt', '2ms',
+    ]);
+    try {
+      const ca = (p.line as unknown as { tlsCa: string }).tlsCa;
+      expect(ca).toMatch(/ca\.crt$/);
+      const { stdout } = await run('redis-cli', ['-u', `rediss://127.0.0.1:${p.port}`, '--cacert', ca, 'PING']);
+      expect(stdout.trim()).toBe('PONG');
+    } finally {
+      await p.stop('SIGTERM');
+    }
+  });
+
+  it('--upstream-insecure connects without verification and warns loudly', async () => {
+    const p = await startCliProxy(['--upstream', redis.address, '--upstream-tls', '--upstream-insecure',
+      '--upstream-cert', redis.tls!.clientCertFile!, '--upstream-key', redis.tls!.clientKeyFile!]);
+    try {
+      expect(p.stderr()).toMatch(/WARNING: --upstream-insecure: the upstream certificate is NOT verified/);
+      const { stdout } = await run('redis-cli', ['-p', String(p.port), 'PING']);
+      expect(stdout.trim()).toBe('PONG');
+    } finally {
+      await p.stop('SIGTERM');
+    }
+  });
+});

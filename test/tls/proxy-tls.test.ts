@@ -1,0 +1,219 @@
+import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { startProxy, type RedisRttProxy } from '../../src/proxy/index.js';
+
+const run = promisify(execFile);
+
+async function withProxy<T>(opts: Parameters<typeof startProxy>[0], body: (p: RedisRttProxy, logs: string[]) => Promise<T>): Promise<T> {
+  const logs: string[] = [];
+  const p = await startProxy({ compensationUs: { up: 0, down: 0 }, log: (l) => logs.push(l), ...opts });
+  try {
+    return await body(p, logs);
+  } finally {
+    await p.close();
+  }
+}
+
+async function until(cond: () => boolean, timeoutMs = 3000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
+  let redis: PrivateRedis;
+  let plain: PrivateRedis;
+  beforeAll(async () => {
+    [redis, plain] = await Promise.all([startPrivateRedis({ tls: true }), startPrivateRedis()]);
+  });
+  afterAll(async () => {
+    await Promise.all([redis?.stop(), plain?.stop()]);
+  });
+
+  it('serves TLS only: a plaintext PING to its port gets no PONG', async () => {
+    expect(redis.tls?.caFile).toMatch(/ca\.crt$/);
+    const { stdout } = await run('redis-cli', ['--tls', '--cacert', redis.tls!.caFile, '-p', String(redis.port), 'PING']);
+    expect(stdout.trim()).toBe('PONG');
+    const r = await run('redis-cli', ['-p', String(redis.port), 'PING']).then((x) => x.stdout, (e: { stdout: string }) => e.stdout);
+    expect(r.trim()).not.toBe('PONG');
+  });
+
+  it('plaintext ioredis client through --upstream-tls; the tap counts commands and round trips', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: { ca: redis.tls!.caFile } }, async (p) => {
+      const c = new Redis({ host: p.host, port: p.port, lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0 });
+      await c.connect();
+      await c.set('k', 'v');
+      expect(await c.get('k')).toBe('v');
+      c.disconnect();
+      await until(() => p.stats().connections.active === 0);
+      const s = p.stats();
+      expect(s.commands.SET?.count).toBe(1);
+      expect(s.commands.GET?.count).toBe(1);
+    });
+  });
+
+  it('a certificate the proxy cannot verify: the client is closed, the log names the failure, others are served', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: true }, async (p, logs) => {
+      const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout + x.stderr, (e: { stdout: string; stderr: string }) => e.stdout + e.stderr);
+      expect(out).not.toMatch(/PONG/);
+      await until(() => logs.some((l) => /upstream .* failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/.test(l)));
+    });
+    await withProxy({ upstream: redis.address, upstreamTls: { ca: redis.tls!.caFile, servername: 'not-this-host.example' } }, async (p, logs) => {
+      await run('redis-cli', ['-p', String(p.port), 'PING']).catch(() => undefined);
+      await until(() => logs.some((l) => /ERR_TLS_CERT_ALTNAME_INVALID/.test(l)));
+    });
+  });
+
+  it('TLS expected, plaintext upstream: per-connection error, the proxy keeps serving', async () => {
+    // Redis reads the ClientHello as an unfinished inline command and waits: the connect timeout ends it.
+    await withProxy({ upstream: plain.address, upstreamTls: true, connectTimeoutMs: 300 }, async (p, logs) => {
+      const outs = await Promise.all(
+        [0, 1].map(() => run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout, (e: { stdout: string }) => e.stdout)),
+      );
+      for (const out of outs) expect(out).not.toMatch(/PONG/);
+      await until(() => logs.filter((l) => /finished no TLS handshake \(plaintext Redis\?\) within 300 ms/.test(l)).length >= 2);
+      await until(() => p.stats().connections.active === 0);
+    });
+  });
+
+  it('plaintext expected, TLS upstream: per-connection error, no crash', async () => {
+    await withProxy({ upstream: redis.address }, async (p) => {
+      const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout + x.stderr, (e: { stdout: string; stderr: string }) => e.stdout + e.stderr);
+      expect(out).not.toMatch(/PONG/);
+      await until(() => p.stats().connections.active === 0);
+    });
+  });
+
+  it('bad input at start: missing CA, unparsable cert, key without cert, key not matching cert', async () => {
+    const up = redis.address;
+    await expect(startProxy({ upstream: up, upstreamTls: { ca: '/nonexistent/ca.pem' } })).rejects.toThrow(/--upstream-ca: .*ENOENT/);
+    await expect(startProxy({ upstream: up, upstreamTls: { ca: redis.tls!.keyFile } })).rejects.toThrow(/--upstream-ca: .*PEM certificate/);
+    await expect(startProxy({ upstream: up, upstreamTls: { key: redis.tls!.keyFile } })).rejects.toThrow(/--upstream-cert/);
+    await expect(startProxy({ upstream: up, upstreamTls: { cert: redis.tls!.caFile, key: redis.tls!.keyFile } })).rejects.toThrow(
+      /--upstream-key: .*does not match/,
+    );
+    await expect(startProxy({ upstream: up, listenTls: { cert: redis.tls!.caFile, key: redis.tls!.keyFile } })).rejects.toThrow(/--tls-key: .*does not match/);
+    await expect(startProxy({ upstream: up, upstreamTls: { ca: redis.tls!.caFile }, cluster: 'on' })).rejects.toThrow(/--cluster: .*not supported yet/);
+  });
+});
+
+describe('mTLS upstream', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis({ tls: { clientAuth: true } });
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  it('with the client certificate the proxy reaches Redis; without it Redis refuses and the log says so', async () => {
+    const t = redis.tls!;
+    await withProxy({ upstream: redis.address, upstreamTls: { ca: t.caFile, cert: t.clientCertFile, key: t.clientKeyFile } }, async (p) => {
+      const { stdout } = await run('redis-cli', ['-p', String(p.port), 'PING']);
+      expect(stdout.trim()).toBe('PONG');
+    });
+    await withProxy({ upstream: redis.address, upstreamTls: { ca: t.caFile } }, async (p, logs) => {
+      const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout, (e: { stdout: string }) => e.stdout);
+      expect(out).not.toMatch(/PONG/);
+      await until(() => logs.some((l) => /conn \d+: upstream/.test(l)));
+    });
+  });
+});
+
+describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis({ tls: { clientAuth: true } });
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+  const upstreamTls = (): { ca: string; cert?: string; key?: string } => {
+    const t = redis.tls!;
+    return { ca: t.caFile, cert: t.clientCertFile, key: t.clientKeyFile };
+  };
+
+  it('ioredis, redis-cli and redis-py over TLS with a generated pair; the tap counts as over TCP; wire bytes counted', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true }, async (p) => {
+      const ca = p.tlsCaFile!;
+      expect(ca).toMatch(/ca\.crt$/);
+      const c = new Redis({ host: '127.0.0.1', port: p.port, tls: { ca: readFileSync(ca) }, lazyConnect: true, protocol: 2 } as never);
+      await c.connect();
+      await c.set('a', '1');
+      expect(await c.get('a')).toBe('1');
+      await c.quit();
+      const { stdout } = await run('redis-cli', ['--tls', '--cacert', ca, '-p', String(p.port), 'PING']);
+      expect(stdout.trim()).toBe('PONG');
+      const py = `import redis; r = redis.Redis(host='127.0.0.1', port=${p.port}, ssl=True, ssl_ca_certs='${ca}'); r.set('b', '2'); print(r.get('b').decode())`;
+      expect((await run('/usr/bin/python3', ['-c', py])).stdout.trim()).toBe('2');
+      await until(() => p.stats().connections.active === 0);
+      const s = p.stats();
+      expect(s.commands.SET?.count).toBe(2);
+      expect(s.commands.GET?.count).toBe(2);
+      expect(s.commands.PING?.count).toBe(1);
+      expect(s.tls!.handshakes).toBe(3);
+      // Records, handshakes and alerts cost more than the plaintext they carry.
+      expect(s.tls!.wireBytesUp).toBeGreaterThan(s.totals.bytesUp);
+      expect(s.tls!.wireBytesDown).toBeGreaterThan(s.totals.bytesDown);
+    });
+  });
+
+  it('the tap times commands over TLS as over TCP: clientUs includes the link, serverUs does not; same roundTrips', async () => {
+    const rttUs = 50_000;
+    const perPath: Record<string, { roundTrips: number; clientP50: number; serverP50: number; count: number }> = {};
+    for (const listenTls of [false, true]) {
+      await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls, link: { rttUs } }, async (p) => {
+        const c = new Redis({ host: '127.0.0.1', port: p.port, lazyConnect: true, protocol: 2, ...(listenTls ? { tls: { ca: readFileSync(p.tlsCaFile!) } } : {}) } as never);
+        await c.connect();
+        p.resetStats();
+        for (let i = 0; i < 5; i++) await c.get('x');
+        await c.pipeline().get('x').get('y').exec();
+        const s = p.stats();
+        c.disconnect();
+        const get = s.commands.GET!;
+        perPath[String(listenTls)] = { roundTrips: s.totals.roundTrips, clientP50: get.clientUs.p50, serverP50: get.serverUs.p50, count: get.count };
+      });
+    }
+    for (const v of Object.values(perPath)) {
+      expect(v.count).toBe(7);
+      expect(v.roundTrips, JSON.stringify(perPath)).toBe(6);
+      // The link is in clientUs once: missing would read a few ms, counted twice 100 ms.
+      expect(v.clientP50).toBeGreaterThanOrEqual(rttUs * 0.98);
+      expect(v.clientP50, JSON.stringify(perPath)).toBeLessThan(rttUs * 1.5);
+      expect(v.serverP50, JSON.stringify(perPath)).toBeLessThan(rttUs / 4);
+    }
+  });
+
+  it('a client that does not trust the certificate fails its handshake; the proxy serves the next client', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true }, async (p, logs) => {
+      const bad = await run('redis-cli', ['--tls', '--cacert', redis.tls!.caFile, '-p', String(p.port), 'PING']).then(
+        (x) => x.stdout + x.stderr,
+        (e: { stdout: string; stderr: string }) => e.stdout + e.stderr,
+      );
+      expect(bad).toMatch(/certificate verify failed|SSL/i);
+      await until(() => logs.some((l) => /client TLS .*(unknown ca|alert)/i.test(l)));
+      const { stdout } = await run('redis-cli', ['--tls', '--cacert', p.tlsCaFile!, '-p', String(p.port), 'PING']);
+      expect(stdout.trim()).toBe('PONG');
+      expect(p.stats().tls!.handshakeFailures).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  it('--listen-tls-ca requires a client certificate (mTLS on the client side)', async () => {
+    const t = redis.tls!;
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: { cert: t.certFile, key: t.keyFile, ca: t.caFile } }, async (p) => {
+      const withCert = await run('redis-cli', ['--tls', '--cacert', t.caFile, '--cert', t.clientCertFile!, '--key', t.clientKeyFile!, '-p', String(p.port), 'PING']);
+      expect(withCert.stdout.trim()).toBe('PONG');
+      const without = await run('redis-cli', ['--tls', '--cacert', t.caFile, '-p', String(p.port), 'PING']).then(
+        (x) => x.stdout,
+        (e: { stdout: string }) => e.stdout,
+      );
+      expect(without).not.toMatch(/PONG/);
+    });
+  });
+});

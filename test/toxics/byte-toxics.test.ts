@@ -1,0 +1,159 @@
+import { describe, expect, it } from 'vitest';
+import { createToxic } from '../../src/toxics/index.js';
+import type { ByteStageFactory } from '../../src/stage/types.js';
+import { env, fakeConn, MS, RecordingSink, US } from './helpers.js';
+
+function stageOf(json: unknown, seed = 1) {
+  const e = env(seed);
+  const toxic = createToxic(json, { scheduler: e.scheduler, uniform: e.uniform });
+  const sink = new RecordingSink();
+  const conn = fakeConn(e.clock);
+  const stage = (toxic.stage as ByteStageFactory).create(conn, sink);
+  return { ...e, toxic, sink, conn, stage };
+}
+
+describe('latency toxic', () => {
+  it('holds each chunk the latency after its arrival, fractional milliseconds included', () => {
+    const { stage, sink, scheduler, clock } = stageOf({ type: 'latency', attributes: { latency: 0.1 } });
+    stage.push(Buffer.from('a'), 0);
+    clock.setNs(30 * US);
+    stage.push(Buffer.from('b'), 30 * US);
+    expect(stage.pendingBytes).toBe(2);
+    scheduler.runUntil(99 * US);
+    expect(sink.chunks).toEqual([]);
+    scheduler.runUntil(1 * MS);
+    expect(sink.chunks).toEqual([
+      { data: 'a', atNs: 100 * US },
+      { data: 'b', atNs: 130 * US },
+    ]);
+  });
+
+  it('jitter stays within latency +- jitter, keeps order, and keeps the mean', () => {
+    const { stage, sink, scheduler, clock } = stageOf({ type: 'latency', attributes: { latency: 10, jitter: 5 } });
+    const n = 2000;
+    for (let i = 0; i < n; i++) {
+      clock.setNs(i * 100 * MS); // far apart: no chunk waits for the one ahead
+      stage.push(Buffer.from(String(i % 10)), i * 100 * MS);
+      scheduler.runUntil(i * 100 * MS + 50 * MS);
+    }
+    const delays = sink.chunks.map((c, i) => (c.atNs - i * 100 * MS) / MS);
+    expect(Math.min(...delays)).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...delays)).toBeLessThanOrEqual(15);
+    const mean = delays.reduce((a, b) => a + b, 0) / n;
+    // Uniform on [5, 15]: standard error of the mean over 2000 draws is 0.065 ms.
+    expect(Math.abs(mean - 10)).toBeLessThan(0.3);
+    expect(sink.text).toBe(Array.from({ length: n }, (_, i) => String(i % 10)).join(''));
+  });
+
+  it('passes the end after the data and drains what it holds on removal', () => {
+    const { stage, sink, scheduler } = stageOf({ type: 'latency', attributes: { latency: 1 } });
+    stage.push(Buffer.from('x'), 0);
+    stage.end('end', 0);
+    stage.drain(10);
+    expect(sink.chunks).toEqual([{ data: 'x', atNs: 10 }]);
+    expect(sink.ends).toEqual([{ kind: 'end', atNs: 10 }]);
+    expect(scheduler.pending).toBe(0);
+  });
+});
+
+describe('bandwidth toxic', () => {
+  it('lets bytes out at rate KB/s, a millisecond at a time', () => {
+    const { stage, sink, scheduler } = stageOf({ type: 'bandwidth', attributes: { rate: 10 } }); // 10 bytes/ms
+    stage.push(Buffer.from('0123456789abcdefghij'), 0);
+    scheduler.runUntil(1 * MS);
+    expect(sink.chunks).toEqual([{ data: '0123456789', atNs: 1 * MS }]);
+    scheduler.runUntil(5 * MS);
+    expect(sink.text).toBe('0123456789abcdefghij');
+    expect(sink.chunks[1]!.atNs).toBe(2 * MS);
+  });
+});
+
+describe('slow_close toxic', () => {
+  it('passes data at once and the close after delay ms', () => {
+    const { stage, sink, scheduler } = stageOf({ type: 'slow_close', attributes: { delay: 3 } });
+    stage.push(Buffer.from('hi'), 0);
+    stage.end('end', 0);
+    expect(sink.text).toBe('hi');
+    expect(sink.ends).toEqual([]);
+    scheduler.runUntil(10 * MS);
+    expect(sink.ends).toEqual([{ kind: 'end', atNs: 3 * MS }]);
+  });
+});
+
+describe('timeout toxic', () => {
+  it('drops everything, closes the connection after timeout ms, and closes it when removed', () => {
+    const { stage, sink, scheduler, conn } = stageOf({ type: 'timeout', attributes: { timeout: 5 } });
+    stage.push(Buffer.from('lost'), 0);
+    scheduler.runUntil(4 * MS);
+    expect(sink.chunks).toEqual([]);
+    expect(conn.closes).toEqual([]);
+    scheduler.runUntil(5 * MS);
+    expect(conn.closes).toEqual(['end']);
+    const never = stageOf({ type: 'timeout', attributes: { timeout: 0 } });
+    never.stage.push(Buffer.from('x'), 0);
+    never.scheduler.runUntil(3600_000 * MS);
+    expect(never.conn.closes).toEqual([]);
+    never.stage.drain(0);
+    expect(never.conn.closes).toEqual(['end']);
+  });
+});
+
+describe('reset_peer toxic', () => {
+  it('resets timeout ms after the first data, which it drops', () => {
+    const { stage, sink, scheduler, conn } = stageOf({ type: 'reset_peer', attributes: { timeout: 2 } });
+    scheduler.runUntil(10 * MS);
+    expect(conn.closes).toEqual([]);
+    stage.push(Buffer.from('x'), 10 * MS);
+    scheduler.runUntil(11 * MS);
+    expect(conn.closes).toEqual([]);
+    scheduler.runUntil(12 * MS);
+    expect(conn.closes).toEqual(['reset']);
+    expect(sink.chunks).toEqual([]);
+  });
+});
+
+describe('slicer toxic', () => {
+  it('cuts chunks into slices near average_size, delay us apart, bytes unchanged', () => {
+    const { stage, sink, scheduler } = stageOf({ type: 'slicer', attributes: { average_size: 10, size_variation: 4, delay: 50 } });
+    const data = 'x'.repeat(37) + 'y'.repeat(63);
+    stage.push(Buffer.from(data), 0);
+    scheduler.runUntil(1000 * MS);
+    expect(sink.text).toBe(data);
+    expect(sink.chunks.length).toBeGreaterThan(5);
+    for (const c of sink.chunks) expect(c.data.length).toBeLessThanOrEqual(14);
+    sink.chunks.forEach((c, i) => expect(c.atNs).toBe(i * 50 * US));
+  });
+});
+
+describe('limit_data toxic', () => {
+  it('passes exactly `bytes` bytes, then ends the stream and closes the connection', () => {
+    const { stage, sink, conn } = stageOf({ type: 'limit_data', attributes: { bytes: 5 } });
+    stage.push(Buffer.from('abc'), 0);
+    expect(conn.closes).toEqual([]);
+    stage.push(Buffer.from('defgh'), 1);
+    stage.push(Buffer.from('ijk'), 2);
+    expect(sink.text).toBe('abcde');
+    expect(sink.ends).toEqual([{ kind: 'end', atNs: 1 }]);
+    expect(conn.closes).toEqual(['end']);
+  });
+});
+
+describe('toxicity', () => {
+  it('is decided once per connection and counted', () => {
+    const e = env(7);
+    const toxic = createToxic({ type: 'timeout', toxicity: 0.3, attributes: { timeout: 0 } }, { scheduler: e.scheduler, uniform: e.uniform });
+    let dropped = 0;
+    const conns = 1000;
+    for (let i = 0; i < conns; i++) {
+      const sink = new RecordingSink();
+      const s = (toxic.stage as ByteStageFactory).create(fakeConn(e.clock), sink);
+      for (let k = 0; k < 5; k++) s.push(Buffer.from('ab'), 0);
+      // All or nothing per connection.
+      expect(['', 'ababababab']).toContain(sink.text);
+      if (sink.text === '') dropped++;
+    }
+    expect(toxic.applications).toBe(dropped);
+    // Binomial(1000, 0.3): sd 14.5.
+    expect(Math.abs(dropped - 300)).toBeLessThan(60);
+  });
+});

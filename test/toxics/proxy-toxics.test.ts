@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { ConfigError } from '../../src/errors.js';
+import { startProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+
+/** Toxics on a plain `startProxy`: the option, addToxic/removeToxic, /stats, /metrics, the control endpoint. */
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe('startProxy({ toxics })', () => {
+  it('applies toxics from the start, counts them in stats and metrics, and adds/removes them live', async () => {
+    const p = await startProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      control: '127.0.0.1:0',
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['GET'], error: 'READONLY You can\'t write against a read only replica.' } }],
+    });
+    const c = new Redis({ host: p.host, port: p.port, maxRetriesPerRequest: 0 });
+    try {
+      expect(await c.set('k', 'v')).toBe('OK');
+      await expect(c.get('k')).rejects.toThrow(/^READONLY/);
+      expect(p.stats().toxics).toEqual([{ name: 'redis_error_downstream', type: 'redis_error', stream: 'downstream', applications: 1 }]);
+      const base = `http://${p.controlAddress}`;
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain(
+        'redis_rtt_toxic_applications_total{toxic="redis_error_downstream",type="redis_error",stream="downstream"} 1',
+      );
+      expect(() => p.addToxic({ type: 'redis_error', attributes: { error: 'ERR x' } })).toThrow(ConfigError);
+      expect(p.removeToxic('redis_error_downstream')).toBe(true);
+      expect(p.removeToxic('redis_error_downstream')).toBe(false);
+      expect(await c.get('k')).toBe('v');
+      // The control endpoint takes the same JSON.
+      const add = await fetch(`${base}/toxics`, { method: 'POST', body: JSON.stringify({ type: 'redis_error', name: 'e', attributes: { keys: 'k', error: 'BUSY x' } }) });
+      expect(add.status).toBe(200);
+      await expect(c.get('k')).rejects.toThrow(/^BUSY x/);
+      expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"latency","attributes":{"latency":-1}}' })).status).toBe(400);
+      expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"redis_error","name":"e","attributes":{"error":"x"}}' })).status).toBe(409);
+      const patched = (await (await fetch(`${base}/toxics/e`, { method: 'PATCH', body: JSON.stringify({ attributes: { error: 'TRYAGAIN later' } }) })).json()) as { attributes: { error: string } };
+      expect(patched.attributes.error).toBe('TRYAGAIN later');
+      await expect(c.get('k')).rejects.toThrow(/^TRYAGAIN later/);
+      expect((await fetch(`${base}/toxics/e`, { method: 'DELETE' })).status).toBe(204);
+      expect((await fetch(`${base}/toxics/e`, { method: 'DELETE' })).status).toBe(404);
+      expect(await c.get('k')).toBe('v');
+    } finally {
+      c.disconnect();
+      await p.close();
+    }
+  });
+
+  it('with toxics: [] a Redis-aware toxic added later reaches a connection already open', async () => {
+    const p = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
+    const c = new Redis({ host: p.host, port: p.port, maxRetriesPerRequest: 0 });
+    try {
+      expect(await c.ping()).toBe('PONG');
+      p.addToxic({ type: 'failover', attributes: { duration: 60_000, mode: 'masterdown' } });
+      await expect(c.ping()).rejects.toThrow(/^MASTERDOWN/);
+    } finally {
+      c.disconnect();
+      await p.close();
+    }
+  });
+
+  it('refuses a bad toxic before listening, naming the field', async () => {
+    await expect(startProxy({ upstream: redis.address, toxics: [{ type: 'latency', attributes: { latency: 'slow' } }] })).rejects.toMatchObject({
+      flag: 'attributes.latency',
+    });
+  });
+});

@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { FrameStageFactory, RequestAction, ReplyAction } from '../../src/stage/types.js';
+import { createToxic } from '../../src/toxics/index.js';
+import { compileGlob } from '../../src/toxics/redis/glob.js';
+import { env, fakeConn, MS, request } from './helpers.js';
+
+function stageOf(json: unknown, seed = 1) {
+  const e = env(seed);
+  const toxic = createToxic(json, { scheduler: e.scheduler, uniform: e.uniform });
+  const conn = fakeConn(e.clock);
+  const stage = (toxic.stage as FrameStageFactory).create(conn);
+  return { ...e, toxic, conn, stage };
+}
+
+describe('Redis glob', () => {
+  it('matches as KEYS does', () => {
+    const m = (p: string, k: string): boolean => compileGlob(p)(Buffer.from(k));
+    expect(m('user:*', 'user:1')).toBe(true);
+    expect(m('user:*', 'users:1')).toBe(false);
+    expect(m('h?llo', 'hallo')).toBe(true);
+    expect(m('h[ae]llo', 'hello')).toBe(true);
+    expect(m('h[^e]llo', 'hello')).toBe(false);
+    expect(m('h[a-b]llo', 'hbllo')).toBe(true);
+    expect(m('a\\*b', 'a*b')).toBe(true);
+    expect(m('a\\*b', 'axb')).toBe(false);
+    expect(m('a.b', 'axb')).toBe(false);
+    expect(m('ké*', 'kéy')).toBe(true);
+  });
+});
+
+describe('redis_error toxic', () => {
+  it('answers only matching commands (name and first-key glob), never inside MULTI, EXEC included', () => {
+    const { stage, toxic } = stageOf({ type: 'redis_error', attributes: { commands: ['get', 'exec'], keys: 'a:*', error: 'LOADING busy' } });
+    const answer = { kind: 'answer', reply: Buffer.from('-LOADING busy\r\n') };
+    expect(stage.onRequest!(request(0, 'GET', 'a:1'))).toEqual(answer);
+    expect(stage.onRequest!(request(1, 'GET', 'b:1'))).toEqual({ kind: 'forward' });
+    expect(stage.onRequest!(request(2, 'SET', 'a:1'))).toEqual({ kind: 'forward' });
+    expect(stage.onRequest!(request(3, 'GET', 'a:2', true))).toEqual({ kind: 'forward' });
+    expect(stage.onRequest!(request(4, 'EXEC'))).toEqual({ kind: 'forward' }); // no key: the glob cannot match
+    expect(toxic.applications).toBe(1);
+    const all = stageOf({ type: 'redis_error', attributes: { commands: ['EXEC'], error: 'EXECABORT x' } });
+    expect(all.stage.onRequest!(request(0, 'EXEC'))).toMatchObject({ kind: 'answer' });
+  });
+
+  it('rolls toxicity per command', () => {
+    const { stage, toxic } = stageOf({ type: 'redis_error', toxicity: 0.1, attributes: { error: 'ERR injected' } }, 3);
+    let errors = 0;
+    for (let i = 0; i < 10_000; i++) if ((stage.onRequest!(request(i, 'GET', 'k')) as RequestAction).kind === 'answer') errors++;
+    expect(toxic.applications).toBe(errors);
+    // Binomial(10000, 0.1): sd 30.
+    expect(Math.abs(errors - 1000)).toBeLessThan(150);
+  });
+});
+
+describe('redis_latency toxic', () => {
+  it('holds the matching reply for latency ms and passes the others at once', async () => {
+    const { stage, scheduler } = stageOf({ type: 'redis_latency', attributes: { commands: ['GET'], latency: 2.5 } });
+    stage.onRequest!(request(0, 'GET', 'k'));
+    stage.onRequest!(request(1, 'SET', 'k'));
+    const held = stage.onReply!({ request: request(0, 'GET', 'k'), bytes: Buffer.from('$-1\r\n'), isPush: false });
+    const other = stage.onReply!({ request: request(1, 'SET', 'k'), bytes: Buffer.from('+OK\r\n'), isPush: false });
+    expect(other).toEqual({ kind: 'pass' });
+    expect(held).toBeInstanceOf(Promise);
+    let settled: ReplyAction | undefined;
+    void (held as Promise<ReplyAction>).then((a) => (settled = a));
+    scheduler.runUntil(2.4 * MS);
+    await Promise.resolve();
+    expect(settled).toBeUndefined();
+    scheduler.runUntil(2.5 * MS);
+    await Promise.resolve();
+    expect(settled).toEqual({ kind: 'pass' });
+  });
+});
+
+describe('redis_drop toxic', () => {
+  it('holds the dropped reply until the connection closes, then drops it; close:true closes', async () => {
+    const { stage, conn } = stageOf({ type: 'redis_drop', attributes: { commands: ['GET'] } });
+    stage.onRequest!(request(0, 'GET', 'k'));
+    const held = stage.onReply!({ request: request(0, 'GET', 'k'), bytes: Buffer.from('$-1\r\n'), isPush: false }) as Promise<ReplyAction>;
+    let settled: ReplyAction | undefined;
+    void held.then((a) => (settled = a));
+    await Promise.resolve();
+    expect(settled).toBeUndefined();
+    expect(conn.closes).toEqual([]);
+    conn.markClosed();
+    await held;
+    expect(settled).toEqual({ kind: 'drop' });
+    const c = stageOf({ type: 'redis_drop', attributes: { close: true } });
+    c.stage.onRequest!(request(0, 'PING'));
+    void c.stage.onReply!({ request: request(0, 'PING'), bytes: Buffer.from('+PONG\r\n'), isPush: false });
+    expect(c.conn.closes).toEqual(['end']);
+  });
+});
+
+describe('failover toxic', () => {
+  it('answers LOADING for duration ms, then recovers by itself', () => {
+    const { stage, clock } = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'loading' } });
+    expect(stage.onRequest!(request(0, 'GET', 'k'))).toEqual({ kind: 'answer', reply: Buffer.from('-LOADING Redis is loading the dataset in memory\r\n') });
+    clock.setNs(10 * MS);
+    expect(stage.onRequest!(request(1, 'GET', 'k'))).toEqual({ kind: 'forward' });
+  });
+
+  it('refuse: resets connections during the window', () => {
+    const { conn, stage } = stageOf({ type: 'failover', attributes: { duration: 10 } });
+    expect(conn.closes).toEqual(['reset']);
+    expect(stage.onRequest!(request(0, 'PING'))).toEqual({ kind: 'drop' });
+  });
+
+  it('masterdown answers MASTERDOWN', () => {
+    const { stage } = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'masterdown' } });
+    const a = stage.onRequest!(request(0, 'SET', 'k')) as { reply: Buffer };
+    expect(a.reply.toString()).toMatch(/^-MASTERDOWN /);
+  });
+});

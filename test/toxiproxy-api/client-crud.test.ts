@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Toxiproxy, type ICreateToxicBody, type ToxicType } from 'toxiproxy-node-client';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/server.js';
+
+/** toxiproxy-node-client 4.1.0 drives `redis-rtt server`: every call it makes, as it makes it. */
+let redis: PrivateRedis;
+let server: ToxiproxyServer;
+let tp: Toxiproxy;
+let base: string;
+
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  server = await startToxiproxyServer({ api: '127.0.0.1:0', log: () => undefined, seed: 1 });
+  base = `http://${server.api}`;
+  tp = new Toxiproxy(base);
+});
+afterAll(async () => {
+  await server?.close();
+  await redis?.stop();
+});
+
+const EVERY_TOXIC: [string, Record<string, unknown>, Record<string, unknown>][] = [
+  ['latency', { latency: 100, jitter: 10 }, { latency: 0.1 }],
+  ['bandwidth', { rate: 100 }, { rate: 50 }],
+  ['slow_close', { delay: 100 }, { delay: 5 }],
+  ['timeout', { timeout: 100 }, { timeout: 0 }],
+  ['reset_peer', { timeout: 100 }, { timeout: 10 }],
+  ['slicer', { average_size: 64, size_variation: 32, delay: 10 }, { delay: 20 }],
+  ['limit_data', { bytes: 1000 }, { bytes: 2000 }],
+  ['redis_error', { commands: ['GET'], error: 'LOADING Redis is loading' }, { error: 'BUSY busy' }],
+  ['redis_latency', { commands: ['GET'], keys: 'user:*', latency: 1.5 }, { latency: 2 }],
+  ['redis_drop', { commands: ['BLPOP'] }, { close: true }],
+  ['failover', { duration: 1, mode: 'loading' }, { mode: 'masterdown' }],
+];
+
+describe('toxiproxy-node-client against redis-rtt server', () => {
+  it('reads the version as text', async () => {
+    const v = await tp.getVersion();
+    expect(JSON.parse(v).version).toMatch(/^2\.\d+\.\d+\+redis-rtt\./);
+  });
+
+  it('creates, lists, gets, updates (disable, enable) and removes a proxy', async () => {
+    const proxy = await tp.createProxy({ name: 'crud', listen: 'localhost:0', upstream: redis.address });
+    expect(proxy.enabled).toBe(true);
+    expect(proxy.listen).toMatch(/^127\.0\.0\.1:\d+$/);
+    const all = await tp.getAll();
+    expect(Object.keys(all)).toContain('crud');
+    const got = await tp.get('crud');
+    expect(got.upstream).toBe(redis.address);
+    const off = await got.update({ enabled: false, listen: got.listen, upstream: got.upstream });
+    expect(off.enabled).toBe(false);
+    const on = await off.update({ enabled: true, listen: got.listen, upstream: got.upstream });
+    expect(on.enabled).toBe(true);
+    expect(on.listen).toBe(got.listen);
+    await on.remove();
+    await expect(tp.get('crud')).rejects.toThrow(/404/);
+  });
+
+  it('adds, reads, updates and removes every toxic', async () => {
+    const proxy = await tp.createProxy({ name: 'toxics', listen: '127.0.0.1:0', upstream: redis.address });
+    for (const [type, attributes, update] of EVERY_TOXIC) {
+      const body = { type: type as ToxicType, stream: 'upstream', toxicity: 0.5, attributes } as ICreateToxicBody<unknown>;
+      const toxic = await proxy.addToxic(body);
+      expect(toxic.name).toBe(`${type}_upstream`);
+      expect(toxic.attributes).toMatchObject(attributes);
+      const read = await proxy.getToxic(toxic.name);
+      expect(read.toJson()).toEqual(toxic.toJson());
+      const updated = await read.update({ attributes: update, toxicity: 1 } as never);
+      expect(updated.attributes).toMatchObject({ ...attributes, ...update });
+      expect(updated.toxicity).toBe(1);
+      await updated.remove();
+      await expect(proxy.getToxic(toxic.name)).rejects.toThrow(/404/);
+    }
+    await proxy.remove();
+  });
+
+  it('populates (creates and replaces) and resets (toxics gone, proxies enabled)', async () => {
+    const made = await tp.populate([
+      { name: 'p1', listen: '127.0.0.1:0', upstream: redis.address },
+      { name: 'p2', listen: '127.0.0.1:0', upstream: redis.address, enabled: false },
+    ]);
+    expect(Object.keys(made).sort()).toEqual(['p1', 'p2']);
+    expect(made['p2']!.enabled).toBe(false);
+    await made['p1']!.addToxic({ type: 'latency', attributes: { latency: 1 } } as ICreateToxicBody<unknown>);
+    await tp.reset();
+    const after = await tp.getAll();
+    expect(after['p2']!.enabled).toBe(true);
+    const toxics = await (await fetch(`${base}/proxies/p1/toxics`)).json();
+    expect(toxics).toEqual([]);
+    await after['p1']!.remove();
+    await after['p2']!.remove();
+  });
+
+  it('populate keeps an identical proxy (toxics and all) and replaces one whose upstream changed', async () => {
+    const [first] = Object.values(await tp.populate([{ name: 'keep', listen: '127.0.0.1:0', upstream: redis.address }]));
+    await first!.addToxic({ type: 'latency', attributes: { latency: 1 } } as ICreateToxicBody<unknown>);
+    const again = await tp.populate([{ name: 'keep', listen: first!.listen, upstream: redis.address }]);
+    expect(again['keep']!.listen).toBe(first!.listen);
+    expect(await (await fetch(`${base}/proxies/keep/toxics`)).json()).toHaveLength(1);
+    await tp.populate([{ name: 'keep', listen: first!.listen, upstream: '127.0.0.1:1' }]);
+    expect(await (await fetch(`${base}/proxies/keep/toxics`)).json()).toEqual([]);
+    const dup = await fetch(`${base}/populate`, { method: 'POST', body: JSON.stringify([{ name: 'd', upstream: redis.address }, { name: 'd', upstream: redis.address }]) });
+    expect(dup.status).toBe(500);
+    await (await tp.get('keep')).remove();
+  });
+});
+
+describe('status codes and error bodies as toxiproxy sends them', () => {
+  const call = async (method: string, path: string, body?: string) => {
+    const res = await fetch(base + path, { method, body });
+    const text = await res.text();
+    return { status: res.status, type: res.headers.get('content-type'), body: text ? JSON.parse(text) : undefined };
+  };
+
+  it('names the field and uses toxiproxy statuses', async () => {
+    expect(await call('POST', '/proxies', '{"upstream":"127.0.0.1:1"}')).toMatchObject({ status: 400, body: { error: 'missing required field: name', status: 400 } });
+    expect(await call('POST', '/proxies', '{"name":"x"}')).toMatchObject({ status: 400, body: { error: 'missing required field: upstream' } });
+    expect(await call('POST', '/proxies', 'not json')).toMatchObject({ status: 400, body: { status: 400 } });
+    expect(await call('GET', '/proxies/nope')).toEqual({ status: 404, type: 'application/json', body: { error: 'proxy not found', status: 404 } });
+    // curl -d without a content type, as toxiproxy's README does.
+    expect((await call('POST', '/proxies', JSON.stringify({ name: 'e', upstream: redis.address }))).status).toBe(201);
+    expect(await call('POST', '/proxies', JSON.stringify({ name: 'e', upstream: redis.address }))).toMatchObject({ status: 409, body: { error: 'proxy already exists' } });
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"nope"}')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^invalid toxic type/) } });
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","stream":"sideways"}')).toMatchObject({
+      status: 400,
+      body: { error: 'stream was invalid, can be either upstream or downstream' },
+    });
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","attributes":{"latency":"1"}}')).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('attributes.latency') },
+    });
+    expect((await call('POST', '/proxies/e/toxics', '{"type":"latency"}')).status).toBe(200);
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"latency"}')).toMatchObject({ status: 409, body: { error: 'toxic already exists' } });
+    expect(await call('GET', '/proxies/e/toxics/nope')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
+    expect(await call('DELETE', '/proxies/nope/toxics/latency_downstream')).toMatchObject({ status: 404, body: { error: 'proxy not found' } });
+    expect((await call('PATCH', '/proxies/e/toxics/latency_downstream', '{"attributes":{"latency":2}}')).body.attributes.latency).toBe(2);
+    expect((await call('DELETE', '/proxies/e')).status).toBe(204);
+  });
+
+  it('a listen address in use is a 500, not a 409', async () => {
+    const a = await call('POST', '/proxies', JSON.stringify({ name: 'a', upstream: redis.address }));
+    const b = await call('POST', '/proxies', JSON.stringify({ name: 'b', listen: a.body.listen, upstream: redis.address }));
+    expect(b).toMatchObject({ status: 500, body: { status: 500, error: expect.stringContaining('address already in use') } });
+    expect((await call('GET', '/proxies')).body['b']).toBeUndefined();
+    await call('DELETE', '/proxies/a');
+  });
+
+  it('serves stats per proxy and Prometheus metrics', async () => {
+    await call('POST', '/proxies', JSON.stringify({ name: 'm', upstream: redis.address }));
+    await call('POST', '/proxies/m/toxics', '{"type":"redis_error","attributes":{"error":"ERR x"}}');
+    const stats = await call('GET', '/proxies/m/stats');
+    expect(stats.body).toMatchObject({ enabled: true, toxics: [{ name: 'redis_error_downstream', type: 'redis_error', applications: 0 }] });
+    const res = await fetch(`${base}/metrics`);
+    const text = await res.text();
+    expect(text).toContain('redis_rtt_toxic_applications_total{proxy="m",toxic="redis_error_downstream",type="redis_error",stream="downstream"} 0');
+    expect(text).toContain('toxiproxy_proxy_received_bytes_total{listener=');
+    await call('DELETE', '/proxies/m');
+  });
+
+  it('refuses a foreign Host or Origin with 403 in the error body', async () => {
+    const port = server.api.split(':').pop();
+    const { request } = await import('node:http');
+    const send = (headers: Record<string, string>) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: Number(port), path: '/proxies', headers }, (res) => {
+          let t = '';
+          res.on('data', (c) => (t += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(t) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await send({ host: `evil.example:${port}` })).toMatchObject({ status: 403, body: { status: 403 } });
+    expect(await send({ host: `localhost:${port}`, origin: 'http://evil.example' })).toMatchObject({ status: 403 });
+    expect((await send({ host: `localhost:${port}` })).status).toBe(200);
+  });
+});
