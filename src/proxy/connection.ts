@@ -186,7 +186,7 @@ export class ProxiedConnection implements StagedConnection {
       this.upstream.destroy();
       client.destroy();
     });
-    this.upstream.on('connect', () => {
+    this.upstream.on(o.upstreamTls ? 'secureConnect' : 'connect', () => {
       this.everConnected = true;
       this.upstream.setTimeout(0);
     });
