@@ -1,46 +1,15 @@
 import type net from 'node:net';
-import type tls from 'node:tls';
 import type { EndKind } from '../link/delay-line.js';
-import type { LinkState } from '../link/link-state.js';
-import type { Direction } from '../link/types.js';
-import type { Scheduler } from '../link/scheduler.js';
-import type { ConnectionTap } from '../tap/types.js';
-import type { Endpoint } from './endpoint.js';
 import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
-import type { ClientTiming } from '../tls/terminator.js';
 import { FrameChain } from '../stage/frame-chain.js';
 import type { ConnectionContext, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
 import { reset } from './socket-sink.js';
-import type { StageRegistry, StagedConnection } from './stage-registry.js';
+import type { StagedConnection } from './stage-registry.js';
+import type { ConnectionOptions } from './connection-options.js';
 import type { ChunkTarget } from './tap-after.js';
 
-export interface ConnectionOptions {
-  id: number;
-  upstream: Endpoint;
-  link: LinkState;
-  scheduler: Scheduler;
-  tap: ConnectionTap | undefined;
-  highWaterBytes: number;
-  handshake: boolean;
-  connectTimeoutMs: number;
-  log: (line: string) => void;
-  /** Lateness of each scheduled delivery (ns), for the proxy's precision histogram. */
-  onLateness?: (lateNs: number, direction: Direction) => void;
-  /** Each read from either socket, when it ran (the proxy's self-report). */
-  onRead?: (nowNs: number) => void;
-  onClosed: (conn: ProxiedConnection) => void;
-  /** The proxy's stages; none beyond the link when absent. */
-  stages?: StageRegistry;
-  /** Speak TLS to Redis with these options (checked at start). */
-  upstreamTls?: tls.ConnectionOptions;
-  /**
-   * The client is a TLS terminator that runs the raw bytes through the link itself
-   * (src/tls/terminator.ts): this connection's link stages add no delay, and the tap takes its
-   * arrival and delivery stamps from the raw socket's side.
-   */
-  clientTiming?: ClientTiming;
-}
+export type { ConnectionOptions };
 
 /**
  * One client connection and its own upstream connection, joined by one path per direction

@@ -1,0 +1,37 @@
+/** What a ProxiedConnection is given by the server that accepted it. */
+import type tls from 'node:tls';
+import type { LinkState } from '../link/link-state.js';
+import type { Scheduler } from '../link/scheduler.js';
+import type { Direction } from '../link/types.js';
+import type { ConnectionTap } from '../tap/types.js';
+import type { ClientTiming } from '../tls/terminator.js';
+import type { ProxiedConnection } from './connection.js';
+import type { Endpoint } from './endpoint.js';
+import type { StageRegistry } from './stage-registry.js';
+
+export interface ConnectionOptions {
+  id: number;
+  upstream: Endpoint;
+  link: LinkState;
+  scheduler: Scheduler;
+  tap: ConnectionTap | undefined;
+  highWaterBytes: number;
+  handshake: boolean;
+  connectTimeoutMs: number;
+  log: (line: string) => void;
+  /** Lateness of each scheduled delivery (ns), for the proxy's precision histogram. */
+  onLateness?: (lateNs: number, direction: Direction) => void;
+  /** Each read from either socket, when it ran (the proxy's self-report). */
+  onRead?: (nowNs: number) => void;
+  onClosed: (conn: ProxiedConnection) => void;
+  /** The proxy's stages; none beyond the link when absent. */
+  stages?: StageRegistry;
+  /** Speak TLS to Redis with these options (checked at start). */
+  upstreamTls?: tls.ConnectionOptions;
+  /**
+   * The client is a TLS terminator that runs the raw bytes through the link itself
+   * (src/tls/terminator.ts): this connection's link stages add no delay, and the tap takes its
+   * arrival and delivery stamps from the raw socket's side.
+   */
+  clientTiming?: ClientTiming;
+}
