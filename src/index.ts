@@ -8,7 +8,8 @@
  *   proxy.stats().totals.roundTrips;
  *   await proxy.close(); await redis.stop();
  */
-export { startProxy, DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
+export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
+export { startProxy } from './cluster/route.js';
 export type { ProxyOptions, RedisRttProxy } from './proxy/types.js';
 export type {
   ByteSink,

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { startProxy } from '../proxy/index.js';
+import { startProxy } from '../cluster/route.js';
 import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';

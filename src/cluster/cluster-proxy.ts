@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { parseLinkSpec } from '../link/link-spec.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import { ControlServer } from '../proxy/control.js';
-import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { bindPolicy } from '../proxy/http-guard.js';
 import { renderMetrics } from '../proxy/registry-factory.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
@@ -61,7 +61,7 @@ export type StartNodeProxy = (options: ProxyOptions & { stages?: StageFactory[] 
  */
 export async function startClusterProxy(options: Options, startNodeProxy: StartNodeProxy, known?: Discovery): Promise<RedisRttClusterProxy> {
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
-  const upstream = parseEndpoint(options.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   if (upstream.kind !== 'tcp') throw new ConfigError('--upstream', options.upstream, 'host:port of a cluster node (cluster mode needs TCP)');
   if (listen.kind !== 'tcp') throw new ConfigError('--listen', options.listen, 'host:port (cluster mode opens one TCP listener per node)');

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
-import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
-import type { ProxyOptions } from '../proxy/types.js';
+import { formatEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
+import { startProxy as startSingleProxy } from '../proxy/index.js';
+import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { startClusterProxy, type RedisRttClusterProxy, type StartNodeProxy } from './cluster-proxy.js';
 import { discoverCluster } from './discover.js';
 import { parseClusterMode } from './options.js';
@@ -19,7 +20,7 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
     if (mode === 'on') throw new ConfigError('--cluster', 'on', 'auto or off with --upstream-tls / --listen-tls (cluster with TLS is not supported yet)');
     return undefined;
   }
-  const upstream = parseEndpoint(options.upstream, '--upstream');
+  const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   if (upstream.kind !== 'tcp') {
     if (mode === 'on') throw new ConfigError('--upstream', options.upstream, 'host:port of a cluster node (--cluster on needs TCP)');
     return undefined;
@@ -37,4 +38,14 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
     return undefined;
   }
   return startClusterProxy(options, startNodeProxy, found);
+}
+
+/**
+ * The public startProxy: cluster mode when `cluster` asks for it (or `auto` finds a cluster node),
+ * else one listener (src/proxy). It lives here so the proxy folder never imports cluster.
+ */
+export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
+  if (!options || typeof options.upstream !== 'string') return startSingleProxy(options);
+  const clustered = await maybeStartCluster(options, (o) => startSingleProxy({ ...o, cluster: 'off' }));
+  return clustered ?? startSingleProxy(options);
 }

@@ -4,7 +4,7 @@ import { describeEndpoint as describe, describeFailure, dialUpstream } from './d
 import { FrameChain } from '../stage/frame-chain.js';
 import type { ConnectionContext, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
-import { reset } from './socket-sink.js';
+import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './stage-registry.js';
 import type { ConnectionOptions } from './connection-options.js';
 import type { ChunkTarget } from './tap-after.js';

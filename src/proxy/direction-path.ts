@@ -11,7 +11,7 @@ import type { DelayLineOptions, EndKind } from '../link/delay-line.js';
 import { ByteChain } from '../stage/byte-chain.js';
 import { LINK_STAGE_NAME, LinkStage } from '../stage/link-stage.js';
 import type { ConnectionContext } from '../stage/types.js';
-import { SocketSink } from './socket-sink.js';
+import { SocketSink } from '../stage/socket-sink.js';
 import { TapAfterForward, type ChunkTarget } from './tap-after.js';
 
 export interface DirectionPathOptions {

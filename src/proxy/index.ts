@@ -22,7 +22,6 @@ import { measureHopThrough } from './self-calibrate.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
 import { prepareProxyTls, type ProxyTls } from '../tls/setup.js';
-import { maybeStartCluster } from '../cluster/route.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
 
@@ -46,8 +45,6 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (!options || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
-  const clustered = await maybeStartCluster(options, (o) => startProxy({ ...o, cluster: 'off' } as ProxyOptions));
-  if (clustered) return clustered;
   const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;

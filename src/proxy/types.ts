@@ -6,7 +6,7 @@ import type { ToxicSpec } from '../toxics/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ListenTlsOptions, UpstreamTlsOptions } from '../tls/options.js';
 import type { TlsCounters } from '../tls/terminator.js';
-import type { ClusterProxyOptions } from '../cluster/options.js';
+import type { ClusterProxyOptions } from './cluster-options.js';
 
 /** ClusterProxyOptions: cluster mode (`cluster: 'auto' | 'on'`), see docs/cluster.md. */
 export interface ProxyOptions extends ClusterProxyOptions {

@@ -8,7 +8,7 @@
  * snapshot keeps integer microseconds; the conversion happens here, at the edge, and only here.
  */
 import { compareDepthBuckets } from '../tap/counters.js';
-import type { SelfQuantiles } from '../proxy/self-monitor.js';
+import type { SelfQuantiles } from './self-report.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';

@@ -1,4 +1,4 @@
-import type { SelfReport } from '../proxy/self-monitor.js';
+import type { SelfReport } from './self-report.js';
 /**
  * Plain-JSON shapes of what the proxy counts. GET /stats returns a StatsSnapshot; every field is
  * defined in docs/counters.md. The per-connection shapes belong to the tap (tap/counter-types.ts)

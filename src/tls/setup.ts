@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type tls from 'node:tls';
 import { ConfigError } from '../errors.js';
-import type { Endpoint } from '../proxy/endpoint.js';
+import type { Endpoint } from '../endpoint.js';
 import { generateTlsFiles } from '../redis/tls-certs.js';
 import { loadListenTls, loadUpstreamTls, type ListenTlsOptions, type UpstreamTlsOptions } from './options.js';
 

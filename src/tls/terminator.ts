@@ -17,7 +17,7 @@ import type { LinkState } from '../link/link-state.js';
 import type { Direction } from '../link/types.js';
 import type { Scheduler } from '../link/scheduler.js';
 import { LinkStage } from '../stage/link-stage.js';
-import { SocketSink } from '../proxy/socket-sink.js';
+import { SocketSink } from '../stage/socket-sink.js';
 
 /** Counted over all client-side TLS connections (the plaintext is in the tap's byte counters). */
 export interface TlsCounters {

@@ -5,7 +5,7 @@ import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startProxy } from '../../src/cluster/route.js';
 import { encodeCommand, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
 import { directClients, keyPerMaster, median } from './helpers.js';
 

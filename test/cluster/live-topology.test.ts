@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startProxy } from '../../src/cluster/route.js';
 import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
 import { directClients } from './helpers.js';
 

@@ -4,7 +4,8 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy, type RedisRttProxy } from '../../src/proxy/index.js';
+import type { RedisRttProxy } from '../../src/proxy/index.js';
+import { startProxy } from '../../src/cluster/route.js';
 
 const run = promisify(execFile);
 
