@@ -65,8 +65,10 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     ]);
     for (const row of report.rows) {
       expect(row.perNode.reduce((s, x) => s + x.roundTrips, 0)).toBe(row.roundTrips);
-      // Every wait pays at least the 1 ms link.
-      expect(row.usPerOp * 40).toBeGreaterThanOrEqual(row.roundTrips * 1000 * 0.9);
+      // Each node's round trips follow one another on its connection, each paying the 1 ms link;
+      // a pipeline split over nodes waits on them in parallel, so the busiest node is the bound.
+      const busiest = Math.max(...row.perNode.map((x) => x.roundTrips));
+      expect(row.usPerOp * 40).toBeGreaterThanOrEqual(busiest * 1000 * 0.9);
     }
     const at = (shape: string, reads = 'master') => report.rows.find((x) => x.shape === shape && x.reads === reads)!;
     expect(at('seq GET').roundTrips).toBe(40);
