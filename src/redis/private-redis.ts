@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { versionFromInfo } from './info.js';
 import { rawCommands, type RawTarget } from './raw-command.js';
 import { startWatchdog, type Watchdog } from './watchdog.js';
 import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
+import { passwordOffArgv } from './password-config.js';
 
 export interface PrivateRedisOptions {
   /** TCP on 127.0.0.1 (a free port) or a unix socket in the private dir. @default 'tcp' */
@@ -144,14 +145,9 @@ class SpawnedRedis implements PrivateRedis {
       this.target = { path: this.socketPath };
       this.args.push('--port', '0', '--unixsocket', this.socketPath, '--unixsocketperm', '700');
     }
-    const { args, password } = takeRequirepass(extra);
+    const { args, password, configFile } = passwordOffArgv(extra, dir);
     this.password = password;
-    if (password !== undefined) {
-      // redis-server reads a config file given as its first argument; the rest of argv overrides it.
-      const conf = join(dir, 'redis.conf');
-      writeFileSync(conf, `requirepass ${quoteConfig(password)}\n`, { mode: 0o600 });
-      this.args.unshift(conf);
-    }
+    if (configFile !== undefined) this.args.unshift(configFile);
     this.args.push(...args);
   }
 
@@ -277,29 +273,4 @@ class SpawnedRedis implements PrivateRedis {
     }
     untrackChild(child);
   }
-}
-
-/** Splits `--requirepass X` (the last one wins, as in redis-server) out of extra arguments. */
-function takeRequirepass(extra: readonly string[]): { args: string[]; password: string | undefined } {
-  const args: string[] = [];
-  let password: string | undefined;
-  for (let i = 0; i < extra.length; i++) {
-    if (extra[i] === '--requirepass' && i + 1 < extra.length) {
-      password = extra[++i];
-      continue;
-    }
-    args.push(extra[i]!);
-  }
-  return { args, password };
-}
-
-/** A config-file string: double-quoted, with backslash escapes for quotes, backslashes and bytes outside printable ASCII. */
-function quoteConfig(value: string): string {
-  let out = '"';
-  for (const b of Buffer.from(value, 'utf8')) {
-    if (b === 0x22 || b === 0x5c) out += `\\${String.fromCharCode(b)}`;
-    else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
-    else out += `\\x${b.toString(16).padStart(2, '0')}`;
-  }
-  return `${out}"`;
 }
