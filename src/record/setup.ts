@@ -77,7 +77,9 @@ export interface SetupSummary {
 }
 
 export function summarizeSetup(timelines: readonly ConnectionTimeline[], tcp = true): SetupSummary {
-  const s: SetupSummary = { opened: 0, tls: {}, tcpRoundTrips: 0, tlsRoundTrips: 0, commandRoundTrips: 0, setupCommands: {}, otherCommands: 0, perConnection: 0 };
+  const s: SetupSummary = {
+    opened: 0, tls: {}, tcpRoundTrips: 0, tlsRoundTrips: 0, commandRoundTrips: 0, setupCommands: {}, otherCommands: 0, perConnection: 0,
+  };
   for (const t of timelines) {
     const c = connectionSetup(t, tcp);
     if (c.opened) s.opened++;

@@ -56,7 +56,9 @@ describe('analysis of a session with a known N+1 GET loop', () => {
         setupMs: (20_000 + 20_050) / 1000, setupSharePct: share(40_050, 15_149 + 202 * 20_000, 20_000),
       },
     ]);
-    expect(a.setup).toEqual({ opened: 1, tls: {}, tcpRoundTrips: 1, tlsRoundTrips: 0, commandRoundTrips: 1, setupCommands: { HELLO: 1 }, otherCommands: 300, perConnection: 2 });
+    expect(a.setup).toEqual({
+      opened: 1, tls: {}, tcpRoundTrips: 1, tlsRoundTrips: 0, commandRoundTrips: 1, setupCommands: { HELLO: 1 }, otherCommands: 300, perConnection: 2,
+    });
     const noSetup = analyzeTrace(traceOf(nPlusOneSession()), { rttsUs: [20_000], handshake: false });
     expect(noSetup.projections[0]!.wallMs).toBe((recordedUs + 202 * 20_000) / 1000);
   });
