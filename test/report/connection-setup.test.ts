@@ -42,10 +42,10 @@ describe('connection set-up in bench reports', () => {
     const report: BenchReport = { ...benchFixture(), connectionSetup: connectionSetup(LINKS, driverSetupSteps({})) };
     const note = connectionSetupNote(report.connectionSetup!)!;
     for (const out of [renderTable(report), renderMarkdown(report), renderHtml(report)]) expect(out).toContain('connections opened before timing: set-up is not in these figures');
-    const reloaded = parseReport(JSON.stringify(report));
+    const reloaded = parseReport(JSON.stringify(report), 'report.json');
     expect((reloaded as BenchReport).connectionSetup).toEqual(report.connectionSetup);
     expect(renderTable(benchFixture())).not.toContain('connections opened');
     expect(note).toContain('170.0 ms on cross-region');
-    expect(() => parseReport(JSON.stringify({ ...report, connectionSetup: { ...report.connectionSetup, links: [{ link: 1 }] } }))).toThrow(/connectionSetup\.links\[0\]\.link/);
+    expect(() => parseReport(JSON.stringify({ ...report, connectionSetup: { ...report.connectionSetup, links: [{ link: 1 }] } }), 'report.json')).toThrow(/connectionSetup\.links\[0\]\.link/);
   });
 });
