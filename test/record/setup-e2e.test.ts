@@ -1,7 +1,6 @@
 /**
  * Real redis-server, real proxy with its TCP handshake cost (and --listen-tls), real ioredis: an application
- * that opens a connection per command is recorded on a 2 ms link (at 0 over --listen-tls the tap can stamp a
- * command's arrival before the previous reply's delivery and merge the two round trips); analyze names the connection set-up, and
+ * that opens a connection per command is recorded on a 2 ms link; analyze names the connection set-up, and
  * its projection to 20 ms is checked against the same application run through a 20 ms link.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -61,13 +60,13 @@ describe('a connection per command, recorded and projected to 20 ms', () => {
       for (let attempt = 1; attempt <= 3 && best >= 15; attempt++) {
         const rec = await recordSession(redis.address, join(dir, `${label}-${attempt}.trace`), connectionPerCommand, { proxy, rttUs: 2000 });
         const a = analyzeTrace(rec.trace, { rttsUs: [RTT_US] });
-        expect(a.setup).toMatchObject({
+        expect(a.setup, JSON.stringify(a.setup)).toMatchObject({
           opened: CONNECTIONS, tls, tcpRoundTrips: CONNECTIONS, tlsRoundTrips: tlsRtts * CONNECTIONS, commandRoundTrips: CONNECTIONS,
           setupCommands: { 'CLIENT SETNAME': CONNECTIONS }, otherCommands: CONNECTIONS, perConnection: 2 + tlsRtts,
         });
         const p = a.projections[0]!;
-        // Per connection (2 + tls) set-up round trips of (3 + tls): the share of the time waited.
-        expect(p.setupSharePct).toBeGreaterThan((100 * (2 + tlsRtts)) / (3 + tlsRtts) - 5);
+        // Per connection (2 + tls) set-up round trips of (3 + tls): the share of the time waited (Redis's time aside).
+        expect(p.setupSharePct, JSON.stringify(a.projections)).toBeGreaterThan((100 * (2 + tlsRtts)) / (3 + tlsRtts) - 10);
         expect(renderText(a)).toContain(`note: ${CONNECTIONS} connections opened for ${CONNECTIONS} commands: connection set-up is`);
         const measured = await timeSession(redis.address, RTT_US, connectionPerCommand, proxy);
         const errorPct = (100 * (p.wallMs - measured.wallMs)) / measured.wallMs;
