@@ -1,6 +1,7 @@
 /**
  * The note that names connection set-up in a bench report: whether it is in the figures, and what a new
- * connection would cost on each link. Pure; used by the table (terminal, HTML) and the markdown.
+ * connection would cost on each link. Pure; used by the table (terminal, HTML), the markdown and the
+ * open-loop reports.
  */
 import type { BenchReport, ConnectionSetup } from '../results/types.js';
 import { fmtMsWithUnit } from '../format.js';
@@ -15,8 +16,8 @@ export function connectionSetupNote(s: ConnectionSetup): string | undefined {
   return `${s.openedWhileTimed} connections opened while timing: their set-up is in these figures, ${what} each = ${cost}`;
 }
 
-/** The report's notes with the set-up note last (when the report has one). */
-export function notesWithSetup(report: BenchReport): string[] {
+/** The report's notes with the set-up note last (when the report has one). Bench and open-loop reports. */
+export function notesWithSetup(report: Pick<BenchReport, 'notes' | 'connectionSetup'>): string[] {
   const note = report.connectionSetup ? connectionSetupNote(report.connectionSetup) : undefined;
   return note === undefined ? report.notes : [...report.notes, note];
 }
