@@ -230,7 +230,8 @@ describe('bad input', () => {
     const other = await startPrivateRedis({ tls: true });
     try {
       for (const mode of ['auto', 'on'] as const) {
-        const err = await startProxy({ upstream: cluster.address, cluster: mode, upstreamTls: { ca: other.tls!.caFile }, log: () => {} }).catch((e: unknown) => e);
+        const wrongCa = { ca: other.tls!.caFile };
+        const err = await startProxy({ upstream: cluster.address, cluster: mode, upstreamTls: wrongCa, log: () => {} }).catch((e: unknown) => e);
         expect(err).toBeInstanceOf(ConfigError);
         expect((err as ConfigError).flag).toBe('--upstream-ca');
         expect((err as Error).message).toMatch(/SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY|self-signed|unable to verify/);
