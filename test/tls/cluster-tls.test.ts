@@ -11,7 +11,7 @@ import { ConfigError } from '../../src/errors.js';
 import { renderMetrics } from '../../src/proxy/registry-factory.js';
 import { encodeCommand, rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
 import { directClients, keyPerMaster } from '../cluster/helpers.js';
-import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
 const run = promisify(execFile);
 
@@ -221,6 +221,23 @@ describe('a slot moved under a stale client', () => {
       expect(await direct()).toEqual([]);
     } finally {
       for (const c of clients) c.disconnect();
+    }
+  });
+});
+
+describe('the CLI', () => {
+  it('proxy --upstream-tls --listen-tls (cluster auto): the JSON line lists the six nodes and the one CA; redis-cli -c --tls works through it', async () => {
+    const p = await startCliProxy(['--upstream', cluster.address, '--upstream-tls', '--upstream-ca', cluster.tls!.caFile, '--listen-tls']);
+    try {
+      const line = p.line as unknown as { tlsCa: string; nodes: { upstream: string; listen: string }[] };
+      expect(line.nodes).toHaveLength(6);
+      expect(line.tlsCa).toMatch(/ca\.crt$/);
+      const { key } = (await keyPerMaster(cluster))[1]!;
+      const cli = ['--tls', '--cacert', line.tlsCa, '-c', '-p', String(p.port)];
+      await run('redis-cli', [...cli, 'SET', key, 'via-cli']);
+      expect((await run('redis-cli', [...cli, 'GET', key])).stdout.trim()).toBe('via-cli');
+    } finally {
+      await p.stop('SIGTERM');
     }
   });
 });
