@@ -35,7 +35,7 @@ export function certificateError(options: ProxyOptions, err: unknown): ConfigErr
   const o = options.upstreamTls === true || !options.upstreamTls ? {} : options.upstreamTls;
   const value = flag === '--upstream-ca' ? (o.ca ?? "Node's bundled roots") : (o.servername ?? options.upstream);
   const what = flag === '--upstream-ca' ? 'a CA that signed' : 'a name in';
-  return new ConfigError(flag, value, `${what} the cluster node's certificate (${(err as Error).message})`);
+  return new ConfigError(flag, value, `${what} the upstream's certificate (${(err as Error).message})`);
 }
 
 /**

@@ -31,6 +31,12 @@ describe('redis-rtt proxy with TLS flags', () => {
         accepts: /with --listen-tls \(calibrate measures through a plaintext listener, not the TLS one clients use\)/,
       },
       { args: [...up, '--upstream-tls', '--upstream-ca', '/nonexistent/ca.pem', '--rtt', '1ms', '--compensate', 'calibrate'], flag: '--upstream-ca', accepts: /ENOENT/ },
+      // --cluster auto (the default) asks the upstream at start, over TLS: a wrong name stops it there.
+      {
+        args: [...up, '--upstream-tls', '--upstream-ca', t.caFile, '--upstream-servername', 'wrong.example'],
+        flag: '--upstream-servername',
+        accepts: /a name in the upstream's certificate \(cluster discovery at .* failed: ERR_TLS_CERT_ALTNAME_INVALID/,
+      },
     ];
     const results = await Promise.all(cases.map((c) => runCli(c.args)));
     results.forEach((r, i) => {
