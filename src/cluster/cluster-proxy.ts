@@ -106,6 +106,7 @@ export async function startClusterProxy(
   let unparsedTopology = 0;
   const loggedUnparsed = new Set<RewriteKind>();
   let compensationUs = options.compensationUs;
+  let insecureWarned = 0;
   /** Stages added on the handle: a node opened later starts with them too. */
   const userStages: StageFactory[] = [...(options.stages ?? [])];
   const nodes: NodeSet = new NodeSet({
@@ -140,7 +141,11 @@ export async function startClusterProxy(
         link,
         compensationUs,
         onEvent: undefined,
-        log: (line) => log(`node ${a.host}:${a.port}: ${line}`),
+        log: (line) => {
+          // Every node reads the same --upstream-insecure: one warning is enough.
+          if (line.startsWith('WARNING: --upstream-insecure') && insecureWarned++ > 0) return;
+          log(`node ${a.host}:${a.port}: ${line}`);
+        },
         stages: [stage, ...userStages],
       });
       // The seed measures the hop; the other nodes take its figure instead of measuring again.

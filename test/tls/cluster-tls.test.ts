@@ -225,6 +225,20 @@ describe('a slot moved under a stale client', () => {
   });
 });
 
+describe('--upstream-insecure in cluster mode', () => {
+  it('reaches every node without a CA and warns once, not once per node', async () => {
+    const logs: string[] = [];
+    const p = (await startProxy({ upstream: cluster.address, cluster: 'on', upstreamTls: { insecure: true }, log: (l) => logs.push(l) })) as RedisRttClusterProxy;
+    try {
+      expect(p.nodes()).toHaveLength(6);
+      expect(await through(p.port!, false, [['PING']])).toBe('+PONG\r\n');
+      expect(logs.filter((l) => l.includes('WARNING: --upstream-insecure'))).toHaveLength(1);
+    } finally {
+      await p.close();
+    }
+  });
+});
+
 describe('the CLI', () => {
   it('proxy --upstream-tls --listen-tls (cluster auto): the JSON line lists the six nodes and the one CA; redis-cli -c --tls works through it', async () => {
     const p = await startCliProxy(['--upstream', cluster.address, '--upstream-tls', '--upstream-ca', cluster.tls!.caFile, '--listen-tls']);
