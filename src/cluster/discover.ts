@@ -58,13 +58,19 @@ export async function discoverCluster(host: string, port: number, o: DiscoveryOp
   return { enabled: true, nodes: parseClusterNodes(nodes.text, host) };
 }
 
+export type CertificateFlag = '--upstream-ca' | '--upstream-servername' | '--upstream-cert';
+
 /**
- * The flag to blame when discovery failed because Redis's certificate does not verify (a wrong CA
- * or name fails every connection alike, so it is a start-up error), or undefined for other failures.
+ * The flag to blame when discovery failed on a certificate (a wrong CA or name, or a client
+ * certificate Redis refuses, fails every connection alike, so it is a start-up error): Node's
+ * verification codes for Redis's certificate, or an alert from Redis about ours (mTLS). Undefined
+ * for other failures.
  */
-export function certificateFlag(code: string | undefined): '--upstream-ca' | '--upstream-servername' | undefined {
+export function certificateFlag(code: string | undefined): CertificateFlag | undefined {
   if (code === undefined) return undefined;
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return '--upstream-servername';
+  if (/^ERR_SSL_.*ALERT_(CERTIFICATE_REQUIRED|UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_)/.test(code)) return '--upstream-cert';
+  if (code.startsWith('ERR_')) return undefined;
   return /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(code) ? '--upstream-ca' : undefined;
 }
 

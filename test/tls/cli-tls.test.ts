@@ -37,6 +37,8 @@ describe('redis-rtt proxy with TLS flags', () => {
         flag: '--upstream-servername',
         accepts: /a name in the upstream's certificate \(cluster discovery at .* failed: ERR_TLS_CERT_ALTNAME_INVALID/,
       },
+      // This Redis wants a client certificate (mTLS): its alert is named at start too.
+      { args: [...up, '--upstream-tls', '--upstream-ca', t.caFile], flag: '--upstream-cert', accepts: /a client certificate the upstream accepts \(.*CERTIFICATE_REQUIRED/ },
     ];
     const results = await Promise.all(cases.map((c) => runCli(c.args)));
     results.forEach((r, i) => {
