@@ -45,7 +45,7 @@ export class ProxiedConnection implements StagedConnection {
     const clock = o.scheduler.clock;
     const acceptedNs = clock.nowNs();
     client.setNoDelay(true);
-    this.upstream = dialUpstream(o.upstream, o.upstreamTls);
+    this.upstream = dialUpstream(o.upstream, o.upstreamTls, o.upstreamMeter);
     this.context = new StageContext(o.id, clock, (kind) => this.closeFromStage(kind), () => this.closedOnce());
 
     const tap = o.tap;

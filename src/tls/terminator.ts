@@ -18,20 +18,7 @@ import type { Direction } from '../link/types.js';
 import type { Scheduler } from '../link/scheduler.js';
 import { LinkStage } from '../stage/link-stage.js';
 import { SocketSink } from '../stage/socket-sink.js';
-
-/** Counted over all client-side TLS connections (the plaintext is in the tap's byte counters). */
-export interface TlsCounters {
-  /** Handshakes completed and failed. */
-  handshakes: number;
-  handshakeFailures: number;
-  /** TLS bytes on the client's TCP socket (records, handshake, alerts), client -> proxy and back. */
-  wireBytesUp: number;
-  wireBytesDown: number;
-}
-
-export function newTlsCounters(): TlsCounters {
-  return { handshakes: 0, handshakeFailures: 0, wireBytesUp: 0, wireBytesDown: 0 };
-}
+import type { TlsCounters } from './counters.js';
 
 export interface TlsTerminatorOptions {
   id: number;
@@ -73,6 +60,9 @@ export class TlsTerminator implements ClientTiming {
   /** TLS output written into the down line, and callbacks waiting for an offset to reach the socket. */
   private wireWritten = 0;
   private readonly waiters: { offset: number; done: (nowNs: number) => void }[] = [];
+  /** TLS output on the raw socket so far, and when it last grew. */
+  private wireOut = 0;
+  private wireOutNs = 0;
 
   constructor(
     readonly raw: net.Socket,
@@ -168,10 +158,15 @@ export class TlsTerminator implements ClientTiming {
   }
 
   whenOnWire(done: (nowNs: number) => void): void {
-    this.waiters.push({ offset: this.wireWritten, done });
+    // With no delay the TLS bytes can be on the socket before the plaintext write reports back: waiting
+    // for a later write would stamp this reply with the next one's time (and merge their round trips).
+    if (this.wireOut >= this.wireWritten) done(this.wireOutNs);
+    else this.waiters.push({ offset: this.wireWritten, done });
   }
 
   private onWire(offset: number, nowNs: number): void {
+    this.wireOut = offset;
+    this.wireOutNs = nowNs;
     const w = this.waiters;
     while (w.length > 0 && w[0]!.offset <= offset) w.shift()!.done(nowNs);
     this.releaseWrite();
