@@ -1,12 +1,18 @@
 // The RESP tap's CPU per command, no sockets: C connections' taps (as the proxy opens them, one
 // stats registry) fed interleaved 16-command GET chunks and their replies, with the deliveries the
 // delay lines would report. Each chunk is a fresh Buffer, as a socket read gives.
-//   npm run build && node lab/tools/tap-cost.mjs [connections=50] [rounds=20000]
-import { StatsRegistry } from '../../dist/stats/registry.js';
+// `depth` is the commands per chunk; `jitterNs` > 0 spreads the gaps between stamps (a
+// deterministic 0..jitterNs extra per step), so latencies differ from command to command as they
+// do at -P 1 (with equal gaps every reply shares its latencies and histograms batch them).
+//   npm run build && node lab/tools/tap-cost.mjs [connections=50] [rounds=20000] [depth=16] [jitterNs=0]
+// DIST=/other/tree/dist measures another build with the same script.
+const dist = process.env.DIST ?? '../../dist';
+const { StatsRegistry } = await import(`${dist}/stats/registry.js`);
 
 const conns = Number(process.argv[2] ?? 50);
 const rounds = Number(process.argv[3] ?? 20000);
-const depth = 16;
+const depth = Number(process.argv[4] ?? 16);
+const jitterNs = Number(process.argv[5] ?? 0);
 const registry = new StatsRegistry();
 const taps = Array.from({ length: conns }, (_, i) => registry.openConnection({ client: `127.0.0.1:${1000 + i}` }));
 const request = Buffer.from('*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n'.repeat(depth));
@@ -14,18 +20,24 @@ const reply = Buffer.from('$3\r\nxxx\r\n'.repeat(depth));
 const up = new Array(conns).fill(0);
 const down = new Array(conns).fill(0);
 let nowNs = 1e9;
+let seed = 12345;
+function step() {
+  if (jitterNs === 0) return 1000;
+  seed = (seed * 1103515245 + 12345) >>> 0;
+  return 1000 + (seed % (jitterNs + 1));
+}
 
 function round() {
   for (let c = 0; c < conns; c++) {
     const chunk = Buffer.from(request);
-    nowNs += 1000;
+    nowNs += step();
     taps[c].upChunk(chunk, nowNs);
     up[c] += chunk.length;
     taps[c].upDelivered(up[c], nowNs);
   }
   for (let c = 0; c < conns; c++) {
     const chunk = Buffer.from(reply);
-    nowNs += 1000;
+    nowNs += step();
     taps[c].downChunk(chunk, nowNs);
     down[c] += chunk.length;
     taps[c].downDelivered(down[c], nowNs);
@@ -41,4 +53,4 @@ const cpu = process.cpuUsage(cpu0);
 const commands = rounds * conns * depth;
 const totals = registry.snapshot({}).totals;
 if (totals.commands !== totals.replies || totals.unparsedBytes !== 0) throw new Error('the tap lost track');
-console.log(`${conns} connections: ${(wallNs / commands).toFixed(1)} ns per command wall, ${(((cpu.user + cpu.system) * 1000) / commands).toFixed(1)} ns CPU (Buffer copies included)`);
+console.log(`${conns} connections x ${depth}${jitterNs > 0 ? `, jitter ${jitterNs} ns` : ''}: ${(wallNs / commands).toFixed(1)} ns per command wall, ${(((cpu.user + cpu.system) * 1000) / commands).toFixed(1)} ns CPU (Buffer copies included)`);

@@ -6,6 +6,12 @@
  * Pure JS (no WebAssembly: it needs async set-up and a manual destroy()), no timers. The counts
  * array starts small and grows with the largest value seen, so a command that only ever took
  * microseconds costs ~14 KB rather than the ~95 KB a full 1-hour range would.
+ *
+ * Recording goes around HDR's index maths (`Math.log2`/`Math.pow` per value) where it can: values
+ * below DIRECT_US, which HDR at 3 digits keeps one per bucket, are counted in a plain array and
+ * handed to HDR, one call per distinct value, before anything reads the histogram. HDR's state
+ * (counts, total, min, max) does not depend on the order values came in, so every reading, the
+ * encoded form included, is the same as if each value had been recorded at once.
  */
 import * as hdr from 'hdr-histogram-js';
 
@@ -25,6 +31,10 @@ export const LATENCY_MAX_US = 3_600_000_000;
 const SIGNIFICANT_DIGITS = 3;
 // Values below 2048 get single-microsecond buckets at 3 digits; start there and grow on demand.
 const INITIAL_HIGHEST_US = 2048;
+/** Values below this are counted directly (one HDR bucket each at 3 significant digits). */
+const DIRECT_US = 2048;
+/** A direct count is handed to HDR before it would overflow its 16 bits. */
+const DIRECT_MAX_COUNT = 0xffff;
 
 function buildHdr(): hdr.Histogram {
   return hdr.build({
@@ -55,6 +65,10 @@ export class LatencyHistogram {
   private runCount = 0;
   // A running sum: HDR's own mean walks every bucket (~0.3 ms), and /stats asks for two per command.
   private sumUs = 0;
+  // Counts of values below DIRECT_US not yet in HDR (4 KB, made on the first such value), and how
+  // many values they hold.
+  private direct: Uint16Array | null = null;
+  private directCount = 0;
 
   constructor(from?: hdr.Histogram) {
     this.hdr = from ?? buildHdr();
@@ -66,6 +80,19 @@ export class LatencyHistogram {
     // `x > 0` is false for NaN too, so a missing stamp lands in the 0 bucket instead of throwing.
     const v = us > 0 ? (us < LATENCY_MAX_US ? Math.round(us) : LATENCY_MAX_US) : 0;
     this.sumUs += v;
+    if (v < DIRECT_US) {
+      const direct = this.direct ?? (this.direct = new Uint16Array(DIRECT_US));
+      const n = direct[v]! + 1;
+      if (n === DIRECT_MAX_COUNT) {
+        this.hdr.recordValueWithCount(v, n);
+        this.directCount -= n - 1;
+        direct[v] = 0;
+      } else {
+        direct[v] = n;
+        this.directCount++;
+      }
+      return;
+    }
     if (v === this.runValue) {
       this.runCount++;
       return;
@@ -76,7 +103,7 @@ export class LatencyHistogram {
   }
 
   get count(): number {
-    return this.hdr.totalCount + this.runCount;
+    return this.hdr.totalCount + this.runCount + this.directCount;
   }
 
   /**
@@ -114,6 +141,8 @@ export class LatencyHistogram {
 
   reset(): void {
     this.runCount = 0;
+    if (this.directCount > 0) this.direct!.fill(0);
+    this.directCount = 0;
     this.sumUs = 0;
     this.hdr.reset();
   }
@@ -145,11 +174,20 @@ export class LatencyHistogram {
     return this.flushed().outputPercentileDistribution(ticksPerHalfDistance, unitScale);
   }
 
-  /** The HDR histogram with the pending run of equal values recorded into it. */
+  /** The HDR histogram with the pending run of equal values and the direct counts recorded into it. */
   private flushed(): hdr.Histogram {
     if (this.runCount > 0) {
       this.hdr.recordValueWithCount(this.runValue, this.runCount);
       this.runCount = 0;
+    }
+    if (this.directCount > 0) {
+      const direct = this.direct!;
+      for (let v = 0; v < DIRECT_US; v++) {
+        const n = direct[v]!;
+        if (n !== 0) this.hdr.recordValueWithCount(v, n);
+      }
+      direct.fill(0);
+      this.directCount = 0;
     }
     return this.hdr;
   }

@@ -1,5 +1,18 @@
+import * as hdr from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
 import { LATENCY_MAX_US, LatencyHistogram } from '../../src/numbers/histogram.js';
+
+/** HDR fed one value at a time, as LatencyHistogram configures it: what every reading must equal. */
+function plainHdr(): hdr.Histogram {
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 2048,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+    bitBucketSize: 32,
+    useWebAssembly: false,
+  });
+}
 
 describe('LatencyHistogram', () => {
   it('summarises integer microseconds exactly below 2048 us', () => {
@@ -72,5 +85,39 @@ describe('LatencyHistogram', () => {
     expect(text).toContain('#[Max     =      100.000, Total count    =          100]');
     expect(text).toMatch(/^\s+100\.000 1\.000000000000\s+100\s*$/m);
     expect(h.percentileDistribution(5, 1000)).toContain('#[Max     =        0.100');
+  });
+
+  it('reads exactly as HDR fed each value at once, whatever the order and the reads between', () => {
+    const h = new LatencyHistogram();
+    const plain = plainHdr();
+    let seed = 7;
+    for (let i = 0; i < 20_000; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      // Mostly below 2048 us (counted directly), runs of equal values, some far above.
+      const v = i % 97 === 0 ? 2048 + (seed % 5_000_000) : i % 5 === 0 ? 300 : seed % 2100;
+      h.record(v);
+      plain.recordValue(v);
+      if (i % 4999 === 0) expect(h.encode()).toBe(hdr.encodeIntoCompressedBase64(plain));
+    }
+    expect(h.count).toBe(20_000);
+    expect(h.encode()).toBe(hdr.encodeIntoCompressedBase64(plain));
+    expect(h.valueAtPercentile(99.9)).toBe(plain.getValueAtPercentile(99.9));
+    expect(h.percentileDistribution()).toBe(plain.outputPercentileDistribution());
+  });
+
+  it('counts more equal small values than a 16-bit counter holds', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 200_000; i++) h.record(i % 2 === 0 ? 5 : 6);
+    h.record(5);
+    expect(h.count).toBe(200_001);
+    expect(h.summary()).toMatchObject({ count: 200_001, p50: 5, max: 6 });
+    const plain = plainHdr();
+    plain.recordValueWithCount(5, 100_001);
+    plain.recordValueWithCount(6, 100_000);
+    expect(h.encode()).toBe(hdr.encodeIntoCompressedBase64(plain));
+    h.reset();
+    expect(h.count).toBe(0);
+    h.record(7);
+    expect(h.summary()).toMatchObject({ count: 1, p50: 7, max: 7 });
   });
 });
