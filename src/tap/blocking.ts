@@ -36,6 +36,11 @@ export function isBlocking(name: string, frame: RequestHead): boolean {
   return false;
 }
 
+/** False when no request named `name` can block, whatever its arguments. */
+export function mayBlock(name: string): boolean {
+  return ALWAYS_BLOCKING.has(name) || name === 'XREAD' || name === 'XREADGROUP';
+}
+
 /**
  * Head arguments the request framer exposes: enough for isBlocking() to see XREADGROUP's BLOCK and
  * for the first key after its STREAMS (index 9 at the latest).

@@ -63,6 +63,11 @@ export function commandKind(name: string, frame: RequestHead): CommandKindCode {
   return CommandKind.Normal;
 }
 
+/** True when commandKind() reads the request's arguments for `name` (else its kind is the name's). */
+export function kindReadsArguments(name: string): boolean {
+  return name === 'CLIENT REPLY';
+}
+
 /** (P/S)SUBSCRIBE and (P/S)UNSUBSCRIBE: answered by one confirmation per channel. */
 export function isPubSubKind(kind: number): boolean {
   return kind >= CommandKind.Subscribe && kind <= CommandKind.SUnsubscribe;

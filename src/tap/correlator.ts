@@ -48,11 +48,11 @@
  */
 import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/command-name.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
-import type { CommandTable } from './command-table.js';
+import type { CommandEntry, CommandTable } from './command-table.js';
 import { countErrorReply, newCounters } from './counters.js';
 import type { Counters, TapEvent } from './counter-types.js';
-import { isBlocking, statsKey } from './blocking.js';
-import { CommandKind, commandKind, helloProtocol } from './command-kind.js';
+import { isBlocking, mayBlock, statsKey } from './blocking.js';
+import { CommandKind, commandKind, helloProtocol, kindReadsArguments } from './command-kind.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
 import { EXPECT_PER_SUBSCRIPTION, RequestModes } from './request-modes.js';
 import { PendingBudget } from './pending-budget.js';
@@ -90,6 +90,12 @@ export class Correlator {
   private sentOffset = 0;
   private deliveredOffset = 0;
   private lastDeliveredNs = 0;
+  // The last name whose stats entry and kind depend on the name alone (it cannot block, CLIENT
+  // REPLY reads its argument), with what they were: a connection mostly repeats one command, and
+  // names are interned, so one pointer compare replaces three hash lookups per request.
+  private plainName = '';
+  private plainEntry: CommandEntry | null = null;
+  private plainKind = 0;
 
   constructor(private readonly options: CorrelatorOptions) {
     this.budget = options.budget ?? new PendingBudget();
@@ -111,14 +117,29 @@ export class Correlator {
     const c = this.counters;
     const modes = this.requestModes;
     c.commands++;
-    const blocking = !modes.inMulti && isBlocking(name, frame);
+    let blocking = false;
+    let key = name;
+    let entry: CommandEntry;
+    let nameKind: number;
+    if (name === this.plainName) {
+      entry = this.plainEntry!;
+      nameKind = this.plainKind;
+    } else {
+      blocking = !modes.inMulti && isBlocking(name, frame);
+      if (blocking) key = statsKey(name, true);
+      entry = this.options.commands.entry(key, blocking);
+      nameKind = commandKind(name, frame);
+      if (!mayBlock(name) && !kindReadsArguments(name)) {
+        this.plainName = name;
+        this.plainEntry = entry;
+        this.plainKind = nameKind;
+      }
+    }
     if (blocking) c.blockingCommands++;
-    const key = blocking ? statsKey(name, true) : name;
-    const entry = this.options.commands.entry(key, blocking);
     entry.count++;
     if (this.desynced || this.degraded) return;
     if (this.budget.full(this.ring.size)) return this.degrade();
-    const kind = modes.effectiveKind(commandKind(name, frame));
+    const kind = modes.effectiveKind(nameKind);
     const rec = this.ring.push();
     this.budget.used++;
     rec.name = key;
