@@ -42,6 +42,13 @@ for (const [name, list] of Object.entries(CONTAINER_SUBCOMMANDS)) {
   commands.setString(name, { name, subs, unknownSub: `${name} ${UNKNOWN_COMMAND_NAME}` });
 }
 
+const CONTAINERS = new Set(Object.keys(CONTAINER_SUBCOMMANDS));
+
+/** True when `name` can stand for more than its first argument: a container command, or unknown. */
+export function nameReadsPastFirstArg(name: string): boolean {
+  return name === UNKNOWN_COMMAND_NAME || CONTAINERS.has(name) || name.indexOf(' ') >= 0;
+}
+
 /** Which bytes may appear in a name we have never seen: letters, digits and `_ . : | -`. */
 const NAME_BYTE = new Uint8Array(256);
 for (let b = 0; b < 256; b++) {

@@ -1,4 +1,4 @@
-import { commandName, commandNameAt } from './command-name.js';
+import { commandName, commandNameAt, nameReadsPastFirstArg } from './command-name.js';
 import { NAME_MAX_BYTES } from './limits.js';
 import type { RequestFrame } from './types.js';
 
@@ -114,6 +114,12 @@ export class RequestFrameImpl implements RequestFrame {
   #cache: Buffer[] | null = null;
   /** `start` of the frame #cache belongs to: starts only grow, so this tells frames apart. */
   #cacheStart = -1;
+  // The last name that its first argument's bytes alone decide, with those bytes: a connection
+  // mostly repeats one command, and comparing a few bytes is cheaper than hashing them. Unknown
+  // names are never kept (a later answer may teach the name, see command-name.ts).
+  #memoName = '';
+  #memoLen = -1;
+  readonly #memoBytes = Buffer.alloc(NAME_MAX_BYTES);
 
   constructor(slots: HeadSlots, headArgs: number, headBytes: number, argSizes: boolean) {
     this.#slots = slots;
@@ -146,8 +152,25 @@ export class RequestFrameImpl implements RequestFrame {
     const s = this.#slots;
     const argc = this.argc;
     if (argc < 1) return commandNameAt(NO_BYTES, 0, 0, NO_BYTES, 0, -1);
-    if (argc < 2) return commandNameAt(s.bufferOf(0), s.startOf(0), s.full[0]!, NO_BYTES, 0, -1);
-    return commandNameAt(s.bufferOf(0), s.startOf(0), s.full[0]!, s.bufferOf(1), s.startOf(1), s.full[1]!);
+    const len0 = s.full[0]!;
+    const buf0 = s.bufferOf(0);
+    const at0 = s.startOf(0);
+    if (len0 === this.#memoLen) {
+      const memo = this.#memoBytes;
+      let i = 0;
+      while (i < len0 && buf0[at0 + i] === memo[i]) i++;
+      if (i === len0) return this.#memoName;
+    }
+    const name = argc < 2
+      ? commandNameAt(buf0, at0, len0, NO_BYTES, 0, -1)
+      : commandNameAt(buf0, at0, len0, s.bufferOf(1), s.startOf(1), s.full[1]!);
+    // A known name is at most NAME_MAX_BYTES long, all of them kept in the slot.
+    if (!nameReadsPastFirstArg(name)) {
+      buf0.copy(this.#memoBytes, 0, at0, at0 + len0);
+      this.#memoLen = len0;
+      this.#memoName = name;
+    }
+    return name;
   }
 
   #materializeHead(): Buffer[] {

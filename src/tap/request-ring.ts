@@ -92,13 +92,16 @@ export class RequestRing {
     return this.slots[i & this.mask] as PendingRequest;
   }
 
-  /** Appends a blank record and returns it for the caller to fill. */
+  /**
+   * Appends a blank record and returns it for the caller to fill. A slot past the live records
+   * holds either nothing or a record shift() already cleared (grow() moves only live ones), so it
+   * is not cleared twice.
+   */
   push(): PendingRequest {
     if (this.tail - this.head === this.slots.length) this.grow();
     const i = this.tail & this.mask;
     let rec = this.slots[i];
     if (rec === undefined) rec = this.slots[i] = new PendingRequest();
-    else rec.clear();
     this.tail++;
     return rec;
   }

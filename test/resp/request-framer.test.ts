@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { learnProvenName } from '../../src/resp/command-name.js';
 import { requestCommandName } from '../../src/resp/request-frame.js';
 import { RequestFramer } from '../../src/resp/request-framer.js';
 import type { RequestFrame } from '../../src/resp/types.js';
@@ -44,6 +45,22 @@ describe('RequestFramer: multibulk', () => {
     expect(Object.keys(copies[0]!).sort()).toEqual(['argSizes', 'argc', 'end', 'head', 'inline', 'start']);
     expect(requestCommandName(copies[0]!)).toBe('CONFIG GET');
     expect(JSON.parse(json).head).toHaveLength(3);
+  });
+
+  it('names each frame afresh when the command changes, container and unknown names included', () => {
+    const names: string[] = [];
+    const framer = new RequestFramer({ frame: (f) => names.push(requestCommandName(f)) });
+    const requests = [
+      ['GET', 'k'], ['GET', 'k'], ['get', 'k'], ['CLIENT'], ['CLIENT', 'REPLY', 'ON'], ['CLIENT', 'ID'],
+      ['CLIENT', 'NOPE'], ['GETX', 'k'], ['GE', 'k'], ['GET'], ['TAPCOST.FOO', 'k'], ['TAPCOST.FOO', 'k'],
+    ];
+    const bytes = Buffer.concat([encode(requests.slice(0, 10)), b('PING\r\nget k\r\n'), encode(requests.slice(10, 11))]);
+    framer.push(bytes);
+    learnProvenName('TAPCOST.FOO'); // Redis answered it: later requests get the name
+    framer.push(encode(requests.slice(11)));
+    expect(names).toEqual([
+      'GET', 'GET', 'GET', 'CLIENT', 'CLIENT REPLY', 'CLIENT ID', 'CLIENT ?', '?', '?', 'GET', 'PING', 'GET', '?', 'TAPCOST.FOO',
+    ]);
   });
 
   it('consumes the requests Redis ignores (*0, *-1) without reporting them', () => {
