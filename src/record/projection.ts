@@ -34,6 +34,11 @@ export interface ProjectionOptions {
   handshake?: boolean;
   /** Whether the recording proxy already charged set-up (header link.handshake). @default false */
   recordedHandshake?: boolean;
+  /**
+   * Price each connection's handshakes at the link it was recorded on (its node's, in a cluster
+   * trace), not at `targetRttUs`: the session as it was. @default false
+   */
+  asRecorded?: boolean;
 }
 
 export interface ConnectionProjection {
@@ -89,13 +94,13 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
     let shiftUs = inheritUs;
     let waitUs = 0;
     const setup = connectionSetup(t, handshake);
-    const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * targetRttUs;
+    const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * (o.asRecorded ? t.openLinkRttUs : targetRttUs);
     const recordedUs = ((o.recordedHandshake ? setup.tcpRoundTrips : 0) + setup.tlsRoundTrips) * t.openLinkRttUs;
     let setupUs = handshakeUs;
     t.roundTrips.forEach((rt, i) => {
       if (i === 0) shiftUs += handshakeUs - recordedUs;
       const durationUs = rt.endUs - rt.startUs;
-      const projectedUs = rt.replied ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
+      const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
       shiftUs += projectedUs - durationUs;
       waitUs += projectedUs;
       if (i < setup.commandRoundTrips) setupUs += projectedUs;
