@@ -39,7 +39,10 @@ export function summarizeNodes(timelines: readonly ConnectionTimeline[]): NodeSu
     if (t.node === undefined) continue;
     let n = byNode.get(t.node);
     if (!n) {
-      n = { node: t.node, linkRttsUs: [], connections: 0, commands: 0, roundTrips: 0, roundTripSharePct: 0, waitMs: 0, redirects: { moved: 0, ask: 0 }, rtts: new Set(), waitUs: 0 };
+      n = {
+        node: t.node, linkRttsUs: [], connections: 0, commands: 0, roundTrips: 0, roundTripSharePct: 0, waitMs: 0,
+        redirects: { moved: 0, ask: 0 }, rtts: new Set(), waitUs: 0,
+      };
       if (t.listen !== undefined) n.listen = t.listen;
       byNode.set(t.node, n);
     }
@@ -80,7 +83,7 @@ function addRedirects(r: Redirects, t: ConnectionTimeline): void {
 export function redirectLine(r: Redirects): string | undefined {
   if (r.moved + r.ask === 0) return undefined;
   return (
-    `${r.moved} MOVED, ${r.ask} ASK ${r.moved + r.ask === 1 ? 'redirect' : 'redirects'}: each an extra round trip ` +
+    `${r.moved} MOVED, ${r.ask} ASK redirects: each an extra round trip ` +
     '(the client sends the command again to the node named; after MOVED it also re-reads the slot map)'
   );
 }
