@@ -33,6 +33,8 @@ export interface AnalyzeOptions {
   top?: number;
   /** Charge one RTT of set-up per connection opened during the recording. @default true */
   handshake?: boolean;
+  /** Chain round trips across connections (projection.ts). @default true for a cluster trace, else false */
+  chainConnections?: boolean;
 }
 
 export const DEFAULT_ANALYZE = { rttsUs: [200, 1200, 85_000], minRun: 3, maxGapUs: 100_000, top: 10, handshake: true };
@@ -125,6 +127,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     handshake: options.handshake ?? DEFAULT_ANALYZE.handshake,
   };
   const timelines = buildTimelines(trace.events, trace.header.link, trace.links, trace.nodeLinks);
+  const chainConnections = options.chainConnections ?? timelines.some((t) => t.node !== undefined);
   const connections = timelines.map(summarizeConnection);
   const totals = sumUsage(connections, timelines);
   const recordedHandshake = trace.header.link.handshake;
@@ -133,7 +136,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     return { setupMs: ms(p.setupUs), setupSharePct: waitedUs > 0 ? Math.round((1000 * p.setupUs) / waitedUs) / 10 : 0 };
   };
   const project = (rttUs: number): ProjectionRow => {
-    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake });
+    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake, chainConnections });
     return { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs), ...row(p) };
   };
   const recordedRttUs = linkRttUs(trace.header.link);
