@@ -112,6 +112,30 @@ describe('analyze on a cluster trace', () => {
     expect(buildTimelines(events, LOCAL_LINK)[1]!.roundTrips.map((rt) => rt.linkRttUs)).toEqual([0, 0]);
   });
 
+  it('chains round trips across node connections: a client alternating nodes waits for each in turn', () => {
+    // One client, two node connections, 4 sequential GETs alternating A, B, A, B (10 us think between).
+    const events: TapEvent[] = [];
+    const a = new Session(events, 1, 0, 0);
+    const b = new Session(events, 2, 0, 0);
+    Object.assign(events[0]!, { node: A });
+    Object.assign(events[1]!, { node: B });
+    let now = 0;
+    for (const s of [a, b, a, b]) {
+      s.nowUs = now + 10;
+      now = s.nowUs + s.rt(['GET']);
+    }
+    const timelines = buildTimelines(events, LOCAL_LINK);
+    const recordedWallUs = now;
+    const chained = projectSession(timelines, 1000, { handshake: false, chainConnections: true });
+    const independent = projectSession(timelines, 1000, { handshake: false });
+    expect(chained.wallUs).toBe(recordedWallUs + 4 * 1000);
+    expect(independent.wallUs).toBeLessThan(recordedWallUs + 4 * 1000);
+    // analyze chains a trace whose connections name nodes, and not a single-node one.
+    expect(analyzeTrace(traceOf(events), { rttsUs: [1000], handshake: false }).projections[0]!.wallMs).toBe(chained.wallUs / 1000);
+    const single = events.map((e) => (e.type === 'open' ? { type: e.type, conn: e.conn, atUs: e.atUs } : e));
+    expect(analyzeTrace(traceOf(single), { rttsUs: [1000], handshake: false }).projections[0]!.wallMs).toBe(independent.wallUs / 1000);
+  });
+
   it('one row per node, redirects counted and named in the report', () => {
     const { events, nodeLinks } = clusterSession();
     const a = analyzeTrace({ ...traceOf(events), nodeLinks });
