@@ -1,6 +1,7 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
+import { DelayLine } from '../../src/link/delay-line.js';
 import { PreciseScheduler } from '../../src/link/scheduler.js';
 
 /** A fake clock that counts reads: each poll of a lingering scheduler reads it once. */
@@ -88,5 +89,63 @@ describe('PreciseScheduler', () => {
     const quiet = clock.reads;
     await ticks(10);
     expect(clock.reads - quiet).toBeGreaterThanOrEqual(8);
+  });
+
+  it('catchUp fires what is due at once, in order, and nothing early, whether sleeping or polling', async () => {
+    const clock = new FakeClock(0);
+    const s = new PreciseScheduler({ clock, spinWindowNs: 2_000_000, lingerNs: 0 });
+    const fired: string[] = [];
+    s.schedule(5_000_000, () => fired.push('a')); // far: a coarse timer sleeps for it
+    s.schedule(5_000_001, () => fired.push('b'));
+    s.schedule(9_000_000, () => fired.push('c'));
+    s.catchUp(4_999_999);
+    expect(fired).toEqual([]);
+    clock.setNs(5_000_001);
+    s.catchUp(5_000_001); // before any poll or timer could run
+    expect(fired).toEqual(['a', 'b']);
+    expect(s.size).toBe(1);
+    // Re-armed for 'c': inside its window the poll takes over, and catchUp still fires first.
+    clock.setNs(8_000_000);
+    await ticks(3);
+    expect(fired).toEqual(['a', 'b']);
+    s.schedule(8_500_000, () => fired.push('d'));
+    clock.setNs(8_600_000);
+    s.catchUp(8_600_000);
+    expect(fired).toEqual(['a', 'b', 'd']);
+    clock.setNs(9_000_000);
+    await ticks(3);
+    expect(fired).toEqual(['a', 'b', 'd', 'c']);
+    expect(s.size).toBe(0);
+  });
+
+  it('a read on one delay line first sends what is due on another line of the same scheduler', () => {
+    const clock = new FakeClock(0);
+    const s = new PreciseScheduler({ clock, lingerNs: 0 });
+    const wire: string[] = [];
+    const line = (name: string, delayNs: number): DelayLine =>
+      new DelayLine({
+        scheduler: s,
+        sampleDelayNs: () => delayNs,
+        bandwidthBps: () => 0,
+        deliver: (chunks) => wire.push(`${name}:${Buffer.concat(chunks).toString()}`),
+        onEnd: () => undefined,
+      });
+    const slow = line('slow', 100_000);
+    const fast = line('fast', 0);
+    slow.push(Buffer.from('x'), 0);
+    clock.setNs(99_999);
+    fast.push(Buffer.from('y'), 99_999);
+    expect(wire).toEqual(['fast:y']); // not due yet: stays
+    clock.setNs(100_000);
+    fast.push(Buffer.from('z'), 100_000);
+    expect(wire).toEqual(['fast:y', 'slow:x', 'fast:z']);
+    // A line that read its own due bytes keeps their order ahead of the new chunk.
+    slow.push(Buffer.from('1'), 100_000);
+    clock.setNs(200_000);
+    slow.push(Buffer.from('2'), 200_000);
+    expect(wire.slice(3)).toEqual(['slow:1']);
+    expect(slow.queued).toBe(1);
+    slow.destroy(); // the poll stops with nothing left to wait for
+    expect(s.size).toBe(0);
   });
 });
