@@ -103,3 +103,5 @@ process.on('message', (m) => {
     process.send({ ok: true });
   } else if (m?.cmd === 'report') process.send(report());
 });
+// The IPC channel must not keep the proxy alive once SIGTERM has closed everything else.
+process.channel?.unref();

@@ -4,12 +4,14 @@
 // benchmark ran) and the load average. The proxy runs with lab/tools/lateness-diag.mjs preloaded,
 // which splits lateness by path (a coarse setTimeout woke the scheduler before the delivery, or
 // not), times the coarse setTimeout itself and counts the late deliveries (> 100 us) a GC pause
-// overlapped. `--old DIR` (a built redis-rtt tree) runs it beside this tree, cell by cell, in
-// alternating order; `--variant NAME:ENV=V[,ENV=V]` (repeatable) runs this tree again with the
-// diag's tuning variables (lateness-diag.mjs: LATENESS_SPIN_US, LATENESS_LINGER_US,
-// LATENESS_NO_CATCHUP). Docs: docs/precision.md "The proxy's own lateness".
+// overlapped. runq% is the share of the time the proxy's main thread was runnable but not running
+// (/proc schedstat): other processes held the cores then. `--old DIR` (a built redis-rtt tree)
+// runs beside this tree, proxy by proxy in alternating order; `--variant NAME:ENV=V[,ENV=V]`
+// (repeatable) runs this tree again with the diag's tuning variables (LATENESS_SPIN_US,
+// LATENESS_LINGER_US, LATENESS_NO_CATCHUP=1). Docs: docs/precision.md "The proxy's own lateness".
+// About 2 minutes per build with the defaults.
 //   npm run lab:lateness -- [--rtts 0.2,1.2,5,20,85] [--clients 1,50] [--seconds 3] [--rounds 1]
-//       [--old /tmp/base] [--variant spin4ms:LATENESS_SPIN_US=4000] [--proxy-args '...']
+//       [--old /tmp/base] [--variant nocatch:LATENESS_NO_CATCHUP=1] [--proxy-args '...']
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -17,6 +19,10 @@ import os from 'node:os';
 import path from 'node:path';
 
 const args = process.argv.slice(2);
+if (args.includes('--help')) {
+  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0].replaceAll('// ', '') + '\n');
+  process.exit(0);
+}
 const flag = (name, def) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : def;
@@ -38,7 +44,7 @@ args.forEach((a, i) => {
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lateness-'));
 const children = new Set();
 const stopAll = () => {
-  for (const c of children) c.kill('SIGTERM');
+  for (const c of children) c.kill('SIGTERM'), c.connected && c.disconnect();
   rmSync(tmp, { recursive: true, force: true });
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (stopAll(), process.exit(130)));
@@ -76,6 +82,13 @@ function cpuNs(pid) {
   return total;
 }
 
+/** The main thread's run-queue wait (ns runnable but not running) and involuntary switches. */
+function mainThreadWait(pid) {
+  const waitNs = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]);
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  return { waitNs, preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]) };
+}
+
 function bench(port, c, n) {
   const out = execFileSync('redis-benchmark', ['-p', String(port), '-t', 'get', '-n', String(n), '-c', String(c), '--csv', '-q'], { encoding: 'utf8' });
   const line = out.trim().split('\n').find((l) => l.startsWith('"GET"'));
@@ -98,7 +111,7 @@ async function startProxy(dir, env, redisPort, rttMs) {
   await waitPort(control);
   const ask = (cmd) => new Promise((r) => (child.once('message', r), child.send({ cmd })));
   const http = async (method, p) => (await fetch(`http://127.0.0.1:${control}${p}`, { method })).json();
-  return { child, port, ask, http, stop: () => (child.kill('SIGTERM'), children.delete(child)) };
+  return { child, port, ask, http, stop: () => (child.kill('SIGTERM'), child.connected && child.disconnect(), children.delete(child)) };
 }
 
 async function cell(proxy, rttMs, c) {
@@ -108,12 +121,16 @@ async function cell(proxy, rttMs, c) {
   await proxy.ask('reset');
   const load = os.loadavg()[0];
   const cpu0 = cpuNs(proxy.child.pid);
+  const wait0 = mainThreadWait(proxy.child.pid);
   const t0 = process.hrtime.bigint();
   const rps = bench(proxy.port, c, requestsFor(rttMs, c));
   const wallNs = Number(process.hrtime.bigint() - t0);
   const cpuPct = ((cpuNs(proxy.child.pid) - cpu0) / wallNs) * 100;
+  const wait1 = mainThreadWait(proxy.child.pid);
+  const runqPct = ((wait1.waitNs - wait0.waitNs) / wallNs) * 100;
+  const preemptedPerS = ((wait1.preempted - wait0.preempted) / wallNs) * 1e9;
   const self = (await proxy.http('GET', '/stats')).self;
-  return { rps, cpuPct, load, self, diag: await proxy.ask('report') };
+  return { rps, cpuPct, runqPct, preemptedPerS, load, self, diag: await proxy.ask('report') };
 }
 
 const redisPort = await freePort();
@@ -147,7 +164,7 @@ try {
 
 const f = (q) => `${q.p50}/${q.p99}/${q.max}`;
 console.log(`redis-benchmark GET through redis-rtt proxy --rtt X ${proxyArgs.join(' ')}; ${rounds} round(s); microseconds unless marked`);
-console.log('build    rtt_ms  -c  late p50/p99/max   n      coarse p99(n)   fine p99(n)    coarse-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  rps     load');
+console.log('build    rtt_ms  -c  late p50/p99/max   n      coarse p99(n)   fine p99(n)    coarse-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  runq%  preempt/s  rps     load');
 for (const x of rows) {
   const d = x.diag;
   const s = x.self;
@@ -167,6 +184,8 @@ for (const x of rows) {
       `${d.lateOver100} (${d.lateOver100WithGc})`.padStart(14),
       d.elu.toFixed(2).padStart(5),
       x.cpuPct.toFixed(0).padStart(5),
+      x.runqPct.toFixed(1).padStart(6),
+      x.preemptedPerS.toFixed(0).padStart(10),
       String(Math.round(x.rps)).padStart(7),
       x.load.toFixed(2).padStart(6),
     ].join(' '),
