@@ -44,7 +44,10 @@ args.forEach((a, i) => {
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lateness-'));
 const children = new Set();
 const stopAll = () => {
-  for (const c of children) c.kill('SIGTERM'), c.connected && c.disconnect();
+  for (const c of children) {
+    c.kill('SIGTERM');
+    if (c.connected) c.disconnect();
+  }
   rmSync(tmp, { recursive: true, force: true });
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (stopAll(), process.exit(130)));
@@ -110,7 +113,7 @@ async function startProxy(dir, env, redisPort, rttMs) {
   await waitPort(port);
   await waitPort(control);
   const ask = (cmd) => new Promise((r) => (child.once('message', r), child.send({ cmd })));
-  const http = async (method, p) => (await fetch(`http://127.0.0.1:${control}${p}`, { method })).json();
+  const http = async (method, p) => (await globalThis.fetch(`http://127.0.0.1:${control}${p}`, { method })).json();
   return { child, port, ask, http, stop: () => (child.kill('SIGTERM'), child.connected && child.disconnect(), children.delete(child)) };
 }
 
