@@ -60,6 +60,8 @@ export type {
   TapEvent,
   CommandEvent,
   PushEvent,
+  ConnectionEvent,
+  TlsEvent,
 } from './stats/types.js';
 
 export { runBench, type BenchOptions } from './workload/bench.js';

@@ -33,7 +33,7 @@ export function registerAnalyze(program: Command): void {
     .option('--min-run <n>', 'shortest run of single-command round trips reported as an opportunity', String(DEFAULT_ANALYZE.minRun))
     .option('--max-gap <duration>', 'longest client think time inside such a run (a longer pause ends it)', '100ms')
     .option('--top <n>', 'commands listed by time waited', String(DEFAULT_ANALYZE.top))
-    .option('--no-handshake', 'do not charge one RTT of TCP set-up to connections opened during the recording')
+    .option('--no-handshake', 'do not charge one RTT of TCP set-up to connections opened during the recording (recorded TLS handshakes are still charged)')
     .addHelpText(
       'after',
       '\nExamples:\n' +

@@ -2,6 +2,7 @@ import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type tls from 'node:tls';
 import { TlsTerminator, newTlsCounters } from '../tls/terminator.js';
+import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
 import { PreciseScheduler, type Scheduler } from '../link/scheduler.js';
@@ -176,6 +177,9 @@ export class ProxyServer {
       }));
       this.terminators.add(t);
       socket.once('close', () => this.terminators.delete(t));
+      const onEvent = this.o.onEvent;
+      // Which version, and whether resumed, is what a recording needs to know the set-up's round trips.
+      if (onEvent) t.plain.once('secure', () => onEvent({ type: 'tls', conn: id, atUs: realClock.nowNs() / 1000, version: t.plain.getProtocol() ?? '?', resumed: t.plain.isSessionReused() }));
       clientSocket = t.plain;
     }
     const conn = new ProxiedConnection(clientSocket, {

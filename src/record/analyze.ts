@@ -9,7 +9,8 @@
  * Then the what-if projections (projection.ts), the opportunities (opportunities.ts) and the commands that
  * cost the most waiting (a round trip's wait is shared equally among the commands it carried).
  */
-import { projectSession } from './projection.js';
+import { projectSession, type SessionProjection } from './projection.js';
+import { setupAdvice, summarizeSetup, type SetupSummary } from './setup.js';
 import { findOpportunities, ms, type Opportunity } from './opportunities.js';
 import { buildTimelines, linkRttUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
 import { topCommands, type TopCommand } from './top-commands.js';
@@ -73,6 +74,15 @@ export interface ProjectionRow {
   roundTrips: number;
   /** Sum of the projected round-trip durations over all connections. */
   waitMs: number;
+  /** Connection set-up at this RTT: TCP / TLS handshakes plus the set-up commands' round trips (setup.ts). */
+  setupMs: number;
+  /** setupMs as a share of the time waited (round trips + handshakes), percent. */
+  setupSharePct: number;
+}
+
+export interface SetupAnalysis extends SetupSummary {
+  /** Said when set-up is a large share of the time at the largest RTT projected. */
+  advice?: string;
 }
 
 export interface Analysis {
@@ -92,6 +102,8 @@ export interface Analysis {
   /** The session as recorded, for comparison with the projections. */
   recorded: ProjectionRow;
   projections: ProjectionRow[];
+  /** Connection set-up: connections opened, handshake and set-up-command round trips. */
+  setup: SetupAnalysis;
   opportunities: Opportunity[];
   topCommands: TopCommand[];
 }
@@ -107,10 +119,22 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   const timelines = buildTimelines(trace.events, trace.header.link, trace.links);
   const connections = timelines.map(summarizeConnection);
   const totals = sumUsage(connections, timelines);
-  const project = (rttUs: number): ProjectionRow => {
-    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake: trace.header.link.handshake });
-    return { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs) };
+  const recordedHandshake = trace.header.link.handshake;
+  const row = (p: SessionProjection): Omit<ProjectionRow, 'rttUs' | 'wallMs' | 'roundTrips' | 'waitMs'> => {
+    const waitedUs = p.waitUs + p.handshakeUs;
+    return { setupMs: ms(p.setupUs), setupSharePct: waitedUs > 0 ? Math.round((1000 * p.setupUs) / waitedUs) / 10 : 0 };
   };
+  const project = (rttUs: number): ProjectionRow => {
+    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake });
+    return { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs), ...row(p) };
+  };
+  const recordedRttUs = linkRttUs(trace.header.link);
+  // Set-up as it was paid while recording: TLS always, TCP when the recording proxy charged it.
+  const asRecorded = row(projectSession(timelines, recordedRttUs, { handshake: o.handshake && recordedHandshake, recordedHandshake }));
+  const projections = o.rttsUs.map(project);
+  const setup: SetupAnalysis = summarizeSetup(timelines, o.handshake);
+  const advice = setupAdvice(setup, projections);
+  if (advice !== undefined) setup.advice = advice;
   const analysis: Analysis = {
     trace: {
       version: trace.header.version,
@@ -124,8 +148,9 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     },
     totals,
     connections,
-    recorded: { rttUs: linkRttUs(trace.header.link), wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs },
-    projections: o.rttsUs.map(project),
+    recorded: { rttUs: recordedRttUs, wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs, ...asRecorded },
+    projections,
+    setup,
     opportunities: findOpportunities(timelines, { minRun: o.minRun, maxGapUs: o.maxGapUs, rttsUs: o.rttsUs }),
     topCommands: topCommands(timelines, o.top),
   };

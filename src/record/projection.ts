@@ -7,8 +7,10 @@
  *     duration' = max(0, duration - recorded RTT + target RTT)      (only round trips that got a reply)
  * Think time (the client's own work between a reply and its next request), Redis's time and the proxy's
  * own hop stay as recorded; the number of round trips stays too (the application is not rewritten).
- * A connection opened during the recording also pays its TCP set-up, one RTT before its first request
- * (less what set-up cost when recording, when the recording proxy emulated it).
+ * A connection opened during the recording also pays its TCP set-up, one RTT before its first request,
+ * and a TLS client its handshake's round trips (setup.ts), less what they cost on the recording link
+ * (the recording proxy charged TLS always, TCP unless --no-handshake). `setupUs` is the time spent on
+ * set-up at the target RTT: those handshakes plus the leading round trips of set-up commands (HELLO...).
  *
  * Across connections: a connection that opens while others are busy is taken to start independently,
  * but it inherits the shift of the most recent round trip (on any connection) that finished before it
@@ -24,6 +26,7 @@
  * link is a floor. Checked against a real 20 ms link (test/record/end-to-end.test.ts): a 209-round-trip
  * ioredis session projected within a few percent, low; treat many-connection projections as a guide.
  */
+import { connectionSetup } from './setup.js';
 import type { ConnectionTimeline } from './timeline.js';
 
 export interface ProjectionOptions {
@@ -39,6 +42,8 @@ export interface ConnectionProjection {
   endUs: number;
   /** Sum of projected round-trip durations. */
   waitUs: number;
+  /** Handshakes plus leading set-up-command round trips, at the target RTT. */
+  setupUs: number;
 }
 
 export interface SessionProjection {
@@ -46,6 +51,10 @@ export interface SessionProjection {
   wallUs: number;
   roundTrips: number;
   waitUs: number;
+  /** Sum of the connections' setupUs. */
+  setupUs: number;
+  /** Handshake time alone (not in waitUs, which holds round trips the tap saw). */
+  handshakeUs: number;
   connections: ConnectionProjection[];
 }
 
@@ -63,6 +72,7 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
   const byConn = new Map(timelines.map((t) => [t.conn, t]));
   const results = new Map<number, ConnectionProjection>();
   let latest: { atUs: number; shiftUs: number } | undefined;
+  let handshakeTotalUs = 0;
 
   // Sweep in time order; at equal times a finished round trip comes before a start (it happened first).
   // A connection's round trips are projected when it starts, since its inherited shift is known then.
@@ -78,17 +88,22 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
     const inheritUs = latest?.shiftUs ?? 0;
     let shiftUs = inheritUs;
     let waitUs = 0;
-    const setupUs = handshake && t.openUs !== undefined ? targetRttUs - (o.recordedHandshake ? (t.roundTrips[0]?.linkRttUs ?? 0) : 0) : 0;
+    const setup = connectionSetup(t, handshake);
+    const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * targetRttUs;
+    const recordedUs = ((o.recordedHandshake ? setup.tcpRoundTrips : 0) + setup.tlsRoundTrips) * t.openLinkRttUs;
+    let setupUs = handshakeUs;
     t.roundTrips.forEach((rt, i) => {
-      if (i === 0) shiftUs += setupUs;
+      if (i === 0) shiftUs += handshakeUs - recordedUs;
       const durationUs = rt.endUs - rt.startUs;
       const projectedUs = rt.replied ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
       shiftUs += projectedUs - durationUs;
       waitUs += projectedUs;
+      if (i < setup.commandRoundTrips) setupUs += projectedUs;
       queue.add({ atUs: rt.endUs, kind: 'done', conn: t.conn, shiftUs });
     });
     if (t.closeUs !== undefined) queue.add({ atUs: t.endUs, kind: 'done', conn: t.conn, shiftUs });
-    results.set(t.conn, { conn: t.conn, startUs: t.startUs + inheritUs, endUs: t.endUs + shiftUs, waitUs });
+    results.set(t.conn, { conn: t.conn, startUs: t.startUs + inheritUs, endUs: t.endUs + shiftUs, waitUs, setupUs });
+    handshakeTotalUs += handshakeUs;
   }
 
   const connections = timelines.map((t) => results.get(t.conn)!);
@@ -103,6 +118,8 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
     wallUs: connections.length > 0 ? Math.max(0, endUs - startUs) : 0,
     roundTrips: timelines.reduce((n, t) => n + t.roundTrips.length, 0),
     waitUs: connections.reduce((n, c) => n + c.waitUs, 0),
+    setupUs: connections.reduce((n, c) => n + c.setupUs, 0),
+    handshakeUs: handshakeTotalUs,
     connections,
   };
 }

@@ -5,8 +5,9 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { rttLabel } from './render.js';
+import { rttLabel, setupLine } from './render.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
+import { hasSetup } from './setup.js';
 
 const CSS = `body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,Arial,sans-serif;margin:2rem auto;max-width:1100px;color:#222;padding:0 1rem}
 h1{font-size:1.4rem}h2{font-size:1.1rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0;font-size:.9rem}
@@ -36,12 +37,19 @@ export function renderHtml(a: Analysis, file?: string): string {
       series: [{ label: 'projected wall time', style: seriesStyle(0), kind: 'bar', values: rows.map((r) => r.wallMs) }],
     }),
   );
+  const withSetup = hasSetup(a.setup);
+  const rowData = [a.recorded, ...a.projections];
   parts.push(
     table(
-      ['RTT', 'projected wall', 'waiting', 'round trips'],
-      rows.map((r, i) => [r.label, fmtMsWithUnit(r.wallMs), fmtMsWithUnit(i === 0 ? a.recorded.waitMs : a.projections[i - 1]!.waitMs), String(t.roundTrips)]),
+      ['RTT', 'projected wall', 'waiting', 'round trips', ...(withSetup ? ['set-up', 'set-up share'] : [])],
+      rows.map((r, i) => [
+        r.label, fmtMsWithUnit(r.wallMs), fmtMsWithUnit(rowData[i]!.waitMs), String(t.roundTrips),
+        ...(withSetup ? [fmtMsWithUnit(rowData[i]!.setupMs), `${rowData[i]!.setupSharePct.toFixed(1)}%`] : []),
+      ]),
     ),
   );
+  if (withSetup) parts.push(`<p class="note">${esc(setupLine(a))}</p>`);
+  if (a.setup.advice !== undefined) parts.push(`<p class="warn">${esc(a.setup.advice)}</p>`);
   parts.push(
     '<p class="note">Each round trip pays the new RTT instead of the recorded one; the client\'s think time, Redis\'s time and the number of round trips stay as recorded. Dependencies between connections other than "opened after" are not visible.</p>',
   );

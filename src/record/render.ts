@@ -6,6 +6,7 @@ import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
 import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
+import { hasSetup } from './setup.js';
 
 export interface RenderOptions {
   /** The trace's path, shown in the heading. */
@@ -64,12 +65,17 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push(...grid(depthRows, ['left', 'right', 'right']));
 
   out.push('', `what if the link had another RTT (same ${plural(t.roundTrips, 'round trip')}; think and server time as recorded)`);
-  const projRows: GridRow[] = [{ cells: ['RTT', 'projected wall', 'waiting', 'x recorded'] }];
-  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsWithUnit(a.recorded.wallMs), fmtMsWithUnit(a.recorded.waitMs), '1.00'] });
+  const su = a.setup;
+  const withSetup = hasSetup(su);
+  if (withSetup) out.push(`  ${setupLine(a)}`);
+  const setupCells = (p: { setupMs: number; setupSharePct: number }): string[] => (withSetup ? [fmtMsWithUnit(p.setupMs), `${p.setupSharePct.toFixed(1)}%`] : []);
+  const projRows: GridRow[] = [{ cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : [])] }];
+  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsWithUnit(a.recorded.wallMs), fmtMsWithUnit(a.recorded.waitMs), '1.00', ...setupCells(a.recorded)] });
   for (const p of a.projections) {
-    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsWithUnit(p.wallMs), fmtMsWithUnit(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-'] });
+    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsWithUnit(p.wallMs), fmtMsWithUnit(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p)] });
   }
-  out.push(...grid(projRows, ['left', 'right', 'right', 'right']));
+  out.push(...grid(projRows, ['left', 'right', 'right', 'right', 'right', 'right']));
+  if (su.advice !== undefined) out.push(`  note: ${su.advice}`);
 
   const max = o.maxOpportunities ?? 10;
   out.push('', 'opportunities: round trips in a row that one pipeline or multi-key command could do at once, if independent');
@@ -100,6 +106,20 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   }
   out.push(...grid(topRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * "connection set-up: 40 connections opened while recording (40 TLSv1.3); round trips before the first command:
+ * 40 TCP connect + 40 TLS + 40 of set-up commands (HELLO 40) = 3 per connection"
+ */
+export function setupLine(a: Analysis): string {
+  const su = a.setup;
+  const tls = Object.entries(su.tls).map(([v, count]) => `${count} ${v}`).join(', ');
+  const cmds = Object.entries(su.setupCommands).map(([name, count]) => `${name} ${count}`).join(', ');
+  return (
+    `connection set-up: ${plural(su.opened, 'connection')} opened while recording${tls ? ` (${tls})` : ''}; round trips before the first command: ` +
+    `${su.tcpRoundTrips} TCP connect${tls ? ` + ${su.tlsRoundTrips} TLS` : ''} + ${su.commandRoundTrips} of set-up commands${cmds ? ` (${cmds})` : ''} = ${su.perConnection} per connection`
+  );
 }
 
 function grid(rows: GridRow[], align: Align[]): string[] {

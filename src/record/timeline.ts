@@ -32,6 +32,10 @@ export interface ConnectionTimeline {
   /** When the proxy accepted it (absent: opened before the recording started). */
   openUs?: number;
   closeUs?: number;
+  /** The client's TLS handshake (recorded with --listen-tls): version, resumed, finished at. */
+  tls?: { version: string; resumed: boolean; atUs: number };
+  /** The link's RTT when it opened (set-up paid this on the recording link). */
+  openLinkRttUs: number;
   /** open, else the first event; close, else the last event. */
   startUs: number;
   endUs: number;
@@ -45,7 +49,7 @@ export function linkRttUs(link: TraceLink): number {
 
 /** Groups a trace's events by connection (ordered by start, then id) and rebuilds the round trips. */
 export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLink, links: readonly LinkChange[] = []): ConnectionTimeline[] {
-  const byConn = new Map<number, { cmds: CommandEvent[]; pushes: PushEvent[]; open?: number; close?: number; client?: string }>();
+  const byConn = new Map<number, { cmds: CommandEvent[]; pushes: PushEvent[]; open?: number; close?: number; client?: string; tls?: ConnectionTimeline['tls'] }>();
   const get = (conn: number) => {
     let c = byConn.get(conn);
     if (!c) byConn.set(conn, (c = { cmds: [], pushes: [] }));
@@ -58,7 +62,8 @@ export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLi
     else if (e.type === 'open') {
       c.open = e.atUs;
       if (e.client !== undefined) c.client = e.client;
-    } else c.close = e.atUs;
+    } else if (e.type === 'tls') c.tls = { version: e.version, resumed: e.resumed, atUs: e.atUs };
+    else c.close = e.atUs;
   }
   const rttAt = linkLookup(initialLink, links);
   const timelines: ConnectionTimeline[] = [];
@@ -91,13 +96,16 @@ export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLi
     for (const p of c.pushes) see(p.atUs);
     see(c.open);
     see(c.close);
+    const startUs = c.open ?? minUs;
     const t: ConnectionTimeline = {
       conn,
-      startUs: c.open ?? minUs,
+      startUs,
       endUs: maxUs,
       roundTrips,
       pushes: c.pushes,
+      openLinkRttUs: rttAt(startUs),
     };
+    if (c.tls !== undefined) t.tls = c.tls;
     if (c.client !== undefined) t.client = c.client;
     if (c.open !== undefined) t.openUs = c.open;
     if (c.close !== undefined) t.closeUs = c.close;

@@ -3,7 +3,7 @@
  * relative to the trace start, a link change, or a trailer. Throws an Error naming the bad field; the
  * reader adds the file and line.
  */
-import type { CommandEvent, ConnectionEvent, PushEvent, TapEvent } from '../stats/types.js';
+import type { CommandEvent, ConnectionEvent, PushEvent, TapEvent, TlsEvent } from '../stats/types.js';
 import type { LinkChange, TraceEnd, TraceLink, TraceTruncation, TruncationReason } from './trace-format.js';
 
 /** A decoded event line: the TapEvent with times relative to the trace start, or a link change. */
@@ -51,6 +51,10 @@ export function decodeEvent(obj: Record<string, unknown>): DecodedLine {
     case 'close': {
       const event: ConnectionEvent = { type: obj.type, conn: int(obj, 'c'), atUs: num(obj, 't') };
       if (typeof obj.client === 'string') event.client = obj.client;
+      return { kind: 'event', event };
+    }
+    case 'tls': {
+      const event: TlsEvent = { type: 'tls', conn: int(obj, 'c'), atUs: num(obj, 't'), version: str(obj, 'v'), resumed: obj.resumed === 1 };
       return { kind: 'event', event };
     }
     case 'link':

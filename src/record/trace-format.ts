@@ -9,6 +9,7 @@
  *    "clock":"proxy monotonic us","keys":"none","link":{"upUs":0,"downUs":0,"jitterUs":0,
  *    "jitterDist":"uniform","bandwidthBps":0,"handshake":true},"tool":"redis-rtt 0.1.0"}
  *   {"type":"open","c":1,"t":812.4,"client":"127.0.0.1:52144"}
+ *   {"type":"tls","c":1,"t":41230.7,"v":"TLSv1.3"}
  *   {"type":"cmd","c":1,"rt":7,"n":"GET","argc":2,"as":[3,9],"up":27,"down":11,"t":1520.3,"sent":0.9,
  *    "first":48.2,"dlv":61.7,"r":"$"}
  *   {"type":"push","c":2,"t":9120.5,"bytes":52,"kind":"message"}
@@ -34,6 +35,10 @@
  * "$", "*", "%", ... or "none"); err error prefix (ERR, WRONGTYPE, ...); blk 1 for blocking commands;
  * unsent 1 when the connection closed before the request reached Redis.
  * Never in a trace: key names, values, arguments, error messages, passwords.
+ *
+ * tls (proxies with --listen-tls only): the client's TLS handshake finished at t; v the version Node
+ * negotiated ("TLSv1.3", "TLSv1.2"); resumed 1 for an abbreviated handshake (a resumed session). Added
+ * within version 1: a trace without tls lines is all plaintext (or recorded before they existed).
  *
  * Trailers: `truncated` when the size bound was reached (or the disk could not keep up / failed): no
  * event lines follow it. `end` when the recorder was closed cleanly; a trace without it was cut off.
@@ -146,6 +151,10 @@ export function encodeEvent(e: TapEvent, t0Us: number, keys: KeyMode): string | 
         bytes: e.bytes,
         kind: safeWord(e.kind) ?? 'push',
       });
+    case 'tls': {
+      if (!Number.isFinite(e.atUs) || !Number.isFinite(e.conn)) return undefined;
+      return JSON.stringify({ type: 'tls', c: e.conn, t: roundTenth(e.atUs - t0Us), v: safeWord(e.version) ?? '?', ...(e.resumed ? { resumed: 1 } : {}) });
+    }
     case 'open':
     case 'close': {
       if (!Number.isFinite(e.atUs) || !Number.isFinite(e.conn)) return undefined;

@@ -62,7 +62,18 @@ function benchProblem(d: Json): string | null {
         shape(r.latencyUs as Json, LATENCY, `${p}.latencyUs.`) ??
         shape(r.breakdown as Json, BREAKDOWN, `${p}.breakdown.`)),
       'results') ??
-    firstProblem(d.notes as unknown[], (n, p) => (typeof n === 'string' ? null : `${p} is not a string`), 'notes')
+    firstProblem(d.notes as unknown[], (n, p) => (typeof n === 'string' ? null : `${p} is not a string`), 'notes') ??
+    setupProblem(d.connectionSetup)
+  );
+}
+
+/** Optional (older reports have none); when present, the note is built from it. */
+function setupProblem(v: unknown): string | null {
+  if (v === undefined) return null;
+  if (!isObject(v)) return 'connectionSetup is not an object';
+  return (
+    shape(v, { openedWhileTimed: 'number', roundTrips: 'number', steps: 'array', links: 'array' }, 'connectionSetup.') ??
+    firstProblem(v.links as unknown[], (l, p) => (!isObject(l) ? `${p} is not an object` : shape(l, { link: 'string', rttUs: 'number', ms: 'number' }, `${p}.`)), 'connectionSetup.links')
   );
 }
 

@@ -4,6 +4,7 @@
  * and method.
  */
 import type { BenchReport, CalibrateReport } from '../results/types.js';
+import { notesWithSetup } from './connection-setup.js';
 import { environmentLine, methodLines } from './context.js';
 import { fieldTable, scalarText } from './fields.js';
 import { renderReading } from './reading.js';
@@ -19,8 +20,9 @@ export function renderMarkdown(report: BenchReport | CalibrateReport): string {
     const reading = renderReading(report);
     if (reading.length > 0) out.push(...reading.map((l) => `- ${mdText(l)}`), '');
     out.push(...mdTable(report), '');
-    if (report.notes.length > 0) {
-      out.push('Notes:', '', ...report.notes.map((n, i) => `${i + 1}. ${mdText(n)}`), '');
+    const notes = notesWithSetup(report);
+    if (notes.length > 0) {
+      out.push('Notes:', '', ...notes.map((n, i) => `${i + 1}. ${mdText(n)}`), '');
     }
     out.push('Method:', '', ...methodLines(report.method).map((l) => `- ${mdText(l)}`), '');
   }

@@ -13,6 +13,7 @@ import {
   fmtUsShort,
   orDash,
 } from '../format.js';
+import { notesWithSetup } from './connection-setup.js';
 import { ambiguousWorkloads, configLabel, groupByLink, isOk, type LinkGroup } from './order.js';
 
 export interface Column {
@@ -89,7 +90,7 @@ export function buildTableModel(report: BenchReport): TableModel {
       return { cells: columns.map((c) => values[c.key] ?? ''), failed: !isOk(r), refs };
     }),
   }));
-  for (const note of report.notes) ref(note);
+  for (const note of notesWithSetup(report)) ref(note);
   return { columns, blocks, footnotes };
 }
 

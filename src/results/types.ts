@@ -92,6 +92,23 @@ export interface BenchReport {
   results: BenchResult[];
   /** Configurations skipped as not applicable, and other notes for the reader. */
   notes: string[];
+  /** What opening a connection costs on each link, and whether any was opened while timing (absent in older reports). */
+  connectionSetup?: ConnectionSetup;
+}
+
+/**
+ * Connection set-up in a bench run: the driver connects every client before any sample is timed, so
+ * no figure includes it; this says what a new connection would have cost on each link.
+ */
+export interface ConnectionSetup {
+  /** Connections opened while a sample was timed (0: every client connects before timing). */
+  openedWhileTimed: number;
+  /** Round trips a new connection pays before its first command. */
+  roundTrips: number;
+  /** What they are: "TCP connect" (the proxy charges one RTT for it), "HELLO" (RESP3) or "AUTH". */
+  steps: string[];
+  /** Per link with a simulated RTT: roundTrips x RTT. */
+  links: { link: string; rttUs: number; ms: number }[];
 }
 
 export interface CalibrateRow {

@@ -16,6 +16,7 @@ export type {
   CommandEvent,
   PushEvent,
   ConnectionEvent,
+  TlsEvent,
   TapEvent,
 } from '../tap/counter-types.js';
 

@@ -134,4 +134,18 @@ export interface ConnectionEvent {
   client?: string;
 }
 
-export type TapEvent = CommandEvent | PushEvent | ConnectionEvent;
+/**
+ * A client's TLS handshake finished (only with listenTls): which version it negotiated and whether it
+ * resumed a session, so a recording knows the round trips that connection's set-up cost.
+ */
+export interface TlsEvent {
+  type: 'tls';
+  conn: number;
+  atUs: number;
+  /** As Node names it: "TLSv1.3", "TLSv1.2". */
+  version: string;
+  /** An abbreviated (resumed) handshake: one round trip on TLS 1.2 instead of two. */
+  resumed: boolean;
+}
+
+export type TapEvent = CommandEvent | PushEvent | ConnectionEvent | TlsEvent;

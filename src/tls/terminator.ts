@@ -73,6 +73,9 @@ export class TlsTerminator implements ClientTiming {
   /** TLS output written into the down line, and callbacks waiting for an offset to reach the socket. */
   private wireWritten = 0;
   private readonly waiters: { offset: number; done: (nowNs: number) => void }[] = [];
+  /** TLS output on the raw socket so far, and when it last grew. */
+  private wireOut = 0;
+  private wireOutNs = 0;
 
   constructor(
     readonly raw: net.Socket,
@@ -168,10 +171,15 @@ export class TlsTerminator implements ClientTiming {
   }
 
   whenOnWire(done: (nowNs: number) => void): void {
-    this.waiters.push({ offset: this.wireWritten, done });
+    // With no delay the TLS bytes can be on the socket before the plaintext write reports back: waiting
+    // for a later write would stamp this reply with the next one's time (and merge their round trips).
+    if (this.wireOut >= this.wireWritten) done(this.wireOutNs);
+    else this.waiters.push({ offset: this.wireWritten, done });
   }
 
   private onWire(offset: number, nowNs: number): void {
+    this.wireOut = offset;
+    this.wireOutNs = nowNs;
     const w = this.waiters;
     while (w.length > 0 && w[0]!.offset <= offset) w.shift()!.done(nowNs);
     this.releaseWrite();

@@ -5,6 +5,7 @@ import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
 import { parseAddress, type Endpoint } from '../endpoint.js';
 import { connectClient, type DriverClient } from './clients.js';
+import { connectionSetup, driverSetupSteps } from './connection-setup.js';
 import { deriveResults } from './derive.js';
 import { describeEnvironment, describeMethod } from '../results/environment.js';
 import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
@@ -140,6 +141,8 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       },
       results: derived.results,
       notes: [...notes, ...run.notes, ...derived.notes],
+      // Every client connects in openLink (and renew, between samples): none inside a timed sample.
+      connectionSetup: connectionSetup([...links.values()].map((l) => l.spec), driverSetupSteps(clientOpts)),
     };
   } finally {
     await Promise.allSettled([...links.values()].map((l) => l.close()));

@@ -43,11 +43,22 @@ describe('analysis of a session with a known N+1 GET loop', () => {
 
   it('projects each round trip to the new RTT, plus one RTT of connection set-up', () => {
     const recordedUs = 15_149 + 4_100;
-    expect(a.recorded).toEqual({ rttUs: 0, wallMs: recordedUs / 1000, roundTrips: 202, waitMs: 15.149 });
+    // Set-up: the TCP connect (one RTT) plus the HELLO round trip (50 us of Redis + the RTT).
+    const share = (setupUs: number, waitUs: number, rttUs: number): number => Math.round((1000 * setupUs) / (waitUs + rttUs)) / 10;
+    expect(a.recorded).toEqual({ rttUs: 0, wallMs: recordedUs / 1000, roundTrips: 202, waitMs: 15.149, setupMs: 0.05, setupSharePct: share(50, 15_149, 0) });
     expect(a.projections).toEqual([
-      { rttUs: 200, wallMs: (recordedUs + 203 * 200) / 1000, roundTrips: 202, waitMs: (15_149 + 202 * 200) / 1000 },
-      { rttUs: 20_000, wallMs: (recordedUs + 203 * 20_000) / 1000, roundTrips: 202, waitMs: (15_149 + 202 * 20_000) / 1000 },
+      {
+        rttUs: 200, wallMs: (recordedUs + 203 * 200) / 1000, roundTrips: 202, waitMs: (15_149 + 202 * 200) / 1000,
+        setupMs: (200 + 250) / 1000, setupSharePct: share(450, 15_149 + 202 * 200, 200),
+      },
+      {
+        rttUs: 20_000, wallMs: (recordedUs + 203 * 20_000) / 1000, roundTrips: 202, waitMs: (15_149 + 202 * 20_000) / 1000,
+        setupMs: (20_000 + 20_050) / 1000, setupSharePct: share(40_050, 15_149 + 202 * 20_000, 20_000),
+      },
     ]);
+    expect(a.setup).toEqual({
+      opened: 1, tls: {}, tcpRoundTrips: 1, tlsRoundTrips: 0, commandRoundTrips: 1, setupCommands: { HELLO: 1 }, otherCommands: 300, perConnection: 2,
+    });
     const noSetup = analyzeTrace(traceOf(nPlusOneSession()), { rttsUs: [20_000], handshake: false });
     expect(noSetup.projections[0]!.wallMs).toBe((recordedUs + 202 * 20_000) / 1000);
   });

@@ -50,10 +50,10 @@ describe('analysis reports', () => {
 
   it('JSON has the documented top-level shape', () => {
     const doc = JSON.parse(renderJson(analysis, 'app.trace')) as Record<string, unknown>;
-    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'recorded', 'projections', 'opportunities', 'topCommands']);
+    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'recorded', 'projections', 'setup', 'opportunities', 'topCommands']);
     expect(doc.trace).toMatchObject({ file: 'app.trace', version: 1, keys: 'none', recordedRttUs: 0, complete: true });
     expect(doc.projections).toEqual(analysis.projections);
-    for (const p of doc.projections as Array<Record<string, unknown>>) expect(Object.keys(p)).toEqual(['rttUs', 'wallMs', 'roundTrips', 'waitMs']);
+    for (const p of doc.projections as Array<Record<string, unknown>>) expect(Object.keys(p)).toEqual(['rttUs', 'wallMs', 'roundTrips', 'waitMs', 'setupMs', 'setupSharePct']);
   });
 
   it('HTML is one self-contained page: inline CSS and SVG, no scripts, nothing fetched', () => {
@@ -73,7 +73,7 @@ describe('an empty trace', () => {
   it('analyses and renders without a single event', () => {
     const a = analyzeTrace(traceOf([]), { rttsUs: [20_000] });
     expect(a.totals).toMatchObject({ connections: 0, commands: 0, roundTrips: 0, wallMs: 0 });
-    expect(a.projections).toEqual([{ rttUs: 20_000, wallMs: 0, roundTrips: 0, waitMs: 0 }]);
+    expect(a.projections).toEqual([{ rttUs: 20_000, wallMs: 0, roundTrips: 0, waitMs: 0, setupMs: 0, setupSharePct: 0 }]);
     expect(renderText(a)).toContain('none found');
     expect(renderHtml(a)).toContain('<svg');
   });

@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
 import { startProxy } from '../../src/proxy/index.js';
-import type { RedisRttProxy } from '../../src/proxy/types.js';
+import type { ProxyOptions, RedisRttProxy } from '../../src/proxy/types.js';
 import { createRecorder, type RecordingSummary } from '../../src/record/recorder.js';
 import type { KeyMode } from '../../src/record/trace-format.js';
 import { readTrace, type Trace } from '../../src/record/trace-reader.js';
@@ -26,7 +26,7 @@ export async function recordSession(
   upstream: string,
   path: string,
   work: (p: RedisRttProxy) => Promise<number>,
-  o: { rttUs?: number; keys?: KeyMode } = {},
+  o: { rttUs?: number; keys?: KeyMode; proxy?: Partial<ProxyOptions> } = {},
 ): Promise<Recorded> {
   const rttUs = o.rttUs ?? 0;
   const link = { upUs: Math.floor(rttUs / 2), downUs: rttUs - Math.floor(rttUs / 2), jitterUs: 0, jitterDist: 'uniform' as const, bandwidthBps: 0, handshake: true };
@@ -35,6 +35,7 @@ export async function recordSession(
   const proxy = await startProxy({
     upstream,
     link: { rttUs },
+    ...o.proxy,
     argSizes: true,
     keyHash: recorder.keyHash,
     onEvent: (e) => {
@@ -63,8 +64,9 @@ export async function timeSession(
   upstream: string,
   rttUs: number,
   work: (p: RedisRttProxy) => Promise<number>,
+  extra: Partial<ProxyOptions> = {},
 ): Promise<{ wallMs: number; stats: StatsSnapshot }> {
-  const proxy = await startProxy({ upstream, link: { rttUs }, log: () => {} });
+  const proxy = await startProxy({ upstream, link: { rttUs }, log: () => {}, ...extra });
   try {
     const wallMs = await work(proxy);
     return { wallMs, stats: proxy.stats() };

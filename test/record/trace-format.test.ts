@@ -22,6 +22,7 @@ describe('trace format', () => {
   it('round-trips every event type with times relative to the trace start at 0.1 us', () => {
     const events: TapEvent[] = [
       { type: 'open', conn: 3, atUs: T0 + 812.44, client: '127.0.0.1:52144' },
+      { type: 'tls', conn: 3, atUs: T0 + 1200.04, version: 'TLSv1.2', resumed: true },
       cmd(),
       cmd({ name: 'HGET', errorPrefix: 'WRONGTYPE', reply: '-', blocking: true, roundTrip: 8, firstReplyUs: undefined, deliveredUs: undefined, unsent: true }),
       { type: 'push', conn: 3, atUs: T0 + 9120.5, bytes: 52, kind: 'message' },
@@ -31,8 +32,9 @@ describe('trace format', () => {
     expect(trace.header).toMatchObject({ format: 'redis-rtt-trace', version: 1, keys: 'hashed', link: LOCAL_LINK, tool: 'redis-rtt test' });
     expect(trace.warnings).toEqual([]);
     expect(trace.end).toBeDefined();
-    const [open, get, hget, push, close] = trace.events;
+    const [open, tls, get, hget, push, close] = trace.events;
     expect(open).toEqual({ type: 'open', conn: 3, atUs: 812.4, client: '127.0.0.1:52144' });
+    expect(tls).toEqual({ type: 'tls', conn: 3, atUs: 1200, version: 'TLSv1.2', resumed: true });
     expect(get).toMatchObject({ type: 'command', conn: 3, name: 'GET', argc: 2, argSizes: [3, 8], keyHash: '0123456789abcdef', bytesUp: 27, bytesDown: 11, reply: '$', roundTrip: 7 });
     const g = get as CommandEvent;
     expect(g.arrivedUs).toBeCloseTo(1520.3, 6);
@@ -98,6 +100,11 @@ describe('trace format', () => {
     expect(encodeEvent(cmd({ argSizes: [1, Infinity] }), T0, 'none')).toBeUndefined();
     expect(encodeEvent({ type: 'push', conn: 1, atUs: NaN, bytes: 1, kind: 'message' }, T0, 'none')).toBeUndefined();
     expect(encodeEvent({ type: 'close', conn: 1, atUs: NaN }, T0, 'none')).toBeUndefined();
+  });
+
+  it('writes a tls line with the version, and resumed only when it was', () => {
+    expect(encodeEvent({ type: 'tls', conn: 2, atUs: T0 + 5, version: 'TLSv1.3', resumed: false }, T0, 'none')).toBe('{"type":"tls","c":2,"t":5,"v":"TLSv1.3"}');
+    expect(encodeEvent({ type: 'tls', conn: 2, atUs: T0 + 5, version: 'TLS"1', resumed: true }, T0, 'none')).toBe('{"type":"tls","c":2,"t":5,"v":"?","resumed":1}');
   });
 
   it('ignores line types it does not know (new types can be added within version 1)', () => {

@@ -67,6 +67,14 @@ const report: OpenLoopReport = {
 describe('open-loop report renderers', () => {
   const text = renderOpenLoopTable(report);
 
+  it('names connection set-up (connected before timing) in the table and the HTML, only when the report has it', () => {
+    const withSetup: OpenLoopReport = { ...report, connectionSetup: { openedWhileTimed: 0, roundTrips: 2, steps: ['TCP connect', 'HELLO'], links: [{ link: 'cross-az', rttUs: 1200, ms: 2.4 }] } };
+    const note = 'connections opened before timing: set-up is not in these figures; each new connection would cost 2 RTTs (TCP connect + HELLO) = 2.40 ms on cross-az';
+    expect(renderOpenLoopTable(withSetup)).toContain(note);
+    expect(renderOpenLoopHtml(withSetup)).toContain(note);
+    expect(text).not.toContain('connections opened before timing');
+  });
+
   it('puts corrected and uncorrected percentiles side by side', () => {
     const line = text.split('\n').find((l) => l.startsWith('cross-az seq C=8 ') && l.includes('1.3ms'))!;
     expect(line).toMatch(/cross-az seq C=8\s+2000\s+1\.3ms\s+2\.6ms\s+3\.9ms\s+5\.2ms\s+6\.5ms\s+7\.8ms\s+\|\s+1\.25ms\s+2\.5ms\s+3\.75ms\s+5ms\s+6\.25ms\s+7\.5ms$/);

@@ -165,6 +165,21 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
     });
   });
 
+  it('with no delay each awaited command is its own round trip (a reply is not stamped with the next write)', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true, link: { rttUs: 0 } }, async (p) => {
+      const c = new Redis({ host: '127.0.0.1', port: p.port, tls: { ca: readFileSync(p.tlsCaFile!) }, lazyConnect: true, protocol: 2, disableClientInfo: true } as never);
+      await c.connect();
+      for (let i = 0; i < 20; i++) await c.get(`tls:seq:${i}`);
+      await c.quit();
+      await until(() => p.stats().connections.active === 0);
+      const s = p.stats();
+      expect(s.commands.GET?.count).toBe(20);
+      // The ready check (INFO), 20 GETs and QUIT, each sent after the reply before it.
+      expect(s.totals.commands).toBe(22);
+      expect(s.totals.roundTrips, JSON.stringify(Object.keys(s.commands))).toBe(s.totals.commands);
+    });
+  });
+
   it('the tap times commands over TLS as over TCP: clientUs includes the link, serverUs does not; same roundTrips', async () => {
     const rttUs = 50_000;
     const perPath: Record<string, { roundTrips: number; clientP50: number; serverP50: number; count: number }> = {};

@@ -26,5 +26,7 @@ describe('observed round trips equal ceil(N / B) on a delayed link', () => {
       // 1 ms per wait is a floor nothing can beat.
       expect(r.medianMs).toBeGreaterThanOrEqual(r.waits * 1 * 0.95);
     }
+    // round trips = waits: no HELLO (nor any set-up) inside a timed sample; the report says what one would cost.
+    expect(report.connectionSetup).toEqual({ openedWhileTimed: 0, roundTrips: 2, steps: ['TCP connect', 'HELLO'], links: [{ link: 'rtt=1ms', rttUs: 1000, ms: 2 }] });
   });
 });

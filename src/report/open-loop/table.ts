@@ -5,6 +5,7 @@
  */
 import type { OpenLoopReport, OpenLoopResult } from '../../workload/open-loop/types.js';
 import { DRIVER_LATENESS_BOUND_US } from '../../workload/open-loop/types.js';
+import { notesWithSetup } from '../connection-setup.js';
 import { fmtCount, fmtUsShort } from '../../format.js';
 import { renderGrid, RULE, type Align, type GridRow } from '../../text-grid.js';
 
@@ -104,7 +105,7 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
     grid('Batching windows', batches, failed);
     out.push(...batchReading(report.results), '');
   }
-  const lines = [...report.notes];
+  const lines = notesWithSetup(report).slice();
   for (const r of report.results) {
     if (r.error) lines.push(`${rowLabel(r)}: FAILED: ${r.error}`);
     if (r.note) lines.push(`${rowLabel(r)}: ${r.note}`);

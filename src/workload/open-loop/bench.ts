@@ -3,6 +3,7 @@ import { formatUs } from '../../format.js';
 import { parseAddress, type Endpoint } from '../../endpoint.js';
 import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
+import { connectionSetup, driverSetupSteps } from '../connection-setup.js';
 import { describeEnvironment } from '../../results/environment.js';
 import { openLink, type LinkEndpoint } from '../links.js';
 import { redisVersion } from '../server-stats.js';
@@ -116,7 +117,11 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       links.pop();
     }
     if (aborted()) notes.push('stopped on request: the rows below are the runs that finished (the last one up to the stop)');
-    return { kind: 'open-loop', environment: describeEnvironment(version, startedAt), sloUs: o.sloUs ?? null, results, notes };
+    return {
+      kind: 'open-loop', environment: describeEnvironment(version, startedAt), sloUs: o.sloUs ?? null, results, notes,
+      // connectMany runs before the untimed warm-up of each series: no set-up inside a timed run.
+      connectionSetup: connectionSetup(o.links, driverSetupSteps(clientOpts)),
+    };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));
     if (admin && !privateRedis) await admin.redis.del(counterKey).catch(() => {});

@@ -1,5 +1,5 @@
 /** Result shapes of an open-loop `bench` run (`--rate`, or `--clients` without it). Plain JSON. */
-import type { Environment } from '../../results/types.js';
+import type { ConnectionSetup, Environment } from '../../results/types.js';
 import type { Arrival } from './schedule.js';
 
 /** Open-loop shapes: plain commands (one in flight per connection, or a window's batch) or ioredis auto-pipelining. */
@@ -85,6 +85,8 @@ export interface OpenLoopReport {
   sloUs: number | null;
   results: OpenLoopResult[];
   notes: string[];
+  /** Every connection opens before its runs are timed: what a new one would cost per link (absent in older reports). */
+  connectionSetup?: ConnectionSetup;
 }
 
 /** p99 scheduling lateness past this means the generator could not keep its own schedule. */
