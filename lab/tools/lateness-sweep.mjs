@@ -8,12 +8,13 @@
 // (/proc schedstat): other processes held the cores then. `--old DIR` (a built redis-rtt tree)
 // runs beside this tree, proxy by proxy in alternating order; `--variant NAME:ENV=V[,ENV=V]`
 // (repeatable) runs this tree again with the diag's tuning variables (LATENESS_SPIN_US,
-// LATENESS_LINGER_US, LATENESS_NO_CATCHUP=1). Docs: docs/precision.md "The proxy's own lateness".
+// LATENESS_LINGER_US, LATENESS_NO_CATCHUP=1; LATENESS_NODE_ARGS: flags for node itself). Docs: docs/precision.md "The proxy's own lateness".
 // About 2 minutes per build with the defaults.
 //   npm run lab:lateness -- [--rtts 0.2,1.2,5,20,85] [--clients 1,50] [--seconds 3] [--rounds 1]
 //       [--old /tmp/base] [--variant nocatch:LATENESS_NO_CATCHUP=1] [--proxy-args '...']
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +40,7 @@ const builds = [['new', here, {}], ...(oldDir ? [['old', path.resolve(oldDir), {
 args.forEach((a, i) => {
   if (a !== '--variant') return;
   const [name, vars] = args[i + 1].split(':');
-  builds.push([name, here, Object.fromEntries(vars.split(',').map((kv) => kv.split('=')))]);
+  builds.push([name, here, Object.fromEntries(vars.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))]);
 });
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lateness-'));
 const children = new Set();
@@ -103,7 +104,7 @@ const requestsFor = (rttMs, c) => Math.max(60, Math.min(seconds * 30_000, Math.c
 
 async function startProxy(dir, env, redisPort, rttMs) {
   const [port, control] = [await freePort(), await freePort()];
-  const argv = ['--import', diag, path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`];
+  const argv = [...(env.LATENESS_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', diag, path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`];
   argv.push('--listen', `127.0.0.1:${port}`, '--control', `127.0.0.1:${control}`, '--rtt', `${rttMs}ms`, ...proxyArgs);
   const child = spawn('node', argv, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env, LATENESS_DIST: path.join(dir, 'dist') } });
   let err = '';
@@ -113,7 +114,17 @@ async function startProxy(dir, env, redisPort, rttMs) {
   await waitPort(port);
   await waitPort(control);
   const ask = (cmd) => new Promise((r) => (child.once('message', r), child.send({ cmd })));
-  const http = async (method, p) => (await globalThis.fetch(`http://127.0.0.1:${control}${p}`, { method })).json();
+  // A fresh connection per request: a kept-alive one may have been closed by the server meanwhile.
+  const http = (method, p) =>
+    new Promise((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: control, path: p, method, agent: false }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve(JSON.parse(body || '{}')));
+      });
+      req.on('error', reject);
+      req.end();
+    });
   return { child, port, ask, http, stop: () => (child.kill('SIGTERM'), child.connected && child.disconnect(), children.delete(child)) };
 }
 
