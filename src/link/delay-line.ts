@@ -59,10 +59,6 @@ export class DelayLine {
 
   push(chunk: Buffer, arrivalNs: number): void {
     if (this.ended || this.destroyed || chunk.length === 0) return;
-    // Whatever is due (on any line) goes out before this read's bytes are queued; that may run this
-    // line's own flush, or end the connection.
-    this.options.scheduler.catchUp?.(arrivalNs);
-    if (this.destroyed) return;
     const due = this.dueFor(chunk.length, arrivalNs);
     this.pending += chunk.length;
     if (this.queued === 0 && due <= arrivalNs) {

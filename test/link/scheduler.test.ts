@@ -118,7 +118,7 @@ describe('PreciseScheduler', () => {
     expect(s.size).toBe(0);
   });
 
-  it('a read on one delay line first sends what is due on another line of the same scheduler', () => {
+  it('a read that catches up first sends what is due on other lines, in order, then its own bytes', () => {
     const clock = new FakeClock(0);
     const s = new PreciseScheduler({ clock, lingerNs: 0 });
     const wire: string[] = [];
@@ -130,20 +130,22 @@ describe('PreciseScheduler', () => {
         deliver: (chunks) => wire.push(`${name}:${Buffer.concat(chunks).toString()}`),
         onEnd: () => undefined,
       });
+    // What the proxy's read callbacks do: catch up, then push the chunk read.
+    const read = (l: DelayLine, data: string, atNs: number): void => {
+      clock.setNs(atNs);
+      s.catchUp(atNs);
+      l.push(Buffer.from(data), atNs);
+    };
     const slow = line('slow', 100_000);
     const fast = line('fast', 0);
-    slow.push(Buffer.from('x'), 0);
-    clock.setNs(99_999);
-    fast.push(Buffer.from('y'), 99_999);
+    read(slow, 'x', 0);
+    read(slow, 'w', 10_000);
+    read(fast, 'y', 99_999);
     expect(wire).toEqual(['fast:y']); // not due yet: stays
-    clock.setNs(100_000);
-    fast.push(Buffer.from('z'), 100_000);
+    read(fast, 'z', 100_000);
     expect(wire).toEqual(['fast:y', 'slow:x', 'fast:z']);
-    // A line that read its own due bytes keeps their order ahead of the new chunk.
-    slow.push(Buffer.from('1'), 100_000);
-    clock.setNs(200_000);
-    slow.push(Buffer.from('2'), 200_000);
-    expect(wire.slice(3)).toEqual(['slow:1']);
+    read(slow, '1', 110_000); // 'w' is due: out before '1' is queued
+    expect(wire.slice(3)).toEqual(['slow:w']);
     expect(slow.queued).toBe(1);
     slow.destroy(); // the poll stops with nothing left to wait for
     expect(s.size).toBe(0);
