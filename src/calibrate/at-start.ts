@@ -2,6 +2,7 @@ import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
 import { formatUs } from '../format.js';
 import { runCalibrate } from './run.js';
+import type { UpstreamTlsOptions } from '../tls/options.js';
 
 /**
  * `--compensate calibrate` (proxy, overhead): before the link is used, measure its excess against
@@ -12,17 +13,19 @@ export async function calibrateAtStart(
   upstream: string,
   link: { upUs: number; downUs: number },
   log: (line: string) => void,
+  upstreamTls?: boolean | UpstreamTlsOptions,
 ): Promise<Compensation | undefined> {
   const rttUs = link.upUs + link.downUs;
   if (rttUs === 0) {
     log('--compensate calibrate: the link adds no delay, so there is nothing to take off; compensating the hop only (auto)');
     return undefined;
   }
-  log(`calibrating ${formatUs(rttUs)} RTT against ${upstream}: PINGs from a separate process, direct and through a proxy (a few seconds; longer for long RTTs)`);
+  log(`calibrating ${formatUs(rttUs)} RTT against ${upstream}${upstreamTls ? ' over TLS' : ''}: PINGs from a separate process, direct and through a proxy (a few seconds; longer for long RTTs)`);
   let report;
   try {
-    report = await runCalibrate({ upstream, rttsUs: [rttUs], samples: 600, rounds: 3, idleCpu: false, progress: log });
+    report = await runCalibrate({ upstream, upstreamTls, rttsUs: [rttUs], samples: 600, rounds: 3, idleCpu: false, progress: log });
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError('--compensate', 'calibrate', `a reachable --upstream to calibrate against (${(err as Error).message})`);
   }
   const table = report.compensationTable ?? [];

@@ -5,6 +5,16 @@ export interface PingTarget {
   host?: string;
   port?: number;
   path?: string;
+  /** tls.connect options as JSON (PEM text, no Buffers): a TLS upstream measured directly. */
+  tls?: PingTls;
+}
+
+export interface PingTls {
+  ca?: string;
+  cert?: string;
+  key?: string;
+  servername?: string;
+  rejectUnauthorized?: boolean;
 }
 
 /**
@@ -16,6 +26,7 @@ export interface PingTarget {
  */
 const SESSION_SOURCE = `
 const net = require('node:net');
+const tls = require('node:tls');
 const readline = require('node:readline');
 const conns = new Map();
 const ping = Buffer.from('*1\\r\\n$4\\r\\nPING\\r\\n');
@@ -24,8 +35,13 @@ function connect(t) {
   let c = conns.get(key);
   if (c) return c;
   c = new Promise((resolve, reject) => {
-    const s = t.path ? net.connect({ path: t.path }) : net.connect({ host: t.host, port: t.port, noDelay: true });
-    s.once('connect', () => resolve(s));
+    const s = t.path ? net.connect({ path: t.path })
+      : t.tls ? tls.connect({ ...t.tls, host: t.host, port: t.port })
+      : net.connect({ host: t.host, port: t.port, noDelay: true });
+    s.once(t.tls ? 'secureConnect' : 'connect', () => {
+      s.setNoDelay(true);
+      resolve(s);
+    });
     s.once('error', reject);
   });
   conns.set(key, c);

@@ -6,7 +6,8 @@ import { formatUs } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { RowMeasurer } from './measure.js';
-import { startPingSession, type PingTarget } from './pinger.js';
+import { startPingSession, type PingTarget, type PingTls } from './pinger.js';
+import { loadUpstreamTls, type UpstreamTlsOptions } from '../tls/options.js';
 import { round1, row, tableFrom, verdict, withinTolerance } from './rows.js';
 
 export { tableFrom } from './rows.js';
@@ -29,6 +30,11 @@ export interface CalibrateOptions {
    * Only PINGs are sent (an error reply, e.g. NOAUTH, still times a round trip).
    */
   upstream?: string;
+  /**
+   * Speak TLS to `upstream` (as `proxy --upstream-tls`): the direct PINGs and the proxy's upstream
+   * connection both use these options; the proxied PINGs reach the proxy in plaintext. @default false
+   */
+  upstreamTls?: boolean | UpstreamTlsOptions;
   /** Measure the idle proxy's CPU at the end (one second). @default true */
   idleCpu?: boolean;
   progress?: (line: string) => void;
@@ -55,17 +61,20 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   const progress = options.progress ?? (() => {});
   const auto = options.compensationUs === undefined;
   const upstreamEndpoint = options.upstream === undefined ? undefined : parseRedisEndpoint(options.upstream, '--upstream');
+  if (options.upstreamTls && upstreamEndpoint?.kind !== 'tcp') throw new ConfigError('--upstream-tls', options.upstream ?? 'a private Redis', 'a host:port --upstream');
+  const secure = options.upstreamTls && upstreamEndpoint?.kind === 'tcp' ? pingTls(options.upstreamTls, upstreamEndpoint.host) : undefined;
   const own = upstreamEndpoint ? undefined : await startPrivateRedis();
   const direct: PingTarget = own
     ? { host: own.host, port: own.port }
     : upstreamEndpoint!.kind === 'tcp'
-      ? { host: upstreamEndpoint!.host, port: upstreamEndpoint!.port }
+      ? { host: upstreamEndpoint!.host, port: upstreamEndpoint!.port, tls: secure }
       : { path: upstreamEndpoint!.path };
   const pinger = startPingSession();
   try {
     const environment = describeEnvironment(own ? own.version : await redisVersion(direct), new Date());
     const proxy = await startProxy({
       upstream: own ? own.address : options.upstream!,
+      upstreamTls: own ? undefined : options.upstreamTls,
       compensationUs: options.compensationUs ?? NO_COMPENSATION,
       log: () => {},
     });
@@ -127,9 +136,17 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   }
 }
 
+/** The upstream TLS options as the pinger process takes them (JSON: PEM text). Files are checked here (ConfigError naming the flag). */
+function pingTls(o: true | UpstreamTlsOptions, host: string): PingTls {
+  const c = loadUpstreamTls(o === true ? {} : o, host, () => undefined);
+  const text = (v: unknown): string | undefined => (v === undefined ? undefined : String(v));
+  return { ca: text(c.ca), cert: text(c.cert), key: text(c.key), servername: c.servername, rejectUnauthorized: c.rejectUnauthorized };
+}
+
 async function redisVersion(target: PingTarget): Promise<string> {
   try {
-    const [info] = await rawCommands(target.path ? { path: target.path } : { host: target.host!, port: target.port! }, [['INFO', 'server']]);
+    const raw = target.path ? { path: target.path } : { host: target.host!, port: target.port!, tls: target.tls && { ...target.tls } };
+    const [info] = await rawCommands(raw, [['INFO', 'server']]);
     return versionFromInfo(info?.text ?? '') ?? 'unknown';
   } catch {
     return 'unknown';

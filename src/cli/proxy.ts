@@ -121,10 +121,15 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
-  if (calibrate && (flags.upstreamTls || flags.listenTls)) {
-    throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --upstream-tls / --listen-tls (calibrate speaks plaintext)');
+  if (calibrate && flags.listenTls) {
+    // Its PINGs go through a plaintext listener of its own: the TLS terminator clients use would
+    // not be in the figure. auto measures the hop over TLS on both sides.
+    const why = 'auto, a duration or a file with --listen-tls (calibrate measures through a plaintext listener, not the TLS one clients use)';
+    throw new ConfigError('--compensate', 'calibrate', why);
   }
-  if (calibrate) compensationUs = await calibrateAtStart(flags.upstream, applyLinkUpdate(defaultLinkSettings(), update), log);
+  if (calibrate) {
+    compensationUs = await calibrateAtStart(flags.upstream, applyLinkUpdate(defaultLinkSettings(), update), log, tlsFromFlags(flags).upstreamTls);
+  }
   const proxy = await startProxy({
     upstream: flags.upstream,
     listen: flags.listen,

@@ -9,7 +9,9 @@ import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import type { Counters, ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import type { StageFactory } from '../stage/types.js';
 import { mergeSnapshots } from './cluster-stats.js';
+import { certificateError, clusterListenTls, discoveryTls } from './cluster-tls.js';
 import { discoverCluster, type Discovery } from './discover.js';
+import { addTlsCounters, newTlsCounters } from '../tls/counters.js';
 import { parseNodeLink, selects } from './node-link.js';
 import { NodeSet, type ClusterNode } from './node-set.js';
 import { checkZones, DEFAULT_CLUSTER, parsePortRange, type ClusterProxyOptions } from './options.js';
@@ -59,7 +61,12 @@ export type StartNodeProxy = (options: ProxyOptions & { stages?: StageFactory[] 
  * Cluster mode: one listener per node, each with its own delay lines and tap, and a rewrite stage
  * on every connection that writes the listeners' addresses into topology replies and redirects.
  */
-export async function startClusterProxy(options: Options, startNodeProxy: StartNodeProxy, known?: Discovery): Promise<RedisRttClusterProxy> {
+export async function startClusterProxy(
+  options: Options,
+  startNodeProxy: StartNodeProxy,
+  known?: Discovery,
+  secure = discoveryTls(options),
+): Promise<RedisRttClusterProxy> {
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
   const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
@@ -80,15 +87,26 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
   };
   const listenPorts = options.listenPorts === undefined ? undefined : parsePortRange(options.listenPorts);
   const auth = { user: options.upstreamUser, password: options.upstreamPassword };
-  const found = known ?? (await discoverCluster(upstream.host, upstream.port, auth));
+  let found = known;
+  if (!found) {
+    try {
+      found = await discoverCluster(upstream.host, upstream.port, { ...auth, tls: secure?.(upstream.host) });
+    } catch (err) {
+      throw certificateError(options, err) ?? err;
+    }
+  }
   if (!found.enabled) throw new ConfigError('--cluster', 'on', `auto or off: ${formatEndpoint(upstream)} is not a cluster node (INFO cluster says cluster_enabled:0)`);
   const seed = found.nodes.find((n) => n.myself);
   if (!seed) throw new ConfigError('--upstream', options.upstream, 'a cluster node whose CLUSTER NODES has a myself line');
 
+  // One generated pair for every node's listener (the CA the start-up line prints), made last so a
+  // failure above leaves nothing behind.
+  const listenTls = clusterListenTls(options);
   const rewrites = Object.fromEntries(REWRITE_KINDS.map((k) => [k, 0])) as Record<RewriteKind, number>;
   let unparsedTopology = 0;
   const loggedUnparsed = new Set<RewriteKind>();
   let compensationUs = options.compensationUs;
+  let insecureWarned = 0;
   /** Stages added on the handle: a node opened later starts with them too. */
   const userStages: StageFactory[] = [...(options.stages ?? [])];
   const nodes: NodeSet = new NodeSet({
@@ -102,6 +120,8 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
     stageFor: (a) =>
       rewriteStage({
         selfHost: a.host,
+        listenTls: listenTls.listen !== undefined,
+        upstreamTls: secure !== undefined,
         directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh()) },
         onRewrite: (k) => rewrites[k]++,
         onUnparsed: (k, why) => {
@@ -117,10 +137,15 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
         upstream: `${a.host}:${a.port}`,
         listen: formatEndpoint({ kind: 'tcp', host: listen.host, port }),
         control: undefined,
+        listenTls: listenTls.listen,
         link,
         compensationUs,
         onEvent: undefined,
-        log: (line) => log(`node ${a.host}:${a.port}: ${line}`),
+        log: (line) => {
+          // Every node reads the same --upstream-insecure: one warning is enough.
+          if (line.startsWith('WARNING: --upstream-insecure') && insecureWarned++ > 0) return;
+          log(`node ${a.host}:${a.port}: ${line}`);
+        },
         stages: [stage, ...userStages],
       });
       // The seed measures the hop; the other nodes take its figure instead of measuring again.
@@ -138,7 +163,7 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
     const candidates = [seed, ...nodes.list()];
     for (const c of candidates) {
       try {
-        const d = await discoverCluster(c.host, c.port, auth, 1000);
+        const d = await discoverCluster(c.host, c.port, { ...auth, tls: secure?.(c.host), timeoutMs: 1000 });
         if (d.enabled && d.nodes.length > 0) return nodes.setTopology(d.nodes);
       } catch {
         // that node is down: ask the next
@@ -153,6 +178,7 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
     await nodes.setTopology(found.nodes);
   } catch (err) {
     await nodes.close();
+    listenTls.cleanup();
     throw err;
   }
   const seedNode = (): ClusterNode => nodes.list()[0]!;
@@ -205,6 +231,7 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
       await control.listen(at);
     } catch (err) {
       await nodes.close();
+      listenTls.cleanup();
       throw err;
     }
   }
@@ -224,6 +251,8 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
     host: first.proxy.host,
     port: first.proxy.port,
     controlAddress: control?.address,
+    tlsCaFile: listenTls.caFile,
+    tlsStats: () => nodes.list().reduce((sum, n) => addTlsCounters(sum, n.proxy.tlsStats?.() ?? newTlsCounters()), newTlsCounters()),
     get compensationUs() {
       return first.proxy.compensationUs;
     },
@@ -256,6 +285,7 @@ export async function startClusterProxy(options: Options, startNodeProxy: StartN
         clearInterval(timer);
         await refreshing;
         await Promise.all([nodes.close(), control?.close()]);
+        listenTls.cleanup();
       })()),
   };
 }

@@ -1,6 +1,7 @@
 import type { LinkSettings } from '../link/types.js';
 import { addCounters, newCounters } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from '../stats/types.js';
+import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
 
 /**
  * Totals over the nodes' snapshots. Counters and command counts add up exactly; a command's
@@ -13,8 +14,10 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
   const busiest: Record<string, number> = {};
   let active = 0;
   let total = 0;
+  let tls: TlsCounters | undefined;
   for (const s of parts) {
     addCounters(totals, s.totals);
+    if (s.tls) tls = addTlsCounters(tls ?? newTlsCounters(), s.tls);
     active += s.connections.active;
     total += s.connections.total;
     for (const [name, c] of Object.entries(s.commands)) {
@@ -33,5 +36,5 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
       }
     }
   }
-  return { totals, commands, connections: { active, total }, link };
+  return { totals, commands, connections: { active, total }, link, ...(tls ? { tls } : {}) };
 }

@@ -1,4 +1,6 @@
+import type tls from 'node:tls';
 import { NetworkError } from '../errors.js';
+import { describeFailure } from '../proxy/dial.js';
 import { rawCommands, type RawReply } from '../redis/raw-command.js';
 import { parseClusterNodes, type TopologyNode } from './topology.js';
 
@@ -17,19 +19,30 @@ export interface Discovery {
   readonly nodes: readonly TopologyNode[];
 }
 
+/** How discovery connects: `auth` to log in, `tls` (the resolved `--upstream-tls` options) to speak TLS. */
+export interface DiscoveryOptions extends UpstreamAuth {
+  tls?: tls.ConnectionOptions;
+  timeoutMs?: number;
+}
+
 /**
- * Asks one node whether it is in cluster mode and, if so, for CLUSTER NODES. Rejects with a
- * NetworkError that says what failed (unreachable, wrong password, no reply).
+ * Asks one node whether it is in cluster mode and, if so, for CLUSTER NODES (over TLS with
+ * `o.tls`: then Redis names every node by its TLS port). Rejects with a NetworkError that says what
+ * failed (unreachable, wrong password, no reply, a certificate that does not verify: its code
+ * kept for certificateFlag()).
  */
-export async function discoverCluster(host: string, port: number, auth: UpstreamAuth, timeoutMs = 2000): Promise<Discovery> {
-  const login = authCommand(auth);
+export async function discoverCluster(host: string, port: number, o: DiscoveryOptions = {}): Promise<Discovery> {
+  const login = authCommand(o);
   let replies: RawReply[];
   try {
     // Named, so a node's CLIENT LIST tells the proxy's own short connections from the clients'.
     const cmds = [...(login ? [login] : []), ['CLIENT', 'SETNAME', DISCOVERY_CLIENT_NAME], ['INFO', 'cluster'], ['CLUSTER', 'NODES']];
-    replies = await rawCommands({ host, port }, cmds, timeoutMs);
+    replies = await rawCommands({ host, port, tls: o.tls }, cmds, o.timeoutMs ?? 2000);
   } catch (err) {
-    throw new NetworkError(`cluster discovery at ${host}:${port} failed: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
+    const e = err as NodeJS.ErrnoException;
+    let reason = e.message;
+    if (o.tls) reason = /^no reply/.test(e.message) ? `${e.message} (no TLS handshake: plaintext Redis?)` : describeFailure(e);
+    throw new NetworkError(`cluster discovery at ${host}:${port} failed: ${reason}`, e.code);
   }
   if (login) {
     const r = replies.shift();
@@ -43,6 +56,22 @@ export async function discoverCluster(host: string, port: number, auth: Upstream
   if (!/cluster_enabled:1/.test(info?.text ?? '')) return { enabled: false, nodes: [] };
   if (nodes?.type !== '$' || nodes.text === null) throw new NetworkError(`cluster discovery at ${host}:${port}: CLUSTER NODES answered ${nodes?.text ?? 'nothing'}`);
   return { enabled: true, nodes: parseClusterNodes(nodes.text, host) };
+}
+
+export type CertificateFlag = '--upstream-ca' | '--upstream-servername' | '--upstream-cert';
+
+/**
+ * The flag to blame when discovery failed on a certificate (a wrong CA or name, or a client
+ * certificate Redis refuses, fails every connection alike, so it is a start-up error): Node's
+ * verification codes for Redis's certificate, or an alert from Redis about ours (mTLS). Undefined
+ * for other failures.
+ */
+export function certificateFlag(code: string | undefined): CertificateFlag | undefined {
+  if (code === undefined) return undefined;
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') return '--upstream-servername';
+  if (/^ERR_SSL_.*ALERT_(CERTIFICATE_REQUIRED|UNKNOWN_CA|BAD_CERTIFICATE|CERTIFICATE_)/.test(code)) return '--upstream-cert';
+  if (code.startsWith('ERR_')) return undefined;
+  return /CERT|SIGNATURE|ISSUER|SELF_SIGNED/.test(code) ? '--upstream-ca' : undefined;
 }
 
 function authCommand(auth: UpstreamAuth): string[] | undefined {

@@ -10,7 +10,7 @@ export class RewriteBuffer {
   readonly splices: Splice[] = [];
   readonly missing: RealAddress[] = [];
 
-  constructor(private readonly ctx: RewriteContext) {}
+  constructor(readonly ctx: RewriteContext) {}
 
   /** The listener for a real address (an empty host is this connection's node host); undefined when it must be opened first. */
   address(host: string, port: number): ListenAddress | undefined {

@@ -12,6 +12,9 @@ export interface NodeDirectory {
 export interface RewriteStageOptions {
   /** The real host of the node this proxy's connections go to (what an empty endpoint means). */
   selfHost: string;
+  /** What the listeners and the upstream connections speak (RewriteContext). */
+  listenTls?: boolean;
+  upstreamTls?: boolean;
   directory: NodeDirectory;
   onRewrite(kind: RewriteKind): void;
   /** A topology reply that could not be parsed: passed on unchanged. */
@@ -38,7 +41,7 @@ class RewriteStage implements FrameStage {
   private readonly ctx: RewriteContext;
 
   constructor(private readonly o: RewriteStageOptions) {
-    this.ctx = { selfHost: o.selfHost, listenerFor: (h, p) => o.directory.listenerFor(h, p) };
+    this.ctx = { selfHost: o.selfHost, listenTls: o.listenTls, upstreamTls: o.upstreamTls, listenerFor: (h, p) => o.directory.listenerFor(h, p) };
   }
 
   onReply(reply: ReplyInfo): ReplyAction | Promise<ReplyAction> {

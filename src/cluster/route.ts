@@ -3,6 +3,7 @@ import { formatEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { startProxy as startSingleProxy } from '../proxy/index.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { startClusterProxy, type RedisRttClusterProxy, type StartNodeProxy } from './cluster-proxy.js';
+import { certificateError, discoveryTls } from './cluster-tls.js';
 import { discoverCluster } from './discover.js';
 import { parseClusterMode } from './options.js';
 
@@ -11,24 +12,25 @@ import { parseClusterMode } from './options.js';
  * cluster node and, if so, start cluster mode. Undefined means: run as a single-node proxy.
  * `auto` falls back to single-node when the upstream is a unix socket or cannot be asked now (the
  * single-node proxy dials per client and copes with a Redis that comes later); `on` never does.
+ * A certificate that does not verify stops both (every connection would fail alike).
  */
 export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: StartNodeProxy): Promise<RedisRttClusterProxy | undefined> {
   const mode = parseClusterMode(options.cluster, 'cluster');
   if (mode === 'off') return undefined;
-  // Discovery speaks plaintext and the rewriter knows no TLS ports yet (docs/tls.md "Not done").
-  if (options.upstreamTls || options.listenTls) {
-    if (mode === 'on') throw new ConfigError('--cluster', 'on', 'auto or off with --upstream-tls / --listen-tls (cluster with TLS is not supported yet)');
-    return undefined;
-  }
   const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   if (upstream.kind !== 'tcp') {
     if (mode === 'on') throw new ConfigError('--upstream', options.upstream, 'host:port of a cluster node (--cluster on needs TCP)');
     return undefined;
   }
+  // Over TLS with --upstream-tls (a ConfigError here for a bad file), as every node's connections.
+  const secure = discoveryTls(options);
   let found;
   try {
-    found = await discoverCluster(upstream.host, upstream.port, { user: options.upstreamUser, password: options.upstreamPassword });
+    const auth = { user: options.upstreamUser, password: options.upstreamPassword };
+    found = await discoverCluster(upstream.host, upstream.port, { ...auth, tls: secure?.(upstream.host) });
   } catch (err) {
+    const badCertificate = certificateError(options, err);
+    if (badCertificate) throw badCertificate;
     if (mode === 'on') throw err;
     options.log?.(`--cluster auto: ${(err as Error).message}; running as a single-node proxy`);
     return undefined;
@@ -37,7 +39,7 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
     if (mode === 'on') throw new ConfigError('--cluster', 'on', `auto or off: ${formatEndpoint(upstream)} is not a cluster node (INFO cluster says cluster_enabled:0)`);
     return undefined;
   }
-  return startClusterProxy(options, startNodeProxy, found);
+  return startClusterProxy(options, startNodeProxy, found, secure);
 }
 
 /**

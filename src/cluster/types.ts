@@ -17,6 +17,16 @@ export interface RewriteContext {
   readonly selfHost: string;
   /** The listener for a node's real address, or undefined while it has none. */
   listenerFor(host: string, port: number): ListenAddress | undefined;
+  /**
+   * The listeners serve TLS (`listenTls`): CLUSTER SHARDS then names them by `tls-port`, else by
+   * `port`. The single port in SLOTS, NODES and redirects is the listener's either way.
+   */
+  readonly listenTls?: boolean;
+  /**
+   * The proxy speaks TLS to the nodes, so Redis names them by their TLS ports (SLOTS, NODES,
+   * redirects), and the real port in CLUSTER SHARDS is `tls-port`.
+   */
+  readonly upstreamTls?: boolean;
 }
 
 /** Which reply a rewrite was in: /stats counts rewrites by these. */

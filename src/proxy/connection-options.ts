@@ -4,6 +4,7 @@ import type { LinkState } from '../link/link-state.js';
 import type { Scheduler } from '../link/scheduler.js';
 import type { Direction } from '../link/types.js';
 import type { ConnectionTap } from '../tap/types.js';
+import type { UpstreamTlsMeter } from '../tls/counters.js';
 import type { ClientTiming } from '../tls/terminator.js';
 import type { ProxiedConnection } from './connection.js';
 import type { Endpoint } from './endpoint.js';
@@ -28,6 +29,8 @@ export interface ConnectionOptions {
   stages?: StageRegistry;
   /** Speak TLS to Redis with these options (checked at start). */
   upstreamTls?: tls.ConnectionOptions;
+  /** Counts the upstream TLS wire bytes (with upstreamTls). */
+  upstreamMeter?: UpstreamTlsMeter;
   /**
    * The client is a TLS terminator that runs the raw bytes through the link itself
    * (src/tls/terminator.ts): this connection's link stages add no delay, and the tap takes its

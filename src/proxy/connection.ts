@@ -44,7 +44,7 @@ export class ProxiedConnection implements StagedConnection {
     const clock = o.scheduler.clock;
     const acceptedNs = clock.nowNs();
     client.setNoDelay(true);
-    this.upstream = dialUpstream(o.upstream, o.upstreamTls);
+    this.upstream = dialUpstream(o.upstream, o.upstreamTls, o.upstreamMeter);
     const context = { id: o.id, nowNs: () => clock.nowNs(), close: (kind: EndKind) => this.closeFromStage(kind) };
     // The promise is made on first use: most connections never have a stage that waits for the close.
     this.context = Object.defineProperty(context, 'closed', { get: () => this.closedOnce() }) as ConnectionContext;

@@ -1,16 +1,22 @@
 import net from 'node:net';
 import tls from 'node:tls';
+import type { UpstreamTlsMeter } from '../tls/counters.js';
 import type { Endpoint } from './endpoint.js';
 
-/** Opens the connection to Redis: TCP, unix socket, or TLS over TCP when `secure` is set. */
-export function dialUpstream(e: Endpoint, secure: tls.ConnectionOptions | undefined): net.Socket {
+/**
+ * Opens the connection to Redis: TCP, unix socket, or TLS over TCP when `secure` is set. With TLS
+ * the TCP socket is dialed first and handed to tls.connect, so `meter` can read the wire bytes
+ * from it (the TLSSocket counts plaintext).
+ */
+export function dialUpstream(e: Endpoint, secure: tls.ConnectionOptions | undefined, meter?: UpstreamTlsMeter): net.Socket {
   if (e.kind === 'unix') return net.connect({ path: e.path, allowHalfOpen: true });
   if (secure === undefined) return net.connect({ host: e.host, port: e.port, allowHalfOpen: true, noDelay: true });
-  // tls.connect passes allowHalfOpen on to the TLSSocket; its type does not list it.
-  const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = { ...secure, host: e.host, port: e.port, allowHalfOpen: true };
+  const raw = net.connect({ host: e.host, port: e.port, allowHalfOpen: true, noDelay: true });
+  // tls.connect passes allowHalfOpen on to the TLSSocket; its type does not list it. `host` is
+  // what the certificate is verified against when no servername is set.
+  const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = { ...secure, socket: raw, host: e.host, port: e.port, allowHalfOpen: true };
   const s = tls.connect(options);
-  // Before 'connect' the TLSSocket has no TCP handle to set it on.
-  s.once('connect', () => s.setNoDelay(true));
+  meter?.track(raw, s);
   return s;
 }
 

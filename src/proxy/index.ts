@@ -144,7 +144,7 @@ async function startWith(
     const s = registry ? registry.snapshot(link.settings) : emptySnapshot(link.settings);
     if (!registry) s.connections = { active: server.connectionCount, total: s.connections.total };
     s.self = monitor.report();
-    if (secure.listen) s.tls = { ...server.tlsCounters };
+    if (secure.listen || secure.upstream) s.tls = server.tlsCounters();
     const counts = toxics.counts();
     if (counts.length > 0) s.toxics = counts;
     return s;
@@ -188,7 +188,7 @@ async function startWith(
     port: server.port,
     controlAddress: control?.address,
     tlsCaFile: secure.generatedCaFile,
-    tlsStats: () => ({ ...server.tlsCounters }),
+    tlsStats: () => server.tlsCounters(),
     get compensationUs() {
       return link.compensationUs;
     },

@@ -1,7 +1,8 @@
 import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type tls from 'node:tls';
-import { TlsTerminator, newTlsCounters } from '../tls/terminator.js';
+import { newTlsCounters, UpstreamTlsMeter, type TlsCounters } from '../tls/counters.js';
+import { TlsTerminator } from '../tls/terminator.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
@@ -61,7 +62,8 @@ export class ProxyServer {
   /** Client-side TLS terminators whose raw socket is open (it can outlive its connection while the last bytes cross the link). */
   private readonly terminators = new Set<TlsTerminator>();
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
-  readonly tlsCounters = newTlsCounters();
+  private readonly clientTls = newTlsCounters();
+  private readonly upstreamMeter = new UpstreamTlsMeter();
   private nextId = 1;
   private readonly scheduler: Scheduler;
   /** The stages every connection runs (the proxy handle's StageHost). */
@@ -136,6 +138,11 @@ export class ProxyServer {
     });
   }
 
+  /** Both sides' TLS counters (zero for a side without TLS). */
+  tlsCounters(): TlsCounters {
+    return this.upstreamMeter.fill({ ...this.clientTls });
+  }
+
   get connectionCount(): number {
     return this.live.size;
   }
@@ -171,7 +178,7 @@ export class ProxyServer {
         scheduler: this.scheduler,
         handshake: this.o.handshake,
         highWaterBytes: this.o.highWaterBytes,
-        counters: this.tlsCounters,
+        counters: this.clientTls,
         log: this.o.log,
         onLateness: this.o.onLateness,
       }));
@@ -200,6 +207,7 @@ export class ProxyServer {
       },
       stages: this.stages,
       upstreamTls: this.o.upstreamTls,
+      upstreamMeter: this.o.upstreamTls && this.upstreamMeter,
       clientTiming: terminator,
     });
     this.live.add(conn);

@@ -5,7 +5,7 @@ import type { StageFactory, StageHost } from '../stage/types.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ListenTlsOptions, UpstreamTlsOptions } from '../tls/options.js';
-import type { TlsCounters } from '../tls/terminator.js';
+import type { TlsCounters } from '../tls/counters.js';
 import type { ClusterProxyOptions } from './cluster-options.js';
 
 /** ClusterProxyOptions: cluster mode (`cluster: 'auto' | 'on'`), see docs/cluster.md. */
@@ -111,7 +111,7 @@ export interface RedisRttProxy extends StageHost {
   readonly port?: number;
   /** The CA certificate of a generated `listenTls` pair: what clients must trust. */
   readonly tlsCaFile?: string;
-  /** Client-side TLS handshakes and TLS bytes on the wire (plaintext bytes are in stats().totals). */
+  /** Both sides' TLS handshakes and TLS bytes on the wire (plaintext bytes are in stats().totals). */
   tlsStats?(): TlsCounters;
   /** The control endpoint's "host:port", when started. */
   readonly controlAddress?: string;

@@ -1,9 +1,13 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RedisSpawnError } from '../errors.js';
 import { findFreePort } from './free-port.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
-import { rawCommands } from './raw-command.js';
+import { rawCommands, type RawTarget } from './raw-command.js';
+import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
 
 export interface PrivateClusterOptions {
   /** Number of primaries (at least 3: redis-cli --cluster create refuses fewer). @default 3 */
@@ -18,6 +22,12 @@ export interface PrivateClusterOptions {
   serverPath?: string;
   /** The redis-cli binary (for `--cluster create`). @default $REDIS_CLI, else 'redis-cli' on PATH */
   cliPath?: string;
+  /**
+   * TLS only: every node serves `--tls-port` (no plaintext port) with `--tls-cluster yes
+   * --tls-replication yes`, all with one throwaway CA and certificate (`cluster.tls`), and does not
+   * ask clients for certificates. @default false
+   */
+  tls?: boolean;
 }
 
 export const DEFAULT_PRIVATE_CLUSTER = {
@@ -34,6 +44,8 @@ export interface PrivateClusterNode {
   readonly port: number;
   /** The cluster bus port (passed explicitly: see below). */
   readonly busPort: number;
+  /** What rawCommands() needs to reach it (with the CA when the cluster speaks TLS). */
+  readonly target: RawTarget;
 }
 
 export interface PrivateCluster {
@@ -41,6 +53,8 @@ export interface PrivateCluster {
   readonly nodes: readonly PrivateClusterNode[];
   /** A seed address to give a client or the proxy (the first node). */
   readonly address: string;
+  /** The certificates of a TLS cluster: clients trust `caFile`. */
+  readonly tls?: TlsFiles;
   /** Stops every node and removes every temp dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -62,21 +76,27 @@ export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Pro
   if (!Number.isInteger(replicas) || replicas < 0) throw new RedisSpawnError(`replicasPerMaster must be a non-negative integer (got ${replicas})`);
   const total = masters * (1 + replicas);
   const nodes: PrivateClusterNode[] = [];
-  const stopAll = (): Promise<void> => Promise.all(nodes.map((n) => n.server.stop())).then(() => undefined);
+  const tlsDir = opts.tls ? mkdtempSync(join(tmpdir(), 'redis-rtt-cluster-tls-')) : undefined;
+  const stopAll = (): Promise<void> =>
+    Promise.all(nodes.map((n) => n.server.stop())).then(() => {
+      if (tlsDir !== undefined) rmSync(tlsDir, { recursive: true, force: true });
+    });
+  let tls: TlsFiles | undefined;
   try {
-    const started = await Promise.all(Array.from({ length: total }, () => startNode(opts)));
+    if (tlsDir !== undefined) tls = generateTlsFiles(tlsDir);
+    const started = await Promise.all(Array.from({ length: total }, () => startNode(opts, tls)));
     nodes.push(...started);
-    await createCluster(nodes, replicas, opts.cliPath ?? process.env.REDIS_CLI ?? 'redis-cli');
+    await createCluster(nodes, replicas, opts.cliPath ?? process.env.REDIS_CLI ?? 'redis-cli', tls);
     await waitReady(nodes, masters, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_CLUSTER.readyTimeoutMs);
   } catch (err) {
     await stopAll();
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  return { nodes, address: nodes[0]!.address, stop: () => (stopping ??= stopAll()) };
+  return { nodes, address: nodes[0]!.address, tls, stop: () => (stopping ??= stopAll()) };
 }
 
-async function startNode(opts: PrivateClusterOptions): Promise<PrivateClusterNode> {
+async function startNode(opts: PrivateClusterOptions, tls: TlsFiles | undefined): Promise<PrivateClusterNode> {
   for (let attempt = 1; ; attempt++) {
     const busPort = await findFreePort();
     try {
@@ -91,9 +111,14 @@ async function startNode(opts: PrivateClusterOptions): Promise<PrivateClusterNod
           // CLUSTER SLOTS hides a replica until its replication offset is above 0, which the
           // master's replication PING makes it: every second instead of every 10.
           '--repl-ping-replica-period', '1',
+          // The bus and replication over TLS too: then Redis names nodes by their TLS ports.
+          ...(tls ? ['--tls-cluster', 'yes', '--tls-replication', 'yes'] : []),
         ],
+        tls: tls && { files: tls },
       });
-      return { server, address: server.address, port: server.port!, busPort };
+      const port = server.port!;
+      const target: RawTarget = { host: '127.0.0.1', port, ...(tls ? { tls: { ca: readFileSync(tls.caFile) } } : {}) };
+      return { server, address: server.address, port, busPort, target };
     } catch (err) {
       // Another process can take the bus port between findFreePort() and redis binding it.
       const raced = err instanceof RedisSpawnError && /in use|Could not (create server TCP|bind)/i.test(err.message);
@@ -102,8 +127,8 @@ async function startNode(opts: PrivateClusterOptions): Promise<PrivateClusterNod
   }
 }
 
-function createCluster(nodes: readonly PrivateClusterNode[], replicas: number, cliPath: string): Promise<void> {
-  const args = ['--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', String(replicas), '--cluster-yes'];
+function createCluster(nodes: readonly PrivateClusterNode[], replicas: number, cliPath: string, tls: TlsFiles | undefined): Promise<void> {
+  const args = [...(tls ? ['--tls', '--cacert', tls.caFile] : []), '--cluster', 'create', ...nodes.map((n) => n.address), '--cluster-replicas', String(replicas), '--cluster-yes'];
   return new Promise((resolve, reject) => {
     execFile(cliPath, args, { timeout: 30_000 }, (err, stdout, stderr) => {
       if (!err) return resolve();
@@ -130,7 +155,7 @@ async function readinessProblem(nodes: readonly PrivateClusterNode[], masters: n
   let replicasUp = 0;
   for (const n of nodes) {
     const cmds = [['CLUSTER', 'INFO'], ['CLUSTER', 'NODES'], ['INFO', 'replication'], ['CLUSTER', 'SLOTS']];
-    const [info, text, repl, slots] = await rawCommands({ host: '127.0.0.1', port: n.port }, cmds, 1000).catch(() => []);
+    const [info, text, repl, slots] = await rawCommands(n.target, cmds, 1000).catch(() => []);
     const i = info?.text ?? '';
     if (!/cluster_state:ok/.test(i)) return `${n.address} cluster_state not ok`;
     if (!/cluster_slots_ok:16384\b/.test(i)) return `${n.address} not all slots ok`;

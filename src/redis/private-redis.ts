@@ -31,9 +31,10 @@ export interface PrivateRedisOptions {
   /**
    * Serve TLS only (`--port 0 --tls-port PORT`, tcp transport) with a throwaway CA and a server
    * certificate for localhost / 127.0.0.1 made in the private dir; `{ clientAuth: true }` also
-   * makes a client certificate and has Redis require one (`--tls-auth-clients yes`). @default false
+   * makes a client certificate and has Redis require one (`--tls-auth-clients yes`); `{ files }`
+   * uses certificates made before (a cluster's nodes share one CA). @default false
    */
-  tls?: boolean | { clientAuth?: boolean };
+  tls?: boolean | { clientAuth?: boolean; files?: TlsFiles };
 }
 
 export const DEFAULT_PRIVATE_REDIS = {
@@ -127,7 +128,7 @@ class SpawnedRedis implements PrivateRedis {
       this.target = { host: '127.0.0.1', port };
       if (opts.tls) {
         const clientAuth = typeof opts.tls === 'object' && opts.tls.clientAuth === true;
-        const files = generateTlsFiles(dir, { client: clientAuth });
+        const files = (typeof opts.tls === 'object' && opts.tls.files) || generateTlsFiles(dir, { client: clientAuth });
         this.tls = { ...files, clientAuth };
         // prettier-ignore
         this.args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', files.certFile, '--tls-key-file', files.keyFile,

@@ -40,7 +40,9 @@ export function generateTlsFiles(dir: string, options: { client?: boolean; days?
     run(['x509', '-req', '-in', at(`${name}.csr`), '-CA', at('ca.crt'), '-CAkey', at('ca.key'), '-CAcreateserial',
       '-out', at(`${name}.crt`), '-days', days, '-extfile', at(`${name}.ext`)]);
   };
-  sign('server', 'localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth\n');
+  // clientAuth too: with --tls-cluster yes a node presents this certificate to the other nodes'
+  // bus ports, which always ask for one.
+  sign('server', 'localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
   const files: TlsFiles = { caFile: at('ca.crt'), certFile: at('server.crt'), keyFile: at('server.key') };
   if (options.client) {
     sign('client', 'redis-rtt client', 'extendedKeyUsage=clientAuth\n');

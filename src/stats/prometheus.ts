@@ -9,6 +9,7 @@
  */
 import { compareDepthBuckets } from '../tap/counters.js';
 import type { SelfQuantiles } from './self-report.js';
+import { tlsFamilies } from './tls-metrics.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';
@@ -40,7 +41,7 @@ const QUANTILES: readonly [string, keyof LatencySummary][] = [
 ];
 
 export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly MetricFamily[] = []): string {
-  const families = [...snapshotFamilies(snapshot), ...selfFamilies(snapshot), ...extra];
+  const families = [...snapshotFamilies(snapshot), ...selfFamilies(snapshot), ...tlsFamilies(snapshot), ...extra];
   return families.map(renderFamily).join('');
 }
 

@@ -6,7 +6,7 @@ import type { SelfReport } from './self-report.js';
  */
 import type { LinkSettings } from '../link/types.js';
 import type { CommandStats, Counters } from '../tap/counter-types.js';
-import type { TlsCounters } from '../tls/terminator.js';
+import type { TlsCounters } from '../tls/counters.js';
 
 export type { LatencySummary } from '../numbers/histogram.js';
 export type {
@@ -31,7 +31,7 @@ export interface StatsSnapshot {
   tap?: TapHealth;
   /** The proxy's own lateness, read lag, event-loop delay and GC pauses (a proxy's /stats). */
   self?: SelfReport;
-  /** Client-side TLS (only with listenTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */
+  /** TLS on either side (with listenTls or upstreamTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */
   tls?: TlsCounters;
 }
 

@@ -36,17 +36,25 @@ export function prepareProxyTls(
     let cert = l.cert;
     let key = l.key;
     if (cert === undefined || key === undefined) {
-      const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-tls-'));
-      out.cleanup = () => rmSync(dir, { recursive: true, force: true });
-      try {
-        const files = generateTlsFiles(dir);
-        ({ certFile: cert, keyFile: key, caFile: out.generatedCaFile } = files);
-      } catch (err) {
-        out.cleanup();
-        throw new ConfigError('--listen-tls', true, `--tls-cert/--tls-key, or openssl to generate a pair (${(err as Error).message})`);
-      }
+      const pair = generateListenPair();
+      ({ certFile: cert, keyFile: key, caFile: out.generatedCaFile, cleanup: out.cleanup } = pair);
     }
     out.listen = loadListenTls({ ...l, cert, key });
   }
   return out;
+}
+
+/**
+ * A throwaway CA and server certificate for `--listen-tls` without `--tls-cert`, in a private temp
+ * dir that `cleanup` removes. Cluster mode makes one for all its listeners.
+ */
+export function generateListenPair(): { certFile: string; keyFile: string; caFile: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-tls-'));
+  const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
+  try {
+    return { ...generateTlsFiles(dir), cleanup };
+  } catch (err) {
+    cleanup();
+    throw new ConfigError('--listen-tls', true, `--tls-cert/--tls-key, or openssl to generate a pair (${(err as Error).message})`);
+  }
 }

@@ -18,20 +18,7 @@ import type { Direction } from '../link/types.js';
 import type { Scheduler } from '../link/scheduler.js';
 import { LinkStage } from '../stage/link-stage.js';
 import { SocketSink } from '../stage/socket-sink.js';
-
-/** Counted over all client-side TLS connections (the plaintext is in the tap's byte counters). */
-export interface TlsCounters {
-  /** Handshakes completed and failed. */
-  handshakes: number;
-  handshakeFailures: number;
-  /** TLS bytes on the client's TCP socket (records, handshake, alerts), client -> proxy and back. */
-  wireBytesUp: number;
-  wireBytesDown: number;
-}
-
-export function newTlsCounters(): TlsCounters {
-  return { handshakes: 0, handshakeFailures: 0, wireBytesUp: 0, wireBytesDown: 0 };
-}
+import type { TlsCounters } from './counters.js';
 
 export interface TlsTerminatorOptions {
   id: number;

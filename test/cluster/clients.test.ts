@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
@@ -136,5 +138,38 @@ describe('real cluster clients with no address mapping stay behind the proxy', (
     expect(proxy.stats().cluster.rewrites.moved).toBe(moved + 1);
     const { stdout: got } = await run('redis-cli', ['-c', '-h', proxy.host!, '-p', String(proxy.port), 'GET', key], { timeout: 10_000 });
     expect(got.trim()).toBe('from-cli');
+  });
+});
+
+describe('TLS clients in front of a plaintext cluster (--listen-tls, one generated CA for every listener)', () => {
+  it('SHARDS names each listener by tls-port only; ioredis Cluster with tls and redis-cli -c --tls reach all three shards through it', async () => {
+    const secure = (await startProxy({ upstream: cluster.address, cluster: 'on', listenTls: true, log: () => {} })) as RedisRttClusterProxy;
+    const ca = readFileSync(secure.tlsCaFile!);
+    const c = new Cluster([{ host: '127.0.0.1', port: secure.port! }], { redisOptions: { tls: { ca } } });
+    try {
+      const s = tls.connect({ host: '127.0.0.1', port: secure.port!, ca });
+      const chunks: Buffer[] = [];
+      s.on('data', (d: Buffer) => chunks.push(d));
+      s.write(Buffer.concat([encodeCommand(['CLUSTER', 'SHARDS']), encodeCommand(['PING'])]));
+      const t0 = Date.now();
+      while (!Buffer.concat(chunks).toString('latin1').endsWith('+PONG\r\n') && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
+      s.destroy();
+      const shards = Buffer.concat(chunks).toString('latin1');
+      expect(shards.split('\r\ntls-port\r\n').length - 1).toBe(6);
+      expect(shards.split('\r\nport\r\n').length - 1).toBe(0);
+      expect(shards).not.toMatch(realPorts());
+      const keys = await keyPerMaster(cluster);
+      for (const { key } of keys) await c.set(key, `tls-${key}`);
+      for (const { key } of keys) expect(await c.get(key)).toBe(`tls-${key}`);
+      const { stdout } = await run('redis-cli', ['--tls', '--cacert', secure.tlsCaFile!, '-c', '-p', String(secure.port), 'GET', keys[2]!.key], { timeout: 10_000 });
+      expect(stdout.trim()).toBe(`tls-${keys[2]!.key}`);
+      const both = new Set([...proxy.connections(), ...secure.connections()].map((x) => String(x.upstreamLocalPort)));
+      const direct = (await directClients(cluster, secure)).filter((l) => !both.has(/ addr=\S+:(\d+) /.exec(l)?.[1] ?? ''));
+      expect(direct).toEqual([]);
+      for (const n of secure.stats().cluster.nodes.filter((x) => x.role === 'master')) expect(n.counters.commands).toBeGreaterThanOrEqual(2);
+    } finally {
+      c.disconnect();
+      await secure.close();
+    }
   });
 });

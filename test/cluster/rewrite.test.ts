@@ -96,12 +96,34 @@ describe('CLUSTER SHARDS', () => {
     expect(r.bytes.toString('latin1')).toBe(want);
     expect(r.kinds).toEqual(['shards']);
   });
-  it('RESP3 (maps) with hostname and tls-port', () => {
-    const extraIn = `${bulk('hostname')}${bulk('node-b')}${bulk('tls-port')}:35721\r\n`;
-    const extraOut = `${bulk('hostname')}${bulk('px.local')}${bulk('tls-port')}:7002\r\n`;
+  // A node map from [key, RESP value] pairs, so tests can place and leave out port / tls-port.
+  const pairs = (open: string, kv: [string, string][]): string => `${open}${kv.map(([k, v]) => bulk(k) + v).join('')}`;
+  const tail = (ip: string): [string, string][] => [['ip', bulk(ip)], ['endpoint', bulk(ip)], ['role', bulk('master')]];
+  const withCtx = (flags: Pick<RewriteContext, 'listenTls' | 'upstreamTls'>): RewriteContext => ({ ...ctx(), ...flags });
+  it('RESP3 (maps), plaintext listener: hostname rewritten, port kept, tls-port dropped (the map shrinks by one pair)', () => {
+    const extraIn = `${bulk('hostname')}${bulk('node-b')}${bulk('tls-port')}:46000\r\n`;
     const input = `*1\r\n${shard('%2\r\n', [node('%9\r\n', 35721, extraIn)])}`;
-    const want = `*1\r\n${shard('%2\r\n', [nodeOut('%9\r\n', 7002, extraOut)])}`;
+    const want = `*1\r\n${shard('%2\r\n', [nodeOut('%8\r\n', 7002, `${bulk('hostname')}${bulk('px.local')}`)])}`;
     expect(run(input, kind).bytes.toString('latin1')).toBe(want);
+  });
+  it('TLS listeners over upstream TLS: the real port is tls-port; it becomes the listener port and port is dropped', () => {
+    const input = `*1\r\n${shard('%2\r\n', [pairs('%6\r\n', [['id', bulk(ID2)], ['port', ':30001\r\n'], ['tls-port', ':35721\r\n'], ...tail('127.0.0.1')])])}`;
+    const want = `*1\r\n${shard('%2\r\n', [pairs('%5\r\n', [['id', bulk(ID2)], ['tls-port', ':7002\r\n'], ...tail('px.local')])])}`;
+    const r = run(input, kind, withCtx({ listenTls: true, upstreamTls: true }));
+    expect(r.bytes.toString('latin1')).toBe(want);
+    expect(r.missing).toEqual([]);
+  });
+  it('a TLS-only node (no plain port, as with --port 0) to plaintext listeners: tls-port becomes port, the map keeps its size', () => {
+    const input = `*1\r\n${shard('*4\r\n', [pairs('*10\r\n', [['id', bulk(ID2)], ['tls-port', ':35721\r\n'], ...tail('127.0.0.1')])])}`;
+    const want = `*1\r\n${shard('*4\r\n', [pairs('*10\r\n', [['id', bulk(ID2)], ['port', ':7002\r\n'], ...tail('px.local')])])}`;
+    expect(run(input, kind, withCtx({ upstreamTls: true })).bytes.toString('latin1')).toBe(want);
+  });
+  it('a plaintext cluster to TLS listeners, RESP2: port becomes tls-port; with both keys the other is dropped (*2N counts elements)', () => {
+    const only = `*1\r\n${shard('*4\r\n', [pairs('*10\r\n', [['id', bulk(ID2)], ['port', ':35721\r\n'], ...tail('127.0.0.1')])])}`;
+    const onlyWant = `*1\r\n${shard('*4\r\n', [pairs('*10\r\n', [['id', bulk(ID2)], ['tls-port', ':7002\r\n'], ...tail('px.local')])])}`;
+    expect(run(only, kind, withCtx({ listenTls: true })).bytes.toString('latin1')).toBe(onlyWant);
+    const both = `*1\r\n${shard('*4\r\n', [pairs('*12\r\n', [['id', bulk(ID2)], ['port', ':35721\r\n'], ['tls-port', ':46000\r\n'], ...tail('127.0.0.1')])])}`;
+    expect(run(both, kind, withCtx({ listenTls: true })).bytes.toString('latin1')).toBe(onlyWant);
   });
 });
 

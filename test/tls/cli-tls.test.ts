@@ -25,6 +25,20 @@ describe('redis-rtt proxy with TLS flags', () => {
       { args: [...up, '--listen-tls', '--tls-cert', t.certFile], flag: '--tls-key', accepts: /together/ },
       { args: [...up, '--listen-tls', '--tls-max-version', '1.1'], flag: '--tls-max-version', accepts: /1\.2 or 1\.3/ },
       { args: [...up, '--tls-cert', t.certFile, '--tls-key', t.keyFile], flag: '--tls-cert', accepts: /with --listen-tls/ },
+      {
+        args: [...up, '--listen-tls', '--rtt', '1ms', '--compensate', 'calibrate'],
+        flag: '--compensate',
+        accepts: /with --listen-tls \(calibrate measures through a plaintext listener, not the TLS one clients use\)/,
+      },
+      { args: [...up, '--upstream-tls', '--upstream-ca', '/nonexistent/ca.pem', '--rtt', '1ms', '--compensate', 'calibrate'], flag: '--upstream-ca', accepts: /ENOENT/ },
+      // --cluster auto (the default) asks the upstream at start, over TLS: a wrong name stops it there.
+      {
+        args: [...up, '--upstream-tls', '--upstream-ca', t.caFile, '--upstream-servername', 'wrong.example'],
+        flag: '--upstream-servername',
+        accepts: /a name in the upstream's certificate \(cluster discovery at .* failed: ERR_TLS_CERT_ALTNAME_INVALID/,
+      },
+      // This Redis wants a client certificate (mTLS): its alert is named at start too.
+      { args: [...up, '--upstream-tls', '--upstream-ca', t.caFile], flag: '--upstream-cert', accepts: /a client certificate the upstream accepts \(.*CERTIFICATE_REQUIRED/ },
     ];
     const results = await Promise.all(cases.map((c) => runCli(c.args)));
     results.forEach((r, i) => {
@@ -46,6 +60,25 @@ describe('redis-rtt proxy with TLS flags', () => {
       const ca = (p.line as unknown as { tlsCa: string }).tlsCa;
       expect(ca).toMatch(/ca\.crt$/);
       const { stdout } = await run('redis-cli', ['-u', `rediss://127.0.0.1:${p.port}`, '--cacert', ca, 'PING']);
+      expect(stdout.trim()).toBe('PONG');
+    } finally {
+      await p.stop('SIGTERM');
+    }
+  });
+
+  it('--compensate calibrate over --upstream-tls (mTLS): direct PINGs and the proxy dial Redis with the same TLS options', { timeout: 60_000 }, async () => {
+    const t = redis.tls!;
+    const p = await startCliProxy(
+      ['--upstream', redis.address, '--upstream-tls', '--upstream-ca', t.caFile, '--upstream-cert', t.clientCertFile!, '--upstream-key', t.clientKeyFile!,
+        '--rtt', '1ms', '--compensate', 'calibrate'],
+      { startTimeoutMs: 50_000 },
+    );
+    try {
+      expect(p.stderr()).toMatch(/calibrating 1ms RTT against 127\.0\.0\.1:\d+ over TLS/);
+      expect(p.stderr()).toMatch(/calibrated: 500us one-way -> \d+ us off; added RTT p50 [\d.]+ us with it/);
+      const comp = (p.line as unknown as { compensationUs: { up: number; down: number } }).compensationUs;
+      expect(comp.up).toBeLessThanOrEqual(500);
+      const { stdout } = await run('redis-cli', ['-p', String(p.port), 'PING']);
       expect(stdout.trim()).toBe('PONG');
     } finally {
       await p.stop('SIGTERM');

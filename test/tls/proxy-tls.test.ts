@@ -51,11 +51,20 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       await c.connect();
       await c.set('k', 'v');
       expect(await c.get('k')).toBe('v');
+      // Upstream TLS bytes, read from the live TCP socket under the TLSSocket: more than the plaintext.
+      const live = p.stats();
+      expect(live.tls!.upstreamWireBytesUp).toBeGreaterThan(live.totals.bytesUp);
+      expect(live.tls!.upstreamWireBytesDown).toBeGreaterThan(live.totals.bytesDown);
       c.disconnect();
       await until(() => p.stats().connections.active === 0);
       const s = p.stats();
       expect(s.commands.SET?.count).toBe(1);
       expect(s.commands.GET?.count).toBe(1);
+      // Kept once the socket is closed; the client side has no TLS.
+      expect(s.tls!.upstreamWireBytesUp).toBeGreaterThanOrEqual(live.tls!.upstreamWireBytesUp);
+      expect(s.tls!.upstreamHandshakes).toBeGreaterThanOrEqual(1);
+      expect(s.tls!.upstreamHandshakeFailures).toBe(0);
+      expect([s.tls!.handshakes, s.tls!.wireBytesUp, s.tls!.wireBytesDown]).toEqual([0, 0, 0]);
     });
   });
 
@@ -64,6 +73,8 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout + x.stderr, (e: { stdout: string; stderr: string }) => e.stdout + e.stderr);
       expect(out).not.toMatch(/PONG/);
       await until(() => logs.some((l) => /upstream .* failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/.test(l)));
+      await until(() => p.stats().tls!.upstreamHandshakeFailures >= 1);
+      expect(p.stats().tls!.upstreamHandshakes).toBe(0);
     });
     await withProxy({ upstream: redis.address, upstreamTls: { ca: redis.tls!.caFile, servername: 'not-this-host.example' } }, async (p, logs) => {
       await run('redis-cli', ['-p', String(p.port), 'PING']).catch(() => undefined);
@@ -100,7 +111,8 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       /--upstream-key: .*does not match/,
     );
     await expect(startProxy({ upstream: up, listenTls: { cert: redis.tls!.caFile, key: redis.tls!.keyFile } })).rejects.toThrow(/--tls-key: .*does not match/);
-    await expect(startProxy({ upstream: up, upstreamTls: { ca: redis.tls!.caFile }, cluster: 'on' })).rejects.toThrow(/--cluster: .*not supported yet/);
+    // Discovery speaks TLS too: a TLS Redis that is not a cluster node is named as such.
+    await expect(startProxy({ upstream: up, upstreamTls: { ca: redis.tls!.caFile }, cluster: 'on' })).rejects.toThrow(/--cluster: .*not a cluster node/);
   });
 });
 

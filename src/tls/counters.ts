@@ -1,0 +1,86 @@
+/**
+ * TLS counters of both sides (`/stats` `tls`, `proxy.tlsStats()`): handshakes and the TLS bytes on
+ * the wire. The plaintext RESP bytes are the tap's (`totals.bytesUp` / `bytesDown`), so the
+ * difference is what TLS costs on the wire. Sides without TLS stay zero.
+ */
+import type net from 'node:net';
+import type tls from 'node:tls';
+
+export interface TlsCounters {
+  /** Client side (`listenTls`): handshakes completed and failed. */
+  handshakes: number;
+  handshakeFailures: number;
+  /** Client side: TLS bytes read from clients' TCP sockets and written to them. */
+  wireBytesUp: number;
+  wireBytesDown: number;
+  /** Upstream side (`upstreamTls`): handshakes with Redis completed, and TCP connections that closed without one. */
+  upstreamHandshakes: number;
+  upstreamHandshakeFailures: number;
+  /** Upstream side: TLS bytes written to Redis's TCP socket (up) and read from it (down). */
+  upstreamWireBytesUp: number;
+  upstreamWireBytesDown: number;
+}
+
+export function newTlsCounters(): TlsCounters {
+  return {
+    handshakes: 0,
+    handshakeFailures: 0,
+    wireBytesUp: 0,
+    wireBytesDown: 0,
+    upstreamHandshakes: 0,
+    upstreamHandshakeFailures: 0,
+    upstreamWireBytesUp: 0,
+    upstreamWireBytesDown: 0,
+  };
+}
+
+/** Field-wise sum (a cluster proxy's nodes). */
+export function addTlsCounters(into: TlsCounters, c: TlsCounters): TlsCounters {
+  for (const k of Object.keys(into) as (keyof TlsCounters)[]) into[k] += c[k];
+  return into;
+}
+
+/**
+ * Upstream TLS bytes. The TLSSocket the connection reads carries plaintext; the TCP socket under it
+ * (dialed separately for this: src/proxy/dial.ts) counts the wire bytes in its handle, read when
+ * asked for live sockets and once at close for the others.
+ */
+export class UpstreamTlsMeter {
+  private readonly live = new Set<net.Socket>();
+  private closedUp = 0;
+  private closedDown = 0;
+  private handshakes = 0;
+  private failures = 0;
+
+  track(raw: net.Socket, secure: tls.TLSSocket): void {
+    this.live.add(raw);
+    let tcpUp = false;
+    let secured = false;
+    raw.once('connect', () => (tcpUp = true));
+    secure.once('secureConnect', () => {
+      secured = true;
+      this.handshakes++;
+    });
+    raw.once('close', () => {
+      this.live.delete(raw);
+      this.closedUp += raw.bytesWritten;
+      this.closedDown += raw.bytesRead;
+      if (tcpUp && !secured) this.failures++;
+    });
+  }
+
+  /** Writes the upstream fields of `c`. */
+  fill(c: TlsCounters): TlsCounters {
+    let up = this.closedUp;
+    let down = this.closedDown;
+    for (const raw of this.live) {
+      up += raw.bytesWritten;
+      down += raw.bytesRead;
+    }
+    c.upstreamHandshakes = this.handshakes;
+    c.upstreamHandshakeFailures = this.failures;
+    c.upstreamWireBytesUp = up;
+    c.upstreamWireBytesDown = down;
+    return c;
+  }
+}
