@@ -9,7 +9,7 @@
 // runs beside this tree, proxy by proxy in alternating order; `--variant NAME:ENV=V[,ENV=V]`
 // (repeatable) runs this tree again with the diag's tuning variables (LATENESS_SPIN_US,
 // LATENESS_LINGER_US, LATENESS_NO_CATCHUP=1; LATENESS_NODE_ARGS: flags for node itself). Docs: docs/precision.md "The proxy's own lateness".
-// About 2 minutes per build with the defaults.
+// Under a minute per build with the defaults.
 //   npm run lab:lateness -- [--rtts 0.2,1.2,5,20,85] [--clients 1,50] [--seconds 3] [--rounds 1]
 //       [--old /tmp/base] [--variant nocatch:LATENESS_NO_CATCHUP=1] [--proxy-args '...']
 import { spawn, execFileSync } from 'node:child_process';

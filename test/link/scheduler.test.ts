@@ -118,6 +118,20 @@ describe('PreciseScheduler', () => {
     expect(s.size).toBe(0);
   });
 
+  it('with a slack, catchUp leaves a timer to the poll until it is that late', () => {
+    const clock = new FakeClock(0);
+    const s = new PreciseScheduler({ clock, lingerNs: 0, catchUpSlackNs: 50_000 });
+    const fired: number[] = [];
+    s.schedule(100_000, () => fired.push(1));
+    clock.setNs(149_999);
+    s.catchUp(149_999);
+    expect(fired).toEqual([]);
+    clock.setNs(150_000);
+    s.catchUp(150_000);
+    expect(fired).toEqual([1]);
+    expect(s.size).toBe(0);
+  });
+
   it('a read that catches up first sends what is due on other lines, in order, then its own bytes', () => {
     const clock = new FakeClock(0);
     const s = new PreciseScheduler({ clock, lingerNs: 0 });
