@@ -5,8 +5,7 @@
 // between the timer's scheduling and its firing, "fine" otherwise. Records the coarse setTimeout's
 // own lateness (past the wake-up it was set for), GC pauses overlapping a late delivery, and the
 // event loop's utilisation. For A/B runs of one build: LATENESS_SPIN_US / LATENESS_LINGER_US set
-// the scheduler's spin window and linger, LATENESS_NO_CATCHUP=1 turns off firing due timers from
-// reads (scheduler.catchUp), LATENESS_CATCHUP_SLACK_US sets how late a timer must be for it. Answers `{cmd:'reset'}` / `{cmd:'report'}` on the IPC channel.
+// the scheduler's spin window and linger. Answers `{cmd:'reset'}` / `{cmd:'report'}` on the IPC channel.
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,15 +42,12 @@ const epochOffsetNs = (performance.timeOrigin + performance.now()) * 1e6 - nowNs
 const proto = PreciseScheduler.prototype;
 const spinUs = process.env.LATENESS_SPIN_US;
 const lingerUs = process.env.LATENESS_LINGER_US;
-const slackUs = process.env.LATENESS_CATCHUP_SLACK_US;
-if (process.env.LATENESS_NO_CATCHUP === '1') proto.catchUp = undefined;
 const arm = proto.arm;
 proto.arm = function () {
   if (!this.__tuned) {
     this.__tuned = true;
     if (spinUs !== undefined) this.spinWindowNs = Number(spinUs) * 1000;
     if (lingerUs !== undefined) this.lingerNs = Number(lingerUs) * 1000;
-    if (slackUs !== undefined) this.catchUpSlackNs = Number(slackUs) * 1000;
   }
   // onCoarse clears `coarse` then calls arm: a recorded coarse timer gone at entry has fired.
   if (this.__coarse && this.coarse === undefined) {

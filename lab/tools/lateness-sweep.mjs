@@ -8,10 +8,12 @@
 // (/proc schedstat): other processes held the cores then. `--old DIR` (a built redis-rtt tree)
 // runs beside this tree, proxy by proxy in alternating order; `--variant NAME:ENV=V[,ENV=V]`
 // (repeatable) runs this tree again with the diag's tuning variables (LATENESS_SPIN_US,
-// LATENESS_LINGER_US, LATENESS_NO_CATCHUP=1; LATENESS_NODE_ARGS: flags for node itself). Docs: docs/precision.md "The proxy's own lateness".
+// LATENESS_LINGER_US; LATENESS_NODE_ARGS: flags for node itself). `rt ms` is what each client
+// saw per request (clients / rps): a change that only moves waiting from deliveries into the
+// arrival stamps lowers lateUs but not this. Docs: docs/precision.md "The proxy's own lateness".
 // Under a minute per build with the defaults.
 //   npm run lab:lateness -- [--rtts 0.2,1.2,5,20,85] [--clients 1,50] [--seconds 3] [--rounds 1]
-//       [--old /tmp/base] [--variant nocatch:LATENESS_NO_CATCHUP=1] [--proxy-args '...']
+//       [--old /tmp/base] [--variant spin4ms:LATENESS_SPIN_US=4000] [--proxy-args '...']
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
@@ -178,7 +180,7 @@ try {
 
 const f = (q) => `${q.p50}/${q.p99}/${q.max}`;
 console.log(`redis-benchmark GET through redis-rtt proxy --rtt X ${proxyArgs.join(' ')}; ${rounds} round(s); microseconds unless marked`);
-console.log('build    rtt_ms  -c  late p50/p99/max   n      coarse p99(n)   fine p99(n)    coarse-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  runq%  preempt/s  rps     load');
+console.log('build    rtt_ms  -c  late p50/p99/max   n      coarse p99(n)   fine p99(n)    coarse-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  runq%  preempt/s  rps     rt ms  load');
 for (const x of rows) {
   const d = x.diag;
   const s = x.self;
@@ -201,6 +203,7 @@ for (const x of rows) {
       x.runqPct.toFixed(1).padStart(6),
       x.preemptedPerS.toFixed(0).padStart(10),
       String(Math.round(x.rps)).padStart(7),
+      ((x.c / x.rps) * 1000).toFixed(2).padStart(6),
       x.load.toFixed(2).padStart(6),
     ].join(' '),
   );

@@ -15,11 +15,6 @@ export interface Scheduler {
   cancel(timer: Timer): void;
   /** Something was just delivered without a timer: stay awake for what usually follows. */
   delivered?(nowNs: number, source: DeliverySource): void;
-  /**
-   * A read just ran (at nowNs): fire what is already due now rather than after the rest of this
-   * event-loop turn's reads. A cheap check when nothing is due.
-   */
-  catchUp?(nowNs: number): void;
 }
 
 /** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */
@@ -49,12 +44,6 @@ export interface PreciseSchedulerOptions {
    * @default 2 (one connection)
    */
   maxLingerSources?: number;
-  /**
-   * catchUp (from reads) fires a timer only once it is this late; before that the turn's poll
-   * sends it with whatever else fell due (one burst, which Redis and the clients also take in
-   * fewer wake-ups). @default 0
-   */
-  catchUpSlackNs?: number;
 }
 
 /**
@@ -77,9 +66,7 @@ export class PreciseScheduler implements Scheduler {
     this.spinWindowNs = options.spinWindowNs ?? 2_000_000;
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
-    this.catchUpSlackNs = options.catchUpSlackNs ?? 0;
   }
-  private readonly catchUpSlackNs: number;
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
 
@@ -121,23 +108,6 @@ export class PreciseScheduler implements Scheduler {
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
     if (this.heap.length === 0) this.startPolling();
   }
-  /**
-   * Called from reads. With many connections one event-loop turn runs dozens of read callbacks
-   * before the check phase polls the heap, so a delivery that fell due at the turn's start waited
-   * for all of them (docs/precision.md, "The proxy's own lateness"). Firing due timers between
-   * reads bounds that wait by one callback.
-   */
-  catchUp(nowNs: number): void {
-    const head = this.heap[0];
-    if (head === undefined || head.dueNs + this.catchUpSlackNs > nowNs) return;
-    // As a poll: fire, then linger or re-arm. While polling, the pending poll does the rest.
-    if (!this.polling) {
-      this.poll();
-      return;
-    }
-    if (this.runDue()) this.hotUntilNs = this.clock.nowNs() + this.lingerNs;
-  }
-
   /** Activity windows (one linger long) for counting the sources that deliver at once. */
   private window = 0;
   private windowStartNs = -Infinity;

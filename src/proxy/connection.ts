@@ -97,12 +97,8 @@ export class ProxiedConnection implements StagedConnection {
     }
     const frames = this.frames;
     const downIn: ChunkTarget | undefined = frames && { push: (c, t) => frames.pushReply(c, t) };
-    // Each read first sends whatever is already due (on any connection), as a poll would: with many
-    // connections one loop turn runs many reads before the scheduler's poll (scheduler.catchUp).
-    const catchUp = o.scheduler.catchUp?.bind(o.scheduler);
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      catchUp?.(now);
       up.entry.push(chunk, now);
       o.onRead?.(now);
       if (this.held('up') + this.upstream.writableLength > o.highWaterBytes) {
@@ -112,7 +108,6 @@ export class ProxiedConnection implements StagedConnection {
     });
     this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      catchUp?.(now);
       (downIn ?? down.entry).push(chunk, now);
       o.onRead?.(now);
       if (this.held('down') + client.writableLength > o.highWaterBytes) {

@@ -1,7 +1,6 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { DelayLine } from '../../src/link/delay-line.js';
 import { PreciseScheduler } from '../../src/link/scheduler.js';
 
 /** A fake clock that counts reads: each poll of a lingering scheduler reads it once. */
@@ -89,79 +88,5 @@ describe('PreciseScheduler', () => {
     const quiet = clock.reads;
     await ticks(10);
     expect(clock.reads - quiet).toBeGreaterThanOrEqual(8);
-  });
-
-  it('catchUp fires what is due at once, in order, and nothing early, whether sleeping or polling', async () => {
-    const clock = new FakeClock(0);
-    const s = new PreciseScheduler({ clock, spinWindowNs: 2_000_000, lingerNs: 0 });
-    const fired: string[] = [];
-    s.schedule(5_000_000, () => fired.push('a')); // far: a coarse timer sleeps for it
-    s.schedule(5_000_001, () => fired.push('b'));
-    s.schedule(9_000_000, () => fired.push('c'));
-    s.catchUp(4_999_999);
-    expect(fired).toEqual([]);
-    clock.setNs(5_000_001);
-    s.catchUp(5_000_001); // before any poll or timer could run
-    expect(fired).toEqual(['a', 'b']);
-    expect(s.size).toBe(1);
-    // Re-armed for 'c': inside its window the poll takes over, and catchUp still fires first.
-    clock.setNs(8_000_000);
-    await ticks(3);
-    expect(fired).toEqual(['a', 'b']);
-    s.schedule(8_500_000, () => fired.push('d'));
-    clock.setNs(8_600_000);
-    s.catchUp(8_600_000);
-    expect(fired).toEqual(['a', 'b', 'd']);
-    clock.setNs(9_000_000);
-    await ticks(3);
-    expect(fired).toEqual(['a', 'b', 'd', 'c']);
-    expect(s.size).toBe(0);
-  });
-
-  it('with a slack, catchUp leaves a timer to the poll until it is that late', () => {
-    const clock = new FakeClock(0);
-    const s = new PreciseScheduler({ clock, lingerNs: 0, catchUpSlackNs: 50_000 });
-    const fired: number[] = [];
-    s.schedule(100_000, () => fired.push(1));
-    clock.setNs(149_999);
-    s.catchUp(149_999);
-    expect(fired).toEqual([]);
-    clock.setNs(150_000);
-    s.catchUp(150_000);
-    expect(fired).toEqual([1]);
-    expect(s.size).toBe(0);
-  });
-
-  it('a read that catches up first sends what is due on other lines, in order, then its own bytes', () => {
-    const clock = new FakeClock(0);
-    const s = new PreciseScheduler({ clock, lingerNs: 0 });
-    const wire: string[] = [];
-    const line = (name: string, delayNs: number): DelayLine =>
-      new DelayLine({
-        scheduler: s,
-        sampleDelayNs: () => delayNs,
-        bandwidthBps: () => 0,
-        deliver: (chunks) => wire.push(`${name}:${Buffer.concat(chunks).toString()}`),
-        onEnd: () => undefined,
-      });
-    // What the proxy's read callbacks do: catch up, then push the chunk read.
-    const read = (l: DelayLine, data: string, atNs: number): void => {
-      clock.setNs(atNs);
-      s.catchUp(atNs);
-      l.push(Buffer.from(data), atNs);
-    };
-    const slow = line('slow', 100_000);
-    const fast = line('fast', 0);
-    read(slow, 'x', 0);
-    read(slow, 'w', 10_000);
-    read(fast, 'y', 99_999);
-    expect(wire).toEqual(['fast:y']); // not due yet: stays
-    read(fast, 'z', 100_000);
-    expect(wire).toEqual(['fast:y', 'slow:x', 'fast:z']);
-    read(slow, '1', 110_000); // 'w' is due: out before '1' is queued
-    expect(wire.slice(3)).toEqual(['slow:w']);
-    expect(slow.queued).toBe(1);
-    slow.destroy(); // the poll stops with nothing left to wait for
-    expect(s.size).toBe(0);
   });
 });
