@@ -1,10 +1,12 @@
 // redis-benchmark GET, no delay anywhere, through several targets in alternating rounds (one
 // target's run after the other's, round after round, so a noisy machine hits them alike):
-// direct, HAProxy 2.6 in TCP mode, this tree's proxy, and any other redis-rtt build (`--old DIR`).
+// direct, HAProxy 2.6 in TCP mode, this tree's proxy, any other redis-rtt build (`--old DIR`) and,
+// with `--pipe`, the floor of a Node proxy: a bare pipe that writes each 'data' chunk to the other
+// socket and does nothing else (cheaper than stream.pipe(), docs/self-report.md "Fast path").
 // Prints, per shape, each target's median rps (min-max), its ratio to the others and the proxy
 // process's CPU per request (from /proc/PID/task/*/schedstat, all threads).
 //   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
-//       [--proxy-args '--no-tap'] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
+//       [--proxy-args '--no-tap'] [--pipe] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -22,6 +24,19 @@ const oldDir = flag('--old', undefined);
 const proxyArgs = (flag('--proxy-args', '') ?? '').split(' ').filter(Boolean);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
+const withPipe = args.includes('--pipe');
+const PIPE_SOURCE = `
+const net = require('node:net');
+const [port, upPort] = process.argv.slice(1).map(Number);
+net.createServer({ noDelay: true }, (client) => {
+  const up = net.connect({ host: '127.0.0.1', port: upPort, noDelay: true });
+  client.on('data', (c) => up.write(c));
+  up.on('data', (c) => client.write(c));
+  const drop = () => { client.destroy(); up.destroy(); };
+  client.on('error', drop).on('close', drop);
+  up.on('error', drop).on('close', drop);
+}).listen(port, '127.0.0.1');
+`;
 const shapes = flag('--shapes', '1x1,50x16').split(',').map((s) => {
   const [c, p] = s.split('x').map(Number);
   return { c, p, label: `-c ${c} -P ${p}` };
@@ -109,6 +124,11 @@ if (withHaproxy) {
   const child = start('/usr/sbin/haproxy', ['-db', '-f', cfg]);
   targets.push({ name: 'haproxy', port, pid: child.pid });
 }
+if (withPipe) {
+  const port = await freePort();
+  const child = start('node', ['-e', PIPE_SOURCE, String(port), String(redisPort)]);
+  targets.push({ name: 'pipe', port, pid: child.pid });
+}
 for (const [name, dir] of [['new', here], ...(oldDir ? [['old', path.resolve(oldDir)]] : [])]) {
   const port = await freePort();
   const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0', ...proxyArgs]);
@@ -143,6 +163,8 @@ const pairs = [];
 const names = targets.map((t) => t.name);
 if (names.includes('old')) pairs.push(['new', 'old']);
 if (names.includes('haproxy')) pairs.push(['new', 'haproxy']);
+if (names.includes('pipe')) pairs.push(['new', 'pipe']);
+if (names.includes('pipe') && names.includes('haproxy')) pairs.push(['pipe', 'haproxy']);
 if (names.includes('direct')) pairs.push(['haproxy', 'direct'], ['new', 'direct']);
 for (const [label, byTarget] of results) {
   console.log(`\nredis-benchmark GET ${label}, ${rounds} alternating rounds`);

@@ -8,6 +8,7 @@ import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './stage-registry.js';
 import type { ConnectionOptions } from './connection-options.js';
 import type { ChunkTarget } from './tap-after.js';
+import { StageContext } from './stage-context.js';
 
 export type { ConnectionOptions };
 
@@ -45,9 +46,7 @@ export class ProxiedConnection implements StagedConnection {
     const acceptedNs = clock.nowNs();
     client.setNoDelay(true);
     this.upstream = dialUpstream(o.upstream, o.upstreamTls, o.upstreamMeter);
-    const context = { id: o.id, nowNs: () => clock.nowNs(), close: (kind: EndKind) => this.closeFromStage(kind) };
-    // The promise is made on first use: most connections never have a stage that waits for the close.
-    this.context = Object.defineProperty(context, 'closed', { get: () => this.closedOnce() }) as ConnectionContext;
+    this.context = new StageContext(o.id, clock, (kind) => this.closeFromStage(kind), () => this.closedOnce());
 
     const tap = o.tap;
     const late = o.onLateness;

@@ -62,18 +62,21 @@ export class PendingRequest {
   }
 }
 
-const INITIAL_CAPACITY = 16;
+const INITIAL_CAPACITY = 2;
 
 export class RequestRing {
-  private slots: PendingRequest[] = [];
+  private slots: (PendingRequest | undefined)[] = [];
   private mask = INITIAL_CAPACITY - 1;
   /** Absolute index of the oldest record. */
   head = 0;
   /** Absolute index one past the newest record. */
   tail = 0;
 
+  // Small at first and filled when a slot is first used: a connection that never pipelines (one
+  // request in flight) keeps two records, not sixteen, so a thousand connections opening at once
+  // give the scavenger that much less to copy (docs/self-report.md "Fast path").
   constructor() {
-    for (let i = 0; i < INITIAL_CAPACITY; i++) this.slots.push(new PendingRequest());
+    this.slots.length = INITIAL_CAPACITY;
   }
 
   get size(): number {
@@ -92,8 +95,10 @@ export class RequestRing {
   /** Appends a blank record and returns it for the caller to fill. */
   push(): PendingRequest {
     if (this.tail - this.head === this.slots.length) this.grow();
-    const rec = this.slots[this.tail & this.mask] as PendingRequest;
-    rec.clear();
+    const i = this.tail & this.mask;
+    let rec = this.slots[i];
+    if (rec === undefined) rec = this.slots[i] = new PendingRequest();
+    else rec.clear();
     this.tail++;
     return rec;
   }
@@ -108,11 +113,10 @@ export class RequestRing {
     const old = this.slots;
     const oldMask = this.mask;
     const capacity = old.length * 2;
-    const slots = new Array<PendingRequest>(capacity);
+    const slots = new Array<PendingRequest | undefined>(capacity);
     const mask = capacity - 1;
     // Live records keep their absolute index, so they move to where the new mask puts them.
-    for (let i = this.head; i < this.tail; i++) slots[i & mask] = old[i & oldMask] as PendingRequest;
-    for (let i = 0; i < capacity; i++) if (slots[i] === undefined) slots[i] = new PendingRequest();
+    for (let i = this.head; i < this.tail; i++) slots[i & mask] = old[i & oldMask];
     this.slots = slots;
     this.mask = mask;
   }

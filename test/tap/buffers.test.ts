@@ -49,6 +49,18 @@ describe('RequestRing', () => {
     expect(r.capacity).toBe(capacity);
   });
 
+  it('keeps two records for a connection that never pipelines', () => {
+    const r = new RequestRing();
+    for (let k = 0; k < 100; k++) {
+      r.push().argc = k;
+      expect(r.at(r.head).argc).toBe(k);
+      r.shift();
+    }
+    expect(r.capacity).toBe(2);
+    for (let i = 0; i < 16; i++) r.push();
+    expect(r.capacity).toBe(16);
+  });
+
   it('clears references of dropped records', () => {
     const r = new RequestRing();
     const rec = r.push();

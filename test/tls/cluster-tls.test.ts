@@ -64,9 +64,17 @@ async function through(port: number, overTls: boolean, cmds: string[][]): Promis
  * the one cluster), leaving out node-to-node MIGRATE traffic (RESTORE-ASKING).
  */
 async function direct(): Promise<string[]> {
-  const otherProxy = new Set([...plain.connections(), ...secure.connections()].map((c) => String(c.upstreamLocalPort)));
-  const lines = await directClients(cluster, plain);
-  return lines.filter((l) => !otherProxy.has(/ addr=\S+:(\d+) /.exec(l)?.[1] ?? '') && !l.includes(' cmd=restore-asking '));
+  // A connection a proxy is opening right now (a client just followed MOVED) shows in CLIENT LIST
+  // before the proxy knows its local port: ask again until the lists agree, then judge.
+  let left: string[] = [];
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const lines = await directClients(cluster, plain);
+    const proxied = new Set([...plain.connections(), ...secure.connections()].map((c) => String(c.upstreamLocalPort)));
+    left = lines.filter((l) => !proxied.has(/ addr=\S+:(\d+) /.exec(l)?.[1] ?? '') && !l.includes(' cmd=restore-asking '));
+    if (left.length === 0) return left;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return left;
 }
 
 /** Commands each node's tap counted, by the node's real port. */
