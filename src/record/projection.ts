@@ -123,7 +123,9 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
       const setup = connectionSetup(t, handshake);
       const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * (o.asRecorded ? t.openLinkRttUs : targetRttUs);
       const recordedUs = ((o.recordedHandshake ? setup.tcpRoundTrips : 0) + setup.tlsRoundTrips) * t.openLinkRttUs;
-      const st: ConnState = { inheritUs, shiftUs: inheritUs, waitUs: 0, setupUs: handshakeUs, handshakeDeltaUs: handshakeUs - recordedUs, commandRoundTrips: setup.commandRoundTrips };
+      const st: ConnState = {
+        inheritUs, shiftUs: inheritUs, waitUs: 0, setupUs: handshakeUs, handshakeDeltaUs: handshakeUs - recordedUs, commandRoundTrips: setup.commandRoundTrips,
+      };
       states.set(t.conn, st);
       handshakeTotalUs += handshakeUs;
       if (t.roundTrips.length > 0) queue.add({ atUs: t.roundTrips[0]!.startUs, kind: 'rt', conn: t.conn, index: 0 });
