@@ -154,6 +154,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     keyHash: record?.keyHash,
     argSizes: record?.argSizes,
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
+    onNodeLinkChange: record?.nodeLinkChanged,
     ...tlsFromFlags(flags),
     cluster: parseClusterMode(flags.cluster),
     announceHost: flags.announceHost,
@@ -166,7 +167,6 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
   });
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
-  if (nodes && record) log('--record: cluster mode records nothing yet (each node has its own tap; see /stats cluster.nodes)');
   const hint = hopOnlyHint(flags.compensate, proxy.link());
   if (hint) log(hint);
   process.stdout.write(

@@ -16,6 +16,7 @@ import { parseNodeLink, selects } from './node-link.js';
 import { NodeSet, type ClusterNode } from './node-set.js';
 import { checkZones, DEFAULT_CLUSTER, parsePortRange, type ClusterProxyOptions } from './options.js';
 import { rewriteStage } from './rewrite-stage.js';
+import { ClusterEventIds } from './event-ids.js';
 import { REWRITE_KINDS, type RewriteKind } from './types.js';
 
 /** A node as the start-up line, /stats and nodes() show it. */
@@ -109,6 +110,7 @@ export async function startClusterProxy(
   let insecureWarned = 0;
   /** Stages added on the handle: a node opened later starts with them too. */
   const userStages: StageFactory[] = [...(options.stages ?? [])];
+  const eventIds = new ClusterEventIds();
   const nodes: NodeSet = new NodeSet({
     announceHost,
     listenPorts,
@@ -132,15 +134,20 @@ export async function startClusterProxy(
         onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply went out unchanged`),
       }),
     startNodeProxy: async (a, port, link, stage) => {
+      // Known once bound (port 0 = any): the events and link changes that name it come after.
+      const at = { upstream: `${a.host}:${a.port}`, listen: '' };
+      const onNodeLink = options.onNodeLinkChange;
       const p = await startNodeProxy({
         ...options,
-        upstream: `${a.host}:${a.port}`,
+        upstream: at.upstream,
         listen: formatEndpoint({ kind: 'tcp', host: listen.host, port }),
         control: undefined,
         listenTls: listenTls.listen,
         link,
         compensationUs,
-        onEvent: undefined,
+        // One stream for all nodes: connection ids unique across them, open events naming the node.
+        onEvent: options.onEvent && eventIds.forNode({ node: at.upstream, listen: () => at.listen }, options.onEvent),
+        onLinkChange: onNodeLink ? (l) => onNodeLink(at, l) : options.onLinkChange,
         log: (line) => {
           // Every node reads the same --upstream-insecure: one warning is enough.
           if (line.startsWith('WARNING: --upstream-insecure') && insecureWarned++ > 0) return;
@@ -148,6 +155,8 @@ export async function startClusterProxy(
         },
         stages: [stage, ...userStages],
       });
+      at.listen = formatEndpoint({ kind: 'tcp', host: announceHost, port: p.port! });
+      onNodeLink?.(at, p.link());
       // The seed measures the hop; the other nodes take its figure instead of measuring again.
       compensationUs ??= p.compensationUs;
       return p;

@@ -1,3 +1,5 @@
+import type { LinkSettings } from '../link/types.js';
+
 /** Cluster mode's options on startProxy (the cluster folder implements them: docs/cluster.md). */
 export interface ClusterProxyOptions {
   /**
@@ -24,4 +26,10 @@ export interface ClusterProxyOptions {
   upstreamPassword?: string;
   /** How often the proxy re-reads CLUSTER NODES to follow failovers and new nodes. @default 1000 */
   topologyRefreshMs?: number;
+  /**
+   * Told each node's link when its listener starts and after every change (zones, node links, PUT
+   * /link), with the node's real address and its listener. Given, it replaces onLinkChange in
+   * cluster mode (which otherwise hears every node's changes without saying which). For --record.
+   */
+  onNodeLinkChange?: (node: { upstream: string; listen: string }, link: LinkSettings) => void;
 }

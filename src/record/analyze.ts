@@ -14,11 +14,13 @@ import { setupAdvice, summarizeSetup, type SetupSummary } from './setup.js';
 import { findOpportunities, ms, type Opportunity } from './opportunities.js';
 import { buildTimelines, linkRttUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
 import { topCommands, type TopCommand } from './top-commands.js';
+import { countRedirects, summarizeNodes, type NodeSummary, type Redirects } from './nodes.js';
 import type { Trace } from './trace-reader.js';
 import { depthBucket } from '../tap/counters.js';
 import type { KeyMode, TraceLink, TraceTruncation } from './trace-format.js';
 
 export type { TopCommand } from './top-commands.js';
+export type { NodeSummary, Redirects } from './nodes.js';
 
 export interface AnalyzeOptions {
   /** RTTs to project to, microseconds. @default [200, 1200, 85000] */
@@ -31,6 +33,8 @@ export interface AnalyzeOptions {
   top?: number;
   /** Charge one RTT of set-up per connection opened during the recording. @default true */
   handshake?: boolean;
+  /** Chain round trips across connections (projection.ts). @default true for a cluster trace, else false */
+  chainConnections?: boolean;
 }
 
 export const DEFAULT_ANALYZE = { rttsUs: [200, 1200, 85_000], minRun: 3, maxGapUs: 100_000, top: 10, handshake: true };
@@ -58,6 +62,8 @@ export interface Usage {
 export interface ConnectionSummary extends Usage {
   conn: number;
   client?: string;
+  /** Cluster traces: the real node this connection's listener fronted. */
+  node?: string;
   startMs: number;
   spanMs: number;
 }
@@ -99,6 +105,10 @@ export interface Analysis {
   };
   totals: Totals;
   connections: ConnectionSummary[];
+  /** Cluster traces: round trips and commands per node (empty for a single-node trace). */
+  nodes: NodeSummary[];
+  /** MOVED / ASK replies: each cost the client one more round trip. */
+  redirects: Redirects;
   /** The session as recorded, for comparison with the projections. */
   recorded: ProjectionRow;
   projections: ProjectionRow[];
@@ -116,7 +126,8 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     top: options.top ?? DEFAULT_ANALYZE.top,
     handshake: options.handshake ?? DEFAULT_ANALYZE.handshake,
   };
-  const timelines = buildTimelines(trace.events, trace.header.link, trace.links);
+  const timelines = buildTimelines(trace.events, trace.header.link, trace.links, trace.nodeLinks);
+  const chainConnections = options.chainConnections ?? timelines.some((t) => t.node !== undefined);
   const connections = timelines.map(summarizeConnection);
   const totals = sumUsage(connections, timelines);
   const recordedHandshake = trace.header.link.handshake;
@@ -125,12 +136,12 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     return { setupMs: ms(p.setupUs), setupSharePct: waitedUs > 0 ? Math.round((1000 * p.setupUs) / waitedUs) / 10 : 0 };
   };
   const project = (rttUs: number): ProjectionRow => {
-    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake });
+    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake, chainConnections });
     return { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs), ...row(p) };
   };
   const recordedRttUs = linkRttUs(trace.header.link);
   // Set-up as it was paid while recording: TLS always, TCP when the recording proxy charged it.
-  const asRecorded = row(projectSession(timelines, recordedRttUs, { handshake: o.handshake && recordedHandshake, recordedHandshake }));
+  const asRecorded = row(projectSession(timelines, recordedRttUs, { handshake: o.handshake && recordedHandshake, recordedHandshake, asRecorded: true }));
   const projections = o.rttsUs.map(project);
   const setup: SetupAnalysis = summarizeSetup(timelines, o.handshake);
   const advice = setupAdvice(setup, projections);
@@ -148,6 +159,8 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     },
     totals,
     connections,
+    nodes: summarizeNodes(timelines),
+    redirects: countRedirects(timelines),
     recorded: { rttUs: recordedRttUs, wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs, ...asRecorded },
     projections,
     setup,
@@ -194,6 +207,7 @@ function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {
   u.tailMs = last ? ms(Math.max(0, t.endUs - last.endUs)) : 0;
   const s: ConnectionSummary = { conn: t.conn, startMs: ms(t.startUs), spanMs: ms(t.endUs - t.startUs), ...u };
   if (t.client !== undefined) s.client = t.client;
+  if (t.node !== undefined) s.node = t.node;
   return s;
 }
 

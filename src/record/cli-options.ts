@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
-import type { LinkUpdate } from '../link/types.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { TapEvent } from '../stats/types.js';
 import { parseBytes } from '../units.js';
 import { createRecorder, DEFAULT_RECORDER, type RecordingSummary } from './recorder.js';
@@ -35,6 +35,8 @@ export interface RecordHooks {
   argSizes: true;
   /** Call when the link changes (PUT /link), so the analysis knows what each round trip paid. */
   linkChanged: (link: LinkUpdate & { preset?: string }) => void;
+  /** Cluster mode: a node's link (at start and on every change), so each node's connections are priced at theirs. */
+  nodeLinkChanged: (node: { upstream: string; listen: string }, link: LinkSettings) => void;
   /** Flushes and closes the trace; prints nothing. */
   close: () => Promise<RecordingSummary>;
   /** The trace's path. */
@@ -84,6 +86,7 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
     onEvent: (e) => recorder.onEvent(e),
     argSizes: true,
     linkChanged: (update) => recorder.linkChanged(toTraceLink(update)),
+    nodeLinkChanged: (node, link) => recorder.nodeLinkChanged(node, { ...link, handshake: ctx.handshake }),
     close: () => recorder.close(),
     path: flags.record,
   };

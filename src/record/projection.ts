@@ -17,6 +17,12 @@
  * opened: a script that opens a second connection after the first one's work, or a client reconnecting,
  * starts later when that work takes longer. Projected wall = latest projected end - earliest start.
  *
+ * In a cluster trace (connections naming their nodes) one client usually drives every node connection in
+ * turn, so `chainConnections` goes further: every round trip, not only a connection's open, inherits the
+ * shift of the latest round trip (on any connection) that finished before it started. Round trips that
+ * overlap (a pipeline split per node) stay parallel; connections of independent clients get serialised
+ * (an over-estimate, said in docs/record-analyze.md).
+ *
  * Limits: dependencies between connections other than "opened after" are invisible (a subscriber waits for
  * a publisher on another connection; a pool's connections run in parallel but share one application
  * thread); a request sent while others were outstanding on the same connection is assumed to have waited
@@ -34,6 +40,17 @@ export interface ProjectionOptions {
   handshake?: boolean;
   /** Whether the recording proxy already charged set-up (header link.handshake). @default false */
   recordedHandshake?: boolean;
+  /**
+   * Price each connection's handshakes at the link it was recorded on (its node's, in a cluster
+   * trace), not at `targetRttUs`: the session as it was. @default false
+   */
+  asRecorded?: boolean;
+  /**
+   * Each round trip also inherits the shift of the latest round trip that finished before it on any
+   * connection, not only at a connection's open: one application thread driving several connections
+   * in turn (a cluster client across its node connections). @default false
+   */
+  chainConnections?: boolean;
 }
 
 export interface ConnectionProjection {
@@ -60,10 +77,22 @@ export interface SessionProjection {
 
 interface Activity {
   atUs: number;
-  kind: 'start' | 'done';
+  /** start: a connection opens; rt: its round trip `index` starts; done: a round trip (or the connection) ended. */
+  kind: 'start' | 'rt' | 'done';
   conn: number;
+  index?: number;
   /** For 'done': the connection's shift after this moment. */
   shiftUs?: number;
+}
+
+interface ConnState {
+  inheritUs: number;
+  shiftUs: number;
+  waitUs: number;
+  setupUs: number;
+  /** Set-up handshakes at the target less what the recording link charged; added before the first round trip. */
+  handshakeDeltaUs: number;
+  commandRoundTrips: number;
 }
 
 /** Projects the session to `targetRttUs`. Timelines as buildTimelines returns them. */
@@ -71,11 +100,15 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
   const handshake = o.handshake ?? true;
   const byConn = new Map(timelines.map((t) => [t.conn, t]));
   const results = new Map<number, ConnectionProjection>();
+  const states = new Map<number, ConnState>();
   let latest: { atUs: number; shiftUs: number } | undefined;
   let handshakeTotalUs = 0;
+  const finish = (t: ConnectionTimeline, st: ConnState): void => {
+    if (t.closeUs !== undefined) queue.add({ atUs: t.endUs, kind: 'done', conn: t.conn, shiftUs: st.shiftUs });
+    results.set(t.conn, { conn: t.conn, startUs: t.startUs + st.inheritUs, endUs: t.endUs + st.shiftUs, waitUs: st.waitUs, setupUs: st.setupUs });
+  };
 
   // Sweep in time order; at equal times a finished round trip comes before a start (it happened first).
-  // A connection's round trips are projected when it starts, since its inherited shift is known then.
   const queue = new ActivityQueue(timelines.map((t) => ({ atUs: t.startUs, kind: 'start', conn: t.conn })));
   for (let a = queue.next(); a; a = queue.next()) {
     if (a.kind === 'done') {
@@ -85,25 +118,35 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
       continue;
     }
     const t = byConn.get(a.conn)!;
-    const inheritUs = latest?.shiftUs ?? 0;
-    let shiftUs = inheritUs;
-    let waitUs = 0;
-    const setup = connectionSetup(t, handshake);
-    const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * targetRttUs;
-    const recordedUs = ((o.recordedHandshake ? setup.tcpRoundTrips : 0) + setup.tlsRoundTrips) * t.openLinkRttUs;
-    let setupUs = handshakeUs;
-    t.roundTrips.forEach((rt, i) => {
-      if (i === 0) shiftUs += handshakeUs - recordedUs;
-      const durationUs = rt.endUs - rt.startUs;
-      const projectedUs = rt.replied ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
-      shiftUs += projectedUs - durationUs;
-      waitUs += projectedUs;
-      if (i < setup.commandRoundTrips) setupUs += projectedUs;
-      queue.add({ atUs: rt.endUs, kind: 'done', conn: t.conn, shiftUs });
-    });
-    if (t.closeUs !== undefined) queue.add({ atUs: t.endUs, kind: 'done', conn: t.conn, shiftUs });
-    results.set(t.conn, { conn: t.conn, startUs: t.startUs + inheritUs, endUs: t.endUs + shiftUs, waitUs, setupUs });
-    handshakeTotalUs += handshakeUs;
+    if (a.kind === 'start') {
+      const inheritUs = latest?.shiftUs ?? 0;
+      const setup = connectionSetup(t, handshake);
+      const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * (o.asRecorded ? t.openLinkRttUs : targetRttUs);
+      const recordedUs = ((o.recordedHandshake ? setup.tcpRoundTrips : 0) + setup.tlsRoundTrips) * t.openLinkRttUs;
+      const st: ConnState = {
+        inheritUs, shiftUs: inheritUs, waitUs: 0, setupUs: handshakeUs, handshakeDeltaUs: handshakeUs - recordedUs, commandRoundTrips: setup.commandRoundTrips,
+      };
+      states.set(t.conn, st);
+      handshakeTotalUs += handshakeUs;
+      if (t.roundTrips.length > 0) queue.add({ atUs: t.roundTrips[0]!.startUs, kind: 'rt', conn: t.conn, index: 0 });
+      else finish(t, st);
+      continue;
+    }
+    const st = states.get(t.conn)!;
+    const i = a.index!;
+    const rt = t.roundTrips[i]!;
+    // One application driving every connection (a cluster client): this round trip also waits for
+    // whatever finished before it on the others.
+    if (o.chainConnections && latest) st.shiftUs = Math.max(st.shiftUs, latest.shiftUs);
+    if (i === 0) st.shiftUs += st.handshakeDeltaUs;
+    const durationUs = rt.endUs - rt.startUs;
+    const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
+    st.shiftUs += projectedUs - durationUs;
+    st.waitUs += projectedUs;
+    if (i < st.commandRoundTrips) st.setupUs += projectedUs;
+    queue.add({ atUs: rt.endUs, kind: 'done', conn: t.conn, shiftUs: st.shiftUs });
+    if (i + 1 < t.roundTrips.length) queue.add({ atUs: t.roundTrips[i + 1]!.startUs, kind: 'rt', conn: t.conn, index: i + 1 });
+    else finish(t, st);
   }
 
   const connections = timelines.map((t) => results.get(t.conn)!);
@@ -164,5 +207,5 @@ class ActivityQueue {
 
 function before(a: Activity, b: Activity): boolean {
   if (a.atUs !== b.atUs) return a.atUs < b.atUs;
-  return a.kind === 'done' && b.kind === 'start';
+  return a.kind === 'done' && b.kind !== 'done';
 }

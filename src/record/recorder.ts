@@ -20,6 +20,7 @@ import {
   encodeEvent,
   encodeHeader,
   encodeLinkChange,
+  encodeNodeLink,
   encodeTruncated,
   type KeyMode,
   type TraceLink,
@@ -75,6 +76,8 @@ export interface Recorder {
   keyHash?: KeyHasher;
   /** Records a link change (PUT /link) so the analysis knows which RTT each round trip paid. */
   linkChanged(link: TraceLink): void;
+  /** Cluster mode: one node's link (at its listener's start, then on every change). */
+  nodeLinkChanged(node: { upstream: string; listen: string }, link: TraceLink): void;
   /** Flushes, writes the end line and closes the file. Idempotent. */
   close(): Promise<RecordingSummary>;
 }
@@ -142,6 +145,11 @@ class TraceRecorder implements Recorder {
 
   linkChanged(link: TraceLink): void {
     if (this.stopped === undefined && !this.closing) this.append(encodeLinkChange(this.relUs(), link), false);
+  }
+
+  nodeLinkChanged(node: { upstream: string; listen: string }, link: TraceLink): void {
+    const line = encodeNodeLink(this.relUs(), node.upstream, node.listen, link);
+    if (line !== undefined && this.stopped === undefined && !this.closing) this.append(line, false);
   }
 
   close(): Promise<RecordingSummary> {

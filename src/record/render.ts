@@ -7,6 +7,7 @@ import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
+import { redirectLine } from './nodes.js';
 
 export interface RenderOptions {
   /** The trace's path, shown in the heading. */
@@ -17,7 +18,7 @@ export interface RenderOptions {
   maxConnections?: number;
 }
 
-/** The JSON document: { trace, totals, connections, recorded, projections, opportunities, topCommands }. */
+/** The JSON document: { trace, totals, connections, nodes, redirects, recorded, projections, setup, opportunities, topCommands }. */
 export function renderJson(a: Analysis, file?: string): string {
   const doc = file === undefined ? a : { ...a, trace: { file, ...a.trace } };
   return `${JSON.stringify(doc, null, 2)}\n`;
@@ -43,20 +44,27 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
       `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMsWithUnit(t.wallMs)}`,
   );
   out.push(`time: waiting on Redis ${fmtMsWithUnit(t.waitMs)} (Redis itself ${fmtMsWithUnit(t.serverMs)}), client think time ${fmtMsWithUnit(t.thinkMs)}`);
+  const redirects = redirectLine(a.redirects);
+  if (redirects !== undefined) out.push(`redirects: ${redirects}`);
   for (const w of a.trace.warnings) out.push(`note: ${w}`);
 
   out.push('', 'connections');
-  const connRows: GridRow[] = [{ cells: ['conn', 'client', 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'] }];
+  // Cluster traces: which node each connection went to.
+  const byNode = a.nodes.length > 0;
+  const nodeCell = (c: { node?: string } | undefined): string[] => (byNode ? [c?.node ?? '-'] : []);
+  const connRows: GridRow[] = [{ cells: ['conn', 'client', ...(byNode ? ['node'] : []), 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'] }];
   const maxConns = o.maxConnections ?? 20;
   const shown = a.connections.length > maxConns ? [...a.connections].sort((x, y) => y.waitMs - x.waitMs).slice(0, maxConns) : a.connections;
   for (const c of shown) {
-    connRows.push({ cells: [String(c.conn), c.client ?? '-', n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs)] });
+    connRows.push({ cells: [String(c.conn), c.client ?? '-', ...nodeCell(c), n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs)] });
   }
   if (a.connections.length > 1) {
-    connRows.push(RULE, { cells: ['total', '', n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMsWithUnit(t.waitMs), fmtMsWithUnit(t.thinkMs), fmtMsWithUnit(t.serverMs), fmtMsWithUnit(t.wallMs)] });
+    connRows.push(RULE, { cells: ['total', '', ...nodeCell({ node: '' }), n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMsWithUnit(t.waitMs), fmtMsWithUnit(t.thinkMs), fmtMsWithUnit(t.serverMs), fmtMsWithUnit(t.wallMs)] });
   }
-  out.push(...grid(connRows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
+  out.push(...grid(connRows, ['left', 'left', ...(byNode ? ['left' as const] : []), 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   if (shown.length < a.connections.length) out.push(`  ... ${a.connections.length - shown.length} more connections (the ${maxConns} that waited longest are shown; --json lists all)`);
+
+  if (a.nodes.length > 0) out.push('', 'nodes (cluster: each connection went to one node\'s listener)', ...nodeTable(a));
 
   out.push('', 'requests per round trip');
   const depthRows: GridRow[] = [{ cells: ['depth', 'round trips', 'share'] }];
@@ -120,6 +128,20 @@ export function setupLine(a: Analysis): string {
     `connection set-up: ${plural(su.opened, 'connection')} opened while recording${tls ? ` (${tls})` : ''}; round trips before the first command: ` +
     `${su.tcpRoundTrips} TCP connect${tls ? ` + ${su.tlsRoundTrips} TLS` : ''} + ${su.commandRoundTrips} of set-up commands${cmds ? ` (${cmds})` : ''} = ${su.perConnection} per connection`
   );
+}
+
+/** One row per node: its link, connections, commands and round trips (with their share), redirects. */
+function nodeTable(a: Analysis): string[] {
+  const rows: GridRow[] = [{ cells: ['node', 'listener', 'link RTT', 'connections', 'commands', 'round trips', 'share', 'wait', 'MOVED', 'ASK'] }];
+  for (const nd of a.nodes) {
+    rows.push({
+      cells: [
+        nd.node, nd.listen ?? '-', nd.linkRttsUs.map(rttLabel).join(', '), n(nd.connections), n(nd.commands), n(nd.roundTrips),
+        `${nd.roundTripSharePct.toFixed(1)}%`, fmtMsWithUnit(nd.waitMs), n(nd.redirects.moved), n(nd.redirects.ask),
+      ],
+    });
+  }
+  return grid(rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']);
 }
 
 function grid(rows: GridRow[], align: Align[]): string[] {

@@ -4,7 +4,7 @@
  * Pure: events in, timelines out. Times are microseconds since the trace started.
  */
 import type { CommandEvent, PushEvent, TapEvent } from '../stats/types.js';
-import type { LinkChange, TraceLink } from './trace-format.js';
+import type { LinkChange, NodeLinkChange, TraceLink } from './trace-format.js';
 
 export interface RoundTrip {
   conn: number;
@@ -22,13 +22,16 @@ export interface RoundTrip {
   flights: number;
   /** First request written to Redis -> last reply's first byte back: Redis (and the local hop) at work. */
   serverUs: number;
-  /** The link's configured RTT when this round trip started. */
+  /** The link's configured RTT when this round trip started (its node's link in a cluster trace). */
   linkRttUs: number;
 }
 
 export interface ConnectionTimeline {
   conn: number;
   client?: string;
+  /** Cluster traces: the real node and the listener its open line named. */
+  node?: string;
+  listen?: string;
   /** When the proxy accepted it (absent: opened before the recording started). */
   openUs?: number;
   closeUs?: number;
@@ -47,9 +50,18 @@ export function linkRttUs(link: TraceLink): number {
   return link.upUs + link.downUs;
 }
 
-/** Groups a trace's events by connection (ordered by start, then id) and rebuilds the round trips. */
-export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLink, links: readonly LinkChange[] = []): ConnectionTimeline[] {
-  const byConn = new Map<number, { cmds: CommandEvent[]; pushes: PushEvent[]; open?: number; close?: number; client?: string; tls?: ConnectionTimeline['tls'] }>();
+/**
+ * Groups a trace's events by connection (ordered by start, then id) and rebuilds the round trips.
+ * `nodeLinks` (cluster traces): a connection whose open line names a node pays that node's link.
+ */
+export function buildTimelines(
+  events: readonly TapEvent[],
+  initialLink: TraceLink,
+  links: readonly LinkChange[] = [],
+  nodeLinks: readonly NodeLinkChange[] = [],
+): ConnectionTimeline[] {
+  type Conn = { cmds: CommandEvent[]; pushes: PushEvent[]; open?: number; close?: number; client?: string; node?: string; listen?: string; tls?: ConnectionTimeline['tls'] };
+  const byConn = new Map<number, Conn>();
   const get = (conn: number) => {
     let c = byConn.get(conn);
     if (!c) byConn.set(conn, (c = { cmds: [], pushes: [] }));
@@ -62,12 +74,22 @@ export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLi
     else if (e.type === 'open') {
       c.open = e.atUs;
       if (e.client !== undefined) c.client = e.client;
+      if (e.node !== undefined) c.node = e.node;
+      if (e.listen !== undefined) c.listen = e.listen;
     } else if (e.type === 'tls') c.tls = { version: e.version, resumed: e.resumed, atUs: e.atUs };
     else c.close = e.atUs;
   }
-  const rttAt = linkLookup(initialLink, links);
+  const globalRttAt = linkLookup(initialLink, links);
+  const perNode = new Map<string, (atUs: number) => number>();
+  for (const node of new Set(nodeLinks.map((l) => l.node))) {
+    const own = nodeLinks.filter((l) => l.node === node).sort((a, b) => a.atUs - b.atUs);
+    // Before the node's first nodelink line (none should come before its connections), the base link.
+    const lookup = linkLookup(initialLink, own);
+    perNode.set(node, (atUs) => (atUs >= own[0]!.atUs ? lookup(atUs) : globalRttAt(atUs)));
+  }
   const timelines: ConnectionTimeline[] = [];
   for (const [conn, c] of byConn) {
+    const rttAt = (c.node !== undefined ? perNode.get(c.node) : undefined) ?? globalRttAt;
     // Events are emitted as replies are delivered; a request that never gets one (CLIENT REPLY OFF) can be
     // emitted early, so order by the tap's round-trip number, then arrival (stable for equal stamps).
     const cmds = c.cmds.map((e, i) => ({ e, i }));
@@ -107,6 +129,8 @@ export function buildTimelines(events: readonly TapEvent[], initialLink: TraceLi
     };
     if (c.tls !== undefined) t.tls = c.tls;
     if (c.client !== undefined) t.client = c.client;
+    if (c.node !== undefined) t.node = c.node;
+    if (c.listen !== undefined) t.listen = c.listen;
     if (c.open !== undefined) t.openUs = c.open;
     if (c.close !== undefined) t.closeUs = c.close;
     timelines.push(t);

@@ -4,12 +4,13 @@
  * reader adds the file and line.
  */
 import type { CommandEvent, ConnectionEvent, PushEvent, TapEvent, TlsEvent } from '../stats/types.js';
-import type { LinkChange, TraceEnd, TraceLink, TraceTruncation, TruncationReason } from './trace-format.js';
+import type { LinkChange, NodeLinkChange, TraceEnd, TraceLink, TraceTruncation, TruncationReason } from './trace-format.js';
 
 /** A decoded event line: the TapEvent with times relative to the trace start, or a link change. */
 export type DecodedLine =
   | { kind: 'event'; event: TapEvent }
   | { kind: 'link'; change: LinkChange }
+  | { kind: 'nodelink'; change: NodeLinkChange }
   | { kind: 'truncated'; truncation: TraceTruncation }
   | { kind: 'end'; end: TraceEnd }
   | { kind: 'unknown' };
@@ -51,6 +52,9 @@ export function decodeEvent(obj: Record<string, unknown>): DecodedLine {
     case 'close': {
       const event: ConnectionEvent = { type: obj.type, conn: int(obj, 'c'), atUs: num(obj, 't') };
       if (typeof obj.client === 'string') event.client = obj.client;
+      // Cluster traces only; absent in single-node ones and in traces recorded before they existed.
+      if (typeof obj.node === 'string') event.node = obj.node;
+      if (typeof obj.listen === 'string') event.listen = obj.listen;
       return { kind: 'event', event };
     }
     case 'tls': {
@@ -59,6 +63,11 @@ export function decodeEvent(obj: Record<string, unknown>): DecodedLine {
     }
     case 'link':
       return { kind: 'link', change: { atUs: num(obj, 't'), link: decodeLink(obj.link) } };
+    case 'nodelink': {
+      const change: NodeLinkChange = { atUs: num(obj, 't'), node: str(obj, 'node'), link: decodeLink(obj.link) };
+      if (typeof obj.listen === 'string') change.listen = obj.listen;
+      return { kind: 'nodelink', change };
+    }
     case 'truncated': {
       const reason = str(obj, 'reason') as TruncationReason;
       return { kind: 'truncated', truncation: { atUs: num(obj, 't'), bytes: num(obj, 'bytes'), reason } };

@@ -14,6 +14,8 @@
  *    "first":48.2,"dlv":61.7,"r":"$"}
  *   {"type":"push","c":2,"t":9120.5,"bytes":52,"kind":"message"}
  *   {"type":"link","t":50000,"link":{...same fields as the header's link...}}
+ *   {"type":"nodelink","t":3.1,"node":"127.0.0.1:30002","listen":"127.0.0.1:40123","link":{...}}
+ *   {"type":"open","c":7,"t":900.2,"client":"127.0.0.1:52150","node":"127.0.0.1:30002","listen":"127.0.0.1:40123"}
  *   {"type":"close","c":1,"t":90210}
  *   {"type":"truncated","t":120000.2,"bytes":268435300,"reason":"max-bytes"}
  *   {"type":"end","t":130000,"events":2010442,"dropped":1200,"bytes":268435300}
@@ -39,6 +41,13 @@
  * tls (proxies with --listen-tls only): the client's TLS handshake finished at t; v the version Node
  * negotiated ("TLSv1.3", "TLSv1.2"); resumed 1 for an abbreviated handshake (a resumed session). Added
  * within version 1: a trace without tls lines is all plaintext (or recorded before they existed).
+ *
+ * Cluster mode (added within version 1): one trace for every node's listener. Connection ids are unique
+ * across nodes; each open line names its `node` (the real node, host:port) and its `listen`er. A
+ * `nodelink` line gives a node's link when its listener starts and after each change (zones, node
+ * links, PUT /link?node=); a connection of that node paid that link, not the header's (which is the
+ * base link, the --rtt/--preset flags). A reader that ignores nodelink lines (older ones) prices every
+ * node at the header's link. A trace without node fields is a single-node one.
  *
  * Trailers: `truncated` when the size bound was reached (or the disk could not keep up / failed): no
  * event lines follow it. `end` when the recorder was closed cleanly; a trace without it was cut off.
@@ -78,6 +87,12 @@ export interface TraceHeader {
 export interface LinkChange {
   atUs: number;
   link: TraceLink;
+}
+
+/** Cluster mode: one node's link from `atUs` on, for the connections whose open line names `node`. */
+export interface NodeLinkChange extends LinkChange {
+  node: string;
+  listen?: string;
 }
 
 export type TruncationReason = 'max-bytes' | 'disk-slow' | 'write-error';
@@ -124,6 +139,13 @@ export function safeWord(word: string | undefined): string | undefined {
   return word !== undefined && SAFE_WORD.test(word) ? word : undefined;
 }
 
+const SAFE_ADDRESS = /^[A-Za-z0-9_.:[\]-]{1,80}$/;
+
+/** A node or listener address ("10.0.0.5:6379", "[::1]:7000", "redis-1.internal:6379"), else dropped. */
+export function safeAddress(address: string | undefined): string | undefined {
+  return address !== undefined && SAFE_ADDRESS.test(address) ? address : undefined;
+}
+
 /** 0.1 us resolution keeps lines short without losing anything the clock can resolve usefully. */
 export function roundTenth(us: number): number {
   return Math.round(us * 10) / 10;
@@ -161,6 +183,10 @@ export function encodeEvent(e: TapEvent, t0Us: number, keys: KeyMode): string | 
       const line: Record<string, unknown> = { type: e.type, c: e.conn, t: roundTenth(e.atUs - t0Us) };
       const client = safeWord(e.client);
       if (e.type === 'open' && client !== undefined) line.client = client;
+      const node = safeAddress(e.node);
+      const listen = safeAddress(e.listen);
+      if (e.type === 'open' && node !== undefined) line.node = node;
+      if (e.type === 'open' && listen !== undefined) line.listen = listen;
       return JSON.stringify(line);
     }
   }
@@ -229,6 +255,13 @@ export function encodeHeader(startedAt: Date, keys: KeyMode, link: TraceLink, to
 
 export function encodeLinkChange(atRelUs: number, link: TraceLink): string {
   return JSON.stringify({ type: 'link', t: roundTenth(atRelUs), link: pickLink(link) });
+}
+
+export function encodeNodeLink(atRelUs: number, node: string, listen: string | undefined, link: TraceLink): string | undefined {
+  const n = safeAddress(node);
+  if (n === undefined) return undefined;
+  const l = safeAddress(listen);
+  return JSON.stringify({ type: 'nodelink', t: roundTenth(atRelUs), node: n, ...(l !== undefined ? { listen: l } : {}), link: pickLink(link) });
 }
 
 export function encodeTruncated(t: TraceTruncation): string {

@@ -12,6 +12,7 @@ import {
   KEY_MODES,
   type KeyMode,
   type LinkChange,
+  type NodeLinkChange,
   type TraceEnd,
   type TraceHeader,
   type TraceLink,
@@ -35,6 +36,8 @@ export interface Trace {
   /** Every event in file order, times relative to the trace start. */
   events: TapEvent[];
   links: LinkChange[];
+  /** Cluster traces: each node's link over time (absent or empty in single-node traces). */
+  nodeLinks?: NodeLinkChange[];
   truncation?: TraceTruncation;
   /** Absent when the recording was cut off (no clean close). */
   end?: TraceEnd;
@@ -87,6 +90,7 @@ class TraceParser {
   private header: TraceHeader | undefined;
   private readonly events: TapEvent[] = [];
   private readonly links: LinkChange[] = [];
+  private readonly nodeLinks: NodeLinkChange[] = [];
   private readonly warnings: string[] = [];
   private truncation: TraceTruncation | undefined;
   private end: TraceEnd | undefined;
@@ -125,6 +129,7 @@ class TraceParser {
       this.events.push(decoded.event);
     }
     else if (decoded.kind === 'link') this.links.push(decoded.change);
+    else if (decoded.kind === 'nodelink') this.nodeLinks.push(decoded.change);
     else if (decoded.kind === 'truncated') this.truncation = decoded.truncation;
     else if (decoded.kind === 'end') this.end = decoded.end;
   }
@@ -132,7 +137,7 @@ class TraceParser {
   finish(): Trace {
     if (!this.header) throw new TraceFormatError(this.file, 0, 'empty file: not a redis-rtt trace');
     if (!this.end) this.warnings.push('no end line: the recording was not closed cleanly; the last requests may be missing');
-    const trace: Trace = { header: this.header, events: this.events, links: this.links, warnings: this.warnings };
+    const trace: Trace = { header: this.header, events: this.events, links: this.links, nodeLinks: this.nodeLinks, warnings: this.warnings };
     if (this.truncation) trace.truncation = this.truncation;
     if (this.end) trace.end = this.end;
     return trace;

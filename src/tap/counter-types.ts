@@ -132,6 +132,10 @@ export interface ConnectionEvent {
   conn: number;
   atUs: number;
   client?: string;
+  /** Cluster mode, on open: the real node ("host:port") this connection's listener fronts. */
+  node?: string;
+  /** Cluster mode, on open: that node's listener, as rewritten replies name it. */
+  listen?: string;
 }
 
 /**

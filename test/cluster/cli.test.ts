@@ -3,7 +3,14 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
 import { findFreePort } from '../../src/redis/free-port.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { analyzeTrace } from '../../src/record/analyze.js';
+import { readTrace } from '../../src/record/trace-reader.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+
+const tracePath = join(mkdtempSync(join(tmpdir(), 'redis-rtt-cluster-cli-')), 'cli.trace');
 
 const run = promisify(execFile);
 
@@ -23,16 +30,20 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
   beforeAll(async () => {
     cluster = await startPrivateCluster({ masters: 3, replicasPerMaster: 1 });
   }, 40_000);
-  afterAll(() => cluster?.stop());
+  afterAll(async () => {
+    await cluster?.stop();
+    rmSync(dirname(tracePath), { recursive: true, force: true });
+  });
 
   it('detects the cluster, prints every node in the listening line, zones and links; redis-cli -c stays behind it; /stats per node', async () => {
     const base = await findFreePort();
     const p = await startCliProxy([
       '--upstream', cluster.address, '--listen', '127.0.0.1:0', '--listen-ports', `${base}-${base + 20}`, '--control', '127.0.0.1:0',
-      '--zones', '3', '--node-link', 'replicas=rtt=3ms', '--compensate', '0',
+      '--zones', '3', '--node-link', 'replicas=rtt=3ms', '--compensate', '0', '--record', tracePath,
     ]);
+    let nodes: NodeLine[] = [];
     try {
-      const nodes = (p.line as unknown as { nodes: NodeLine[] }).nodes;
+      nodes = (p.line as unknown as { nodes: NodeLine[] }).nodes;
       expect(nodes).toHaveLength(6);
       expect(nodes[0]!.listen).toBe(p.line.listen);
       for (const n of nodes.slice(1)) {
@@ -52,6 +63,15 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
       expect(stats.cluster.nodes[0]!.counters.commands).toBeGreaterThanOrEqual(1);
     } finally {
       expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+    // --record: the seed's connection in the trace, named by node; every node's link as it ended up.
+    expect(p.stderr()).not.toContain('records nothing');
+    const trace = await readTrace(tracePath);
+    const a = analyzeTrace(trace);
+    expect(a.nodes).toEqual([expect.objectContaining({ node: nodes[0]!.upstream, listen: nodes[0]!.listen, connections: 1, commands: 1 })]);
+    for (const n of nodes) {
+      const last = trace.nodeLinks!.filter((l) => l.node === n.upstream).at(-1);
+      expect(last, n.upstream).toMatchObject({ listen: n.listen, link: { upUs: n.linkSettings.upUs, downUs: n.linkSettings.downUs } });
     }
   });
 

@@ -50,7 +50,7 @@ describe('analysis reports', () => {
 
   it('JSON has the documented top-level shape', () => {
     const doc = JSON.parse(renderJson(analysis, 'app.trace')) as Record<string, unknown>;
-    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'recorded', 'projections', 'setup', 'opportunities', 'topCommands']);
+    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'nodes', 'redirects', 'recorded', 'projections', 'setup', 'opportunities', 'topCommands']);
     expect(doc.trace).toMatchObject({ file: 'app.trace', version: 1, keys: 'none', recordedRttUs: 0, complete: true });
     expect(doc.projections).toEqual(analysis.projections);
     for (const p of doc.projections as Array<Record<string, unknown>>) expect(Object.keys(p)).toEqual(['rttUs', 'wallMs', 'roundTrips', 'waitMs', 'setupMs', 'setupSharePct']);
