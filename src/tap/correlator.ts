@@ -48,11 +48,11 @@
  */
 import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/command-name.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
-import type { CommandEntry, CommandTable } from './command-table.js';
+import type { CommandTable } from './command-table.js';
 import { countErrorReply, newCounters } from './counters.js';
 import type { Counters, TapEvent } from './counter-types.js';
-import { isBlocking, mayBlock, statsKey } from './blocking.js';
-import { CommandKind, commandKind, helloProtocol, kindReadsArguments } from './command-kind.js';
+import { CommandKind, helloProtocol } from './command-kind.js';
+import { CommandResolver } from './command-resolver.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
 import { EXPECT_PER_SUBSCRIPTION, RequestModes } from './request-modes.js';
 import { PendingBudget } from './pending-budget.js';
@@ -90,15 +90,11 @@ export class Correlator {
   private sentOffset = 0;
   private deliveredOffset = 0;
   private lastDeliveredNs = 0;
-  // The last name whose stats entry and kind depend on the name alone (it cannot block, CLIENT
-  // REPLY reads its argument), with what they were: a connection mostly repeats one command, and
-  // names are interned, so one pointer compare replaces three hash lookups per request.
-  private plainName = '';
-  private plainEntry: CommandEntry | null = null;
-  private plainKind = 0;
+  private readonly resolver: CommandResolver;
 
   constructor(private readonly options: CorrelatorOptions) {
     this.budget = options.budget ?? new PendingBudget();
+    this.resolver = new CommandResolver(options.commands);
   }
 
   /** Requests sent and not yet answered (their last reply frame not yet delivered). */
@@ -117,29 +113,15 @@ export class Correlator {
     const c = this.counters;
     const modes = this.requestModes;
     c.commands++;
-    let blocking = false;
-    let key = name;
-    let entry: CommandEntry;
-    let nameKind: number;
-    if (name === this.plainName) {
-      entry = this.plainEntry!;
-      nameKind = this.plainKind;
-    } else {
-      blocking = !modes.inMulti && isBlocking(name, frame);
-      if (blocking) key = statsKey(name, true);
-      entry = this.options.commands.entry(key, blocking);
-      nameKind = commandKind(name, frame);
-      if (!mayBlock(name) && !kindReadsArguments(name)) {
-        this.plainName = name;
-        this.plainEntry = entry;
-        this.plainKind = nameKind;
-      }
-    }
+    const r = this.resolver;
+    r.resolve(name, frame, modes.inMulti);
+    const { key, blocking } = r;
+    const entry = r.entry!;
     if (blocking) c.blockingCommands++;
     entry.count++;
     if (this.desynced || this.degraded) return;
     if (this.budget.full(this.ring.size)) return this.degrade();
-    const kind = modes.effectiveKind(nameKind);
+    const kind = modes.effectiveKind(r.kind);
     const rec = this.ring.push();
     this.budget.used++;
     rec.name = key;
@@ -256,17 +238,9 @@ export class Correlator {
     }
     if (target === null) return this.push(f, this.replyModes.monitor ? 'monitor' : 'unmatched', firstByteNs);
     this.record(target, f, firstByteNs);
-    if (f.type !== RespType.Error && f.type !== RespType.BlobError) {
-      // Redis knows the command: a module we do not list.
-      if (target.candidate !== undefined) learnProvenName(target.candidate);
-      if (target.kind === CommandKind.Hello && target.helloProtocol !== 0) {
-        this.replyModes.protocol = target.helloProtocol === 3 ? 3 : 2;
-      } else if (target.kind === CommandKind.Monitor && f.type === RespType.SimpleString) {
-        this.replyModes.monitor = true;
-      } else if (target.kind === CommandKind.Reset) {
-        this.replyModes.reset();
-      }
-    }
+    // Redis knows the command: a module we do not list.
+    if (target.candidate !== undefined && f.type !== RespType.Error && f.type !== RespType.BlobError) learnProvenName(target.candidate);
+    this.replyModes.answered(target.kind, target.helloProtocol, f.type);
     this.complete(target);
   }
 

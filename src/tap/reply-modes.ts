@@ -82,6 +82,18 @@ export class ReplyModes {
     return Math.max(1, n);
   }
 
+  /**
+   * A command of `kind` got a reply of `type`: HELLO 2/3 sets the protocol (`helloProtocol`, 0 if
+   * its argument was not 2 or 3), MONITOR's +OK starts monitor mode, RESET resets. An error
+   * changes nothing.
+   */
+  answered(kind: number, helloProtocol: number, type: number): void {
+    if (type === RespType.Error || type === RespType.BlobError) return;
+    if (kind === CommandKind.Hello && helloProtocol !== 0) this.protocol = helloProtocol === 3 ? 3 : 2;
+    else if (kind === CommandKind.Monitor && type === RespType.SimpleString) this.monitor = true;
+    else if (kind === CommandKind.Reset) this.reset();
+  }
+
   /** RESET's effect: RESP2, no subscriptions, no MONITOR. */
   reset(): void {
     this.protocol = 2;
