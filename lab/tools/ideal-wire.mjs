@@ -6,8 +6,9 @@
 // requests, as Redis behind a link does: it pays its wake-up too). Limits: docs/self-report.md.
 //   npm run lab:ideal-wire -- [--rtts 0.2,1.2,5,20] [--n 2000] [--idle]
 import { fork, spawn, execFileSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
+import net from 'node:net';
+import { freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, def) => {
@@ -54,24 +55,6 @@ q = lambda p: out[min(len(out) - 1, int(p * len(out)))]
 print(q(0.5), q(0.9), q(0.99))
 `;
   const client = (port, count) => execFileSync('/usr/bin/python3', ['-c', py, String(port), String(count)], { encoding: 'utf8' }).trim().split(' ').map(Number);
-  const freePort = () =>
-    new Promise((r) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const { port } = s.address();
-        s.close(() => r(port));
-      });
-    });
-  const waitPort = async (port) => {
-    for (let i = 0; i < 400; i++) {
-      const ok = await new Promise((r) => {
-        const s = net.connect({ host: '127.0.0.1', port }, () => (s.destroy(), r(true)));
-        s.on('error', () => r(false));
-      });
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-    throw new Error(`port ${port} never answered`);
-  };
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
   const kids = [redis];

@@ -15,11 +15,11 @@
 //   npm run lab:lateness -- [--rtts 0.2,1.2,5,20,85] [--clients 1,50] [--seconds 3] [--rounds 1]
 //       [--old /tmp/base] [--variant spin4ms:LATENESS_SPIN_US=4000] [--proxy-args '...']
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { cpuNs, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
@@ -54,39 +54,6 @@ const stopAll = () => {
   rmSync(tmp, { recursive: true, force: true });
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (stopAll(), process.exit(130)));
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-async function waitPort(port) {
-  for (let i = 0; i < 400; i++) {
-    const ok = await new Promise((r) => {
-      const s = net.connect({ host: '127.0.0.1', port }, () => (s.destroy(), r(true)));
-      s.on('error', () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`port ${port} never answered`);
-}
-
-/** CPU time of all the process's threads, ns. */
-function cpuNs(pid) {
-  let total = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // a thread ended between the listing and the read
-    }
-  }
-  return total;
-}
 
 /** The main thread's run-queue wait (ns runnable but not running) and involuntary switches. */
 function mainThreadWait(pid) {

@@ -8,10 +8,10 @@
 //   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
 //       [--proxy-args '--no-tap'] [--pipe] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
+import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { cpuNs, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
 const flag = (name, def) => {
@@ -46,27 +46,6 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), 'proxy-ab-'));
 const children = [];
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { for (const c of children) c.kill('SIGTERM'); rmSync(tmp, { recursive: true, force: true }); process.exit(130); });
 
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitPort(port) {
-  for (let i = 0; i < 200; i++) {
-    const ok = await new Promise((r) => {
-      const s = net.connect({ host: '127.0.0.1', port }, () => (s.destroy(), r(true)));
-      s.on('error', () => r(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`port ${port} never answered`);
-}
-
 function start(cmd, argv) {
   const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
@@ -74,20 +53,6 @@ function start(cmd, argv) {
   child.on('exit', (code) => code && code !== 0 && process.stderr.write(`${cmd} exited ${code}: ${err}\n`));
   children.push(child);
   return child;
-}
-
-/** CPU time of all the process's threads, ns. */
-function cpuNs(pid) {
-  if (!pid) return 0;
-  let total = 0;
-  for (const t of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // a thread ended between the listing and the read
-    }
-  }
-  return total;
 }
 
 function bench(port, c, p) {
