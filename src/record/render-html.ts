@@ -5,7 +5,8 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsWithUnit, formatUs } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { rttLabel, setupLine } from './render.js';
+import { nodeCells, rttLabel, setupLine } from './render.js';
+import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
 
@@ -23,6 +24,8 @@ export function renderHtml(a: Analysis, file?: string): string {
       `wall ${esc(fmtMsWithUnit(t.wallMs))}: waiting on Redis ${esc(fmtMsWithUnit(t.waitMs))} (Redis itself ${esc(fmtMsWithUnit(t.serverMs))}), client think time ${esc(fmtMsWithUnit(t.thinkMs))}. ` +
       `Recorded on a link with RTT ${esc(rttLabel(a.trace.recordedRttUs))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
   );
+  const redirects = redirectLine(a.redirects);
+  if (redirects !== undefined) parts.push(`<p>Redirects: ${esc(redirects)}</p>`);
   for (const w of a.trace.warnings) parts.push(`<p class="note warn">${esc(w)}</p>`);
 
   parts.push('<h2>What if the link had another RTT</h2>');
@@ -71,13 +74,22 @@ export function renderHtml(a: Analysis, file?: string): string {
   }
 
   parts.push('<h2>Connections</h2>');
+  // Cluster traces: which node each connection went to.
+  const byNode = a.nodes.length > 0;
   parts.push(
     table(
-      ['conn', 'client', 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'],
-      a.connections.map((c) => [String(c.conn), c.client ?? '-', String(c.commands), String(c.roundTrips), String(c.flights), String(c.maxDepth), fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs)]),
-      new Set([1]),
+      ['conn', 'client', ...(byNode ? ['node'] : []), 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'],
+      a.connections.map((c) => [
+        String(c.conn), c.client ?? '-', ...(byNode ? [c.node ?? '-'] : []), String(c.commands), String(c.roundTrips), String(c.flights), String(c.maxDepth),
+        fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs),
+      ]),
+      new Set(byNode ? [1, 2] : [1]),
     ),
   );
+  if (byNode) {
+    const { head, rows: nodeRows } = nodeCells(a);
+    parts.push('<h2>Nodes</h2>', '<p class="note">Cluster: each connection went to one node\'s listener.</p>', table(head, nodeRows, new Set([0, 1])));
+  }
 
   parts.push('<h2>Top commands by time waited</h2>');
   parts.push(

@@ -130,18 +130,20 @@ export function setupLine(a: Analysis): string {
   );
 }
 
-/** One row per node: its link, connections, commands and round trips (with their share), redirects. */
+/** The nodes table's header and cells (text and HTML): one row per node, its link, connections, commands, round trips (with their share) and redirects. */
+export function nodeCells(a: Analysis): { head: string[]; rows: string[][] } {
+  return {
+    head: ['node', 'listener', 'link RTT', 'connections', 'commands', 'round trips', 'share', 'wait', 'MOVED', 'ASK'],
+    rows: a.nodes.map((nd) => [
+      nd.node, nd.listen ?? '-', nd.linkRttsUs.map(rttLabel).join(', '), n(nd.connections), n(nd.commands), n(nd.roundTrips),
+      `${nd.roundTripSharePct.toFixed(1)}%`, fmtMsWithUnit(nd.waitMs), n(nd.redirects.moved), n(nd.redirects.ask),
+    ]),
+  };
+}
+
 function nodeTable(a: Analysis): string[] {
-  const rows: GridRow[] = [{ cells: ['node', 'listener', 'link RTT', 'connections', 'commands', 'round trips', 'share', 'wait', 'MOVED', 'ASK'] }];
-  for (const nd of a.nodes) {
-    rows.push({
-      cells: [
-        nd.node, nd.listen ?? '-', nd.linkRttsUs.map(rttLabel).join(', '), n(nd.connections), n(nd.commands), n(nd.roundTrips),
-        `${nd.roundTripSharePct.toFixed(1)}%`, fmtMsWithUnit(nd.waitMs), n(nd.redirects.moved), n(nd.redirects.ask),
-      ],
-    });
-  }
-  return grid(rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']);
+  const { head, rows } = nodeCells(a);
+  return grid([{ cells: head }, ...rows.map((cells) => ({ cells }))], ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']);
 }
 
 function grid(rows: GridRow[], align: Align[]): string[] {

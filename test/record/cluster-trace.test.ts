@@ -8,6 +8,7 @@ import { ClusterEventIds } from '../../src/cluster/event-ids.js';
 import { analyzeTrace } from '../../src/record/analyze.js';
 import { projectSession } from '../../src/record/projection.js';
 import { renderText } from '../../src/record/render.js';
+import { renderHtml } from '../../src/record/render-html.js';
 import { buildTimelines } from '../../src/record/timeline.js';
 import { encodeEnd, encodeEvent, encodeHeader, encodeNodeLink, type NodeLinkChange } from '../../src/record/trace-format.js';
 import type { TapEvent } from '../../src/stats/types.js';
@@ -76,6 +77,7 @@ describe('cluster trace lines', () => {
     expect(a.redirects).toEqual({ moved: 0, ask: 0 });
     expect(a.totals).toMatchObject({ connections: 1, commands: 1, roundTrips: 1 });
     expect(renderText(a)).not.toContain('nodes (cluster');
+    expect(renderHtml(a)).not.toContain('<h2>Nodes</h2>');
   });
 });
 
@@ -148,5 +150,11 @@ describe('analyze on a cluster trace', () => {
     const text = renderText(a);
     expect(text).toContain('redirects: 1 MOVED, 1 ASK redirects: each an extra round trip');
     expect(text).toMatch(/^ {2}127\.0\.0\.1:30002 +127\.0\.0\.1:7001 +2ms +1 +2 +2 +40\.0%/m);
+    // The HTML report carries the same: the node per connection, the nodes table, the redirects.
+    const html = renderHtml(a);
+    expect(html).toContain('<p>Redirects: 1 MOVED, 1 ASK redirects: each an extra round trip');
+    expect(html).toContain('<h2>Nodes</h2>');
+    expect(html).toContain('<tr><td class="l">127.0.0.1:30002</td><td class="l">127.0.0.1:7001</td><td>2ms</td><td>1</td><td>2</td><td>2</td><td>40.0%</td>');
+    expect(html).toContain(`<th class="l">node</th><th>commands</th>`);
   });
 });
