@@ -2,14 +2,14 @@ import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
-import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
-import { parseAddress, type Endpoint } from '../endpoint.js';
+import type { PrivateRedis } from '../redis/index.js';
 import { connectClient, type DriverClient } from './clients.js';
 import { connectionSetup, driverSetupSteps } from './connection-setup.js';
 import { deriveResults } from './derive.js';
 import { describeEnvironment, describeMethod } from '../results/environment.js';
 import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
 import { openLink, type LinkEndpoint } from './links.js';
+import { benchRedis } from './redis-target.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
 import { estimatePlanMs, estimateSampleMs, planConfigurations, type Configuration } from './plan.js';
 import { runLabel, runConfigurations, type BenchProgress } from './runner.js';
@@ -59,13 +59,9 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
   const links = new Map<string, LinkEndpoint>();
   const data = new Map<Workload, WorkloadData>();
   try {
-    let endpoint: Endpoint;
-    if (options.redis === undefined) {
-      privateRedis = await startPrivateRedis();
-      endpoint = parseAddress(privateRedis.address);
-    } else {
-      endpoint = parseAddress(options.redis, '--redis');
-    }
+    const target = await benchRedis(options.redis);
+    const endpoint = target.endpoint;
+    privateRedis = target.privateRedis;
     const clientOpts = {
       replyTimeoutMs: opts.replyTimeoutMs,
       ...(options.protocol ? { protocol: options.protocol } : {}),

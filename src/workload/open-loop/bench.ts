@@ -1,11 +1,11 @@
-import { startPrivateRedis, type PrivateRedis } from '../../redis/index.js';
+import type { PrivateRedis } from '../../redis/index.js';
 import { formatUs } from '../../format.js';
-import { parseAddress, type Endpoint } from '../../endpoint.js';
 import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
 import { connectionSetup, driverSetupSteps } from '../connection-setup.js';
 import { describeEnvironment } from '../../results/environment.js';
 import { openLink, type LinkEndpoint } from '../links.js';
+import { benchRedis } from '../redis-target.js';
 import { redisVersion } from '../server-stats.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from './options.js';
 import { openLoopResult } from './result.js';
@@ -34,13 +34,9 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
   const links: LinkEndpoint[] = [];
   const aborted = (): boolean => options.signal?.aborted === true;
   try {
-    let endpoint: Endpoint;
-    if (options.redis === undefined) {
-      privateRedis = await startPrivateRedis();
-      endpoint = parseAddress(privateRedis.address);
-    } else {
-      endpoint = parseAddress(options.redis, '--redis');
-    }
+    const target = await benchRedis(options.redis);
+    const endpoint = target.endpoint;
+    privateRedis = target.privateRedis;
     const clientOpts = { ...(options.password !== undefined ? { password: options.password } : {}) };
     admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', o.keyPrefix, options.allowNonempty ?? false);
