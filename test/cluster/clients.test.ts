@@ -8,8 +8,8 @@ import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { startProxy } from '../../src/cluster/route.js';
-import { encodeCommand, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
-import { directClients, keyPerMaster, median } from './helpers.js';
+import { startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
+import { directClients, keyPerMaster, median, untilPong } from './helpers.js';
 
 const run = promisify(execFile);
 const RTT_MS = 20;
@@ -36,16 +36,8 @@ function realPorts(): RegExp {
 }
 
 /** Sends commands on one raw socket to the seed listener and returns everything that came back. */
-async function through(cmds: string[][]): Promise<string> {
-  const s = net.connect({ host: proxy.host!, port: proxy.port! });
-  const chunks: Buffer[] = [];
-  s.on('data', (c: Buffer) => chunks.push(c));
-  s.write(Buffer.concat(cmds.map((c) => encodeCommand(c))));
-  const t0 = Date.now();
-  // Wait for the last reply: the last command is always PING.
-  while (!Buffer.concat(chunks).toString('latin1').endsWith('+PONG\r\n') && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
-  s.destroy();
-  return Buffer.concat(chunks).toString('latin1');
+function through(cmds: string[][]): Promise<string> {
+  return untilPong(net.connect({ host: proxy.host!, port: proxy.port! }), cmds);
 }
 
 describe('topology replies through the proxy name only listeners', () => {
@@ -147,14 +139,7 @@ describe('TLS clients in front of a plaintext cluster (--listen-tls, one generat
     const ca = readFileSync(secure.tlsCaFile!);
     const c = new Cluster([{ host: '127.0.0.1', port: secure.port! }], { redisOptions: { tls: { ca } } });
     try {
-      const s = tls.connect({ host: '127.0.0.1', port: secure.port!, ca });
-      const chunks: Buffer[] = [];
-      s.on('data', (d: Buffer) => chunks.push(d));
-      s.write(Buffer.concat([encodeCommand(['CLUSTER', 'SHARDS']), encodeCommand(['PING'])]));
-      const t0 = Date.now();
-      while (!Buffer.concat(chunks).toString('latin1').endsWith('+PONG\r\n') && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
-      s.destroy();
-      const shards = Buffer.concat(chunks).toString('latin1');
+      const shards = await untilPong(tls.connect({ host: '127.0.0.1', port: secure.port!, ca }), [['CLUSTER', 'SHARDS'], ['PING']]);
       expect(shards.split('\r\ntls-port\r\n').length - 1).toBe(6);
       expect(shards.split('\r\nport\r\n').length - 1).toBe(0);
       expect(shards).not.toMatch(realPorts());

@@ -1,4 +1,5 @@
-import { rawCommands, type PrivateCluster } from '../../src/redis/index.js';
+import type net from 'node:net';
+import { encodeCommand, rawCommands, type PrivateCluster } from '../../src/redis/index.js';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
 export { median } from '../../src/numbers/quantiles.js';
@@ -40,4 +41,18 @@ export async function keyPerMaster(cluster: PrivateCluster): Promise<{ key: stri
     }
   }
   return out;
+}
+
+/**
+ * Writes `cmds` on an open socket (plain or TLS) and resolves with everything that came back once
+ * the last reply arrived (the last command must be PING), or after 5 s; then closes the socket.
+ */
+export async function untilPong(s: net.Socket, cmds: string[][]): Promise<string> {
+  const chunks: Buffer[] = [];
+  s.on('data', (c: Buffer) => chunks.push(c));
+  s.write(Buffer.concat(cmds.map((c) => encodeCommand(c))));
+  const t0 = Date.now();
+  while (!Buffer.concat(chunks).toString('latin1').endsWith('+PONG\r\n') && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
+  s.destroy();
+  return Buffer.concat(chunks).toString('latin1');
 }

@@ -9,8 +9,8 @@ import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { startProxy } from '../../src/cluster/route.js';
 import { ConfigError } from '../../src/errors.js';
 import { renderMetrics } from '../../src/proxy/registry-factory.js';
-import { encodeCommand, rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
-import { directClients, keyPerMaster } from '../cluster/helpers.js';
+import { rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
+import { directClients, keyPerMaster, untilPong } from '../cluster/helpers.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
 const run = promisify(execFile);
@@ -48,15 +48,8 @@ function listenerPorts(p: RedisRttClusterProxy): number[] {
 }
 
 /** Sends commands on one socket (TLS when `overTls`) to a listener; resolves with all that came back (the last command is PING). */
-async function through(port: number, overTls: boolean, cmds: string[][]): Promise<string> {
-  const s: net.Socket = overTls ? tls.connect({ host: '127.0.0.1', port, ca: proxyCaPem }) : net.connect({ host: '127.0.0.1', port });
-  const chunks: Buffer[] = [];
-  s.on('data', (c: Buffer) => chunks.push(c));
-  s.write(Buffer.concat(cmds.map((c) => encodeCommand(c))));
-  const t0 = Date.now();
-  while (!Buffer.concat(chunks).toString('latin1').endsWith('+PONG\r\n') && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
-  s.destroy();
-  return Buffer.concat(chunks).toString('latin1');
+function through(port: number, overTls: boolean, cmds: string[][]): Promise<string> {
+  return untilPong(overTls ? tls.connect({ host: '127.0.0.1', port, ca: proxyCaPem }) : net.connect({ host: '127.0.0.1', port }), cmds);
 }
 
 /**
