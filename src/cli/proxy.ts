@@ -218,9 +218,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
 /**
  * With `--compensate auto` only the proxy's hop is taken off. Below a few milliseconds the
  * wake-ups of a client and a Redis that sleep through each wait add a share a user would notice
- * (measured here with the hop taken off: +22% added RTT at 0.2 ms, +17% at 1.2 ms, and 1000
- * sequential SETs at 1 ms 1.16-1.23x the ideal; README "Precision"), so say how to calibrate
- * instead of leaving it to be found.
+ * (docs/measurements.md), so say how to calibrate instead of leaving it to be found.
  */
 export function hopOnlyHint(compensate: string, link: { upUs: number; downUs: number }): string | undefined {
   const rttUs = link.upUs + link.downUs;

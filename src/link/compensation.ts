@@ -10,8 +10,8 @@ export interface CompensationPoint {
  * What the proxy takes off each one-way delay so a client sees direct + configured.
  * - `{ up, down }`: a constant per direction (the proxy's own hop, measured at start or given);
  * - `{ table }`: a function of the configured delay, measured by `redis-rtt calibrate`. A client
- *   and a Redis that sleep for the whole delay pay a wake-up that grows with it (on the 2-core VM
- *   here: ~40 us of hop at 0, ~+130 us at 1.2 ms, ~+400 us at 5 ms), which a constant cannot follow.
+ *   and a Redis that sleep for the whole delay pay a wake-up that grows with it, which a constant
+ *   cannot follow (figures: docs/measurements.md).
  */
 export type Compensation = { up: number; down: number } | { table: CompensationPoint[] };
 

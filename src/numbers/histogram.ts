@@ -5,7 +5,7 @@
  *
  * Pure JS (no WebAssembly: it needs async set-up and a manual destroy()), no timers. The counts
  * array starts small and grows with the largest value seen, so a command that only ever took
- * microseconds costs ~14 KB rather than the ~95 KB a full 1-hour range would.
+ * microseconds costs a fraction of what a full 1-hour range would (docs/measurements.md).
  *
  * Recording goes around HDR's index maths (`Math.log2`/`Math.pow` per value) where it can: values
  * below DIRECT_US, which HDR at 3 digits keeps one per bucket, are counted in a plain array and
@@ -63,7 +63,7 @@ export class LatencyHistogram {
   // delivered in one write and share their clientUs, and HDR's index maths is the costly part.
   private runValue = 0;
   private runCount = 0;
-  // A running sum: HDR's own mean walks every bucket (~0.3 ms), and /stats asks for two per command.
+  // A running sum: HDR's own mean walks every bucket, and /stats asks for two per command.
   private sumUs = 0;
   // Counts of values below DIRECT_US not yet in HDR (4 KB, made on the first such value), and how
   // many values they hold.

@@ -16,7 +16,8 @@ export interface HopEstimate {
  * Measures what the proxy itself adds per direction, in this process, now: the extra loopback hop
  * (the client's bytes reach us, then must cross loopback again to Redis) and the scheduler's
  * lateness. Subtracting it makes a client see direct + configured instead of direct + configured
- * + hop. Takes ~20-50 ms. Noisy machines give noisy estimates: `calibrate` reports the result.
+ * + hop. Quick (docs/measurements.md). Noisy machines give noisy estimates: `calibrate` reports the
+ * result.
  */
 export async function measureHop(samples = 300): Promise<HopEstimate> {
   const server = net.createServer({ noDelay: true });

@@ -28,9 +28,9 @@ export type { ProxyOptions, RedisRttProxy } from './types.js';
 export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 /**
- * Ceiling on auto compensation per direction. A quiet 2-core VM measures 30-60 us; a larger figure
- * means the machine was busy during the measurement, and taking it all off would make the link
- * faster than configured.
+ * Ceiling on auto compensation per direction, above what a quiet machine measures
+ * (docs/measurements.md): a larger figure means the machine was busy during the measurement, and
+ * taking it all off would make the link faster than configured.
  */
 export const MAX_AUTO_COMPENSATION_US = 80;
 

@@ -27,8 +27,9 @@ class NotRedisError extends Error {}
  * Measures the proxy's own hop: PING round trips straight to the upstream and through the proxy's
  * own listener (no delay), in alternating blocks so drift cancels. Any RESP reply counts (a server
  * that wants AUTH answers -NOAUTH just as fast); anything else (an HTTP server's "HTTP/1.1 400", or
- * silence for a second) means the upstream is not Redis: NotRedis, and nothing measured. In-process,
- * ~30 ms; a probe in a separate process measured the same within noise but costs ~190 ms of start-up.
+ * silence for a second) means the upstream is not Redis: NotRedis, and nothing measured. In-process:
+ * a probe in a separate process measured the same within noise but costs far more start-up
+ * (docs/measurements.md).
  * Resolves undefined when the upstream cannot be reached, so the caller can fall back to a loopback
  * estimate.
  */

@@ -5,8 +5,8 @@ export interface ChunkTarget {
 
 /**
  * Forward first, parse after. A zero-delay chunk is written out inside DelayLine.push(), and the
- * tap parsing it first would hold the bytes back by its own cost (a few microseconds for a
- * 16-command chunk) on every hop; so the tap sees the chunk after push() returns, and a delivery
+ * tap parsing it first would hold the bytes back by its own cost on every hop (docs/measurements.md);
+ * so the tap sees the chunk after push() returns, and a delivery
  * that happened inside push() is reported to it then, with the time it actually happened.
  */
 export class TapAfterForward {

@@ -38,7 +38,7 @@ export interface ProxyOptions extends ClusterProxyOptions {
   /** Parse RESP on the side and count commands. Off = a plain delaying byte pipe. @default true */
   tap?: boolean;
   /**
-   * Unfinished requests one connection's tap may hold (~335 bytes each). Past it, or past
+   * Unfinished requests one connection's tap may hold (docs/SECURITY.md says what each costs). Past it, or past
    * maxPendingTotal, that connection's tap stops timing (commands still counted, bytes untouched)
    * and /stats says so (`tap.degradedConnections`, `degraded` per connection). @default 65536
    */

@@ -29,8 +29,8 @@
  * for nothing (pipelining and auto-pipelining are kept, not re-batched); bandwidth, jitter and server load
  * at the new RTT are not modelled; blocking commands keep their recorded wait; a client that sleeps a whole
  * RTT between replies wakes up a little slower than one that never sleeps, so think time measured on a fast
- * link is a floor. Checked against a real 20 ms link (test/record/end-to-end.test.ts): a 209-round-trip
- * ioredis session projected within a few percent, low; treat many-connection projections as a guide.
+ * link is a floor. Checked against a real 20 ms link (test/record/end-to-end.test.ts; the result is in
+ * docs/measurements.md); treat many-connection projections as a guide.
  */
 import { connectionSetup } from './setup.js';
 import type { ConnectionTimeline } from './timeline.js';

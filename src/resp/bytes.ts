@@ -1,7 +1,8 @@
 /**
  * Byte values the framers compare against, as a const enum so tsc writes them as literals. V8
- * (Node 20) reloads an imported or module-level `const` on every use inside a hot loop; that cost
- * ~20% of the request fast path. Type bytes equal RespType's (test/resp/bytes.test.ts checks).
+ * (Node 20) reloads an imported or module-level `const` on every use inside a hot loop, a cost the
+ * request fast path notices (docs/measurements.md). Type bytes equal RespType's
+ * (test/resp/bytes.test.ts checks).
  */
 // The same byte under two names (a sign and a RESP type byte) is deliberate.
 /* eslint-disable @typescript-eslint/no-duplicate-enum-values */

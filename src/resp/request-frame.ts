@@ -132,8 +132,8 @@ export class RequestFrameImpl implements RequestFrame {
   /**
    * One getter and setter for every frame, not closures per frame: an accessor with other
    * functions gives each frame its own hidden class, and a proxy with 50 connections then made
-   * every frame access in the tap megamorphic (`request frames same map: false`, ~40% of the
-   * tap's time with 50 connections against one).
+   * every frame access in the tap megamorphic (`request frames same map: false`; what it cost:
+   * docs/measurements.md).
    */
   static readonly #headAccessor: PropertyDescriptor = {
     enumerable: true,

@@ -1,6 +1,6 @@
 /**
  * How many unfinished requests the taps may hold, per connection and in total. Each costs a
- * record of about 335 bytes in its connection's ring, and a client can pipeline without limit
+ * record in its connection's ring (its size: docs/SECURITY.md), and a client can pipeline without limit
  * (behind a BLPOP, Redis keeps reading into its query buffer and answers nothing), so without a
  * bound the proxy grows with whatever a client sends.
  *
@@ -11,9 +11,9 @@
  * pipeline does) once the replies it has not read fill the down direction's high-water mark.
  */
 
-/** ~22 MB of records: deeper than any pipeline a benchmark or a client library sends. */
+/** Deeper than any pipeline a benchmark or a client library sends (its memory: docs/SECURITY.md). */
 export const DEFAULT_MAX_PENDING_PER_CONNECTION = 65_536;
-/** ~88 MB of records across all connections. */
+/** Across all connections (its memory: docs/SECURITY.md). */
 export const DEFAULT_MAX_PENDING_TOTAL = 262_144;
 
 export class PendingBudget {

@@ -8,7 +8,7 @@ import { estimateDirectSampleMs, type Configuration } from './plan.js';
 import { runSample } from './sample.js';
 import type { Workload } from '../results/types.js';
 
-/** Commands per shape after which V8 had settled ioredis's code in every run measured here. */
+/** Commands per shape after which V8 had settled ioredis's code in every run measured (docs/measurements.md). */
 export const DRIVER_WARMUP_OPS = 20_000;
 
 export interface DriverWarmupInput {
@@ -55,10 +55,9 @@ function shapeOf(c: Configuration): string {
 }
 
 /**
- * Until V8 has settled it, the client's own code decides a short cell's time, not the link:
- * ioredis pipelines of 100 SETs straight to Redis took 0.25 ms a batch once optimised and 1.1-1.3
- * ms in the stretches between (deoptimised and re-optimised), flipping for the first ~20k commands
- * of a process, while raw RESP on the same socket took a steady 75 us (`lab/tools/batch-noise.mjs`).
+ * Until V8 has settled it, the client's own code decides a short cell's time, not the link: ioredis
+ * flips between optimised and deoptimised code for its first commands in a process, while raw RESP
+ * on the same socket stays steady (docs/measurements.md, `lab/tools/batch-noise.mjs`).
  * So before any sample, each distinct shape of the plan (mode, workload, batch) runs straight to
  * Redis on fresh clients, verified like a sample and never kept.
  */
