@@ -1,60 +1,7 @@
 /**
  * The redis-rtt trace: what `redis-rtt proxy --record FILE` writes and `redis-rtt analyze FILE` reads.
- *
- * NDJSON: one JSON object per line, `\n`-terminated, ASCII only. Line 1 is the header; every other line
- * is one event. Times (`t`) are microseconds since the trace started, on the proxy's monotonic clock,
- * rounded to 0.1 us; `sent`, `first` and `dlv` are offsets in microseconds from the same line's `t`.
- *
- *   {"type":"header","format":"redis-rtt-trace","version":1,"startedAt":"2025-01-01T00:00:00.000Z",
- *    "clock":"proxy monotonic us","keys":"none","link":{"upUs":0,"downUs":0,"jitterUs":0,
- *    "jitterDist":"uniform","bandwidthBps":0,"handshake":true},"tool":"redis-rtt 0.1.0"}
- *   {"type":"open","c":1,"t":812.4,"client":"127.0.0.1:52144"}
- *   {"type":"tls","c":1,"t":41230.7,"v":"TLSv1.3"}
- *   {"type":"cmd","c":1,"rt":7,"n":"GET","argc":2,"as":[3,9],"up":27,"down":11,"t":1520.3,"sent":0.9,
- *    "first":48.2,"dlv":61.7,"r":"$"}
- *   {"type":"push","c":2,"t":9120.5,"bytes":52,"kind":"message"}
- *   {"type":"link","t":50000,"link":{...same fields as the header's link...}}
- *   {"type":"nodelink","t":3.1,"node":"127.0.0.1:30002","listen":"127.0.0.1:40123","link":{...}}
- *   {"type":"open","c":7,"t":900.2,"client":"127.0.0.1:52150","node":"127.0.0.1:30002","listen":"127.0.0.1:40123"}
- *   {"type":"close","c":1,"t":90210}
- *   {"type":"truncated","t":120000.2,"bytes":268435300,"reason":"max-bytes"}
- *   {"type":"end","t":130000,"events":2010442,"dropped":1200,"bytes":268435300}
- *
- * Header: `keys` is "none" (no key material at all) or "hashed" (each command's first key as `k`, a keyed
- * HMAC-SHA256 truncated to 16 hex chars; the key of the HMAC is random per trace and never written, so a
- * hash can be compared within one trace but not reversed or matched against a guess offline).
- * `link` is the link in effect when recording started (`handshake`: connection set-up cost one RTT).
- *
- * cmd fields: c connection id; rt round trip number on that connection (1-based: a round trip is a
- * period with at least one request outstanding); n command name as the tap names it ("GET",
- * "CLIENT SETINFO", "CLIENT ?", "?" for unknown; a name that is neither a Redis command nor a module's
- * (FT.SEARCH) is written as "(other)": it could be anything a user typed); argc arguments
- * including the name; as argument sizes in bytes (absent for commands that can carry credentials: AUTH,
- * HELLO, ACL, CONFIG, MIGRATE); k key hash (only with keys "hashed"); up/down request/reply bytes (0 for
- * those same commands: a size would give a password's length); t
- * request's last byte reached the proxy; sent written to Redis; first reply's first byte back from Redis;
- * dlv reply's last byte written to the client (first/dlv absent: no reply); r reply type byte ("+", "-",
- * "$", "*", "%", ... or "none"); err error prefix (ERR, WRONGTYPE, ...); blk 1 for blocking commands;
- * unsent 1 when the connection closed before the request reached Redis.
- * Never in a trace: key names, values, arguments, error messages, passwords.
- *
- * tls (proxies with --listen-tls only): the client's TLS handshake finished at t; v the version Node
- * negotiated ("TLSv1.3", "TLSv1.2"); resumed 1 for an abbreviated handshake (a resumed session). Added
- * within version 1: a trace without tls lines is all plaintext (or recorded before they existed).
- *
- * Cluster mode (added within version 1): one trace for every node's listener. Connection ids are unique
- * across nodes; each open line names its `node` (the real node, host:port) and its `listen`er. A
- * `nodelink` line gives a node's link when its listener starts and after each change (zones, node
- * links, PUT /link?node=); a connection of that node paid that link, not the header's (which is the
- * base link, the --rtt/--preset flags). A reader that ignores nodelink lines (older ones) prices every
- * node at the header's link. A trace without node fields is a single-node one.
- *
- * Trailers: `truncated` when the size bound was reached (or the disk could not keep up / failed): no
- * event lines follow it. `end` when the recorder was closed cleanly; a trace without it was cut off.
- * The header and event lines fit within --record-max-bytes; the two trailers may add up to 256 bytes.
- *
- * Compatibility: readers reject a `version` they do not know and ignore line types they do not know, so
- * new line types can be added within version 1; changing a field's meaning takes version 2.
+ * NDJSON, one object per line, header first. Every line type and field, the privacy rules (no key names,
+ * values or credentials) and the compatibility rules are in docs/trace-format.md: change both together.
  */
 import type { LinkSettings } from '../link/types.js';
 import { KNOWN_COMMANDS } from '../resp/command-table.js';
