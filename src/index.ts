@@ -24,6 +24,8 @@ export type {
   RequestInfo,
   StageFactory,
   StageHost,
+  Scheduler,
+  Direction,
 } from './stage/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
 export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-proxy.js';
@@ -41,9 +43,9 @@ export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from '
 export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
 export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
-export { PreciseScheduler, ManualScheduler, type Scheduler } from './link/scheduler.js';
+export { PreciseScheduler, ManualScheduler } from './link/scheduler.js';
 export { jitterSampler } from './link/jitter.js';
-export type { LinkSettings, LinkUpdate, JitterDist, Direction } from './link/types.js';
+export type { LinkSettings, LinkUpdate, JitterDist } from './link/types.js';
 
 export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.js';
 export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';

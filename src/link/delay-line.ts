@@ -1,6 +1,4 @@
-import type { Scheduler, Timer } from './scheduler.js';
-
-export type EndKind = 'end' | 'reset';
+import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
 export interface DelayLineOptions {
   scheduler: Scheduler;

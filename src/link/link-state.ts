@@ -2,7 +2,8 @@ import { compensationAt, NO_COMPENSATION, type Compensation } from './compensati
 import { jitterSampler, meanShiftRisk } from './jitter.js';
 import { randomSeed, seededUniform, type Uniform } from './rng.js';
 import { applyLinkUpdate, defaultLinkSettings } from './settings.js';
-import type { Direction, LinkSettings, LinkUpdate } from './types.js';
+import type { LinkSettings, LinkUpdate } from './types.js';
+import type { Direction } from '../stage/types.js';
 
 export interface LinkStateOptions {
   seed?: number;

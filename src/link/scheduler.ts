@@ -1,27 +1,5 @@
 import { realClock, type Clock } from '../clock.js';
-
-/** A one-shot timer handle. */
-export interface Timer {
-  readonly dueNs: number;
-  /** Position in the scheduler's heap; -1 when not scheduled. */
-  index: number;
-  readonly fire: () => void;
-}
-
-/** What delay lines need from a scheduler: call fire() no earlier than dueNs, as close to it as possible. */
-export interface Scheduler {
-  readonly clock: Clock;
-  schedule(dueNs: number, fire: () => void): Timer;
-  cancel(timer: Timer): void;
-  /** Something was just delivered without a timer: stay awake for what usually follows. */
-  delivered?(nowNs: number, source: DeliverySource): void;
-}
-
-/** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */
-export interface DeliverySource {
-  /** The scheduler's activity window this source last delivered in; start at -1. */
-  activeWindow: number;
-}
+import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 
 export interface PreciseSchedulerOptions {
   clock?: Clock;

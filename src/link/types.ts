@@ -3,8 +3,6 @@
 export type JitterDist = 'uniform' | 'normal' | 'pareto' | 'paretonormal';
 export const JITTER_DISTS: readonly JitterDist[] = ['uniform', 'normal', 'pareto', 'paretonormal'];
 
-export type Direction = 'up' | 'down';
-export const DIRECTIONS: readonly Direction[] = ['up', 'down'];
 
 /** The current settings of a link (what GET /stats shows under `link`). */
 export interface LinkSettings {

@@ -1,14 +1,13 @@
 /** What a ProxiedConnection is given by the server that accepted it. */
 import type tls from 'node:tls';
 import type { LinkState } from '../link/link-state.js';
-import type { Scheduler } from '../link/scheduler.js';
-import type { Direction } from '../link/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import type { UpstreamTlsMeter } from '../tls/counters.js';
 import type { ClientTiming } from '../tls/terminator.js';
 import type { ProxiedConnection } from './connection.js';
 import type { Endpoint } from './endpoint.js';
 import type { StageRegistry } from './stage-registry.js';
+import type { Direction, Scheduler } from '../stage/types.js';
 
 export interface ConnectionOptions {
   id: number;

@@ -1,13 +1,12 @@
 import type net from 'node:net';
-import type { EndKind } from '../link/delay-line.js';
 import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
 import { FrameChain } from '../stage/frame-chain.js';
-import type { ConnectionContext, StageFactory } from '../stage/types.js';
+import type { ConnectionContext, EndKind, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
 import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './stage-registry.js';
 import type { ConnectionOptions } from './connection-options.js';
-import type { ChunkTarget } from './tap-after.js';
+import type { ChunkTarget } from '../tap/tap-after.js';
 import { StageContext } from './stage-context.js';
 
 export type { ConnectionOptions };
@@ -65,7 +64,7 @@ export class ProxiedConnection implements StagedConnection {
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
         notBeforeNs: o.handshake && !outside ? acceptedNs + o.link.rttUs * 1000 : undefined,
       },
-      tap: tap && { seen: (c, t) => tap.upChunk(c, t), sent: (e, t) => tap.upDelivered(e, t), seenAt: timing && (() => timing.arrivalNs()) },
+      tap: tap && { seen: (c, t) => tap.upChunk(c, t), sent: (e, t) => tap.upWritten(e, t), seenAt: timing && (() => timing.arrivalNs()) },
       tapOffset: hasFrames ? (end) => this.frames!.clientOffsetAt(end) : undefined,
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(this.upstream, kind),
@@ -74,7 +73,7 @@ export class ProxiedConnection implements StagedConnection {
       context: this.context,
       socket: client,
       link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: sample('down') },
-      tap: tap && { seen: (c, t) => tap.downChunk(c, t), sent: (e, t) => tap.downDelivered(e, t) },
+      tap: tap && { seen: (c, t) => tap.downChunk(c, t), sent: (e, t) => tap.downWritten(e, t) },
       onWire: timing && ((report) => timing.whenOnWire(report)),
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(client, kind),

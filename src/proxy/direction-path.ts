@@ -7,12 +7,12 @@
  * last one switches it back.
  */
 import type net from 'node:net';
-import type { DelayLineOptions, EndKind } from '../link/delay-line.js';
+import type { DelayLineOptions } from '../link/delay-line.js';
 import { ByteChain } from '../stage/byte-chain.js';
-import { LINK_STAGE_NAME, LinkStage } from '../stage/link-stage.js';
-import type { ConnectionContext } from '../stage/types.js';
+import { LINK_STAGE_NAME, LinkStage } from '../link/link-stage.js';
+import type { ConnectionContext, EndKind } from '../stage/types.js';
 import { SocketSink } from '../stage/socket-sink.js';
-import { TapAfterForward, type ChunkTarget } from './tap-after.js';
+import { TapAfterForward, type ChunkTarget } from '../tap/tap-after.js';
 
 export interface DirectionPathOptions {
   context: ConnectionContext;

@@ -6,9 +6,9 @@
  * idle proxy wakes for nothing.
  */
 import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
-import type { Direction } from '../link/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { SelfQuantiles, SelfReport } from '../stats/self-report.js';
+import type { Direction } from '../stage/types.js';
 
 /** Microseconds; all 0 when nothing was recorded. */
 export type { SelfQuantiles, SelfReport } from '../stats/self-report.js';

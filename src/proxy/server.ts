@@ -6,14 +6,15 @@ import { TlsTerminator } from '../tls/terminator.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
-import { PreciseScheduler, type Scheduler } from '../link/scheduler.js';
-import type { Direction, LinkSettings, LinkUpdate } from '../link/types.js';
+import { PreciseScheduler } from '../link/scheduler.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { ProxiedConnection } from './connection.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
+import type { Direction, Scheduler } from '../stage/types.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapRegistry {

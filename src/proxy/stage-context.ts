@@ -1,6 +1,5 @@
 import type { Clock } from '../clock.js';
-import type { EndKind } from '../link/delay-line.js';
-import type { ConnectionContext } from '../stage/types.js';
+import type { ConnectionContext, EndKind } from '../stage/types.js';
 
 /**
  * What a connection's stages see of it. A class, so every connection's context has the same

@@ -3,7 +3,7 @@
  * A change applies to every live connection at once and to every connection accepted later.
  */
 import { ConfigError } from '../errors.js';
-import { LINK_STAGE_NAME } from '../stage/link-stage.js';
+import { LINK_STAGE_NAME } from '../link/link-stage.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
 
 export type ChainKey = 'up' | 'down' | 'frame';

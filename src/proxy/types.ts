@@ -1,7 +1,6 @@
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
-import type { Scheduler } from '../link/scheduler.js';
-import type { StageFactory, StageHost } from '../stage/types.js';
+import type { Scheduler, StageFactory, StageHost } from '../stage/types.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ListenTlsOptions, UpstreamTlsOptions } from '../tls/options.js';

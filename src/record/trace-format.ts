@@ -4,7 +4,7 @@
  * values or credentials) and the compatibility rules are in docs/trace-format.md: change both together.
  */
 import type { LinkSettings } from '../link/types.js';
-import { KNOWN_COMMANDS } from '../resp/command-table.js';
+import { KNOWN_COMMANDS } from '../resp/known-commands.js';
 import type { CommandEvent, TapEvent } from '../stats/types.js';
 
 export const TRACE_FORMAT = 'redis-rtt-trace';

@@ -1,6 +1,6 @@
 import { ByteTable } from './byte-table.js';
 import { HotLimit } from './bytes.js';
-import { CONTAINER_SUBCOMMANDS, KNOWN_COMMANDS, KNOWN_MODULE_COMMANDS } from './command-table.js';
+import { CONTAINER_SUBCOMMANDS, KNOWN_COMMANDS, KNOWN_MODULE_COMMANDS } from './known-commands.js';
 
 /**
  * Command names for per-command counters. A name is the upper-case command, plus the subcommand

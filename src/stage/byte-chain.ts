@@ -5,8 +5,7 @@
  * order because a removed stage drains into the stage after it before the one before it is
  * re-pointed past it.
  */
-import type { EndKind } from '../link/delay-line.js';
-import type { ByteSink, ByteStage, ByteStageFactory, ConnectionContext } from './types.js';
+import type { ByteSink, ByteStage, ByteStageFactory, ConnectionContext, EndKind } from './types.js';
 
 /** A sink that can take a batch of chunks in one go (the socket: one corked write). */
 export interface BatchSink extends ByteSink {

@@ -12,18 +12,16 @@
  * A stage's promise holds that frame and everything behind it in that direction. On a framer
  * desync both directions fall back to passing bytes through unchanged (in order, holds released).
  */
-import type { EndKind } from '../link/delay-line.js';
-import type { Scheduler } from '../link/scheduler.js';
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
-import { commandKind, helloProtocol } from '../tap/command-kind.js';
-import { RequestModes } from '../tap/request-modes.js';
+import { commandKind, helloProtocol } from '../resp/command-kind.js';
+import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { buildRequestInfo } from './request-info.js';
 import { SlotKind, newSlot, type Slot } from './reply-slots.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, FrameStage, RequestAction, RequestInfo } from './types.js';
+import type { ByteSink, ConnectionContext, EndKind, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;

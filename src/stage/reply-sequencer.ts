@@ -3,13 +3,12 @@
  * (ReplyMatcher), runs the reply hooks (a promise holds that frame and everything behind it), and
  * hands replies on in request order, local answers at their position, pushes in Redis's order.
  */
-import type { EndKind } from '../link/delay-line.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ByteWindow } from './byte-window.js';
 import { ReplyMatcher, SlotKind, type Slot } from './reply-slots.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, ReplyAction } from './types.js';
+import type { ByteSink, ConnectionContext, EndKind, ReplyAction } from './types.js';
 
 export interface ReplySequencerOptions {
   conn: ConnectionContext;

@@ -6,9 +6,9 @@
  * commands never shift a reply onto the wrong request.
  */
 import { RespType, type ReplyFrame } from '../resp/types.js';
-import { CommandKind } from '../tap/command-kind.js';
-import { FrameClass, ReplyModes, classifyFrame, confirmationKind } from '../tap/reply-modes.js';
-import { EXPECT_PER_SUBSCRIPTION } from '../tap/request-modes.js';
+import { CommandKind } from '../resp/command-kind.js';
+import { FrameClass, ReplyModes, classifyFrame, confirmationKind } from '../resp/reply-modes.js';
+import { EXPECT_PER_SUBSCRIPTION } from '../resp/request-modes.js';
 import type { RequestInfo } from './types.js';
 
 export const SlotKind = { Forwarded: 0, Local: 1, Dropped: 2 } as const;

@@ -2,7 +2,7 @@
  * Builds the RequestInfo a frame stage sees from a request frame's bytes. Done only on framed
  * connections (a frame stage present), so the full argument split costs nothing elsewhere.
  */
-import { firstKeyIndex } from '../tap/first-key.js';
+import { firstKeyIndex } from '../resp/first-key.js';
 import type { RequestInfo } from './types.js';
 
 /** Every argument of one whole request (name first). Inline lines split on blanks (no quotes). */

@@ -1,6 +1,6 @@
 import type net from 'node:net';
-import type { EndKind } from '../link/delay-line.js';
 import type { ByteSink } from '../stage/types.js';
+import type { EndKind } from './types.js';
 
 /**
  * The end of a direction's chain: writes to the socket and counts the stream offset written, for

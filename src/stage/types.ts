@@ -17,10 +17,36 @@
  * With no stage beyond the link active on a connection, the proxy keeps its zero-delay fast path
  * (a synchronous write in the read callback): stages cost nothing until someone adds one.
  */
-import type { EndKind } from '../link/delay-line.js';
-import type { Direction } from '../link/types.js';
+import type { Clock } from '../clock.js';
 
-export type { Direction };
+/** `up` = client to Redis, `down` = Redis to client. */
+export type Direction = 'up' | 'down';
+
+/** How a stream ends: a FIN after everything before it, or a RST now. */
+export type EndKind = 'end' | 'reset';
+
+/** A one-shot timer handle. */
+export interface Timer {
+  readonly dueNs: number;
+  /** Position in the scheduler's heap; -1 when not scheduled. */
+  index: number;
+  readonly fire: () => void;
+}
+
+/** What stages need from a scheduler: call fire() no earlier than dueNs, as close to it as possible. */
+export interface Scheduler {
+  readonly clock: Clock;
+  schedule(dueNs: number, fire: () => void): Timer;
+  cancel(timer: Timer): void;
+  /** Something was just delivered without a timer: stay awake for what usually follows. */
+  delivered?(nowNs: number, source: DeliverySource): void;
+}
+
+/** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */
+export interface DeliverySource {
+  /** The scheduler's activity window this source last delivered in; start at -1. */
+  activeWindow: number;
+}
 
 /** Where a byte stage hands its output (the next stage, or the socket at the end of the chain). */
 export interface ByteSink {

@@ -5,7 +5,7 @@
  */
 import { realClock, type Clock } from '../clock.js';
 import type { LinkSettings } from '../link/types.js';
-import { Tap } from '../tap/connection-tap.js';
+import { Tap } from '../tap/tap.js';
 import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from '../tap/command-table.js';
 import { addCounters, copyCounters, newCounters } from '../tap/counters.js';
 import { PendingBudget } from '../tap/pending-budget.js';

@@ -2,7 +2,7 @@
  * Blocking commands: their latency is how long the server waited for data (or replicas), not
  * the network, so it goes to histograms of its own.
  */
-import { asciiEqualsUpper, type RequestHead } from './command-kind.js';
+import { asciiEqualsUpper, type RequestHead } from '../resp/command-kind.js';
 
 const ALWAYS_BLOCKING = new Set([
   'BLPOP',

@@ -10,7 +10,7 @@
  */
 import type { RequestFrame } from '../resp/types.js';
 import { isBlocking, mayBlock, statsKey } from './blocking.js';
-import { commandKind, kindReadsArguments } from './command-kind.js';
+import { commandKind, kindReadsArguments } from '../resp/command-kind.js';
 import type { CommandEntry, CommandTable } from './command-table.js';
 
 export class CommandResolver {

@@ -51,10 +51,10 @@ import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
 import type { CommandTable } from './command-table.js';
 import { countErrorReply, newCounters } from './counters.js';
 import type { Counters, TapEvent } from './counter-types.js';
-import { CommandKind, helloProtocol } from './command-kind.js';
+import { CommandKind, helloProtocol } from '../resp/command-kind.js';
 import { CommandResolver } from './command-resolver.js';
-import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
-import { EXPECT_PER_SUBSCRIPTION, RequestModes } from './request-modes.js';
+import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from '../resp/reply-modes.js';
+import { EXPECT_PER_SUBSCRIPTION, RequestModes } from '../resp/request-modes.js';
 import { PendingBudget } from './pending-budget.js';
 import { RequestRing, type PendingRequest } from './request-ring.js';
 import { RoundTrips } from './round-trips.js';
@@ -87,8 +87,8 @@ export class Correlator {
   private matchAt = 0;
   private sendAt = 0;
   private deliverAt = 0;
-  private sentOffset = 0;
-  private deliveredOffset = 0;
+  private upWrittenOffset = 0;
+  private downWrittenOffset = 0;
   private lastDeliveredNs = 0;
   private readonly resolver: CommandResolver;
 
@@ -162,9 +162,9 @@ export class Correlator {
   }
 
   /** The up delay line wrote everything before `endOffset` to Redis at `nowNs`. */
-  sent(endOffset: number, nowNs: number): void {
-    if (this.desynced || this.degraded || this.closed || endOffset <= this.sentOffset) return;
-    this.sentOffset = endOffset;
+  upWritten(endOffset: number, nowNs: number): void {
+    if (this.desynced || this.degraded || this.closed || endOffset <= this.upWrittenOffset) return;
+    this.upWrittenOffset = endOffset;
     const ring = this.ring;
     while (this.sendAt < ring.tail) {
       const rec = ring.at(this.sendAt);
@@ -176,9 +176,9 @@ export class Correlator {
   }
 
   /** The down delay line wrote everything before `endOffset` to the client at `nowNs`. */
-  delivered(endOffset: number, nowNs: number): void {
-    if (this.closed || endOffset <= this.deliveredOffset) return;
-    this.deliveredOffset = endOffset;
+  downWritten(endOffset: number, nowNs: number): void {
+    if (this.closed || endOffset <= this.downWrittenOffset) return;
+    this.downWrittenOffset = endOffset;
     this.lastDeliveredNs = nowNs;
     this.trips.bytesDelivered();
     if (this.desynced || this.degraded) return;
@@ -267,7 +267,7 @@ export class Correlator {
   private complete(target: PendingRequest): void {
     this.matchAt++;
     // Only if the proxy reported delivery before the framer saw the bytes (not its usual order).
-    if (target.replyEnd <= this.deliveredOffset) this.advanceDelivery(this.lastDeliveredNs);
+    if (target.replyEnd <= this.downWrittenOffset) this.advanceDelivery(this.lastDeliveredNs);
   }
 
   private advanceDelivery(nowNs: number): void {
@@ -275,7 +275,7 @@ export class Correlator {
     while (this.deliverAt < this.matchAt) {
       const rec = ring.at(this.deliverAt);
       if (rec.expected !== 0) {
-        if (rec.replyEnd > this.deliveredOffset) break;
+        if (rec.replyEnd > this.downWrittenOffset) break;
         rec.deliveredNs = nowNs;
         if (rec.sentNs < 0 || rec.sentNs > rec.firstReplyNs) rec.sentNs = rec.firstReplyNs;
         rec.entry?.recordLatency(rec.firstReplyNs - rec.sentNs, rec.deliveredNs - rec.arrivedNs);

@@ -1,8 +1,8 @@
 /** Turning a finished request record into the CommandEvent that --record writes. */
 import type { RequestFrame } from '../resp/types.js';
 import type { CommandEvent } from './counter-types.js';
-import { hidesArguments } from './command-kind.js';
-import { firstKeyIndex } from './first-key.js';
+import { hidesArguments } from '../resp/command-kind.js';
+import { firstKeyIndex } from '../resp/first-key.js';
 import type { PendingRequest } from './request-ring.js';
 
 /**

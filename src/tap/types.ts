@@ -8,11 +8,11 @@ export interface ConnectionTap {
   /** A chunk arrived from the client at `nowNs` (before the up delay). */
   upChunk(chunk: Buffer, nowNs: number): void;
   /** The up stream's bytes up to `endOffset` (absolute) were written to Redis at `nowNs`. */
-  upDelivered(endOffset: number, nowNs: number): void;
+  upWritten(endOffset: number, nowNs: number): void;
   /** A chunk arrived from Redis at `nowNs` (before the down delay). */
   downChunk(chunk: Buffer, nowNs: number): void;
   /** The down stream's bytes up to `endOffset` were written to the client at `nowNs`. */
-  downDelivered(endOffset: number, nowNs: number): void;
+  downWritten(endOffset: number, nowNs: number): void;
   /** The connection ended; requests still outstanding are closed without a reply. */
   close(nowNs: number): void;
   info(): ConnectionInfo;

@@ -12,13 +12,11 @@
 import type net from 'node:net';
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import type { EndKind } from '../link/delay-line.js';
 import type { LinkState } from '../link/link-state.js';
-import type { Direction } from '../link/types.js';
-import type { Scheduler } from '../link/scheduler.js';
-import { LinkStage } from '../stage/link-stage.js';
+import { LinkStage } from '../link/link-stage.js';
 import { SocketSink } from '../stage/socket-sink.js';
 import type { TlsCounters } from './counters.js';
+import type { Direction, EndKind, Scheduler } from '../stage/types.js';
 
 export interface TlsTerminatorOptions {
   id: number;

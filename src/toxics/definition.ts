@@ -1,6 +1,5 @@
 import type { Uniform } from '../link/rng.js';
-import type { Scheduler } from '../link/scheduler.js';
-import type { ByteSink, ByteStage, ConnectionContext, Direction, FrameStage } from '../stage/types.js';
+import type { ByteSink, ByteStage, ConnectionContext, Direction, FrameStage, Scheduler } from '../stage/types.js';
 import type { Attrs } from './attributes.js';
 
 /** What a byte toxic's stage gets on one connection. `attrs()` reads the current attributes (they change live). */

@@ -1,7 +1,6 @@
-import type { EndKind } from '../link/delay-line.js';
-import type { Timer } from '../link/scheduler.js';
 import { numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
+import type { EndKind, Timer } from '../stage/types.js';
 
 export interface ResetPeerAttrs {
   /** Milliseconds after the first data (or the end) before the RST; 0 = at once. */

@@ -1,6 +1,4 @@
-import type { EndKind } from '../link/delay-line.js';
-import type { Scheduler, Timer } from '../link/scheduler.js';
-import type { ByteSink } from '../stage/types.js';
+import type { ByteSink, EndKind, Scheduler, Timer } from '../stage/types.js';
 
 /**
  * Chunks (and the end marker) held until a due time, handed to the next sink in order with one

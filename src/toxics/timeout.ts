@@ -1,6 +1,6 @@
-import type { Timer } from '../link/scheduler.js';
 import { numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
+import type { Timer } from '../stage/types.js';
 
 export interface TimeoutAttrs {
   /** Milliseconds until the connection closes; 0 = never (data is still dropped). */

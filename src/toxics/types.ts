@@ -3,9 +3,8 @@
  * (the JSON toxiproxy's API takes and returns) plus the stage factory built from it. Byte toxics act
  * on one direction per connection; Redis-aware toxics act on request/reply pairs.
  */
-import type { Scheduler } from '../link/scheduler.js';
 import type { Uniform } from '../link/rng.js';
-import type { Direction, StageFactory } from '../stage/types.js';
+import type { Direction, Scheduler, StageFactory } from '../stage/types.js';
 
 /** toxiproxy's name for a direction: upstream = client to Redis. */
 export type Stream = 'upstream' | 'downstream';

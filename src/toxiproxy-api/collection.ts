@@ -1,7 +1,7 @@
-import type { Scheduler } from '../link/scheduler.js';
 import type { ToxicEnv } from '../toxics/types.js';
 import { missingField, proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
 import { ManagedProxy } from './managed-proxy.js';
+import type { Scheduler } from '../stage/types.js';
 
 /** A proxy as toxiproxy's API takes it (create, populate, update). */
 export interface ProxyInput {

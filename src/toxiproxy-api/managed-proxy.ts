@@ -1,5 +1,4 @@
 import { NO_DELAY } from '../link/types.js';
-import type { Scheduler } from '../link/scheduler.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../proxy/registry-factory.js';
@@ -8,6 +7,7 @@ import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
 import { badRequestBody, toxicNotFound } from './api-error.js';
+import type { Scheduler } from '../stage/types.js';
 
 /** A proxy as toxiproxy's API shows it. */
 export interface ProxyJson {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import type { EndKind } from '../../src/link/delay-line.js';
 import { ManualScheduler } from '../../src/link/scheduler.js';
 import { ByteChain } from '../../src/stage/byte-chain.js';
-import { LinkStage } from '../../src/stage/link-stage.js';
+import { LinkStage } from '../../src/link/link-stage.js';
 import type { ByteSink, ByteStage, ByteStageFactory } from '../../src/stage/types.js';
+import type { EndKind } from '../../src/stage/types.js';
 
 const US = 1000;
 

@@ -12,10 +12,10 @@ function exchange(tap: ConnectionTap, up: string, down: string, t0Ns: number, of
   const d = enc(down);
   tap.upChunk(u, t0Ns);
   offsets.up += u.length;
-  tap.upDelivered(offsets.up, t0Ns + 1000);
+  tap.upWritten(offsets.up, t0Ns + 1000);
   tap.downChunk(d, t0Ns + 2000);
   offsets.down += d.length;
-  tap.downDelivered(offsets.down, t0Ns + 3000);
+  tap.downWritten(offsets.down, t0Ns + 3000);
 }
 
 describe('StatsRegistry', () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RequestFramer } from '../../src/resp/request-framer.js';
 import { requestCommandName } from '../../src/resp/request-frame.js';
 import type { RequestFrame } from '../../src/resp/types.js';
-import { CommandKind } from '../../src/tap/command-kind.js';
+import { CommandKind } from '../../src/resp/command-kind.js';
 import { CommandTable } from '../../src/tap/command-table.js';
 import { CommandResolver } from '../../src/tap/command-resolver.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { firstKeyIndex } from '../../src/tap/first-key.js';
+import { firstKeyIndex } from '../../src/resp/first-key.js';
 
 /** name as the tap names it, then the request's arguments as sent (argument 0 = the command). */
 const at = (name: string, ...args: string[]): number => {

@@ -69,7 +69,7 @@ export class Wire {
 
   /** Everything the client sent so far reached Redis at `nowNs`. */
   sent(nowNs: number): void {
-    this.c.sent(this.upOffset, nowNs);
+    this.c.upWritten(this.upOffset, nowNs);
   }
 
   /** Redis sends a frame whose first byte reached the proxy at `firstByteNs`. */
@@ -92,7 +92,7 @@ export class Wire {
 
   /** Everything Redis sent so far reached the client at `nowNs`. */
   delivered(nowNs: number): void {
-    this.c.delivered(this.downOffset, nowNs);
+    this.c.downWritten(this.downOffset, nowNs);
   }
 
   /** One full exchange: send, write to Redis, reply, deliver, each 1 us apart from `t0Ns`. */

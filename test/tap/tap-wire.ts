@@ -1,7 +1,7 @@
 /** Drives a real Tap with bytes: the proxy's four calls, with times given by hand (fake clock). */
 import { CommandTable } from '../../src/tap/command-table.js';
 import type { TapEvent } from '../../src/stats/types.js';
-import { Tap, type TapOptions } from '../../src/tap/connection-tap.js';
+import { Tap, type TapOptions } from '../../src/tap/tap.js';
 
 /** "\r\n"-terminated RESP written with "|" for CRLF, to keep fixtures on one readable line. */
 export function resp(text: string): Buffer {
@@ -57,7 +57,7 @@ export class TapWire {
 
   /** Everything so far was written to Redis at `nowNs`. */
   sent(nowNs: number): this {
-    this.tap.upDelivered(this.upTotal, nowNs);
+    this.tap.upWritten(this.upTotal, nowNs);
     return this;
   }
 
@@ -69,7 +69,7 @@ export class TapWire {
   }
 
   delivered(nowNs: number): this {
-    this.tap.downDelivered(this.downTotal, nowNs);
+    this.tap.downWritten(this.downTotal, nowNs);
     return this;
   }
 

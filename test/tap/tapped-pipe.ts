@@ -27,12 +27,12 @@ export async function startTappedPipe(upstream: net.NetConnectOpts): Promise<Tap
     client.on('data', (chunk: Buffer) => {
       tap.upChunk(chunk, realClock.nowNs());
       const end = (upOffset += chunk.length);
-      redis.write(chunk, () => tap.upDelivered(end, realClock.nowNs()));
+      redis.write(chunk, () => tap.upWritten(end, realClock.nowNs()));
     });
     redis.on('data', (chunk: Buffer) => {
       tap.downChunk(chunk, realClock.nowNs());
       const end = (downOffset += chunk.length);
-      client.write(chunk, () => tap.downDelivered(end, realClock.nowNs()));
+      client.write(chunk, () => tap.downWritten(end, realClock.nowNs()));
     });
     const end = (): void => {
       tap.close(realClock.nowNs());

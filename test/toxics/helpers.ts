@@ -1,8 +1,8 @@
 import { FakeClock } from '../../src/clock.js';
-import type { EndKind } from '../../src/link/delay-line.js';
 import { seededUniform } from '../../src/link/rng.js';
 import { ManualScheduler } from '../../src/link/scheduler.js';
 import type { ByteSink, ConnectionContext, RequestInfo } from '../../src/stage/types.js';
+import type { EndKind } from '../../src/stage/types.js';
 
 export const MS = 1_000_000;
 export const US = 1000;

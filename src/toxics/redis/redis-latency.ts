@@ -1,5 +1,4 @@
-import type { Timer } from '../../link/scheduler.js';
-import type { ReplyAction } from '../../stage/types.js';
+import type { ReplyAction, Timer } from '../../stage/types.js';
 import { numberAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
 import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';

@@ -1,10 +1,11 @@
 import type { Redis } from 'ioredis';
 import { realClock } from '../../clock.js';
-import { PreciseScheduler, type Timer } from '../../link/scheduler.js';
+import { PreciseScheduler } from '../../link/scheduler.js';
 import type { DriverClient } from '../clients.js';
 import { OpenLoopDispatcher, type OpenLoopBatch } from './dispatcher.js';
 import type { OpenLoopLedger } from './ledger.js';
 import { buildArrivalSchedule, type Arrival } from './schedule.js';
+import type { Timer } from '../../stage/types.js';
 
 export interface OpenLoopRunOptions {
   clients: DriverClient[];

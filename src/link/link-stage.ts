@@ -2,9 +2,9 @@
  * The link as the first byte stage of a direction: the delay line (delay, jitter, handshake) and
  * the bandwidth cap. Not removable; the proxy puts one at the head of each direction's chain.
  */
-import { DelayLine, type DelayLineOptions, type EndKind } from '../link/delay-line.js';
-import type { BatchSink } from './byte-chain.js';
-import type { ByteStage } from './types.js';
+import type { BatchSink } from '../stage/byte-chain.js';
+import type { ByteStage, EndKind } from '../stage/types.js';
+import { DelayLine, type DelayLineOptions } from './delay-line.js';
 
 export const LINK_STAGE_NAME = 'link';
 

@@ -99,8 +99,8 @@ export class Tap implements ConnectionTap {
     if (this.requests.desynced) this.countUnparsed();
   }
 
-  upDelivered(endOffset: number, nowNs: number): void {
-    this.correlator.sent(endOffset, nowNs);
+  upWritten(endOffset: number, nowNs: number): void {
+    this.correlator.upWritten(endOffset, nowNs);
   }
 
   downChunk(chunk: Buffer, nowNs: number): void {
@@ -113,8 +113,8 @@ export class Tap implements ConnectionTap {
     if (this.replies.desynced) this.countUnparsed();
   }
 
-  downDelivered(endOffset: number, nowNs: number): void {
-    this.correlator.delivered(endOffset, nowNs);
+  downWritten(endOffset: number, nowNs: number): void {
+    this.correlator.downWritten(endOffset, nowNs);
   }
 
   close(nowNs: number): void {

@@ -3,7 +3,7 @@
  * the server's answer says so, never on the request alone): the protocol (HELLO's reply), MONITOR
  * mode (its +OK), and the pub/sub subscriptions (counted from the confirmations' counts).
  */
-import { RespType, type ReplyFrame } from '../resp/types.js';
+import { RespType, type ReplyFrame } from './types.js';
 import { CommandKind, type CommandKindCode } from './command-kind.js';
 
 const CONFIRMATION_KIND = new Map<string, CommandKindCode>([
