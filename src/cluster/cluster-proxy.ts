@@ -1,9 +1,8 @@
 import { ConfigError } from '../errors.js';
 import { parseLinkSpec } from '../link/link-spec.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
-import { ControlServer } from '../proxy/control.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
-import { bindPolicy } from '../proxy/http-guard.js';
+import { planControl, startControl } from '../proxy/start-control.js';
 import { renderMetrics } from '../proxy/registry-factory.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import type { Counters, ConnectionInfo, StatsSnapshot } from '../stats/types.js';
@@ -77,9 +76,7 @@ export async function startClusterProxy(
   const announceHost = options.announceHost ?? (wildcard ? '127.0.0.1' : listen.host);
   if (wildcard && options.announceHost === undefined) log(`listening on ${listen.host}: rewritten replies name 127.0.0.1; set --announce-host for clients on other machines`);
   // The control endpoint's policy (as single-node mode's), checked before any listener opens.
-  const access = { token: options.controlToken, allowHosts: options.allowHosts };
-  const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
-  const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
+  const controlPlan = planControl(options);
   const zoneCount = checkZones(options.zones);
   const rules = (options.nodeLinks ?? []).map((t) => parseNodeLink(t));
   const zoneLinks = zoneCount === undefined ? undefined : {
@@ -181,7 +178,7 @@ export async function startClusterProxy(
     throw new Error('no node answered CLUSTER NODES');
   };
 
-  let control: ControlServer | undefined;
+  let control;
   try {
     await nodes.open([{ host: seed.host, port: seed.port }], listen.port);
     await nodes.setTopology(found.nodes);
@@ -223,26 +220,16 @@ export async function startClusterProxy(
     for (const k of REWRITE_KINDS) rewrites[k] = 0;
     unparsedTopology = 0;
   };
-  if (controlAt !== undefined) {
-    const at = controlAt;
-    if (controlWarning) log(`warning: ${controlWarning}`);
-    control = new ControlServer(
-      {
-        stats,
-        metrics: () => renderMetrics(stats()),
-        reset: resetStats,
-        connections,
-        setLink: (u, node) => ({ nodes: setLinkView(u, node) }),
-      },
-      access,
+  try {
+    control = await startControl(
+      controlPlan,
+      { stats, metrics: () => renderMetrics(stats()), reset: resetStats, connections, setLink: (u, node) => ({ nodes: setLinkView(u, node) }) },
+      log,
     );
-    try {
-      await control.listen(at);
-    } catch (err) {
-      await nodes.close();
-      listenTls.cleanup();
-      throw err;
-    }
+  } catch (err) {
+    await nodes.close();
+    listenTls.cleanup();
+    throw err;
   }
   const setLinkView = (u: LinkUpdate & { preset?: string }, node: string | undefined): ClusterNodeView[] => {
     if (node !== undefined && nodes.list().every((n) => !selects(node, n))) throw new ConfigError('node', node, 'a selector that picks at least one node (host:port, id prefix, masters, replicas)');

@@ -1,12 +1,13 @@
-import http from 'node:http';
-import type { Duplex } from 'node:stream';
-import { ConfigError, NetworkError } from '../errors.js';
+import type http from 'node:http';
+import { ConfigError } from '../errors.js';
+import { HttpEndpoint } from '../http/endpoint.js';
+import { BodyError, HttpError, readJsonObject, sendJson } from '../http/json.js';
+import { Router, type Route } from '../http/router.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
-import { formatEndpoint, type Endpoint } from './endpoint.js';
-import type { ToxicSet } from '../toxics/toxic-set.js';
+import { ToxicExistsError, type ToxicSet } from '../toxics/toxic-set.js';
 import { toxicRoutes } from './control-toxics.js';
-import { HttpGuard } from './http-guard.js';
+import type { Endpoint } from './endpoint.js';
 
 export interface ControlHandlers {
   stats(): StatsSnapshot;
@@ -19,149 +20,84 @@ export interface ControlHandlers {
   toxics?: ToxicSet;
 }
 
-const MAX_BODY_BYTES = 64 * 1024;
-/** Node's parser errors that have a more precise status than 400. */
-const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+/** A control request body is a few fields; anything near this is not one. */
+export const CONTROL_BODY_LIMIT_BYTES = 64 * 1024;
 const LINK_KEYS = new Set(['rttUs', 'upUs', 'downUs', 'jitterUs', 'jitterDist', 'bandwidthBps', 'preset']);
+const NOT_FOUND_HINT = '; try GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset';
 
 /**
  * The HTTP control endpoint: GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset.
  * Errors are JSON `{"error": "..."}` with a 4xx status; nothing here can take the proxy down.
  */
 export class ControlServer {
-  private readonly server: http.Server;
-  private guard: HttpGuard | undefined;
-  address = '';
+  private readonly endpoint: HttpEndpoint;
 
-  constructor(
-    private readonly handlers: ControlHandlers,
-    private readonly access: { token?: string; allowHosts?: readonly string[] } = {},
-  ) {
-    this.server = http.createServer((req, res) => {
-      this.handle(req, res).catch((err: unknown) => sendJson(res, 500, { error: String(err) }));
-    });
-    this.server.keepAliveTimeout = 5000;
-    // Broken HTTP never reaches handle(): answer it in the same JSON shape instead of Node's bare 400.
-    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-      if (err.code === 'ECONNRESET' || !socket.writable) {
-        socket.destroy();
-        return;
-      }
-      const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
-      const text = JSON.stringify({ error: `${http.STATUS_CODES[status]}: malformed HTTP request (${err.code ?? 'parse error'})` });
-      socket.end(
-        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
-          `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
-      );
+  constructor(handlers: ControlHandlers, access: { token?: string; allowHosts?: readonly string[] } = {}) {
+    this.endpoint = new HttpEndpoint({
+      router: new Router(controlRoutes(handlers), NOT_FOUND_HINT),
+      flag: '--control',
+      access,
+      classify: classifyControlError,
+      errorBody: (_status, reason) => ({ error: reason }),
     });
   }
 
-  async listen(at: Endpoint): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: NodeJS.ErrnoException): void =>
-        reject(new NetworkError(`--control ${formatEndpoint(at)}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`, err.code));
-      this.server.once('error', onError);
-      const done = (): void => {
-        this.server.off('error', onError);
-        resolve();
-      };
-      if (at.kind === 'unix') this.server.listen(at.path, done);
-      else this.server.listen({ host: at.host, port: at.port }, done);
-    });
-    const a = this.server.address();
-    this.address = a && typeof a === 'object' ? formatEndpoint({ kind: 'tcp', host: a.address, port: a.port }) : String(a);
-    // The guard needs the port actually bound (port 0 picks one).
-    this.guard = new HttpGuard({
-      bound: a && typeof a === 'object' ? { kind: 'tcp', host: at.kind === 'tcp' ? at.host : a.address, port: a.port } : { kind: 'unix' },
-      allowHosts: this.access.allowHosts,
-      token: this.access.token,
-    });
+  /** "host:port" (or the socket path) once listening. */
+  get address(): string {
+    return this.endpoint.address;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  listen(at: Endpoint): Promise<void> {
+    return this.endpoint.listen(at);
   }
 
-  private toxicRoute(req: http.IncomingMessage, res: http.ServerResponse, path: string, toxics: ToxicSet): Promise<void> {
-    return toxicRoutes(req, res, path, toxics);
-  }
-
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const decision = this.guard?.check(req.headers) ?? { allow: false, status: 403, reason: 'not listening' };
-    if (!decision.allow) {
-      req.resume();
-      return sendJson(res, decision.status, { error: decision.reason });
-    }
-    const path = (req.url ?? '/').split('?')[0];
-    const route = `${req.method} ${path}`;
-    if (this.handlers.toxics && (path === '/toxics' || path?.startsWith('/toxics/'))) return this.toxicRoute(req, res, path, this.handlers.toxics);
-    switch (route) {
-      case 'GET /stats':
-        return sendJson(res, 200, this.handlers.stats());
-      case 'GET /connections':
-        return sendJson(res, 200, { connections: this.handlers.connections() });
-      case 'GET /metrics':
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
-        res.end(this.handlers.metrics());
-        return;
-      case 'GET /link':
-        return sendJson(res, 200, this.handlers.stats().link);
-      case 'PUT /link':
-      case 'POST /link': {
-        const body = await readJson(req, res);
-        if (body === undefined) return;
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-          return sendJson(res, 400, { error: 'body must be a JSON object like {"rttUs": 1200}' });
-        }
-        const unknown = Object.keys(body).filter((k) => !LINK_KEYS.has(k));
-        if (unknown.length > 0) {
-          return sendJson(res, 400, { error: `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}` });
-        }
-        try {
-          const node = new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
-          return sendJson(res, 200, this.handlers.setLink(body as LinkUpdate, node));
-        } catch (err) {
-          if (err instanceof ConfigError) return sendJson(res, 400, { error: err.message });
-          throw err;
-        }
-      }
-      case 'POST /reset':
-        req.resume();
-        this.handlers.reset();
-        return sendJson(res, 200, { reset: true });
-      default: {
-        req.resume();
-        const known = ['/stats', '/connections', '/metrics', '/link', '/reset'];
-        if (path && known.includes(path)) return sendJson(res, 405, { error: `method ${req.method} not allowed on ${path}` });
-        return sendJson(res, 404, { error: `no such endpoint ${path}; try GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset` });
-      }
-    }
+  close(): Promise<void> {
+    return this.endpoint.close();
   }
 }
 
-export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+function controlRoutes(h: ControlHandlers): Route[] {
+  const setLink = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const body = await readJsonObject(req, CONTROL_BODY_LIMIT_BYTES);
+    const unknown = Object.keys(body).filter((k) => !LINK_KEYS.has(k));
+    if (unknown.length > 0) throw new HttpError(400, `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}`);
+    const node = new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
+    sendJson(res, 200, h.setLink(body as LinkUpdate, node));
+  };
+  return [
+    { path: '/stats', methods: { GET: (_req, res) => sendJson(res, 200, h.stats()) } },
+    { path: '/connections', methods: { GET: (_req, res) => sendJson(res, 200, { connections: h.connections() }) } },
+    {
+      path: '/metrics',
+      methods: {
+        GET: (_req, res) => {
+          res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
+          res.end(h.metrics());
+        },
+      },
+    },
+    { path: '/link', methods: { GET: (_req, res) => sendJson(res, 200, h.stats().link), PUT: setLink, POST: setLink } },
+    {
+      path: '/reset',
+      methods: {
+        POST: (_req, res) => {
+          h.reset();
+          sendJson(res, 200, { reset: true });
+        },
+      },
+    },
+    ...(h.toxics ? toxicRoutes(h.toxics, CONTROL_BODY_LIMIT_BYTES) : []),
+  ];
 }
 
-export async function readJson(req: http.IncomingMessage, res: http.ServerResponse): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) {
-      sendJson(res, 413, { error: `body larger than ${MAX_BODY_BYTES} bytes` });
-      req.destroy();
-      return undefined;
-    }
-    chunks.push(chunk);
+/** The control endpoint's wording: bad input 400 (naming what is accepted), a toxic's name taken 409, else 500. */
+function classifyControlError(err: unknown): { status: number; reason: string } {
+  if (err instanceof BodyError) {
+    if (err.reason === 'empty' || err.reason === 'not-json') return { status: 400, reason: 'body is not valid JSON' };
+    if (err.reason === 'not-object') return { status: 400, reason: 'body must be a JSON object' };
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    sendJson(res, 400, { error: 'body is not valid JSON' });
-    return undefined;
-  }
+  if (err instanceof HttpError) return { status: err.status, reason: err.message };
+  if (err instanceof ToxicExistsError) return { status: 409, reason: err.message };
+  if (err instanceof ConfigError) return { status: 400, reason: err.message };
+  return { status: 500, reason: String(err) };
 }

@@ -4,8 +4,7 @@ import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
-import { ControlServer } from './control.js';
-import { bindPolicy } from './http-guard.js';
+import { planControl, startControl } from './start-control.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
@@ -69,9 +68,7 @@ async function startWith(
   log: (line: string) => void,
   secure: ProxyTls,
 ): Promise<RedisRttProxy> {
-  const access = { token: options.controlToken, allowHosts: options.allowHosts };
-  const controlAt = options.control === undefined ? undefined : parseEndpoint(options.control, '--control');
-  const controlWarning = controlAt && bindPolicy({ bound: controlAt.kind === 'tcp' ? controlAt : { kind: 'unix' }, ...access }, '--control');
+  const controlPlan = planControl(options);
   // Validate the requested link now (a ConfigError before anything listens), apply it after the
   // hop measurement: the link starts with no delay so auto compensation can measure through it.
   applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
@@ -165,20 +162,16 @@ async function startWith(
     monitor.reset();
   };
 
-  let control: ControlServer | undefined;
-  if (options.control !== undefined) {
-    const at = controlAt!;
-    if (controlWarning) log(`warning: ${controlWarning}`);
-    control = new ControlServer(
+  let control;
+  try {
+    control = await startControl(
+      controlPlan,
       { stats, setLink, reset: resetStats, connections, metrics: () => renderMetrics(stats(), [toxicFamily(toxics.counts())]), toxics },
-      access,
+      log,
     );
-    try {
-      await control.listen(at);
-    } catch (err) {
-      await server.close();
-      throw err;
-    }
+  } catch (err) {
+    await server.close();
+    throw err;
   }
 
   let closing: Promise<void> | undefined;

@@ -10,8 +10,9 @@ import { PreciseScheduler } from '../link/scheduler.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
+import { listenOn } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
-import { formatEndpoint, parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
+import { parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
 import type { Direction, Scheduler } from '../stage/types.js';
@@ -107,36 +108,15 @@ export class ProxyServer {
       await unlink(l.path).catch(() => {});
       await this.listenOnce(l);
     }
-    const a = this.server.address();
-    if (typeof a === 'string' || a === null) {
-      this.address = l.kind === 'unix' ? l.path : String(a);
-    } else {
-      this.host = a.address;
-      this.port = a.port;
-      this.address = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
-    }
+    // Only now: a failed listen is reported once, by the rejection, not also as a log line.
+    this.server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
   }
 
   private async listenOnce(l: Endpoint): Promise<void> {
-    await new Promise<void>((resolve, reject) => {
-      const onError = (err: NodeJS.ErrnoException): void => {
-        reject(
-          new NetworkError(
-            `--listen ${formatEndpoint(l)}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`,
-            err.code,
-          ),
-        );
-      };
-      this.server.once('error', onError);
-      const done = (): void => {
-        this.server.off('error', onError);
-        // Only now: a failed listen is reported once, by the rejection above, not also as a log line.
-        this.server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
-        resolve();
-      };
-      if (l.kind === 'unix') this.server.listen(l.path, done);
-      else this.server.listen({ host: l.host, port: l.port }, done);
-    });
+    const bound = await listenOn(this.server, l, '--listen');
+    this.address = bound.address;
+    this.host = bound.host;
+    this.port = bound.port;
   }
 
   /** Both sides' TLS counters (zero for a side without TLS). */

@@ -1,17 +1,15 @@
 import { ConfigError, NetworkError } from '../errors.js';
+import { BodyError, HttpError } from '../http/json.js';
 import { ToxicExistsError } from '../toxics/toxic-set.js';
 
 /**
  * An error as toxiproxy's API sends it: `{"error": "<message>", "status": <code>}`. The messages
  * are toxiproxy's (api.go), so clients that match on them keep working; ours append the field.
  */
-export class ApiError extends Error {
-  override readonly name = 'ApiError';
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
+export class ApiError extends HttpError {
+  override name = 'ApiError';
+  constructor(message: string, status: number) {
+    super(status, message);
   }
 
   toJSON(): { error: string; status: number } {
@@ -27,9 +25,14 @@ export const toxicNotFound = (): ApiError => new ApiError('toxic not found', 404
 export const toxicAlreadyExists = (): ApiError => new ApiError('toxic already exists', 409);
 export const invalidStream = (): ApiError => new ApiError('stream was invalid, can be either upstream or downstream', 400);
 
-/** Maps our typed errors onto toxiproxy's statuses: bad input 400, anything else (a listen failure) 500. */
+/**
+ * Maps our typed errors onto toxiproxy's statuses: bad input 400, no such route 404 (405 for the
+ * method), a body over the limit 413, anything else (a listen failure) 500.
+ */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof BodyError && err.reason !== 'too-large') return badRequestBody(err.message);
+  if (err instanceof HttpError) return new ApiError(err.message, err.status);
   if (err instanceof ToxicExistsError) return toxicAlreadyExists();
   if (err instanceof ConfigError) {
     if (err.flag === 'stream') return invalidStream();

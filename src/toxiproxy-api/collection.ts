@@ -1,3 +1,4 @@
+import { isJsonObject } from '../http/json.js';
 import type { ToxicEnv } from '../toxics/types.js';
 import { missingField, proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
 import { ManagedProxy } from './managed-proxy.js';
@@ -96,7 +97,7 @@ export class ProxyCollection {
 }
 
 function checkInput(input: ProxyInput, where: string): { name: string; listen: string; upstream: string; enabled: boolean } {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw badRequestBody('expected a JSON object');
+  if (!isJsonObject(input)) throw badRequestBody('expected a JSON object');
   const { name, listen, upstream, enabled } = input;
   if (name !== undefined && typeof name !== 'string') throw badRequestBody(`name${where}: expected a string`);
   if (upstream !== undefined && typeof upstream !== 'string') throw badRequestBody(`upstream${where}: expected a string`);

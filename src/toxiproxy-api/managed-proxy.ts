@@ -1,3 +1,4 @@
+import { isJsonObject } from '../http/json.js';
 import { NO_DELAY } from '../link/types.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
@@ -104,7 +105,7 @@ export class ManagedProxy {
 
   updateToxic(name: string, body: unknown): ToxicSpec {
     this.getToxic(name);
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequestBody('expected a JSON object');
+    if (!isJsonObject(body)) throw badRequestBody('expected a JSON object');
     return this.toxics.update(name, body)!;
   }
 

@@ -1,14 +1,14 @@
-import http from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { ConfigError, NetworkError } from '../errors.js';
+import { parseEndpoint } from '../endpoint.js';
+import { ConfigError } from '../errors.js';
+import { HttpEndpoint } from '../http/endpoint.js';
+import { bindPolicy } from '../http/guard.js';
+import { Router } from '../http/router.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
 import { PreciseScheduler } from '../link/scheduler.js';
-import { formatEndpoint, parseEndpoint } from '../proxy/endpoint.js';
 import { ApiError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
-import { bindPolicy, HttpGuard } from '../proxy/http-guard.js';
-import { sendError } from './http-io.js';
-import { route } from './routes.js';
+import { apiRoutes } from './routes.js';
 
 export interface ToxiproxyServerOptions {
   /** Where the HTTP API listens. @default "127.0.0.1:8474" */
@@ -45,30 +45,20 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
   const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api');
   const scheduler = new PreciseScheduler();
   const proxies = new ProxyCollection({ scheduler, uniform: seededUniform(o.seed ?? randomSeed()) }, log);
-  let guard: HttpGuard | undefined;
-  const server = http.createServer((req, res) => {
-    const decision = guard!.check({ host: req.headers.host, origin: req.headers.origin, authorization: req.headers.authorization });
-    if (!decision.allow) {
-      req.resume();
-      sendError(res, new ApiError(decision.reason, decision.status));
-      return;
-    }
-    void route(proxies, req, res);
+  const endpoint = new HttpEndpoint({
+    router: new Router(apiRoutes(proxies)),
+    flag: '--api',
+    access: { token: o.apiToken, allowHosts: o.allowHosts },
+    classify: (err) => {
+      const e = toApiError(err);
+      return { status: e.status, reason: e.message };
+    },
+    errorBody: (status, reason) => new ApiError(reason, status).toJSON(),
   });
-  server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new NetworkError(`--api ${formatEndpoint(at)}: ${err.code === 'EADDRINUSE' ? 'address already in use' : err.message}`, err.code)),
-    );
-    server.listen({ host: at.host, port: at.port }, () => resolve());
-  });
-  const a = server.address() as { address: string; port: number };
-  guard = new HttpGuard({ bound: { kind: 'tcp', host: at.host, port: a.port }, allowHosts: o.allowHosts, token: o.apiToken });
-  const api = formatEndpoint({ kind: 'tcp', host: a.address, port: a.port });
+  await endpoint.listen(at);
   if (bindWarning) log(`warning: ${bindWarning.replace('control endpoint', 'API')}`);
   const close = async (): Promise<void> => {
-    server.closeAllConnections();
-    await new Promise<void>((r) => server.close(() => r()));
+    await endpoint.close();
     await proxies.close();
   };
   if (o.config !== undefined) {
@@ -79,7 +69,7 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
       throw new ConfigError('--config', '(file)', `toxiproxy's populate JSON: ${toApiError(err).message}`);
     }
   }
-  return { api, proxies, close };
+  return { api: endpoint.address, proxies, close };
 }
 
 /** Reads a --config file (toxiproxy's populate JSON). */

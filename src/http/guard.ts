@@ -16,7 +16,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../errors.js';
-import { isLoopback } from './endpoint.js';
+import { isLoopback } from '../endpoint.js';
 
 export interface HttpGuardOptions {
   /** The address the server is bound to; a unix socket has no Host to check. */

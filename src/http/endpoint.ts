@@ -1,0 +1,81 @@
+import http from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Endpoint } from '../endpoint.js';
+import { HttpGuard } from './guard.js';
+import { BodyError, sendJson } from './json.js';
+import { listenOn } from './listen.js';
+import type { Router } from './router.js';
+
+export interface HttpEndpointOptions {
+  router: Router;
+  /** The flag the address came from, for listen errors ("--control", "--api"). */
+  flag: string;
+  /** Who may call (src/http/guard.ts); checked before any route. */
+  access: { token?: string; allowHosts?: readonly string[] };
+  /** A thrown error (HttpError, a typed error, anything) as the status and reason to answer with. */
+  classify(err: unknown): { status: number; reason: string };
+  /** The JSON body of an error answer: each API has its own shape. */
+  errorBody(status: number, reason: string): unknown;
+}
+
+/** Node's parser errors that have a more precise status than 400. */
+const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
+
+/**
+ * An HTTP server that answers JSON: the guard first, then the router; every error, broken HTTP
+ * included, is a JSON body in the endpoint's shape. Nothing a client sends can take it down.
+ */
+export class HttpEndpoint {
+  private readonly server: http.Server;
+  private guard: HttpGuard | undefined;
+  /** "host:port" (or the socket path) once listening. */
+  address = '';
+
+  constructor(private readonly o: HttpEndpointOptions) {
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    this.server.keepAliveTimeout = 5000;
+    // Broken HTTP never reaches handle(): answer it in the same JSON shape instead of Node's bare 400.
+    this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+      if (err.code === 'ECONNRESET' || !socket.writable) {
+        socket.destroy();
+        return;
+      }
+      const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
+      const text = JSON.stringify(o.errorBody(status, `${http.STATUS_CODES[status]}: malformed HTTP request (${err.code ?? 'parse error'})`));
+      socket.end(
+        `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+          `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+      );
+    });
+  }
+
+  async listen(at: Endpoint): Promise<void> {
+    const bound = await listenOn(this.server, at, this.o.flag);
+    this.address = bound.address;
+    // The guard needs the port actually bound (port 0 picks one), and the host as given.
+    this.guard = new HttpGuard({
+      bound: bound.port === undefined ? { kind: 'unix' } : { kind: 'tcp', host: at.kind === 'tcp' ? at.host : bound.host!, port: bound.port },
+      allowHosts: this.o.access.allowHosts,
+      token: this.o.access.token,
+    });
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const decision = this.guard?.check(req.headers) ?? { allow: false, status: 403, reason: 'not listening' };
+    if (!decision.allow) return sendJson(res, decision.status, this.o.errorBody(decision.status, decision.reason));
+    try {
+      await this.o.router.handle(req, res);
+    } catch (err) {
+      if (res.headersSent) return void res.destroy();
+      const { status, reason } = this.o.classify(err);
+      sendJson(res, status, this.o.errorBody(status, reason));
+      // The rest of an oversized body is never read: drop the connection rather than drain it.
+      if (err instanceof BodyError && err.reason === 'too-large') req.destroy();
+    }
+  }
+}

@@ -1,0 +1,36 @@
+import type net from 'node:net';
+import { formatEndpoint, type Endpoint } from '../endpoint.js';
+import { NetworkError } from '../errors.js';
+
+/** Where a server ended up bound: port 0 picks a port, so this is read back after listen. */
+export interface Bound {
+  /** "host:port", or the unix socket's path. */
+  address: string;
+  /** The address and port bound (a wildcard reads back as itself); undefined on a unix socket. */
+  host?: string;
+  port?: number;
+}
+
+/**
+ * Listens on `at` (TCP or a unix socket). A failure rejects with a NetworkError that names the flag
+ * and the address, and says "address already in use" for EADDRINUSE (its `code` kept, so callers
+ * can retry another port or exit 2). Used by every listener: the proxy's, --control and --api.
+ */
+export async function listenOn(server: net.Server, at: Endpoint, flag: string): Promise<Bound> {
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException): void => {
+      const why = err.code === 'EADDRINUSE' ? 'address already in use' : err.message;
+      reject(new NetworkError(`${flag} ${formatEndpoint(at)}: ${why}`, err.code));
+    };
+    server.once('error', onError);
+    const done = (): void => {
+      server.off('error', onError);
+      resolve();
+    };
+    if (at.kind === 'unix') server.listen(at.path, done);
+    else server.listen({ host: at.host, port: at.port }, done);
+  });
+  const a = server.address();
+  if (a === null || typeof a === 'string') return { address: at.kind === 'unix' ? at.path : String(a) };
+  return { address: formatEndpoint({ kind: 'tcp', host: a.address, port: a.port }), host: a.address, port: a.port };
+}

@@ -1,0 +1,57 @@
+import type http from 'node:http';
+import { HttpError } from './json.js';
+
+/** The path's captured segments, URL-decoded, in order. */
+export type Params = readonly string[];
+export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, params: Params) => Promise<void> | void;
+
+export interface Route {
+  /** An exact path, or a pattern whose groups become the params. Matched against the path without the query. */
+  path: string | RegExp;
+  /** Handlers by method (GET, POST, ...). */
+  methods: Readonly<Record<string, Handler>>;
+}
+
+/**
+ * The first route whose path matches answers. No match is a 404; a matching path without the
+ * method is a 405 that lists the methods it has. Both are thrown as HttpError, for the endpoint to
+ * word as its error body.
+ */
+export class Router {
+  constructor(
+    private readonly routes: readonly Route[],
+    /** Appended to the 404 reason, e.g. "; try GET /stats". */
+    private readonly notFoundHint = '',
+  ) {}
+
+  async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = pathOf(req.url);
+    const method = req.method ?? 'GET';
+    for (const r of this.routes) {
+      const params = match(r.path, path);
+      if (params === undefined) continue;
+      const handler = Object.hasOwn(r.methods, method) ? r.methods[method] : undefined;
+      if (!handler) throw new HttpError(405, `method ${method} not allowed on ${path}; allowed: ${Object.keys(r.methods).join(', ')}`);
+      return handler(req, res, params);
+    }
+    throw new HttpError(404, `no such endpoint ${path}${this.notFoundHint}`);
+  }
+}
+
+/** The request target without its query string. */
+export function pathOf(url: string | undefined): string {
+  return (url ?? '/').split('?')[0]!;
+}
+
+function match(pattern: string | RegExp, path: string): Params | undefined {
+  if (typeof pattern === 'string') return pattern === path ? [] : undefined;
+  const m = pattern.exec(path);
+  if (!m) return undefined;
+  return m.slice(1).map((segment) => {
+    try {
+      return decodeURIComponent(segment ?? '');
+    } catch {
+      throw new HttpError(400, `malformed percent-encoding in ${path}`);
+    }
+  });
+}
