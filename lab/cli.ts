@@ -3,6 +3,7 @@
  *   npm run lab:overhead -- --repeat 5
  *   npm run lab:bench-framer
  *   npm run lab:soak -- --seconds 120
+ *   TOXIPROXY_SERVER=/path/to/toxiproxy-server npm run lab:vs-toxiproxy
  * (each builds dist/ and dist-lab/ first, then runs `node dist-lab/lab/cli.js <command>`).
  */
 import { Command } from 'commander';
@@ -10,15 +11,17 @@ import { runProgram } from '../src/cli/main.js';
 import { registerBenchFramer } from './framer-bench/cli.js';
 import { registerOverhead } from './overhead/cli.js';
 import { registerSoak } from './soak/cli.js';
+import { registerVsToxiproxy } from './vs-toxiproxy/cli.js';
 
 export function buildLabProgram(): Command {
   const program = new Command('redis-rtt-lab')
-    .description("Measure redis-rtt itself: the proxy's overhead, the framers' speed, a soak under load.")
+    .description("Measure redis-rtt itself: the proxy's overhead, the framers' speed, a soak under load, side by side with toxiproxy.")
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   registerOverhead(program);
   registerBenchFramer(program);
   registerSoak(program);
+  registerVsToxiproxy(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -1,19 +1,28 @@
+// @ts-check
 // Helpers the lab tools share: a free loopback port, waiting for a port to answer, and a
 // process's CPU time from /proc (Linux).
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now. */
+/**
+ * A TCP port free on 127.0.0.1 right now.
+ * @returns {Promise<number>}
+ */
 export function freePort() {
   return new Promise((resolve) => {
     const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
+      const { port } = /** @type {net.AddressInfo} */ (s.address());
       s.close(() => resolve(port));
     });
   });
 }
 
-/** Resolves once 127.0.0.1:port accepts a connection (tries every 25 ms, `tries` times). */
+/**
+ * Resolves once 127.0.0.1:port accepts a connection (tries every 25 ms, `tries` times).
+ * @param {number} port
+ * @param {number} [tries]
+ * @returns {Promise<void>}
+ */
 export async function waitPort(port, tries = 400) {
   for (let i = 0; i < tries; i++) {
     const ok = await new Promise((r) => {
@@ -26,7 +35,11 @@ export async function waitPort(port, tries = 400) {
   throw new Error(`port ${port} never answered`);
 }
 
-/** CPU time of all the process's threads, ns (0 without a pid). */
+/**
+ * CPU time of all the process's threads, ns (0 without a pid).
+ * @param {number | undefined} pid
+ * @returns {number}
+ */
 export function cpuNs(pid) {
   if (!pid) return 0;
   let total = 0;

@@ -11,6 +11,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { HAPROXY_PATH, haproxyConfig } from './haproxy.mjs';
 import { cpuNs, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
@@ -81,12 +82,8 @@ if (withDirect) targets.push({ name: 'direct', port: redisPort, pid: 0 });
 if (withHaproxy) {
   const port = await freePort();
   const cfg = path.join(tmp, 'haproxy.cfg');
-  writeFileSync(
-    cfg,
-    `global\n  maxconn 4096\ndefaults\n  mode tcp\n  timeout connect 5s\n  timeout client 60s\n  timeout server 60s\n` +
-      `frontend f\n  bind 127.0.0.1:${port}\n  default_backend b\nbackend b\n  server r 127.0.0.1:${redisPort}\n`,
-  );
-  const child = start('/usr/sbin/haproxy', ['-db', '-f', cfg]);
+  writeFileSync(cfg, haproxyConfig(port, redisPort));
+  const child = start(HAPROXY_PATH, ['-db', '-f', cfg]);
   targets.push({ name: 'haproxy', port, pid: child.pid });
 }
 if (withPipe) {
