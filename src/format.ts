@@ -68,12 +68,6 @@ export function fmtSignedPct(pct: number): string {
   return `${pct < 0 ? '-' : '+'}${body}%`;
 }
 
-/** Whole percent of a total, for breakdown shares. */
-export function fmtShare(part: number, total: number): string {
-  if (!(total > 0) || !Number.isFinite(part)) return '-';
-  return `${Math.round((part / total) * 100)}%`;
-}
-
 /** Three significant digits without trailing zeros: 1.20 -> "1.2", 85.0 -> "85", 1234 -> "1234". */
 export function sig3(n: number): string {
   if (n === 0 || !Number.isFinite(n)) return String(n);

@@ -77,6 +77,7 @@ export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from '
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
+export type { TableOptions, HtmlOptions, CalibrateTableOptions } from './report/index.js';
 
 export { FakeClock, realClock, type Clock } from './clock.js';
 export { ConfigError, RedisSpawnError, VerificationError, NetworkError } from './errors.js';

@@ -100,7 +100,6 @@ export function registerProxy(program: Command): void {
     .action(async (flags: ProxyFlags) => {
       await runProxy(flags);
     });
-  void Option;
 }
 
 async function runProxy(flags: ProxyFlags): Promise<void> {

@@ -4,7 +4,6 @@
  * nodes, keyed by node and the node's own id), and each open event names its node and listener.
  * A consumer (the recorder, a library user's onEvent) then sees one proxy with many connections.
  */
-import type { LinkSettings } from '../link/types.js';
 import type { TapEvent } from '../stats/types.js';
 
 export interface NodeAddresses {
@@ -34,6 +33,3 @@ export class ClusterEventIds {
     };
   }
 }
-
-/** Told a node's link when its proxy starts and after every change (zones, --node-link, PUT /link). */
-export type NodeLinkListener = (node: { upstream: string; listen: string }, link: LinkSettings) => void;

@@ -102,14 +102,6 @@ export function mapGet(node: RespNode, key: string): RespNode | undefined {
   return undefined;
 }
 
-/** Map entries as [key, value] pairs (see mapGet). */
-export function mapEntries(node: RespNode): [string, RespNode][] {
-  const out: [string, RespNode][] = [];
-  const items = node.items ?? [];
-  for (let i = 0; i + 1 < items.length; i += 2) out.push([items[i]!.text ?? '', items[i + 1]!]);
-  return out;
-}
-
 /** `text` encoded with the same type as `like`: the bytes that replace it. */
 export function encodeLike(like: RespNode, text: string): Buffer {
   const body = Buffer.from(text, 'latin1');

@@ -1,5 +1,3 @@
-import type { LinkUpdate } from './types.js';
-
 export interface Preset {
   /** Round-trip time in microseconds, split half up, half down. */
   rttUs: number;
@@ -40,9 +38,4 @@ export const PRESET_NAMES = Object.keys(PRESETS);
 export function findPreset(name: unknown): Preset | undefined {
   if (typeof name !== 'string' || !Object.prototype.hasOwnProperty.call(PRESETS, name)) return undefined;
   return PRESETS[name];
-}
-
-export function presetUpdate(name: string): LinkUpdate | undefined {
-  const p = findPreset(name);
-  return p ? { rttUs: p.rttUs } : undefined;
 }

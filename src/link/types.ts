@@ -3,7 +3,6 @@
 export type JitterDist = 'uniform' | 'normal' | 'pareto' | 'paretonormal';
 export const JITTER_DISTS: readonly JitterDist[] = ['uniform', 'normal', 'pareto', 'paretonormal'];
 
-
 /** The current settings of a link (what GET /stats shows under `link`). */
 export interface LinkSettings {
   /** One-way delay client -> Redis, microseconds. */

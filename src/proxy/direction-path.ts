@@ -45,7 +45,7 @@ export class DirectionPath {
   private framedEntry: ChunkTarget | undefined;
   private fast = false;
 
-  constructor(private readonly o: DirectionPathOptions) {
+  constructor(o: DirectionPathOptions) {
     const tapOffset = o.tapOffset;
     this.sink = new SocketSink(
       o.socket,

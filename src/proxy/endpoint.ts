@@ -4,6 +4,5 @@ export {
   parseRedisEndpoint,
   formatEndpoint,
   isLoopback,
-  REDIS_DEFAULT_PORT,
   type Endpoint,
 } from '../endpoint.js';

@@ -10,8 +10,7 @@ import { LatencyHistogram } from '../numbers/histogram.js';
 import type { SelfQuantiles, SelfReport } from '../stats/self-report.js';
 import type { Direction } from '../stage/types.js';
 
-/** Microseconds; all 0 when nothing was recorded. */
-export type { SelfQuantiles, SelfReport } from '../stats/self-report.js';
+export type { SelfReport } from '../stats/self-report.js';
 
 const LOOP_RESOLUTION_MS = 10;
 /** A power of two. */

@@ -7,12 +7,12 @@ import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
 import { PreciseScheduler } from '../link/scheduler.js';
-import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { LinkSettings } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { listenOn } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
-import { parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
+import type { Endpoint } from './endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
 import type { Direction, Scheduler } from '../stage/types.js';
@@ -222,12 +222,3 @@ async function isStaleSocket(path: string): Promise<boolean> {
   });
 }
 
-export function parseListen(text: string | undefined): Endpoint {
-  return parseEndpoint(text ?? '127.0.0.1:0', '--listen');
-}
-
-export function parseUpstream(text: string): Endpoint {
-  return parseRedisEndpoint(text, '--upstream');
-}
-
-export { LinkState, type LinkUpdate };

@@ -7,7 +7,7 @@ export { renderCsv } from './csv.js';
 export { renderMarkdown } from './markdown.js';
 export { renderCalibrateTable, type CalibrateTableOptions } from './calibrate-table.js';
 export { renderHtml, type HtmlOptions } from './html.js';
-export { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
+export { benchCharts, calibrateCharts } from './charts/index.js';
 export { parseReport } from './load.js';
 // The SVG building blocks record/analyze's HTML shares.
 export { renderCategoryChart } from './svg/category-chart.js';

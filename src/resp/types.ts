@@ -28,7 +28,6 @@ export const RespType = {
   Attribute: 0x7c, // |
   Push: 0x3e, // >
 } as const;
-export type RespTypeByte = (typeof RespType)[keyof typeof RespType];
 
 /** One complete client request (a RESP array of bulk strings, or an inline command line). */
 export interface RequestFrame {

@@ -61,7 +61,6 @@ export class FrameChain {
   private readonly outEnds: number[] = [];
   private readonly clientEnds: number[] = [];
   readonly replies: ReplySequencer;
-  private destroyed = false;
   private readonly timers = new Set<ReturnType<Scheduler['schedule']>>();
 
   constructor(private readonly o: FrameChainOptions) {
@@ -253,7 +252,6 @@ export class FrameChain {
   }
 
   destroy(): void {
-    this.destroyed = true;
     this.replies.destroyed = true;
     for (const t of this.timers) this.o.scheduler.cancel(t);
     this.timers.clear();

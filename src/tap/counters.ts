@@ -94,8 +94,6 @@ export const REDIS_ERROR_PREFIXES: ReadonlySet<string> = new Set([
 export const OTHER_ERROR_PREFIX = 'OTHER';
 /** An error reply with no readable first word. */
 export const EMPTY_ERROR_PREFIX = 'UNKNOWN';
-/** Most distinct keys errorsByPrefix can hold: the list, OTHER and UNKNOWN. */
-export const MAX_ERROR_PREFIXES = REDIS_ERROR_PREFIXES.size + 2;
 
 /**
  * Counts one error reply whose first word is `prefix`: a Redis error code as is, empty as

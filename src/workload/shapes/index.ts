@@ -20,4 +20,4 @@ export const SHAPES: Readonly<Record<Mode, Shape>> = {
 
 export { LUA_SCRIPTS } from './lua.js';
 export { SampleAborted } from './types.js';
-export type { Replies, Shape, ShapeContext } from './types.js';
+export type { Replies, Shape } from './types.js';

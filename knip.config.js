@@ -1,0 +1,14 @@
+// knip (npm run knip): exports, files and dependencies nothing uses. An export that its own file uses is kept
+// (ignoreExportsUsedInFile): knip reports what is dead, not what could be private.
+// bin/ and lab/tools/*.mjs import the build (../dist/x.js); knip reads them as importing src/x.ts, so what only the
+// launcher or a lab tool uses counts as used.
+const fromDist = (text) => text.replace(/(['"])((?:\.\.\/)+)dist\//g, '$1$2src/');
+
+export default {
+  entry: ['src/index.ts', 'bin/*.js', 'lab/cli.ts', 'lab/tools/*.mjs'],
+  project: ['src/**/*.ts', 'test/**/*.ts', 'lab/**/*.{ts,mjs}', 'bin/*.js'],
+  ignoreExportsUsedInFile: true,
+  // Programs the tests and tools run, installed by .ci/run (apt), not by npm.
+  ignoreBinaries: ['redis-server', 'redis-cli', 'redis-benchmark', 'openssl', 'promtool'],
+  compilers: { mjs: fromDist, js: fromDist },
+};
