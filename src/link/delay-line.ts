@@ -1,3 +1,4 @@
+import { newTimer } from './scheduler.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
 export interface DelayLineOptions {
@@ -6,12 +7,22 @@ export interface DelayLineOptions {
   sampleDelayNs: () => number;
   /** Rate limit in bits per second; 0 = unlimited. Read per chunk, so it can change live. */
   bandwidthBps: () => number;
-  /** Due chunks, oldest first. `endOffset` = absolute stream offset one past the last byte. */
+  /**
+   * Due chunks, oldest first. `endOffset` = absolute stream offset one past the last byte. The array
+   * is the line's own and is reused: read it before returning, do not keep it.
+   */
   deliver: (chunks: Buffer[], endOffset: number, nowNs: number) => void;
   /** The end-of-stream marker reached the far side (after all data before it). */
   onEnd: (kind: EndKind, nowNs: number) => void;
   /** How late each scheduled chunk left (now - due, ns): the delay line's own precision. */
   onLateness?: (lateNs: number) => void;
+  /**
+   * How long the bytes of the chunk being pushed had waited for the read (an estimate, ns): read
+   * at push, carried with the chunk, so that `onAdded` can count from when they came.
+   */
+  arrivalWaitNs?: () => number;
+  /** Per delivered chunk (timed or not): write time minus (arrival - wait + configured delay), ns. */
+  onAdded?: (addedNs: number) => void;
   /**
    * Nothing is sent before this time (a TCP handshake a real client would have waited for); the
    * one-way delay is added on top of it.
@@ -26,16 +37,23 @@ export interface DelayLineOptions {
  * chunk's (a rate-limited link sends one thing at a time). Knows nothing of RESP or sockets.
  */
 export class DelayLine {
-  private readonly chunks: (Buffer | EndKind)[] = [];
-  private readonly dueNs: number[] = [];
+  /** A ring of queued chunks (or the end marker) and their due times; it grows, never shrinks. */
+  private chunks: (Buffer | EndKind | undefined)[] = new Array<Buffer | EndKind | undefined>(8);
+  private dueNs = new Float64Array(8);
+  /** Per queued chunk: its read's estimated wait (arrivalWaitNs), when that is asked for. */
+  private waitNs = new Float64Array(8);
   private head = 0;
+  private count = 0;
   private lastDueNs = -Infinity;
   private txFreeNs = -Infinity;
   private offset = 0;
-  private timer: Timer | undefined;
+  private readonly timer: Timer;
   private pending = 0;
   private ended = false;
   private destroyed = false;
+  /** The arrays handed to `deliver`, reused: one chunk (the usual case) and a due batch. */
+  private readonly one: Buffer[] = [Buffer.alloc(0)];
+  private readonly batch: Buffer[] = [];
 
   private readonly notBeforeNs: number;
   /** Stamped by the scheduler (DeliverySource), which counts the lines delivering at once. */
@@ -43,6 +61,7 @@ export class DelayLine {
 
   constructor(private readonly options: DelayLineOptions) {
     this.notBeforeNs = options.notBeforeNs ?? -Infinity;
+    this.timer = newTimer(this.flush);
   }
 
   /** Bytes accepted and not yet delivered. */
@@ -52,23 +71,24 @@ export class DelayLine {
 
   /** Chunks (and end marker) waiting. */
   get queued(): number {
-    return this.chunks.length - this.head;
+    return this.count;
   }
 
   push(chunk: Buffer, arrivalNs: number): void {
     if (this.ended || this.destroyed || chunk.length === 0) return;
     const due = this.dueFor(chunk.length, arrivalNs);
-    this.pending += chunk.length;
-    if (this.queued === 0 && due <= arrivalNs) {
+    const waitNs = this.options.arrivalWaitNs?.() ?? 0;
+    if (this.count === 0 && due <= arrivalNs) {
       // Nothing ahead and due on arrival (no delay): deliver now, skipping the clock and a scheduler
       // hop on the zero-delay hot path.
-      this.pending -= chunk.length;
+      this.options.onAdded?.(waitNs);
       this.offset += chunk.length;
-      this.options.deliver([chunk], this.offset, arrivalNs);
+      this.handOn(chunk, arrivalNs);
       this.options.scheduler.delivered?.(arrivalNs, this);
       return;
     }
-    this.enqueue(chunk, due);
+    this.pending += chunk.length;
+    this.enqueue(chunk, due, waitNs);
   }
 
   /** Ends the stream after everything queued (FIN) or resets it (after the data, like a RST in flight). */
@@ -76,21 +96,20 @@ export class DelayLine {
     if (this.ended || this.destroyed) return;
     this.ended = true;
     const due = this.dueFor(0, arrivalNs);
-    if (this.queued === 0 && due <= this.options.scheduler.clock.nowNs()) {
+    if (this.count === 0 && due <= this.options.scheduler.clock.nowNs()) {
       this.options.onEnd(kind, this.options.scheduler.clock.nowNs());
       return;
     }
-    this.enqueue(kind, due);
+    this.enqueue(kind, due, 0);
   }
 
   /** Drops everything queued without delivering it. */
   destroy(): void {
     this.destroyed = true;
-    if (this.timer) this.options.scheduler.cancel(this.timer);
-    this.timer = undefined;
-    this.chunks.length = 0;
-    this.dueNs.length = 0;
+    this.options.scheduler.cancel(this.timer);
+    this.chunks.fill(undefined);
     this.head = 0;
+    this.count = 0;
     this.pending = 0;
   }
 
@@ -108,51 +127,84 @@ export class DelayLine {
     return due;
   }
 
-  private enqueue(item: Buffer | EndKind, due: number): void {
-    this.chunks.push(item);
-    this.dueNs.push(due);
-    if (!this.timer) this.timer = this.options.scheduler.schedule(due, this.flush);
+  private enqueue(item: Buffer | EndKind, due: number, waitNs: number): void {
+    if (this.count === this.chunks.length) this.grow();
+    const at = (this.head + this.count) & (this.chunks.length - 1);
+    this.chunks[at] = item;
+    this.dueNs[at] = due;
+    this.waitNs[at] = waitNs;
+    this.count++;
+    if (this.count === 1) this.options.scheduler.arm(this.timer, due);
+  }
+
+  private grow(): void {
+    const n = this.chunks.length;
+    const chunks = new Array<Buffer | EndKind | undefined>(n * 2);
+    const dueNs = new Float64Array(n * 2);
+    const waitNs = new Float64Array(n * 2);
+    for (let i = 0; i < this.count; i++) {
+      const from = (this.head + i) & (n - 1);
+      chunks[i] = this.chunks[from];
+      dueNs[i] = this.dueNs[from]!;
+      waitNs[i] = this.waitNs[from]!;
+    }
+    this.chunks = chunks;
+    this.dueNs = dueNs;
+    this.waitNs = waitNs;
+    this.head = 0;
+  }
+
+  /** Takes the oldest item off the ring. */
+  private take(): Buffer | EndKind {
+    const item = this.chunks[this.head]!;
+    this.chunks[this.head] = undefined;
+    this.head = (this.head + 1) & (this.chunks.length - 1);
+    this.count--;
+    return item;
+  }
+
+  private handOn(chunk: Buffer, nowNs: number): void {
+    const one = this.one;
+    one[0] = chunk;
+    this.options.deliver(one, this.offset, nowNs);
+    one[0] = EMPTY;
   }
 
   private readonly flush = (): void => {
-    this.timer = undefined;
     if (this.destroyed) return;
     const now = this.options.scheduler.clock.nowNs();
-    const out: Buffer[] = [];
+    let first: Buffer | undefined;
     let endKind: EndKind | undefined;
-    while (this.head < this.chunks.length && this.dueNs[this.head]! <= now) {
-      const item = this.chunks[this.head]!;
-      this.head++;
+    const batch = this.batch;
+    while (this.count > 0 && this.dueNs[this.head]! <= now) {
+      const lateNs = now - this.dueNs[this.head]!;
+      const waitNs = this.waitNs[this.head]!;
+      const item = this.take();
       if (typeof item === 'string') {
         endKind = item;
         break;
       }
-      out.push(item);
-      this.options.onLateness?.(now - this.dueNs[this.head - 1]!);
+      this.options.onLateness?.(lateNs);
+      this.options.onAdded?.(lateNs + waitNs);
       this.pending -= item.length;
       this.offset += item.length;
+      if (first === undefined) first = item;
+      else {
+        if (batch.length === 0) batch.push(first);
+        batch.push(item);
+      }
     }
-    this.compact();
-    if (out.length > 0) this.options.deliver(out, this.offset, now);
+    if (batch.length > 0) {
+      this.options.deliver(batch, this.offset, now);
+      batch.length = 0;
+    } else if (first !== undefined) this.handOn(first, now);
     if (endKind) {
       this.options.onEnd(endKind, now);
       return;
     }
     if (this.destroyed) return;
-    if (this.head < this.chunks.length) {
-      this.timer = this.options.scheduler.schedule(this.dueNs[this.head]!, this.flush);
-    }
+    if (this.count > 0) this.options.scheduler.arm(this.timer, this.dueNs[this.head]!);
   };
-
-  private compact(): void {
-    if (this.head === this.chunks.length) {
-      this.chunks.length = 0;
-      this.dueNs.length = 0;
-      this.head = 0;
-    } else if (this.head > 1024 && this.head * 2 > this.chunks.length) {
-      this.chunks.splice(0, this.head);
-      this.dueNs.splice(0, this.head);
-      this.head = 0;
-    }
-  }
 }
+
+const EMPTY = Buffer.alloc(0);

@@ -1,18 +1,35 @@
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
+import { ThreadWaker, TimeoutWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
+
+/** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
+export function newTimer(fire: () => void): Timer {
+  return { dueNs: 0, index: -1, fire };
+}
 
 export interface PreciseSchedulerOptions {
   clock?: Clock;
   /**
-   * Inside this window before the earliest deadline the scheduler polls the clock with
-   * setImmediate instead of sleeping. Node's setTimeout has 1 ms granularity and is often
-   * 1-2.5 ms late, so the coarse sleep must end well before the deadline. @default 2 ms
+   * How the scheduler sleeps until shortly before a deadline: `thread`, the process's timer thread
+   * (fractional milliseconds), or `timeout`, Node's setTimeout (whole milliseconds, often late).
+   * @default 'thread' with the real clock, 'timeout' with any other
+   */
+  wake?: WakeKind;
+  /**
+   * A fixed margin: poll the clock with setImmediate for this long before each deadline instead of
+   * the margin learned from how late wakes come. @default learned
    */
   spinWindowNs?: number;
   /**
-   * Keep polling this long after a delivery, so the reply or next request that usually follows
-   * within tens of microseconds does not pay a sleeping process's wake-up (measured: 200 us RTT
-   * went from +13% to -1% added at p50). Costs CPU only while traffic flows. @default 1 ms
+   * Once a deadline is this close, wait for it in a busy loop inside the current turn instead of
+   * another turn of the event loop (which costs an Immediate and a poll). @default 20 us (real
+   * clock), 0 (any other: a fake clock never moves by itself)
+   */
+  spinNs?: number;
+  /**
+   * Keep polling this long after a zero-delay delivery, so the reply or next request that usually
+   * follows within tens of microseconds does not pay a sleeping process's wake-up. Costs CPU only
+   * while traffic flows. @default 1 ms
    */
   lingerNs?: number;
   /**
@@ -22,37 +39,64 @@ export interface PreciseSchedulerOptions {
    * @default 2 (one connection)
    */
   maxLingerSources?: number;
+  /**
+   * Linger after timed deliveries too (the behaviour before the timer thread). With a delay, what
+   * follows a delivery comes a round trip later, so lingering there buys little and polls for it.
+   * @default false
+   */
+  lingerAfterTimed?: boolean;
 }
 
+/** Bounds of the learned wake margin: the thread's hop is tens of microseconds at best. */
+const MIN_EARLY_NS = 30_000;
+const MAX_EARLY_NS = 2_000_000;
+
 /**
- * Hybrid timer: a coarse setTimeout while the next deadline is far, then setImmediate polling of
- * the monotonic clock for the last couple of milliseconds. Idle (nothing due soon) it costs no
- * CPU; while a delivery is near it keeps one core busy, which is the price of microsecond
- * precision in a single-threaded runtime (measured in MEASUREMENTS.md: p50 lateness 1-3 us).
- * All timers share one heap, so a thousand connections cost one poll loop, not a thousand.
+ * Sleeps until shortly before the earliest deadline (the timer thread, or setTimeout), polls the
+ * clock with setImmediate for what is left, and spins through the last few microseconds. How early
+ * to wake is learned from how late the wakes come, so the poll stays short on a quiet machine and
+ * grows on a loaded one. All timers share one heap, so a thousand connections cost one poll loop,
+ * not a thousand.
  */
 export class PreciseScheduler implements Scheduler {
   readonly clock: Clock;
-  private readonly spinWindowNs: number;
   private readonly heap: Timer[] = [];
-  private coarse: NodeJS.Timeout | undefined;
-  private coarseDueNs = Infinity;
+  private readonly fixedEarlyNs: number | undefined;
+  private readonly spinNs: number;
+  private readonly lingerNs: number;
+  private readonly maxLingerSources: number;
+  private readonly lingerAfterTimed: boolean;
+  private readonly wakeKind: WakeKind;
+  private waker: Waker | undefined;
+  private readonly learner: WakeLearner;
+  /** The wake time asked of the waker, for learning how late it comes; Infinity when none. */
+  private askedNs = Infinity;
   private polling = false;
+  private hotUntilNs = 0;
 
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
-    this.spinWindowNs = options.spinWindowNs ?? 2_000_000;
+    const real = this.clock === realClock;
+    this.wakeKind = options.wake ?? (real ? 'thread' : 'timeout');
+    this.fixedEarlyNs = options.spinWindowNs;
+    this.spinNs = options.spinNs ?? (real ? 20_000 : 0);
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
+    this.lingerAfterTimed = options.lingerAfterTimed ?? false;
+    this.learner = new WakeLearner(this.wakeKind === 'thread' ? 200_000 : 1_000_000, MIN_EARLY_NS, MAX_EARLY_NS);
   }
-  private readonly lingerNs: number;
-  private readonly maxLingerSources: number;
 
   schedule(dueNs: number, fire: () => void): Timer {
-    const timer: Timer = { dueNs, index: -1, fire };
-    this.push(timer);
-    if (timer.index === 0) this.arm();
+    const timer = newTimer(fire);
+    this.arm(timer, dueNs);
     return timer;
+  }
+
+  arm(timer: Timer, dueNs: number): void {
+    if (timer.index >= 0) this.removeAt(timer.index);
+    timer.dueNs = dueNs;
+    this.push(timer);
+    if (timer.index === 0) this.plan();
   }
 
   cancel(timer: Timer): void {
@@ -61,14 +105,22 @@ export class PreciseScheduler implements Scheduler {
     timer.index = -1;
   }
 
+  /** How early a wake is asked for: the fixed window, or what the wakes taught. */
+  get earlyNs(): number {
+    return this.fixedEarlyNs ?? this.learner.earlyNs;
+  }
+
+  /** Gives back the timer thread's slot. The scheduler still works after, on setTimeout. */
+  close(): void {
+    this.waker?.close();
+    this.waker = new TimeoutWaker(this.onWake);
+  }
+
   /**
    * A zero-delay delivery happened in a read callback: linger as after a timed one, so the reply
-   * does not find the proxy asleep, but only while one connection is exchanging data. Measured
-   * side by side (redis-benchmark GET, proxies warmed up, alternating runs, 6 rounds):
-   * -c 1 -P 1 lingering 12.2-12.7k rps vs 10.6-11.0k for a bare Node pipe (PING hop 37 vs 66 us
-   * without it); -c 2 -P 1 lingering 13.5-15.8k rps at 63-74 us of proxy CPU per request vs
-   * 14.8-17.1k at 50-56 us without; -c 50 -P 16 no difference within the noise. So lingering pays
-   * for one sequential client and costs CPU (on a 2-core machine, Redis's CPU) for several.
+   * does not find the proxy asleep, but only while one connection is exchanging data (lingering
+   * pays for one sequential client and costs CPU, on a 2-core machine Redis's CPU, for several;
+   * docs/precision.md has the measurements).
    */
   delivered(nowNs: number, source: DeliverySource): void {
     if (this.lingerNs <= 0) return;
@@ -97,29 +149,43 @@ export class PreciseScheduler implements Scheduler {
     return this.heap.length;
   }
 
-  private arm(): void {
+  /** Sleep until shortly before the head's deadline, or poll when it is too close to sleep. */
+  private plan(): void {
+    if (this.polling) return; // the poll plans again after its turn
     const head = this.heap[0];
+    const waker = this.waker ?? this.openWaker();
     if (!head) {
-      this.clearCoarse();
+      waker.clear();
+      this.askedNs = Infinity;
       return;
     }
-    const waitNs = head.dueNs - this.clock.nowNs();
-    if (waitNs <= this.spinWindowNs) {
-      this.clearCoarse();
+    const now = this.clock.nowNs();
+    const wakeAtNs = head.dueNs - this.earlyNs;
+    if (wakeAtNs - now < waker.minSleepNs) {
+      waker.clear();
+      this.askedNs = Infinity;
       this.startPolling();
       return;
     }
-    const wakeNs = head.dueNs - this.spinWindowNs;
-    if (this.coarse && this.coarseDueNs <= wakeNs) return;
-    this.clearCoarse();
-    this.coarseDueNs = wakeNs;
-    this.coarse = setTimeout(this.onCoarse, Math.max(0, Math.floor((waitNs - this.spinWindowNs) / 1e6)));
+    this.askedNs = wakeAtNs;
+    waker.set(wakeAtNs, now);
   }
 
-  private readonly onCoarse = (): void => {
-    this.coarse = undefined;
-    this.coarseDueNs = Infinity;
-    this.arm();
+  private openWaker(): Waker {
+    const onThreadLost = (): void => {
+      this.waker = new TimeoutWaker(this.onWake);
+      this.plan();
+    };
+    this.waker =
+      (this.wakeKind === 'thread' ? ThreadWaker.open(this.onWake, onThreadLost) : undefined) ??
+      new TimeoutWaker(this.onWake);
+    return this.waker;
+  }
+
+  private readonly onWake = (): void => {
+    if (this.askedNs !== Infinity) this.learner.observe(this.askedNs, this.clock.nowNs());
+    this.askedNs = Infinity;
+    this.plan();
   };
 
   private startPolling(): void {
@@ -128,21 +194,43 @@ export class PreciseScheduler implements Scheduler {
     setImmediate(this.poll);
   }
 
+  /** Nanoseconds spent in poll turns, cumulative (the self-report's read-wait estimate). */
+  pollNs = 0;
+
+  /**
+   * How long a sleeping main thread takes to run once woken, learned: half a timer-thread wake's
+   * lateness (it is two wakes, the thread's and the loop's); 0 with setTimeout wakes.
+   */
+  get wakeNs(): number {
+    return this.waker instanceof ThreadWaker ? this.learner.meanLateNs / 2 : 0;
+  }
+
   private readonly poll = (): void => {
     this.polling = false;
-    if (this.runDue()) this.hotUntilNs = this.clock.nowNs() + this.lingerNs;
-    if (this.heap.length === 0 && this.lingerNs > 0 && this.clock.nowNs() < this.hotUntilNs) {
-      // Stay awake a little after a delivery: the reply (or the next request) usually follows
-      // within tens of microseconds, and waking a sleeping process costs about that much again.
+    const startNs = this.clock.nowNs();
+    let fired = this.runDue(startNs);
+    const head = this.heap[0];
+    if (head && this.spinNs > 0 && head.dueNs - this.clock.nowNs() <= this.spinNs) {
+      // So close that another loop turn would cost more than it waits: spin, then fire.
+      const dueNs = head.dueNs;
+      while (this.clock.nowNs() < dueNs) {
+        // busy-wait: no allocation, no loop turn
+      }
+      fired = this.runDue(this.clock.nowNs()) || fired;
+    }
+    const endNs = this.clock.nowNs();
+    this.pollNs += endNs - startNs;
+    if (fired && this.lingerAfterTimed) this.hotUntilNs = endNs + this.lingerNs;
+    if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) {
+      // Stay awake a little after a zero-delay delivery: the reply (or the next request) usually
+      // follows within tens of microseconds, and waking a sleeping process costs about that much.
       this.startPolling();
       return;
     }
-    this.arm();
+    this.plan();
   };
-  private hotUntilNs = 0;
 
-  private runDue(): boolean {
-    const now = this.clock.nowNs();
+  private runDue(now: number): boolean {
     let fired = false;
     for (;;) {
       const head = this.heap[0];
@@ -151,14 +239,6 @@ export class PreciseScheduler implements Scheduler {
       head.index = -1;
       head.fire();
       fired = true;
-    }
-  }
-
-  private clearCoarse(): void {
-    if (this.coarse) {
-      clearTimeout(this.coarse);
-      this.coarse = undefined;
-      this.coarseDueNs = Infinity;
     }
   }
 
@@ -214,15 +294,32 @@ export class PreciseScheduler implements Scheduler {
   }
 }
 
+let processScheduler: PreciseScheduler | undefined;
+
+/**
+ * The process's scheduler, for every proxy started without one of its own: one heap, one poll and
+ * one timer-thread slot however many proxies a process runs.
+ */
+export function sharedScheduler(): PreciseScheduler {
+  return (processScheduler ??= new PreciseScheduler());
+}
+
 /** A scheduler driven by hand with a FakeClock: `runUntil(ns)` fires what is due, in order. */
 export class ManualScheduler implements Scheduler {
   private readonly timers: Timer[] = [];
   constructor(readonly clock: Clock & { setNs(ns: number): void }) {}
 
   schedule(dueNs: number, fire: () => void): Timer {
-    const t: Timer = { dueNs, index: 0, fire };
-    this.timers.push(t);
+    const t = newTimer(fire);
+    this.arm(t, dueNs);
     return t;
+  }
+
+  arm(timer: Timer, dueNs: number): void {
+    this.cancel(timer);
+    timer.dueNs = dueNs;
+    timer.index = 0;
+    this.timers.push(timer);
   }
 
   cancel(timer: Timer): void {

@@ -21,8 +21,12 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Lateness of each scheduled delivery (ns), for the proxy's precision histogram. */
   onLateness?: (lateNs: number, direction: Direction) => void;
-  /** Each read from either socket, when it ran (the proxy's self-report). */
+  /** Each read from either socket, when it ran, before it is handed on (the proxy's self-report). */
   onRead?: (nowNs: number) => void;
+  /** The current read's estimated wait for the read, ns (the self-report's addedUs). */
+  readWaitNs?: () => number;
+  /** Per delivered chunk: time beyond the configured delay, ns (the self-report's addedUs). */
+  onAdded?: (addedNs: number) => void;
   onClosed: (conn: ProxiedConnection) => void;
   /** The proxy's stages; none beyond the link when absent. */
   stages?: StageRegistry;

@@ -51,7 +51,13 @@ export class ProxiedConnection implements StagedConnection {
     const late = o.onLateness;
     const timing = o.clientTiming;
     const outside = timing !== undefined;
-    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => (outside ? 0 : o.link.bandwidthBps()) };
+    const linkOptions = {
+      scheduler: o.scheduler,
+      bandwidthBps: () => (outside ? 0 : o.link.bandwidthBps()),
+      // Behind a TLS terminator these links add no delay: its own links are the ones to count.
+      arrivalWaitNs: outside ? undefined : o.readWaitNs,
+      onAdded: outside ? undefined : o.onAdded,
+    };
     const sample = (d: 'up' | 'down') => (outside ? () => 0 : () => o.link.sampleNs(d));
     const hasFrames = o.stages?.hasFrameStages === true;
     this.up = new DirectionPath({
@@ -98,8 +104,8 @@ export class ProxiedConnection implements StagedConnection {
     const downIn: ChunkTarget | undefined = frames && { push: (c, t) => frames.pushReply(c, t) };
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      up.entry.push(chunk, now);
       o.onRead?.(now);
+      up.entry.push(chunk, now);
       if (this.held('up') + this.upstream.writableLength > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
@@ -107,8 +113,8 @@ export class ProxiedConnection implements StagedConnection {
     });
     this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      (downIn ?? down.entry).push(chunk, now);
       o.onRead?.(now);
+      (downIn ?? down.entry).push(chunk, now);
       if (this.held('down') + client.writableLength > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { realClock } from '../clock.js';
 import { median } from '../numbers/quantiles.js';
-import { PreciseScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/scheduler.js';
 
 export interface HopEstimate {
   /** Median one-way loopback transit seen by this process (write -> 'data' on the other socket). */
@@ -48,7 +48,7 @@ export async function measureHop(samples = 300): Promise<HopEstimate> {
 
 /** Median lateness of the precise scheduler for a deadline 100 us away. */
 export async function measureSchedulerLatenessUs(samples = 100): Promise<number> {
-  const scheduler = new PreciseScheduler();
+  const scheduler = sharedScheduler();
   const late: number[] = [];
   for (let i = 0; i < samples; i++) {
     const due = realClock.nowNs() + 100_000;

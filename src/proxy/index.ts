@@ -11,7 +11,7 @@ import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory
 import { ProxyServer } from './server.js';
 import { SelfMonitor } from './self-monitor.js';
 import { StageRegistry } from './stage-registry.js';
-import { PreciseScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/scheduler.js';
 import { seededUniform } from '../link/rng.js';
 import { ToxicSet } from '../toxics/toxic-set.js';
 import { toxicFamily } from '../toxics/metrics.js';
@@ -82,8 +82,8 @@ async function startWith(
           maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
         });
   const lateness = new LatencyHistogram();
-  const monitor = new SelfMonitor();
-  const scheduler = options.scheduler ?? new PreciseScheduler();
+  const scheduler = options.scheduler ?? sharedScheduler();
+  const monitor = new SelfMonitor(scheduler);
   const toxics = new ToxicSet({ scheduler, uniform: seededUniform(link.seed ^ 0x5bd1e995) });
   for (const t of options.toxics ?? []) toxics.add(t);
   const server = new ProxyServer({

@@ -2,10 +2,11 @@
  * The proxy's own tail, reported beside what it measures (/stats `self`, /metrics): how late each
  * delivery left against its due time (all, and per direction), how long a read waited behind the
  * other callbacks of its event-loop turn, the event loop's delay (perf_hooks) and GC pauses
- * (a PerformanceObserver). The loop and GC monitors run only while a connection is open, so an
+ * (a PerformanceObserver), and per delivered chunk the time it spent beyond the configured delay,
+ * counted from an estimate of when its bytes came (`addedUs`). The loop and GC monitors run only while a connection is open, so an
  * idle proxy wakes for nothing.
  */
-import { monitorEventLoopDelay, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { SelfQuantiles, SelfReport } from '../stats/self-report.js';
 import type { Direction } from '../stage/types.js';
@@ -13,6 +14,14 @@ import type { Direction } from '../stage/types.js';
 export type { SelfReport } from '../stats/self-report.js';
 
 const LOOP_RESOLUTION_MS = 10;
+
+/** What the scheduler tells of the loop's time (PreciseScheduler has both). */
+export interface LoopAccount {
+  /** Nanoseconds spent in the scheduler's own poll turns, cumulative. */
+  readonly pollNs?: number;
+  /** Learned: how long a sleeping main thread takes to run once woken. */
+  readonly wakeNs?: number;
+}
 /** A power of two. */
 const ARRIVAL_SAMPLE = 8;
 
@@ -22,6 +31,12 @@ export class SelfMonitor {
   private readonly lateDown = new LatencyHistogram();
   private readonly arrival = new LatencyHistogram();
   private readonly gc = new LatencyHistogram();
+  private readonly added = new LatencyHistogram();
+  /** For the read-wait estimate: the previous read, and the loop's idle and poll time then. */
+  private lastReadNs = -1;
+  private lastIdleNs = 0;
+  private lastPollNs = 0;
+  private waitNs = 0;
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   private gcObserver: PerformanceObserver | undefined;
   private open = 0;
@@ -31,6 +46,8 @@ export class SelfMonitor {
   private readonly endTurn = (): void => {
     this.turnStartNs = -1;
   };
+
+  constructor(private readonly loopAccount: LoopAccount = {}) {}
 
   /** A connection opened: the monitors start with the first. */
   opened(): void {
@@ -56,7 +73,39 @@ export class SelfMonitor {
     (direction === 'up' ? this.lateUp : this.lateDown).record(us);
   };
 
+  /**
+   * A read is about to be handed on: estimate how long its bytes were there before it (the
+   * read's wait, which its arrival stamp cannot show). Node stamps no readiness, so the estimate
+   * is built from what the loop did since the previous read:
+   * - the time it was neither asleep in epoll (libuv's idle time) nor turning the scheduler's
+   *   poll (in which a read is picked up within one short turn): a GC pause, a long callback, a
+   *   busy-wait; bytes that came then waited for it;
+   * - if it slept, the wake-up of a sleeping thread, as the timer thread's wakes measure it.
+   * Queueing behind more than one other read of the same turn is not seen (docs/self-report.md).
+   */
   readonly onRead = (nowNs: number): void => {
+    const idleNs = performance.nodeTiming.idleTime * 1e6;
+    const pollNs = this.loopAccount.pollNs ?? 0;
+    if (this.lastReadNs >= 0) {
+      const sleptNs = idleNs - this.lastIdleNs;
+      const stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
+      this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (this.loopAccount.wakeNs ?? 0) : 0);
+    }
+    this.lastReadNs = nowNs;
+    this.lastIdleNs = idleNs;
+    this.lastPollNs = pollNs;
+    this.watchTurn(nowNs);
+  };
+
+  /** The current read's estimated wait (see onRead), for the delay lines to stamp their chunks. */
+  readonly readWaitNs = (): number => this.waitNs;
+
+  /** A chunk left: `addedNs` is its time beyond the configured delay, read wait included. */
+  readonly onAdded = (addedNs: number): void => {
+    this.added.record(addedNs / 1000);
+  };
+
+  private watchTurn(nowNs: number): void {
     if (this.turnStartNs >= 0) {
       this.arrival.record((nowNs - this.turnStartNs) / 1000);
       return;
@@ -71,13 +120,14 @@ export class SelfMonitor {
   };
 
   reset(): void {
-    for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc]) h.reset();
+    for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc, this.added]) h.reset();
     this.loop.reset();
   }
 
   report(): SelfReport {
     return {
       lateUs: quantiles(this.late),
+      addedUs: quantiles(this.added),
       lateUsByDirection: { up: quantiles(this.lateUp), down: quantiles(this.lateDown) },
       arrivalLagUs: quantiles(this.arrival),
       eventLoopDelayUs: loopQuantiles(this.loop),

@@ -6,7 +6,7 @@ import { TlsTerminator } from '../tls/terminator.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
-import { PreciseScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/scheduler.js';
 import type { LinkSettings } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
@@ -75,7 +75,7 @@ export class ProxyServer {
   port: number | undefined;
 
   constructor(private readonly o: ProxyServerOptions) {
-    this.scheduler = o.scheduler ?? new PreciseScheduler();
+    this.scheduler = o.scheduler ?? sharedScheduler();
     this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) =>
       this.accept(socket),
     );
@@ -182,6 +182,8 @@ export class ProxyServer {
       log: this.o.log,
       onLateness: this.o.onLateness,
       onRead: this.o.monitor?.onRead,
+      readWaitNs: this.o.monitor?.readWaitNs,
+      onAdded: this.o.monitor?.onAdded,
       onClosed: (c) => {
         this.live.delete(c);
         this.o.monitor?.closed();

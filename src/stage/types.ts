@@ -25,9 +25,10 @@ export type Direction = 'up' | 'down';
 /** How a stream ends: a FIN after everything before it, or a RST now. */
 export type EndKind = 'end' | 'reset';
 
-/** A one-shot timer handle. */
+/** A one-shot timer, reusable: `Scheduler.arm` sets it again without allocating. */
 export interface Timer {
-  readonly dueNs: number;
+  /** When it is due; set by the scheduler when armed. */
+  dueNs: number;
   /** Position in the scheduler's heap; -1 when not scheduled. */
   index: number;
   readonly fire: () => void;
@@ -36,10 +37,17 @@ export interface Timer {
 /** What stages need from a scheduler: call fire() no earlier than dueNs, as close to it as possible. */
 export interface Scheduler {
   readonly clock: Clock;
+  /** A new timer, armed. */
   schedule(dueNs: number, fire: () => void): Timer;
+  /** Arms a timer (again) for `dueNs`, without allocating; re-arming an armed one moves it. */
+  arm(timer: Timer, dueNs: number): void;
   cancel(timer: Timer): void;
   /** Something was just delivered without a timer: stay awake for what usually follows. */
   delivered?(nowNs: number, source: DeliverySource): void;
+  /** Nanoseconds spent in the scheduler's own poll turns, cumulative (the self-report). */
+  readonly pollNs?: number;
+  /** How long a sleeping main thread takes to run once woken, ns, as the scheduler learned it. */
+  readonly wakeNs?: number;
 }
 
 /** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */

@@ -158,6 +158,11 @@ export function selfFamilies(s: StatsSnapshot): MetricFamily[] {
       [{ direction: 'up' }, byDir.up],
       [{ direction: 'down' }, byDir.down],
     ]),
+    summary(
+      'self_added_seconds',
+      'Per delivered chunk: write time minus (estimated arrival + configured delay); what the proxy adds to what a client sees.',
+      [[undefined, self.addedUs]],
+    ),
     summary('self_arrival_lag_seconds', 'Per read: time since the first read of the same event-loop turn.', [[undefined, self.arrivalLagUs]]),
     summary('self_event_loop_delay_seconds', 'Event-loop delay (perf_hooks), sampled while connections are open.', [[undefined, self.eventLoopDelayUs]]),
     summary('self_gc_pause_seconds', 'Garbage-collection pauses while connections are open.', [[undefined, self.gcPauseUs]]),

@@ -5,7 +5,7 @@ import { HttpEndpoint } from '../http/endpoint.js';
 import { bindPolicy } from '../http/guard.js';
 import { Router } from '../http/router.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
-import { PreciseScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/scheduler.js';
 import { ApiError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
 import { apiRoutes } from './routes.js';
@@ -43,7 +43,7 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
   const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));
   // Refuses a wildcard bind with neither --allow-host nor a token; a warning for any non-loopback bind.
   const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api');
-  const scheduler = new PreciseScheduler();
+  const scheduler = sharedScheduler();
   const proxies = new ProxyCollection({ scheduler, uniform: seededUniform(o.seed ?? randomSeed()) }, log);
   const endpoint = new HttpEndpoint({
     router: new Router(apiRoutes(proxies)),

@@ -150,4 +150,49 @@ describe('DelayLine', () => {
     for (let k = 1; k < delivered.length; k++) expect(delivered[k]!.atNs).toBeGreaterThanOrEqual(delivered[k - 1]!.atNs);
     expect(delivered.at(-1)!.endOffset).toBe(Buffer.byteLength(expected));
   });
+
+  it('holds more chunks than its ring starts with, wrapping and growing, in order', () => {
+    const { clock, scheduler, line, delivered } = setup({ delayNs: 100 * US });
+    let expected = '';
+    // Half-drain between bursts so the ring's head has moved when it must grow.
+    for (let burst = 0; burst < 4; burst++) {
+      for (let k = 0; k < 13 * (burst + 1); k++) {
+        const s = `${burst}.${k};`;
+        expected += s;
+        line.push(Buffer.from(s), clock.nowNs());
+      }
+      clock.advanceNs(60 * US);
+      scheduler.runUntil(clock.nowNs() + 50 * US);
+    }
+    scheduler.runUntil(10 * MS);
+    expect(delivered.map((d) => d.data).join('')).toBe(expected);
+    expect(line.queued).toBe(0);
+    expect(line.pendingBytes).toBe(0);
+  });
+
+  it('counts each chunk\'s added time from its read\'s estimated wait, timed or not', () => {
+    const clock = new FakeClock();
+    const scheduler = new ManualScheduler(clock);
+    const added: number[] = [];
+    let waitNs = 0;
+    let delayNs = 0;
+    const line = new DelayLine({
+      scheduler,
+      sampleDelayNs: () => delayNs,
+      bandwidthBps: () => 0,
+      deliver: () => {},
+      onEnd: () => {},
+      arrivalWaitNs: () => waitNs,
+      onAdded: (ns) => added.push(ns),
+    });
+    waitNs = 7 * US;
+    line.push(Buffer.from('now'), 0); // no delay: leaves at once, its read's wait is all it added
+    delayNs = 100 * US;
+    waitNs = 40 * US;
+    line.push(Buffer.from('later'), 0);
+    waitNs = 0;
+    clock.setNs(105 * US); // 5 us late
+    scheduler.runUntil(105 * US);
+    expect(added).toEqual([7 * US, 45 * US]);
+  });
 });

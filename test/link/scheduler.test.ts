@@ -1,7 +1,9 @@
 import { setImmediate as tick } from 'node:timers/promises';
-import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../../src/clock.js';
-import { PreciseScheduler } from '../../src/link/scheduler.js';
+import { describe, expect, it, vi } from 'vitest';
+import { FakeClock, realClock } from '../../src/clock.js';
+import { newTimer, PreciseScheduler } from '../../src/link/scheduler.js';
+import { TIMER_THREAD_SLOTS } from '../../src/link/timer-thread.js';
+import { WakeLearner } from '../../src/link/waker.js';
 
 /** A fake clock that counts reads: each poll of a lingering scheduler reads it once. */
 class CountingClock extends FakeClock {
@@ -88,5 +90,100 @@ describe('PreciseScheduler', () => {
     const quiet = clock.reads;
     await ticks(10);
     expect(clock.reads - quiet).toBeGreaterThanOrEqual(8);
+  });
+});
+
+describe('PreciseScheduler on the timer thread (real clock)', () => {
+  it('fires far deadlines in order, never early, and polls for a small part of the wait', async () => {
+    const s = new PreciseScheduler();
+    const dueNs: number[] = [];
+    const firedAtNs: number[] = [];
+    const order: number[] = [];
+    const start = realClock.nowNs();
+    await new Promise<void>((resolve) => {
+      for (let i = 0; i < 20; i++) {
+        const due = start + (20 - i) * 5_000_000; // scheduled in reverse: the heap orders them
+        dueNs[i] = due;
+        s.schedule(due, () => {
+          firedAtNs[i] = realClock.nowNs();
+          order.push(i);
+          if (order.length === 20) resolve();
+        });
+      }
+    });
+    const elapsedNs = realClock.nowNs() - start;
+    // It slept on the timer thread (the only waker that reports a wake-up estimate).
+    expect(s.wakeNs).toBeGreaterThan(0);
+    s.close();
+    expect(order).toEqual([...Array(20).keys()].reverse());
+    for (let i = 0; i < 20; i++) expect(firedAtNs[i]).toBeGreaterThanOrEqual(dueNs[i]!);
+    // The old scheduler polled the last 2 ms of every 5 ms gap (40%); asleep in between, it polls
+    // only the learned wake margin (tens to hundreds of us), so even a loaded machine stays far under.
+    expect(s.pollNs / elapsedNs).toBeLessThan(0.3);
+  });
+
+  it('falls back on setTimeout when the timer thread has no slot left, and still fires', async () => {
+    const hogs = Array.from({ length: TIMER_THREAD_SLOTS + 1 }, () => new PreciseScheduler());
+    const fired: number[] = [];
+    await Promise.all(
+      hogs.map(
+        (s, i) =>
+          new Promise<void>((resolve) =>
+            s.schedule(realClock.nowNs() + 3_000_000, () => {
+              fired.push(i);
+              resolve();
+            }),
+          ),
+      ),
+    );
+    for (const s of hogs) s.close();
+    expect(fired.sort((a, b) => a - b)).toEqual([...Array(TIMER_THREAD_SLOTS + 1).keys()]);
+  });
+
+  it('re-arming one timer moves it instead of adding a second', async () => {
+    const s = new PreciseScheduler();
+    const timer = newTimer(() => fired.push(realClock.nowNs()));
+    const fired: number[] = [];
+    const now = realClock.nowNs();
+    s.arm(timer, now + 50_000_000);
+    s.arm(timer, now + 2_000_000);
+    expect(s.size).toBe(1);
+    await vi.waitUntil(() => fired.length === 1, { timeout: 5000 });
+    expect(fired[0]).toBeGreaterThanOrEqual(now + 2_000_000);
+    expect(fired[0]).toBeLessThan(now + 50_000_000);
+    s.close();
+  });
+});
+
+describe('lingering', () => {
+  it('does not linger after a timed delivery unless asked to', async () => {
+    for (const lingerAfterTimed of [false, true]) {
+      const clock = new CountingClock(0);
+      const s = new PreciseScheduler({ clock, lingerNs: 1_000_000, spinWindowNs: 10_000_000, lingerAfterTimed });
+      s.schedule(1_000, () => undefined);
+      clock.setNs(2_000);
+      await ticks(5); // fires, then either stops or keeps polling through the linger
+      const after = clock.reads;
+      await ticks(20);
+      if (lingerAfterTimed) expect(clock.reads - after).toBeGreaterThanOrEqual(15);
+      else expect(clock.reads).toBe(after);
+    }
+  });
+});
+
+describe('WakeLearner', () => {
+  it('asks early by the mean lateness plus four mean deviations, within its bounds', () => {
+    const l = new WakeLearner(200_000, 30_000, 2_000_000);
+    for (let i = 0; i < 200; i++) l.observe(0, 100_000); // every wake exactly 100 us late
+    expect(l.meanLateNs).toBeCloseTo(100_000, -2);
+    expect(l.earlyNs).toBeGreaterThanOrEqual(100_000);
+    expect(l.earlyNs).toBeLessThan(110_000);
+    for (let i = 0; i < 200; i++) l.observe(0, i % 2 === 0 ? 50_000 : 150_000); // 100 +- 50 us
+    expect(l.earlyNs).toBeGreaterThan(250_000);
+    expect(l.earlyNs).toBeLessThan(310_000);
+    for (let i = 0; i < 200; i++) l.observe(0, 0); // early wakes count as on time
+    expect(l.earlyNs).toBe(30_000);
+    for (let i = 0; i < 200; i++) l.observe(0, 50_000_000); // a stalled machine: capped
+    expect(l.earlyNs).toBe(2_000_000);
   });
 });

@@ -1,4 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
@@ -37,13 +39,16 @@ describe("the proxy's self-report (/stats self)", () => {
     // The loop monitor samples every 10 ms; 60 round trips of 2 ms give it a few dozen samples.
     const self = proxy.stats().self!;
     expect(self).toBeDefined();
-    expect(Object.keys(self).sort()).toEqual(['arrivalLagUs', 'eventLoopDelayUs', 'gcPauseUs', 'lateUs', 'lateUsByDirection']);
+    expect(Object.keys(self).sort()).toEqual(['addedUs', 'arrivalLagUs', 'eventLoopDelayUs', 'gcPauseUs', 'lateUs', 'lateUsByDirection']);
+    // Every delivered chunk has an added time, and it is at least the chunk's lateness.
+    expect(self.addedUs.count).toBe(self.lateUs.count);
+    expect(self.addedUs.max).toBeGreaterThanOrEqual(self.lateUs.max);
     // Every request and every reply went through a delay line: one lateness value per delivery.
     expect(self.lateUs.count).toBeGreaterThanOrEqual(122);
     expect(self.lateUs.count).toBe(self.lateUsByDirection.up.count + self.lateUsByDirection.down.count);
     expect(self.lateUsByDirection.up.count).toBeGreaterThanOrEqual(61);
     expect(self.lateUsByDirection.down.count).toBeGreaterThanOrEqual(61);
-    for (const q of [self.lateUs, self.lateUsByDirection.up, self.lateUsByDirection.down, self.arrivalLagUs, self.eventLoopDelayUs]) {
+    for (const q of [self.addedUs, self.lateUs, self.lateUsByDirection.up, self.lateUsByDirection.down, self.arrivalLagUs, self.eventLoopDelayUs]) {
       expect(Number.isFinite(q.p99)).toBe(true);
       expect(q.p50).toBeLessThanOrEqual(q.p90);
       expect(q.p90).toBeLessThanOrEqual(q.p99);
@@ -56,6 +61,27 @@ describe("the proxy's self-report (/stats self)", () => {
     expect(self.eventLoopDelayUs.count).toBeGreaterThan(0);
     c.disconnect();
     await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connection closed');
+  });
+
+  it('counts a stall of the loop while bytes wait unread in addedUs, which lateUs cannot see', async () => {
+    // redis-cli in its own process sends a second PING 100 ms after the first. This process
+    // busy-waits 300 ms from the first reply on, so the second PING waits unread for ~200 ms; the
+    // read then stamps it late and the delay line delivers it "on time".
+    proxy.resetStats();
+    const [host, port] = [proxy.address.split(':')[0]!, proxy.address.split(':')[1]!];
+    const cli = spawn('redis-cli', ['-h', host, '-p', port, '-r', '2', '-i', '0.1', 'PING'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    cli.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    await vi.waitUntil(() => out.includes('PONG'), { timeout: 5000, interval: 1 });
+    const until = performance.now() + 300;
+    while (performance.now() < until) {
+      // the stall
+    }
+    await new Promise<void>((resolve) => cli.on('exit', () => resolve()));
+    expect(out.match(/PONG/g)).toHaveLength(2);
+    const self = proxy.stats().self!;
+    expect(self.addedUs.max).toBeGreaterThan(100_000);
+    expect(self.lateUs.max).toBeLessThan(100_000);
   });
 
   it('an idle proxy (no connections) uses at most 0.1% of a core', async () => {
