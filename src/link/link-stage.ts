@@ -10,22 +10,16 @@ export const LINK_STAGE_NAME = 'link';
 
 export class LinkStage implements ByteStage {
   readonly line: DelayLine;
-  /**
-   * Set while the link is its chain's only stage: due bytes go straight to this sink (the socket)
-   * instead of through the chain's relay, the proxy's fast path.
-   */
-  direct: BatchSink | undefined;
 
   constructor(options: Omit<DelayLineOptions, 'deliver' | 'onEnd'>, next: BatchSink) {
     this.line = new DelayLine({
       ...options,
       deliver: (chunks, _endOffset, nowNs) => {
-        const to = this.direct ?? next;
-        if (chunks.length === 1) to.push(chunks[0]!, nowNs);
-        else if (to.pushMany !== undefined) to.pushMany(chunks, nowNs);
-        else for (let i = 0; i < chunks.length; i++) to.push(chunks[i]!, nowNs);
+        if (chunks.length === 1) next.push(chunks[0]!, nowNs);
+        else if (next.pushMany !== undefined) next.pushMany(chunks, nowNs);
+        else for (let i = 0; i < chunks.length; i++) next.push(chunks[i]!, nowNs);
       },
-      onEnd: (kind, nowNs) => (this.direct ?? next).end(kind, nowNs),
+      onEnd: (kind, nowNs) => next.end(kind, nowNs),
     });
   }
 

@@ -1,29 +1,30 @@
 import type net from 'node:net';
 import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
-import { FrameChain } from '../stage/frame-chain.js';
+import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
 import type { ConnectionContext, EndKind, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
 import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './stage-registry.js';
 import type { ConnectionOptions } from './connection-options.js';
-import type { ChunkTarget } from '../tap/tap-after.js';
+import { Framing } from './framing.js';
 import { StageContext } from './stage-context.js';
 
 export type { ConnectionOptions };
 
 /**
  * One client connection and its own upstream connection, joined by one path per direction
- * (direction-path.ts; docs/architecture.md): the link first, then any byte stages, and frame
- * stages ahead of both when the proxy has any. The tap only looks. FIN and RST travel behind the
- * data, as on a network. Reading from a side pauses when what is held for the other side passes
- * the high-water mark, so a slow reader pushes back on Redis's output buffer, not the proxy's.
+ * (direction-path.ts; docs/architecture.md): the link first, then any byte stages, and a frame
+ * chain ahead of both once a frame stage reached the connection (framing.ts). The tap only looks.
+ * FIN and RST travel behind the data, as on a network. Reading from a side pauses when what is
+ * pending for the other side passes the high-water mark, so a slow reader pushes back on Redis's
+ * output buffer, not the proxy's.
  */
 export class ProxiedConnection implements StagedConnection {
   readonly upstream: net.Socket;
   private readonly up: DirectionPath;
   private readonly down: DirectionPath;
-  /** Only on a connection accepted while a frame stage was registered. */
-  private readonly frames: FrameChain | undefined;
+  /** Frame stages and the frame chain, once one reached this connection (framing.ts). */
+  private readonly framing: Framing;
   private readonly context: ConnectionContext;
   private closedPromise: Promise<void> | undefined;
   private settleClosed: (() => void) | undefined;
@@ -59,7 +60,6 @@ export class ProxiedConnection implements StagedConnection {
       onAdded: outside ? undefined : o.onAdded,
     };
     const sample = (d: 'up' | 'down') => (outside ? () => 0 : () => o.link.sampleNs(d));
-    const hasFrames = o.stages?.hasFrameStages === true;
     this.up = new DirectionPath({
       context: this.context,
       socket: this.upstream,
@@ -70,8 +70,8 @@ export class ProxiedConnection implements StagedConnection {
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
         notBeforeNs: o.handshake && !outside ? acceptedNs + o.link.rttUs * 1000 : undefined,
       },
-      tap: tap && { seen: (c, t) => tap.upChunk(c, t), sent: (e, t) => tap.upWritten(e, t), seenAt: timing && (() => timing.arrivalNs()) },
-      tapOffset: hasFrames ? (end) => this.frames!.clientOffsetAt(end) : undefined,
+      tap: tap && { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t), seenAt: timing && (() => timing.arrivalNs()) },
+      tapOffset: (end) => this.framing.clientOffsetAt(end),
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(this.upstream, kind),
     });
@@ -79,34 +79,30 @@ export class ProxiedConnection implements StagedConnection {
       context: this.context,
       socket: client,
       link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: sample('down') },
-      tap: tap && { seen: (c, t) => tap.downChunk(c, t), sent: (e, t) => tap.downWritten(e, t) },
-      onWire: timing && ((report) => timing.whenOnWire(report)),
+      tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
+      whenWritten: timing && ((report) => timing.whenWritten(report)),
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(client, kind),
     });
+    const framing = (this.framing = new Framing({
+      context: this.context,
+      scheduler: o.scheduler,
+      upDelayNs: () => o.link.sampleNs('up'),
+      up: this.up,
+      down: this.down,
+      tap,
+      log: o.log,
+    }));
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
+    for (const f of o.stages?.chain('frame') ?? []) if (f.kind === 'frame') framing.add(f, Infinity, true);
 
-    const { up, down } = this;
-    if (hasFrames) {
-      down.setFramed();
-      this.frames = new FrameChain({
-        conn: this.context,
-        scheduler: o.scheduler,
-        upDelayNs: () => o.link.sampleNs('up'),
-        up: up.chain,
-        down: { push: (c, t) => down.entry.push(c, t), end: (k, t) => down.chain.end(k, t) },
-        log: o.log,
-      });
-      for (const f of o.stages!.chain('frame')) this.addStage(f, Infinity);
-      up.setFramed(this.frames);
-    }
-    const frames = this.frames;
-    const downIn: ChunkTarget | undefined = frames && { push: (c, t) => frames.pushReply(c, t) };
+    const { up } = this;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
+      framing.beforeRequest();
       up.entry.push(chunk, now);
-      if (this.held('up') + this.upstream.writableLength > o.highWaterBytes) {
+      if (this.pending('up') + this.upstream.writableLength > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
       }
@@ -114,8 +110,9 @@ export class ProxiedConnection implements StagedConnection {
     this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
-      (downIn ?? down.entry).push(chunk, now);
-      if (this.held('down') + client.writableLength > o.highWaterBytes) {
+      framing.downIn.push(chunk, now);
+      framing.afterReply();
+      if (this.pending('down') + client.writableLength > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();
       }
@@ -123,8 +120,8 @@ export class ProxiedConnection implements StagedConnection {
     client.on('drain', () => this.relieve());
     this.upstream.on('drain', () => this.relieve());
 
-    const upEnd = (kind: EndKind): void => (frames ? frames.end(kind, clock.nowNs()) : up.end(kind, clock.nowNs()));
-    const downEnd = (kind: EndKind): void => (frames ? frames.endReply(kind, clock.nowNs()) : down.end(kind, clock.nowNs()));
+    const upEnd = (kind: EndKind): void => this.up.end(kind, clock.nowNs());
+    const downEnd = (kind: EndKind): void => framing.endReplies(kind, clock.nowNs());
     client.on('end', () => upEnd('end'));
     this.upstream.on('end', () => downEnd('end'));
     client.on('error', (err: NodeJS.ErrnoException) => {
@@ -145,8 +142,9 @@ export class ProxiedConnection implements StagedConnection {
       }
       o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
       this.upstreamFailed = true;
-      this.up.destroy();
+      // The reply side first: the up chain's destroy takes a frame chain's reply side with it.
       downEnd('reset');
+      this.up.destroy();
       // Redis closed (FIN, already passed down) and then refused more bytes: on a network the
       // client's next segment would draw a RST, so a half-open client must not wait for the linger.
       if (this.client.writableEnded) this.finish(this.client, 'reset');
@@ -172,23 +170,23 @@ export class ProxiedConnection implements StagedConnection {
     return (this.closedPromise ??= new Promise<void>((resolve) => (this.settleClosed = resolve)));
   }
 
-  /** Splices a stage into this connection's chain; `indexInChain` counts the user's stages only. */
-  addStage(stage: StageFactory, indexInChain: number): void {
+  /**
+   * Splices a stage into this connection's chain; `indexInChain` counts the user's stages only.
+   * False when a frame stage cannot reach this connection: it was never framed and no frame
+   * boundary is known (no tap, or a tap that stopped following the stream).
+   */
+  addStage(stage: StageFactory, indexInChain: number): boolean {
     if (stage.kind === 'byte') {
-      // The link stays first in each direction.
-      const chain = stage.direction === 'up' ? this.up.chain : this.down.chain;
-      chain.add(stage, indexInChain + 1);
-      return;
+      // The link stays first in each direction (after the frame chain's request side, if any).
+      const path = stage.direction === 'up' ? this.up : this.down;
+      path.chain.add(stage, path.afterLink + indexInChain);
+      return true;
     }
-    // A connection accepted without frame stages was never framed: it cannot start mid-stream.
-    this.frames?.add(stage.name, stage.create(this.context), indexInChain);
+    return this.framing.add(stage, indexInChain, false);
   }
 
   removeStage(stage: StageFactory): void {
-    if (stage.kind === 'frame') {
-      this.frames?.remove(stage.name);
-      return;
-    }
+    if (stage.kind === 'frame') return this.framing.remove(stage.name);
     const chain = stage.direction === 'up' ? this.up.chain : this.down.chain;
     chain.remove(stage.name, this.o.scheduler.clock.nowNs());
     this.relieve();
@@ -196,7 +194,7 @@ export class ProxiedConnection implements StagedConnection {
 
   /** Stage names on this connection, per chain (the link first in each direction). */
   stageNames(): { up: string[]; down: string[]; frame: string[] } {
-    return { up: this.up.chain.names, down: this.down.chain.names, frame: this.frames?.names ?? [] };
+    return { up: this.up.chain.names.filter((n) => n !== FRAME_CHAIN_NAME), down: this.down.chain.names, frame: this.framing.stages.map((s) => s.name) };
   }
 
   private everConnected = false;
@@ -204,9 +202,9 @@ export class ProxiedConnection implements StagedConnection {
   private clientFailed = false;
   private upstreamFailed = false;
 
-  /** Bytes held for delivery in both directions (all stages plus socket buffers). */
-  get heldBytes(): number {
-    return this.held('up') + this.held('down') + this.upstream.writableLength + this.client.writableLength;
+  /** Bytes pending delivery in both directions (all stages plus socket buffers). */
+  get pendingBytes(): number {
+    return this.pending('up') + this.pending('down') + this.upstream.writableLength + this.client.writableLength;
   }
 
   /** Closes both sides now (proxy shutdown). */
@@ -219,13 +217,12 @@ export class ProxiedConnection implements StagedConnection {
   private destroyStages(): void {
     this.up.destroy();
     this.down.destroy();
-    this.frames?.destroy();
   }
 
   /** Bytes the stages of one direction hold (frame chain included), not the socket's. */
-  private held(d: 'up' | 'down'): number {
-    const f = this.frames;
-    return d === 'up' ? this.up.chainHeldBytes + (f ? f.upHeldBytes : 0) : this.down.chainHeldBytes + (f ? f.downHeldBytes : 0);
+  private pending(d: 'up' | 'down'): number {
+    if (d === 'up') return this.up.chain.pendingBytes;
+    return this.down.chain.pendingBytes + this.framing.downPendingBytes;
   }
 
   /** A stage asked to close: FIN after what the chains hold, or RST on both sides now. */
@@ -243,11 +240,11 @@ export class ProxiedConnection implements StagedConnection {
 
   private relieve(): void {
     const low = this.o.highWaterBytes / 2;
-    if (this.clientPaused && this.held('up') + this.upstream.writableLength < low) {
+    if (this.clientPaused && this.pending('up') + this.upstream.writableLength < low) {
       this.clientPaused = false;
       this.client.resume();
     }
-    if (this.upstreamPaused && this.held('down') + this.client.writableLength < low) {
+    if (this.upstreamPaused && this.pending('down') + this.client.writableLength < low) {
       this.upstreamPaused = false;
       this.upstream.resume();
     }
@@ -277,8 +274,8 @@ export class ProxiedConnection implements StagedConnection {
       return;
     }
     // One side is gone for good: once the other has nothing left to receive, close it too.
-    const upIdle = this.up.link.queued === 0 && this.held('up') === 0;
-    const downIdle = this.down.link.queued === 0 && this.held('down') === 0;
+    const upIdle = this.up.link.queued === 0 && this.pending('up') === 0;
+    const downIdle = this.down.link.queued === 0 && this.pending('down') === 0;
     if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
     if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
     if (this.upstream.destroyed && downIdle && !this.client.writableEnded) this.client.end();

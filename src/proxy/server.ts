@@ -69,7 +69,7 @@ export class ProxyServer {
   private nextId = 1;
   private readonly scheduler: Scheduler;
   /** The stages every connection runs (the proxy handle's StageHost). */
-  readonly stages = new StageRegistry(() => this.live);
+  readonly stages = new StageRegistry(() => this.live, (line) => this.o.log(line));
   address = '';
   host: string | undefined;
   port: number | undefined;

@@ -4,13 +4,15 @@
  */
 import { ConfigError } from '../errors.js';
 import { LINK_STAGE_NAME } from '../link/link-stage.js';
+import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
 
 export type ChainKey = 'up' | 'down' | 'frame';
 
 /** What a live connection offers the registry. */
 export interface StagedConnection {
-  addStage(stage: StageFactory, indexInChain: number): void;
+  /** False when the stage cannot reach this live connection (a frame stage, no frame boundary known). */
+  addStage(stage: StageFactory, indexInChain: number): boolean;
   removeStage(stage: StageFactory): void;
 }
 
@@ -21,19 +23,29 @@ export function chainOf(stage: StageFactory): ChainKey {
 export class StageRegistry implements StageHost {
   private readonly all: StageFactory[] = [];
 
-  constructor(private readonly live: () => Iterable<StagedConnection>) {}
+  constructor(
+    private readonly live: () => Iterable<StagedConnection>,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
 
   addStage(stage: StageFactory, index?: number): void {
     check(stage);
-    if (stage.name === LINK_STAGE_NAME || this.all.some((s) => s.name === stage.name)) {
-      throw new ConfigError('stage name', stage.name, 'a name no other stage on this proxy has (nor "link")');
+    if (stage.name === LINK_STAGE_NAME || stage.name === FRAME_CHAIN_NAME || this.all.some((s) => s.name === stage.name)) {
+      throw new ConfigError('stage name', stage.name, `a name no other stage on this proxy has (nor "${LINK_STAGE_NAME}" or "${FRAME_CHAIN_NAME}")`);
     }
     const chain = this.chain(chainOf(stage));
     const at = index === undefined ? chain.length : Math.max(0, Math.min(Math.floor(index), chain.length));
     // Keep `all` in chain order: insert before the stage that is now at `at`, or last.
     const before = chain[at];
     this.all.splice(before === undefined ? this.all.length : this.all.indexOf(before), 0, stage);
-    for (const c of this.live()) c.addStage(stage, at);
+    let missed = 0;
+    for (const c of this.live()) if (!c.addStage(stage, at)) missed++;
+    if (missed > 0) {
+      this.log(
+        `frame stage ${stage.name}: applies to connections accepted from now on, not to ${missed} live one(s) ` +
+          'with no known frame boundary (--no-tap, or a stream the tap could not follow)',
+      );
+    }
   }
 
   removeStage(name: string): boolean {

@@ -94,6 +94,16 @@ export class ReplyModes {
     else if (kind === CommandKind.Reset) this.reset();
   }
 
+  /** Takes over another connection view's state (framing starting on a live connection). */
+  copyFrom(o: ReplyModes): void {
+    this.protocol = o.protocol;
+    this.monitor = o.monitor;
+    this.channels = o.channels;
+    this.patterns = o.patterns;
+    this.shardChannels = o.shardChannels;
+    this.regularCount = o.regularCount;
+  }
+
   /** RESET's effect: RESP2, no subscriptions, no MONITOR. */
   reset(): void {
     this.protocol = 2;

@@ -20,6 +20,13 @@ export class RequestModes {
   inMulti = false;
   private skipNext = false;
 
+  /** Takes over another connection view's state (framing starting on a live connection). */
+  copyFrom(o: RequestModes): void {
+    this.replyOff = o.replyOff;
+    this.inMulti = o.inMulti;
+    this.skipNext = o.skipNext;
+  }
+
   /**
    * The kind a request really has: inside MULTI only the commands that end or restart the
    * transaction keep theirs, everything else is queued as Normal.

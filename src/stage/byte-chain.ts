@@ -4,6 +4,11 @@
  * can be spliced in or out of a live chain by re-pointing one relay: bytes in flight keep their
  * order because a removed stage drains into the stage after it before the one before it is
  * re-pointed past it.
+ *
+ * The fast path is the chain's own: `push` goes to the head stage and each stage's relay to the
+ * next, with no queue or copy between. With the link alone, a read is
+ * `push -> LinkStage -> DelayLine.push -> Relay -> sink`, and a zero-delay chunk reaches the
+ * socket before `push` returns, synchronously in the read callback. No caller picks a path.
  */
 import type { ByteSink, ByteStage, ByteStageFactory, ConnectionContext, EndKind } from './types.js';
 
@@ -38,8 +43,6 @@ export class ByteChain {
   private readonly slots: Slot[] = [];
   /** Where the chain's input goes: the first stage, or the end sink when there is none. */
   private head: ByteSink;
-  /** Called after a stage is added or removed (the connection re-picks its fast path). */
-  onChange: (() => void) | undefined;
 
   constructor(
     private readonly conn: ConnectionContext,
@@ -65,11 +68,6 @@ export class ByteChain {
     return n;
   }
 
-  /** The stage, when the chain has exactly one. */
-  get onlyStage(): ByteStage | undefined {
-    return this.slots.length === 1 ? this.slots[0]!.stage : undefined;
-  }
-
   get names(): string[] {
     return this.slots.map((s) => s.name);
   }
@@ -83,7 +81,6 @@ export class ByteChain {
     this.slots.splice(at, 0, { name: factory.name, stage, out });
     if (at === 0) this.head = stage;
     else this.slots[at - 1]!.out.target = stage;
-    this.onChange?.();
   }
 
   /** Drains a stage into the one after it and takes it out. False if no stage has that name. */
@@ -96,7 +93,6 @@ export class ByteChain {
     if (at === 0) this.head = slot.out.target;
     else this.slots[at - 1]!.out.target = slot.out.target;
     slot.stage.destroy();
-    this.onChange?.();
     return true;
   }
 

@@ -19,9 +19,10 @@ import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { buildRequestInfo } from './request-info.js';
 import { SlotKind, newSlot, type Slot } from './reply-slots.js';
+import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, EndKind, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
+import type { ByteSink, ByteStage, ConnectionContext, EndKind, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;
@@ -33,7 +34,18 @@ export interface FrameChainOptions {
   /** Toward the client (the tap, then the down byte chain). */
   down: ByteSink;
   log: (line: string) => void;
+  /**
+   * Set when framing starts on a live connection (connection.ts): the client stream offset of the
+   * first byte this chain sees, the modes the tap followed up to there, and whether requests wait
+   * for `startReplies()` (until the replies to the requests that went by unframed are through).
+   */
+  live?: { clientOffset: number; firstSeq: number; requestModes: RequestModes; replyModes: ReplyModes; holdRequests: boolean };
+  /** The frame stages, in order; the owner may change the list at any time (changes show at once). */
+  stages?: NamedFrameStage[];
 }
+
+/** The frame chain's name in the up byte chain, where its request side runs ahead of the link. */
+export const FRAME_CHAIN_NAME = 'frame-chain';
 
 interface PendingRequest {
   info: RequestInfo;
@@ -44,8 +56,9 @@ interface PendingRequest {
   hello: number;
 }
 
-export class FrameChain {
-  readonly stages: NamedFrameStage[] = [];
+/** The up side is a ByteStage: the head of the up byte chain, ahead of the link. */
+export class FrameChain implements ByteStage {
+  readonly stages: NamedFrameStage[];
   private passThrough = false;
   // Up.
   private readonly requestFramer: RequestFramer;
@@ -61,9 +74,18 @@ export class FrameChain {
   private readonly outEnds: number[] = [];
   private readonly clientEnds: number[] = [];
   readonly replies: ReplySequencer;
+  private holding: boolean;
   private readonly timers = new Set<ReturnType<Scheduler['schedule']>>();
 
   constructor(private readonly o: FrameChainOptions) {
+    this.stages = o.stages ?? [];
+    const live = o.live;
+    this.holding = live?.holdRequests === true;
+    if (live !== undefined) {
+      this.outOffset = this.lastClientEnd = this.clientBase = live.clientOffset;
+      this.requestModes.copyFrom(live.requestModes);
+      this.seq = live.firstSeq;
+    }
     this.requestFramer = new RequestFramer({
       frame: (f) => {
         const wire = this.upBytes.slice(this.upFramedEnd, f.end);
@@ -73,7 +95,7 @@ export class FrameChain {
         this.requests.push({
           info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
           wire,
-          clientEnd: f.end,
+          clientEnd: this.clientBase + f.end,
           kind: commandKind(tapName, f),
           hello: helloProtocol(f),
         });
@@ -82,6 +104,14 @@ export class FrameChain {
       desync: () => this.fallBack(),
     });
     this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack() });
+    if (live !== undefined) this.replies.replyModes.copyFrom(live.replyModes);
+  }
+
+  /** The replies to every request that went by unframed are through: forwarding starts. */
+  startReplies(): void {
+    if (!this.holding) return;
+    this.holding = false;
+    this.runRequests();
   }
 
   add(name: string, stage: FrameStage, index: number): void {
@@ -99,16 +129,22 @@ export class FrameChain {
     return this.stages.map((s) => s.name);
   }
 
-  /** Bytes held here, both directions, for backpressure. */
-  get upHeldBytes(): number {
+  /** Request bytes held here (the up side's ByteStage.pendingBytes), for backpressure. */
+  get pendingBytes(): number {
     return this.upHeld;
   }
-  get downHeldBytes(): number {
-    return this.replies.heldBytes;
+  /** Reply bytes held here, for backpressure. */
+  get downPendingBytes(): number {
+    return this.replies.pendingBytes;
   }
+
+  /** Never taken out of a live chain: once framed, a connection stays framed. */
+  drain(): void {}
 
   /** The client stream offset the tap knows, for an offset of the stream written to Redis. */
   clientOffsetAt(outOffset: number): number {
+    // Bytes that went by unframed before this chain started keep their offsets.
+    if (outOffset <= this.clientBase) return outOffset;
     let end = -1;
     while (this.outEnds.length > 0 && this.outEnds[0]! <= outOffset) {
       this.outEnds.shift();
@@ -117,6 +153,7 @@ export class FrameChain {
     return end < 0 ? this.lastClientEnd : (this.lastClientEnd = end);
   }
   private lastClientEnd = 0;
+  private clientBase = 0;
 
   // ---- up ----
 
@@ -150,7 +187,7 @@ export class FrameChain {
 
   private runRequests(): void {
     const out: Buffer[] = [];
-    while (!this.upWaiting && this.requests.length > 0 && !this.passThrough) {
+    while (!this.upWaiting && !this.holding && this.requests.length > 0 && !this.passThrough) {
       const r = this.requests[0]!;
       if (r.info.seq < 0) {
         (r as { info: RequestInfo }).info = { ...r.info, seq: this.seq++, inMulti: this.requestModes.inMulti };
@@ -215,7 +252,7 @@ export class FrameChain {
   private forwardRaw(chunk: Buffer, nowNs: number): void {
     this.outOffset += chunk.length;
     this.outEnds.push(this.outOffset);
-    this.clientEnds.push(this.requestFramer.offset);
+    this.clientEnds.push(this.clientBase + this.requestFramer.offset);
     this.o.up.push(chunk, nowNs);
   }
 

@@ -3,6 +3,7 @@
  * (ReplyMatcher), runs the reply hooks (a promise holds that frame and everything behind it), and
  * hands replies on in request order, local answers at their position, pushes in Redis's order.
  */
+import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ByteWindow } from './byte-window.js';
@@ -45,8 +46,13 @@ export class ReplySequencer {
   }
 
   /** Bytes held for the client (backpressure). */
-  get heldBytes(): number {
+  get pendingBytes(): number {
     return this.downHeld;
+  }
+
+  /** The matcher's reply modes (seeded when framing starts on a live connection). */
+  get replyModes(): ReplyModes {
+    return this.matcher.modes;
   }
 
   /** The next request's place, in request order. */

@@ -107,6 +107,18 @@ export class Correlator {
     return this.ring.size;
   }
 
+  /** Requests recorded so far (an absolute ring index), a mark for answeredBefore(). */
+  get requestMark(): number {
+    return this.ring.tail;
+  }
+
+  /** Every request recorded before `mark` got all its reply frames (unknown, so false, once frozen). */
+  answeredBefore(mark: number): boolean {
+    if (this.desynced || this.degraded || this.closed) return false;
+    this.target(); // skips the requests that get no reply
+    return this.matchAt >= mark;
+  }
+
   request(frame: RequestFrame, name: string, nowNs: number): void {
     // An empty inline line is skipped by Redis without a reply: it is not a command.
     if (frame.argc === 0 || this.closed) return;

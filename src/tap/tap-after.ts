@@ -1,13 +1,13 @@
-/** Whatever takes the chunk first: the direction's chain (its link stage is a DelayLine). */
+/** Whatever takes the chunk first: the direction's byte chain. */
 export interface ChunkTarget {
   push(chunk: Buffer, nowNs: number): void;
 }
 
 /**
- * Forward first, parse after. A zero-delay chunk is written out inside DelayLine.push(), and the
- * tap parsing it first would hold the bytes back by its own cost on every hop (docs/measurements.md);
- * so the tap sees the chunk after push() returns, and a delivery
- * that happened inside push() is reported to it then, with the time it actually happened.
+ * Forward first, parse after. A zero-delay chunk is written out inside the chain's push(), and the
+ * tap parsing it first would hold the bytes back by its own cost (a few microseconds for a
+ * 16-command chunk) on every hop; so the tap sees the chunk after push() returns, and bytes
+ * written inside push() are reported to it then, with the time they actually were.
  */
 export class TapAfterForward {
   private inPush = false;
@@ -15,9 +15,9 @@ export class TapAfterForward {
   private heldNs = 0;
 
   constructor(
-    private line: ChunkTarget,
+    private readonly target: ChunkTarget,
     private readonly seen: (chunk: Buffer, nowNs: number) => void,
-    private readonly sent: (endOffset: number, nowNs: number) => void,
+    private readonly onWritten: (endOffset: number, nowNs: number) => void,
     /** When the bytes really arrived, if not at push() (client TLS: at the raw socket, before the up delay). */
     private readonly seenAt?: () => number,
   ) {}
@@ -25,7 +25,7 @@ export class TapAfterForward {
   push(chunk: Buffer, nowNs: number): void {
     this.inPush = true;
     try {
-      this.line.push(chunk, nowNs);
+      this.target.push(chunk, nowNs);
     } finally {
       this.inPush = false;
     }
@@ -33,22 +33,17 @@ export class TapAfterForward {
     if (this.heldEnd >= 0) {
       const end = this.heldEnd;
       this.heldEnd = -1;
-      this.sent(end, this.heldNs);
+      this.onWritten(end, this.heldNs);
     }
   }
 
-  /** Feeds another target from the next chunk on (the connection switched its path). */
-  retarget(line: ChunkTarget): void {
-    this.line = line;
-  }
-
-  /** The line delivered bytes up to `endOffset` at `nowNs`. */
-  delivered(endOffset: number, nowNs: number): void {
+  /** The chain wrote bytes up to `endOffset` to its socket at `nowNs`. */
+  written(endOffset: number, nowNs: number): void {
     if (this.inPush) {
       this.heldEnd = endOffset;
       this.heldNs = nowNs;
       return;
     }
-    this.sent(endOffset, nowNs);
+    this.onWritten(endOffset, nowNs);
   }
 }

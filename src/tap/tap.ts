@@ -11,6 +11,8 @@ import { realClock } from '../clock.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
+import type { ReplyModes } from '../resp/reply-modes.js';
+import type { RequestModes } from '../resp/request-modes.js';
 import type { FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
 import { CommandTable } from './command-table.js';
 import { copyCounters } from './counters.js';
@@ -57,6 +59,8 @@ export class Tap implements ConnectionTap {
   private upNowNs = 0;
   private downOffset = 0;
   private unparsedSeen = 0;
+  private upFrameEnd = 0;
+  private downFrameEnd = 0;
 
   constructor(private readonly options: TapOptions) {
     this.id = options.id;
@@ -76,11 +80,17 @@ export class Tap implements ConnectionTap {
       this.chunkTimes.clear();
     };
     const requestSink: FrameSink<RequestFrame> = {
-      frame: (f) => correlator.request(f, requestCommandName(f), this.upNowNs),
+      frame: (f) => {
+        this.upFrameEnd = f.end;
+        correlator.request(f, requestCommandName(f), this.upNowNs);
+      },
       desync: onDesync,
     };
     const replySink: FrameSink<ReplyFrame> = {
-      frame: (f) => correlator.reply(f, this.chunkTimes.timeAt(f.start)),
+      frame: (f) => {
+        this.downFrameEnd = f.end;
+        correlator.reply(f, this.chunkTimes.timeAt(f.start));
+      },
       desync: onDesync,
     };
     this.requests = new RequestFramer(requestSink, { headArgs: HEAD_ARGS, argSizes: options.argSizes === true });
@@ -139,6 +149,38 @@ export class Tap implements ConnectionTap {
     };
     if (this.closedAtMs !== undefined) info.closedAtMs = this.closedAtMs;
     return info;
+  }
+
+  get framable(): boolean {
+    return !this.correlator.desynced && !this.correlator.degraded;
+  }
+
+  get upOffset(): number {
+    return this.requests.offset;
+  }
+
+  get upAtFrameEnd(): boolean {
+    return this.upFrameEnd === this.requests.offset;
+  }
+
+  get downAtFrameEnd(): boolean {
+    return this.downFrameEnd === this.replies.offset;
+  }
+
+  get requestMark(): number {
+    return this.correlator.requestMark;
+  }
+
+  answeredBefore(mark: number): boolean {
+    return this.correlator.answeredBefore(mark);
+  }
+
+  get requestModes(): RequestModes {
+    return this.correlator.requestModes;
+  }
+
+  get replyModes(): ReplyModes {
+    return this.correlator.replyModes;
   }
 
   /** A copy of this connection's counters (since it opened or since the last reset). */

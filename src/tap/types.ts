@@ -2,6 +2,8 @@
  * The tap watches one connection's two byte streams on the side. The proxy calls it at four
  * moments per chunk; the tap never touches sockets and never changes a byte.
  */
+import type { ReplyModes } from '../resp/reply-modes.js';
+import type { RequestModes } from '../resp/request-modes.js';
 import type { ConnectionInfo, Counters } from './counter-types.js';
 
 export interface ConnectionTap {
@@ -16,5 +18,21 @@ export interface ConnectionTap {
   /** The connection ended; requests still outstanding are closed without a reply. */
   close(nowNs: number): void;
   info(): ConnectionInfo;
+  // Where framing can start when a frame stage comes to a live connection (connection.ts):
+  /** The tap still follows both streams' frames (not desynced, not degraded). */
+  readonly framable: boolean;
+  /** Client bytes seen so far. */
+  readonly upOffset: number;
+  /** The client bytes seen so far end on a frame boundary (no partial request). */
+  readonly upAtFrameEnd: boolean;
+  /** Redis's bytes seen so far end on a frame boundary (no partial reply). */
+  readonly downAtFrameEnd: boolean;
+  /** Requests seen so far, as a mark for answeredBefore(). */
+  readonly requestMark: number;
+  /** Every request before `mark` got all its reply frames. */
+  answeredBefore(mark: number): boolean;
+  /** The modes followed so far, for the frame chain to go on from. */
+  readonly requestModes: RequestModes;
+  readonly replyModes: ReplyModes;
   counters(): Counters;
 }

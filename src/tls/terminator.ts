@@ -38,7 +38,7 @@ export interface ClientTiming {
   /** Arrival on the raw socket of the last raw byte the up line has handed to TLS. */
   arrivalNs(): number;
   /** Calls back when everything TLS has written so far has left the down line onto the raw socket. */
-  whenOnWire(done: (nowNs: number) => void): void;
+  whenWritten(done: (nowNs: number) => void): void;
 }
 
 export class TlsTerminator implements ClientTiming {
@@ -115,7 +115,7 @@ export class TlsTerminator implements ClientTiming {
         },
       },
     );
-    const sink = new SocketSink(raw, (offset, nowNs) => this.onWire(offset, nowNs), (kind) => (kind === 'end' ? raw.end() : raw.destroy()));
+    const sink = new SocketSink(raw, (offset, nowNs) => this.written(offset, nowNs), (kind) => (kind === 'end' ? raw.end() : raw.destroy()));
     this.downLink = new LinkStage({ ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down') }, sink);
     raw.on('drain', () => this.releaseWrite());
 
@@ -155,14 +155,14 @@ export class TlsTerminator implements ClientTiming {
     return this.lastArrivalNs;
   }
 
-  whenOnWire(done: (nowNs: number) => void): void {
+  whenWritten(done: (nowNs: number) => void): void {
     // With no delay the TLS bytes can be on the socket before the plaintext write reports back: waiting
     // for a later write would stamp this reply with the next one's time (and merge their round trips).
     if (this.wireOut >= this.wireWritten) done(this.wireOutNs);
     else this.waiters.push({ offset: this.wireWritten, done });
   }
 
-  private onWire(offset: number, nowNs: number): void {
+  private written(offset: number, nowNs: number): void {
     this.wireOut = offset;
     this.wireOutNs = nowNs;
     const w = this.waiters;

@@ -16,7 +16,7 @@ function setup(delayNs: number) {
     bandwidthBps: () => 0,
     deliver: (chunks, endOffset, nowNs) => {
       log.push(`wire ${Buffer.concat(chunks).toString()}`);
-      side!.delivered(endOffset, nowNs);
+      side!.written(endOffset, nowNs);
     },
     onEnd: () => {},
   });
