@@ -18,7 +18,7 @@ import { commandKind, helloProtocol } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { buildRequestInfo } from './request-info.js';
-import { SlotKind, newSlot, type Slot } from './reply-slots.js';
+import { SlotKind, newSlot, type Slot } from './reply-matcher.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';

@@ -7,7 +7,7 @@ import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ByteWindow } from './byte-window.js';
-import { ReplyMatcher, SlotKind, type Slot } from './reply-slots.js';
+import { ReplyMatcher, SlotKind, type Slot } from './reply-matcher.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
 import type { ByteSink, ConnectionContext, EndKind, ReplyAction } from './types.js';
 

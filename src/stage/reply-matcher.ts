@@ -1,12 +1,11 @@
 /**
- * The reply sequencer's bookkeeping: one slot per request in request order, and the matching of
- * Redis's frames to the forwarded ones. The matching follows the tap's correlator rule for rule,
+ * The reply sequencer's bookkeeping: one slot per request in request order, and the ReplyMatcher
+ * that pairs Redis's frames with the forwarded ones. The matching follows the tap's correlator rule for rule,
  * with the tap's own state machines (reply-modes.ts: protocol, MONITOR, subscriptions;
  * request-modes.ts: CLIENT REPLY, MULTI), so pushes, no-reply requests and multi-reply pub/sub
  * commands never shift a reply onto the wrong request.
  */
 import { RespType, type ReplyFrame } from '../resp/types.js';
-import { CommandKind } from '../resp/command-kind.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind } from '../resp/reply-modes.js';
 import { EXPECT_PER_SUBSCRIPTION } from '../resp/request-modes.js';
 import type { RequestInfo } from './types.js';
@@ -84,15 +83,7 @@ export class ReplyMatcher {
     }
     if (target === undefined) return undefined;
     target.matched++;
-    if (f.type !== RespType.Error && f.type !== RespType.BlobError) {
-      if (target.commandKind === CommandKind.Hello && target.helloProtocol !== 0) {
-        this.modes.protocol = target.helloProtocol === 3 ? 3 : 2;
-      } else if (target.commandKind === CommandKind.Monitor && f.type === RespType.SimpleString) {
-        this.modes.monitor = true;
-      } else if (target.commandKind === CommandKind.Reset) {
-        this.modes.reset();
-      }
-    }
+    this.modes.answered(target.commandKind, target.helloProtocol, f.type);
     this.complete(target);
     return target;
   }
