@@ -4,7 +4,7 @@
 // large WARM to see what bench's --driver-warmup is for:
 //   npm run build && node lab/tools/batch-noise.mjs [--samples 12] [--batch 100] [--warm 0]
 import { parseArgs } from 'node:util';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../../dist/redis/index.js';
 
 const { values } = parseArgs({ options: { samples: { type: 'string', default: '12' }, batch: { type: 'string', default: '100' }, warm: { type: 'string', default: '0' } } });
@@ -15,6 +15,7 @@ const redis = await startPrivateRedis();
 const client = new Redis({ host: redis.host, port: redis.port, maxRetriesPerRequest: 0, enableAutoPipelining: false, lazyConnect: true });
 
 async function sample() {
+  /** @type {number[]} */
   const us = [];
   const t0 = process.hrtime.bigint();
   for (let b = 0; b < 10; b++) {
@@ -31,6 +32,7 @@ async function sample() {
 try {
   await client.connect();
   for (let done = 0; done < warm; done += 10 * batch) await sample();
+  /** @type {number[]} */
   const ms = [];
   for (let s = 0; s < samples; s++) {
     const r = await sample();
@@ -38,7 +40,8 @@ try {
     console.log(`sample ${String(s).padStart(2)}: ${r.ms.toFixed(2).padStart(6)} ms; per batch us: ${r.us.join(' ')}`);
   }
   const sorted = [...ms].sort((a, b) => a - b);
-  console.log(`after ${warm} warm-up commands: median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)} ms (${sorted[0].toFixed(2)}-${sorted[sorted.length - 1].toFixed(2)}) per ${10 * batch} SETs`);
+  const at = (/** @type {number} */ i) => /** @type {number} */ (sorted[i]);
+  console.log(`after ${warm} warm-up commands: median ${at(Math.floor(sorted.length / 2)).toFixed(2)} ms (${at(0).toFixed(2)}-${at(sorted.length - 1).toFixed(2)}) per ${10 * batch} SETs`);
 } finally {
   client.disconnect();
   await redis.stop();

@@ -1,4 +1,3 @@
-// @ts-check
 // HAProxy 2.6 (Debian's `haproxy`) in TCP mode in front of one Redis: the C proxy the lab measures
 // the fast path against (proxy-ab.mjs, the vs-toxiproxy lab command). Run it with `-db -f FILE`
 // to keep it in the foreground.

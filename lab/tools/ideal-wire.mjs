@@ -8,13 +8,9 @@
 import { fork, spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import net from 'node:net';
-import { freePort, waitPort } from './proc.mjs';
+import { flag, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
-const flag = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : def;
-};
 
 if (args[0] === '--server') {
   const holdUs = Number(args[1]);
@@ -35,12 +31,12 @@ if (args[0] === '--server') {
         else send();
       });
     })
-    .listen(0, '127.0.0.1', function () {
-      process.send(this.address().port);
+    .listen(0, '127.0.0.1', /** @this {net.Server} */ function () {
+      process.send?.(/** @type {net.AddressInfo} */ (this.address()).port);
     });
 } else {
-  const rtts = flag('--rtts', '0.2,1.2,5,20').split(',').map(Number);
-  const n = Number(flag('--n', '2000'));
+  const rtts = flag(args, '--rtts', '0.2,1.2,5,20').split(',').map(Number);
+  const n = Number(flag(args, '--n', '2000'));
   const idle = args.includes('--idle');
   const here = path.resolve(new URL('../..', import.meta.url).pathname);
   const py = `
@@ -54,6 +50,7 @@ out.sort()
 q = lambda p: out[min(len(out) - 1, int(p * len(out)))]
 print(q(0.5), q(0.9), q(0.99))
 `;
+  /** @type {(port: number, count: number) => number[]} p50, p90, p99 in us */
   const client = (port, count) => execFileSync('/usr/bin/python3', ['-c', py, String(port), String(count)], { encoding: 'utf8' }).trim().split(' ').map(Number);
   const redisPort = await freePort();
   const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
@@ -66,7 +63,7 @@ print(q(0.5), q(0.9), q(0.99))
       const holdUs = rttMs * 1000;
       const ref = fork(new URL(import.meta.url).pathname, ['--server', String(idle ? holdUs / 2 : holdUs), idle ? 'idle' : 'spin']);
       kids.push(ref);
-      const refPort = await new Promise((r) => ref.once('message', r));
+      const refPort = /** @type {number} */ (await new Promise((r) => ref.once('message', r)));
       const proxyPort = await freePort();
       const proxy = spawn('node', [path.join(here, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${proxyPort}`, '--rtt', `${rttMs}ms`], { stdio: 'ignore' });
       kids.push(proxy);
@@ -77,11 +74,12 @@ print(q(0.5), q(0.9), q(0.99))
       const b1 = client(proxyPort, half);
       const b2 = client(proxyPort, half);
       const a2 = client(refPort, half);
-      const mean2 = (x, y) => x.map((v, i) => Math.round((v + y[i]) / 2));
+      /** @type {(x: number[], y: number[]) => number[]} */
+      const mean2 = (x, y) => x.map((v, i) => Math.round((v + /** @type {number} */ (y[i])) / 2));
       const a = mean2(a1, a2);
       const b = mean2(b1, b2);
-      const fmt = (x) => x.join('/').padEnd(22);
-      console.log(`${String(rttMs).padEnd(7)} ${fmt(a)} ${fmt(b)} ${b.map((v, i) => v - a[i]).join('/')}`);
+      const fmt = (/** @type {number[]} */ x) => x.join('/').padEnd(22);
+      console.log(`${String(rttMs).padEnd(7)} ${fmt(a)} ${fmt(b)} ${b.map((v, i) => v - /** @type {number} */ (a[i])).join('/')}`);
       proxy.kill('SIGTERM');
       ref.kill('SIGTERM');
     }

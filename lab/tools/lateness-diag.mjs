@@ -11,12 +11,23 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const dist = process.env.LATENESS_DIST;
+if (!dist) throw new Error('LATENESS_DIST: set it to the dist/ directory of the build to instrument');
 const { PreciseScheduler } = await import(pathToFileURL(path.join(dist, 'link/scheduler.js')).href);
 const { realClock } = await import(pathToFileURL(path.join(dist, 'clock.js')).href);
 const nowNs = realClock.nowNs;
 /** A late delivery, for the GC correlation: over this, in ns. */
 const LATE_NS = 100_000;
 
+/** @typedef {[number, number]} Span start and end, ns since the epoch */
+/**
+ * @typedef {object} State
+ * @property {{ coarse: number[], fine: number[] }} late lateness per delivery by path, us
+ * @property {number[]} coarseWakeLateUs
+ * @property {Span[]} gcs
+ * @property {Span[]} lateSpans
+ * @property {import('node:perf_hooks').EventLoopUtilization} elu
+ */
+/** @type {State} */
 let state;
 function reset() {
   state = {
@@ -39,11 +50,21 @@ new PerformanceObserver((list) => {
 // The clock and timeOrigin+now() differ by a constant: measure it once.
 const epochOffsetNs = (performance.timeOrigin + performance.now()) * 1e6 - nowNs();
 
+/**
+ * What this file reads and sets on a PreciseScheduler (its private fields; it breaks when they change).
+ * @typedef {object} SchedulerInternals
+ * @property {unknown} coarse the coarse timer, undefined when none is armed
+ * @property {number} coarseDueNs when the coarse timer is to wake the scheduler
+ * @property {number} spinWindowNs
+ * @property {number} lingerNs
+ * @property {boolean} [__tuned]
+ * @property {{ wakeNs: number }} [__coarse]
+ */
 const proto = PreciseScheduler.prototype;
 const spinUs = process.env.LATENESS_SPIN_US;
 const lingerUs = process.env.LATENESS_LINGER_US;
 const arm = proto.arm;
-proto.arm = function () {
+proto.arm = /** @this {SchedulerInternals} */ function () {
   if (!this.__tuned) {
     this.__tuned = true;
     if (spinUs !== undefined) this.spinWindowNs = Number(spinUs) * 1000;
@@ -61,7 +82,7 @@ proto.arm = function () {
   else if (this.coarse !== before) this.__coarse = { wakeNs: this.coarseDueNs };
 };
 const schedule = proto.schedule;
-proto.schedule = function (dueNs, fire) {
+proto.schedule = /** @param {number} dueNs @param {() => void} fire */ function (dueNs, fire) {
   const wakesAtSchedule = coarseWakes;
   return schedule.call(this, dueNs, () => {
     const now = nowNs();
@@ -72,11 +93,12 @@ proto.schedule = function (dueNs, fire) {
   });
 };
 
+/** @param {number[]} xs */
 const q = (xs) => {
   if (xs.length === 0) return { n: 0, p50: 0, p99: 0, max: 0 };
   const s = Float64Array.from(xs).sort();
-  const at = (p) => Math.round(s[Math.min(s.length - 1, Math.floor(p * s.length))]);
-  return { n: s.length, p50: at(0.5), p99: at(0.99), max: Math.round(s[s.length - 1]) };
+  const at = (/** @type {number} */ p) => Math.round(/** @type {number} */ (s[Math.min(s.length - 1, Math.floor(p * s.length))]));
+  return { n: s.length, p50: at(0.5), p99: at(0.99), max: Math.round(/** @type {number} */ (s[s.length - 1])) };
 };
 
 function report() {
@@ -95,11 +117,11 @@ function report() {
   };
 }
 
-process.on('message', (m) => {
+process.on('message', (/** @type {{ cmd?: string } | undefined} */ m) => {
   if (m?.cmd === 'reset') {
     reset();
-    process.send({ ok: true });
-  } else if (m?.cmd === 'report') process.send(report());
+    process.send?.({ ok: true });
+  } else if (m?.cmd === 'report') process.send?.(report());
 });
 // The IPC channel must not keep the proxy alive once SIGTERM has closed everything else.
 process.channel?.unref();

@@ -19,32 +19,31 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuNs, freePort, waitPort } from './proc.mjs';
+import { cpuNs, flag, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
-  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0].replaceAll('// ', '') + '\n');
+  process.stdout.write(String(readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0]).replaceAll('// ', '') + '\n');
   process.exit(0);
 }
-const flag = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : def;
-};
-const rtts = flag('--rtts', '0.2,1.2,5,20,85').split(',').map(Number);
-const clients = flag('--clients', '1,50').split(',').map(Number);
-const seconds = Number(flag('--seconds', '3'));
-const rounds = Number(flag('--rounds', '1'));
-const proxyArgs = flag('--proxy-args', '').split(' ').filter(Boolean);
+const rtts = flag(args, '--rtts', '0.2,1.2,5,20,85').split(',').map(Number);
+const clients = flag(args, '--clients', '1,50').split(',').map(Number);
+const seconds = Number(flag(args, '--seconds', '3'));
+const rounds = Number(flag(args, '--rounds', '1'));
+const proxyArgs = flag(args, '--proxy-args', '').split(' ').filter(Boolean);
 const here = path.resolve(new URL('../..', import.meta.url).pathname);
 const diag = path.join(here, 'lab/tools/lateness-diag.mjs');
-const oldDir = flag('--old', undefined);
-const builds = [['new', here, {}], ...(oldDir ? [['old', path.resolve(oldDir), {}]] : [])];
+const oldDir = flag(args, '--old');
+/** @typedef {Record<string, string>} Env variables for one build's proxy (the diag's tuning) */
+/** @type {[string, string, Env][]} name, tree, env */
+const builds = [['new', here, {}], ...(oldDir ? /** @type {[string, string, Env][]} */ ([['old', path.resolve(oldDir), {}]]) : [])];
 args.forEach((a, i) => {
   if (a !== '--variant') return;
-  const [name, vars] = args[i + 1].split(':');
+  const [name = '', vars = ''] = flag(args.slice(i), '--variant', '').split(':');
   builds.push([name, here, Object.fromEntries(vars.split(',').map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]))]);
 });
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'lateness-'));
+/** @type {Set<import('node:child_process').ChildProcess>} */
 const children = new Set();
 const stopAll = () => {
   for (const c of children) {
@@ -55,35 +54,54 @@ const stopAll = () => {
 };
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => (stopAll(), process.exit(130)));
 
-/** The main thread's run-queue wait (ns runnable but not running) and involuntary switches. */
+/**
+ * The main thread's run-queue wait (ns runnable but not running) and involuntary switches.
+ * @param {number | undefined} pid
+ */
 function mainThreadWait(pid) {
   const waitNs = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]);
   const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
-  return { waitNs, preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)[1]) };
+  return { waitNs, preempted: Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1]) };
 }
 
+/**
+ * redis-benchmark GET rps.
+ * @param {number} port
+ * @param {number} c
+ * @param {number} n
+ */
 function bench(port, c, n) {
   const out = execFileSync('redis-benchmark', ['-p', String(port), '-t', 'get', '-n', String(n), '-c', String(c), '--csv', '-q'], { encoding: 'utf8' });
   const line = out.trim().split('\n').find((l) => l.startsWith('"GET"'));
-  return Number(line.split(',')[1].replaceAll('"', ''));
+  if (!line) throw new Error(`redis-benchmark printed no GET line: ${out}`);
+  return Number(/** @type {string} */ (line.split(',')[1]).replaceAll('"', ''));
 }
 
 /** Requests for about `seconds` of traffic (at least 60 round trips per client-run). */
+/** @type {(rttMs: number, c: number) => number} */
 const requestsFor = (rttMs, c) => Math.max(60, Math.min(seconds * 30_000, Math.ceil((seconds * c * 1000) / (rttMs + 0.15))));
 
+/**
+ * @param {string} dir
+ * @param {Env} env
+ * @param {number} redisPort
+ * @param {number} rttMs
+ */
 async function startProxy(dir, env, redisPort, rttMs) {
   const [port, control] = [await freePort(), await freePort()];
   const argv = [...(env.LATENESS_NODE_ARGS ?? '').split(' ').filter(Boolean), '--import', diag, path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`];
   argv.push('--listen', `127.0.0.1:${port}`, '--control', `127.0.0.1:${control}`, '--rtt', `${rttMs}ms`, ...proxyArgs);
   const child = spawn('node', argv, { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, ...env, LATENESS_DIST: path.join(dir, 'dist') } });
   let err = '';
-  child.stderr.on('data', (d) => (err = (err + d).slice(-2000)));
+  child.stderr?.on('data', (d) => (err = (err + d).slice(-2000)));
   child.on('exit', (code) => code && process.stderr.write(`proxy exited ${code}: ${err}\n`));
   children.add(child);
   await waitPort(port);
   await waitPort(control);
+  /** @type {(cmd: string) => Promise<any>} the diag's answer */
   const ask = (cmd) => new Promise((r) => (child.once('message', r), child.send({ cmd })));
   // A fresh connection per request: a kept-alive one may have been closed by the server meanwhile.
+  /** @type {(method: string, p: string) => Promise<any>} the parsed JSON body */
   const http = (method, p) =>
     new Promise((resolve, reject) => {
       const req = request({ host: '127.0.0.1', port: control, path: p, method, agent: false }, (res) => {
@@ -97,12 +115,17 @@ async function startProxy(dir, env, redisPort, rttMs) {
   return { child, port, ask, http, stop: () => (child.kill('SIGTERM'), child.connected && child.disconnect(), children.delete(child)) };
 }
 
+/**
+ * @param {Awaited<ReturnType<typeof startProxy>>} proxy
+ * @param {number} rttMs
+ * @param {number} c
+ */
 async function cell(proxy, rttMs, c) {
   // A short warm-up run (the forwarding path's JIT, the connections' first round trips), then reset.
   bench(proxy.port, c, Math.max(c * 4, Math.ceil(requestsFor(rttMs, c) / 5)));
   await proxy.http('POST', '/reset');
   await proxy.ask('reset');
-  const load = os.loadavg()[0];
+  const load = /** @type {number} */ (os.loadavg()[0]);
   const cpu0 = cpuNs(proxy.child.pid);
   const wait0 = mainThreadWait(proxy.child.pid);
   const t0 = process.hrtime.bigint();
@@ -119,6 +142,7 @@ async function cell(proxy, rttMs, c) {
 const redisPort = await freePort();
 const redis = spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no', '--dir', tmp], { stdio: 'ignore' });
 children.add(redis);
+/** @type {({ round: number, name: string, rttMs: number, c: number } & Awaited<ReturnType<typeof cell>>)[]} */
 const rows = [];
 try {
   await waitPort(redisPort);
@@ -145,7 +169,7 @@ try {
   stopAll();
 }
 
-const f = (q) => `${q.p50}/${q.p99}/${q.max}`;
+const f = (/** @type {{ p50: number, p99: number, max: number }} */ q) => `${q.p50}/${q.p99}/${q.max}`;
 console.log(`redis-benchmark GET through redis-rtt proxy --rtt X ${proxyArgs.join(' ')}; ${rounds} round(s); microseconds unless marked`);
 console.log('build    rtt_ms  -c  late p50/p99/max   n      coarse p99(n)   fine p99(n)    coarse-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  runq%  preempt/s  rps     rt ms  load');
 for (const x of rows) {

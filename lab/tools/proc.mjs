@@ -1,8 +1,35 @@
-// @ts-check
-// Helpers the lab tools share: a free loopback port, waiting for a port to answer, and a
-// process's CPU time from /proc (Linux).
+// Helpers the lab tools share: a flag's value from argv, a free loopback port, waiting for a port
+// to answer, and a process's CPU time from /proc (Linux).
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+
+/**
+ * The value after `--name` in argv, or `def` when the flag is not there.
+ * @overload
+ * @param {readonly string[]} argv
+ * @param {string} name
+ * @param {string} def
+ * @returns {string}
+ */
+/**
+ * @overload
+ * @param {readonly string[]} argv
+ * @param {string} name
+ * @returns {string | undefined}
+ */
+/**
+ * @param {readonly string[]} argv
+ * @param {string} name
+ * @param {string} [def]
+ * @returns {string | undefined}
+ */
+export function flag(argv, name, def) {
+  const i = argv.indexOf(name);
+  if (i < 0) return def;
+  const value = argv[i + 1];
+  if (value === undefined) throw new Error(`${name} needs a value`);
+  return value;
+}
 
 /**
  * A TCP port free on 127.0.0.1 right now.

@@ -12,17 +12,14 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { HAPROXY_PATH, haproxyConfig } from './haproxy.mjs';
-import { cpuNs, freePort, waitPort } from './proc.mjs';
+import { median } from '../../dist/numbers/quantiles.js';
+import { cpuNs, flag, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
-const flag = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : def;
-};
-const rounds = Number(flag('--rounds', '5'));
-const requests = Number(flag('--requests', '20000'));
-const oldDir = flag('--old', undefined);
-const proxyArgs = (flag('--proxy-args', '') ?? '').split(' ').filter(Boolean);
+const rounds = Number(flag(args, '--rounds', '5'));
+const requests = Number(flag(args, '--requests', '20000'));
+const oldDir = flag(args, '--old');
+const proxyArgs = flag(args, '--proxy-args', '').split(' ').filter(Boolean);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
 const withPipe = args.includes('--pipe');
@@ -38,15 +35,20 @@ net.createServer({ noDelay: true }, (client) => {
   up.on('error', drop).on('close', drop);
 }).listen(port, '127.0.0.1');
 `;
-const shapes = flag('--shapes', '1x1,50x16').split(',').map((s) => {
-  const [c, p] = s.split('x').map(Number);
+const shapes = flag(args, '--shapes', '1x1,50x16').split(',').map((s) => {
+  const [c, p] = /** @type {[number, number]} */ (s.split('x').map(Number));
   return { c, p, label: `-c ${c} -P ${p}` };
 });
 const here = path.resolve(new URL('../..', import.meta.url).pathname);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'proxy-ab-'));
+/** @type {import('node:child_process').ChildProcess[]} */
 const children = [];
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { for (const c of children) c.kill('SIGTERM'); rmSync(tmp, { recursive: true, force: true }); process.exit(130); });
 
+/**
+ * @param {string} cmd
+ * @param {string[]} argv
+ */
 function start(cmd, argv) {
   const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';
@@ -56,6 +58,11 @@ function start(cmd, argv) {
   return child;
 }
 
+/**
+ * @param {number} port
+ * @param {number} c
+ * @param {number} p
+ */
 function bench(port, c, p) {
   // Pipelined shapes run p times as many requests, so each run lasts about as long.
   const n = Math.max(requests * p, c * p * 20);
@@ -63,20 +70,16 @@ function bench(port, c, p) {
     encoding: 'utf8',
   });
   const line = out.trim().split('\n').find((l) => l.startsWith('"GET"'));
-  return { rps: Number(line.split(',')[1].replaceAll('"', '')), n };
+  if (!line) throw new Error(`redis-benchmark printed no GET line: ${out}`);
+  return { rps: Number(/** @type {string} */ (line.split(',')[1]).replaceAll('"', '')), n };
 }
-
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 const redisPort = await freePort();
 start('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no', '--dir', tmp]);
 await waitPort(redisPort);
 execFileSync('redis-cli', ['-p', String(redisPort), 'set', 'key:__rand_int__', 'x']);
 
+/** @type {{ name: string, port: number, pid: number | undefined }[]} */
 const targets = [];
 if (withDirect) targets.push({ name: 'direct', port: redisPort, pid: 0 });
 if (withHaproxy) {
@@ -91,17 +94,22 @@ if (withPipe) {
   const child = start('node', ['-e', PIPE_SOURCE, String(port), String(redisPort)]);
   targets.push({ name: 'pipe', port, pid: child.pid });
 }
-for (const [name, dir] of [['new', here], ...(oldDir ? [['old', path.resolve(oldDir)]] : [])]) {
+/** @type {[string, string][]} */
+const builds = [['new', here], ...(oldDir ? /** @type {[string, string][]} */ ([['old', path.resolve(oldDir)]]) : [])];
+for (const [name, dir] of builds) {
   const port = await freePort();
   const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0', ...proxyArgs]);
   targets.push({ name, port, pid: child.pid });
 }
-const results = new Map(); // shape label -> target name -> {rps[], cpuNsPerReq[]}
+/** @typedef {{ rps: number[], cpu: number[] }} Runs rps and CPU ns per request, one per round */
+/** @type {Map<string, Map<string, Runs>>} shape label -> target name -> runs */
+const results = new Map();
 try {
   for (const t of targets) await waitPort(t.port);
   for (const shape of shapes) {
     // One warm-up run per target per shape, not counted.
     for (const t of targets) bench(t.port, shape.c, shape.p);
+    /** @type {Map<string, Runs>} */
     const byTarget = new Map(targets.map((t) => [t.name, { rps: [], cpu: [] }]));
     results.set(shape.label, byTarget);
     for (let r = 0; r < rounds; r++) {
@@ -110,8 +118,9 @@ try {
         const before = cpuNs(t.pid);
         const { rps, n } = bench(t.port, shape.c, shape.p);
         const cpu = t.pid ? (cpuNs(t.pid) - before) / n : 0;
-        byTarget.get(t.name).rps.push(rps);
-        byTarget.get(t.name).cpu.push(cpu);
+        const runs = /** @type {Runs} */ (byTarget.get(t.name));
+        runs.rps.push(rps);
+        runs.cpu.push(cpu);
       }
       process.stderr.write(`${shape.label} round ${r + 1}/${rounds} done\n`);
     }
@@ -121,6 +130,7 @@ try {
   rmSync(tmp, { recursive: true, force: true });
 }
 
+/** @type {[string, string][]} */
 const pairs = [];
 const names = targets.map((t) => t.name);
 if (names.includes('old')) pairs.push(['new', 'old']);
@@ -135,11 +145,13 @@ for (const [label, byTarget] of results) {
     console.log(`  ${name.padEnd(8)} ${Math.round(median(rps))} rps (${Math.round(Math.min(...rps))}-${Math.round(Math.max(...rps))})${cpuText}`);
   }
   for (const [a, b] of pairs) {
-    if (!byTarget.has(a) || !byTarget.has(b)) continue;
-    const ra = byTarget.get(a).rps;
-    const rb = byTarget.get(b).rps;
-    const ratios = ra.map((x, i) => x / rb[i]);
-    const cpuRatio = byTarget.get(b).cpu[0] ? `  cpu/req ratio ${(median(byTarget.get(a).cpu) / median(byTarget.get(b).cpu)).toFixed(2)}` : '';
+    const runsA = byTarget.get(a);
+    const runsB = byTarget.get(b);
+    if (!runsA || !runsB) continue;
+    const ra = runsA.rps;
+    const rb = runsB.rps;
+    const ratios = ra.map((x, i) => x / /** @type {number} */ (rb[i]));
+    const cpuRatio = runsB.cpu[0] ? `  cpu/req ratio ${(median(runsA.cpu) / median(runsB.cpu)).toFixed(2)}` : '';
     console.log(`  ${a}/${b} rps ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)}, per round)${cpuRatio}`);
   }
 }

@@ -5,8 +5,10 @@
 // deterministic 0..jitterNs extra per step), so latencies differ from command to command as they
 // do at -P 1 (with equal gaps every reply shares its latencies and histograms batch them).
 //   npm run build && node lab/tools/tap-cost.mjs [connections=50] [rounds=20000] [depth=16] [jitterNs=0]
-// DIST=/other/tree/dist measures another build with the same script.
+// DIST=/other/tree/dist measures another build with the same script (one with this tree's Tap API:
+// upChunk, upWritten, downChunk, downWritten).
 const dist = process.env.DIST ?? '../../dist';
+/** @type {typeof import('../../dist/stats/registry.js')} */
 const { StatsRegistry } = await import(`${dist}/stats/registry.js`);
 
 const conns = Number(process.argv[2] ?? 50);
@@ -17,7 +19,10 @@ const registry = new StatsRegistry();
 const taps = Array.from({ length: conns }, (_, i) => registry.openConnection({ client: `127.0.0.1:${1000 + i}` }));
 const request = Buffer.from('*2\r\n$3\r\nGET\r\n$16\r\nkey:__rand_int__\r\n'.repeat(depth));
 const reply = Buffer.from('$3\r\nxxx\r\n'.repeat(depth));
+/** @typedef {(typeof taps)[number]} Tap */
+/** @type {number[]} bytes each connection's tap has seen, per direction */
 const up = new Array(conns).fill(0);
+/** @type {number[]} */
 const down = new Array(conns).fill(0);
 let nowNs = 1e9;
 let seed = 12345;
@@ -31,16 +36,20 @@ function round() {
   for (let c = 0; c < conns; c++) {
     const chunk = Buffer.from(request);
     nowNs += step();
-    taps[c].upChunk(chunk, nowNs);
-    up[c] += chunk.length;
-    taps[c].upDelivered(up[c], nowNs);
+    const tap = /** @type {Tap} */ (taps[c]);
+    tap.upChunk(chunk, nowNs);
+    const upTo = /** @type {number} */ (up[c]) + chunk.length;
+    up[c] = upTo;
+    tap.upWritten(upTo, nowNs);
   }
   for (let c = 0; c < conns; c++) {
     const chunk = Buffer.from(reply);
     nowNs += step();
-    taps[c].downChunk(chunk, nowNs);
-    down[c] += chunk.length;
-    taps[c].downDelivered(down[c], nowNs);
+    const tap = /** @type {Tap} */ (taps[c]);
+    tap.downChunk(chunk, nowNs);
+    const downTo = /** @type {number} */ (down[c]) + chunk.length;
+    down[c] = downTo;
+    tap.downWritten(downTo, nowNs);
   }
 }
 
@@ -51,6 +60,7 @@ for (let i = 0; i < rounds; i++) round();
 const wallNs = Number(process.hrtime.bigint() - t0);
 const cpu = process.cpuUsage(cpu0);
 const commands = rounds * conns * depth;
-const totals = registry.snapshot({}).totals;
+// Only the totals are read: no link to describe.
+const totals = registry.snapshot(/** @type {import('../../dist/link/types.js').LinkSettings} */ ({})).totals;
 if (totals.commands !== totals.replies || totals.unparsedBytes !== 0) throw new Error('the tap lost track');
 console.log(`${conns} connections x ${depth}${jitterNs > 0 ? `, jitter ${jitterNs} ns` : ''}: ${(wallNs / commands).toFixed(1)} ns per command wall, ${(((cpu.user + cpu.system) * 1000) / commands).toFixed(1)} ns CPU (Buffer copies included)`);

@@ -6,7 +6,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../../dist/redis/index.js';
 import { startProxy } from '../../dist/proxy/index.js';
 
@@ -19,34 +19,45 @@ const proxy = await startProxy({ upstream: redis.address, compensationUs: { up: 
 // A second proxy framing every connection (toxics: []), for Redis-aware toxics added live.
 const framed = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
 
+/**
+ * @param {number | undefined} port
+ * @returns {Promise<{ p50: number, p99: number }>}
+ */
 async function bench(port) {
   const { stdout } = await run('redis-benchmark', ['-h', '127.0.0.1', '-p', String(port), '-t', 'get', '-n', String(requests), '-c', '1', '-P', '1', '--csv', '--precision', '3']);
-  const row = stdout.trim().split('\n').pop().split(',').map((s) => s.replaceAll('"', ''));
+  const row = String(stdout.trim().split('\n').pop()).split(',').map((s) => s.replaceAll('"', ''));
   return { p50: Number(row[4]) * 1000, p99: Number(row[6]) * 1000 }; // microseconds
 }
 
+/** @type {[string, number | null][]} */
 const cells = [
   ['direct', null],
   ['proxy, no toxic', null],
   ['latency 0.1 ms', 0.1],
   ['latency 1 ms', 1],
 ];
+/** @type {Record<string, { p50: number, p99: number }[]>} */
 const results = Object.fromEntries(cells.map(([name]) => [name, []]));
+/** @param {string} name */
+const resultsOf = (name) => /** @type {{ p50: number, p99: number }[]} */ (results[name]);
 for (let r = 0; r < rounds; r++) {
   for (const [name, latency] of cells) {
     if (latency !== null) proxy.addToxic({ type: 'latency', name: 'lat', attributes: { latency } });
-    results[name].push(await bench(name === 'direct' ? redis.port : proxy.port));
+    resultsOf(name).push(await bench(name === 'direct' ? redis.port : proxy.port));
     if (latency !== null) proxy.removeToxic('lat');
   }
 }
-const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** @param {number[]} xs */
+const med = (xs) => /** @type {number} */ ([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]);
+/** @param {number[]} xs */
 const fmt = (xs) => `${med(xs).toFixed(0)} (${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)})`;
 console.log(`redis-benchmark -t get -c 1 -P 1 -n ${requests}, ${rounds} alternating rounds; us, median (min-max)`);
 console.log('cell                 p50              p99              added p50 vs direct   added p99 vs direct');
 for (const [name] of cells) {
-  const xs = results[name];
-  const d50 = xs.map((x, i) => x.p50 - results.direct[i].p50);
-  const d99 = xs.map((x, i) => x.p99 - results.direct[i].p99);
+  const xs = resultsOf(name);
+  const direct = resultsOf('direct');
+  const d50 = xs.map((x, i) => x.p50 - /** @type {{ p50: number }} */ (direct[i]).p50);
+  const d99 = xs.map((x, i) => x.p99 - /** @type {{ p99: number }} */ (direct[i]).p99);
   console.log(`${name.padEnd(20)} ${fmt(xs.map((x) => x.p50)).padEnd(16)} ${fmt(xs.map((x) => x.p99)).padEnd(16)} ${fmt(d50).padEnd(21)} ${fmt(d99)}`);
 }
 
@@ -57,6 +68,7 @@ for (let i = 0; i < Number(values['error-runs']); i++) {
   const p = c.pipeline();
   for (let k = 0; k < 10_000; k++) p.get('k');
   const res = await p.exec();
+  if (res === null) throw new Error('the pipeline was discarded');
   const errors = res.filter(([e]) => e).length;
   const wrong = res.filter(([e, v]) => !e && v !== 'v').length;
   const counted = framed.stats().toxics?.find((t) => t.name === 'err')?.applications;

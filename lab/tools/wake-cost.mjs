@@ -16,18 +16,21 @@ if (process.argv[2] === '--server') {
         s.write(d);
       });
     })
-    .listen(0, '127.0.0.1', function () {
-      process.send(this.address().port);
+    .listen(0, '127.0.0.1', /** @this {net.Server} */ function () {
+      process.send?.(/** @type {net.AddressInfo} */ (this.address()).port);
     });
 } else {
   const holds = process.argv.slice(2).map(Number);
   for (const x of holds.length ? holds : [0, 200, 1200, 5000]) {
     const child = fork(new URL(import.meta.url).pathname, ['--server', String(x)]);
-    const port = await new Promise((r) => child.once('message', r));
+    const port = /** @type {number} */ (await new Promise((r) => child.once('message', r)));
     const n = Math.min(2000, Math.round(3_000_000 / (x + 100)));
+    /** @type {number[]} */
     const rtts = await new Promise((resolve) => {
       const s = net.connect({ host: '127.0.0.1', port, noDelay: true });
+      /** @type {number[]} */
       const out = [];
+      /** @type {bigint} */
       let t0;
       let warm = 50;
       const send = () => ((t0 = process.hrtime.bigint()), s.write('x'));
@@ -44,7 +47,7 @@ if (process.argv[2] === '--server') {
     });
     child.kill();
     rtts.sort((a, b) => a - b);
-    const p50 = rtts[rtts.length >> 1];
+    const p50 = /** @type {number} */ (rtts[rtts.length >> 1]);
     console.log(`hold ${x} us: rtt p50 ${p50.toFixed(0)} us, minus the hold ${(p50 - x).toFixed(0)} us (${n} samples)`);
   }
 }
