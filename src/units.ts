@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import { ConfigError } from './errors.js';
+import { wholeNumber } from './validation/schema.js';
 
 const DURATION_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ns|us|µs|ms|s)?\s*$/i;
 const DURATION_UNIT_US: Record<string, number> = { ns: 0.001, us: 1, 'µs': 1, ms: 1000, s: 1_000_000 };
@@ -36,24 +38,28 @@ const BANDWIDTH_UNIT_BPS: Record<string, number> = {
   gb: 8e9,
 };
 
-/** Parses "100mbit", "1gbit", "0" (unlimited) into bits per second, tc's spelling. */
 /** The fastest link a preset or flag may describe: 1 Tbit/s (a faster one is a typo). */
 export const MAX_BANDWIDTH_BPS = 1e12;
 
 /**
- * A rate in bits per second, rounded, or a ConfigError naming `flag`: 0 means unlimited, so a
- * positive rate that rounds to 0 would silently lift the limit and is refused.
+ * A rate in bits per second, rounded: 0 means unlimited, so a positive rate that rounds to 0
+ * would silently lift the limit and is refused.
  */
+export const BANDWIDTH_BPS = z
+  .number({ error: `bits per second from 1 to ${MAX_BANDWIDTH_BPS} (1tbit), or 0 for unlimited` })
+  .min(0)
+  .max(MAX_BANDWIDTH_BPS)
+  .refine((bps) => bps === 0 || Math.round(bps) > 0)
+  .transform((bps) => Math.round(bps));
+
+/** BANDWIDTH_BPS, or a ConfigError naming `flag` (showing `shown`, the text a flag was given). */
 export function checkBandwidthBps(bps: unknown, flag: string, shown: unknown = bps): number {
-  const expect = `bits per second from 1 to ${MAX_BANDWIDTH_BPS} (1tbit), or 0 for unlimited`;
-  if (typeof bps !== 'number' || !Number.isFinite(bps) || bps < 0 || bps > MAX_BANDWIDTH_BPS) {
-    throw new ConfigError(flag, shown, expect);
-  }
-  const rounded = Math.round(bps);
-  if (bps > 0 && rounded === 0) throw new ConfigError(flag, shown, expect);
-  return rounded;
+  const r = BANDWIDTH_BPS.safeParse(bps);
+  if (!r.success) throw new ConfigError(flag, shown, r.error.issues[0]!.message);
+  return r.data;
 }
 
+/** Parses "100mbit", "1gbit", "0" (unlimited) into bits per second, tc's spelling. */
 export function parseBandwidthBps(text: string, flag: string): number {
   const m = BANDWIDTH_RE.exec(String(text));
   if (!m) {
@@ -63,19 +69,21 @@ export function parseBandwidthBps(text: string, flag: string): number {
   return checkBandwidthBps(bps, flag, text);
 }
 
-export function parseNonNegativeInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+/** A whole number as digits only (no sign, exponent or fraction), checked by the one integer check. */
+export function parseWholeNumber(text: string, flag: string, min: number, max: number = Number.MAX_SAFE_INTEGER): number {
   const s = String(text).trim();
-  if (!/^\d+$/.test(s)) throw new ConfigError(flag, text, `a whole number from 0 to ${max}`);
-  const n = Number(s);
-  if (n > max) throw new ConfigError(flag, text, `a whole number from 0 to ${max}`);
-  return n;
+  const r = wholeNumber(min, max).safeParse(/^\d+$/.test(s) ? Number(s) : NaN);
+  // One message for every bad value ("x", "0", too big), so the range said is the range accepted.
+  if (!r.success) throw new ConfigError(flag, text, r.error.issues[0]!.message);
+  return r.data;
+}
+
+export function parseNonNegativeInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
+  return parseWholeNumber(text, flag, 0, max);
 }
 
 export function parsePositiveInt(text: string, flag: string, max = Number.MAX_SAFE_INTEGER): number {
-  const s = String(text).trim();
-  // One message for every bad value ("x", "0", too big), so the range said is the range accepted.
-  if (!/^\d+$/.test(s) || Number(s) < 1 || Number(s) > max) throw new ConfigError(flag, text, `a whole number from 1 to ${max}`);
-  return Number(s);
+  return parseWholeNumber(text, flag, 1, max);
 }
 
 /** Comma-separated list of positive integers ("1,8,64,256"). */
@@ -86,12 +94,14 @@ export function parseIntList(text: string, flag: string, max = 1_000_000): numbe
 }
 
 const BYTES_RE = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i;
-const BYTES_UNIT: Record<string, number> = { b: 1, k: 1024, kb: 1024, kib: 1024, m: 1 << 20, mb: 1 << 20, mib: 1 << 20, g: 1 << 30, gb: 1 << 30, gib: 1 << 30 };
+// k, m, g are powers of 1000 here as in every unit of this tool (bandwidth, printed sizes); KiB,
+// MiB, GiB are powers of 1024 (docs/cli.md "Units").
+const BYTES_UNIT: Record<string, number> = { b: 1, k: 1e3, kb: 1e3, kib: 1024, m: 1e6, mb: 1e6, mib: 1 << 20, g: 1e9, gb: 1e9, gib: 1 << 30 };
 
-/** Parses a size like "4mb", "256MiB", "65536" (bytes; k/m/g are powers of 1024). */
+/** Parses a size like "65536", "64kb" (64000), "4mib" (4194304) into bytes. */
 export function parseBytes(text: string, flag: string): number {
   const m = BYTES_RE.exec(String(text));
-  if (!m) throw new ConfigError(flag, text, 'a size like 65536, 64kb, 4mb or 1gb');
+  if (!m) throw new ConfigError(flag, text, 'a size like 65536, 64kb, 4mib or 1gb (k m g = 1000s, kib mib gib = 1024s)');
   return Math.round(Number(m[1]) * (BYTES_UNIT[(m[2] ?? 'b').toLowerCase()] ?? 1));
 }
 

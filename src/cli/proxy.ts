@@ -64,7 +64,7 @@ export function registerProxy(program: Command): void {
   addLinkFlags(cmd)
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
     .option('--compensate <auto|off|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
-    .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half)', '4mb')
+    .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half); kb = 1000 bytes, kib = 1024', '4mib')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply); 0 = never', '0')
     .option('--max-connections <n>', 'close new clients at once while this many are connected; 0 = no limit', '0')

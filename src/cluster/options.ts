@@ -1,4 +1,6 @@
 import { ConfigError } from '../errors.js';
+import { CLUSTER_OPTIONS } from '../proxy/cluster-options.js';
+import { parseWith } from '../validation/schema.js';
 
 /** What cluster mode adds to ProxyOptions. */
 export type { ClusterProxyOptions } from '../proxy/cluster-options.js';
@@ -26,6 +28,5 @@ export function parseClusterMode(text: string | undefined, flag = '--cluster'): 
 
 export function checkZones(zones: number | undefined, flag = '--zones'): number | undefined {
   if (zones === undefined) return undefined;
-  if (!Number.isInteger(zones) || zones < 1 || zones > 16) throw new ConfigError(flag, zones, 'a whole number of zones from 1 to 16');
-  return zones;
+  return parseWith(CLUSTER_OPTIONS.zones, zones, () => flag);
 }

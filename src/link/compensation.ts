@@ -1,10 +1,8 @@
+import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
 /** At a configured one-way delay, how many microseconds to take off it. */
-export interface CompensationPoint {
-  delayUs: number;
-  compUs: number;
-}
+export type CompensationPoint = z.output<typeof POINT>;
 
 /**
  * What the proxy takes off each one-way delay so a client sees direct + configured.
@@ -13,7 +11,7 @@ export interface CompensationPoint {
  *   and a Redis that sleep for the whole delay pay a wake-up that grows with it, which a constant
  *   cannot follow (figures: docs/measurements.md).
  */
-export type Compensation = { up: number; down: number } | { table: CompensationPoint[] };
+export type Compensation = z.output<typeof COMPENSATION>;
 
 export const NO_COMPENSATION: Compensation = { up: 0, down: 0 };
 
@@ -39,6 +37,37 @@ export function compensationAt(c: Compensation, direction: 'up' | 'down', delayU
   return t[t.length - 1]!.compUs;
 }
 
+const POINT_ACCEPTS = 'delayUs and compUs as non-negative numbers of microseconds';
+const POINT = z.object(
+  {
+    delayUs: z.number({ error: POINT_ACCEPTS }).min(0).describe('Configured one-way delay, microseconds.'),
+    compUs: z.number({ error: POINT_ACCEPTS }).min(0).describe('Microseconds taken off at that delay.'),
+  },
+  { error: POINT_ACCEPTS },
+);
+
+/** A compensation table: sorted by delay, one entry per delay. */
+export const COMPENSATION_TABLE = z
+  .array(POINT, { error: 'a non-empty array of {delayUs, compUs}' })
+  .min(1)
+  .transform((t) => [...t].sort((a, b) => a.delayUs - b.delayUs))
+  .superRefine((t, ctx) => {
+    const twice = t.find((p, i) => i > 0 && p.delayUs === t[i - 1]!.delayUs);
+    if (twice) ctx.addIssue({ code: 'custom', message: `one entry per delay (${twice.delayUs} us appears twice)` });
+  });
+
+/** The `compensationUs` option: `{ up, down }` or `{ table }` (the Compensation type's schema). */
+export const COMPENSATION = z.union(
+  [
+    z.strictObject({
+      up: z.number({ error: 'microseconds, 0 or more' }).min(0).describe('Microseconds off each client -> Redis delay.'),
+      down: z.number({ error: 'microseconds, 0 or more' }).min(0).describe('Microseconds off each Redis -> client delay.'),
+    }),
+    z.strictObject({ table: COMPENSATION_TABLE }),
+  ],
+  { error: '{ up, down } in non-negative microseconds, or { table } of {delayUs, compUs}' },
+);
+
 /**
  * Checks a table read from a file or passed by a caller, sorted by delay. Accepts a bare array or
  * anything with a `compensationTable` array (a saved `redis-rtt calibrate --json` result).
@@ -48,18 +77,10 @@ export function parseCompensationTable(data: unknown, source: string): { table: 
   if (!Array.isArray(raw) || raw.length === 0) {
     throw new ConfigError('--compensate', source, 'a calibrate --json result with a compensationTable, or an array of {delayUs, compUs}');
   }
-  const table = raw.map((p: unknown, i) => {
-    const { delayUs, compUs } = (p ?? {}) as Record<string, unknown>;
-    if (typeof delayUs !== 'number' || typeof compUs !== 'number' || !(delayUs >= 0) || !(compUs >= 0) || !Number.isFinite(delayUs + compUs)) {
-      throw new ConfigError('--compensate', `${source} entry ${i}`, 'delayUs and compUs as non-negative numbers of microseconds');
-    }
-    return { delayUs, compUs };
-  });
-  table.sort((a, b) => a.delayUs - b.delayUs);
-  for (let i = 1; i < table.length; i++) {
-    if (table[i]!.delayUs === table[i - 1]!.delayUs) {
-      throw new ConfigError('--compensate', source, `one entry per delay (${table[i]!.delayUs} us appears twice)`);
-    }
-  }
-  return { table };
+  const r = COMPENSATION_TABLE.safeParse(raw);
+  if (r.success) return { table: r.data };
+  const issue = r.error.issues[0]!;
+  const entry = issue.path[0];
+  if (typeof entry === 'number') throw new ConfigError('--compensate', `${source} entry ${entry}`, issue.message);
+  throw new ConfigError('--compensate', source, issue.message);
 }

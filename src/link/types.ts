@@ -1,4 +1,6 @@
 /** The network a proxy simulates. One-way delays per direction; up = client -> Redis. */
+import type { z } from 'zod';
+import type { LINK_UPDATE } from './settings.js';
 
 export type JitterDist = 'uniform' | 'normal' | 'pareto' | 'paretonormal';
 export const JITTER_DISTS: readonly JitterDist[] = ['uniform', 'normal', 'pareto', 'paretonormal'];
@@ -16,11 +18,8 @@ export interface LinkSettings {
   bandwidthBps: number;
 }
 
-/** A partial change to a link, as accepted by setLink() and PUT /link. */
-export interface LinkUpdate extends Partial<LinkSettings> {
-  /** Round-trip time: sets upUs and downUs to half each (odd microseconds: down gets the extra). */
-  rttUs?: number;
-}
+/** A partial change to a link, as accepted by setLink() and PUT /link (its schema: LINK_UPDATE in settings.ts). */
+export type LinkUpdate = Omit<z.input<typeof LINK_UPDATE>, 'preset'>;
 
 export const NO_DELAY: LinkSettings = {
   upUs: 0,

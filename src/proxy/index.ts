@@ -1,12 +1,10 @@
-import { ConfigError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
-import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
-import { planControl, startControl } from './start-control.js';
+import { startControl } from './start-control.js';
 import { jitterFloorWarning } from '../link/jitter.js';
-import { formatEndpoint, parseEndpoint, parseRedisEndpoint, isLoopback, type Endpoint } from './endpoint.js';
+import { formatEndpoint, isLoopback, type Endpoint } from './endpoint.js';
 import { createRegistry, renderMetrics, emptySnapshot } from './registry-factory.js';
 import { ProxyServer } from './server.js';
 import { SelfMonitor } from './self-monitor.js';
@@ -18,14 +16,14 @@ import { toxicFamily } from '../toxics/metrics.js';
 import { FRAMING_STAGE } from '../toxics/framing.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
-import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
+import { normalizeProxyOptions, type NormalizedProxyOptions } from './normalize-options.js';
 import { prepareProxyTls, type ProxyTls } from '../tls/setup.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
 
-export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export { DEFAULT_HIGH_WATER_BYTES, DEFAULT_CONNECT_TIMEOUT_MS } from './options-schema.js';
+export { normalizeProxyOptions, type NormalizedProxyOptions } from './normalize-options.js';
 /**
  * Ceiling on auto compensation per direction, above what a quiet machine measures
  * (docs/measurements.md): a larger figure means the machine was busy during the measurement, and
@@ -40,17 +38,9 @@ export const MAX_AUTO_COMPENSATION_US = 80;
  *   const p = await startProxy({ upstream: '127.0.0.1:6380', link: { rttUs: 1200 } });
  *   new Redis(p.port, p.host); ...; p.stats().totals.roundTrips; await p.close();
  */
-export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
-  if (!options || typeof options.upstream !== 'string') {
-    throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
-  }
-  const upstream = parseRedisEndpoint(options.upstream, '--upstream');
-  const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
-  const highWaterBytes = options.highWaterBytes ?? DEFAULT_HIGH_WATER_BYTES;
-  if (!Number.isFinite(highWaterBytes) || highWaterBytes < 1024) {
-    throw new ConfigError('--high-water', highWaterBytes, 'a byte count of at least 1024');
-  }
-  const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+export async function startProxy(input: ProxyOptions): Promise<RedisRttProxy> {
+  const options = normalizeProxyOptions(input);
+  const { upstream, listen, highWaterBytes, log } = options;
   const secure = prepareProxyTls(options.upstreamTls, options.listenTls, upstream, log);
   try {
     return await startWith(options, upstream, listen, highWaterBytes, log, secure);
@@ -61,25 +51,24 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
 }
 
 async function startWith(
-  options: ProxyOptions,
+  options: NormalizedProxyOptions,
   upstream: Endpoint,
   listen: Endpoint,
   highWaterBytes: number,
   log: (line: string) => void,
   secure: ProxyTls,
 ): Promise<RedisRttProxy> {
-  const controlPlan = planControl(options);
-  // Validate the requested link now (a ConfigError before anything listens), apply it after the
-  // hop measurement: the link starts with no delay so auto compensation can measure through it.
-  applyLinkUpdate(defaultLinkSettings(), options.link ?? {});
-  const link = new LinkState({}, { seed: options.seed, compensationUs: checkCompensation(options.compensationUs) });
+  const controlPlan = options.control;
+  // The link starts with no delay so auto compensation can measure through it; the requested one
+  // (validated already) goes on after the hop measurement.
+  const link = new LinkState({}, { seed: options.seed, compensationUs: options.compensationUs });
   let calibrating = options.compensationUs === undefined;
   const registry =
     options.tap === false
       ? undefined
       : createRegistry({
-          maxPendingPerConnection: positiveInt(options.maxPendingPerConnection, '--max-pending'),
-          maxPendingTotal: positiveInt(options.maxPendingTotal, '--max-pending-total'),
+          maxPendingPerConnection: options.maxPendingPerConnection,
+          maxPendingTotal: options.maxPendingTotal,
         });
   const lateness = new LatencyHistogram();
   const scheduler = options.scheduler ?? sharedScheduler();
@@ -93,10 +82,10 @@ async function startWith(
     link,
     registry,
     highWaterBytes,
-    handshake: options.handshake ?? true,
-    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    handshake: options.handshake,
+    connectTimeoutMs: options.connectTimeoutMs,
     onEvent: options.onEvent && ((e) => (calibrating ? undefined : options.onEvent!(e))),
-    argSizes: options.argSizes ?? false,
+    argSizes: options.argSizes,
     keyHash: options.keyHash,
     log,
     onLateness: (ns, direction) => {
@@ -104,8 +93,8 @@ async function startWith(
       monitor.onLateness(ns, direction);
     },
     monitor,
-    idleTimeoutMs: nonNegativeInt(options.idleTimeoutMs, '--idle-timeout'),
-    maxConnections: nonNegativeInt(options.maxConnections, '--max-connections'),
+    idleTimeoutMs: options.idleTimeoutMs,
+    maxConnections: options.maxConnections,
     upstreamTls: secure.upstream,
     listenTls: secure.listen,
   });
@@ -240,27 +229,4 @@ async function autoCompensation(
     us = MAX_AUTO_COMPENSATION_US;
   }
   return { up: us, down: us };
-}
-
-function nonNegativeInt(n: number | undefined, flag: string): number | undefined {
-  if (n === undefined) return undefined;
-  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(flag, n, 'a whole number, 0 for off');
-  return n;
-}
-
-function positiveInt(n: number | undefined, flag: string): number | undefined {
-  if (n === undefined) return undefined;
-  if (!Number.isSafeInteger(n) || n < 1) throw new ConfigError(flag, n, 'a whole number of at least 1');
-  return n;
-}
-
-function checkCompensation(c: Compensation | undefined): Compensation | undefined {
-  if (c === undefined) return undefined;
-  if ('table' in c) return parseCompensationTable(c.table, 'compensationUs.table');
-  for (const d of ['up', 'down'] as const) {
-    if (typeof c[d] !== 'number' || !(c[d] >= 0) || !Number.isFinite(c[d])) {
-      throw new ConfigError('compensationUs', c, '{ up, down } in non-negative microseconds, or { table }');
-    }
-  }
-  return c;
 }

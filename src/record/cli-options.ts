@@ -64,7 +64,7 @@ export function addRecordFlags(cmd: Command): Command {
  */
 export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordContext): RecordHooks | undefined {
   const maxBytes = flags.recordMaxBytes === undefined ? DEFAULT_RECORDER.maxBytes : parseBytes(flags.recordMaxBytes, '--record-max-bytes');
-  if (maxBytes < 4096) throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'a size of at least 4kb');
+  if (maxBytes < 4000) throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'a size of at least 4kb');
   const keys = (flags.recordKeys ?? 'none') as KeyMode;
   if (!KEY_MODES.includes(keys)) throw new ConfigError('--record-keys', flags.recordKeys, KEY_MODES.join(' | '));
   if (flags.record === undefined) return undefined;

@@ -7,35 +7,41 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type tls from 'node:tls';
+import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
-export type TlsVersion = 'TLSv1.2' | 'TLSv1.3';
+export const TLS_VERSIONS = ['TLSv1.2', 'TLSv1.3'] as const;
+export type TlsVersion = (typeof TLS_VERSIONS)[number];
 
-/** TLS towards Redis (`--upstream-tls`). */
-export interface UpstreamTlsOptions {
-  /** CA certificate(s) (PEM file) to verify Redis with. @default Node's bundled roots */
-  ca?: string;
-  /** Name to verify and send as SNI. @default the upstream host (SNI only when it is a name) */
-  servername?: string;
-  /** Client certificate and key (PEM files) for Redis with `tls-auth-clients yes`. */
-  cert?: string;
-  key?: string;
-  /** Skip certificate verification (logged as a warning at start). @default false */
-  insecure?: boolean;
-}
+const file = (what: string) => z.string({ error: 'a file path' }).min(1).describe(what).optional();
 
-/** TLS towards clients (`--listen-tls`). */
-export interface ListenTlsOptions {
-  /** Server certificate and key (PEM files). @default a throwaway pair made at start (its CA path in `tlsCaFile`) */
-  cert?: string;
-  key?: string;
-  /** Require client certificates signed by this CA (PEM file). @default none required */
-  ca?: string;
-  /** Highest TLS version offered, e.g. 'TLSv1.2' to measure a 1.2 handshake. @default 'TLSv1.3' */
-  maxVersion?: TlsVersion;
-}
+/** TLS towards Redis (`--upstream-tls`): the shape; the files are read and checked by loadUpstreamTls. */
+export const UPSTREAM_TLS = z.object(
+  {
+    ca: file("CA certificate(s) (PEM file) to verify Redis with. Default: Node's bundled roots."),
+    servername: z.string({ error: 'a DNS name' }).describe('Name to verify and send as SNI. Default: the upstream host (SNI only when it is a name).').optional(),
+    cert: file('Client certificate (PEM file) for Redis with `tls-auth-clients yes`; with key.'),
+    key: file('Private key (PEM file) of cert.'),
+    insecure: z.boolean({ error: 'true or false' }).describe('Skip certificate verification (logged as a warning at start).').optional(),
+  },
+  { error: 'true, or an object of ca, servername, cert, key, insecure' },
+);
+export type UpstreamTlsOptions = z.input<typeof UPSTREAM_TLS>;
 
-export const TLS_VERSIONS: readonly TlsVersion[] = ['TLSv1.2', 'TLSv1.3'];
+/** TLS towards clients (`--listen-tls`): the shape; the files are read and checked by loadListenTls. */
+export const LISTEN_TLS = z.object(
+  {
+    cert: file('Server certificate (PEM file), with key. Default: a throwaway pair made at start (its CA path in `tlsCaFile`).'),
+    key: file('Private key (PEM file) of cert.'),
+    ca: file('Require client certificates signed by this CA (PEM file). Default: none required.'),
+    maxVersion: z
+      .enum(TLS_VERSIONS, { error: TLS_VERSIONS.join(' or ') })
+      .describe("Highest TLS version offered, e.g. 'TLSv1.2' to measure a 1.2 handshake. Default: 'TLSv1.3'.")
+      .optional(),
+  },
+  { error: 'true, or an object of cert, key, ca, maxVersion' },
+);
+export type ListenTlsOptions = z.input<typeof LISTEN_TLS>;
 
 /** Resolves `--upstream-tls` options into what tls.connect() takes per connection. */
 export function loadUpstreamTls(o: UpstreamTlsOptions, upstreamHost: string | undefined, log: (line: string) => void): tls.ConnectionOptions {

@@ -1,53 +1,49 @@
-import { ConfigError } from '../errors.js';
+import { z } from 'zod';
 
 /**
- * Readers for toxic attributes. Each names the field in its error (`attributes.latency`), so the
- * API's 400 and the CLI's exit 2 both say what to fix. toxiproxy decodes into Go integers; we
- * accept JSON numbers (fractions where the unit allows them) and leave unknown keys alone, as Go's
- * decoder does.
+ * Schemas for toxic attributes, one per kind of value, each saying what it accepts once (the
+ * ConfigError names the field: `attributes.latency`, so the API's 400 and the CLI's exit 2 both say
+ * what to fix). toxiproxy decodes into Go integers; we accept JSON numbers (fractions where the
+ * unit allows them) and ignore unknown keys, as Go's decoder does. A null or "" reads as absent
+ * (Go's zero value): `absentAsUndefined` drops them before a schema sees the object.
  */
 export type Attrs = Record<string, unknown>;
 
-export function numberAttr(
-  attrs: Attrs,
-  key: string,
-  opts: { default?: number; min?: number; integer?: boolean; unit: string },
-): number {
-  const v = attrs[key];
-  if (v === undefined || v === null) {
-    if (opts.default === undefined) throw new ConfigError(`attributes.${key}`, v, `a number (${opts.unit}, required)`);
-    return opts.default;
-  }
+export function absentAsUndefined(o: object): Attrs {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== ''));
+}
+
+export function numberAttr(opts: { default: number; min?: number; integer?: boolean; unit: string }): z.ZodDefault<z.ZodNumber>;
+export function numberAttr(opts: { min?: number; integer?: boolean; unit: string }): z.ZodNumber;
+export function numberAttr(opts: { default?: number; min?: number; integer?: boolean; unit: string }): z.ZodNumber | z.ZodDefault<z.ZodNumber> {
   const min = opts.min ?? 0;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || (opts.integer && !Number.isInteger(v))) {
-    throw new ConfigError(`attributes.${key}`, v, `${opts.integer ? 'an integer' : 'a number'} >= ${min} (${opts.unit})`);
-  }
-  return v;
+  const accepts = `${opts.integer ? 'an integer' : 'a number'} >= ${min} (${opts.unit}${opts.default === undefined ? ', required' : ''})`;
+  const n = (opts.integer ? z.int({ error: accepts }) : z.number({ error: accepts })).min(min).describe(opts.unit);
+  return opts.default === undefined ? n : n.default(opts.default);
 }
 
-export function boolAttr(attrs: Attrs, key: string, def: boolean): boolean {
-  const v = attrs[key];
-  if (v === undefined || v === null) return def;
-  if (typeof v !== 'boolean') throw new ConfigError(`attributes.${key}`, v, 'true or false');
-  return v;
+export function boolAttr(def: boolean): z.ZodDefault<z.ZodBoolean> {
+  return z.boolean({ error: 'true or false' }).default(def);
 }
 
-export function stringAttr(attrs: Attrs, key: string, opts: { required?: boolean; oneOf?: readonly string[]; def?: string }): string {
-  const v = attrs[key];
-  if (v === undefined || v === null || v === '') {
-    if (opts.required) throw new ConfigError(`attributes.${key}`, v, 'a non-empty string (required)');
-    return opts.def ?? '';
-  }
-  if (typeof v !== 'string') throw new ConfigError(`attributes.${key}`, v, 'a string');
-  if (opts.oneOf && !opts.oneOf.includes(v)) throw new ConfigError(`attributes.${key}`, v, `one of ${opts.oneOf.join(', ')}`);
-  return v;
+export function requiredStringAttr(): z.ZodString {
+  return z.string({ error: 'a non-empty string (required)' }).min(1);
 }
 
-export function stringListAttr(attrs: Attrs, key: string): string[] {
-  const v = attrs[key];
-  if (v === undefined || v === null) return [];
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x.length > 0)) {
-    throw new ConfigError(`attributes.${key}`, v, 'an array of non-empty strings');
-  }
-  return v as string[];
+export function optionalStringAttr(def = ''): z.ZodDefault<z.ZodString> {
+  return z.string({ error: 'a string' }).default(def);
+}
+
+export function oneOfAttr<const T extends readonly [string, ...string[]]>(values: T, def: T[number]): z.ZodDefault<z.ZodEnum<{ [K in T[number]]: K }>> {
+  return z.enum(values, { error: `one of ${values.join(', ')}` }).default(def as never) as never;
+}
+
+export function stringListAttr(): z.ZodDefault<z.ZodArray<z.ZodString>> {
+  const accepts = 'an array of non-empty strings';
+  return z.array(z.string({ error: accepts }).min(1), { error: accepts }).default([]);
+}
+
+/** A toxic type's attributes: an object of these fields (unknown keys ignored). */
+export function attributesOf<S extends z.core.$ZodLooseShape>(shape: S): z.ZodObject<S> {
+  return z.object(shape, { error: 'a JSON object' });
 }

@@ -1,11 +1,12 @@
-import { numberAttr } from './attributes.js';
+import { z } from 'zod';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
-export interface BandwidthAttrs {
-  /** KB/s (1 KB = 1000 bytes, as toxiproxy computes it); 0 = unlimited. */
-  rate: number;
-}
+const ATTRS = attributesOf({
+  rate: numberAttr({ default: 0, unit: 'KB/s (1 KB = 1000 bytes, as toxiproxy computes it), 0 = unlimited' }),
+});
+export type BandwidthAttrs = z.output<typeof ATTRS>;
 
 /**
  * toxiproxy's `bandwidth`: bytes leave no faster than `rate`. A chunk is cut into pieces of one
@@ -15,7 +16,7 @@ export interface BandwidthAttrs {
 export const bandwidthToxic: ByteToxicDefinition<BandwidthAttrs> = {
   kind: 'byte',
   type: 'bandwidth',
-  parse: (raw) => ({ rate: numberAttr(raw, 'rate', { default: 0, unit: 'KB/s, 0 = unlimited' }) }),
+  attributes: ATTRS,
   create: ({ scheduler, next, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     let txFreeNs = -Infinity;

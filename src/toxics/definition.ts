@@ -1,6 +1,6 @@
 import type { Uniform } from '../link/rng.js';
 import type { ByteSink, ByteStage, ConnectionContext, Direction, FrameStage, Scheduler } from '../stage/types.js';
-import type { Attrs } from './attributes.js';
+import type { z } from 'zod';
 
 /** What a byte toxic's stage gets on one connection. `attrs()` reads the current attributes (they change live). */
 export interface ByteStageArgs<A> {
@@ -16,8 +16,8 @@ export interface ByteStageArgs<A> {
 export interface ByteToxicDefinition<A extends object = object> {
   readonly kind: 'byte';
   readonly type: string;
-  /** Validates (ConfigError naming `attributes.<field>`) and fills in defaults. */
-  parse(raw: Attrs): A;
+  /** The attributes' schema: validates (a ConfigError names `attributes.<field>`) and fills in defaults. */
+  attributes: z.ZodType<A>;
   create(args: ByteStageArgs<A>): ByteStage;
 }
 
@@ -36,7 +36,7 @@ export interface FrameStageArgs<A> {
 export interface FrameToxicDefinition<A extends object = object> {
   readonly kind: 'frame';
   readonly type: string;
-  parse(raw: Attrs): A;
+  attributes: z.ZodType<A>;
   create(args: FrameStageArgs<A>): FrameStage;
 }
 

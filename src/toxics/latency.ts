@@ -1,13 +1,15 @@
-import { numberAttr } from './attributes.js';
+import { z } from 'zod';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
-export interface LatencyAttrs {
-  /** Milliseconds added to each chunk; fractions allowed (0.1 = 100 us). */
-  latency: number;
-  /** Milliseconds either side of `latency`, uniform; the mean stays `latency` (unless floored at 0). */
-  jitter: number;
-}
+const ATTRS = attributesOf({
+  latency: numberAttr({ default: 0, unit: 'milliseconds, fractions allowed' }).describe('Milliseconds added to each chunk; fractions allowed (0.1 = 100 us).'),
+  jitter: numberAttr({ default: 0, unit: 'milliseconds, fractions allowed' }).describe(
+    'Milliseconds either side of `latency`, uniform; the mean stays `latency` (unless floored at 0).',
+  ),
+});
+export type LatencyAttrs = z.output<typeof ATTRS>;
 
 /**
  * toxiproxy's `latency`: each chunk is stamped on arrival and leaves `latency +- jitter` later, never
@@ -18,10 +20,7 @@ export interface LatencyAttrs {
 export const latencyToxic: ByteToxicDefinition<LatencyAttrs> = {
   kind: 'byte',
   type: 'latency',
-  parse: (raw) => ({
-    latency: numberAttr(raw, 'latency', { default: 0, unit: 'milliseconds, fractions allowed' }),
-    jitter: numberAttr(raw, 'jitter', { default: 0, unit: 'milliseconds, fractions allowed' }),
-  }),
+  attributes: ATTRS,
   create: ({ scheduler, next, uniform, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     return {

@@ -1,10 +1,11 @@
-import { numberAttr } from './attributes.js';
+import { z } from 'zod';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 
-export interface LimitDataAttrs {
-  /** Bytes let through in its direction before the connection closes. */
-  bytes: number;
-}
+const ATTRS = attributesOf({
+  bytes: numberAttr({ default: 0, integer: true, unit: 'bytes' }).describe('Bytes let through in its direction before the connection closes.'),
+});
+export type LimitDataAttrs = z.output<typeof ATTRS>;
 
 /**
  * toxiproxy's `limit_data`: passes the first `bytes` bytes of its direction, then closes the
@@ -14,7 +15,7 @@ export interface LimitDataAttrs {
 export const limitDataToxic: ByteToxicDefinition<LimitDataAttrs> = {
   kind: 'byte',
   type: 'limit_data',
-  parse: (raw) => ({ bytes: numberAttr(raw, 'bytes', { default: 0, integer: true, unit: 'bytes' }) }),
+  attributes: ATTRS,
   create: ({ conn, next, attrs }) => {
     let sent = 0;
     let closed = false;

@@ -1,11 +1,12 @@
-import { numberAttr } from './attributes.js';
+import type { z } from 'zod';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 import type { EndKind, Timer } from '../stage/types.js';
 
-export interface ResetPeerAttrs {
-  /** Milliseconds after the first data (or the end) before the RST; 0 = at once. */
-  timeout: number;
-}
+const ATTRS = attributesOf({
+  timeout: numberAttr({ default: 0, unit: 'milliseconds' }).describe('Milliseconds after the first data (or the end) before the RST; 0 = at once.'),
+});
+export type ResetPeerAttrs = z.output<typeof ATTRS>;
 
 /**
  * toxiproxy's `reset_peer`: the first thing to arrive in its direction (data or the end) starts a
@@ -15,7 +16,7 @@ export interface ResetPeerAttrs {
 export const resetPeerToxic: ByteToxicDefinition<ResetPeerAttrs> = {
   kind: 'byte',
   type: 'reset_peer',
-  parse: (raw) => ({ timeout: numberAttr(raw, 'timeout', { default: 0, unit: 'milliseconds' }) }),
+  attributes: ATTRS,
   create: ({ conn, scheduler, attrs }) => {
     let timer: Timer | undefined;
     let started = false;

@@ -1,17 +1,20 @@
-import { ConfigError } from '../errors.js';
+import { z } from 'zod';
 import type { Uniform } from '../link/rng.js';
-import { numberAttr } from './attributes.js';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
-export interface SlicerAttrs {
-  /** Mean slice size, bytes. */
-  average_size: number;
-  /** Slices vary by up to this many bytes either way; less than average_size. */
-  size_variation: number;
-  /** Microseconds between slices. */
-  delay: number;
-}
+const ATTRS = attributesOf({
+  average_size: numberAttr({ min: 1, integer: true, unit: 'bytes' }).describe('Mean slice size, bytes.'),
+  size_variation: numberAttr({ default: 0, integer: true, unit: 'bytes' }).describe('Slices vary by up to this many bytes either way; less than average_size.'),
+  delay: numberAttr({ default: 0, unit: 'microseconds' }).describe('Microseconds between slices.'),
+})
+  .superRefine((a, ctx) => {
+    if (a.size_variation >= a.average_size) {
+      ctx.addIssue({ code: 'custom', path: ['size_variation'], message: `an integer below average_size (${a.average_size})` });
+    }
+  });
+export type SlicerAttrs = z.output<typeof ATTRS>;
 
 /**
  * Cut points for [start, end) by toxiproxy's recursive halving: a piece within `variation` of the
@@ -33,17 +36,7 @@ export function sliceEnds(start: number, end: number, a: SlicerAttrs, uniform: U
 export const slicerToxic: ByteToxicDefinition<SlicerAttrs> = {
   kind: 'byte',
   type: 'slicer',
-  parse: (raw) => {
-    const a = {
-      average_size: numberAttr(raw, 'average_size', { min: 1, integer: true, unit: 'bytes' }),
-      size_variation: numberAttr(raw, 'size_variation', { default: 0, integer: true, unit: 'bytes' }),
-      delay: numberAttr(raw, 'delay', { default: 0, unit: 'microseconds' }),
-    };
-    if (a.size_variation >= a.average_size) {
-      throw new ConfigError('attributes.size_variation', a.size_variation, `an integer below average_size (${a.average_size})`);
-    }
-    return a;
-  },
+  attributes: ATTRS,
   create: ({ scheduler, next, uniform, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     let nextFreeNs = -Infinity;

@@ -1,17 +1,18 @@
-import { numberAttr } from './attributes.js';
+import { z } from 'zod';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
-export interface SlowCloseAttrs {
-  /** Milliseconds the close (FIN or RST) is held after the data before it. */
-  delay: number;
-}
+const ATTRS = attributesOf({
+  delay: numberAttr({ default: 0, unit: 'milliseconds' }).describe('Milliseconds the close (FIN or RST) is held after the data before it.'),
+});
+export type SlowCloseAttrs = z.output<typeof ATTRS>;
 
 /** toxiproxy's `slow_close`: data passes at once; the end of the stream waits `delay` ms. */
 export const slowCloseToxic: ByteToxicDefinition<SlowCloseAttrs> = {
   kind: 'byte',
   type: 'slow_close',
-  parse: (raw) => ({ delay: numberAttr(raw, 'delay', { default: 0, unit: 'milliseconds' }) }),
+  attributes: ATTRS,
   create: ({ scheduler, next, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     return {

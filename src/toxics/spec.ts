@@ -1,44 +1,69 @@
+import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import type { Attrs } from './attributes.js';
+import { keyPath, parseWith } from '../validation/schema.js';
+import { absentAsUndefined } from './attributes.js';
+import type { ToxicDefinition } from './definition.js';
 import { TOXIC_TYPES } from './registry.js';
-import type { Stream, ToxicSpec } from './types.js';
+import type { ToxicSpec } from './types.js';
+
+const TYPE_NAMES = [...TOXIC_TYPES.keys()];
+
+export const TOXICITY = z
+  .number({ error: 'a number from 0 to 1' })
+  .min(0)
+  .max(1)
+  .describe('Probability: per connection for byte toxics (as toxiproxy), per command for Redis-aware ones.');
+
+/** The fields every toxic has, as toxiproxy's API takes them (defaults as toxiproxy's). */
+const ENVELOPE = {
+  name: z.string({ error: 'a string' }).default('').describe('Unique on its proxy. Default: <type>_<stream>.'),
+  stream: z
+    .enum(['upstream', 'downstream'], { error: 'upstream or downstream' })
+    .default('downstream')
+    .describe('upstream = client to Redis; Redis-aware toxics act on request/reply pairs and ignore it.'),
+  toxicity: TOXICITY.default(1),
+};
 
 /**
- * Reads a toxic as toxiproxy's API takes it: `{name?, type, stream?, toxicity?, attributes?}`.
- * Defaults as toxiproxy: stream `downstream`, toxicity 1, name `<type>_<stream>`. Errors are
- * ConfigErrors whose `flag` is the field (`type`, `stream`, `toxicity`, `attributes.latency`).
+ * A toxic as toxiproxy's API takes it: `{name?, type, stream?, toxicity?, attributes?}`, one
+ * object per type with that type's attributes. Unknown keys are ignored, as Go's decoder does.
+ */
+export const TOXIC = z
+  .discriminatedUnion('type', [...TOXIC_TYPES.values()].map(toxicObject) as [ToxicObject, ...ToxicObject[]], {
+    error: `one of ${TYPE_NAMES.join(', ')}`,
+  })
+  .transform((t): ToxicSpec => ({ ...t, name: t.name || `${t.type}_${t.stream}` }));
+
+function toxicObject(d: ToxicDefinition) {
+  return z.object({ ...ENVELOPE, type: z.literal(d.type), attributes: (d.attributes as z.ZodType<Record<string, unknown>>).prefault({}) });
+}
+type ToxicObject = ReturnType<typeof toxicObject>;
+
+const TOXIC_ACCEPTS = 'a JSON object like {"type":"latency","attributes":{"latency":1}}';
+
+/**
+ * Reads a toxic as toxiproxy's API takes it. Defaults as toxiproxy: stream `downstream`, toxicity
+ * 1, name `<type>_<stream>`. Errors are ConfigErrors whose `flag` is the field (`type`, `stream`,
+ * `toxicity`, `attributes.latency`).
  */
 export function parseToxicSpec(input: unknown): ToxicSpec {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ConfigError('toxic', input, 'a JSON object like {"type":"latency","attributes":{"latency":1}}');
-  }
-  const o = input as Record<string, unknown>;
-  const stream = o['stream'] ?? 'downstream';
-  if (stream !== 'upstream' && stream !== 'downstream') throw new ConfigError('stream', stream, 'upstream or downstream');
-  const type = o['type'];
-  const def = typeof type === 'string' ? TOXIC_TYPES.get(type) : undefined;
-  if (!def) throw new ConfigError('type', type, `one of ${[...TOXIC_TYPES.keys()].join(', ')}`);
-  const name = o['name'] ?? '';
-  if (typeof name !== 'string') throw new ConfigError('name', name, 'a string');
-  const toxicity = parseToxicity(o['toxicity'] ?? 1);
-  return {
-    name: name || `${def.type}_${stream}`,
-    type: def.type,
-    stream: stream as Stream,
-    toxicity,
-    attributes: parseAttributes(def.type, o['attributes'] ?? {}),
-  };
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
+  const o = absentAsUndefined(input);
+  if (isObject(o.attributes)) o.attributes = absentAsUndefined(o.attributes);
+  return parseWith(TOXIC, o, keyPath());
 }
 
 /** Validates attributes for a type and fills in its defaults. */
 export function parseAttributes(type: string, raw: unknown): Record<string, unknown> {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new ConfigError('attributes', raw, 'a JSON object');
   const def = TOXIC_TYPES.get(type);
-  if (!def) throw new ConfigError('type', type, `one of ${[...TOXIC_TYPES.keys()].join(', ')}`);
-  return def.parse(raw as Attrs) as Record<string, unknown>;
+  if (!def) throw new ConfigError('type', type, `one of ${TYPE_NAMES.join(', ')}`);
+  return parseWith(def.attributes, isObject(raw) ? absentAsUndefined(raw) : raw, keyPath('attributes')) as Record<string, unknown>;
 }
 
 export function parseToxicity(v: unknown): number {
-  if (typeof v !== 'number' || !(v >= 0 && v <= 1)) throw new ConfigError('toxicity', v, 'a number from 0 to 1');
-  return v;
+  return parseWith(TOXICITY, v, () => 'toxicity');
+}
+
+function isObject(v: unknown): v is object {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -1,11 +1,14 @@
-import { numberAttr } from './attributes.js';
+import type { z } from 'zod';
+import { attributesOf, numberAttr } from './attributes.js';
 import type { ByteToxicDefinition } from './definition.js';
 import type { Timer } from '../stage/types.js';
 
-export interface TimeoutAttrs {
-  /** Milliseconds until the connection closes; 0 = never (data is still dropped). */
-  timeout: number;
-}
+const ATTRS = attributesOf({
+  timeout: numberAttr({ default: 0, unit: 'milliseconds, 0 = never close' }).describe(
+    'Milliseconds until the connection closes; 0 = never (data is still dropped).',
+  ),
+});
+export type TimeoutAttrs = z.output<typeof ATTRS>;
 
 /**
  * toxiproxy's `timeout`: from the moment it applies, every byte in its direction is dropped (lost,
@@ -15,7 +18,7 @@ export interface TimeoutAttrs {
 export const timeoutToxic: ByteToxicDefinition<TimeoutAttrs> = {
   kind: 'byte',
   type: 'timeout',
-  parse: (raw) => ({ timeout: numberAttr(raw, 'timeout', { default: 0, unit: 'milliseconds, 0 = never close' }) }),
+  attributes: ATTRS,
   create: ({ conn, next, scheduler, attrs }) => {
     const ms = attrs().timeout;
     let timer: Timer | undefined = ms > 0 ? scheduler.schedule(scheduler.clock.nowNs() + ms * 1e6, () => conn.close('end')) : undefined;

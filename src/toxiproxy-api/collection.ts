@@ -1,16 +1,9 @@
-import { isJsonObject } from '../http/json.js';
 import type { ToxicEnv } from '../toxics/types.js';
-import { missingField, proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
+import { proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
 import { ManagedProxy } from './managed-proxy.js';
 import type { Scheduler } from '../stage/types.js';
+import { parseProxyCreate } from './proxy-body.js';
 
-/** A proxy as toxiproxy's API takes it (create, populate, update). */
-export interface ProxyInput {
-  name?: unknown;
-  listen?: unknown;
-  upstream?: unknown;
-  enabled?: unknown;
-}
 
 /**
  * The named proxies of one `redis-rtt server`. Changes run one at a time (starting a proxy awaits a
@@ -42,8 +35,9 @@ export class ProxyCollection {
     return p;
   }
 
-  async create(input: ProxyInput, where = ''): Promise<ManagedProxy> {
-    const { name, listen, upstream, enabled } = checkInput(input, where);
+  /** Creates a proxy from toxiproxy's JSON (a 400 ApiError when it is not valid). */
+  async create(input: unknown, where = ''): Promise<ManagedProxy> {
+    const { name, listen, upstream, enabled } = parseProxyCreate(input, where);
     if (this.proxies.has(name)) throw proxyAlreadyExists();
     const p = new ManagedProxy(name, listen, upstream, this.env, this.log);
     if (enabled) await p.start();
@@ -63,7 +57,7 @@ export class ProxyCollection {
    */
   async populate(body: unknown): Promise<ManagedProxy[]> {
     if (!Array.isArray(body)) throw badRequestBody('expected a JSON array of proxies');
-    const inputs = body.map((x, i) => checkInput((x ?? {}) as ProxyInput, ` at proxy ${i + 1}`));
+    const inputs = body.map((x, i) => parseProxyCreate(x ?? {}, ` at proxy ${i + 1}`));
     const seen = new Set<string>();
     for (const i of inputs) {
       if (seen.has(i.name)) throw new ApiError(`duplicate proxy name ${JSON.stringify(i.name)}`, 500);
@@ -94,16 +88,4 @@ export class ProxyCollection {
   async close(): Promise<void> {
     await Promise.all([...this.proxies.values()].map((p) => p.stop()));
   }
-}
-
-function checkInput(input: ProxyInput, where: string): { name: string; listen: string; upstream: string; enabled: boolean } {
-  if (!isJsonObject(input)) throw badRequestBody('expected a JSON object');
-  const { name, listen, upstream, enabled } = input;
-  if (name !== undefined && typeof name !== 'string') throw badRequestBody(`name${where}: expected a string`);
-  if (upstream !== undefined && typeof upstream !== 'string') throw badRequestBody(`upstream${where}: expected a string`);
-  if (listen !== undefined && typeof listen !== 'string') throw badRequestBody(`listen${where}: expected a string`);
-  if (enabled !== undefined && typeof enabled !== 'boolean') throw badRequestBody(`enabled${where}: expected true or false`);
-  if (!name) throw missingField(`name${where}`);
-  if (!upstream) throw missingField(`upstream${where}`);
-  return { name, listen: listen || '127.0.0.1:0', upstream, enabled: enabled ?? true };
 }

@@ -2,9 +2,9 @@ import type http from 'node:http';
 import { readJson, readJsonObject, sendEmpty, sendJson } from '../http/json.js';
 import type { Params, Route } from '../http/router.js';
 import { VERSION } from '../version.js';
-import { badRequestBody } from './api-error.js';
 import type { ProxyCollection } from './collection.js';
 import { renderServerMetrics } from './metrics.js';
+import { parseProxyBody } from './proxy-body.js';
 
 /**
  * toxiproxy reports its own version here; clients only print it. We answer with the toxiproxy API
@@ -77,11 +77,8 @@ async function proxyShow(c: ProxyCollection, _req: http.IncomingMessage, res: ht
 
 async function proxyUpdate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string }): Promise<void> {
   const proxy = c.get(p.proxy);
-  const b = await readJsonObject(req, API_BODY_LIMIT_BYTES);
-  for (const [k, t] of [['listen', 'string'], ['upstream', 'string'], ['enabled', 'boolean']] as const) {
-    if (b[k] !== undefined && typeof b[k] !== t) throw badRequestBody(`${k}: expected a ${t}`);
-  }
-  await c.serial(() => proxy.update(b as { listen?: string; upstream?: string; enabled?: boolean }));
+  const body = parseProxyBody(await readJsonObject(req, API_BODY_LIMIT_BYTES));
+  await c.serial(() => proxy.update(body));
   sendJson(res, 200, proxy.toJSON());
 }
 

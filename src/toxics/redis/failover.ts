@@ -1,15 +1,17 @@
-import { numberAttr, stringAttr } from '../attributes.js';
+import { z } from 'zod';
+import { attributesOf, numberAttr, oneOfAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
-import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+import { liveMatcher, MATCH_ATTRS } from './match.js';
 
 export const FAILOVER_MODES = ['refuse', 'loading', 'masterdown'] as const;
 export type FailoverMode = (typeof FAILOVER_MODES)[number];
 
-export interface FailoverAttrs extends MatchAttrs {
-  /** Milliseconds the failover lasts from when the toxic is added (or updated). */
-  duration: number;
-  mode: FailoverMode;
-}
+const ATTRS = attributesOf({
+  ...MATCH_ATTRS,
+  duration: numberAttr({ unit: 'milliseconds' }).describe('Milliseconds the failover lasts from when the toxic is added (or updated).'),
+  mode: oneOfAttr(FAILOVER_MODES, 'refuse'),
+});
+export type FailoverAttrs = z.output<typeof ATTRS>;
 
 /** The replies a Redis gives while it loads its dataset or has lost its master (replica-serve-stale-data no). */
 export const FAILOVER_REPLIES: Record<Exclude<FailoverMode, 'refuse'>, string> = {
@@ -26,11 +28,7 @@ export const FAILOVER_REPLIES: Record<Exclude<FailoverMode, 'refuse'>, string> =
 export const failoverToxic: FrameToxicDefinition<FailoverAttrs> = {
   kind: 'frame',
   type: 'failover',
-  parse: (raw) => ({
-    ...parseMatch(raw),
-    duration: numberAttr(raw, 'duration', { unit: 'milliseconds' }),
-    mode: stringAttr(raw, 'mode', { oneOf: FAILOVER_MODES, def: 'refuse' }) as FailoverMode,
-  }),
+  attributes: ATTRS,
   create: ({ attrs, applies, conn, sinceNs }) => {
     const active = (): boolean => conn.nowNs() < sinceNs() + attrs().duration * 1e6;
     if (attrs().mode === 'refuse' && active() && applies()) conn.close('reset');

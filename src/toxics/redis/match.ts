@@ -1,17 +1,18 @@
 import type { RequestInfo } from '../../stage/types.js';
-import { stringAttr, stringListAttr, type Attrs } from '../attributes.js';
+import { optionalStringAttr, stringListAttr } from '../attributes.js';
 import { compileGlob } from './glob.js';
 
-/** The attributes every Redis-aware toxic shares. */
-export interface MatchAttrs {
-  /** Command names (any case); empty = every command. */
-  commands: string[];
-  /** Glob on the command's first key; empty = any (and commands without a key). */
-  keys: string;
-}
+/** The attributes every Redis-aware toxic shares (its schema spreads into each one's). */
+export const MATCH_ATTRS = {
+  commands: stringListAttr()
+    .transform((names) => names.map((c) => c.toUpperCase()))
+    .describe('Command names (any case); empty = every command.'),
+  keys: optionalStringAttr().describe("Glob on the command's first key; empty = any (and commands without a key)."),
+};
 
-export function parseMatch(raw: Attrs): MatchAttrs {
-  return { commands: stringListAttr(raw, 'commands').map((c) => c.toUpperCase()), keys: stringAttr(raw, 'keys', {}) };
+export interface MatchAttrs {
+  commands: string[];
+  keys: string;
 }
 
 /**

@@ -1,12 +1,14 @@
 import type { ReplyAction } from '../../stage/types.js';
-import { boolAttr } from '../attributes.js';
+import { z } from 'zod';
+import { attributesOf, boolAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
-import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+import { liveMatcher, MATCH_ATTRS } from './match.js';
 
-export interface RedisDropAttrs extends MatchAttrs {
-  /** Close the connection instead of leaving the client waiting. */
-  close: boolean;
-}
+const ATTRS = attributesOf({
+  ...MATCH_ATTRS,
+  close: boolAttr(false).describe('Close the connection instead of leaving the client waiting.'),
+});
+export type RedisDropAttrs = z.output<typeof ATTRS>;
 
 /**
  * Redis runs the matching command but its reply never comes: every later reply on the connection is
@@ -16,7 +18,7 @@ export interface RedisDropAttrs extends MatchAttrs {
 export const redisDropToxic: FrameToxicDefinition<RedisDropAttrs> = {
   kind: 'frame',
   type: 'redis_drop',
-  parse: (raw) => ({ ...parseMatch(raw), close: boolAttr(raw, 'close', false) }),
+  attributes: ATTRS,
   create: ({ attrs, applies, conn }) => {
     const match = liveMatcher(attrs);
     const hit = new Set<number>();

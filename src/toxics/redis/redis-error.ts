@@ -1,12 +1,15 @@
-import { ConfigError } from '../../errors.js';
-import { stringAttr } from '../attributes.js';
+import { z } from 'zod';
+import { attributesOf, requiredStringAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
-import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+import { liveMatcher, MATCH_ATTRS } from './match.js';
 
-export interface RedisErrorAttrs extends MatchAttrs {
-  /** The error reply, without the leading '-': "LOADING Redis is loading the dataset in memory". */
-  error: string;
-}
+const ATTRS = attributesOf({
+  ...MATCH_ATTRS,
+  error: requiredStringAttr()
+    .refine((e) => !/[\r\n]/.test(e), { error: 'one line (no CR or LF)' })
+    .describe(`The error reply, without the leading '-': "LOADING Redis is loading the dataset in memory".`),
+});
+export type RedisErrorAttrs = z.output<typeof ATTRS>;
 
 /**
  * Answers matching commands with an error reply; Redis never sees them. The chain makes the
@@ -15,11 +18,7 @@ export interface RedisErrorAttrs extends MatchAttrs {
 export const redisErrorToxic: FrameToxicDefinition<RedisErrorAttrs> = {
   kind: 'frame',
   type: 'redis_error',
-  parse: (raw) => {
-    const error = stringAttr(raw, 'error', { required: true });
-    if (/[\r\n]/.test(error)) throw new ConfigError('attributes.error', error, 'one line (no CR or LF)');
-    return { ...parseMatch(raw), error };
-  },
+  attributes: ATTRS,
   create: ({ attrs, applies }) => {
     const match = liveMatcher(attrs);
     return {

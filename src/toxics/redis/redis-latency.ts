@@ -1,12 +1,14 @@
 import type { ReplyAction, Timer } from '../../stage/types.js';
-import { numberAttr } from '../attributes.js';
+import type { z } from 'zod';
+import { attributesOf, numberAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
-import { liveMatcher, parseMatch, type MatchAttrs } from './match.js';
+import { liveMatcher, MATCH_ATTRS } from './match.js';
 
-export interface RedisLatencyAttrs extends MatchAttrs {
-  /** Milliseconds added to each matching command's reply; fractions allowed. */
-  latency: number;
-}
+const ATTRS = attributesOf({
+  ...MATCH_ATTRS,
+  latency: numberAttr({ default: 0, unit: 'milliseconds, fractions allowed' }).describe("Milliseconds added to each matching command's reply; fractions allowed."),
+});
+export type RedisLatencyAttrs = z.output<typeof ATTRS>;
 
 /**
  * Delays the replies of matching commands, as a slow command would on the server. The chain holds
@@ -16,7 +18,7 @@ export interface RedisLatencyAttrs extends MatchAttrs {
 export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
   kind: 'frame',
   type: 'redis_latency',
-  parse: (raw) => ({ ...parseMatch(raw), latency: numberAttr(raw, 'latency', { default: 0, unit: 'milliseconds, fractions allowed' }) }),
+  attributes: ATTRS,
   create: ({ attrs, applies, scheduler, conn }) => {
     const match = liveMatcher(attrs);
     const hit = new Set<number>();

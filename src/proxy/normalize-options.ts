@@ -1,0 +1,50 @@
+import type { z } from 'zod';
+import type { ToxicSpec } from '../toxics/types.js';
+import { parseWith } from '../validation/schema.js';
+import { parseToxicSpec } from '../toxics/spec.js';
+import { ConfigError } from '../errors.js';
+import { parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
+import { planControl, type ControlPlan } from './start-control.js';
+import { optionFlag, PROXY_OPTIONS } from './options-schema.js';
+import type { ProxyHooks, ProxyOptions } from './types.js';
+
+/** Every option of startProxy, validated, with defaults filled in and addresses parsed. */
+export interface NormalizedProxyOptions extends Omit<z.output<typeof PROXY_OPTIONS>, 'upstream' | 'listen' | 'control' | 'toxics'>, ProxyHooks {
+  upstream: Endpoint;
+  listen: Endpoint;
+  /** --control's address, access and bind warning; undefined without --control. */
+  control?: ControlPlan;
+  toxics?: ToxicSpec[];
+  log: (line: string) => void;
+}
+
+const stderrLog = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
+
+/**
+ * Checks every option of startProxy before anything is built: the options' schema
+ * (src/proxy/options-schema.ts), then the addresses, the control endpoint's bind policy and each
+ * toxic. Pure (no I/O); TLS files are read by prepareProxyTls. A ConfigError names the CLI flag,
+ * or the key (`link.rttUs`; a toxic's field as toxiproxy names it: `attributes.latency`), and what it accepts.
+ */
+export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOptions {
+  if (typeof options !== 'object' || options === null || typeof options.upstream !== 'string') {
+    throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
+  }
+  // Named as the toxiproxy API names them (`attributes.latency`), whichever toxic of the list it is.
+  const toxics = options.toxics?.map((t) => parseToxicSpec(t));
+  const data = parseWith(PROXY_OPTIONS, { ...options, toxics }, optionFlag);
+  return {
+    ...data,
+    upstream: parseRedisEndpoint(data.upstream, '--upstream'),
+    listen: parseEndpoint(data.listen, '--listen'),
+    control: planControl(data),
+    toxics: data.toxics,
+    log: options.log ?? stderrLog,
+    onEvent: options.onEvent,
+    keyHash: options.keyHash,
+    onLinkChange: options.onLinkChange,
+    stages: options.stages,
+    scheduler: options.scheduler,
+    onNodeLinkChange: options.onNodeLinkChange,
+  };
+}

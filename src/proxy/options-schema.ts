@@ -1,0 +1,119 @@
+import { z } from 'zod';
+import { COMPENSATION } from '../link/compensation.js';
+import { LINK_UPDATE } from '../link/settings.js';
+import { keyPath, wholeNumber, type FlagOf } from '../validation/schema.js';
+import { LISTEN_TLS, UPSTREAM_TLS } from '../tls/options.js';
+import { TOXIC } from '../toxics/spec.js';
+import { CLUSTER_OPTIONS } from './cluster-options.js';
+
+export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+const address = (accepts: string, what: string) => z.string({ error: accepts }).describe(what);
+
+/**
+ * startProxy's options that are data (the hooks, functions and objects, are ProxyHooks in
+ * types.ts): the one definition of their keys, types, defaults and what each accepts. The
+ * ProxyOptions type, normalizeProxyOptions' ConfigErrors and docs/proxy-options.schema.json
+ * (`npm run schema`) all come from it.
+ */
+export const PROXY_OPTIONS = z.object(
+  {
+    upstream: address('host:port or unix:/path of the Redis to proxy', 'Where Redis is: "host:port" or "unix:/path/to.sock".'),
+    listen: address('host:port or a unix socket path', 'Where to listen: "host:port" (port 0 = any free port) or a unix socket path.').default(
+      '127.0.0.1:0',
+    ),
+    control: address('host:port or a unix socket path', 'Start the HTTP control endpoint here ("127.0.0.1:0" for any free port).').optional(),
+    controlToken: z
+      .string({ error: 'a string' })
+      .describe('When set, control requests must carry `Authorization: Bearer <token>` (compared in constant time).')
+      .optional(),
+    allowHosts: z
+      .array(z.string({ error: 'host names' }), { error: 'an array of host names' })
+      .describe(
+        'Host names the control endpoint accepts besides its bound address and localhost / 127.0.0.1 / [::1] with its port: ' +
+          '`name` (any port) or `name:port`. Bound to 0.0.0.0 or ::, this or a controlToken is required (docs/SECURITY.md).',
+      )
+      .optional(),
+    link: LINK_UPDATE.describe('Initial link: a preset name and/or explicit settings (explicit ones win). Default: no delay.').optional(),
+    seed: wholeNumber(0, Number.MAX_SAFE_INTEGER).describe('Seed for jitter, so a run can be repeated exactly. Default: random.').optional(),
+    handshake: z.boolean({ error: 'true or false' }).describe('Connection set-up costs one RTT, like a TCP handshake.').default(true),
+    highWaterBytes: z
+      .number({ error: 'a byte count of at least 1024' })
+      .min(1024)
+      .describe("Bytes held in one direction's delay line before the proxy stops reading from that direction's source; resumes below half.")
+      .default(DEFAULT_HIGH_WATER_BYTES),
+    tap: z.boolean({ error: 'true or false' }).describe('Parse RESP on the side and count commands. Off = a plain delaying byte pipe.').default(true),
+    maxPendingPerConnection: wholeNumber(1)
+      .describe(
+        "Unfinished requests one connection's tap may hold (docs/SECURITY.md says what each costs). Past it, or past maxPendingTotal, that connection's " +
+          'tap stops timing (commands still counted, bytes untouched) and /stats says so. Default 65536.',
+      )
+      .optional(),
+    maxPendingTotal: wholeNumber(1).describe("Unfinished requests all connections' taps may hold together. Default 262144.").optional(),
+    idleTimeoutMs: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'off')
+      .describe('Close a connection when its client socket has seen no bytes either way for this long and no request awaits a reply. 0 = never.')
+      .default(0),
+    maxConnections: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'no limit')
+      .describe('Close new clients at once while this many connections are live. 0 = no limit.')
+      .default(0),
+    argSizes: z.boolean({ error: 'true or false' }).describe("Collect every request argument's size (for --record).").default(false),
+    compensationUs: COMPENSATION.describe(
+      "Microseconds taken off each one-way delay to pay for the proxy's own hop: a constant per direction, or `{ table }` from " +
+        '`redis-rtt calibrate`. Default: the hop, measured at start (docs/precision.md).',
+    ).optional(),
+    connectTimeoutMs: z
+      .number({ error: 'milliseconds, 0 or more' })
+      .min(0)
+      .describe('How long to wait for Redis to accept a connection before closing the client.')
+      .default(DEFAULT_CONNECT_TIMEOUT_MS),
+    upstreamTls: z
+      .union([z.boolean(), UPSTREAM_TLS], { error: 'true, false, or an object of ca, servername, cert, key, insecure' })
+      .describe("Speak TLS to Redis (docs/tls.md): true verifies against Node's bundled roots; files are read and checked at start.")
+      .optional(),
+    listenTls: z
+      .union([z.boolean(), LISTEN_TLS], { error: 'true, false, or an object of cert, key, ca, maxVersion' })
+      .describe('Serve TLS to clients, terminated behind the link (docs/tls.md). true generates a throwaway pair; its CA is `tlsCaFile`.')
+      .optional(),
+    toxics: z
+      .array(TOXIC, { error: 'an array of toxics' })
+      .describe(
+        "toxiproxy toxics and Redis-aware ones, as toxiproxy's API takes them, after `stages`. When given (even []) every connection " +
+          'is framed, so Redis-aware toxics added later reach all of them.',
+      )
+      .optional(),
+    ...CLUSTER_OPTIONS,
+  },
+  { error: 'an object of proxy options with at least { upstream }' },
+);
+
+/** The CLI flag of each option that has one: a ConfigError names what the user typed. */
+const FLAGS: Record<string, string> = {
+  upstream: '--upstream',
+  listen: '--listen',
+  control: '--control',
+  controlToken: '--control-token',
+  seed: '--seed',
+  highWaterBytes: '--high-water',
+  maxPendingPerConnection: '--max-pending',
+  maxPendingTotal: '--max-pending-total',
+  idleTimeoutMs: '--idle-timeout',
+  maxConnections: '--max-connections',
+  connectTimeoutMs: '--connect-timeout',
+  cluster: '--cluster',
+  announceHost: '--announce-host',
+  listenPorts: '--listen-ports',
+  zones: '--zones',
+};
+
+/** `--high-water` for a top-level option with a flag, else the key path (`link.rttUs`, `toxics[0].type`). */
+export const optionFlag: FlagOf = (path) => (path.length === 1 && FLAGS[String(path[0])]) || keyPath()(path) || 'options';
+
+/** docs/proxy-options.schema.json: the options a config file can hold, as JSON Schema (draft 2020-12). */
+export function proxyOptionsJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(PROXY_OPTIONS, { io: 'input', target: 'draft-2020-12' }),
+    title: 'redis-rtt proxy options',
+    description: 'The data options of startProxy() and `redis-rtt proxy` (generated from src/proxy/options-schema.ts by `npm run schema`).',
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * The bridge between zod schemas and ConfigError, and the number checks every schema shares.
+ *
+ * Each schema states what it accepts once, as its `error`: zod then uses that text for every way
+ * the value can be wrong (type, range, integer), and `parseWith` turns the first issue into a
+ * ConfigError that names the flag or key (the issue's path) and that text. Why zod 4: the
+ * dependency table in docs/CONTRIBUTING.md. Each body's schema lives beside what it
+ * configures (link/settings.ts, toxics/spec.ts, proxy/options-schema.ts, toxiproxy-api/proxy-body.ts).
+ */
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+
+/** Names the flag for an issue's path: a CLI flag where the key has one, else the dotted key. */
+export type FlagOf = (path: readonly PropertyKey[]) => string;
+
+/** `prefix.a.b[2]`-style names, the form ConfigErrors have used for nested keys (`attributes.latency`). */
+export function keyPath(prefix = ''): FlagOf {
+  return (path) => {
+    let out = prefix;
+    for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
+    return out;
+  };
+}
+
+/**
+ * The value the schema accepts (its output: defaults filled in, transforms applied), or a
+ * ConfigError for the first problem. An unknown key of a strict object is named as the key.
+ */
+export function parseWith<S extends z.ZodType>(schema: S, input: unknown, flagOf: FlagOf = keyPath()): z.output<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  throw issueError(r.error.issues[0]!, input, flagOf);
+}
+
+export function issueError(issue: z.core.$ZodIssue, input: unknown, flagOf: FlagOf): ConfigError {
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    return new ConfigError(flagOf([...issue.path, key]), valueAt(input, [...issue.path, key]), issue.message);
+  }
+  return new ConfigError(flagOf(issue.path), valueAt(input, issue.path), issue.message);
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const p of path) {
+    if (typeof v !== 'object' || v === null || !Object.prototype.hasOwnProperty.call(v, p)) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[p];
+  }
+  return v;
+}
+
+/**
+ * The one integer check: a whole number (a safe integer) from `min` to `max`. Its message says
+ * the range, so what is said is what is accepted; `zeroMeans` words a 0 that switches a thing off.
+ */
+export function wholeNumber(min: number, max: number = Number.MAX_SAFE_INTEGER, zeroMeans?: string): z.ZodInt {
+  const range = max !== Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : min === 0 ? '(0 or more)' : `of at least ${min}`;
+  return z.int({ error: `a whole number ${range}${zeroMeans ? `, 0 for ${zeroMeans}` : ''}` }).min(min).max(max);
+}
