@@ -99,8 +99,9 @@ class TimerThread {
       // The program above needs a few kilobytes; keep the thread's heap small.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
     });
-    this.worker.unref();
     this.worker.on('message', (slot: number) => this.owners[slot]?.(slot));
+    // After the listener: adding a 'message' listener refs the worker's port again.
+    this.worker.unref();
     this.worker.on('error', () => {
       // Tell every owner, so each falls back on Node's timers instead of waiting for a wake that
       // will never come.

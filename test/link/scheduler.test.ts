@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock, realClock } from '../../src/clock.js';
@@ -185,5 +186,26 @@ describe('WakeLearner', () => {
     expect(l.earlyNs).toBe(30_000);
     for (let i = 0; i < 200; i++) l.observe(0, 50_000_000); // a stalled machine: capped
     expect(l.earlyNs).toBe(2_000_000);
+  });
+});
+
+describe('the timer thread and the process', () => {
+  it('never keeps a process alive: one that only waited on it exits by itself', async () => {
+    const url = new URL('../../dist/link/scheduler.js', import.meta.url).href;
+    const code = `const { sharedScheduler } = await import(${JSON.stringify(url)});
+      const s = sharedScheduler();
+      s.schedule(s.clock.nowNs() + 3e6, () => console.log('fired'));`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exitCode = await new Promise<number | null>((resolve) => {
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.on('exit', (c) => {
+        clearTimeout(kill);
+        resolve(c);
+      });
+    });
+    expect(out.trim()).toBe('fired');
+    expect(exitCode).toBe(0);
   });
 });
