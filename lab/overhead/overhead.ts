@@ -242,11 +242,11 @@ async function runSequential(t: SequentialTargets): Promise<Omit<OverheadReport[
   const totals = proxies.map(() => [] as number[]);
   for (let r = 0; r < t.repeat; r++) {
     t.progress(`overhead: rep ${r + 1}/${t.repeat} ${seqN} sequential SETs direct and at ${linkRttUs} us RTT`);
-    const direct = await pingFromChild({ host: redis.host, port: redis.port }, seqN, 100, set);
+    const direct = await pingFromChild({ kind: 'tcp', host: redis.host!, port: redis.port! }, seqN, 100, set);
     perCmd.push(direct.reduce((a, b) => a + b, 0) / direct.length);
     for (let j = 0; j < proxies.length; j++) {
       const i = (j + r) % proxies.length;
-      const through = await pingFromChild({ host: proxies[i]!.host, port: proxies[i]!.port }, seqN, 20, set);
+      const through = await pingFromChild({ kind: 'tcp', host: proxies[i]!.host!, port: proxies[i]!.port! }, seqN, 20, set);
       totals[i]!.push(through.reduce((a, b) => a + b, 0) / 1000);
     }
   }

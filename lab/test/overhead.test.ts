@@ -77,11 +77,11 @@ describe('overhead', () => {
     const redis = await startPrivateRedis();
     const pipe = await startBarePipe({ host: redis.host!, port: redis.port! });
     try {
-      const [pong, echo] = await rawCommands({ host: pipe.host, port: pipe.port }, [['PING'], ['ECHO', 'x'.repeat(100_000)]]);
+      const [pong, echo] = await rawCommands({ kind: 'tcp', host: pipe.host, port: pipe.port }, [['PING'], ['ECHO', 'x'.repeat(100_000)]]);
       expect(pong!.text).toBe('PONG');
       expect(echo!.text).toBe('x'.repeat(100_000));
       const clients = async (): Promise<number> => {
-        const [info] = await rawCommands({ host: redis.host!, port: redis.port! }, [['INFO', 'clients']]);
+        const [info] = await rawCommands({ kind: 'tcp', host: redis.host!, port: redis.port! }, [['INFO', 'clients']]);
         return Number(/connected_clients:(\d+)/.exec(info!.text!)![1]);
       };
       for (let i = 0; i < 50 && (await clients()) > 1; i++) await new Promise((res) => setTimeout(res, 10));

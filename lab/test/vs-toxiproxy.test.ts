@@ -238,7 +238,7 @@ describe('a checked redis-benchmark run against a private Redis', () => {
   it('parses the run when every GET hit the key, and throws when they missed it', async () => {
     const run = { port: redis.port!, redisPort: redis.port!, requests: 200, clients: 2, pipeline: 1 };
     await expect(runGetBenchmark(run)).rejects.toThrow(/200 GETs missed the key/);
-    await rawCommands({ host: '127.0.0.1', port: redis.port! }, [['SET', BENCH_KEY, 'xxx']]);
+    await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: redis.port! }, [['SET', BENCH_KEY, 'xxx']]);
     const r = await runGetBenchmark(run);
     expect(r.test).toBe('GET');
     expect(r.rps).toBeGreaterThan(0);

@@ -87,7 +87,7 @@ export const BENCH_KEY = 'key:__rand_int__';
 
 /** redis-benchmark GET against 127.0.0.1:port, checked against Redis's counters; throws on a failed check. */
 export async function runGetBenchmark(run: BenchmarkRun): Promise<BenchmarkResult> {
-  const redis = { host: '127.0.0.1', port: run.redisPort };
+  const redis = { kind: 'tcp' as const, host: '127.0.0.1', port: run.redisPort };
   const counters = async (): Promise<GetCounters> => parseGetCounters((await rawCommands(redis, [['INFO', 'stats']]))[0]?.text ?? '');
   const before = await counters();
   const argv = ['-h', '127.0.0.1', '-p', String(run.port), '-t', 'get', '-n', String(run.requests), '-c', String(run.clients), '-P', String(run.pipeline), '--csv'];

@@ -72,7 +72,7 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
   try {
     redis = await startPrivateRedis();
     const redisPort = redis.port!;
-    await rawCommands({ host: '127.0.0.1', port: redisPort }, [['SET', BENCH_KEY, BENCH_VALUE]]);
+    await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: redisPort }, [['SET', BENCH_KEY, BENCH_VALUE]]);
     const rtt: RedisRttTarget = await startRedisRtt(redisPort);
     open.push(rtt);
     const toxi: ToxiproxyTarget = await startToxiproxy(o.toxiproxyPath, redisPort);
@@ -158,6 +158,6 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
 
 /** One GET through a proxy before anything is measured: the reply is the preloaded value. */
 async function checkOneGet(port: number): Promise<void> {
-  const [reply] = await rawCommands({ host: '127.0.0.1', port }, [['GET', BENCH_KEY]], 5000);
+  const [reply] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['GET', BENCH_KEY]], 5000);
   if (reply?.type !== '$' || reply.text !== BENCH_VALUE) throw new Error(`GET through port ${port} answered ${JSON.stringify(reply)}, not "${BENCH_VALUE}"`);
 }

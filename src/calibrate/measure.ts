@@ -1,15 +1,18 @@
 import { formatUs } from '../format.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { CalibrateRow } from '../results/types.js';
-import type { PingSession, PingTarget } from './pinger.js';
+import type { Endpoint } from '../endpoint.js';
+import type { PingSession, PingTls } from './pinger.js';
 import { quantile } from '../numbers/quantiles.js';
 import { round1, row } from './rows.js';
 
 export interface RowMeasurerOptions {
   pinger: PingSession;
   proxy: RedisRttProxy;
-  direct: PingTarget;
-  through: PingTarget;
+  direct: Endpoint;
+  /** TLS to the upstream, when it speaks TLS. */
+  directTls?: PingTls;
+  through: Endpoint;
   /** Alternating direct/proxied blocks per row. */
   rounds: number;
   /** PINGs per row (rows above 2 ms take fewer, ~3 s each). */
@@ -43,7 +46,7 @@ export class RowMeasurer {
   }
 
   private async measureRow(rttUs: number, n: number): Promise<CalibrateRow> {
-    const { pinger, proxy, direct, through, rounds } = this.o;
+    const { pinger, proxy, direct, directTls, through, rounds } = this.o;
     proxy.setLink({ rttUs });
     proxy.resetStats();
     const perRound = Math.max(20, Math.ceil(n / rounds));
@@ -65,7 +68,7 @@ export class RowMeasurer {
         wallUs += Number(process.hrtime.bigint() - t0) / 1000;
       };
       const runDirect = async (): Promise<void> => {
-        d = await pinger.ping(direct, directPerRound, 10);
+        d = await pinger.ping(direct, directPerRound, 10, undefined, directTls);
       };
       if (r % 2 === 0) {
         await runDirect();

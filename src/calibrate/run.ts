@@ -1,12 +1,12 @@
 import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
-import { parseRedisEndpoint } from '../proxy/endpoint.js';
+import { parseRedisEndpoint, type Endpoint } from '../endpoint.js';
 import { startProxy } from '../proxy/index.js';
 import { formatUs } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { RowMeasurer } from './measure.js';
-import { startPingSession, type PingTarget, type PingTls } from './pinger.js';
+import { startPingSession, type PingTls } from './pinger.js';
 import { loadUpstreamTls, type UpstreamTlsOptions } from '../tls/options.js';
 import { round1, row, tableFrom, verdict, withinTolerance } from './rows.js';
 
@@ -64,30 +64,26 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   if (options.upstreamTls && upstreamEndpoint?.kind !== 'tcp') throw new ConfigError('--upstream-tls', options.upstream ?? 'a private Redis', 'a host:port --upstream');
   const secure = options.upstreamTls && upstreamEndpoint?.kind === 'tcp' ? pingTls(options.upstreamTls, upstreamEndpoint.host) : undefined;
   const own = upstreamEndpoint ? undefined : await startPrivateRedis();
-  const direct: PingTarget = own
-    ? { host: own.host, port: own.port }
-    : upstreamEndpoint!.kind === 'tcp'
-      ? { host: upstreamEndpoint!.host, port: upstreamEndpoint!.port, tls: secure }
-      : { path: upstreamEndpoint!.path };
+  const direct: Endpoint = own ? { kind: 'tcp', host: own.host!, port: own.port! } : upstreamEndpoint!;
   const pinger = startPingSession();
   try {
-    const environment = describeEnvironment(own ? own.version : await redisVersion(direct), new Date());
+    const environment = describeEnvironment(own ? own.version : await redisVersion(direct, secure), new Date());
     const proxy = await startProxy({
       upstream: own ? own.address : options.upstream!,
       upstreamTls: own ? undefined : options.upstreamTls,
       compensationUs: options.compensationUs ?? NO_COMPENSATION,
       log: () => {},
     });
-    const through: PingTarget = { host: proxy.host, port: proxy.port };
+    const through: Endpoint = { kind: 'tcp', host: proxy.host!, port: proxy.port! };
     let idleCpuPct = 0;
-    const measurer = new RowMeasurer({ pinger, proxy, direct, through, rounds, samples, progress });
+    const measurer = new RowMeasurer({ pinger, proxy, direct, directTls: secure, through, rounds, samples, progress });
     let rows: CalibrateRow[];
     let uncalibratedRows: CalibrateRow[] | undefined;
     let compensationTable: CompensationPoint[] | undefined;
     try {
       progress(`calibrate: warming up (${WARMUP_PINGS} PINGs each way)`);
       proxy.setLink({ rttUs: 0 });
-      await pinger.ping(direct, WARMUP_PINGS);
+      await pinger.ping(direct, WARMUP_PINGS, 0, undefined, secure);
       await pinger.ping(through, WARMUP_PINGS);
       rows = await measurer.pass(auto ? 'uncompensated, ' : '', rtts);
       const delayed = rtts.filter((r) => r > 0);
@@ -143,10 +139,9 @@ function pingTls(o: true | UpstreamTlsOptions, host: string): PingTls {
   return { ca: text(c.ca), cert: text(c.cert), key: text(c.key), servername: c.servername, rejectUnauthorized: c.rejectUnauthorized };
 }
 
-async function redisVersion(target: PingTarget): Promise<string> {
+async function redisVersion(at: Endpoint, secure: PingTls | undefined): Promise<string> {
   try {
-    const raw = target.path ? { path: target.path } : { host: target.host!, port: target.port!, tls: target.tls && { ...target.tls } };
-    const [info] = await rawCommands(raw, [['INFO', 'server']]);
+    const [info] = await rawCommands(at, [['INFO', 'server']], 1000, secure);
     return versionFromInfo(info?.text ?? '') ?? 'unknown';
   } catch {
     return 'unknown';

@@ -1,6 +1,6 @@
 import type tls from 'node:tls';
 import { NetworkError } from '../errors.js';
-import { describeFailure } from '../proxy/dial.js';
+import { describeFailure } from '../redis/dial.js';
 import { rawCommands, type RawReply } from '../redis/raw-command.js';
 import { parseClusterNodes, type TopologyNode } from './topology.js';
 
@@ -37,7 +37,7 @@ export async function discoverCluster(host: string, port: number, o: DiscoveryOp
   try {
     // Named, so a node's CLIENT LIST tells the proxy's own short connections from the clients'.
     const cmds = [...(login ? [login] : []), ['CLIENT', 'SETNAME', DISCOVERY_CLIENT_NAME], ['INFO', 'cluster'], ['CLUSTER', 'NODES']];
-    replies = await rawCommands({ host, port, tls: o.tls }, cmds, o.timeoutMs ?? 2000);
+    replies = await rawCommands({ kind: 'tcp', host, port }, cmds, o.timeoutMs ?? 2000, o.tls);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     let reason = e.message;

@@ -1,4 +1,4 @@
-import { encodeLike, type RespNode, type Splice } from './resp-tree.js';
+import { encodeLike, type RespNode, type Splice } from '../resp/reply-tree.js';
 import type { ListenAddress, RealAddress, RewriteContext } from './types.js';
 
 /**

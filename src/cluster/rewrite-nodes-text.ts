@@ -1,7 +1,7 @@
 import type { RewriteBuffer } from './rewrite-common.js';
 import { splitHostPort } from './rewrite-common.js';
 import { isArray } from './rewrite-slots.js';
-import { expectShape, type RespNode } from './resp-tree.js';
+import { expectShape, type RespNode } from '../resp/reply-tree.js';
 
 /**
  * CLUSTER NODES (one string, a line per node) and CLUSTER REPLICAS / SLAVES (an array of such

@@ -1,6 +1,6 @@
 import type { RewriteBuffer } from './rewrite-common.js';
 import { splitHostPort } from './rewrite-common.js';
-import type { RespNode } from './resp-tree.js';
+import type { RespNode } from '../resp/reply-tree.js';
 import type { RewriteKind } from './types.js';
 
 const REDIRECT = /^(MOVED|ASK) (\d+) (\S*)$/;

@@ -3,7 +3,7 @@ import { mayBeRedirect, rewriteRedirect } from './rewrite-redirect.js';
 import { rewriteNodesText, rewriteReplicasText } from './rewrite-nodes-text.js';
 import { rewriteShards } from './rewrite-shards.js';
 import { rewriteSlots } from './rewrite-slots.js';
-import { applySplices, parseFrame, RespTreeError, type RespNode } from './resp-tree.js';
+import { applySplices, parseFrame, RespTreeError, type RespNode } from '../resp/reply-tree.js';
 import type { RewriteContext, RewriteKind, RewriteResult } from './types.js';
 
 const TOPOLOGY: Record<string, RewriteKind> = { SLOTS: 'slots', SHARDS: 'shards', NODES: 'nodes', REPLICAS: 'replicas', SLAVES: 'replicas' };

@@ -1,6 +1,6 @@
 import type { RewriteBuffer } from './rewrite-common.js';
 import { isArray } from './rewrite-slots.js';
-import { expectShape, mapGet, type RespNode } from './resp-tree.js';
+import { expectShape, mapGet, type RespNode } from '../resp/reply-tree.js';
 
 /**
  * CLUSTER SHARDS (Redis 7): `[{slots, nodes: [{id, port, tls-port, ip, endpoint, hostname, role,

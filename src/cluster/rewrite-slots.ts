@@ -1,5 +1,5 @@
 import type { RewriteBuffer } from './rewrite-common.js';
-import { expectShape, mapGet, type RespNode } from './resp-tree.js';
+import { expectShape, mapGet, type RespNode } from '../resp/reply-tree.js';
 
 /**
  * CLUSTER SLOTS: `[[start, end, node, node...], ...]`, each node `[endpoint, port, id, metadata]`

@@ -1,5 +1,6 @@
 import type net from 'node:net';
-import { describeEndpoint as describe, describeFailure, dialUpstream } from './dial.js';
+import { formatEndpoint as describe } from '../endpoint.js';
+import { describeFailure, dialRedis } from '../redis/dial.js';
 import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
 import type { ConnectionContext, EndKind, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
@@ -45,7 +46,8 @@ export class ProxiedConnection implements StagedConnection {
     const clock = o.scheduler.clock;
     const acceptedNs = clock.nowNs();
     client.setNoDelay(true);
-    this.upstream = dialUpstream(o.upstream, o.upstreamTls, o.upstreamMeter);
+    const meter = o.upstreamMeter;
+    this.upstream = dialRedis(o.upstream, { tls: o.upstreamTls, allowHalfOpen: true, onTls: meter && ((raw, s) => meter.track(raw, s)) });
     this.context = new StageContext(o.id, clock, (kind) => this.closeFromStage(kind), () => this.closedOnce());
 
     const tap = o.tap;

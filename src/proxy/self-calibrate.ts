@@ -1,9 +1,10 @@
-import net from 'node:net';
-import tls from 'node:tls';
-import { describeFailure } from './dial.js';
+import type net from 'node:net';
+import type tls from 'node:tls';
 import { realClock } from '../clock.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../endpoint.js';
 import { quantile } from '../numbers/quantiles.js';
+import { describeFailure, dialRedisReady } from '../redis/dial.js';
+import { ReplyFramer } from '../resp/reply-framer.js';
 
 export interface HopThrough {
   /** Lower-quartile PING round trip straight to the upstream, microseconds. */
@@ -18,8 +19,6 @@ export interface NotRedis {
 }
 
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
-/** First bytes of every RESP2/RESP3 reply type: + - : $ * _ , # ! = ( % ~ > |. */
-const RESP_TYPE_BYTES = new Set([...'+-:$*_,#!=(%~>|'].map((c) => c.charCodeAt(0)));
 
 class NotRedisError extends Error {}
 
@@ -102,47 +101,26 @@ export async function pingUpstream(
   }
 }
 
+/** One connection for PINGs; the reply framer says when a reply is whole, or that what answered is not RESP. */
 class Pinger {
   private waiting: ((outcome: true | Error) => void) | undefined;
-  /** Reply bytes so far; a PING's reply is one line ("+PONG", "-NOAUTH ..."). */
-  private pending = '';
   private constructor(private readonly socket: net.Socket) {
+    let first: Buffer | undefined;
+    const framer = new ReplyFramer({
+      frame: () => this.waiting?.(true),
+      desync: () => this.waiting?.(new NotRedisError(`answered ${JSON.stringify(first!.subarray(0, 24).toString('latin1'))}`)),
+    });
     socket.on('data', (d: Buffer) => {
-      if (this.pending === '' && !RESP_TYPE_BYTES.has(d[0]!)) {
-        this.waiting?.(new NotRedisError(`answered ${JSON.stringify(d.subarray(0, 24).toString('latin1'))}`));
-        return;
-      }
-      this.pending += d.toString('latin1');
-      if (this.pending.endsWith('\r\n')) {
-        this.pending = '';
-        this.waiting?.(true);
-      }
+      first ??= d;
+      framer.push(d);
     });
     socket.on('close', () => this.waiting?.(new Error('closed')));
     socket.on('error', () => this.waiting?.(new Error('closed')));
   }
 
-  static connect(at: Endpoint, secure: tls.ConnectionOptions | undefined, timeoutMs = 1000): Promise<Pinger> {
-    return new Promise((resolve, reject) => {
-      const s =
-        at.kind === 'unix'
-          ? net.connect({ path: at.path })
-          : secure
-            ? tls.connect({ ...secure, host: at.host, port: at.port })
-            : net.connect({ host: at.host, port: at.port, noDelay: true });
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(new Error('timeout'));
-      }, timeoutMs);
-      s.once(secure && at.kind === 'tcp' ? 'secureConnect' : 'connect', () => {
-        clearTimeout(timer);
-        resolve(new Pinger(s));
-      });
-      s.once('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-    });
+  static async connect(at: Endpoint, secure: tls.ConnectionOptions | undefined, timeoutMs = 1000): Promise<Pinger> {
+    const s = await dialRedisReady(at, { tls: secure }, timeoutMs);
+    return new Pinger(s);
   }
 
   ping(timeoutMs = 1000): Promise<number> {

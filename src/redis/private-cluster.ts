@@ -6,7 +6,9 @@ import { RedisSpawnError } from '../errors.js';
 import { findFreePort } from './free-port.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
-import { rawCommands, type RawTarget } from './raw-command.js';
+import type tls from 'node:tls';
+import type { Endpoint } from '../endpoint.js';
+import { rawCommands } from './raw-command.js';
 import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
 
 export interface PrivateClusterOptions {
@@ -44,8 +46,10 @@ export interface PrivateClusterNode {
   readonly port: number;
   /** The cluster bus port (passed explicitly: see below). */
   readonly busPort: number;
-  /** What rawCommands() needs to reach it (with the CA when the cluster speaks TLS). */
-  readonly target: RawTarget;
+  /** Where rawCommands() reaches it. */
+  readonly endpoint: Endpoint;
+  /** How, when the cluster speaks TLS: trusting its CA. */
+  readonly clientTls?: tls.ConnectionOptions;
 }
 
 export interface PrivateCluster {
@@ -117,8 +121,8 @@ async function startNode(opts: PrivateClusterOptions, tls: TlsFiles | undefined)
         tls: tls && { files: tls },
       });
       const port = server.port!;
-      const target: RawTarget = { host: '127.0.0.1', port, ...(tls ? { tls: { ca: readFileSync(tls.caFile) } } : {}) };
-      return { server, address: server.address, port, busPort, target };
+      const endpoint: Endpoint = { kind: 'tcp', host: '127.0.0.1', port };
+      return { server, address: server.address, port, busPort, endpoint, ...(tls ? { clientTls: { ca: readFileSync(tls.caFile) } } : {}) };
     } catch (err) {
       // Another process can take the bus port between findFreePort() and redis binding it.
       const raced = err instanceof RedisSpawnError && /in use|Could not (create server TCP|bind)/i.test(err.message);
@@ -155,7 +159,7 @@ async function readinessProblem(nodes: readonly PrivateClusterNode[], masters: n
   let replicasUp = 0;
   for (const n of nodes) {
     const cmds = [['CLUSTER', 'INFO'], ['CLUSTER', 'NODES'], ['INFO', 'replication'], ['CLUSTER', 'SLOTS']];
-    const [info, text, repl, slots] = await rawCommands(n.target, cmds, 1000).catch(() => []);
+    const [info, text, repl, slots] = await rawCommands(n.endpoint, cmds, 1000, n.clientTls).catch(() => []);
     const i = info?.text ?? '';
     if (!/cluster_state:ok/.test(i)) return `${n.address} cluster_state not ok`;
     if (!/cluster_slots_ok:16384\b/.test(i)) return `${n.address} not all slots ok`;

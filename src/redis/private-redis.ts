@@ -8,7 +8,9 @@ import { trackChild, untrackChild } from './child-registry.js';
 import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
 import { versionFromInfo } from './info.js';
-import { rawCommands, type RawTarget } from './raw-command.js';
+import type tls from 'node:tls';
+import type { Endpoint } from '../endpoint.js';
+import { rawCommands } from './raw-command.js';
 import { startWatchdog, type Watchdog } from './watchdog.js';
 import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
 import { passwordOffArgv } from './password-config.js';
@@ -107,7 +109,9 @@ class SpawnedRedis implements PrivateRedis {
   private child: ChildProcess | null = null;
   private output = '';
   private readonly args: string[];
-  private readonly target: RawTarget & { tls?: object };
+  private readonly endpoint: Endpoint;
+  /** How rawCommands() reaches a TLS instance: trusting its CA (and with the client certificate it asks for). */
+  private clientTls: tls.ConnectionOptions | undefined;
   private readonly password: string | undefined;
   private stopped = false;
   private watchdog: Watchdog | undefined;
@@ -125,7 +129,7 @@ class SpawnedRedis implements PrivateRedis {
       this.host = '127.0.0.1';
       this.port = port;
       this.address = `127.0.0.1:${port}`;
-      this.target = { host: '127.0.0.1', port };
+      this.endpoint = { kind: 'tcp', host: '127.0.0.1', port };
       if (opts.tls) {
         const clientAuth = typeof opts.tls === 'object' && opts.tls.clientAuth === true;
         const files = (typeof opts.tls === 'object' && opts.tls.files) || generateTlsFiles(dir, { client: clientAuth });
@@ -133,7 +137,7 @@ class SpawnedRedis implements PrivateRedis {
         // prettier-ignore
         this.args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', files.certFile, '--tls-key-file', files.keyFile,
           '--tls-ca-cert-file', files.caFile, '--tls-auth-clients', clientAuth ? 'yes' : 'no');
-        this.target.tls = {
+        this.clientTls = {
           ca: readFileSync(files.caFile),
           ...(clientAuth ? { cert: readFileSync(files.clientCertFile!), key: readFileSync(files.clientKeyFile!) } : {}),
         };
@@ -143,7 +147,7 @@ class SpawnedRedis implements PrivateRedis {
     } else {
       this.socketPath = join(dir, 'redis.sock');
       this.address = `unix:${this.socketPath}`;
-      this.target = { path: this.socketPath };
+      this.endpoint = { kind: 'unix', path: this.socketPath };
       this.args.push('--port', '0', '--unixsocket', this.socketPath, '--unixsocketperm', '700');
     }
     const { args, password, configFile } = passwordOffArgv(extra, dir);
@@ -233,7 +237,7 @@ class SpawnedRedis implements PrivateRedis {
 
   private async answersPing(): Promise<boolean> {
     try {
-      const [reply] = await rawCommands(this.target, [['PING']], 500);
+      const [reply] = await rawCommands(this.endpoint, [['PING']], 500, this.clientTls);
       // NOAUTH means it is up and asking for the password we configured.
       return reply !== undefined && (reply.text === 'PONG' || (reply.type === '-' && /^NOAUTH/.test(reply.text ?? '')));
     } catch {
@@ -246,7 +250,7 @@ class SpawnedRedis implements PrivateRedis {
     if (fromLog) return fromLog;
     try {
       const cmds = this.password !== undefined ? [['AUTH', this.password], ['INFO', 'server']] : [['INFO', 'server']];
-      const replies = await rawCommands(this.target, cmds, 1000);
+      const replies = await rawCommands(this.endpoint, cmds, 1000, this.clientTls);
       return versionFromInfo(replies.at(-1)?.text ?? '');
     } catch {
       return undefined;
@@ -260,7 +264,7 @@ class SpawnedRedis implements PrivateRedis {
     if (isRunning(child)) {
       const cmds = this.password !== undefined ? [['AUTH', this.password], ['SHUTDOWN', 'NOSAVE']] : [['SHUTDOWN', 'NOSAVE']];
       try {
-        await rawCommands(this.target, cmds, 1000);
+        await rawCommands(this.endpoint, cmds, 1000, this.clientTls);
       } catch {
         if (isRunning(child)) child.kill('SIGTERM');
       }

@@ -1,14 +1,15 @@
-import net from 'node:net';
-import tls from 'node:tls';
+import type tls from 'node:tls';
+import type { Endpoint } from '../endpoint.js';
+import { ReplyFramer } from '../resp/reply-framer.js';
+import { parseFrame, type RespNode } from '../resp/reply-tree.js';
+import { dialRedis, readyEvent } from './dial.js';
 
-/** Where a raw connection goes: TCP host/port (over TLS when `tls` is set) or a unix socket path. */
-export type RawTarget = { host: string; port: number; tls?: tls.ConnectionOptions } | { path: string };
-
-/** One reply as read by the tiny reader below: simple/error strings and integers as text, bulk as text or null. */
+/** One reply: strings, errors and numbers as text (UTF-8), nulls as null; aggregates with their elements. */
 export interface RawReply {
-  type: '+' | '-' | ':' | '$' | '*';
+  /** The RESP type byte as a character: `+ - : $ *`, and RESP3's `% ~ _ , # ( = !`. */
+  type: string;
   text: string | null;
-  /** Elements of an array reply. */
+  /** Elements of an aggregate reply (a map's keys and values alternate). */
   items?: RawReply[];
 }
 
@@ -22,52 +23,31 @@ export function encodeCommand(args: readonly string[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/**
- * Parses one top-level reply at `buf` (RESP2 types only: what PING, INFO, CONFIG GET, AUTH produce).
- * Returns the reply and the bytes it used, or null when more bytes are needed.
- */
-export function parseRawReply(buf: Buffer): { reply: RawReply; used: number } | null {
-  const eol = buf.indexOf('\r\n');
-  if (eol < 0) return null;
-  const type = String.fromCharCode(buf[0] ?? 0);
-  const head = buf.subarray(1, eol).toString('utf8');
-  if (type === '+' || type === '-' || type === ':') return { reply: { type, text: head }, used: eol + 2 };
-  if (type === '$') {
-    const len = Number(head);
-    if (len < 0) return { reply: { type, text: null }, used: eol + 2 };
-    if (buf.length < eol + 2 + len + 2) return null;
-    return { reply: { type, text: buf.subarray(eol + 2, eol + 2 + len).toString('utf8') }, used: eol + 2 + len + 2 };
-  }
-  if (type === '*') {
-    const count = Number(head);
-    const items: RawReply[] = [];
-    let used = eol + 2;
-    for (let i = 0; i < count; i++) {
-      const item = parseRawReply(buf.subarray(used));
-      if (!item) return null;
-      items.push(item.reply);
-      used += item.used;
-    }
-    return { reply: { type, text: null, items }, used };
-  }
-  throw new Error(`unexpected reply type byte ${JSON.stringify(type)}`);
+function toRaw(node: RespNode): RawReply {
+  const text = node.text === null ? null : Buffer.from(node.text, 'latin1').toString('utf8');
+  return node.items ? { type: node.type, text, items: node.items.map(toRaw) } : { type: node.type, text };
 }
 
 /**
  * Sends commands on a fresh connection (no client library, so readiness checks work before any
  * client is configured) and resolves with one reply per command. A connection closed by the
- * server resolves with the replies read so far (SHUTDOWN answers nothing).
+ * server resolves with the replies read so far (SHUTDOWN answers nothing). The reply framer finds
+ * where each reply ends; reply-tree reads it.
  */
-export function rawCommands(target: RawTarget, commands: readonly (readonly string[])[], timeoutMs = 1000): Promise<RawReply[]> {
+export function rawCommands(
+  at: Endpoint,
+  commands: readonly (readonly string[])[],
+  timeoutMs = 1000,
+  secure?: tls.ConnectionOptions,
+): Promise<RawReply[]> {
   return new Promise((resolve, reject) => {
-    const socket =
-      'path' in target
-        ? net.connect({ path: target.path })
-        : target.tls
-          ? tls.connect({ ...target.tls, host: target.host, port: target.port })
-          : net.connect({ host: target.host, port: target.port });
+    const dial = { tls: secure };
+    const socket = dialRedis(at, dial);
     const replies: RawReply[] = [];
+    /** Bytes not yet part of a whole reply, and the stream offset of their first byte. */
     let pending: Buffer = Buffer.alloc(0);
+    let pendingAt = 0;
+    let lastEnd = 0;
     let settled = false;
     const finish = (err?: Error): void => {
       if (settled) return;
@@ -77,19 +57,27 @@ export function rawCommands(target: RawTarget, commands: readonly (readonly stri
       if (err) reject(err);
       else resolve(replies);
     };
+    const framer = new ReplyFramer({
+      frame: (f) => {
+        const bytes = pending.subarray(f.start - pendingAt, f.end - pendingAt);
+        replies.push(toRaw(parseFrame(bytes)));
+        lastEnd = f.end;
+      },
+      desync: (offset, reason) => finish(new Error(`not a RESP reply at byte ${offset}: ${reason}`)),
+    });
     const timer = setTimeout(() => finish(new Error(`no reply within ${timeoutMs} ms`)), timeoutMs);
-    socket.on('path' in target || !target.tls ? 'connect' : 'secureConnect', () => socket.write(Buffer.concat(commands.map((c) => encodeCommand(c)))));
+    socket.on(readyEvent(at, dial), () => socket.write(Buffer.concat(commands.map((c) => encodeCommand(c)))));
     socket.on('data', (chunk: Buffer) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       try {
-        for (let r = parseRawReply(pending); r; r = parseRawReply(pending)) {
-          replies.push(r.reply);
-          pending = pending.subarray(r.used);
-        }
+        framer.push(chunk);
       } catch (err) {
-        finish(err as Error);
+        finish(err as Error); // a frame reply-tree cannot read (a streamed aggregate)
         return;
       }
+      // Keep only the bytes after the last whole reply.
+      pending = pending.subarray(lastEnd - pendingAt);
+      pendingAt = lastEnd;
       if (replies.length >= commands.length) finish();
     });
     socket.on('error', (err) => finish(err));

@@ -23,7 +23,7 @@ describe('the long-lived pinger', () => {
   it('answers block after block on one connection, and reports a refused target as an error', async () => {
     const pinger = startPingSession();
     try {
-      const target = { host: redis.host!, port: redis.port! };
+      const target = { kind: 'tcp' as const, host: redis.host!, port: redis.port! };
       const connections = async (): Promise<number> => {
         const [info] = await rawCommands(target, [['INFO', 'stats']]);
         return Number(/total_connections_received:(\d+)/.exec(info!.text ?? '')![1]);
@@ -40,7 +40,7 @@ describe('the long-lived pinger', () => {
       await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
       const { port } = s.address() as net.AddressInfo;
       await new Promise<void>((r) => s.close(() => r()));
-      await expect(pinger.ping({ host: '127.0.0.1', port }, 5)).rejects.toThrow(/ECONNREFUSED/);
+      await expect(pinger.ping({ kind: 'tcp', host: '127.0.0.1', port }, 5)).rejects.toThrow(/ECONNREFUSED/);
     } finally {
       pinger.close();
     }
@@ -180,7 +180,7 @@ describe('proxy --compensate calibrate', () => {
       // The proxy it started serves with that compensation: a PING through it still costs about the 2 ms.
       const pinger = startPingSession();
       try {
-        const rtts = (await pinger.ping({ host: p.host, port: p.port }, 100, 10)).sort((a, b) => a - b);
+        const rtts = (await pinger.ping({ kind: 'tcp', host: p.host, port: p.port }, 100, 10)).sort((a, b) => a - b);
         expect(rtts[50]!).toBeGreaterThan(1500);
         expect(rtts[50]!).toBeLessThan(3000);
       } finally {

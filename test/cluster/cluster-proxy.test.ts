@@ -38,14 +38,14 @@ describe('cluster mode: discovery and listeners', () => {
     // Each listener reaches its own node.
     for (const n of nodes) {
       const [host, port] = n.listen.split(':');
-      const [info] = await rawCommands({ host: host!, port: Number(port) }, [['CLUSTER', 'MYID']], 2000);
+      const [info] = await rawCommands({ kind: 'tcp', host: host!, port: Number(port) }, [['CLUSTER', 'MYID']], 2000);
       expect(info?.text).toBe(n.id);
     }
   });
 
   it('--zones 3 places shard i primary in zone (i mod 3)+1 and its replica in ((i+1) mod 3)+1, with the zone links', async () => {
     const p = await clusterProxy({ zones: 3, sameZoneLink: 'rtt=1ms', crossZoneLink: 'rtt=3ms' });
-    const [[slots]] = [await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']])];
+    const [[slots]] = [await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']])];
     // Shards in slot order: the primary's real port is the 2nd element of the first node.
     const port = (node: RawReply | undefined): number => Number(node!.items![1]!.text);
     const ranges = slots!.items!.map((r) => ({ first: Number(r.items![0]!.text), master: port(r.items![2]), replica: port(r.items![3]) }));
@@ -64,7 +64,7 @@ describe('cluster mode: discovery and listeners', () => {
   });
 
   it('--node-link rules: last match wins, masters / replicas / address / id prefix; setLink with a selector changes only those nodes', async () => {
-    const seedId = (await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MYID']]))[0]!.text!;
+    const seedId = (await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MYID']]))[0]!.text!;
     const p = await clusterProxy({ link: { rttUs: 500 }, nodeLinks: ['masters=rtt=2ms', `replicas=cross-az`, `${seedId.slice(0, 8)}=rtt=7ms`] });
     for (const n of p.nodes()) {
       const rtt = n.linkSettings.upUs + n.linkSettings.downUs;
@@ -95,7 +95,7 @@ describe('cluster mode: discovery and listeners', () => {
 
   it('--announce-host is the host rewritten replies name; --listen 0.0.0.0 without it names 127.0.0.1 and says so', async () => {
     const p = await clusterProxy({ announceHost: 'localhost' });
-    const [slots] = await rawCommands({ host: p.host!, port: p.port! }, [['CLUSTER', 'SLOTS']], 5000);
+    const [slots] = await rawCommands({ kind: 'tcp', host: p.host!, port: p.port! }, [['CLUSTER', 'SLOTS']], 5000);
     const endpoints = slots!.items!.flatMap((r) => r.items!.slice(2).map((n) => `${n.items![0]!.text}:${n.items![1]!.text}`));
     expect(endpoints.sort()).toEqual(p.nodes().map((n) => `localhost:${n.listen.split(':')[1]}`).sort());
     const lines: string[] = [];
@@ -132,19 +132,19 @@ describe('cluster mode: nodes that come and go', () => {
     const busPort = await findFreePort();
     const extra = await startPrivateRedis({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)] });
     try {
-      await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MEET', '127.0.0.1', String(extra.port), String(busPort)]]);
+      await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MEET', '127.0.0.1', String(extra.port), String(busPort)]]);
       for (let i = 0; i < 200; i++) {
-        const [t] = await rawCommands({ host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'NODES']]);
+        const [t] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'NODES']]);
         if ((t?.text ?? '').includes(`:${extra.port}@`) && !/handshake/.test(t?.text ?? '')) break;
         await new Promise((r) => setTimeout(r, 25));
       }
-      const [text] = await rawCommands({ host: p.host!, port: p.port! }, [['CLUSTER', 'NODES']], 5000);
+      const [text] = await rawCommands({ kind: 'tcp', host: p.host!, port: p.port! }, [['CLUSTER', 'NODES']], 5000);
       expect(text?.text).not.toContain(`:${extra.port}@`);
       const added = p.nodes().find((n) => n.upstream === `127.0.0.1:${extra.port}`);
       expect(added).toBeDefined();
       expect(text?.text).toContain(`${added!.listen}@${busPort}`);
       const [host, port] = added!.listen.split(':');
-      expect((await rawCommands({ host: host!, port: Number(port) }, [['PING']]))[0]?.text).toBe('PONG');
+      expect((await rawCommands({ kind: 'tcp', host: host!, port: Number(port) }, [['PING']]))[0]?.text).toBe('PONG');
     } finally {
       await extra.stop();
     }
@@ -158,7 +158,7 @@ describe('cluster mode: nodes that come and go', () => {
     const [host, port] = node.listen.split(':');
     const t0 = Date.now();
     // Closed with no reply: a FIN, or a RST when the PING was still unread as the proxy closed.
-    const outcome = await rawCommands({ host: host!, port: Number(port) }, [['PING']], 3000).then(
+    const outcome = await rawCommands({ kind: 'tcp', host: host!, port: Number(port) }, [['PING']], 3000).then(
       (replies) => replies,
       (err: NodeJS.ErrnoException) => err.code,
     );
@@ -166,6 +166,6 @@ describe('cluster mode: nodes that come and go', () => {
     expect(Date.now() - t0).toBeLessThan(1000);
     const other = p.nodes().find((n) => n.upstream !== victim.address)!;
     const [oh, op] = other.listen.split(':');
-    expect((await rawCommands({ host: oh!, port: Number(op) }, [['PING']]))[0]?.text).toBe('PONG');
+    expect((await rawCommands({ kind: 'tcp', host: oh!, port: Number(op) }, [['PING']]))[0]?.text).toBe('PONG');
   });
 });

@@ -10,7 +10,7 @@ export { median } from '../../src/numbers/quantiles.js';
  * named discovery connections are left out.
  */
 export async function directClients(cluster: PrivateCluster, proxy: RedisRttClusterProxy): Promise<string[]> {
-  const lists = await Promise.all(cluster.nodes.map((n) => rawCommands(n.target, [['CLIENT', 'LIST', 'TYPE', 'normal']], 2000)));
+  const lists = await Promise.all(cluster.nodes.map((n) => rawCommands(n.endpoint, [['CLIENT', 'LIST', 'TYPE', 'normal']], 2000, n.clientTls)));
   const ports = new Set(proxy.connections().map((c) => c.upstreamLocalPort));
   const bad: string[] = [];
   lists.forEach(([r], i) => {
@@ -25,14 +25,14 @@ export async function directClients(cluster: PrivateCluster, proxy: RedisRttClus
 
 /** A key whose slot each master serves, one per master (found with CLUSTER KEYSLOT on the real nodes). */
 export async function keyPerMaster(cluster: PrivateCluster): Promise<{ key: string; masterPort: number }[]> {
-  const seed = cluster.nodes[0]!.target;
-  const [slots] = await rawCommands(seed, [['CLUSTER', 'SLOTS']]);
+  const seed = cluster.nodes[0]!;
+  const [slots] = await rawCommands(seed.endpoint, [['CLUSTER', 'SLOTS']], 1000, seed.clientTls);
   const ranges = slots!.items!.map((r) => ({ from: Number(r.items![0]!.text), to: Number(r.items![1]!.text), port: Number(r.items![2]!.items![1]!.text) }));
   const out: { key: string; masterPort: number }[] = [];
   for (const range of ranges) {
     for (let i = 0; ; i++) {
       const key = `k${i}`;
-      const [s] = await rawCommands(seed, [['CLUSTER', 'KEYSLOT', key]]);
+      const [s] = await rawCommands(seed.endpoint, [['CLUSTER', 'KEYSLOT', key]], 1000, seed.clientTls);
       const slot = Number(s!.text);
       if (slot >= range.from && slot <= range.to) {
         out.push({ key, masterPort: range.port });

@@ -16,7 +16,7 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-const admin = (port: number, ...cmds: string[][]) => rawCommands({ host: '127.0.0.1', port }, cmds, 5000);
+const admin = (port: number, ...cmds: string[][]) => rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, cmds, 5000);
 const text = async (port: number, ...cmd: string[]): Promise<string> => (await admin(port, cmd))[0]?.text ?? '';
 
 interface Node {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rewriteReply, topologyKind } from '../../src/cluster/rewrite-reply.js';
-import { parseFrame } from '../../src/cluster/resp-tree.js';
+import { parseFrame } from '../../src/resp/reply-tree.js';
 import type { RewriteContext } from '../../src/cluster/types.js';
 import { ReplyFramer } from '../../src/resp/reply-framer.js';
 

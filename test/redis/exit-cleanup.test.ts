@@ -10,7 +10,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 let outDir = '';
 beforeAll(() => {
   outDir = mkdtempSync(join(tmpdir(), 'redis-rtt-exit-test-'));
-  const files = [...readdirSync('src/redis').map((f) => join('src/redis', f)), 'src/errors.ts'].filter((f) => f.endsWith('.ts'));
+  // src/redis reads replies with src/resp's framer.
+  const files = [...['src/redis', 'src/resp'].flatMap((d) => readdirSync(d).map((f) => join(d, f))), 'src/errors.ts'].filter((f) => f.endsWith('.ts'));
   for (const file of files) {
     const js = ts.transpileModule(readFileSync(file, 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },

@@ -25,7 +25,7 @@ describe('startPrivateCluster', () => {
     expect(cluster.nodes).toHaveLength(6);
     expect(cluster.address).toBe(cluster.nodes[0]!.address);
     for (const n of cluster.nodes) {
-      const [info, conf, nodes, slots] = await rawCommands({ host: '127.0.0.1', port: n.port }, [
+      const [info, conf, nodes, slots] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: n.port }, [
         ['CLUSTER', 'INFO'],
         ['CONFIG', 'GET', 'cluster-port'],
         ['CLUSTER', 'NODES'],
@@ -54,7 +54,7 @@ describe('startPrivateCluster', () => {
     const pids = cluster.nodes.map((n) => n.server.pid);
     const dirs = await Promise.all(
       cluster.nodes.map(async (n) => {
-        const [r] = await rawCommands({ host: '127.0.0.1', port: n.port }, [['CONFIG', 'GET', 'dir']]);
+        const [r] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: n.port }, [['CONFIG', 'GET', 'dir']]);
         return r!.items![1]!.text!;
       }),
     );

@@ -31,7 +31,7 @@ describe('startPrivateRedis', () => {
     const r = await start();
     expect(r.address).toBe(`127.0.0.1:${r.port}`);
     expect(r.version).toMatch(/^\d+\.\d+\.\d+/);
-    const replies = await rawCommands({ host: '127.0.0.1', port: r.port! }, [
+    const replies = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: r.port! }, [
       ['PING'],
       ['CONFIG', 'GET', 'save'],
       ['CONFIG', 'GET', 'appendonly'],
@@ -45,7 +45,7 @@ describe('startPrivateRedis', () => {
     await r.stop();
     await r.stop(); // idempotent
     expect(alive(pid)).toBe(false);
-    await expect(rawCommands({ host: '127.0.0.1', port: r.port! }, [['PING']])).rejects.toThrow();
+    await expect(rawCommands({ kind: 'tcp', host: '127.0.0.1', port: r.port! }, [['PING']])).rejects.toThrow();
   });
 
   it('serves a unix socket with mode 700 inside its private dir', async () => {
@@ -53,7 +53,7 @@ describe('startPrivateRedis', () => {
     expect(r.address).toBe(`unix:${r.socketPath}`);
     expect(r.port).toBeUndefined();
     expect(statSync(r.socketPath!).mode & 0o777).toBe(0o700);
-    const [pong] = await rawCommands({ path: r.socketPath! }, [['PING']]);
+    const [pong] = await rawCommands({ kind: 'unix', path: r.socketPath! }, [['PING']]);
     expect(pong?.text).toBe('PONG');
     const dir = dirname(r.socketPath!);
     await r.stop();
@@ -79,7 +79,7 @@ describe('startPrivateRedis', () => {
   it('passes extra args (requirepass) and still detects readiness and version', async () => {
     const r = await start({ args: ['--requirepass', 's3cret'] });
     expect(r.version).toMatch(/^\d+\./);
-    const replies = await rawCommands({ host: '127.0.0.1', port: r.port! }, [['PING'], ['AUTH', 's3cret'], ['PING']]);
+    const replies = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: r.port! }, [['PING'], ['AUTH', 's3cret'], ['PING']]);
     expect(replies.map((x) => x.text?.split(' ')[0])).toEqual(['NOAUTH', 'OK', 'PONG']);
   });
 
@@ -91,7 +91,7 @@ describe('startPrivateRedis', () => {
     await waitFor(() => !alive(firstPid), 5000, 'the killed redis-server to exit');
     await r.restart();
     expect(r.pid).not.toBe(firstPid);
-    const [pong] = await rawCommands({ host: '127.0.0.1', port }, [['PING']]);
+    const [pong] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['PING']]);
     expect(pong?.text).toBe('PONG');
   });
 });

@@ -181,10 +181,10 @@ describe('TLS counters on both sides', () => {
 describe('a slot moved under a stale client', () => {
   it("MOVED names the new owner's listener, and the client follows it there, for plaintext and TLS clients", async () => {
     const [first, second] = await keyPerMaster(cluster);
-    const [slotReply] = await rawCommands(cluster.nodes[0]!.target, [['CLUSTER', 'KEYSLOT', first!.key]]);
+    const [slotReply] = await rawCommands(cluster.nodes[0]!.endpoint, [['CLUSTER', 'KEYSLOT', first!.key]], 1000, cluster.nodes[0]!.clientTls);
     const slot = slotReply!.text!;
     const nodesOf = async (): Promise<{ id: string; port: number; master: boolean }[]> => {
-      const [text] = await rawCommands(cluster.nodes[0]!.target, [['CLUSTER', 'NODES']]);
+      const [text] = await rawCommands(cluster.nodes[0]!.endpoint, [['CLUSTER', 'NODES']], 1000, cluster.nodes[0]!.clientTls);
       return text!.text!.trim().split('\n').map((l) => {
         const f = l.split(' ');
         return { id: f[0]!, port: Number(f[1]!.split(/[:@]/)[1]), master: f[2]!.includes('master') };
@@ -202,12 +202,13 @@ describe('a slot moved under a stale client', () => {
       const source = cluster.nodes.find((n) => n.port === first!.masterPort)!;
       const dest = cluster.nodes.find((n) => n.port === target.port)!;
       const sourceId = all.find((n) => n.port === first!.masterPort)!.id;
-      await rawCommands(dest.target, [['CLUSTER', 'SETSLOT', slot, 'IMPORTING', sourceId]]);
-      await rawCommands(source.target, [['CLUSTER', 'SETSLOT', slot, 'MIGRATING', target.id]]);
-      const [migrated] = await rawCommands(source.target, [['MIGRATE', '127.0.0.1', String(dest.port), first!.key, '0', '5000']], 6000);
+      await rawCommands(dest.endpoint, [['CLUSTER', 'SETSLOT', slot, 'IMPORTING', sourceId]], 1000, dest.clientTls);
+      await rawCommands(source.endpoint, [['CLUSTER', 'SETSLOT', slot, 'MIGRATING', target.id]], 1000, source.clientTls);
+      const [migrated] = await rawCommands(source.endpoint, [['MIGRATE', '127.0.0.1', String(dest.port), first!.key, '0', '5000']], 6000, source.clientTls);
       expect(migrated?.text).toBe('OK');
       for (const m of all.filter((n) => n.master)) {
-        await rawCommands(cluster.nodes.find((n) => n.port === m.port)!.target, [['CLUSTER', 'SETSLOT', slot, 'NODE', target.id]]);
+        const node = cluster.nodes.find((n) => n.port === m.port)!;
+        await rawCommands(node.endpoint, [['CLUSTER', 'SETSLOT', slot, 'NODE', target.id]], 1000, node.clientTls);
       }
       // A stale client at the old owner's listener is sent to the new owner's listener.
       for (const [p, overTls] of [[plain, false], [secure, true]] as const) {

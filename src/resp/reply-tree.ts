@@ -1,10 +1,11 @@
 /**
- * One whole RESP frame (RESP2 or RESP3) as a tree of byte spans, and splicing new values into it.
- * The topology rewriters read a reply through this and replace a few leaves; every byte outside a
- * replaced leaf is copied as it came, so a rewrite changes addresses and nothing else.
+ * The values of one whole RESP frame (RESP2 or RESP3) as a tree of byte spans, and splicing new values
+ * into it. The framers find where a frame ends in a stream; this reads what is inside one they found
+ * (a frame stage's reply, a raw command's reply). The topology rewriters replace a few leaves; every byte
+ * outside a replaced leaf is copied as it came, so a rewrite changes addresses and nothing else.
  *
- * Only whole frames (what a frame stage gets) and only what topology replies use: streamed
- * aggregates and strings (`*?`, `$?`) throw, and the caller passes such a reply on unchanged.
+ * Only whole frames and only what topology and admin replies use: streamed aggregates and strings
+ * (`*?`, `$?`) throw, and the caller passes such a reply on unchanged.
  */
 
 export interface RespNode {

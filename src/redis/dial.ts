@@ -1,0 +1,68 @@
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Endpoint } from '../endpoint.js';
+
+/** How to reach a Redis at an Endpoint (where it is): TLS or not, and what the caller needs of the socket. */
+export interface DialOptions {
+  /** TLS over TCP (a unix socket is always plaintext). `host` is what the certificate is verified against when no servername is set. */
+  tls?: tls.ConnectionOptions;
+  /** Keep our side writable after Redis's FIN: the proxy half-closes each direction on its own. @default false */
+  allowHalfOpen?: boolean;
+  /** Given the TCP socket under a TLS one, so wire bytes can be counted (the TLSSocket counts plaintext). */
+  onTls?: (raw: net.Socket, secure: tls.TLSSocket) => void;
+}
+
+/**
+ * The one way redis-rtt opens a connection to Redis: the proxy's upstream, raw commands, the start-up
+ * PING and the calibration pinger. TCP (no Nagle), unix socket, or TLS over a TCP socket dialed first.
+ */
+export function dialRedis(at: Endpoint, o: DialOptions = {}): net.Socket {
+  const allowHalfOpen = o.allowHalfOpen ?? false;
+  if (at.kind === 'unix') return net.connect({ path: at.path, allowHalfOpen });
+  const raw = net.connect({ host: at.host, port: at.port, allowHalfOpen, noDelay: true });
+  if (o.tls === undefined) return raw;
+  // tls.connect passes allowHalfOpen on to the TLSSocket; its type does not list it.
+  const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = { ...o.tls, socket: raw, host: at.host, port: at.port, allowHalfOpen };
+  const secure = tls.connect(options);
+  o.onTls?.(raw, secure);
+  return secure;
+}
+
+/** The event after which a socket from dialRedis() can carry commands. */
+export function readyEvent(at: Endpoint, o: DialOptions = {}): 'connect' | 'secureConnect' {
+  return at.kind === 'tcp' && o.tls !== undefined ? 'secureConnect' : 'connect';
+}
+
+/**
+ * dialRedis(), resolved once the connection can carry commands (the TLS handshake done); rejects with the
+ * socket's error, or a plain Error after `timeoutMs`.
+ */
+export function dialRedisReady(at: Endpoint, o: DialOptions = {}, timeoutMs = 1000): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = dialRedis(at, o);
+    const timer = setTimeout(() => {
+      s.destroy();
+      reject(new Error(`no connection within ${timeoutMs} ms`));
+    }, timeoutMs);
+    s.once(readyEvent(at, o), () => {
+      clearTimeout(timer);
+      s.off('error', fail);
+      resolve(s);
+    });
+    const fail = (err: Error): void => {
+      clearTimeout(timer);
+      reject(err);
+    };
+    s.once('error', fail);
+  });
+}
+
+/**
+ * An errno code alone (ECONNREFUSED: the message only repeats it), or a TLS code with its reason
+ * (UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate), so a failed
+ * verification is named in the log.
+ */
+export function describeFailure(err: NodeJS.ErrnoException): string {
+  if (err.code === undefined) return err.message;
+  return err.message.includes(err.code) ? err.code : `${err.code} (${err.message})`;
+}
