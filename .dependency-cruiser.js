@@ -4,7 +4,7 @@
 
 /** Bottom up. A root file (src/x.ts) is its own entry; a folder covers everything under it. */
 const LAYERS = [
-  // Leaves. `http` (src/http/: sendJson, readJson, listen, router) and `validation` (the option/body schemas)
+  // Leaves. `http` (src/http/: sendJson, readJson, listen, router) and `validation` (zod issues to ConfigError)
   // sit here too: they know bytes, JSON and errors, nothing of the proxy.
   ['resp', 'numbers', 'http', 'validation',
     'clock.ts', 'errors.ts', 'units.ts', 'format.ts', 'endpoint.ts', 'text-grid.ts', 'version.ts'],
