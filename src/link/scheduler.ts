@@ -191,11 +191,21 @@ export class PreciseScheduler implements Scheduler {
   private startPolling(): void {
     if (this.polling) return;
     this.polling = true;
+    if (this.spanStartNs < 0) this.spanStartNs = this.clock.nowNs();
     setImmediate(this.poll);
   }
 
-  /** Nanoseconds spent in poll turns, cumulative (the self-report's read-wait estimate). */
-  pollNs = 0;
+  /**
+   * Wall time the loop spent polling (from the first poll turn of a run of them to the last),
+   * cumulative: while it polls, a read waits at most one short turn, so the self-report's
+   * read-wait estimate does not count this time as a stall.
+   */
+  get pollNs(): number {
+    return this.spanStartNs < 0 ? this.pollDoneNs : this.pollDoneNs + (this.clock.nowNs() - this.spanStartNs);
+  }
+  private pollDoneNs = 0;
+  /** When the current run of poll turns began; -1 while not polling. */
+  private spanStartNs = -1;
 
   /**
    * How long a sleeping main thread takes to run once woken, learned: half a timer-thread wake's
@@ -207,8 +217,7 @@ export class PreciseScheduler implements Scheduler {
 
   private readonly poll = (): void => {
     this.polling = false;
-    const startNs = this.clock.nowNs();
-    let fired = this.runDue(startNs);
+    let fired = this.runDue(this.clock.nowNs());
     const head = this.heap[0];
     if (head && this.spinNs > 0 && head.dueNs - this.clock.nowNs() <= this.spinNs) {
       // So close that another loop turn would cost more than it waits: spin, then fire.
@@ -219,7 +228,6 @@ export class PreciseScheduler implements Scheduler {
       fired = this.runDue(this.clock.nowNs()) || fired;
     }
     const endNs = this.clock.nowNs();
-    this.pollNs += endNs - startNs;
     if (fired && this.lingerAfterTimed) this.hotUntilNs = endNs + this.lingerNs;
     if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) {
       // Stay awake a little after a zero-delay delivery: the reply (or the next request) usually
@@ -228,6 +236,10 @@ export class PreciseScheduler implements Scheduler {
       return;
     }
     this.plan();
+    if (!this.polling) {
+      this.pollDoneNs += endNs - this.spanStartNs;
+      this.spanStartNs = -1;
+    }
   };
 
   private runDue(now: number): boolean {
