@@ -29,3 +29,26 @@ export interface SelfReport {
   eventLoopDelayUs: SelfQuantiles;
   gcPauseUs: SelfQuantiles;
 }
+
+/** The proxy's own p99 counts as too much past this: max(100 us, a tenth of the link's RTT). */
+export function selfBudgetUs(rttUs: number): number {
+  return Math.max(100, rttUs / 10);
+}
+
+/**
+ * The line a report gives about one link's proxy: its own added time (addedUs), and a
+ * warning when that p99 is past `selfBudgetUs`, since the link's figures then carry the proxy's
+ * own delay as well as the configured one. Undefined when nothing was delivered.
+ */
+export function selfReportNote(linkName: string, self: SelfReport, rttUs: number): string | undefined {
+  const added = self.addedUs;
+  if (added.count === 0) return undefined;
+  const budgetUs = selfBudgetUs(rttUs);
+  const figures = `p99 ${added.p99} us (p50 ${added.p50}, max ${added.max}, ${added.count} chunks)`;
+  if (added.p99 <= budgetUs) return `${linkName}: proxy's own added time ${figures}`;
+  return (
+    `warning: ${linkName}: the proxy's own added time is ${figures}, over max(100 us, RTT/10) = ` +
+    `${Math.round(budgetUs)} us: this link's latencies include that much of the proxy's own delay ` +
+    `(a loaded machine, or the driver sharing its CPU)`
+  );
+}

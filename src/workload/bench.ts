@@ -1,3 +1,4 @@
+import { selfReportNote } from '../stats/self-report.js';
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
 import { jitterFloorWarning } from '../link/jitter.js';
@@ -121,11 +122,12 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     });
     if (options.signal?.aborted && !run.stopped) run.notes.push('stopped on request before the first sample');
     for (const [name, link] of links) {
-      const late = link.proxy?.stats().self?.lateUs;
-      if (late && late.count > 0) {
-        // In-process proxies share the driver's event loop: their lateness includes the driver's work.
-        notes.push(`${name}: proxy's own p99 lateness ${late.p99} us (p50 ${late.p50}, max ${late.max}, ${late.count} deliveries)`);
-      }
+      const self = link.proxy?.stats().self;
+      if (!self || self.lateUs.count === 0) continue;
+      const late = self.lateUs;
+      notes.push(`${name}: proxy's own p99 lateness ${late.p99} us (p50 ${late.p50}, max ${late.max}, ${late.count} deliveries)`);
+      const added = selfReportNote(name, self, link.spec.rttUs);
+      if (added) notes.push(added);
     }
     const derived = deriveResults(run.outcomes);
     return {

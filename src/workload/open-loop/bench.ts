@@ -1,3 +1,4 @@
+import { selfReportNote } from '../../stats/self-report.js';
 import type { PrivateRedis } from '../../redis/index.js';
 import { formatUs } from '../../format.js';
 import { refuseNonempty } from '../bench.js';
@@ -109,6 +110,9 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
           }
         }
       }
+      const self = proxy?.stats().self;
+      const selfNote = self && selfReportNote(spec.name, self, spec.rttUs);
+      if (selfNote) notes.push(selfNote);
       await link.close();
       links.pop();
     }
