@@ -1,6 +1,14 @@
 /**
- * The one set of number and duration formatters (CLI, reports, record/analyze, /stats tables). Locale-free on purpose: golden files and CSV must
- * not change with the machine's LANG.
+ * The one set of number and duration formatters (CLI, reports, record/analyze, /stats tables).
+ * Locale-free on purpose: golden files and CSV must not change with the machine's LANG.
+ *
+ * One duration formatter per purpose, named for it (the name says the input unit, then the use):
+ * - `fmtMs`, `fmtUs`: a table cell whose header carries the unit (no unit in the cell);
+ * - `fmtMsProse`: a measured duration in a sentence, 3 significant digits ("18.2 ms", "1.3 s");
+ * - `fmtMsTotal`: a time total in record/analyze output, decimals by magnitude ("0.42 ms", "4.213 s");
+ * - `fmtUsLabel`: a chart axis or a compact label, 3 significant digits ("850us", "1.2ms");
+ * - `fmtUsSetting`: a configured delay as a flag would spell it, exact, so it parses back ("1.25ms").
+ * Sizes print K as 1000 (docs/cli.md, Units), as every size and rate the tool reads.
  */
 
 /** Milliseconds with precision that shrinks as the value grows: 0.123, 1.23, 12.3, 123, 1234. */
@@ -13,14 +21,14 @@ export function fmtMs(ms: number): string {
   return ms.toFixed(3);
 }
 
-/** A duration in prose: "1.25 s" above a second, else "12.3 ms". */
-export function fmtDurationMs(ms: number): string {
+/** A measured duration in a sentence: "1.25 s" above a second, else "12.3 ms" (3 significant digits). */
+export function fmtMsProse(ms: number): string {
   if (Math.abs(ms) >= 1000) return `${sig3(ms / 1000)} s`;
   return `${fmtMs(ms)} ms`;
 }
 
-/** Microseconds for axis labels and prose: 850us, 1.2ms, 85ms, 1.5s. */
-export function fmtUsShort(us: number): string {
+/** Microseconds for chart axes and compact labels: 850us, 1.2ms, 85ms, 1.5s (3 significant digits). */
+export function fmtUsLabel(us: number): string {
   const a = Math.abs(us);
   if (a >= 1_000_000) return `${sig3(us / 1_000_000)}s`;
   if (a >= 1000) return `${sig3(us / 1000)}ms`;
@@ -87,8 +95,8 @@ export function orDash<T>(v: T | null | undefined, f: (v: T) => string): string 
   return v === null || v === undefined ? '-' : f(v);
 }
 
-/** Formats microseconds for humans: 85000 -> "85ms", 200 -> "200us", 1200 -> "1.2ms". */
-export function formatUs(us: number): string {
+/** A configured delay as a flag spells it, exact to the microsecond: 85000 -> "85ms", 200 -> "200us", 1250 -> "1.25ms", 0 -> "0". */
+export function fmtUsSetting(us: number): string {
   if (us === 0) return '0';
   if (us >= 1_000_000 && us % 1000 === 0) return `${trim(us / 1_000_000)}s`;
   if (us >= 1000) return `${trim(us / 1000)}ms`;
@@ -99,8 +107,8 @@ function trim(n: number): string {
   return String(Number(n.toFixed(3)));
 }
 
-/** Milliseconds for humans: "0.42 ms", "215.3 ms", "4.213 s", "18.49 s". */
-export function fmtMsWithUnit(ms: number): string {
+/** A time total in record/analyze output, decimals by magnitude: "0.42 ms", "215.3 ms", "4.213 s", "18.49 s". */
+export function fmtMsTotal(ms: number): string {
   if (ms >= 10_000) return `${(ms / 1000).toFixed(2)} s`;
   if (ms >= 1000) return `${(ms / 1000).toFixed(3)} s`;
   if (ms >= 100) return `${ms.toFixed(1)} ms`;

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
-import { formatUs } from '../format.js';
+import { fmtUsSetting } from '../format.js';
 import { runCalibrate } from './run.js';
 import type { UpstreamTlsOptions } from '../tls/options.js';
 
@@ -20,7 +20,7 @@ export async function calibrateAtStart(
     log('--compensate calibrate: the link adds no delay, so there is nothing to take off; compensating the hop only (auto)');
     return undefined;
   }
-  log(`calibrating ${formatUs(rttUs)} RTT against ${upstream}${upstreamTls ? ' over TLS' : ''}: PINGs from a separate process, direct and through a proxy (a few seconds; longer for long RTTs)`);
+  log(`calibrating ${fmtUsSetting(rttUs)} RTT against ${upstream}${upstreamTls ? ' over TLS' : ''}: PINGs from a separate process, direct and through a proxy (a few seconds; longer for long RTTs)`);
   let report;
   try {
     report = await runCalibrate({ upstream, upstreamTls, rttsUs: [rttUs], samples: 600, rounds: 3, idleCpu: false, progress: log });
@@ -41,6 +41,6 @@ export async function calibrateAtStart(
     log(`calibrated: ${up} us off up, ${down} us off down (the excess shared by delay); ${measured} as a symmetric link`);
     return { up, down };
   }
-  log(`calibrated: ${table.map((p) => `${formatUs(p.delayUs)} one-way -> ${p.compUs} us off`).join(', ')}; ${measured}`);
+  log(`calibrated: ${table.map((p) => `${fmtUsSetting(p.delayUs)} one-way -> ${p.compUs} us off`).join(', ')}; ${measured}`);
   return { table };
 }

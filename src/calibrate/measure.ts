@@ -1,4 +1,4 @@
-import { formatUs } from '../format.js';
+import { fmtUsSetting } from '../format.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { CalibrateRow } from '../results/types.js';
 import type { Endpoint } from '../endpoint.js';
@@ -37,7 +37,7 @@ export class RowMeasurer {
     const out: CalibrateRow[] = [];
     for (const rttUs of rttsUs) {
       const n = rttUs > 2000 ? Math.max(50, Math.min(samples, Math.round(3_000_000 / rttUs))) : samples;
-      progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs) + ' RTT'}, ${n} PINGs in ${rounds} rounds`);
+      progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : fmtUsSetting(rttUs) + ' RTT'}, ${n} PINGs in ${rounds} rounds`);
       const r = await this.measureRow(rttUs, n);
       progress(`calibrate:   added p50 ${r.addedP50Us} us (${r.addedMinUs}..${r.addedMaxUs})${r.errorPct === null ? '' : `, error ${r.errorPct}%`}`);
       out.push(r);
@@ -82,7 +82,7 @@ export class RowMeasurer {
       this.directAll.push(...d);
       added.push(quantile(p, 0.5) - quantile(d, 0.5));
     }
-    const result = row(rttUs === 0 ? 'proxy, no delay' : formatUs(rttUs), rttUs, proxied, base, (cpuUs / wallUs) * 100);
+    const result = row(rttUs === 0 ? 'proxy, no delay' : fmtUsSetting(rttUs), rttUs, proxied, base, (cpuUs / wallUs) * 100);
     result.rounds = rounds;
     result.addedP50Us = round1(quantile(added, 0.5));
     result.addedMinUs = round1(Math.min(...added));

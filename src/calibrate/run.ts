@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
 import { parseRedisEndpoint, type Endpoint } from '../endpoint.js';
 import { startProxy } from '../proxy/index.js';
-import { formatUs } from '../format.js';
+import { fmtUsSetting } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { RowMeasurer } from './measure.js';
@@ -91,7 +91,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
         uncalibratedRows = rows;
         compensationTable = tableFrom(rows);
         proxy.setCompensation({ table: compensationTable });
-        progress(`calibrate: table ${compensationTable.map((p) => `${formatUs(p.delayUs)} -> ${p.compUs} us`).join(', ')}; measuring again with it`);
+        progress(`calibrate: table ${compensationTable.map((p) => `${fmtUsSetting(p.delayUs)} -> ${p.compUs} us`).join(', ')}; measuring again with it`);
         let calibrated = await measurer.pass('calibrated, ', delayed);
         // The excess is not linear in the delay taken off (a shorter sleep wakes faster), so rows
         // still outside the tolerance get their point moved by the remaining error and are

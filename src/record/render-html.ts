@@ -3,7 +3,7 @@
  * session summary, the projected wall time per RTT as a bar chart, and the tables of the text report.
  */
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
-import { fmtMsWithUnit, formatUs } from '../format.js';
+import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
 import { nodeCells, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
@@ -21,7 +21,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(`<h1>redis-rtt analyze${file ? `: ${esc(file)}` : ''}</h1>`);
   parts.push(
     `<p>${t.connections} connection(s), ${t.commands} commands in <b>${t.roundTrips} round trips</b> (${t.flights} flights, max depth ${t.maxDepth}); ` +
-      `wall ${esc(fmtMsWithUnit(t.wallMs))}: waiting on Redis ${esc(fmtMsWithUnit(t.waitMs))} (Redis itself ${esc(fmtMsWithUnit(t.serverMs))}), client think time ${esc(fmtMsWithUnit(t.thinkMs))}. ` +
+      `wall ${esc(fmtMsTotal(t.wallMs))}: waiting on Redis ${esc(fmtMsTotal(t.waitMs))} (Redis itself ${esc(fmtMsTotal(t.serverMs))}), client think time ${esc(fmtMsTotal(t.thinkMs))}. ` +
       `Recorded on a link with RTT ${esc(rttLabel(a.trace.recordedRttUs))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
   );
   const redirects = redirectLine(a.redirects);
@@ -46,8 +46,8 @@ export function renderHtml(a: Analysis, file?: string): string {
     table(
       ['RTT', 'projected wall', 'waiting', 'round trips', ...(withSetup ? ['set-up', 'set-up share'] : [])],
       rows.map((r, i) => [
-        r.label, fmtMsWithUnit(r.wallMs), fmtMsWithUnit(rowData[i]!.waitMs), String(t.roundTrips),
-        ...(withSetup ? [fmtMsWithUnit(rowData[i]!.setupMs), `${rowData[i]!.setupSharePct.toFixed(1)}%`] : []),
+        r.label, fmtMsTotal(r.wallMs), fmtMsTotal(rowData[i]!.waitMs), String(t.roundTrips),
+        ...(withSetup ? [fmtMsTotal(rowData[i]!.setupMs), `${rowData[i]!.setupSharePct.toFixed(1)}%`] : []),
       ]),
     ),
   );
@@ -65,7 +65,7 @@ export function renderHtml(a: Analysis, file?: string): string {
         ['#', 'conn', 'kind', 'command', 'round trips', 'saved', ...a.projections.map((p) => `saved @${rttLabel(p.rttUs)}`), 'instead'],
         a.opportunities.map((op, i) => [
           String(i + 1), String(op.conn), op.kind, op.command, String(op.count), String(op.roundTripsSaved),
-          ...op.savedMs.map((s) => fmtMsWithUnit(s.savedMs)), op.instead,
+          ...op.savedMs.map((s) => fmtMsTotal(s.savedMs)), op.instead,
         ]),
         new Set([2, 3, 6 + a.projections.length]),
       ),
@@ -81,7 +81,7 @@ export function renderHtml(a: Analysis, file?: string): string {
       ['conn', 'client', ...(byNode ? ['node'] : []), 'commands', 'round trips', 'flights', 'max depth', 'wait', 'think', 'server', 'span'],
       a.connections.map((c) => [
         String(c.conn), c.client ?? '-', ...(byNode ? [c.node ?? '-'] : []), String(c.commands), String(c.roundTrips), String(c.flights), String(c.maxDepth),
-        fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs),
+        fmtMsTotal(c.waitMs), fmtMsTotal(c.thinkMs), fmtMsTotal(c.serverMs), fmtMsTotal(c.spanMs),
       ]),
       new Set(byNode ? [1, 2] : [1]),
     ),
@@ -95,7 +95,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(
     table(
       ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'],
-      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMsWithUnit(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMsWithUnit(c.serverMs)]),
+      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMsTotal(c.waitedMs), `${c.sharePct.toFixed(1)}%`, fmtUsSetting(Math.round(c.meanUs)), fmtMsTotal(c.serverMs)]),
       new Set([0]),
     ),
   );

@@ -3,7 +3,7 @@
  * Pure: analysis in, string out.
  */
 import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
-import { fmtMsWithUnit, formatUs } from '../format.js';
+import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -26,7 +26,7 @@ export function renderJson(a: Analysis, file?: string): string {
 
 /** "85ms", "200us", "0" for RTTs. */
 export function rttLabel(rttUs: number): string {
-  return rttUs === 0 ? '0' : formatUs(rttUs);
+  return rttUs === 0 ? '0' : fmtUsSetting(rttUs);
 }
 
 export function renderText(a: Analysis, o: RenderOptions = {}): string {
@@ -36,14 +36,14 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push(`redis-rtt analyze${o.file ? `: ${o.file}` : ''}`);
   out.push(
     `trace: version ${a.trace.version}, started ${a.trace.startedAt || '?'}, keys ${a.trace.keys}, recorded link RTT ${rttLabel(a.trace.recordedRttUs)}` +
-      `${link.jitterUs > 0 ? ` (jitter ${formatUs(link.jitterUs)})` : ''}${a.trace.linkChanges > 0 ? `, ${a.trace.linkChanges} link change(s)` : ''}` +
+      `${link.jitterUs > 0 ? ` (jitter ${fmtUsSetting(link.jitterUs)})` : ''}${a.trace.linkChanges > 0 ? `, ${a.trace.linkChanges} link change(s)` : ''}` +
       `, ${a.trace.complete ? 'complete' : a.trace.truncation ? `TRUNCATED (${a.trace.truncation.reason} at ${a.trace.truncation.bytes} bytes)` : 'cut off (no end line)'}`,
   );
   out.push(
     `session: ${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in ${plural(t.roundTrips, 'round trip')} ` +
-      `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMsWithUnit(t.wallMs)}`,
+      `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMsTotal(t.wallMs)}`,
   );
-  out.push(`time: waiting on Redis ${fmtMsWithUnit(t.waitMs)} (Redis itself ${fmtMsWithUnit(t.serverMs)}), client think time ${fmtMsWithUnit(t.thinkMs)}`);
+  out.push(`time: waiting on Redis ${fmtMsTotal(t.waitMs)} (Redis itself ${fmtMsTotal(t.serverMs)}), client think time ${fmtMsTotal(t.thinkMs)}`);
   const redirects = redirectLine(a.redirects);
   if (redirects !== undefined) out.push(`redirects: ${redirects}`);
   for (const w of a.trace.warnings) out.push(`note: ${w}`);
@@ -56,10 +56,10 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const maxConns = o.maxConnections ?? 20;
   const shown = a.connections.length > maxConns ? [...a.connections].sort((x, y) => y.waitMs - x.waitMs).slice(0, maxConns) : a.connections;
   for (const c of shown) {
-    connRows.push({ cells: [String(c.conn), c.client ?? '-', ...nodeCell(c), n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMsWithUnit(c.waitMs), fmtMsWithUnit(c.thinkMs), fmtMsWithUnit(c.serverMs), fmtMsWithUnit(c.spanMs)] });
+    connRows.push({ cells: [String(c.conn), c.client ?? '-', ...nodeCell(c), n(c.commands), n(c.roundTrips), n(c.flights), n(c.maxDepth), fmtMsTotal(c.waitMs), fmtMsTotal(c.thinkMs), fmtMsTotal(c.serverMs), fmtMsTotal(c.spanMs)] });
   }
   if (a.connections.length > 1) {
-    connRows.push(RULE, { cells: ['total', '', ...nodeCell({ node: '' }), n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMsWithUnit(t.waitMs), fmtMsWithUnit(t.thinkMs), fmtMsWithUnit(t.serverMs), fmtMsWithUnit(t.wallMs)] });
+    connRows.push(RULE, { cells: ['total', '', ...nodeCell({ node: '' }), n(t.commands), n(t.roundTrips), n(t.flights), n(t.maxDepth), fmtMsTotal(t.waitMs), fmtMsTotal(t.thinkMs), fmtMsTotal(t.serverMs), fmtMsTotal(t.wallMs)] });
   }
   out.push(...grid(connRows, ['left', 'left', ...(byNode ? ['left' as const] : []), 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   if (shown.length < a.connections.length) out.push(`  ... ${a.connections.length - shown.length} more connections (the ${maxConns} that waited longest are shown; --json lists all)`);
@@ -76,11 +76,11 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const su = a.setup;
   const withSetup = hasSetup(su);
   if (withSetup) out.push(`  ${setupLine(a)}`);
-  const setupCells = (p: { setupMs: number; setupSharePct: number }): string[] => (withSetup ? [fmtMsWithUnit(p.setupMs), `${p.setupSharePct.toFixed(1)}%`] : []);
+  const setupCells = (p: { setupMs: number; setupSharePct: number }): string[] => (withSetup ? [fmtMsTotal(p.setupMs), `${p.setupSharePct.toFixed(1)}%`] : []);
   const projRows: GridRow[] = [{ cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : [])] }];
-  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsWithUnit(a.recorded.wallMs), fmtMsWithUnit(a.recorded.waitMs), '1.00', ...setupCells(a.recorded)] });
+  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsTotal(a.recorded.wallMs), fmtMsTotal(a.recorded.waitMs), '1.00', ...setupCells(a.recorded)] });
   for (const p of a.projections) {
-    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsWithUnit(p.wallMs), fmtMsWithUnit(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p)] });
+    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsTotal(p.wallMs), fmtMsTotal(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p)] });
   }
   out.push(...grid(projRows, ['left', 'right', 'right', 'right', 'right', 'right']));
   if (su.advice !== undefined) out.push(`  note: ${su.advice}`);
@@ -96,7 +96,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
       oppRows.push({
         cells: [
           String(i + 1), String(op.conn), op.kind, op.command, n(op.count), n(op.roundTripsSaved),
-          ...op.savedMs.map((s) => fmtMsWithUnit(s.savedMs)),
+          ...op.savedMs.map((s) => fmtMsTotal(s.savedMs)),
           // Fewer distinct keys than commands: the loop reads the same keys again (a cache would help too).
           `${op.instead}${op.distinctKeys !== undefined && op.distinctKeys < op.count ? ` [${plural(op.distinctKeys, 'distinct key')}]` : ''}`,
         ],
@@ -110,7 +110,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push('', 'top commands by time waited (a round trip shared equally among its commands)');
   const topRows: GridRow[] = [{ cells: ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'] }];
   for (const c of a.topCommands) {
-    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMsWithUnit(c.waitedMs), `${c.sharePct.toFixed(1)}%`, formatUs(Math.round(c.meanUs)), fmtMsWithUnit(c.serverMs)] });
+    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMsTotal(c.waitedMs), `${c.sharePct.toFixed(1)}%`, fmtUsSetting(Math.round(c.meanUs)), fmtMsTotal(c.serverMs)] });
   }
   out.push(...grid(topRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   return `${out.join('\n')}\n`;
@@ -136,7 +136,7 @@ export function nodeCells(a: Analysis): { head: string[]; rows: string[][] } {
     head: ['node', 'listener', 'link RTT', 'connections', 'commands', 'round trips', 'share', 'wait', 'MOVED', 'ASK'],
     rows: a.nodes.map((nd) => [
       nd.node, nd.listen ?? '-', nd.linkRttsUs.map(rttLabel).join(', '), n(nd.connections), n(nd.commands), n(nd.roundTrips),
-      `${nd.roundTripSharePct.toFixed(1)}%`, fmtMsWithUnit(nd.waitMs), n(nd.redirects.moved), n(nd.redirects.ask),
+      `${nd.roundTripSharePct.toFixed(1)}%`, fmtMsTotal(nd.waitMs), n(nd.redirects.moved), n(nd.redirects.ask),
     ]),
   };
 }

@@ -10,7 +10,7 @@
  * The handshakes are not round trips the tap sees (they carry no RESP), so the projection adds them;
  * the set-up commands are ordinary round trips that this only labels.
  */
-import { formatUs } from '../format.js';
+import { fmtUsSetting } from '../format.js';
 import type { ConnectionTimeline } from './timeline.js';
 
 /** Sent by clients on connect, before the application's first command. CLIENT subcommands by name. */
@@ -114,7 +114,7 @@ export function setupAdvice(s: SetupSummary, rows: readonly { rttUs: number; set
   if (!worst || s.opened < 2 || worst.setupSharePct < SETUP_SHARE_WARN_PCT) return undefined;
   return (
     `${s.opened} connections opened for ${s.otherCommands} commands: connection set-up is ${worst.setupSharePct.toFixed(0)}% ` +
-    `of the time waited at RTT ${formatUs(worst.rttUs)} (${s.perConnection} round trips per connection before its first command); ` +
+    `of the time waited at RTT ${fmtUsSetting(worst.rttUs)} (${s.perConnection} round trips per connection before its first command); ` +
     'reuse connections (a pool, one long-lived client)'
   );
 }

@@ -4,7 +4,7 @@
  */
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { environmentLine } from './context.js';
-import { fmtSignedPct, fmtUs, fmtUsShort, orDash } from '../format.js';
+import { fmtSignedPct, fmtUs, fmtUsLabel, orDash } from '../format.js';
 import { RULE, paint, renderGrid, type Align, type GridRow } from '../text-grid.js';
 
 /** Columns of the calibration table, shared with the HTML page. */
@@ -55,7 +55,7 @@ export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTab
 }
 
 function configured(us: number): string {
-  return us === 0 ? '0' : fmtUsShort(us);
+  return us === 0 ? '0' : fmtUsLabel(us);
 }
 
 function range(r: CalibrateRow): string {
@@ -68,7 +68,7 @@ function compensationLines(report: CalibrateReport): string[] {
   const before = report.uncalibratedRows
     .filter((r) => r.configuredRttUs)
     .map((r) => `${r.label} ${orDash(r.addedP50Us, fmtUs)} us (${orDash(r.errorPct, fmtSignedPct)})`);
-  const table = report.compensationTable.map((p) => `${fmtUsShort(p.delayUs)} -> ${fmtUs(p.compUs)} us`);
+  const table = report.compensationTable.map((p) => `${fmtUsLabel(p.delayUs)} -> ${fmtUs(p.compUs)} us`);
   return [
     `first pass, no compensation: added p50 ${before.join(', ')}.`,
     `compensation table (one-way delay -> us taken off): ${table.join(', ')}; rows above were measured with it.`,

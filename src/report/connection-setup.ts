@@ -4,11 +4,11 @@
  * open-loop reports.
  */
 import type { BenchReport, ConnectionSetup } from '../results/types.js';
-import { fmtMsWithUnit } from '../format.js';
+import { fmtMsTotal } from '../format.js';
 
 export function connectionSetupNote(s: ConnectionSetup): string | undefined {
   if (s.links.length === 0) return undefined;
-  const cost = s.links.map((l) => `${fmtMsWithUnit(l.ms)} on ${l.link}`).join(', ');
+  const cost = s.links.map((l) => `${fmtMsTotal(l.ms)} on ${l.link}`).join(', ');
   const what = `${s.roundTrips} RTT${s.roundTrips === 1 ? '' : 's'} (${s.steps.join(' + ')})`;
   if (s.openedWhileTimed === 0) {
     return `connections opened before timing: set-up is not in these figures; each new connection would cost ${what} = ${cost}`;

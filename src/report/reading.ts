@@ -4,7 +4,7 @@
  * the runs needed for a comparison are missing.
  */
 import type { BenchReport, BenchResult, Mode, Workload } from '../results/types.js';
-import { fmtDurationMs, fmtFactor, fmtUsShort } from '../format.js';
+import { fmtMsProse, fmtFactor, fmtUsLabel } from '../format.js';
 import { groupByLink, isOk, type LinkGroup } from './order.js';
 
 interface Comparison {
@@ -62,7 +62,7 @@ function farLine(c: Comparison, knee: BenchResult): string {
   const seq = c.seq;
   const head =
     `at ${linkName(c.group)}, ${changeName(knee.mode, knee.batch)} cut ${seq.n} ${opNoun(seq.workload)} ` +
-    `from ${fmtDurationMs(seq.medianMs)} to ${fmtDurationMs(knee.medianMs)} (${fmtFactor(seq.medianMs / knee.medianMs)})`;
+    `from ${fmtMsProse(seq.medianMs)} to ${fmtMsProse(knee.medianMs)} (${fmtFactor(seq.medianMs / knee.medianMs)})`;
   const larger = c.batched.filter((r) => r.batch > knee.batch);
   if (larger.length === 0) return `${head}; ${knee.batch} was the largest batch tried.`;
   const best = larger.reduce((a, b) => (b.medianMs < a.medianMs ? b : a));
@@ -71,23 +71,23 @@ function farLine(c: Comparison, knee: BenchResult): string {
   const pct = Math.max(1, Math.ceil((furtherMs / seq.medianMs) * 100));
   return (
     `${head}; beyond batch ${knee.batch} the gain is under ${pct}% of the seq time ` +
-    `(best: ${fmtDurationMs(best.medianMs)} at batch ${best.batch}).`
+    `(best: ${fmtMsProse(best.medianMs)} at batch ${best.batch}).`
   );
 }
 
 function nearLine(c: Comparison, same: BenchResult, farSavingMs: number): string {
   const savedMs = c.seq.medianMs - same.medianMs;
   const only = savedMs < farSavingMs ? 'only ' : '';
-  const verb = savedMs >= 0 ? `saves ${only}${fmtDurationMs(savedMs)}` : `costs ${fmtDurationMs(-savedMs)}`;
+  const verb = savedMs >= 0 ? `saves ${only}${fmtMsProse(savedMs)}` : `costs ${fmtMsProse(-savedMs)}`;
   return (
     `on ${linkName(c.group)} the same change ${verb} ` +
-    `(${fmtDurationMs(c.seq.medianMs)} -> ${fmtDurationMs(same.medianMs)}, ${fmtFactor(c.seq.medianMs / same.medianMs)}).`
+    `(${fmtMsProse(c.seq.medianMs)} -> ${fmtMsProse(same.medianMs)}, ${fmtFactor(c.seq.medianMs / same.medianMs)}).`
   );
 }
 
 function linkName(g: LinkGroup): string {
   if (!g.proxied) return `${g.link} (no proxy)`;
-  return g.linkRttUs > 0 ? `${g.link} (+${fmtUsShort(g.linkRttUs)} RTT)` : g.link;
+  return g.linkRttUs > 0 ? `${g.link} (+${fmtUsLabel(g.linkRttUs)} RTT)` : g.link;
 }
 
 function changeName(mode: Mode, batch: number): string {

@@ -10,7 +10,7 @@ import {
   fmtMs,
   fmtSignedPct,
   fmtUs,
-  fmtUsShort,
+  fmtUsLabel,
   orDash,
 } from '../format.js';
 import { notesWithSetup } from './connection-setup.js';
@@ -99,7 +99,7 @@ function linkCell(g: LinkGroup, rowIndex: number): string {
   if (rowIndex === 0) return g.link;
   if (rowIndex !== 1) return '';
   if (!g.proxied) return '(no proxy)';
-  return g.linkRttUs > 0 ? `(+${fmtUsShort(g.linkRttUs)} RTT)` : '(proxy, +0)';
+  return g.linkRttUs > 0 ? `(+${fmtUsLabel(g.linkRttUs)} RTT)` : '(proxy, +0)';
 }
 
 type Cells = Partial<Record<ColumnKey, string>>;

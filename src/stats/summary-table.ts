@@ -2,7 +2,7 @@
  * A StatsSnapshot as a plain-text table for stderr (the proxy prints it on SIGINT/SIGTERM).
  * Pure: snapshot in, text out; no colours, fixed-width columns.
  */
-import { formatUs } from '../format.js';
+import { fmtUsSetting } from '../format.js';
 import { renderGrid, type Align } from '../text-grid.js';
 import { compareDepthBuckets } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from './types.js';
@@ -20,8 +20,8 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
   const lines: string[] = [];
   const perTrip = t.roundTrips > 0 ? (t.commands / t.roundTrips).toFixed(1) : '-';
   lines.push(
-    `connections ${s.connections.total} (${s.connections.active} open)   link up ${formatUs(s.link.upUs)} down ${formatUs(s.link.downUs)}` +
-      (s.link.jitterUs > 0 ? ` jitter ${formatUs(s.link.jitterUs)} ${s.link.jitterDist}` : '') +
+    `connections ${s.connections.total} (${s.connections.active} open)   link up ${fmtUsSetting(s.link.upUs)} down ${fmtUsSetting(s.link.downUs)}` +
+      (s.link.jitterUs > 0 ? ` jitter ${fmtUsSetting(s.link.jitterUs)} ${s.link.jitterDist}` : '') +
       (s.link.bandwidthBps > 0 ? ` bandwidth ${s.link.bandwidthBps} bit/s` : ''),
   );
   lines.push(
@@ -50,7 +50,7 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
 }
 
 function commandRow(name: string, c: CommandStats): string[] {
-  const lat = (n: number, count: number): string => (count === 0 ? '-' : formatUs(n));
+  const lat = (n: number, count: number): string => (count === 0 ? '-' : fmtUsSetting(n));
   return [
     // Names are clean in practice (the framer names garbage "?"), but a table must stay a table.
     printable(c.blocking ? `${name} (blocking)` : name),

@@ -1,4 +1,4 @@
-import { fmtUsShort as fmt } from '../../format.js';
+import { fmtUsLabel as fmt } from '../../format.js';
 import { renderGrid, RULE, type GridRow } from '../../text-grid.js';
 import type { ClusterBenchReport } from './cluster-bench.js';
 

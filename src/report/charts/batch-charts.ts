@@ -4,7 +4,7 @@
  * one colour, marker and dash per link, the same in every chart.
  */
 import type { BenchReport, BenchResult, Mode, Workload } from '../../results/types.js';
-import { fmtUsShort } from '../../format.js';
+import { fmtUsLabel } from '../../format.js';
 import { groupByLink, isOk, mainWorkload, primaryBatchMode, type LinkGroup } from '../order.js';
 import { referenceStyle, seriesStyle } from '../svg/style.js';
 import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
@@ -30,7 +30,7 @@ function pick(g: LinkGroup, f: Focus): BenchResult[] {
 
 export function linkLabel(g: LinkGroup): string {
   if (!g.proxied) return `${g.link} (no proxy)`;
-  return g.linkRttUs > 0 ? `${g.link} (${fmtUsShort(g.linkRttUs)})` : g.link;
+  return g.linkRttUs > 0 ? `${g.link} (${fmtUsLabel(g.linkRttUs)})` : g.link;
 }
 
 export function timeVsBatchChart(report: BenchReport): Chart | null {

@@ -3,7 +3,7 @@
  * p50-p99 band, and the y = x line a perfect delay would sit on.
  */
 import type { CalibrateReport, CalibrateRow } from '../../results/types.js';
-import { fmtUsShort } from '../../format.js';
+import { fmtUsLabel } from '../../format.js';
 import { seriesStyle } from '../svg/style.js';
 import { renderXYChart, type HLine, type XYSeries } from '../svg/xy-chart.js';
 import type { Chart } from './chart.js';
@@ -45,13 +45,13 @@ export function addedRttChart(report: CalibrateReport): Chart | null {
     });
   }
   const zero = report.rows.find((r) => r.configuredRttUs === 0 && r.addedP50Us !== null && r.addedP50Us > 0);
-  const hlines: HLine[] = zero ? [{ y: zero.addedP50Us as number, label: `proxy's own hop (${zero.label}): ${fmtUsShort(zero.addedP50Us as number)}` }] : [];
+  const hlines: HLine[] = zero ? [{ y: zero.addedP50Us as number, label: `proxy's own hop (${zero.label}): ${fmtUsLabel(zero.addedP50Us as number)}` }] : [];
   const svg = renderXYChart({
     name: 'calibrate-added-rtt',
     title: 'Configured vs measured added RTT',
     subtitle: 'added = PING round trip through the proxy minus direct; log-log',
-    x: { label: 'configured RTT', scale: 'log', format: fmtUsShort },
-    y: { label: 'measured added RTT', scale: 'log', format: fmtUsShort },
+    x: { label: 'configured RTT', scale: 'log', format: fmtUsLabel },
+    y: { label: 'measured added RTT', scale: 'log', format: fmtUsLabel },
     series,
     hlines,
   });

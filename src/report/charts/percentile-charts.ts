@@ -3,7 +3,7 @@
  * bench (a series per configuration) and one for calibrate (a series per row).
  */
 import type { BenchReport, CalibrateReport } from '../../results/types.js';
-import { fmtUsShort } from '../../format.js';
+import { fmtUsLabel } from '../../format.js';
 import { percentileCurve, percentileLabel, percentileTicks } from '../histogram.js';
 import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
 import { esc } from '../svg/escape.js';
@@ -42,7 +42,7 @@ export function percentileChart(name: string, title: string, subtitle: string, y
     title,
     subtitle,
     x: { label: 'percentile (log scale of 1 / (1 - p); last point = max)', scale: 'linear', domain: [0, top], ticks: percentileTicks(top), format: percentileLabel },
-    y: { label: yLabel, scale: 'log', format: fmtUsShort },
+    y: { label: yLabel, scale: 'log', format: fmtUsLabel },
     series,
     attrs,
   });

@@ -6,7 +6,7 @@
 import type { OpenLoopResult, OpenLoopReport } from '../../workload/open-loop/types.js';
 import { percentileChart, type Curve } from '../charts/percentile-charts.js';
 import type { Chart } from '../charts/chart.js';
-import { fmtCount, fmtUsShort } from '../../format.js';
+import { fmtCount, fmtUsLabel } from '../../format.js';
 import { esc } from '../svg/escape.js';
 import { referenceStyle, seriesStyle } from '../svg/style.js';
 import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
@@ -41,9 +41,9 @@ export function rateCurves(report: OpenLoopReport): Chart[] {
       title: `p99 latency against the offered rate: ${link}`,
       subtitle: 'solid: corrected (from the intended send time); dotted: uncorrected (from the actual send)',
       x: { label: 'target rate (commands/s, log scale)', scale: 'log', format: fmtCount },
-      y: { label: 'p99 latency per command', scale: 'log', format: fmtUsShort },
+      y: { label: 'p99 latency per command', scale: 'log', format: fmtUsLabel },
       series,
-      ...(report.sloUs !== null ? { hlines: [{ y: report.sloUs, label: `--slo ${fmtUsShort(report.sloUs)}` }] } : {}),
+      ...(report.sloUs !== null ? { hlines: [{ y: report.sloUs, label: `--slo ${fmtUsLabel(report.sloUs)}` }] } : {}),
       attrs: `data-link="${esc(link)}"`,
     });
     charts.push({

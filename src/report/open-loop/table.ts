@@ -6,7 +6,7 @@
 import type { OpenLoopReport, OpenLoopResult } from '../../workload/open-loop/types.js';
 import { DRIVER_LATENESS_BOUND_US } from '../../workload/open-loop/types.js';
 import { notesWithSetup } from '../connection-setup.js';
-import { fmtCount, fmtUsShort } from '../../format.js';
+import { fmtCount, fmtUsLabel } from '../../format.js';
 import { renderGrid, RULE, type Align, type GridRow } from '../../text-grid.js';
 
 export interface OpenLoopTableOptions {
@@ -14,12 +14,12 @@ export interface OpenLoopTableOptions {
 }
 
 export function rowLabel(r: OpenLoopResult): string {
-  const window = r.batchWindowUs > 0 ? ` w=${fmtUsShort(r.batchWindowUs)}` : '';
+  const window = r.batchWindowUs > 0 ? ` w=${fmtUsLabel(r.batchWindowUs)}` : '';
   return `${r.link} ${r.mode} C=${r.clients}${window}`;
 }
 
 const rate = (x: number | null): string => (x === null ? 'closed' : fmtCount(x));
-const us = (x: number): string => fmtUsShort(x);
+const us = (x: number): string => fmtUsLabel(x);
 
 export function latencyRows(results: readonly OpenLoopResult[]): { head: string[]; align: Align[]; rows: string[][] } {
   const head = ['configuration', 'target/s', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'max', '|', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'max'];
@@ -87,7 +87,7 @@ export function batchReading(results: readonly OpenLoopResult[]): string[] {
 }
 
 function signedUs(x: number): string {
-  return `${x < 0 ? '-' : '+'}${fmtUsShort(Math.abs(x))}`;
+  return `${x < 0 ? '-' : '+'}${fmtUsLabel(Math.abs(x))}`;
 }
 
 export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableOptions = {}): string {
@@ -113,7 +113,7 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
   lines.push(
     `rate x RTT is the concurrency Little's law predicts on an unqueued link; outstanding is the measured time-average of commands due and not yet answered. ` +
       `late p99 is the driver's own scheduling lateness ("driver" past ${DRIVER_LATENESS_BOUND_US} us); cpu is the driver process (clients and proxies) in percent of one core.` +
-      (report.sloUs !== null ? ` --slo ${fmtUsShort(report.sloUs)}.` : ''),
+      (report.sloUs !== null ? ` --slo ${fmtUsLabel(report.sloUs)}.` : ''),
   );
   out.push(...lines);
   return out.join('\n');

@@ -1,6 +1,6 @@
 import { selfReportNote } from '../../stats/self-report.js';
 import type { PrivateRedis } from '../../redis/index.js';
-import { formatUs } from '../../format.js';
+import { fmtUsSetting } from '../../format.js';
 import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
 import { connectionSetup, driverSetupSteps } from '../connection-setup.js';
@@ -61,8 +61,8 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
             for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
               for (const rate of o.rates ?? [undefined]) {
                 if (aborted()) break;
-                const label = `${spec.name} ${mode} C=${clients} ${rate === undefined ? 'closed loops' : `${rate}/s ${o.arrival}`}${windowUs > 0 ? ` window ${formatUs(windowUs)} B=${o.maxBatch}` : ''}`;
-                progress?.({ type: 'note', text: `${label}: ${formatUs(o.durationUs)}` });
+                const label = `${spec.name} ${mode} C=${clients} ${rate === undefined ? 'closed loops' : `${rate}/s ${o.arrival}`}${windowUs > 0 ? ` window ${fmtUsSetting(windowUs)} B=${o.maxBatch}` : ''}`;
+                progress?.({ type: 'note', text: `${label}: ${fmtUsSetting(o.durationUs)}` });
                 await admin.redis.set(counterKey, '0');
                 const out = await runOpenLoop({
                   clients: conns,
