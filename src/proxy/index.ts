@@ -13,7 +13,6 @@ import { sharedScheduler } from '../link/scheduler.js';
 import { seededUniform } from '../link/rng.js';
 import { ToxicSet } from '../toxics/toxic-set.js';
 import { toxicFamily } from '../toxics/metrics.js';
-import { FRAMING_STAGE } from '../toxics/framing.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import { measureHopThrough } from './self-calibrate.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
@@ -111,8 +110,6 @@ async function startWith(
     calibrating = false;
   }
   for (const stage of options.stages ?? []) server.stages.addStage(stage);
-  // Given toxics (even none): frame every connection, so Redis-aware toxics added later reach all.
-  if (options.toxics) server.stages.addStage(FRAMING_STAGE);
   toxics.attach(server.stages);
   try {
     link.update(options.link ?? {});

@@ -3,7 +3,6 @@ import { NO_DELAY } from '../link/types.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../proxy/registry-factory.js';
-import { FRAMING_STAGE } from '../toxics/framing.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
@@ -57,7 +56,6 @@ export class ManagedProxy {
       listen: this.listen,
       // toxiproxy adds nothing of its own to take off; no link delay, so no calibration at start.
       compensationUs: { up: 0, down: 0 },
-      stages: [FRAMING_STAGE],
       scheduler: this.env.scheduler,
       log: (line) => this.log(`${this.name}: ${line}`),
     });
