@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { startProxy } from '../../src/cluster/route.js';
 import { analyzeTrace } from '../../src/record/analyze.js';
@@ -18,7 +18,6 @@ import { buildTimelines } from '../../src/record/timeline.js';
 import { readTrace } from '../../src/record/trace-reader.js';
 import { startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
 import type { TapEvent } from '../../src/stats/types.js';
-import { waitFor } from '../record/session.js';
 import { keyPerMaster } from './helpers.js';
 
 const SLOW_NODE_RTT_US = 2000;
@@ -67,10 +66,10 @@ describe('proxy --record in cluster mode', () => {
     const plain = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 0 });
     await expect(plain.get(keys.find((k) => k.masterPort !== seedPort)!.key)).rejects.toThrow(/^MOVED /);
     await plain.quit();
-    await waitFor(() => {
+    await vi.waitUntil(() => {
       const opened = events.filter((e) => e.type === 'open').length;
       return opened > 0 && events.filter((e) => e.type === 'close').length === opened;
-    }, 'every recorded connection to close');
+    }, { timeout: 5000, interval: 5 });
 
     const live = proxy.stats().cluster.nodes;
     await record.close();

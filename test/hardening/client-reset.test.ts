@@ -3,11 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { waitFor } from '../proxy/helpers.js';
 import { openFdCount } from './helpers/proc.js';
 import { pingRaw } from './helpers/raw-ping.js';
 
@@ -63,7 +62,7 @@ describe('a client that resets mid-pipeline', () => {
     let got = 0;
     s.on('data', (d: Buffer) => (got += d.length));
     s.write(setName('victim1') + incrs('reset:n', 200_000));
-    await waitFor(() => got > 10_000, 10_000, 'replies to flow');
+    await vi.waitUntil(() => got > 10_000, { timeout: 10_000, interval: 5 });
     expect(await clientNamed('victim1')).toBe(true);
 
     const t0 = performance.now();
@@ -73,8 +72,8 @@ describe('a client that resets mid-pipeline', () => {
       await new Promise((r) => setTimeout(r, 5));
     }
     const goneMs = performance.now() - t0;
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the proxied connection to close');
-    await waitFor(() => socketHandles() === handles0, 5000, 'socket handles back to where they were');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
+    await vi.waitUntil(() => socketHandles() === handles0, { timeout: 5000, interval: 5 });
     expect(openFdCount()).toBe(fds0);
     expect(logs.some((l) => /client ECONNRESET/.test(l))).toBe(true);
     console.log(`[figure] client reset mid-pipeline: its upstream left Redis's CLIENT LIST ${goneMs.toFixed(1)} ms later`);
@@ -88,8 +87,8 @@ describe('a client that resets mid-pipeline', () => {
       const s = await connectTo(slow);
       s.write(setName('victim2') + incrs('reset:m', 10));
       s.resetAndDestroy();
-      await waitFor(() => slow.stats().connections.active === 0, 5000, 'the proxied connection to close');
-      await waitFor(() => socketHandles() === handles0, 5000, 'socket handles back to where they were');
+      await vi.waitUntil(() => slow.stats().connections.active === 0, { timeout: 5000, interval: 5 });
+      await vi.waitUntil(() => socketHandles() === handles0, { timeout: 5000, interval: 5 });
       // Nothing was ever sent to Redis, and its connection is gone there too.
       const t0 = Date.now();
       for (;;) {
@@ -117,13 +116,13 @@ describe('a client that resets mid-pipeline', () => {
       await new Promise((r) => setTimeout(r, 20));
     }
     s.resetAndDestroy();
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the proxied connection to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     const t1 = Date.now();
     while (await clientNamed('victim3')) {
       if (Date.now() - t1 > 5000) throw new Error('the stalled upstream connection is still at Redis after 5 s');
       await new Promise((r) => setTimeout(r, 10));
     }
-    await waitFor(() => socketHandles() === handles0, 5000, 'socket handles back to where they were');
+    await vi.waitUntil(() => socketHandles() === handles0, { timeout: 5000, interval: 5 });
   });
 });
 
@@ -149,7 +148,7 @@ describe('resets where one side is a unix socket', () => {
         await new Promise((r) => setTimeout(r, 5));
         s.resetAndDestroy();
       }
-      await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
+      await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
       expect(lines.filter((l) => /client ECONNRESET/.test(l)).length).toBeGreaterThan(0);
       const s = await connectTo(proxy);
       expect(await pingRaw(s)).toBe('+PONG\r\n');
@@ -171,7 +170,7 @@ describe('resets where one side is a unix socket', () => {
       await new Promise((r) => setTimeout(r, 20));
       redis.kill('SIGKILL');
       await Promise.all(closed);
-      await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
+      await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
       await redis.restart();
       const s = await connectTo({ path });
       expect(await pingRaw(s)).toBe('+PONG\r\n');

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -10,7 +10,6 @@ import { runCases, within, writeInPieces } from './helpers/fuzz-run.js';
 import { badRequest, mutate, noise, requests } from './helpers/resp-gen.js';
 import { Rng } from './helpers/rng.js';
 import { startTee, type TeeRecord } from './helpers/tee.js';
-import { waitFor } from '../proxy/helpers.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20240607);
 /** Set explicitly: auto compensation would open its own calibration connections to the upstream. */
@@ -78,7 +77,7 @@ describe('fuzz: random and damaged RESP from clients, forwarded unchanged', () =
       // The echo server returns exactly what reached it, so this checks both directions at once.
       if (!back.equals(data)) throw new Error(`seed ${SEED + i}: sent ${data.length} bytes, got back ${back.length}`);
     });
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'all fuzz connections closed');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     // And independently: what the server received, connection by connection, is what was sent.
     expect(sortedDigests(echoed.map((g) => Buffer.concat(g)))).toEqual(sortedDigests(sent));
     const s = proxy.stats();
@@ -96,7 +95,7 @@ describe('fuzz: random and damaged RESP from clients, forwarded unchanged', () =
       const before = proxy.stats().totals.unparsedBytes;
       const data = badRequest(rng);
       expect((await oneClient(proxy, data, rng)).equals(data)).toBe(true);
-      await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the connection to close');
+      await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
       expect(proxy.stats().totals.unparsedBytes, `seed ${SEED + 100_000 + i}`).toBeGreaterThan(before);
     }
   });
@@ -107,7 +106,7 @@ describe('fuzz: random and damaged RESP from clients, forwarded unchanged', () =
     const clean = Buffer.from('*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n');
     const rng = new Rng(2);
     expect((await oneClient(proxy, clean, rng)).equals(clean)).toBe(true);
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the connection to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     const s = proxy.stats();
     expect(s.totals.unparsedBytes).toBe(0);
     expect(s.totals.commands).toBe(3);
@@ -138,7 +137,7 @@ describe('fuzz: random and damaged RESP from clients to a real redis-server', ()
       sent.push(data);
       received.push(await oneClient(proxy, data, rng));
     });
-    await waitFor(() => proxy.stats().connections.active === 0, 10_000, 'all fuzz connections closed');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 10_000, interval: 5 });
     await Promise.all(tee.records.map((r: TeeRecord) => r.done));
     // Redis received exactly what the clients sent, and the clients exactly what Redis sent.
     expect(sortedDigests(tee.records.map((r) => Buffer.concat(r.up)))).toEqual(sortedDigests(sent));
@@ -156,7 +155,7 @@ describe('fuzz: random and damaged RESP from clients to a real redis-server', ()
     proxy.resetStats();
     const clean = Buffer.from('*3\r\n$3\r\nSET\r\n$5\r\nfz:ok\r\n$2\r\nok\r\n*2\r\n$3\r\nGET\r\n$5\r\nfz:ok\r\n');
     expect((await oneClient(proxy, clean, new Rng(3))).toString()).toBe('+OK\r\n$2\r\nok\r\n');
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the clean connection to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     expect(proxy.stats().totals).toMatchObject({ commands: 2, replies: 2, unparsedBytes: 0, errorReplies: 0 });
   });
 });

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { waitFor } from '../proxy/helpers.js';
 import { fakeServer, readAll, type FakeServer } from './helpers/fake-server.js';
 import { runCases, within, writeInPieces } from './helpers/fuzz-run.js';
 import { badReply, mutate, noise, replies, requests } from './helpers/resp-gen.js';
@@ -75,7 +74,7 @@ describe('fuzz: random and damaged replies from a fake server, forwarded unchang
       // Once the server's FIN arrives the client (no allowHalfOpen) closes its side too.
       clientGot.push(await within(got, 10_000, 'client connection'));
     });
-    await waitFor(() => proxy.stats().connections.active === 0, 10_000, 'all fuzz connections closed');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 10_000, interval: 5 });
     const sorted = (bs: Buffer[]): string[] => bs.map(digest).sort();
     expect(sorted(clientGot)).toEqual(sorted(sentByServer));
     expect(sorted(receivedByServer.map((g) => Buffer.concat(g)))).toEqual(sorted(clientSent));
@@ -99,7 +98,7 @@ describe('fuzz: random and damaged replies from a fake server, forwarded unchang
       await new Promise<void>((r) => s.once('connect', () => r()));
       s.write('*1\r\n$4\r\nPING\r\n');
       expect((await within(got, 10_000, 'client connection')).equals(broken), `seed ${seed}`).toBe(true);
-      await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the connection to close');
+      await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
       expect(proxy.stats().totals.unparsedBytes, `seed ${seed}`).toBeGreaterThan(before);
     }
   });

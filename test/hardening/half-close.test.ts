@@ -1,8 +1,7 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { waitFor } from '../proxy/helpers.js';
 import { fakeServer, readAll, type FakeServer } from './helpers/fake-server.js';
 
 const ONE_WAY_MS = 20;
@@ -56,7 +55,7 @@ describe('half-close passes through in both directions, behind the data', () => 
     expect((await serverGot!).equals(payload)).toBe(true);
     expect(back.toString()).toBe('reply-after-fin');
     expect(serverEndAt - finAt).toBeGreaterThanOrEqual(ONE_WAY_MS - 1);
-    await waitFor(() => p.stats().connections.active === 0, 5000, 'the connection to close');
+    await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 
   it('upstream FIN: the client gets the data, then the FIN; it can still send, and the upstream gets it', async () => {
@@ -78,7 +77,7 @@ describe('half-close passes through in both directions, behind the data', () => 
     // Still half-open towards the server: what the client sends now arrives, then its FIN.
     c.end('late-request');
     expect((await serverGot!).toString()).toBe('late-request');
-    await waitFor(() => p.stats().connections.active === 0, 5000, 'the connection to close');
+    await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 
   it('both at once: each side gets all the other sent, then its FIN', async () => {
@@ -92,7 +91,7 @@ describe('half-close passes through in both directions, behind the data', () => 
     c.end('from-client');
     expect((await clientGot).toString()).toBe('from-server');
     expect((await serverGot!).toString()).toBe('from-client');
-    await waitFor(() => p.stats().connections.active === 0, 5000, 'the connection to close');
+    await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 
   it('a FIN never overtakes delayed data (one write then end, many times)', async () => {
@@ -115,7 +114,7 @@ describe('half-close passes through in both directions, behind the data', () => 
     );
     const got = (await Promise.all(received)).map((b) => b.toString()).sort();
     expect(got).toEqual([...sent].sort());
-    await waitFor(() => p.stats().connections.active === 0, 5000, 'connections to close');
+    await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 
   it('the upstream closes without reading all (RST): the client gets what was sent, then a reset, promptly', async () => {
@@ -139,6 +138,6 @@ describe('half-close passes through in both directions, behind the data', () => 
     expect(performance.now() - t0).toBeLessThan(1000 + TOLERANCE_MS);
     expect(Buffer.concat(chunks).toString()).toBe('partial-answer');
     expect(await errored).toBe('ECONNRESET');
-    await waitFor(() => p.stats().connections.active === 0, 5000, 'the connection to close');
+    await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 });

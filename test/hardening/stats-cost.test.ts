@@ -1,9 +1,9 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { median, waitFor } from '../proxy/helpers.js';
+import { median } from '../proxy/helpers.js';
 import { encodeRequest } from './helpers/resp-gen.js';
 
 /** 40 ordinary commands: what a real application sends over a few minutes. */
@@ -35,7 +35,7 @@ describe('what a stats snapshot costs the proxied traffic', () => {
     await new Promise<void>((r) => s.once('connect', () => r()));
     const batch = Buffer.concat(COMMANDS.map((c) => encodeRequest(c)));
     for (let i = 0; i < 200; i++) s.write(batch);
-    await waitFor(() => proxy.stats().totals.replies >= 200 * COMMANDS.length, 20_000, 'every reply');
+    await vi.waitUntil(() => proxy.stats().totals.replies >= 200 * COMMANDS.length, { timeout: 20_000, interval: 5 });
     s.destroy();
   });
   afterAll(async () => {

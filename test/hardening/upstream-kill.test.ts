@@ -1,9 +1,9 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { median, proxyClient, rawSocket, waitFor } from '../proxy/helpers.js';
+import { median, proxyClient, rawSocket } from '../proxy/helpers.js';
 import { pingRaw } from './helpers/raw-ping.js';
 
 const RAW_CLIENTS = 4;
@@ -129,7 +129,7 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
       expect(o.bad).toBeUndefined();
       expect(o.replies).toBeLessThan(RAW_PIPELINE);
     }
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'every proxied connection to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     return {
       raw: rawOutcomes.map((o) => o.closedAfterMs),
       ioredis: ioTimes,
@@ -147,7 +147,7 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
     const s = await rawSocket(proxy.host!, proxy.port!);
     expect(await pingRaw(s)).toBe('+PONG\r\n');
     s.destroy();
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'the new connections to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   }
 
   it(`closes ${RAW_CLIENTS} raw clients within ${CLOSE_BOUND_MS} ms, with no invented reply (${RUNS} runs, the figure)`, { timeout: 120_000 }, async () => {
@@ -203,7 +203,7 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
       }
       expect(Math.max(...times)).toBeLessThan(1000);
       expect(lines.filter((l) => l.includes(`upstream ${r2.address} failed: ECONNREFUSED`))).toHaveLength(5);
-      await waitFor(() => p2.stats().connections.active === 0, 2000, 'refused connections to be gone');
+      await vi.waitUntil(() => p2.stats().connections.active === 0, { timeout: 5000, interval: 5 });
       console.log(`[figure] upstream refusing: client closed after median ${median(times).toFixed(1)} ms (max ${Math.max(...times).toFixed(1)} ms)`);
     } finally {
       await p2.close();

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { ByteStageFactory, Direction } from '../../src/stage/types.js';
-import { rawSocket, waitFor } from './helpers.js';
+import { rawSocket } from './helpers.js';
 
 /** Slices every chunk in two and hands the pieces on a tick later: it always holds something. */
 function slicer(name: string, direction: Direction, seen: { bytes: number }): ByteStageFactory {
@@ -87,7 +87,7 @@ describe('byte stages on live connections (real redis-server)', () => {
       if (round % 4 === 3) expect(proxy.removeStage('down-slicer')).toBe(true);
       await new Promise((r) => setImmediate(r));
     }
-    await waitFor(() => got.length >= want.length, 5000, 'all replies');
+    await vi.waitUntil(() => got.length >= want.length, { timeout: 5000, interval: 5 });
     expect(got).toBe(want);
     // The stages really were in the path.
     expect(seenUp.bytes).toBeGreaterThan(0);
@@ -98,7 +98,7 @@ describe('byte stages on live connections (real redis-server)', () => {
 
   it('counts the bytes a byte stage holds toward --high-water', async () => {
     // One connection only: the stage below keeps its state in this closure.
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'earlier connections to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     let hold = true;
     const held: Buffer[] = [];
     let release: (() => void) | undefined;
@@ -129,13 +129,13 @@ describe('byte stages on live connections (real redis-server)', () => {
     let wrote = 0;
     // 8 MiB of ECHOs against a 4 MiB high-water mark: the proxy must stop reading.
     for (let i = 0; i < 128; i++) wrote += s.write(echo(value)) ? 1 : 0;
-    await waitFor(() => s.writableLength > 0 && held.length > 0, 5000, 'the client to be paused');
+    await vi.waitUntil(() => s.writableLength > 0 && held.length > 0, { timeout: 5000, interval: 5 });
     const heldBytes = held.reduce((a, c) => a + c.length, 0);
     expect(heldBytes).toBeLessThan(6 * 1024 * 1024);
     expect(got).toBe(0);
     proxy.removeStage('dam');
     const want = 128 * bulk(value).length;
-    await waitFor(() => got === want, 10_000, 'every reply after release');
+    await vi.waitUntil(() => got === want, { timeout: 10_000, interval: 5 });
     expect(wrote).toBeLessThan(128);
     s.destroy();
   });

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { collect, proxyClient, rawSocket, waitFor } from './helpers.js';
+import { collect, proxyClient, rawSocket } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -21,7 +21,7 @@ describe('counts for real clients through the proxy', () => {
     await redis?.stop();
   });
   beforeEach(async () => {
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'previous clients to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     proxy.resetStats();
   });
 
@@ -61,8 +61,8 @@ describe('counts for real clients through the proxy', () => {
       sub.on('message', (_ch: string, m: string) => got.push(m));
       await sub.subscribe('news');
       for (let i = 0; i < 5; i++) await pub.publish('news', `m${i}`);
-      await waitFor(() => got.length === 5, 3000, 'messages');
-      await waitFor(() => proxy.stats().totals.pushes === 5, 3000, 'pushes counted');
+      await vi.waitUntil(() => got.length === 5, { timeout: 3000, interval: 5 });
+      await vi.waitUntil(() => proxy.stats().totals.pushes === 5, { timeout: 3000, interval: 5 });
       const t = proxy.stats().totals;
       expect(t.commands).toBe(6); // SUBSCRIBE + 5 PUBLISH
       expect(t.replies).toBe(6); // the subscribe confirmation answers SUBSCRIBE
@@ -77,11 +77,11 @@ describe('counts for real clients through the proxy', () => {
     const mon = await rawSocket(proxy.host!, proxy.port!);
     mon.on('data', () => undefined);
     mon.write('*1\r\n$7\r\nMONITOR\r\n');
-    await waitFor(() => (proxy.stats().totals.replies ?? 0) >= 1, 2000, 'MONITOR +OK');
+    await vi.waitUntil(() => (proxy.stats().totals.replies ?? 0) >= 1, { timeout: 5000, interval: 5 });
     const c = proxyClient(proxy, { protocol: 2 });
     await c.connect();
     for (let i = 0; i < 3; i++) await c.set(`m${i}`, 'v');
-    await waitFor(() => proxy.stats().totals.pushes >= 3, 3000, 'monitor lines');
+    await vi.waitUntil(() => proxy.stats().totals.pushes >= 3, { timeout: 3000, interval: 5 });
     const t = proxy.stats().totals;
     // MONITOR shows every command of the other client (its handshake too): all pushes, none a reply
     expect(t.pushes).toBeGreaterThanOrEqual(3);
@@ -100,7 +100,7 @@ describe('counts for real clients through the proxy', () => {
         '*2\r\n$3\r\nGET\r\n$1\r\na\r\n',
     );
     expect((await all).toString()).toBe('+OK\r\n$1\r\n1\r\n');
-    await waitFor(() => proxy.stats().connections.active === 0, 3000, 'close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 3000, interval: 5 });
     const t = proxy.stats().totals;
     expect(t.commands).toBe(4);
     expect(t.replies).toBe(2);

@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { collect, proxyClient, rawSocket, waitFor } from './helpers.js';
+import { collect, proxyClient, rawSocket } from './helpers.js';
 
 const run = promisify(execFile);
 
@@ -72,9 +72,9 @@ describe('proxy forwards bytes exactly (real redis-server)', () => {
     const replies = await Promise.all(clients.map((c, i) => c.incrby('many', i + 1)));
     expect(new Set(replies).size).toBe(200);
     expect(Number(await clients[0]!.get('many'))).toBe((200 * 201) / 2);
-    await waitFor(() => proxy.stats().connections.active >= 200, 5000, '200 active connections');
+    await vi.waitUntil(() => proxy.stats().connections.active >= 200, { timeout: 5000, interval: 5 });
     clients.forEach((c) => c.disconnect());
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connections to close');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { rawSocket, waitFor } from './helpers.js';
+import { rawSocket } from './helpers.js';
 // Seeded, so a failure can be replayed from its seed.
 import { mulberry32 as rng } from '../../src/link/rng.js';
 
@@ -45,7 +45,7 @@ async function exchange(host: string, port: number, bytes: Buffer, r: () => numb
     at += len;
     if (r() < 0.2) await new Promise((res) => setImmediate(res));
   }
-  await waitFor(() => size > 0 && until(Buffer.concat(chunks)), 10_000, 'replies');
+  await vi.waitUntil(() => size > 0 && until(Buffer.concat(chunks)), { timeout: 10_000, interval: 5 });
   s.destroy();
   return Buffer.concat(chunks);
 }

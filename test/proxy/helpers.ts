@@ -40,12 +40,4 @@ export function collect(s: net.Socket): Promise<Buffer> {
   });
 }
 
-export async function waitFor(cond: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 export { median } from '../../src/numbers/quantiles.js';

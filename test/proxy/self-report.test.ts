@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { proxyClient, waitFor } from './helpers.js';
+import { proxyClient } from './helpers.js';
 
 /** CPU time (user + system) of this process over `ms` of wall time, as a fraction of one core. */
 async function cpuShare(ms: number): Promise<number> {
@@ -60,7 +60,7 @@ describe("the proxy's self-report (/stats self)", () => {
     expect(self.arrivalLagUs.count).toBeGreaterThanOrEqual(10);
     expect(self.eventLoopDelayUs.count).toBeGreaterThan(0);
     c.disconnect();
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'connection closed');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 
   it('counts a stall of the loop while bytes wait unread in addedUs, which lateUs cannot see', async () => {
@@ -85,7 +85,7 @@ describe("the proxy's self-report (/stats self)", () => {
   });
 
   it('an idle proxy (no connections) uses at most 0.1% of a core', async () => {
-    await waitFor(() => proxy.stats().connections.active === 0, 5000, 'no connections');
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     // Settle first: the closing connection's last timers.
     await new Promise((r) => setTimeout(r, 200));
     let share = await cpuShare(2000);

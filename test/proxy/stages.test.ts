@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { FrameStageFactory, ReplyAction, RequestAction } from '../../src/stage/types.js';
-import { client, collect, proxyClient, rawSocket, waitFor } from './helpers.js';
+import { client, collect, proxyClient, rawSocket } from './helpers.js';
 
 const answerGets: FrameStageFactory = {
   kind: 'frame',
@@ -53,7 +53,7 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
     }
     const res = await p.exec();
     expect(res!.map(([err, v]) => err ?? v)).toEqual(want);
-    await waitFor(() => proxy.stats().totals.replies === 100, 3000, 'replies counted');
+    await vi.waitUntil(() => proxy.stats().totals.replies === 100, { timeout: 3000, interval: 5 });
     const t = proxy.stats().totals;
     expect(t.commands).toBe(100);
     expect(t.roundTrips).toBe(1);
@@ -96,7 +96,7 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
       s.write('*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nDEL\r\n$1\r\nx\r\n*1\r\n$4\r\nPING\r\n');
       let got = '';
       s.on('data', (d: Buffer) => (got += d.toString()));
-      await waitFor(() => got === '+PONG\r\n', 3000, 'first PONG');
+      await vi.waitUntil(() => got === '+PONG\r\n', { timeout: 3000, interval: 5 });
       // Redis answered the second PING long ago; it must not appear in DEL's place.
       const probe = proxyClient(proxy, { protocol: 2 });
       await probe.connect();
@@ -133,7 +133,7 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
       const order: string[] = [];
       const a = c.set('held', '1').then(() => order.push('set'));
       const b = c.get('held').then((v) => order.push(`get:${v}`));
-      await waitFor(() => heldSeen, 3000, 'the hold');
+      await vi.waitUntil(() => heldSeen, { timeout: 3000, interval: 5 });
       const direct = client({ host: redis.host, port: redis.port }, { protocol: 2 });
       await direct.connect();
       expect(await direct.get('held')).toBe(null); // Redis has not seen the SET
@@ -160,11 +160,11 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
       for (let i = 0; i < 5; i++) await pub.publish(i % 2 ? 'a' : 'c', `m${i}`);
       // The local answer and the forwarded GET both wait behind the pushes in flight.
       expect(await pub.get('local:x')).toBe('local:x');
-      await waitFor(() => got.length === 5, 3000, 'messages');
+      await vi.waitUntil(() => got.length === 5, { timeout: 3000, interval: 5 });
       expect(got).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
       expect(await sub.unsubscribe()).toBe(0);
       if (protocol === 3) expect(await sub.get('local:y')).toBe('local:y');
-      await waitFor(() => proxy.stats().totals.pushes === 5, 3000, 'pushes counted');
+      await vi.waitUntil(() => proxy.stats().totals.pushes === 5, { timeout: 3000, interval: 5 });
       const t = proxy.stats().totals;
       expect(t.replies).toBe(t.commands + 2 + 2); // SUBSCRIBE and UNSUBSCRIBE: 3 confirmations each
       sub.disconnect();

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { proxyClient, waitFor } from './helpers.js';
+import { proxyClient } from './helpers.js';
 
 describe('round trips counted by the proxy for a real client', () => {
   let redis: PrivateRedis;
@@ -32,7 +32,7 @@ describe('round trips counted by the proxy for a real client', () => {
     const p = c.pipeline();
     for (let i = 0; i < 100; i++) p.get(`k${i % 50}`);
     await p.exec();
-    await waitFor(() => proxy.stats().totals.replies === 100, 2000, 'replies counted');
+    await vi.waitUntil(() => proxy.stats().totals.replies === 100, { timeout: 5000, interval: 5 });
     t = proxy.stats().totals;
     expect(t.commands).toBe(100);
     expect(t.roundTrips).toBe(1);

@@ -2,13 +2,12 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { createKeyHasher } from '../../src/record/key-hash.js';
 import { createRecorder } from '../../src/record/recorder.js';
 import { readTrace } from '../../src/record/trace-reader.js';
 import type { CommandEvent } from '../../src/stats/types.js';
-import { waitFor } from '../proxy/helpers.js';
 import { LOCAL_LINK } from './synthetic.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-record-'));
@@ -89,7 +88,7 @@ describe('recorder', () => {
     const logs: string[] = [];
     const rec = createRecorder({ path: '/dev/full', overwrite: true, link: LOCAL_LINK, log: (l) => logs.push(l), clock: new FakeClock() });
     for (let i = 0; i < 5000; i++) rec.onEvent(get(i, i * 10));
-    await waitFor(() => logs.length > 0, 5000, 'the write error to be logged');
+    await vi.waitUntil(() => logs.length > 0, { timeout: 5000, interval: 5 });
     for (let i = 0; i < 10; i++) rec.onEvent(get(i, i * 10));
     const summary = await rec.close();
     expect(summary).toMatchObject({ truncated: true, reason: 'write-error' });

@@ -5,6 +5,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
+import { vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { ProxyOptions, RedisRttProxy } from '../../src/proxy/types.js';
 import { createRecorder, type RecordingSummary } from '../../src/record/recorder.js';
@@ -46,10 +47,10 @@ export async function recordSession(
   });
   try {
     const clientWallMs = await work(proxy);
-    await waitFor(() => {
+    await vi.waitUntil(() => {
       const opened = events.filter((e) => e.type === 'open').length;
       return opened > 0 && events.filter((e) => e.type === 'close').length === opened;
-    }, 'every recorded connection to close');
+    }, { timeout: 5000, interval: 5 });
     const stats = proxy.stats();
     const summary = await recorder.close();
     return { trace: await readTrace(path), summary, clientWallMs, stats };
@@ -127,12 +128,4 @@ export function redisCli(p: RedisRttProxy, script: string, args: string[] = []):
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`redis-cli exited ${code}: ${err}`))));
     child.stdin.end(script);
   });
-}
-
-export async function waitFor(cond: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const t0 = Date.now();
-  while (!cond()) {
-    if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }

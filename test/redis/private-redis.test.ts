@@ -1,10 +1,9 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RedisSpawnError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { trackedCount } from '../../src/redis/child-registry.js';
-import { waitFor } from '../proxy/helpers.js';
 
 const started: PrivateRedis[] = [];
 async function start(opts?: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> {
@@ -88,7 +87,7 @@ describe('startPrivateRedis', () => {
     const port = r.port!;
     const firstPid = r.pid;
     r.kill();
-    await waitFor(() => !alive(firstPid), 5000, 'the killed redis-server to exit');
+    await vi.waitUntil(() => !alive(firstPid), { timeout: 5000, interval: 5 });
     await r.restart();
     expect(r.pid).not.toBe(firstPid);
     const [pong] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['PING']]);

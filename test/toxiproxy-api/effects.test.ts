@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { Toxiproxy, type ICreateToxicBody, type Proxy } from 'toxiproxy-node-client';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/server.js';
-import { collect, rawSocket, waitFor } from '../proxy/helpers.js';
+import { collect, rawSocket } from '../proxy/helpers.js';
 
 /**
  * Each toxic's effect as a real client sees it, the toxics added and removed by
@@ -182,7 +182,7 @@ describe('Redis-aware toxics through redis-rtt server', () => {
       retryStrategy: () => 10,
     });
     const value = patient.get('k');
-    await waitFor(() => retries >= 3, 5000, 'three LOADING retries');
+    await vi.waitUntil(() => retries >= 3, { timeout: 5000, interval: 5 });
     await t.remove();
     expect(await value).toBe('v');
     plain.disconnect();
@@ -287,7 +287,7 @@ describe('Redis-aware toxics through redis-rtt server', () => {
     const chunks: Buffer[] = [];
     s.on('data', (d: Buffer) => chunks.push(d));
     s.write('SET k v\r\nGET k\r\nPING\r\n');
-    await waitFor(() => Buffer.concat(chunks).toString() === '+OK\r\n', 2000, '+OK');
+    await vi.waitUntil(() => Buffer.concat(chunks).toString() === '+OK\r\n', { timeout: 5000, interval: 5 });
     await new Promise((r) => setTimeout(r, 50));
     expect(Buffer.concat(chunks).toString()).toBe('+OK\r\n'); // neither the GET reply nor the PONG behind it
     s.destroy();
