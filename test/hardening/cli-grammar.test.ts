@@ -3,7 +3,7 @@
  * for stdout, one error prefix, one range in --batch messages, a bare number is ms for every duration,
  * `--upstream HOST` means port 6379, and a warning when jitter's lower tail reaches zero delay.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseCompensateFlag } from '../../src/cli/compensate-flag.js';
 import { parseRedisEndpoint } from '../../src/proxy/endpoint.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
@@ -14,11 +14,6 @@ beforeAll(async () => {
   redis = await startPrivateRedis();
 });
 afterAll(() => redis?.stop());
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(cond(), what).toBe(true);
-}
 
 describe('compensation: off everywhere, bare numbers in ms', () => {
   it('proxy --compensate off starts with nothing taken off (it failed with ENOENT before)', async () => {
@@ -102,7 +97,7 @@ describe('jitter whose lower tail reaches zero delay', () => {
         // --rtt 2 is 2 ms: a bare number is ms.
         expect((p.line as unknown as { link: { upUs: number } }).link.upUs).toBe(1000);
         if (warned) {
-          await until(() => p.stderr().includes('reaches zero delay'), 'the jitter warning');
+          await vi.waitUntil(() => p.stderr().includes('reaches zero delay'), { timeout: 4000, interval: 10 });
           expect(p.stderr()).toMatch(/warning: jitter 300 us \(normal\) reaches zero delay .* keep jitter at most 250 us/);
         } else {
           expect(p.stderr()).not.toContain('reaches zero delay');

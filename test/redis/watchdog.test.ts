@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Like exit-cleanup.test.ts: src/redis as plain JS, so a separate node process can hold private
 // servers and be killed without running any cleanup of its own.
@@ -41,21 +41,12 @@ function gone(pid: number): boolean {
   }
 }
 
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return cond();
-}
-
 describe('a private redis-server never outlives the process that started it', () => {
   it.each(['SIGTERM', 'SIGINT', 'SIGKILL'] as const)('%s to the holder: no redis-server, no temp dir left', async (signal) => {
     const holder = spawn(process.execPath, [join(outDir, 'hold.mjs')], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     holder.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await until(() => out.includes('\n'), 15_000);
+    await vi.waitUntil(() => out.includes('\n'), { timeout: 15_000, interval: 20 });
     const servers = JSON.parse(out) as { pid: number; dir: string }[];
     try {
       expect(servers).toHaveLength(2);
@@ -68,7 +59,7 @@ describe('a private redis-server never outlives the process that started it', ()
       expect(statSync(conf).mode & 0o777).toBe(0o600);
       holder.kill(signal);
       await new Promise<void>((r) => (holder.exitCode !== null || holder.signalCode !== null ? r() : holder.once('exit', () => r())));
-      expect(await until(() => servers.every((s) => gone(s.pid) && !existsSync(s.dir)), 5000), JSON.stringify(servers)).toBe(true);
+      await expect.poll(() => servers.filter((s) => !gone(s.pid) || existsSync(s.dir)), { timeout: 5000, interval: 20 }).toEqual([]);
     } finally {
       for (const s of servers) if (!gone(s.pid)) process.kill(s.pid, 'SIGKILL'); // no orphan when failing
       holder.kill('SIGKILL');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { RedisRttProxy } from '../../src/proxy/index.js';
 import { startProxy } from '../../src/cluster/route.js';
@@ -16,14 +16,6 @@ async function withProxy<T>(opts: Parameters<typeof startProxy>[0], body: (p: Re
     return await body(p, logs);
   } finally {
     await p.close();
-  }
-}
-
-async function until(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
   }
 }
 
@@ -56,7 +48,7 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       expect(live.tls!.upstreamWireBytesUp).toBeGreaterThan(live.totals.bytesUp);
       expect(live.tls!.upstreamWireBytesDown).toBeGreaterThan(live.totals.bytesDown);
       c.disconnect();
-      await until(() => p.stats().connections.active === 0);
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
       const s = p.stats();
       expect(s.commands.SET?.count).toBe(1);
       expect(s.commands.GET?.count).toBe(1);
@@ -72,13 +64,13 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
     await withProxy({ upstream: redis.address, upstreamTls: true }, async (p, logs) => {
       const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout + x.stderr, (e: { stdout: string; stderr: string }) => e.stdout + e.stderr);
       expect(out).not.toMatch(/PONG/);
-      await until(() => logs.some((l) => /upstream .* failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/.test(l)));
-      await until(() => p.stats().tls!.upstreamHandshakeFailures >= 1);
+      await vi.waitUntil(() => logs.some((l) => /upstream .* failed: (UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_GET_ISSUER_CERT_LOCALLY)/.test(l)), { timeout: 3000, interval: 10 });
+      await vi.waitUntil(() => p.stats().tls!.upstreamHandshakeFailures >= 1, { timeout: 3000, interval: 10 });
       expect(p.stats().tls!.upstreamHandshakes).toBe(0);
     });
     await withProxy({ upstream: redis.address, upstreamTls: { ca: redis.tls!.caFile, servername: 'not-this-host.example' } }, async (p, logs) => {
       await run('redis-cli', ['-p', String(p.port), 'PING']).catch(() => undefined);
-      await until(() => logs.some((l) => /ERR_TLS_CERT_ALTNAME_INVALID/.test(l)));
+      await vi.waitUntil(() => logs.some((l) => /ERR_TLS_CERT_ALTNAME_INVALID/.test(l)), { timeout: 3000, interval: 10 });
     });
   });
 
@@ -89,8 +81,8 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
         [0, 1].map(() => run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout, (e: { stdout: string }) => e.stdout)),
       );
       for (const out of outs) expect(out).not.toMatch(/PONG/);
-      await until(() => logs.filter((l) => /finished no TLS handshake \(plaintext Redis\?\) within 300 ms/.test(l)).length >= 2);
-      await until(() => p.stats().connections.active === 0);
+      await vi.waitUntil(() => logs.filter((l) => /finished no TLS handshake \(plaintext Redis\?\) within 300 ms/.test(l)).length >= 2, { timeout: 3000, interval: 10 });
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
     });
   });
 
@@ -98,7 +90,7 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
     await withProxy({ upstream: redis.address }, async (p) => {
       const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout + x.stderr, (e: { stdout: string; stderr: string }) => e.stdout + e.stderr);
       expect(out).not.toMatch(/PONG/);
-      await until(() => p.stats().connections.active === 0);
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
     });
   });
 
@@ -134,7 +126,7 @@ describe('mTLS upstream', () => {
     await withProxy({ upstream: redis.address, upstreamTls: { ca: t.caFile } }, async (p, logs) => {
       const out = await run('redis-cli', ['-p', String(p.port), 'PING']).then((x) => x.stdout, (e: { stdout: string }) => e.stdout);
       expect(out).not.toMatch(/PONG/);
-      await until(() => logs.some((l) => /conn \d+: upstream/.test(l)));
+      await vi.waitUntil(() => logs.some((l) => /conn \d+: upstream/.test(l)), { timeout: 3000, interval: 10 });
     });
   });
 });
@@ -165,7 +157,7 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       expect(stdout.trim()).toBe('PONG');
       const py = `import redis; r = redis.Redis(host='127.0.0.1', port=${p.port}, ssl=True, ssl_ca_certs='${ca}'); r.set('b', '2'); print(r.get('b').decode())`;
       expect((await run('/usr/bin/python3', ['-c', py])).stdout.trim()).toBe('2');
-      await until(() => p.stats().connections.active === 0);
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
       const s = p.stats();
       expect(s.commands.SET?.count).toBe(2);
       expect(s.commands.GET?.count).toBe(2);
@@ -183,7 +175,7 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       await c.connect();
       for (let i = 0; i < 20; i++) await c.get(`tls:seq:${i}`);
       await c.quit();
-      await until(() => p.stats().connections.active === 0);
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
       const s = p.stats();
       expect(s.commands.GET?.count).toBe(20);
       // The ready check (INFO), 20 GETs and QUIT, each sent after the reply before it.
@@ -225,7 +217,7 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
         (e: { stdout: string; stderr: string }) => e.stdout + e.stderr,
       );
       expect(bad).toMatch(/certificate verify failed|SSL/i);
-      await until(() => logs.some((l) => /client TLS .*(unknown ca|alert)/i.test(l)));
+      await vi.waitUntil(() => logs.some((l) => /client TLS .*(unknown ca|alert)/i.test(l)), { timeout: 3000, interval: 10 });
       const { stdout } = await run('redis-cli', ['--tls', '--cacert', p.tlsCaFile!, '-p', String(p.port), 'PING']);
       expect(stdout.trim()).toBe('PONG');
       expect(p.stats().tls!.handshakeFailures).toBeGreaterThanOrEqual(1);
