@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCalibrate, tableFrom } from '../../src/calibrate/run.js';
 import { verdict } from '../../src/calibrate/rows.js';
 import { startPingSession } from '../../src/calibrate/pinger.js';
@@ -138,8 +138,7 @@ describe('proxy --compensate FILE', () => {
     const stderrOf = async (args: string[]): Promise<string> => {
       const p = await startCliProxy(['--upstream', '127.0.0.1:1', ...args]);
       try {
-        const until = Date.now() + 3000;
-        while (!p.stderr().includes('not reachable now') && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+        await vi.waitUntil(() => p.stderr().includes('not reachable now'), { timeout: 3000, interval: 20 });
         return p.stderr();
       } finally {
         await p.stop();

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { ConfigError } from '../../src/errors.js';
 import { startProxy } from '../../src/cluster/route.js';
@@ -133,11 +133,13 @@ describe('cluster mode: nodes that come and go', () => {
     const extra = await startPrivateRedis({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)] });
     try {
       await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MEET', '127.0.0.1', String(extra.port), String(busPort)]]);
-      for (let i = 0; i < 200; i++) {
-        const [t] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'NODES']]);
-        if ((t?.text ?? '').includes(`:${extra.port}@`) && !/handshake/.test(t?.text ?? '')) break;
-        await new Promise((r) => setTimeout(r, 25));
-      }
+      await vi.waitUntil(
+        async () => {
+          const [t] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'NODES']]);
+          return (t?.text ?? '').includes(`:${extra.port}@`) && !/handshake/.test(t?.text ?? '');
+        },
+        { timeout: 5000, interval: 25 },
+      );
       const [text] = await rawCommands({ kind: 'tcp', host: p.host!, port: p.port! }, [['CLUSTER', 'NODES']], 5000);
       expect(text?.text).not.toContain(`:${extra.port}@`);
       const added = p.nodes().find((n) => n.upstream === `127.0.0.1:${extra.port}`);

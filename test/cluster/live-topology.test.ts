@@ -1,5 +1,6 @@
 import { Cluster } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
 import { startProxy } from '../../src/cluster/route.js';
 import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
@@ -15,6 +16,12 @@ afterAll(async () => {
   await proxy?.close();
   await cluster?.stop();
 });
+
+/** The load runs this long between two MIGRATEs (the clients meet the slot half moved), */
+const BETWEEN_MIGRATES_MS = 5;
+/** and this long on the finished migration and on the new roles after the failover: nothing may fail meanwhile. */
+const LOAD_AFTER_MIGRATION_MS = 300;
+const LOAD_AFTER_FAILOVER_MS = 500;
 
 const admin = (port: number, ...cmds: string[][]) => rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, cmds, 5000);
 const text = async (port: number, ...cmd: string[]): Promise<string> => (await admin(port, cmd))[0]?.text ?? '';
@@ -82,27 +89,31 @@ it('a key-by-key slot migration (ASK, then MOVED) and a CLUSTER FAILOVER under l
       if (!key) break;
       const [r] = await admin(source.port, ['MIGRATE', '127.0.0.1', String(target.port), key, '0', '5000']);
       expect(['OK', 'NOKEY']).toContain(r?.text);
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(BETWEEN_MIGRATES_MS);
     }
     for (const m of masters) await admin(m.port, ['CLUSTER', 'SETSLOT', String(slot), 'NODE', target.id]);
     const migrationMs = performance.now() - t0;
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(LOAD_AFTER_MIGRATION_MS);
 
     // Failover: a replica of the source takes over.
     const replica = nodes.find((n) => n.role === 'replica' && n.masterId === source.id)!;
     const t1 = performance.now();
     expect(await text(replica.port, 'CLUSTER', 'FAILOVER')).toBe('OK');
-    for (let i = 0; i < 200 && !/^master/.test((await admin(replica.port, ['ROLE']))[0]?.items?.[0]?.text ?? ''); i++) await new Promise((r) => setTimeout(r, 25));
+    await vi.waitUntil(async () => /^master/.test((await admin(replica.port, ['ROLE']))[0]?.items?.[0]?.text ?? ''), { timeout: 5000, interval: 25 });
     const failoverMs = performance.now() - t1;
     // The proxy follows the new roles (as soon as the node it asks has heard of them by gossip).
     const roleOf = (port: number) => proxy.nodes().find((n) => n.upstream === `127.0.0.1:${port}`)?.role;
-    for (let i = 0; i < 100 && (roleOf(replica.port) !== 'master' || roleOf(source.port) !== 'replica'); i++) {
-      await proxy.refreshTopology();
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await vi.waitUntil(
+      async () => {
+        if (roleOf(replica.port) === 'master' && roleOf(source.port) === 'replica') return true;
+        await proxy.refreshTopology();
+        return false;
+      },
+      { timeout: 5000, interval: 50 },
+    );
     expect(proxy.nodes().find((n) => n.upstream === `127.0.0.1:${replica.port}`)?.role).toBe('master');
     expect(proxy.nodes().find((n) => n.upstream === `127.0.0.1:${source.port}`)?.role).toBe('replica');
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(LOAD_AFTER_FAILOVER_MS);
     stop.done = true;
     await load.done;
 

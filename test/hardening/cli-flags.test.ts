@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCli, startCliProxy } from './helpers/cli-proxy.js';
 
 /** A port nothing listens on: bind, read it back, close (port 0, never a guessed number). */
@@ -104,8 +104,7 @@ describe('listen and upstream problems', () => {
     const port = await closedPort();
     const p = await startCliProxy(['--upstream', `127.0.0.1:${port}`, '--rtt', '10ms']);
     try {
-      const warned = Date.now();
-      while (!p.stderr().includes('not reachable now') && Date.now() - warned < 5000) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitUntil(() => p.stderr().includes('not reachable now'), { timeout: 5000, interval: 20 });
       expect(p.stderr()).toContain(
         `warning: upstream 127.0.0.1:${port} not reachable now: ECONNREFUSED; will try on each client connection`,
       );
@@ -114,8 +113,7 @@ describe('listen and upstream problems', () => {
       await new Promise<void>((r) => s.once('close', () => r()).on('error', () => undefined));
       // Refused at once: no fake delay, no connect timeout (10 s) to wait out.
       expect(Date.now() - t0).toBeLessThan(1000);
-      const deadline = Date.now() + 2000;
-      while (!/conn 1: upstream/.test(p.stderr()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitUntil(() => /conn 1: upstream/.test(p.stderr()), { timeout: 5000, interval: 20 });
       expect(p.stderr()).toContain(`conn 1: upstream 127.0.0.1:${port} failed: ECONNREFUSED`);
     } finally {
       expect(await p.stop()).toEqual({ code: 0, signal: null });

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { StatsSnapshot } from '../../src/stats/types.js';
 import { startCliProxy } from './helpers/cli-proxy.js';
@@ -43,9 +43,7 @@ describe('redis-rtt proxy (the CLI, end to end)', () => {
     // The last redis-cli's FIN travels through the 1 ms link (and Redis's back) before its
     // connection counts as closed, so wait for it rather than race it.
     let live = await p.stats();
-    for (const t0 = Date.now(); live.connections.active > 0 && Date.now() - t0 < 5000; live = await p.stats()) {
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await vi.waitUntil(async () => (live = await p.stats()).connections.active === 0, { timeout: 5000, interval: 10 });
     // redis-cli sends COMMAND DOCS on connect in interactive mode only; one command per run here.
     expect(live.commands.SET?.count).toBe(1);
     expect(live.commands.GET?.count).toBe(1);

@@ -1,9 +1,16 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runCli } from './helpers/cli-proxy.js';
+
+/** --idle-timeout in the first test, and how long the BLPOP connection must outlive it (several timeouts). */
+const IDLE_TIMEOUT_MS = 300;
+const BLOCKED_OUTLIVES_MS = 700;
+/** With no --idle-timeout nothing closes an idle connection: nothing happens for this long (longer than the timeout above). */
+const NOTHING_CLOSES_MS = 400;
 
 function closed(s: net.Socket): Promise<number> {
   const t0 = Date.now();
@@ -21,7 +28,7 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
 
   it('an idle connection is closed; one waiting on BLPOP is not; active ones stay', async () => {
     const lines: string[] = [];
-    const p = await startProxy({ upstream: redis.address, idleTimeoutMs: 300, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
+    const p = await startProxy({ upstream: redis.address, idleTimeoutMs: IDLE_TIMEOUT_MS, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
     const idle = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
     const blocked = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
     try {
@@ -31,7 +38,7 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
       await idleClosed;
       expect(lines.some((l) => /idle for 300 ms \(--idle-timeout\)/.test(l))).toBe(true);
       // The BLPOP connection outlived several timeouts and still gets its reply.
-      await new Promise((r) => setTimeout(r, 700));
+      await sleep(BLOCKED_OUTLIVES_MS);
       const other = new Redis({ host: p.host, port: p.port });
       await other.lpush('limits:q', 'v');
       other.disconnect();
@@ -48,7 +55,7 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
     const c = new Redis({ host: p.host, port: p.port });
     try {
       await c.ping();
-      await new Promise((r) => setTimeout(r, 400));
+      await sleep(NOTHING_CLOSES_MS);
       expect(await c.ping()).toBe('PONG');
     } finally {
       c.disconnect();
@@ -69,7 +76,7 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
       expect(await closed(third)).toBeLessThan(2000);
       expect(lines.some((l) => /--max-connections 2 reached/.test(l))).toBe(true);
       a.disconnect();
-      for (let i = 0; i < 100 && p.stats().connections.active > 1; i++) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitUntil(() => p.stats().connections.active <= 1, { timeout: 3000, interval: 10 });
       const c = new Redis({ host: p.host, port: p.port });
       expect(await c.ping()).toBe('PONG');
       c.disconnect();

@@ -1,9 +1,15 @@
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, type FakeServer } from './helpers/fake-server.js';
 import { controlRequest, type ControlResponse } from './helpers/http.js';
+
+/** A hang-up comes this long after the partial body (which has reached the endpoint by then), */
+const BODY_BEFORE_HANGUP_MS = 10;
+/** and after the last one the endpoint has this long to go down: nothing may happen. */
+const AFTER_HANGUPS_MS = 50;
 
 /** A 4xx answer with a JSON body `{"error": "..."}` that says what was wrong. */
 function expectJsonError(r: ControlResponse, status: number, says: RegExp): void {
@@ -101,11 +107,11 @@ describe('malformed control requests get 4xx JSON errors and change nothing', ()
       s.on('error', () => undefined);
       await new Promise<void>((r) => s.once('connect', () => r()));
       s.write('PUT /link HTTP/1.1\r\nHost: a\r\nContent-Length: 1000\r\n\r\n{"rttUs": 1');
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(BODY_BEFORE_HANGUP_MS);
       if (n % 2) s.resetAndDestroy();
       else s.destroy();
     }
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(AFTER_HANGUPS_MS);
     expect((await controlRequest(at, 'GET', '/link')).status).toBe(200);
     expect(proxy.link()).toMatchObject({ upUs: 500, downUs: 500 });
   });

@@ -56,7 +56,6 @@ describe("the proxy's own open-files limit", () => {
       expect(count('pong')).toBeGreaterThan(0);
       expect(count('reset')).toBeGreaterThan(0);
       // Once the burst is gone, every new client is served again.
-      const t0 = Date.now();
       // The control endpoint shares the open-files limit: while the burst's descriptors are still
       // being released, libuv answers an accept it has no descriptor for with a reset, so a failed
       // poll is retried rather than taken as the proxy's failure.
@@ -67,8 +66,7 @@ describe("the proxy's own open-files limit", () => {
           return Number.POSITIVE_INFINITY;
         }
       };
-      while ((await activeNow()) > 0 && Date.now() - t0 < 10_000) await new Promise((r) => setTimeout(r, 50));
-      expect(await activeNow()).toBe(0);
+      await expect.poll(activeNow, { timeout: 10_000, interval: 50 }).toBe(0);
       const again: net.Socket[] = [];
       const after = await Promise.all(Array.from({ length: 20 }, () => pingOnce(p.host, p.port, 10_000, again)));
       again.forEach((s) => s.destroy());

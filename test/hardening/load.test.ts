@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startLoadTarget, type LoadTarget } from './helpers/load-target.js';
 
@@ -79,10 +79,7 @@ describe(`load: ${CLIENTS} concurrent clients through one proxy with a 1 ms link
     // Connections close behind the last reply: wait for all of them to be gone.
     const t0 = Date.now();
     let s = await target.stats();
-    while (s.connections.active > 0 && Date.now() - t0 < 15_000) {
-      await new Promise((r) => setTimeout(r, 50));
-      s = await target.stats();
-    }
+    await vi.waitUntil(async () => (s = await target.stats()).connections.active === 0, { timeout: 15_000, interval: 50 });
     const drainMs = Date.now() - t0;
     const after = await admin.info('stats');
 

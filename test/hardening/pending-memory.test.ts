@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { blpopThenPipeline } from './helpers/blpop-pipeline.js';
@@ -58,7 +58,7 @@ describe('memory stays bounded whatever a client pipelines', () => {
       const blocked = b.pipeline().blpop('issue17:empty', 0);
       for (let i = 0; i < 89; i++) blocked.ping();
       const bDone = blocked.exec();
-      for (let i = 0; i < 200 && (p.stats().tap?.pendingRequests ?? 0) < 90; i++) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitUntil(() => (p.stats().tap?.pendingRequests ?? 0) >= 90, { timeout: 3000, interval: 10 });
       expect(p.stats().tap?.pendingRequests).toBe(90);
       const cPipe = c.pipeline();
       for (let i = 0; i < 70; i++) cPipe.ping();

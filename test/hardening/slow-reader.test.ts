@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startCliProxy, type CliProxy } from './helpers/cli-proxy.js';
 import { MiB, procMemory } from './helpers/proc.js';
@@ -16,6 +17,9 @@ const HIGH_WATER = '4mb';
 const RSS_BOUND_BYTES = 200 * MiB;
 /** RSS growth from start to the peak of the stall: the held bytes (2 x high water) plus slack. */
 const STALL_GROWTH_BOUND_BYTES = 64 * MiB;
+/** Once the backlog is built the stall goes on this long, RSS sampled every RSS_SAMPLE_MS: nothing more may pile up in the proxy. */
+const STALL_HOLD_MS = 1000;
+const RSS_SAMPLE_MS = 50;
 
 /** The value: every byte differs from its neighbours' pattern, so a shifted or lost byte shows. */
 function patternValue(): Buffer {
@@ -55,20 +59,21 @@ describe('a reader that stops while 1 GiB of replies is due (proxy in a child pr
     s.write('*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$10\r\nslowreader\r\n' + '*2\r\n$3\r\nGET\r\n$8\r\nslow:big\r\n'.repeat(GETS));
 
     // Wait until Redis has built (nearly) the whole backlog for the proxy's stalled upstream.
-    const t0 = Date.now();
     let omem = 0;
     let peakRss = 0;
-    while (omem < (GETS - 2) * VALUE_BYTES) {
-      if (Date.now() - t0 > 60_000) throw new Error(`Redis built only ${omem} bytes of backlog in 60 s`);
-      const line = ((await admin.client('LIST')) as string).split('\n').find((l) => l.includes(' name=slowreader '));
-      omem = Number(/ omem=(\d+)/.exec(line ?? '')?.[1] ?? 0);
-      peakRss = Math.max(peakRss, procMemory(proxy.pid).rssBytes);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await vi.waitUntil(
+      async () => {
+        const line = ((await admin.client('LIST')) as string).split('\n').find((l) => l.includes(' name=slowreader '));
+        omem = Number(/ omem=(\d+)/.exec(line ?? '')?.[1] ?? 0);
+        peakRss = Math.max(peakRss, procMemory(proxy.pid).rssBytes);
+        return omem >= (GETS - 2) * VALUE_BYTES;
+      },
+      { timeout: 60_000, interval: RSS_SAMPLE_MS },
+    );
     // Hold the stall a little longer: nothing more may pile up in the proxy.
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < STALL_HOLD_MS / RSS_SAMPLE_MS; i++) {
       peakRss = Math.max(peakRss, procMemory(proxy.pid).rssBytes);
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(RSS_SAMPLE_MS);
     }
     const stalled = procMemory(proxy.pid);
     expect(stalled.hwmBytes).toBeLessThan(RSS_BOUND_BYTES);

@@ -1,7 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { proxyClient, rawSocket } from './helpers.js';
+
+/** The reader stays stopped this long, RSS sampled every RSS_SAMPLE_MS: nothing more may pile up in the proxy. */
+const STALL_HOLD_MS = 1000;
+const RSS_SAMPLE_MS = 25;
 
 describe('memory stays bounded when the reader is slow', () => {
   let redis: PrivateRedis;
@@ -26,8 +31,8 @@ describe('memory stays bounded when the reader is slow', () => {
       s.pause();
       s.write('*2\r\n$3\r\nGET\r\n$3\r\nbig\r\n'.repeat(20));
       let peak = 0;
-      for (let i = 0; i < 40; i++) {
-        await new Promise((r) => setTimeout(r, 25));
+      for (let i = 0; i < STALL_HOLD_MS / RSS_SAMPLE_MS; i++) {
+        await sleep(RSS_SAMPLE_MS);
         peak = Math.max(peak, process.memoryUsage().rss - rss0);
       }
       // Redis has 320 MiB to send; the proxy may hold its high-water mark per direction plus socket
@@ -39,7 +44,7 @@ describe('memory stays bounded when the reader is slow', () => {
       s.on('data', (d: Buffer) => (received += d.length));
       s.resume();
       const perReply = '$16777216\r\n'.length + (16 << 20) + 2;
-      while (received < 20 * perReply) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitUntil(() => received >= 20 * perReply, { timeout: 30_000, interval: 20 });
       expect(received).toBe(20 * perReply);
       s.destroy();
     } finally {

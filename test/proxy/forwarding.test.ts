@@ -87,7 +87,8 @@ describe('upstream failures', () => {
       const all = collect(s);
       const big = '*2\r\n$4\r\nINCR\r\n$1\r\nk\r\n'.repeat(50_000);
       s.write(big);
-      await new Promise((r) => setTimeout(r, 20));
+      // Mid-pipeline: Redis's replies have started coming back.
+      await vi.waitUntil(() => proxy.stats().totals.replies > 0, { timeout: 5000, interval: 1 });
       const killedAt = Date.now();
       redis.kill('SIGKILL');
       const got = await all;

@@ -1,16 +1,21 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { proxyClient } from './helpers.js';
 
+/** An idle proxy is watched this long, after SETTLE_MS for the closing connection's last timers. */
+const IDLE_WINDOW_MS = 2000;
+const SETTLE_MS = 200;
+
 /** CPU time (user + system) of this process over `ms` of wall time, as a fraction of one core. */
 async function cpuShare(ms: number): Promise<number> {
   const before = process.cpuUsage();
   const t0 = process.hrtime.bigint();
-  await new Promise((r) => setTimeout(r, ms));
+  await sleep(ms);
   const used = process.cpuUsage(before);
   const wallUs = Number(process.hrtime.bigint() - t0) / 1000;
   return (used.user + used.system) / wallUs;
@@ -86,11 +91,10 @@ describe("the proxy's self-report (/stats self)", () => {
 
   it('an idle proxy (no connections) uses at most 0.1% of a core', async () => {
     await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
-    // Settle first: the closing connection's last timers.
-    await new Promise((r) => setTimeout(r, 200));
-    let share = await cpuShare(2000);
+    await sleep(SETTLE_MS);
+    let share = await cpuShare(IDLE_WINDOW_MS);
     // One retry: a GC or the test runner's own work can land in the window on a busy machine.
-    if (share > 0.001) share = await cpuShare(2000);
+    if (share > 0.001) share = await cpuShare(IDLE_WINDOW_MS);
     expect(share).toBeLessThanOrEqual(0.001);
   });
 });

@@ -9,10 +9,14 @@ import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { startCliProxy } from '../hardening/helpers/cli-proxy.js';
+
+/** The probe of a real Redis answers within a few ms: no warning comes in this long. */
+const NO_WARNING_MS = 300;
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-startup-'));
 let redis: PrivateRedis;
@@ -99,9 +103,9 @@ describe('the start-up probe (any --compensate)', () => {
     const cli = await startCliProxy(['--upstream', addr(silent), '--compensate', 'off']);
     const ok = await startCliProxy(['--upstream', authRedis.address, '--compensate', 'off']);
     try {
-      for (let i = 0; i < 300 && !cli.stderr().includes('did not answer'); i++) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitUntil(() => cli.stderr().includes('did not answer'), { timeout: 3000, interval: 10 });
       expect(cli.stderr()).toMatch(/warning: upstream 127\.0\.0\.1:\d+ did not answer PING like Redis \(no reply to PING/);
-      await new Promise((r) => setTimeout(r, 300)); // the probe of a Redis answers within a few ms
+      await sleep(NO_WARNING_MS);
       expect(ok.stderr()).not.toContain('warning');
     } finally {
       await Promise.all([cli.stop(), ok.stop()]);

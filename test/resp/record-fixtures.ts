@@ -1,6 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { vi } from 'vitest';
 import { startPrivateRedis } from '../../src/redis/index.js';
 import { parseAll, summarizeReply, type ExpectedReply } from './reference-parser.js';
 import type { ExpectedRequest } from './fixture-sessions.js';
@@ -13,6 +15,9 @@ import { SYNTHETIC } from './fixture-synthetic.js';
  * expected frames (NAME.expected.json) come from what the script sent (up) and from the
  * reference parser (down). Run: RECORD_FIXTURES=1 npx vitest run test/resp/record
  */
+
+/** After a session's sockets close, the pass-through's last chunks land within this: nothing comes later. */
+const LAST_CHUNKS_MS = 50;
 
 export interface Expected {
   up: ExpectedRequest[];
@@ -82,7 +87,7 @@ async function recordSession(socketPath: string, session: Session) {
     side.close();
     await new Promise((r) => server.close(r));
   }
-  await new Promise((r) => setTimeout(r, 50));
+  await sleep(LAST_CHUNKS_MS);
   return { up: Buffer.concat(upChunks), down: Buffer.concat(downChunks), upFrames };
 }
 
@@ -102,11 +107,7 @@ async function connect(opts: net.NetConnectOpts): Promise<Conn> {
   const frames = () => parseAll(received).length;
   const waitFrames = async (n: number) => {
     waited += n;
-    const deadline = Date.now() + 5000;
-    while (frames() < waited) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${waited} frames, have ${frames()}`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await vi.waitUntil(() => frames() >= waited, { timeout: 5000, interval: 5 });
   };
   sock.on('data', (d) => (received = Buffer.concat([received, d])));
   return {

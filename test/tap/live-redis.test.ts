@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { NO_DELAY } from '../../src/link/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startTappedPipe, type TappedPipe } from './tapped-pipe.js';
@@ -22,12 +22,8 @@ function connect(protocol: 2 | 3): Redis {
 }
 
 /** Waits until every live connection has nothing outstanding (write callbacks are async). */
-async function settled(): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (pipe.registry.connectionsInfo().every((c) => c.outstanding === 0)) return;
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const settled = (): Promise<boolean> =>
+  vi.waitUntil(() => pipe.registry.connectionsInfo().every((c) => c.outstanding === 0), { timeout: 3000, interval: 5 });
 
 describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol) => {
   it('counts a sequential loop as N round trips and a pipeline as one', async () => {
@@ -63,7 +59,7 @@ describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol)
     await sub.subscribe('a', 'b');
     await pub.publish('a', 'one');
     await pub.publish('b', 'two');
-    for (let i = 0; i < 100 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitUntil(() => got.length >= 2, { timeout: 3000, interval: 5 });
     await sub.ping();
     await sub.unsubscribe();
     await settled();

@@ -54,21 +54,16 @@ function through(port: number, overTls: boolean, cmds: string[][]): Promise<stri
 
 /**
  * Client connections on the nodes that are neither proxy's upstream sockets (both proxies run on
- * the one cluster), leaving out node-to-node MIGRATE traffic (RESTORE-ASKING).
+ * the one cluster), leaving out node-to-node MIGRATE traffic (RESTORE-ASKING). A connection a proxy
+ * is opening right now (a client just followed MOVED) shows in CLIENT LIST before the proxy knows
+ * its local port: callers poll until the lists agree (DIRECT_POLL), then judge.
  */
 async function direct(): Promise<string[]> {
-  // A connection a proxy is opening right now (a client just followed MOVED) shows in CLIENT LIST
-  // before the proxy knows its local port: ask again until the lists agree, then judge.
-  let left: string[] = [];
-  for (let attempt = 0; attempt < 20; attempt++) {
-    const lines = await directClients(cluster, plain);
-    const proxied = new Set([...plain.connections(), ...secure.connections()].map((c) => String(c.upstreamLocalPort)));
-    left = lines.filter((l) => !proxied.has(/ addr=\S+:(\d+) /.exec(l)?.[1] ?? '') && !l.includes(' cmd=restore-asking '));
-    if (left.length === 0) return left;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return left;
+  const lines = await directClients(cluster, plain);
+  const proxied = new Set([...plain.connections(), ...secure.connections()].map((c) => String(c.upstreamLocalPort)));
+  return lines.filter((l) => !proxied.has(/ addr=\S+:(\d+) /.exec(l)?.[1] ?? '') && !l.includes(' cmd=restore-asking '));
 }
+const DIRECT_POLL = { timeout: 3000, interval: 50 };
 
 /** Commands each node's tap counted, by the node's real port. */
 function commandsByNode(p: RedisRttClusterProxy): Map<number, number> {
@@ -117,7 +112,7 @@ describe('real cluster clients through the proxy reach every shard, and no node 
       try {
         for (const { key } of keys) await c.set(key, `v-${key}`);
         for (const { key } of keys) expect(await c.get(key)).toBe(`v-${key}`);
-        expect(await direct()).toEqual([]);
+        await expect.poll(direct, DIRECT_POLL).toEqual([]);
         const after = commandsByNode(p);
         for (const { masterPort } of keys) expect(after.get(masterPort)! - (before.get(masterPort) ?? 0)).toBeGreaterThanOrEqual(2);
       } finally {
@@ -136,7 +131,7 @@ describe('real cluster clients through the proxy reach every shard, and no node 
         const { stdout } = await run('redis-cli', cli(p, ['GET', key]));
         expect(stdout.trim()).toBe(`cli-${key}`);
       }
-      expect(await direct()).toEqual([]);
+      await expect.poll(direct, DIRECT_POLL).toEqual([]);
     }
   });
 
@@ -154,7 +149,7 @@ describe('real cluster clients through the proxy reach every shard, and no node 
     expect(ok).toBe('30');
     expect(Number(nodeCount)).toBeGreaterThanOrEqual(3);
     for (const port of ports!.split(',')) expect(listenerPorts(secure)).toContain(Number(port));
-    expect(await direct()).toEqual([]);
+    await expect.poll(direct, DIRECT_POLL).toEqual([]);
   });
 });
 
@@ -220,7 +215,7 @@ describe('a slot moved under a stale client', () => {
       const before = plain.stats().cluster.rewrites.moved + secure.stats().cluster.rewrites.moved;
       for (const c of clients) expect(await c.get(first!.key)).not.toBeNull();
       expect(plain.stats().cluster.rewrites.moved + secure.stats().cluster.rewrites.moved).toBeGreaterThan(before);
-      expect(await direct()).toEqual([]);
+      await expect.poll(direct, DIRECT_POLL).toEqual([]);
     } finally {
       for (const c of clients) c.disconnect();
     }

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
@@ -13,6 +14,14 @@ import { collect, rawSocket } from '../proxy/helpers.js';
  * toxiproxy-node-client through `redis-rtt server`.
  */
 const run = promisify(execFile);
+/** The PING has reached the timeout toxic this long after it was written. */
+const PING_IN_TOXIC_MS = 30;
+/** Nothing more comes back in this long: a dropped reply never will, and neither will the ones behind it. */
+const NOTHING_COMES_MS = 50;
+/** The failover windows, and the margin after one before a client tries again. */
+const LOADING_MS = 150;
+const REFUSE_MS = 300;
+const AFTER_WINDOW_MS = 10;
 let redis: PrivateRedis;
 let server: ToxiproxyServer;
 let tp: Toxiproxy;
@@ -97,7 +106,7 @@ describe('byte toxics through redis-rtt server', () => {
     const s = await rawSocket('127.0.0.1', port);
     const got = collect(s);
     s.write('PING\r\n');
-    await new Promise((r) => setTimeout(r, 30));
+    await sleep(PING_IN_TOXIC_MS);
     await t.remove();
     expect((await got).length).toBe(0);
     await proxy.remove();
@@ -248,9 +257,9 @@ describe('Redis-aware toxics through redis-rtt server', () => {
     const { proxy, port } = await freshProxy();
     const c = ioredis(port);
     await c.connect();
-    await proxy.addToxic(toxic({ type: 'failover', attributes: { duration: 150, mode: 'loading' } }));
+    await proxy.addToxic(toxic({ type: 'failover', attributes: { duration: LOADING_MS, mode: 'loading' } }));
     await expect(c.get('k')).rejects.toThrow(/^LOADING/);
-    await new Promise((r) => setTimeout(r, 160));
+    await sleep(LOADING_MS + AFTER_WINDOW_MS);
     expect(await c.get('k')).toBe('v');
     c.disconnect();
     await proxy.remove();
@@ -262,7 +271,7 @@ describe('Redis-aware toxics through redis-rtt server', () => {
     c.on('error', () => undefined);
     await c.connect();
     const ended = new Promise<void>((r) => c.once('end', () => r()));
-    await proxy.addToxic(toxic({ type: 'failover', attributes: { duration: 300 } }));
+    await proxy.addToxic(toxic({ type: 'failover', attributes: { duration: REFUSE_MS } }));
     await ended;
     // A connection during the window is accepted and reset at once (or fails while connecting).
     const res = await new Promise<string>((resolve) => {
@@ -272,7 +281,7 @@ describe('Redis-aware toxics through redis-rtt server', () => {
       s.once('connect', () => s.write('PING\r\n'));
     });
     expect(['ECONNRESET', 'closed']).toContain(res);
-    await new Promise((r) => setTimeout(r, 320));
+    await sleep(REFUSE_MS + AFTER_WINDOW_MS);
     const again = ioredis(port);
     await again.connect();
     expect(await again.ping()).toBe('PONG');
@@ -288,7 +297,7 @@ describe('Redis-aware toxics through redis-rtt server', () => {
     s.on('data', (d: Buffer) => chunks.push(d));
     s.write('SET k v\r\nGET k\r\nPING\r\n');
     await vi.waitUntil(() => Buffer.concat(chunks).toString() === '+OK\r\n', { timeout: 5000, interval: 5 });
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(NOTHING_COMES_MS);
     expect(Buffer.concat(chunks).toString()).toBe('+OK\r\n'); // neither the GET reply nor the PONG behind it
     s.destroy();
     await t.update({ attributes: { close: true } } as never);

@@ -2,9 +2,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { OpenLoopReport } from '../../../src/workload/open-loop/types.js';
+
+/** The timed run goes this long before SIGINT, so some requests have finished to print. */
+const TIMED_RUN_BEFORE_STOP_MS = 500;
 
 let stderr = '';
 let stdout = '';
@@ -100,16 +104,15 @@ describe('Ctrl-C', () => {
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
     });
-    // Signal once the timed run (not the warm-up) has started.
-    await new Promise<void>((resolve, reject) => {
-      const timer = setInterval(() => {
-        if (/rtt=20ms seq C=1 100\/s/.test(err)) {
-          clearInterval(timer);
-          setTimeout(resolve, 500);
-        }
-      }, 20);
-      child.on('exit', () => reject(new Error(`exited early: ${err}`)));
-    });
+    // Signal once the timed run (not the warm-up) has started and run a while.
+    await vi.waitUntil(
+      () => {
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited early: ${err}`);
+        return /rtt=20ms seq C=1 100\/s/.test(err);
+      },
+      { timeout: 15_000, interval: 20 },
+    );
+    await sleep(TIMED_RUN_BEFORE_STOP_MS);
     const t0 = Date.now();
     child.kill('SIGINT');
     const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
