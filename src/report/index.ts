@@ -1,6 +1,6 @@
 /**
  * Report renderers: pure functions from a saved result (BenchReport / CalibrateReport) to text.
- * Screenshots (playwright-core, a dev dependency) live in lab/screenshot.ts.
+ * Screenshots (playwright-core, a dev dependency) live in test/report/screenshot.ts, beside the browser test.
  */
 export { renderTable, renderReading, type TableOptions } from './table.js';
 export { renderCsv } from './csv.js';

@@ -1,7 +1,7 @@
 /**
  * Opens generated reports in real headless Chromium: every chart draws with the expected number
  * of series, the page makes no request but its own file, and the screenshot in docs/demo.md is written by
- * the same code path (src/report/screenshot.ts). Chromium missing is a failure, not a skip: CI
+ * the same code path (test/report/screenshot.ts). Chromium missing is a failure, not a skip: CI
  * installs it.
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { benchCharts, calibrateCharts, renderHtml } from '../../src/report/index.js';
-import { openReport, screenshotHtml } from '../screenshot.js';
-import { benchFixture, calibrateFixture } from '../../test/report/helpers.js';
+import { benchFixture, calibrateFixture } from './helpers.js';
+import { openReport, screenshotHtml } from './screenshot.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-report-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
