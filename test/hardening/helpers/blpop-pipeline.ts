@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
+import { vi } from 'vitest';
 
 /**
  * The memory case of issue 17: a BLPOP that blocks, then `pingBytes` of pipelined PINGs on the
@@ -16,6 +17,8 @@ export interface BlpopPipelineResult {
 
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
 const PONG = Buffer.from('+PONG\r\n');
+/** The writer counts as stalled (the proxy pushes back) after this long without progress. */
+const NO_PROGRESS_MS = 2000;
 
 export async function blpopThenPipeline(proxy: { host: string; port: number }, pingBytes: number, list = 'issue17:q'): Promise<BlpopPipelineResult> {
   const t0 = Date.now();
@@ -50,7 +53,7 @@ export async function blpopThenPipeline(proxy: { host: string; port: number }, p
   // Batches of 4096 PINGs (56 KiB): the writer waits for 'drain', so a paused proxy stalls it.
   const batch = Buffer.concat(Array.from({ length: 4096 }, () => PING));
   let written = 0;
-  let stalled = false;
+  let writerDone = false;
   let lastProgress = Date.now();
   const writer = (async () => {
     while (written < pings) {
@@ -61,15 +64,13 @@ export async function blpopThenPipeline(proxy: { host: string; port: number }, p
       if (!ok) await new Promise<void>((r) => s.once('drain', r));
     }
   })();
-  // Release the BLPOP once everything is written or the writer made no progress for 2 s.
-  for (;;) {
-    const done = await Promise.race([writer.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
-    if (done) break;
-    if (Date.now() - lastProgress > 2000) {
-      stalled = true;
-      break;
-    }
-  }
+  void writer.then(
+    () => (writerDone = true),
+    () => (writerDone = true),
+  );
+  // Release the BLPOP once everything is written or the writer made no progress for NO_PROGRESS_MS.
+  await vi.waitUntil(() => writerDone || Date.now() - lastProgress > NO_PROGRESS_MS, { timeout: 60_000, interval: 100 });
+  const stalled = !writerDone;
   const other = new Redis({ host: proxy.host, port: proxy.port, maxRetriesPerRequest: 1 });
   await other.lpush(list, 'x');
   other.disconnect();
