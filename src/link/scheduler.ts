@@ -40,12 +40,22 @@ export interface PreciseSchedulerOptions {
    */
   maxLingerSources?: number;
   /**
+   * The most of its time the scheduler polls for precision: past this share (of the last 10-20 ms)
+   * it sleeps on the timer thread until each deadline itself, which costs the thread's wake
+   * (tens of microseconds late) instead of a core. Dense deliveries (many connections) reach it;
+   * one connection's do not. @default 0.25
+   */
+  maxPollShare?: number;
+  /**
    * Linger after timed deliveries too (the behaviour before the timer thread). With a delay, what
    * follows a delivery comes a round trip later, so lingering there buys little and polls for it.
    * @default false
    */
   lingerAfterTimed?: boolean;
 }
+
+/** How often the share of time spent polling is taken. */
+const SHARE_WINDOW_NS = 10_000_000;
 
 /** Bounds of the learned wake margin: the thread's hop is tens of microseconds at best. */
 const MIN_EARLY_NS = 30_000;
@@ -66,6 +76,7 @@ export class PreciseScheduler implements Scheduler {
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
   private readonly lingerAfterTimed: boolean;
+  private readonly maxPollShare: number;
   private readonly wakeKind: WakeKind;
   private waker: Waker | undefined;
   private readonly learner: WakeLearner;
@@ -83,6 +94,7 @@ export class PreciseScheduler implements Scheduler {
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
+    this.maxPollShare = options.maxPollShare ?? 0.25;
     this.learner = new WakeLearner(this.wakeKind === 'thread' ? 200_000 : 1_000_000, MIN_EARLY_NS, MAX_EARLY_NS);
   }
 
@@ -160,8 +172,11 @@ export class PreciseScheduler implements Scheduler {
       return;
     }
     const now = this.clock.nowNs();
-    const wakeAtNs = head.dueNs - this.earlyNs;
-    if (wakeAtNs - now < waker.minSleepNs) {
+    // Past the poll budget, wake for the deadline itself: the thread's wake is a little late, but
+    // every delivery due by then leaves in that one turn, and the CPU stays with the traffic.
+    const earlyNs = this.pollShare(now) > this.maxPollShare && waker.minSleepNs === 0 ? 0 : this.earlyNs;
+    const wakeAtNs = head.dueNs - earlyNs;
+    if (wakeAtNs - now < waker.minSleepNs || (earlyNs === 0 && head.dueNs - now <= this.spinNs)) {
       waker.clear();
       this.askedNs = Infinity;
       this.startPolling();
@@ -170,6 +185,27 @@ export class PreciseScheduler implements Scheduler {
     this.askedNs = wakeAtNs;
     waker.set(wakeAtNs, now);
   }
+
+  /**
+   * The share of the recent past (10 to 20 ms: the window before this one and this one so far)
+   * spent polling. Running, so the budget holds within a window instead of swinging between
+   * windows of all and none.
+   */
+  private pollShare(nowNs: number): number {
+    const pollNs = this.pollNs;
+    if (nowNs - this.shareStartNs >= SHARE_WINDOW_NS) {
+      this.prevShareStartNs = this.shareStartNs;
+      this.prevSharePollNs = this.sharePollNs;
+      this.shareStartNs = nowNs;
+      this.sharePollNs = pollNs;
+    }
+    const spanNs = nowNs - this.prevShareStartNs;
+    return spanNs > 0 ? (pollNs - this.prevSharePollNs) / spanNs : 0;
+  }
+  private prevShareStartNs = 0;
+  private prevSharePollNs = 0;
+  private shareStartNs = 0;
+  private sharePollNs = 0;
 
   private openWaker(): Waker {
     const onThreadLost = (): void => {

@@ -75,7 +75,7 @@ const { sab, slots, wakeOffset, mainOriginMs } = workerData;
   new Int32Array(sab, 0, 1 + slots),
   new Float64Array(sab, wakeOffset, slots),
   () => performance.now(),
-  mainOriginMs - performance.timeOrigin,
+  performance.timeOrigin - mainOriginMs,
 );`;
 
 /** The process's timer thread, started on first use. Unref'd: it never keeps the process alive. */

@@ -4,7 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { FakeClock, realClock } from '../../src/clock.js';
 import { newTimer, PreciseScheduler } from '../../src/link/scheduler.js';
 import { TIMER_THREAD_SLOTS } from '../../src/link/timer-thread.js';
-import { WakeLearner } from '../../src/link/waker.js';
+import { ThreadWaker, WakeLearner } from '../../src/link/waker.js';
 
 /** A fake clock that counts reads: each poll of a lingering scheduler reads it once. */
 class CountingClock extends FakeClock {
@@ -207,5 +207,55 @@ describe('the timer thread and the process', () => {
     });
     expect(out.trim()).toBe('fired');
     expect(exitCode).toBe(0);
+  });
+});
+
+describe('the poll budget', () => {
+  it('with deadlines too dense to sleep between, polls at most about its share and still fires each in order', async () => {
+    const s = new PreciseScheduler({ maxPollShare: 0.25 });
+    const firedAtNs: number[] = [];
+    const start = realClock.nowNs() + 2_000_000;
+    const n = 400;
+    await new Promise<void>((resolve) => {
+      for (let i = 0; i < n; i++) {
+        // One every 100 us: always inside the wake margin, so without a budget it would poll all along.
+        s.schedule(start + i * 100_000, () => {
+          firedAtNs.push(realClock.nowNs());
+          if (firedAtNs.length === n) resolve();
+        });
+      }
+    });
+    const elapsedNs = realClock.nowNs() - start;
+    s.close();
+    for (let i = 0; i < n; i++) expect(firedAtNs[i]).toBeGreaterThanOrEqual(start + i * 100_000);
+    for (let i = 1; i < n; i++) expect(firedAtNs[i]).toBeGreaterThanOrEqual(firedAtNs[i - 1]!);
+    // The budget is checked before each sleep, so a window can overshoot it by one poll run.
+    expect(s.pollNs / elapsedNs).toBeLessThan(0.7);
+  });
+});
+
+describe('ThreadWaker', () => {
+  it('wakes at the time asked on the main thread clock: never before, and not a whole clock offset after', async () => {
+    for (let i = 0; i < 5; i++) {
+      let wokeNs = 0;
+      let askedNs = 0;
+      const woke = new Promise<void>((resolve) => {
+        const w = ThreadWaker.open(
+          () => {
+            wokeNs = realClock.nowNs();
+            w!.close();
+            resolve();
+          },
+          () => undefined,
+        );
+        askedNs = realClock.nowNs() + 3_000_000;
+        w!.set(askedNs);
+      });
+      await woke;
+      expect(wokeNs).toBeGreaterThanOrEqual(askedNs);
+      // Threads keep their own clock origins; mixing them up would shift every wake by the
+      // difference (the worker started well after this process did).
+      expect(wokeNs - askedNs).toBeLessThan(30_000_000);
+    }
   });
 });
