@@ -22,16 +22,16 @@ const delayUs = (what: string) =>
  */
 export const LINK_UPDATE = z.object(
   {
-    preset: z
-      .enum(PRESET_NAMES as [string, ...string[]], { error: PRESET_NAMES.join(' | ') })
-      .describe('A named link (applied first; explicit keys win).')
-      .optional(),
     rttUs: delayUs('Round-trip time: sets upUs and downUs to half each (odd microseconds: down gets the extra).').optional(),
     upUs: delayUs('One-way delay client -> Redis, microseconds.').optional(),
     downUs: delayUs('One-way delay Redis -> client, microseconds.').optional(),
     jitterUs: delayUs('Jitter scale per direction, microseconds (0 = none); the mean delay stays upUs/downUs.').optional(),
     jitterDist: z.enum(JITTER_DISTS as [JitterDist, ...JitterDist[]], { error: JITTER_DISTS.join(' | ') }).optional(),
     bandwidthBps: BANDWIDTH_BPS.describe('Per-direction rate limit in bits per second (0 = unlimited).').optional(),
+    preset: z
+      .enum(PRESET_NAMES as [string, ...string[]], { error: PRESET_NAMES.join(' | ') })
+      .describe('A named link (applied first; explicit keys win).')
+      .optional(),
   },
   { error: 'an object of link settings' },
 );

@@ -8,6 +8,7 @@ import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { ToxicExistsError, type ToxicSet } from '../toxics/toxic-set.js';
 import { toxicRoutes } from './control-toxics.js';
 import type { Endpoint } from './endpoint.js';
+import { LINK_UPDATE } from '../link/settings.js';
 
 export interface ControlHandlers {
   stats(): StatsSnapshot;
@@ -22,7 +23,8 @@ export interface ControlHandlers {
 
 /** A control request body is a few fields; anything near this is not one. */
 export const CONTROL_BODY_LIMIT_BYTES = 64 * 1024;
-const LINK_KEYS = new Set(['rttUs', 'upUs', 'downUs', 'jitterUs', 'jitterDist', 'bandwidthBps', 'preset']);
+/** The keys PUT /link accepts: the link schema's own (it drops unknown keys; this endpoint refuses them). */
+const LINK_KEYS = new Set(Object.keys(LINK_UPDATE.shape));
 const NOT_FOUND_HINT = '; try GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset';
 
 /**
