@@ -9,7 +9,7 @@
  *   await proxy.close(); await redis.stop();
  */
 export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
-export { startProxy } from './cluster/route.js';
+export { startProxy } from './cluster/start-proxy.js';
 export type { ProxyOptions, RedisRttProxy } from './proxy/types.js';
 export type {
   ByteSink,
@@ -28,7 +28,7 @@ export type {
   Direction,
 } from './stage/types.js';
 export { measureHop, type HopEstimate } from './proxy/hop.js';
-export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-proxy.js';
+export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-view.js';
 export type { ClusterProxyOptions } from './cluster/options.js';
 
 export { createToxic, parseToxicSpec, TOXIC_TYPES, ToxicSet, ToxicExistsError } from './toxics/index.js';

@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
-import { startProxy } from '../cluster/route.js';
+import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
@@ -8,7 +8,7 @@ import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
 import { checkZones, parseClusterMode } from '../cluster/options.js';
-import type { RedisRttClusterProxy } from '../cluster/cluster-proxy.js';
+import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';

@@ -6,7 +6,7 @@ import type { UpstreamTlsMeter } from '../tls/counters.js';
 import type { ClientTiming } from '../tls/terminator.js';
 import type { ProxiedConnection } from './connection.js';
 import type { Endpoint } from './endpoint.js';
-import type { StageRegistry } from './stage-registry.js';
+import type { ProxyStages } from './proxy-stages.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 
 export interface ConnectionOptions {
@@ -29,7 +29,7 @@ export interface ConnectionOptions {
   onAdded?: (addedNs: number) => void;
   onClosed: (conn: ProxiedConnection) => void;
   /** The proxy's stages; none beyond the link when absent. */
-  stages?: StageRegistry;
+  stages?: ProxyStages;
   /** Speak TLS to Redis with these options (checked at start). */
   upstreamTls?: tls.ConnectionOptions;
   /** Counts the upstream TLS wire bytes (with upstreamTls). */

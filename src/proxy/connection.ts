@@ -5,7 +5,7 @@ import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
 import type { ConnectionContext, EndKind, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
 import { reset } from '../stage/socket-sink.js';
-import type { StagedConnection } from './stage-registry.js';
+import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
 import { Framing } from './framing.js';
 import { StageContext } from './stage-context.js';

@@ -76,3 +76,9 @@ export interface RedisRttProxy extends StageHost {
   /** Stops listening, closes every connection and the control endpoint. */
   close(): Promise<void>;
 }
+
+/** What a cluster proxy tells each node proxy it starts: the start-up warnings already logged. */
+export interface NodeStart {
+  /** --upstream-insecure's warning: every node reads the same flag, one warning is enough. */
+  upstreamTlsWarned?: boolean;
+}

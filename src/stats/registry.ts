@@ -118,3 +118,8 @@ export class StatsRegistry {
     if (tap.degraded) this.closedDegraded++;
   }
 }
+
+/** The snapshot of a proxy running without the tap: only the link and connection counts. */
+export function emptySnapshot(link: LinkSettings): StatsSnapshot {
+  return { totals: newCounters(), commands: {}, connections: { active: 0, total: 0 }, link };
+}

@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
 import { createCluster } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
-import { startProxy } from '../../src/cluster/route.js';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
+import { startProxy } from '../../src/cluster/start-proxy.js';
 import { startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
 import { directClients, keyPerMaster, median, untilPong } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { ConfigError } from '../../src/errors.js';
-import { startProxy } from '../../src/cluster/route.js';
+import { startProxy } from '../../src/cluster/start-proxy.js';
 import { findFreePort, rawCommands, type RawReply, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
 
 let cluster: PrivateCluster;

@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import { vi } from 'vitest';
 import { encodeCommand, rawCommands, type PrivateCluster } from '../../src/redis/index.js';
-import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
 export { median } from '../../src/numbers/quantiles.js';
 

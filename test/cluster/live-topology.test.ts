@@ -1,8 +1,8 @@
 import { Cluster } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import type { RedisRttClusterProxy } from '../../src/cluster/cluster-proxy.js';
-import { startProxy } from '../../src/cluster/route.js';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
+import { startProxy } from '../../src/cluster/start-proxy.js';
 import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
 import { directClients } from './helpers.js';
 

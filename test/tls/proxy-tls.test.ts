@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { RedisRttProxy } from '../../src/proxy/index.js';
-import { startProxy } from '../../src/cluster/route.js';
+import { startProxy } from '../../src/cluster/start-proxy.js';
 
 const run = promisify(execFile);
 

@@ -1,6 +1,6 @@
 import { Cluster } from 'ioredis';
-import type { RedisRttClusterProxy } from '../cluster-proxy.js';
-import { startProxy } from '../route.js';
+import type { RedisRttClusterProxy } from '../cluster-view.js';
+import { startProxy } from '../start-proxy.js';
 import { startPrivateCluster, type PrivateCluster } from '../../redis/private-cluster.js';
 import { median } from '../../numbers/quantiles.js';
 import { CLUSTER_SHAPES } from './shapes.js';

@@ -14,11 +14,11 @@ import { listenOn } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
 import type { Endpoint } from './endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
-import { StageRegistry } from './stage-registry.js';
+import { ProxyStages } from './proxy-stages.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
-export interface TapRegistry {
+export interface TapSource {
   openConnection(options: {
     id?: number;
     client: string;
@@ -31,11 +31,11 @@ export interface TapRegistry {
   reset(): void;
 }
 
-export interface ProxyServerOptions {
+export interface ProxyListenerOptions {
   upstream: Endpoint;
   listen: Endpoint;
   link: LinkState;
-  registry: TapRegistry | undefined;
+  taps: TapSource | undefined;
   scheduler?: Scheduler;
   highWaterBytes: number;
   handshake: boolean;
@@ -58,7 +58,7 @@ export interface ProxyServerOptions {
 }
 
 /** The listening side: accepts clients and gives each its own upstream connection. */
-export class ProxyServer {
+export class ProxyListener {
   private readonly server: net.Server;
   private readonly live = new Set<ProxiedConnection>();
   /** Client-side TLS terminators whose raw socket is open (it can outlive its connection while the last bytes cross the link). */
@@ -69,12 +69,12 @@ export class ProxyServer {
   private nextId = 1;
   private readonly scheduler: Scheduler;
   /** The stages every connection runs (the proxy handle's StageHost). */
-  readonly stages = new StageRegistry(() => this.live, (line) => this.o.log(line));
+  readonly stages = new ProxyStages(() => this.live, (line) => this.o.log(line));
   address = '';
   host: string | undefined;
   port: number | undefined;
 
-  constructor(private readonly o: ProxyServerOptions) {
+  constructor(private readonly o: ProxyListenerOptions) {
     this.scheduler = o.scheduler ?? sharedScheduler();
     this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) =>
       this.accept(socket),
@@ -142,7 +142,7 @@ export class ProxyServer {
   private accept(socket: net.Socket): void {
     const id = this.nextId++;
     const client = socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
-    const tap = this.o.registry?.openConnection({
+    const tap = this.o.taps?.openConnection({
       id,
       client,
       onEvent: this.o.onEvent,

@@ -9,7 +9,7 @@ import type { StageFactory, StageHost } from '../stage/types.js';
 
 export type ChainKey = 'up' | 'down' | 'frame';
 
-/** What a live connection offers the registry. */
+/** What a live connection offers ProxyStages. */
 export interface StagedConnection {
   /** False when the stage cannot reach this live connection (a frame stage, no frame boundary known). */
   addStage(stage: StageFactory, indexInChain: number): boolean;
@@ -20,7 +20,7 @@ export function chainOf(stage: StageFactory): ChainKey {
   return stage.kind === 'frame' ? 'frame' : stage.direction;
 }
 
-export class StageRegistry implements StageHost {
+export class ProxyStages implements StageHost {
   private readonly all: StageFactory[] = [];
 
   constructor(

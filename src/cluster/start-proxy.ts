@@ -2,7 +2,9 @@ import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { startProxy as startSingleProxy } from '../proxy/index.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
-import { startClusterProxy, type RedisRttClusterProxy, type StartNodeProxy } from './cluster-proxy.js';
+import type { RedisRttClusterProxy } from './cluster-view.js';
+import type { StartNodeProxy } from './node-starter.js';
+import { startClusterProxy } from './start-cluster.js';
 import { certificateError, discoveryTls } from './cluster-tls.js';
 import { discoverCluster } from './discover.js';
 import { parseClusterMode } from './options.js';
@@ -44,10 +46,10 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
 
 /**
  * The public startProxy: cluster mode when `cluster` asks for it (or `auto` finds a cluster node),
- * else one listener (src/proxy). It lives here so the proxy folder never imports cluster.
+ * else one listener (src/proxy). It lives in cluster/ so the proxy folder never imports cluster.
  */
 export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
   if (!options || typeof options.upstream !== 'string') return startSingleProxy(options);
-  const clustered = await maybeStartCluster(options, (o) => startSingleProxy({ ...o, cluster: 'off' }));
+  const clustered = await maybeStartCluster(options, (o, node) => startSingleProxy({ ...o, cluster: 'off' }, node));
   return clustered ?? startSingleProxy(options);
 }

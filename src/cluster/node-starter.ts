@@ -1,0 +1,79 @@
+import { formatEndpoint } from '../endpoint.js';
+import type { Compensation } from '../link/compensation.js';
+import type { LinkSettings } from '../link/types.js';
+import type { NodeStart, ProxyOptions, RedisRttProxy } from '../proxy/types.js';
+import type { StageFactory } from '../stage/types.js';
+import type { ListenTlsOptions } from '../tls/options.js';
+import { ClusterEventIds } from './event-ids.js';
+import type { RealAddress } from './types.js';
+
+/** startProxy for one node; given by the caller so this folder does not import the proxy's entry. */
+export type StartNodeProxy = (options: ProxyOptions & { stages?: StageFactory[] }, node: NodeStart) => Promise<RedisRttProxy>;
+
+export interface NodeStarterOptions {
+  /** The cluster proxy's options: each node proxy starts from them. */
+  options: ProxyOptions;
+  startNodeProxy: StartNodeProxy;
+  /** The host every node's listener binds (--listen's). */
+  listenHost: string;
+  announceHost: string;
+  /** One pair for every node's listener (cluster-tls.ts). */
+  listenTls: ListenTlsOptions | undefined;
+  log(line: string): void;
+}
+
+/**
+ * Starts the proxy of each node, first the seed, then every node a topology reply names. What the
+ * nodes share lives here: the seed's measured compensation (the others take it instead of
+ * measuring again), one event stream, the stages added on the handle, and warnings said once.
+ */
+export class NodeStarter {
+  private readonly eventIds = new ClusterEventIds();
+  /** Stages added on the handle: a node opened later starts with them too. */
+  private userStages: StageFactory[];
+  private compensationUs: Compensation | undefined;
+  private upstreamTlsWarned = false;
+
+  constructor(private readonly o: NodeStarterOptions) {
+    this.userStages = [...(o.options.stages ?? [])];
+    this.compensationUs = o.options.compensationUs;
+  }
+
+  async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory): Promise<RedisRttProxy> {
+    const options = this.o.options;
+    // Known once bound (port 0 = any): the events and link changes that name it come after.
+    const at = { upstream: `${a.host}:${a.port}`, listen: '' };
+    const onNodeLink = options.onNodeLinkChange;
+    const warned = this.upstreamTlsWarned;
+    this.upstreamTlsWarned = true;
+    const p = await this.o.startNodeProxy(
+      {
+        ...options,
+        upstream: at.upstream,
+        listen: formatEndpoint({ kind: 'tcp', host: this.o.listenHost, port: listenPort }),
+        control: undefined,
+        listenTls: this.o.listenTls,
+        link,
+        compensationUs: this.compensationUs,
+        // One stream for all nodes: connection ids unique across them, open events naming the node.
+        onEvent: options.onEvent && this.eventIds.forNode({ node: at.upstream, listen: () => at.listen }, options.onEvent),
+        onLinkChange: onNodeLink ? (l) => onNodeLink(at, l) : options.onLinkChange,
+        log: (line) => this.o.log(`node ${a.host}:${a.port}: ${line}`),
+        stages: [rewrite, ...this.userStages],
+      },
+      { upstreamTlsWarned: warned },
+    );
+    at.listen = formatEndpoint({ kind: 'tcp', host: this.o.announceHost, port: p.port! });
+    onNodeLink?.(at, p.link());
+    this.compensationUs ??= p.compensationUs;
+    return p;
+  }
+
+  addStage(stage: StageFactory): void {
+    this.userStages.push(stage);
+  }
+
+  removeStage(name: string): void {
+    this.userStages = this.userStages.filter((s) => s.name !== name);
+  }
+}

@@ -1,0 +1,85 @@
+import type tls from 'node:tls';
+import { formatEndpoint } from '../endpoint.js';
+import { ConfigError } from '../errors.js';
+import type { ProxyOptions } from '../proxy/types.js';
+import { ClusterProxy } from './cluster-proxy.js';
+import { clusterSettings } from './cluster-settings.js';
+import { certificateError, clusterListenTls, discoveryTls } from './cluster-tls.js';
+import { discoverCluster, type Discovery } from './discover.js';
+import { NodeSet } from './node-set.js';
+import { NodeStarter, type StartNodeProxy } from './node-starter.js';
+import type { ClusterProxyOptions } from './options.js';
+import { RewriteCounts } from './rewrite-counts.js';
+import { rewriteStage } from './rewrite-stage.js';
+import { TopologyRefresh } from './topology-refresh.js';
+
+/**
+ * Cluster mode's start-up, in order: the options checked, the seed asked for the topology (unless
+ * the caller already did), one listener pair for TLS, the seed's listener, every node's listener,
+ * the control endpoint, then the topology timer. A step that fails closes what the ones before it
+ * opened.
+ */
+export async function startClusterProxy(
+  options: ProxyOptions & ClusterProxyOptions,
+  startNodeProxy: StartNodeProxy,
+  known?: Discovery,
+  secure = discoveryTls(options),
+): Promise<ClusterProxy> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const s = clusterSettings(options, log);
+  const found = known ?? (await discover(options, s.upstream, secure));
+  if (!found.enabled) throw new ConfigError('--cluster', 'on', `auto or off: ${formatEndpoint({ kind: 'tcp', ...s.upstream })} is not a cluster node (INFO cluster says cluster_enabled:0)`);
+  const seed = found.nodes.find((n) => n.myself);
+  if (!seed) throw new ConfigError('--upstream', options.upstream, 'a cluster node whose CLUSTER NODES has a myself line');
+  // One generated pair for every node's listener (the CA the start-up line prints), made last so a
+  // failure above leaves nothing behind.
+  const listenTls = clusterListenTls(options);
+  const counts = new RewriteCounts(log);
+  const starter = new NodeStarter({ options, startNodeProxy, listenHost: s.listen.host, announceHost: s.announceHost, listenTls: listenTls.listen, log });
+  const auth = { user: options.upstreamUser, password: options.upstreamPassword };
+  const nodes: NodeSet = new NodeSet({
+    announceHost: s.announceHost,
+    listenPorts: s.listenPorts,
+    zoneCount: s.zoneCount,
+    zoneLinks: s.zoneLinks,
+    rules: s.rules,
+    base: options.link ?? {},
+    log,
+    stageFor: (a) =>
+      rewriteStage({
+        selfHost: a.host,
+        listenTls: listenTls.listen !== undefined,
+        upstreamTls: secure !== undefined,
+        directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
+        onRewrite: (k) => counts.rewritten(k),
+        onUnparsed: (k, why) => counts.unparsedReply(k, why),
+        onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply went out unchanged`),
+      }),
+    startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
+  });
+  const refresh = new TopologyRefresh({ seed, nodes, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
+  const proxy = new ClusterProxy(nodes, starter, refresh, counts, listenTls);
+  try {
+    await nodes.open([{ host: seed.host, port: seed.port }], s.listen.port);
+    await nodes.setTopology(found.nodes);
+    await proxy.startControl(s.control, log);
+  } catch (err) {
+    await proxy.close();
+    throw err;
+  }
+  refresh.start();
+  return proxy;
+}
+
+async function discover(
+  options: ProxyOptions,
+  upstream: { host: string; port: number },
+  secure: ((host: string) => tls.ConnectionOptions) | undefined,
+): Promise<Discovery> {
+  const auth = { user: options.upstreamUser, password: options.upstreamPassword };
+  try {
+    return await discoverCluster(upstream.host, upstream.port, { ...auth, tls: secure?.(upstream.host) });
+  } catch (err) {
+    throw certificateError(options, err) ?? err;
+  }
+}

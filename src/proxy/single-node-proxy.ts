@@ -1,0 +1,222 @@
+import type { Compensation } from '../link/compensation.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import { LinkState } from '../link/link-state.js';
+import { seededUniform } from '../link/rng.js';
+import { sharedScheduler } from '../link/scheduler.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import type { StageFactory } from '../stage/types.js';
+import { renderPrometheus } from '../stats/prometheus.js';
+import { emptySnapshot } from '../stats/registry.js';
+import type { ConnectionInfo, LatencySummary, StatsSnapshot } from '../stats/types.js';
+import type { TlsCounters } from '../tls/counters.js';
+import type { ProxyTls } from '../tls/setup.js';
+import { toxicFamily } from '../toxics/metrics.js';
+import { ToxicSet } from '../toxics/toxic-set.js';
+import type { ToxicSpec } from '../toxics/types.js';
+import { autoCompensation } from './auto-compensation.js';
+import type { ControlHandlers, ControlServer } from './control.js';
+import { isLoopback } from './endpoint.js';
+import { SelfMonitor } from './self-monitor.js';
+import { ProxyListener, type TapSource } from './listener.js';
+import { startControl } from './start-control.js';
+import type { RedisRttProxy } from './types.js';
+import type { NormalizedProxyOptions } from './normalize-options.js';
+import { ProxyStages } from './proxy-stages.js';
+import { StatsRegistry } from '../stats/registry.js';
+
+/**
+ * One listener in front of one Redis: the proxy `startProxy` returns without cluster mode, and
+ * each node of a cluster proxy. The constructor builds; start() runs the start-up steps in order.
+ */
+export class SingleNodeProxy implements RedisRttProxy {
+  private readonly linkState: LinkState;
+  private readonly taps: TapSource | undefined;
+  private readonly lateness = new LatencyHistogram();
+  private readonly monitor: SelfMonitor;
+  private readonly toxicSet: ToxicSet;
+  private readonly server: ProxyListener;
+  private control: ControlServer | undefined;
+  /** While the start-up hop measurement runs, its connections raise no events for the caller. */
+  private calibrating: boolean;
+  private closing: Promise<void> | undefined;
+
+  constructor(
+    private readonly o: NormalizedProxyOptions,
+    private readonly secure: ProxyTls,
+  ) {
+    // The link starts with no delay so auto compensation can measure through it; the requested one
+    // (validated already) goes on after the hop measurement.
+    this.linkState = new LinkState({}, { seed: o.seed, compensationUs: o.compensationUs });
+    this.taps =
+      o.tap === false ? undefined : new StatsRegistry({ maxPendingPerConnection: o.maxPendingPerConnection, maxPendingTotal: o.maxPendingTotal });
+    this.calibrating = o.compensationUs === undefined;
+    const scheduler = o.scheduler ?? sharedScheduler();
+    this.monitor = new SelfMonitor(scheduler);
+    this.toxicSet = new ToxicSet({ scheduler, uniform: seededUniform(this.linkState.seed ^ 0x5bd1e995) });
+    for (const t of o.toxics ?? []) this.toxicSet.add(t);
+    const onEvent = o.onEvent;
+    this.server = new ProxyListener({
+      scheduler,
+      upstream: o.upstream,
+      listen: o.listen,
+      link: this.linkState,
+      taps: this.taps,
+      highWaterBytes: o.highWaterBytes,
+      handshake: o.handshake,
+      connectTimeoutMs: o.connectTimeoutMs,
+      onEvent: onEvent && ((e) => (this.calibrating ? undefined : onEvent(e))),
+      argSizes: o.argSizes,
+      keyHash: o.keyHash,
+      log: o.log,
+      onLateness: (ns, direction) => {
+        this.lateness.record(ns / 1000);
+        this.monitor.onLateness(ns, direction);
+      },
+      monitor: this.monitor,
+      idleTimeoutMs: o.idleTimeoutMs,
+      maxConnections: o.maxConnections,
+      upstreamTls: secure.upstream,
+      listenTls: secure.listen,
+    });
+    // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
+    // after the hop measurement, which must see the bare link.
+    const dryRun = new ProxyStages(() => []);
+    for (const stage of o.stages ?? []) dryRun.addStage(stage);
+  }
+
+  /** The start-up steps, in order. One that fails closes what the ones before it opened. */
+  async start(): Promise<this> {
+    try {
+      await this.server.listen();
+      await this.calibrate();
+      this.addStartStages();
+      this.linkState.update(this.o.link ?? {});
+      this.warnAtStart();
+      this.control = await startControl(this.o.control, this.controlHandlers(), this.o.log);
+      return this;
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  /** Auto compensation: measured through the bare link (no delay, no stages), then counters zeroed. */
+  private async calibrate(): Promise<void> {
+    if (!this.calibrating) return;
+    this.linkState.setCompensation(await autoCompensation(this.server, this.o.upstream, this.secure, this.o.log));
+    this.resetStats();
+    this.calibrating = false;
+  }
+
+  private addStartStages(): void {
+    for (const stage of this.o.stages ?? []) this.server.stages.addStage(stage);
+    this.toxicSet.attach(this.server.stages);
+  }
+
+  private warnAtStart(): void {
+    const jitterWarning = jitterFloorWarning(this.linkState.settings);
+    if (jitterWarning) this.o.log(jitterWarning);
+    const l = this.o.listen;
+    if (l.kind === 'tcp' && !isLoopback(l.host)) {
+      this.o.log(`warning: listening on ${this.server.address}, reachable from other machines; the proxy has no authentication of its own`);
+    }
+  }
+
+  private controlHandlers(): ControlHandlers {
+    return {
+      stats: () => this.stats(),
+      setLink: (u) => this.setLink(u),
+      reset: () => this.resetStats(),
+      connections: () => this.connections(),
+      metrics: () => renderPrometheus(this.stats(), [toxicFamily(this.toxicSet.counts())]),
+      toxics: this.toxicSet,
+    };
+  }
+
+  get address(): string {
+    return this.server.address;
+  }
+  get host(): string | undefined {
+    return this.server.host;
+  }
+  get port(): number | undefined {
+    return this.server.port;
+  }
+  get controlAddress(): string | undefined {
+    return this.control?.address;
+  }
+  get tlsCaFile(): string | undefined {
+    return this.secure.generatedCaFile;
+  }
+  get compensationUs(): { up: number; down: number } {
+    return this.linkState.compensationUs;
+  }
+
+  tlsStats(): TlsCounters {
+    return this.server.tlsCounters();
+  }
+  setCompensation(c: Compensation): void {
+    this.linkState.setCompensation(c);
+  }
+  deliveryLatenessUs(): LatencySummary {
+    return this.lateness.summary();
+  }
+  link(): LinkSettings {
+    return this.linkState.settings;
+  }
+
+  setLink(update: LinkUpdate & { preset?: string }): LinkSettings {
+    const next = this.linkState.update(update);
+    this.o.onLinkChange?.(next);
+    return next;
+  }
+
+  stats(): StatsSnapshot {
+    const s = this.taps ? this.taps.snapshot(this.linkState.settings) : emptySnapshot(this.linkState.settings);
+    if (!this.taps) s.connections = { active: this.server.connectionCount, total: s.connections.total };
+    s.self = this.monitor.report();
+    if (this.secure.listen || this.secure.upstream) s.tls = this.server.tlsCounters();
+    const counts = this.toxicSet.counts();
+    if (counts.length > 0) s.toxics = counts;
+    return s;
+  }
+
+  resetStats(): void {
+    this.taps?.reset();
+    this.lateness.reset();
+    this.monitor.reset();
+  }
+
+  connections(): ConnectionInfo[] {
+    // The local port of each upstream socket: what Redis's CLIENT LIST shows as the client's addr.
+    const local = new Map(this.server.connections().map((c) => [c.id, c.upstream.localPort]));
+    return (this.taps?.connectionsInfo() ?? []).map((c) => (local.get(c.id) === undefined ? c : { ...c, upstreamLocalPort: local.get(c.id) }));
+  }
+
+  addToxic(t: unknown): ToxicSpec {
+    return this.toxicSet.add(t);
+  }
+  updateToxic(name: string, change: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
+    return this.toxicSet.update(name, change);
+  }
+  removeToxic(name: string): boolean {
+    return this.toxicSet.remove(name);
+  }
+  toxics(): ToxicSpec[] {
+    return this.toxicSet.list();
+  }
+  addStage(stage: StageFactory, index?: number): void {
+    this.server.stages.addStage(stage, index);
+  }
+  removeStage(name: string): boolean {
+    return this.server.stages.removeStage(name);
+  }
+  listStages(): readonly StageFactory[] {
+    return this.server.stages.listStages();
+  }
+
+  close(): Promise<void> {
+    return (this.closing ??= Promise.all([this.server.close(), this.control?.close()]).then(() => this.secure.cleanup()));
+  }
+}
