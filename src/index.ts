@@ -33,7 +33,7 @@ export type { ClusterProxyOptions } from './cluster/options.js';
 
 export { createToxic, parseToxicSpec, TOXIC_TYPES, ToxicSet, ToxicExistsError } from './toxics/index.js';
 export type { Toxic, ToxicCount, ToxicEnv, ToxicSpec, Stream } from './toxics/index.js';
-export { startToxiproxyServer, DEFAULT_API, type ToxiproxyServer, type ToxiproxyServerOptions } from './toxiproxy-api/server.js';
+export { startToxiproxyServer, DEFAULT_API, type ToxiproxyServer, type ToxiproxyServerOptions } from './toxiproxy-api/toxiproxy-server.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';

@@ -8,7 +8,7 @@ import { registerDemo } from './demo.js';
 import { registerReport } from './report.js';
 import { registerAnalyze } from './analyze.js';
 import { registerMovedToLab } from './moved-to-lab.js';
-import { registerServer } from './server.js';
+import { registerServer } from './server-command.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Toxiproxy, type ICreateToxicBody, type ToxicType } from 'toxiproxy-node-client';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/server.js';
+import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/toxiproxy-server.js';
 
 /** toxiproxy-node-client 4.1.0 drives `redis-rtt server`: every call it makes, as it makes it. */
 let redis: PrivateRedis;

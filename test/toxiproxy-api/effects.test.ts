@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Redis } from 'ioredis';
 import { Toxiproxy, type ICreateToxicBody, type Proxy } from 'toxiproxy-node-client';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/server.js';
+import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/toxiproxy-server.js';
 import { collect, rawSocket } from '../proxy/helpers.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseNonNegativeInt } from '../units.js';
-import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/server.js';
+import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
 
 /** Where the API token may come from instead of argv, as the control endpoint's REDIS_RTT_CONTROL_TOKEN. */
 export const API_TOKEN_ENV = 'REDIS_RTT_API_TOKEN';
