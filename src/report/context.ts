@@ -48,7 +48,11 @@ export function methodLines(method: Method): string[] {
       'by the proxy per sample (none on direct: no proxy); K = 1000 bytes.',
     'model ms = waits x link RTT + the same configuration on local; err = (median - model) / model.',
     'p50/p99/max us = latency per wait (one batch from send to last reply); where the time went = shares of the ' +
-      'median: link = round trips x RTT, srv = Redis commandstats usec, cpu = driver user+system CPU (in-process ' +
-      'proxies included, so it overlaps link waits and can pass 100%); JSON breakdown.otherMs = the rest, clamped at 0.',
+      'median: link = round trips x RTT, srv = Redis commandstats usec, ' +
+      (method.proxies === 'own-process'
+        ? 'cpu = the driver\'s user+system CPU alone (each link\'s proxy runs in a process of its own), prx = that ' +
+          'proxy process\'s CPU (both overlap link waits); '
+        : 'cpu = driver user+system CPU (in-process proxies included, so it overlaps link waits and can pass 100%); ') +
+      'JSON breakdown.otherMs = the rest, clamped at 0.',
   ];
 }

@@ -130,11 +130,15 @@ function cellsFor(r: BenchResult): Cells {
   };
 }
 
-/** "link 85% srv  3% cpu  9%": shares of the median, padded so the column reads as a grid. */
+/**
+ * "link 85% srv  3% cpu  9% prx 30%": shares of the median, padded so the column reads as a grid;
+ * prx (the link's proxy process) only when the report has it.
+ */
 export function whereTimeWent(r: BenchResult): string {
   const total = r.medianMs;
   if (!(total > 0)) return '-';
   const pct = (v: number): string => `${Math.round((Math.max(0, v) / total) * 100)}%`.padStart(4);
   const b = r.breakdown;
-  return `link${pct(b.linkWaitMs)} srv${pct(b.serverMs)} cpu${pct(b.clientCpuMs)}`;
+  const proxy = b.proxyCpuMs !== undefined ? ` prx${pct(b.proxyCpuMs)}` : '';
+  return `link${pct(b.linkWaitMs)} srv${pct(b.serverMs)} cpu${pct(b.clientCpuMs)}${proxy}`;
 }

@@ -34,5 +34,6 @@ export function describeMethod(repeat: number, warmup: number): Method {
     timing:
       'process.hrtime from preparing the first command to receiving the last reply, on one reused connection ' +
       'per link; resetting the keys, preloading, INFO and checking every reply happen outside the timing',
+    proxies: 'own-process',
   };
 }

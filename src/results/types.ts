@@ -26,23 +26,31 @@ export interface Method {
   timing: string;
   /** The client's warm-up straight to Redis before any sample (driver-warmup.ts); absent when off. */
   driverWarmup?: { shapes: number; ops: number; ms: number };
+  /**
+   * Where the links' proxies ran: each in a process of its own, so `clientCpuMs` is the driver
+   * alone. Absent in older reports, whose drivers ran them in their own process.
+   */
+  proxies?: 'own-process';
 }
 
 /**
  * Where one configuration's median time went (milliseconds). The parts are measured separately and
- * may overlap: the driver's CPU time includes the in-process proxies' work and runs while link waits
- * tick, so link + server + CPU can exceed the median (CPU above 100% of it, on 2 cores). `otherMs` is
- * what the three leave unexplained, clamped at 0: never negative, 0 when they overlap.
+ * may overlap: the driver's CPU time runs while link waits tick (and, in reports from before the
+ * proxies had processes of their own, included their work), so link + server + CPU can exceed the
+ * median. `otherMs` is what the three leave unexplained, clamped at 0: never negative, 0 when they
+ * overlap. `proxyCpuMs` is apart from all of them: the link's proxy runs in a process of its own.
  */
 export interface Breakdown {
   /** Round trips x link RTT. */
   linkWaitMs: number;
   /** Redis's own time, from INFO commandstats usec deltas. */
   serverMs: number;
-  /** The driver process's CPU time (user+system) during the sample. */
+  /** The driver process's CPU time (user+system) during the sample: the driver alone, no proxy. */
   clientCpuMs: number;
   /** max(0, median - link - server - CPU). */
   otherMs: number;
+  /** The link's proxy process's CPU time (user+system, all its threads) during the sample; absent on `direct` and in older reports. */
+  proxyCpuMs?: number;
 }
 
 export interface BenchResult {

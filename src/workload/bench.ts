@@ -122,7 +122,8 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     });
     if (options.signal?.aborted && !run.stopped) run.notes.push('stopped on request before the first sample');
     for (const [name, link] of links) {
-      const self = link.proxy?.stats().self;
+      // Each proxy runs in a process of its own: its lateness is its own, plus what the OS scheduler gives it.
+      const self = (await link.proxy?.read().catch(() => undefined))?.stats.self;
       if (!self || self.lateUs.count === 0) continue;
       const late = self.lateUs;
       notes.push(`${name}: proxy's own p99 lateness ${late.p99} us (p50 ${late.p50}, max ${late.max}, ${late.count} deliveries)`);

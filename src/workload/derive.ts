@@ -32,6 +32,8 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
     const linkWaitMs = ((roundTrips ?? waits) * c.link.rttUs) / 1000;
     const serverMs = median(o.samples.map((s) => s.serverMs));
     const clientCpuMs = median(o.samples.map((s) => s.clientCpuMs));
+    const proxyCpu = o.samples.map((s) => s.proxyCpuMs);
+    const proxyCpuMs = proxyCpu.length > 0 && proxyCpu.every((x) => x !== undefined) ? median(proxyCpu as number[]) : undefined;
     const r: BenchResult = {
       link: c.link.name,
       linkRttUs: c.link.rttUs,
@@ -58,9 +60,11 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
         linkWaitMs: round3(linkWaitMs),
         serverMs: round3(serverMs),
         clientCpuMs: round3(clientCpuMs),
-        // Clamped: the driver's CPU includes in-process proxies and overlaps link waits, so the three
-        // parts can add up to more than the median; "other" is then nothing, never a negative time.
+        // Clamped: the driver's CPU overlaps link waits (and older reports' drivers held the proxies),
+        // so the three parts can add up to more than the median; "other" is then nothing, never negative.
         otherMs: round3(Math.max(0, medianMs - linkWaitMs - serverMs - clientCpuMs)),
+        // Its own process, on the other core or between the driver's turns: not a part of the median.
+        ...(proxyCpuMs !== undefined ? { proxyCpuMs: round3(proxyCpuMs) } : {}),
       },
       ...(c.note ? { note: c.note } : {}),
       ...(o.error ? { error: o.error } : {}),

@@ -1,13 +1,17 @@
 import type { BenchOptions } from './options.js';
 import type { LinkSpec } from '../link/link-spec.js';
-import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
+import type { ProxyOptions } from '../proxy/types.js';
 import { parseAddress, formatEndpoint, type Endpoint } from '../endpoint.js';
 import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
+import { startProxyProcess, type ProxyProcess } from './proxy-process/spawn.js';
 
-/** One link of a run: the proxy that simulates it (none for `direct`) and the clients behind it. */
+/**
+ * One link of a run: the proxy that simulates it (none for `direct`), in a process of its own,
+ * and the clients behind it.
+ */
 export interface LinkEndpoint {
   spec: LinkSpec;
-  proxy?: RedisRttProxy;
+  proxy?: ProxyProcess;
   /** A plain client (every shape but auto). */
   plain: DriverClient;
   /** An auto-pipelining client, only when the plan has `auto` cells. */
@@ -29,21 +33,6 @@ export interface OpenLinkOptions extends DriverClientOptions {
   compensation: NonNullable<BenchOptions['compensation']>;
 }
 
-type StartProxy = (options: ProxyOptions) => Promise<RedisRttProxy>;
-let startProxyFn: StartProxy | undefined;
-
-/**
- * Loads the proxy through its public entry point only. Imported lazily so a run on `direct`
- * alone never loads the proxy code.
- */
-async function loadStartProxy(): Promise<StartProxy> {
-  if (!startProxyFn) {
-    const mod = (await import('../proxy/index.js')) as { startProxy: StartProxy };
-    startProxyFn = mod.startProxy;
-  }
-  return startProxyFn;
-}
-
 function compensationOption(c: OpenLinkOptions['compensation']): Pick<ProxyOptions, 'compensationUs'> {
   if (c === 'auto') return {};
   if (typeof c === 'object') return { compensationUs: c };
@@ -53,18 +42,19 @@ function compensationOption(c: OpenLinkOptions['compensation']): Pick<ProxyOptio
 
 /** Starts the link's proxy (if any) and connects its clients; handshakes happen here, untimed. */
 export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOptions): Promise<LinkEndpoint> {
-  let proxy: RedisRttProxy | undefined;
+  let proxy: ProxyProcess | undefined;
   let target = redis;
   if (!spec.direct) {
-    const startProxy = await loadStartProxy();
-    proxy = await startProxy({
-      upstream: formatEndpoint(redis),
-      listen: '127.0.0.1:0',
-      link: spec.update,
-      ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
-      ...compensationOption(opts.compensation),
-      log: () => {},
-    });
+    proxy = await startProxyProcess(
+      {
+        upstream: formatEndpoint(redis),
+        listen: '127.0.0.1:0',
+        link: spec.update,
+        ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
+        ...compensationOption(opts.compensation),
+      },
+      { label: spec.name },
+    );
     target = parseAddress(proxy.address, 'proxy address');
   }
   const clients = new Set<DriverClient>();

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { VerificationError } from '../errors.js';
-import type { RedisRttProxy } from '../proxy/types.js';
 import type { Counters } from '../stats/types.js';
 import type { DriverClient } from './clients.js';
+import type { ProxyProcess } from './proxy-process/spawn.js';
 import type { WorkloadData } from './keys.js';
 import type { Configuration } from './plan.js';
 import { SHAPES } from './shapes/index.js';
@@ -14,7 +14,7 @@ export interface SampleEnv {
   /** A direct connection to Redis (not through the proxy) for reset, INFO and checks. */
   admin: Redis;
   client: DriverClient;
-  proxy?: RedisRttProxy;
+  proxy?: ProxyProcess;
   data: WorkloadData;
   luaSha: string;
   signal?: AbortSignal;
@@ -29,7 +29,10 @@ export interface SampleOutcome {
   bytesUp: number | null;
   bytesDown: number | null;
   serverMs: number;
+  /** The driver process's CPU over the timed part. */
   clientCpuMs: number;
+  /** The link's proxy process's CPU over the timed part (with one stats read); absent on `direct`. */
+  proxyCpuMs?: number;
 }
 
 /**
@@ -57,15 +60,17 @@ export async function runSample(c: Configuration, env: SampleEnv): Promise<Sampl
   env.client.lastError = undefined;
 
   const usecBefore = await serverUsec(admin);
-  const proxyBefore = env.proxy ? { ...env.proxy.stats().totals } : undefined;
+  const readingBefore = await env.proxy?.read();
   const cpuBefore = process.cpuUsage();
   const t0 = process.hrtime.bigint();
   const replies = await shape.run(ctx);
   const t1 = process.hrtime.bigint();
   const cpu = process.cpuUsage(cpuBefore);
   // Deltas, not resets: other clients (the auto-pipelining one) share the proxy's counters.
-  const proxyAfter = env.proxy?.stats().totals;
+  const readingAfter = await env.proxy?.read();
   const usecAfter = await serverUsec(admin);
+  const proxyBefore = readingBefore?.stats.totals;
+  const proxyAfter = readingAfter?.stats.totals;
 
   verifyReplies(c.workload, replies, data, c.n);
   await verifyStoredState(admin, c.workload, data, c.n);
@@ -85,6 +90,7 @@ export async function runSample(c: Configuration, env: SampleEnv): Promise<Sampl
     bytesDown: delta('bytesDown'),
     serverMs: (usecAfter - usecBefore) / 1000,
     clientCpuMs: (cpu.user + cpu.system) / 1000,
+    ...(readingBefore && readingAfter ? { proxyCpuMs: (readingAfter.cpuUs - readingBefore.cpuUs) / 1000 } : {}),
   };
 }
 

@@ -32,7 +32,7 @@ export function latencyRows(results: readonly OpenLoopResult[]): { head: string[
 }
 
 export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; align: Align[]; rows: string[][] } {
-  const head = ['configuration', 'target/s', 'achieved/s', 'per conn/s', 'p99 1st half', 'p99 2nd half', 'backlog peak', 'unsent', 'rate x RTT', 'outstanding', 'late p99', 'cpu', 'saturated'];
+  const head = ['configuration', 'target/s', 'achieved/s', 'per conn/s', 'p99 1st half', 'p99 2nd half', 'backlog peak', 'unsent', 'rate x RTT', 'outstanding', 'late p99', 'cpu', 'proxy cpu', 'saturated'];
   const rows = results.map((r) => [
     rowLabel(r),
     rate(r.targetRate),
@@ -46,9 +46,10 @@ export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; 
     String(r.measuredConcurrency),
     us(r.latenessUs.p99),
     `${Math.round(r.processCpuPct)}%`,
+    r.proxyCpuPct === undefined ? '-' : `${Math.round(r.proxyCpuPct)}%`,
     r.error ? 'FAILED' : r.driverSaturated ? 'driver' : r.saturated === 'rate' ? 'yes (rate)' : r.saturated === 'slo' ? 'yes (slo)' : 'no',
   ]);
-  return { head, align: ['left', ...Array<Align>(12).fill('right')], rows };
+  return { head, align: ['left', ...Array<Align>(13).fill('right')], rows };
 }
 
 /** Batching windows next to the round trips they saved (against window 0 of the same link, shape, C and rate). */
@@ -112,7 +113,7 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
   }
   lines.push(
     `rate x RTT is the concurrency Little's law predicts on an unqueued link; outstanding is the measured time-average of commands due and not yet answered. ` +
-      `late p99 is the driver's own scheduling lateness ("driver" past ${DRIVER_LATENESS_BOUND_US} us); cpu is the driver process (clients and proxies) in percent of one core.` +
+      `late p99 is the driver's own scheduling lateness ("driver" past ${DRIVER_LATENESS_BOUND_US} us); cpu is the driver process alone (generator and clients) in percent of one core; proxy cpu is the link's proxy, which runs in a process of its own (- on direct; older reports have none, and their cpu includes the proxies).` +
       (report.sloUs !== null ? ` --slo ${fmtUsLabel(report.sloUs)}.` : ''),
   );
   out.push(...lines);

@@ -50,7 +50,8 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       const link = await openLink(spec, endpoint, linkOpts);
       links.push(link);
       const proxy = link.proxy;
-      const roundTrips = proxy ? () => proxy.stats().totals.roundTrips : undefined;
+      const roundTrips = proxy ? async () => (await proxy.read()).stats.totals.roundTrips : undefined;
+      const proxyCpuUs = proxy ? async () => (await proxy.read()).cpuUs : undefined;
       for (const clients of o.clients) {
         for (const mode of o.modes) {
           if (aborted()) break;
@@ -77,6 +78,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
                   drainLimitUs: o.drainLimitUs,
                   ...(options.signal ? { signal: options.signal } : {}),
                   ...(roundTrips ? { roundTrips } : {}),
+                  ...(proxyCpuUs ? { proxyCpuUs } : {}),
                 });
                 const stored = await counterValue(admin.redis, counterKey);
                 if (out.error === undefined && out.ledger.failed === 0 && stored !== out.ledger.completed) {

@@ -80,6 +80,7 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
     measuredConcurrency: round(l.meanOutstanding(), 2),
     perClientRate: round(achievedRate / c.clients, 1),
     processCpuPct: out.processCpuPct,
+    ...(out.proxyCpuPct !== null ? { proxyCpuPct: out.proxyCpuPct } : {}),
     saturated,
     histograms: { corrected: l.corrected.encode(), uncorrected: l.uncorrected.encode() },
     ...(notes.length > 0 ? { note: notes.join('; ') } : {}),

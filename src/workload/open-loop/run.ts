@@ -24,6 +24,8 @@ export interface OpenLoopRunOptions {
   signal?: AbortSignal;
   /** The link proxy's round-trip counter (in this process or a child); absent on `direct`. */
   roundTrips?: () => number | null | Promise<number | null>;
+  /** The link proxy process's CPU time so far, microseconds; absent on `direct`. */
+  proxyCpuUs?: () => number | Promise<number>;
 }
 
 export interface OpenLoopRunOutcome {
@@ -36,6 +38,8 @@ export interface OpenLoopRunOutcome {
   stopped: 'drain-limit' | 'aborted' | null;
   /** This process's CPU (driver, clients and any proxies in it) over the run, percent of one core. */
   processCpuPct: number;
+  /** The proxy process's CPU over the run, percent of one core; null without proxyCpuUs. */
+  proxyCpuPct: number | null;
 }
 
 /** The schedule's zero is this far after set-up, so the first commands are not born late. */
@@ -59,6 +63,7 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const before = o.roundTrips ? await o.roundTrips() : null;
+  const proxyCpuBefore = o.proxyCpuUs ? await o.proxyCpuUs() : null;
 
   const check = (reply: unknown): boolean => {
     if (typeof reply === 'number') return true;
@@ -140,7 +145,9 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   }
   const cpu = process.cpuUsage(cpuBefore);
   const wallUs = (clock.nowNs() - wallBeforeNs) / 1000;
+  const proxyCpuAfter = o.proxyCpuUs ? await o.proxyCpuUs() : null;
   const after = o.roundTrips ? await o.roundTrips() : null;
+  const pct = (cpuUs: number): number => (wallUs > 0 ? Math.round((cpuUs / wallUs) * 1000) / 10 : 0);
   return {
     ledger: d.ledger,
     scheduled: schedule ? schedule.length : d.ledger.released,
@@ -148,7 +155,8 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     roundTrips: before !== null && after !== null ? after - before : null,
     ...(error !== undefined ? { error } : {}),
     stopped,
-    processCpuPct: wallUs > 0 ? Math.round(((cpu.user + cpu.system) / wallUs) * 1000) / 10 : 0,
+    processCpuPct: pct(cpu.user + cpu.system),
+    proxyCpuPct: proxyCpuBefore !== null && proxyCpuAfter !== null ? pct(proxyCpuAfter - proxyCpuBefore) : null,
   };
 }
 

@@ -68,8 +68,10 @@ export interface OpenLoopResult {
   measuredConcurrency: number;
   /** Achieved rate per connection. */
   perClientRate: number;
-  /** The driver process's CPU over the run (clients, and the proxies: they run in it), percent of one core. */
+  /** The driver process's CPU over the run (the generator and its clients; each proxy runs in a process of its own), percent of one core. */
   processCpuPct: number;
+  /** The link's proxy process's CPU over the run, percent of one core; absent on `direct` (and in older reports). */
+  proxyCpuPct?: number;
   /** Achieved < 95% of target ('rate'), or corrected p99 past --slo ('slo'); null within both. */
   saturated: 'rate' | 'slo' | null;
   /** HdrHistogram compressed base64 (integer us), corrected and uncorrected. */
