@@ -1,0 +1,50 @@
+/**
+ * Since each link's proxy runs in a process of its own, `cpu` is the driver alone and the proxy's
+ * CPU is a figure of its own (prx). Older reports (the fixture is one) keep their old wording.
+ */
+import { describe, expect, it } from 'vitest';
+import { renderTable } from '../../src/report/index.js';
+import { loadRows } from '../../src/report/open-loop/table.js';
+import { whereTimeWent } from '../../src/report/table-model.js';
+import type { BenchReport } from '../../src/results/types.js';
+import type { OpenLoopResult } from '../../src/workload/open-loop/types.js';
+import { benchFixture } from './helpers.js';
+
+function withOwnProcesses(report: BenchReport): BenchReport {
+  return {
+    ...report,
+    method: { ...report.method, proxies: 'own-process' },
+    results: report.results.map((r) => (r.link === 'direct' ? r : { ...r, breakdown: { ...r.breakdown, proxyCpuMs: r.medianMs * 0.4 } })),
+  };
+}
+
+describe('the cpu share in the bench table', () => {
+  it('says the driver alone, with the proxy\'s share as prx, when the proxies had processes of their own', () => {
+    const report = withOwnProcesses(benchFixture());
+    const text = renderTable(report);
+    expect(text).toContain("cpu = the driver's user+system CPU alone (each link's proxy runs in a process of its own), prx = that proxy process's CPU");
+    expect(text).not.toContain('in-process proxies included');
+    const crossAz = report.results.find((r) => r.link === 'cross-az')!;
+    expect(whereTimeWent(crossAz)).toMatch(/^link +\d+% srv +\d+% cpu +\d+% prx 40%$/);
+    expect(whereTimeWent(report.results.find((r) => r.link === 'direct')!)).not.toContain('prx');
+  });
+
+  it('keeps the old wording, and no prx, for a report from before', () => {
+    const text = renderTable(benchFixture());
+    expect(text).toContain('cpu = driver user+system CPU (in-process proxies included');
+    expect(text).not.toContain('prx');
+  });
+});
+
+describe('the open-loop load table', () => {
+  it('gives the proxy process\'s CPU its own column, - without a proxy', () => {
+    const base = { processCpuPct: 21.2, error: undefined } as unknown as OpenLoopResult;
+    const { head, rows } = loadRows([
+      { ...base, link: 'cross-az', proxyCpuPct: 63.4 } as OpenLoopResult,
+      { ...base, link: 'direct' } as OpenLoopResult,
+    ].map((r) => ({ ...r, mode: 'seq', clients: 8, batchWindowUs: 0, targetRate: 2000, achievedRate: 2000, perClientRate: 250, correctedP99FirstHalfUs: 1, correctedP99SecondHalfUs: 1, backlog: { bucketMs: 1, max: [], peak: 0 }, unsent: 0, littleConcurrency: null, measuredConcurrency: 1, latenessUs: { p50: 1, p99: 1, max: 1 }, driverSaturated: false, saturated: null })));
+    const at = head.indexOf('proxy cpu');
+    expect(head[at - 1]).toBe('cpu');
+    expect(rows.map((r) => [r[at - 1], r[at]])).toEqual([['21%', '63%'], ['21%', '-']]);
+  });
+});
