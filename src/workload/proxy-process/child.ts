@@ -48,3 +48,4 @@ process.on('message', (m: ToChild) => {
     say({ type: 'reading', id: m.id, reading: { stats: proxy.stats(), cpuUs: cpu.user + cpu.system } });
   }
 });
+say({ type: 'ready' });

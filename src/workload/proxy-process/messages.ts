@@ -5,6 +5,7 @@ import type { StatsSnapshot } from '../../stats/types.js';
  * What the driver and a link's proxy process say over the fork IPC channel. Plain JSON both ways:
  * the options carry no functions (the child logs nowhere), the snapshot is plain data.
  *
+ * child -> driver: `ready` once it listens for messages (nothing sent before it could be lost).
  * driver -> child: `start` once, then any number of `read`, then `close`.
  * child -> driver: `started` (or `failed`) for the start, `reading` for each read (same `id`),
  * `closed` just before it exits.
@@ -17,6 +18,7 @@ export type ToChild =
   | { type: 'close' };
 
 export type FromChild =
+  | { type: 'ready' }
   | { type: 'started'; address: string; compensationUs: { up: number; down: number } }
   | { type: 'failed'; message: string }
   | { type: 'reading'; id: number; reading: ProxyReading }

@@ -89,7 +89,8 @@ export async function startProxyProcess(proxyOptions: StartableProxyOptions, opt
     if (m.type === 'reading') {
       pending.get(m.id)?.resolve(m.reading);
       pending.delete(m.id);
-    } else if (m.type === 'started' || m.type === 'failed') onStart?.(m);
+    } else if (m.type === 'ready') send({ type: 'start', options: proxyOptions });
+    else if (m.type === 'started' || m.type === 'failed') onStart?.(m);
   });
   const send = (m: ToChild): void => {
     if (child.connected) child.send(m);
@@ -116,7 +117,6 @@ export async function startProxyProcess(proxyOptions: StartableProxyOptions, opt
         if (m.type === 'started') resolve(m);
         else reject(new Error(m.type === 'failed' ? m.message : 'the proxy process did not start'));
       };
-      send({ type: 'start', options: proxyOptions });
     });
   } catch (err) {
     await close();
