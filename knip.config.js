@@ -5,8 +5,9 @@
 const fromDist = (text) => text.replace(/(['"])((?:\.\.\/)+)dist\//g, '$1$2src/');
 
 export default {
-  // ping-child.ts runs as its own process (calibrate/pinger.ts spawns the built file).
-  entry: ['src/index.ts', 'src/calibrate/ping-child.ts', 'bin/*.js', 'lab/cli.ts', 'lab/tools/*.mjs'],
+  // Programs of their own, spawned from the built files: calibrate/pinger.ts runs ping-child.ts; bench forks
+  // proxy-process/child.ts for each link's proxy.
+  entry: ['src/index.ts', 'src/calibrate/ping-child.ts', 'src/workload/proxy-process/child.ts', 'bin/*.js', 'lab/cli.ts', 'lab/tools/*.mjs'],
   project: ['src/**/*.ts', 'test/**/*.ts', 'lab/**/*.{ts,mjs}', 'bin/*.js'],
   ignoreExportsUsedInFile: true,
   // Programs the tests and tools run, installed by .ci/run (apt), not by npm.
