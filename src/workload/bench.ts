@@ -9,7 +9,8 @@ import { connectionSetup, driverSetupSteps } from './connection-setup.js';
 import { deriveResults } from './derive.js';
 import { describeEnvironment, describeMethod } from '../results/environment.js';
 import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
-import { openLink, type LinkEndpoint } from './links.js';
+import { forkProxiesAhead, openLink, type LinkEndpoint } from './links.js';
+import type { ForkedProxy } from './proxy-process/spawn.js';
 import { benchRedis } from './redis-target.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
 import { estimatePlanMs, estimateSampleMs, planConfigurations, type Configuration } from './plan.js';
@@ -59,7 +60,9 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
   let admin: DriverClient | undefined;
   const links = new Map<string, LinkEndpoint>();
   const data = new Map<Workload, WorkloadData>();
+  let forks = new Map<string, ForkedProxy>();
   try {
+    forks = forkProxiesAhead(configs.map((c) => c.link));
     const target = await benchRedis(options.redis);
     const endpoint = target.endpoint;
     privateRedis = target.privateRedis;
@@ -101,7 +104,8 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     for (const c of configs) {
       if (links.has(c.link.name) || options.signal?.aborted) continue;
       const compensation = options.compensation ?? 'off';
-      const link = await openLink(c.link, endpoint, { ...clientOpts, needAuto, seed: opts.seed, compensation });
+      const forked = forks.get(c.link.name);
+      const link = await openLink(c.link, endpoint, { ...clientOpts, needAuto, seed: opts.seed, compensation, ...(forked ? { forked } : {}) });
       links.set(c.link.name, link);
       if (link.proxy && compensation !== 'off') {
         notes.push(`${c.link.name}: the proxy takes ${link.proxy.compensationUs.up} us off each one-way delay (${typeof compensation === 'object' ? 'calibrated table' : 'its own hop'})`);
@@ -145,6 +149,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     };
   } finally {
     await Promise.allSettled([...links.values()].map((l) => l.close()));
+    await Promise.allSettled([...forks.values()].map((f) => f.close()));
     if (admin && !privateRedis) {
       // Only our own keys, by exact name: never FLUSH a database we did not create.
       await Promise.allSettled([...data.values()].map((d) => removeOwnKeys(admin!.redis, d)));

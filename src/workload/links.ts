@@ -3,7 +3,7 @@ import type { LinkSpec } from '../link/link-spec.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { parseAddress, formatEndpoint, type Endpoint } from '../endpoint.js';
 import { connectClient, type DriverClient, type DriverClientOptions } from './clients.js';
-import { startProxyProcess, type ProxyProcess } from './proxy-process/spawn.js';
+import { forkProxyProcess, type ForkedProxy, type ProxyProcess } from './proxy-process/spawn.js';
 
 /**
  * One link of a run: the proxy that simulates it (none for `direct`), in a process of its own,
@@ -31,6 +31,19 @@ export interface OpenLinkOptions extends DriverClientOptions {
   seed?: number;
   /** See BenchOptions.compensation. */
   compensation: NonNullable<BenchOptions['compensation']>;
+  /** This link's proxy process, forked ahead (forkProxiesAhead); without it openLink forks one. */
+  forked?: ForkedProxy;
+}
+
+/**
+ * Forks a process for every proxied link at once, before anything else, so they load while
+ * Redis starts and the client warms up; each link's openLink starts its proxy. Close the ones
+ * left over (a run stopped early) with the run.
+ */
+export function forkProxiesAhead(specs: readonly LinkSpec[]): Map<string, ForkedProxy> {
+  const forks = new Map<string, ForkedProxy>();
+  for (const spec of specs) if (!spec.direct && !forks.has(spec.name)) forks.set(spec.name, forkProxyProcess({ label: spec.name }));
+  return forks;
 }
 
 function compensationOption(c: OpenLinkOptions['compensation']): Pick<ProxyOptions, 'compensationUs'> {
@@ -45,7 +58,7 @@ export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOp
   let proxy: ProxyProcess | undefined;
   let target = redis;
   if (!spec.direct) {
-    proxy = await startProxyProcess(
+    proxy = await (opts.forked ?? forkProxyProcess({ label: spec.name })).start(
       {
         upstream: formatEndpoint(redis),
         listen: '127.0.0.1:0',
@@ -53,7 +66,6 @@ export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOp
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...compensationOption(opts.compensation),
       },
-      { label: spec.name },
     );
     target = parseAddress(proxy.address, 'proxy address');
   }

@@ -130,6 +130,19 @@ describe('bench leaves no proxy process', () => {
     for (const pid of pids) expect(alive(pid)).toBe(false);
   });
 
+  it('after a refusal before any link opened (the processes forked ahead are closed too)', async () => {
+    const admin = new Redis({ host: '127.0.0.1', port: redis.port!, lazyConnect: true, disableClientInfo: true });
+    await admin.connect();
+    await admin.set('pp3:theirs', 'x');
+    try {
+      await expect(runBench({ links: ['local', 'rtt=1ms'], redis: redis.address, keyPrefix: 'pp3:', n: 10, repeat: 1 })).rejects.toThrow(/--allow-nonempty/);
+      expect(liveProxyProcesses()).toBe(0);
+    } finally {
+      await admin.del('pp3:theirs');
+      admin.disconnect();
+    }
+  });
+
   it('after Ctrl-C to the whole process group: the run reports what finished, then every proxy is gone', async () => {
     const cli = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--links', 'local,rtt=5ms', '--workload', 'incr', '--modes', 'seq', '-n', '200', '--repeat', '50', '--warmup', '0', '--driver-warmup', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,7 +5,8 @@ import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
 import { connectionSetup, driverSetupSteps } from '../connection-setup.js';
 import { describeEnvironment } from '../../results/environment.js';
-import { openLink, type LinkEndpoint } from '../links.js';
+import { forkProxiesAhead, openLink, type LinkEndpoint } from '../links.js';
+import type { ForkedProxy } from '../proxy-process/spawn.js';
 import { benchRedis } from '../redis-target.js';
 import { redisVersion } from '../server-stats.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from './options.js';
@@ -34,7 +35,9 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
   let admin: DriverClient | undefined;
   const links: LinkEndpoint[] = [];
   const aborted = (): boolean => options.signal?.aborted === true;
+  let forks = new Map<string, ForkedProxy>();
   try {
+    forks = forkProxiesAhead(o.links);
     const target = await benchRedis(options.redis);
     const endpoint = target.endpoint;
     privateRedis = target.privateRedis;
@@ -46,7 +49,8 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
     for (const spec of o.links) {
       if (aborted()) break;
       const compensation = options.compensation ?? 'off';
-      const linkOpts = { ...clientOpts, needAuto: false, seed: o.seed, compensation };
+      const forked = forks.get(spec.name);
+      const linkOpts = { ...clientOpts, needAuto: false, seed: o.seed, compensation, ...(forked ? { forked } : {}) };
       const link = await openLink(spec, endpoint, linkOpts);
       links.push(link);
       const proxy = link.proxy;
@@ -126,6 +130,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
     };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));
+    await Promise.allSettled([...forks.values()].map((f) => f.close()));
     if (admin && !privateRedis) await admin.redis.del(counterKey).catch(() => {});
     await admin?.close();
     await privateRedis?.stop();

@@ -54,7 +54,20 @@ function track(child: ChildProcess): void {
   });
 }
 
-export async function startProxyProcess(proxyOptions: StartableProxyOptions, opts: ProxyProcessOptions = {}): Promise<ProxyProcess> {
+/** A proxy process forked and loading; start() runs its proxy once it has loaded. */
+export interface ForkedProxy {
+  /** Resolves once the proxy listens; rejects with the proxy's start-up error (the process is gone then). Once. */
+  start(proxyOptions: StartableProxyOptions): Promise<ProxyProcess>;
+  /** Ends the process, started or not. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Forks a proxy process now and lets it load (a Node start-up and the proxy's modules: the longest
+ * part of starting one), so a run can fork every link's process at once, first, and start each
+ * proxy when its link opens.
+ */
+export function forkProxyProcess(opts: ProxyProcessOptions = {}): ForkedProxy {
   if (!existsSync(CHILD_ENTRY)) {
     throw new Error(`${CHILD_ENTRY} is missing: run \`npm run build\` (bench runs each link's proxy from the built library)`);
   }
@@ -70,6 +83,8 @@ export async function startProxyProcess(proxyOptions: StartableProxyOptions, opt
   const pending = new Map<number, { resolve: (r: ProxyReading) => void; reject: (e: Error) => void }>();
   let nextId = 1;
   let gone: Error | undefined;
+  let ready = false;
+  let onReady: (() => void) | undefined;
   let onStart: ((m: FromChild) => void) | undefined;
   let closing = false;
 
@@ -85,16 +100,18 @@ export async function startProxyProcess(proxyOptions: StartableProxyOptions, opt
     onStart?.({ type: 'failed', message: gone.message });
   });
   child.on('error', () => {}); // a failed send surfaces as 'exit'
+  const send = (m: ToChild): void => {
+    if (child.connected) child.send(m);
+  };
   child.on('message', (m: FromChild) => {
     if (m.type === 'reading') {
       pending.get(m.id)?.resolve(m.reading);
       pending.delete(m.id);
-    } else if (m.type === 'ready') send({ type: 'start', options: proxyOptions });
-    else if (m.type === 'started' || m.type === 'failed') onStart?.(m);
+    } else if (m.type === 'ready') {
+      ready = true;
+      onReady?.();
+    } else if (m.type === 'started' || m.type === 'failed') onStart?.(m);
   });
-  const send = (m: ToChild): void => {
-    if (child.connected) child.send(m);
-  };
 
   const close = async (): Promise<void> => {
     if (!closing) {
@@ -107,33 +124,44 @@ export async function startProxyProcess(proxyOptions: StartableProxyOptions, opt
     await exited;
   };
 
-  let started: Extract<FromChild, { type: 'started' }>;
-  try {
-    started = await new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`the proxy process did not start within ${opts.startTimeoutMs ?? 20_000} ms`)), opts.startTimeoutMs ?? 20_000);
-      onStart = (m) => {
-        clearTimeout(timer);
-        onStart = undefined;
-        if (m.type === 'started') resolve(m);
-        else reject(new Error(m.type === 'failed' ? m.message : 'the proxy process did not start'));
-      };
-    });
-  } catch (err) {
-    await close();
-    throw err;
-  }
-
-  return {
-    address: started.address,
-    compensationUs: started.compensationUs,
-    pid: child.pid ?? -1,
-    read: () =>
-      new Promise<ProxyReading>((resolve, reject) => {
-        if (gone || closing) return reject(gone ?? new Error('the proxy process is closed'));
-        const id = nextId++;
-        pending.set(id, { resolve, reject });
-        send({ type: 'read', id });
-      }),
-    close,
+  const start = async (proxyOptions: StartableProxyOptions): Promise<ProxyProcess> => {
+    const timeoutMs = opts.startTimeoutMs ?? 20_000;
+    let started: Extract<FromChild, { type: 'started' }>;
+    try {
+      if (gone) throw gone;
+      started = await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`the proxy process of ${opts.label ?? 'a link'} did not start within ${timeoutMs} ms`)), timeoutMs);
+        onStart = (m) => {
+          clearTimeout(timer);
+          onStart = undefined;
+          if (m.type === 'started') resolve(m);
+          else reject(new Error(m.type === 'failed' ? m.message : 'the proxy process did not start'));
+        };
+        const go = (): void => send({ type: 'start', options: proxyOptions });
+        if (ready) go();
+        else onReady = go;
+      });
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    return {
+      address: started.address,
+      compensationUs: started.compensationUs,
+      pid: child.pid ?? -1,
+      read: () =>
+        new Promise<ProxyReading>((resolve, reject) => {
+          if (gone || closing) return reject(gone ?? new Error('the proxy process is closed'));
+          const id = nextId++;
+          pending.set(id, { resolve, reject });
+          send({ type: 'read', id });
+        }),
+      close,
+    };
   };
+  return { start, close };
+}
+
+export function startProxyProcess(proxyOptions: StartableProxyOptions, opts: ProxyProcessOptions = {}): Promise<ProxyProcess> {
+  return forkProxyProcess(opts).start(proxyOptions);
 }
