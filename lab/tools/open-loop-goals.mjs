@@ -11,33 +11,37 @@ import { spawn } from 'node:child_process';
 import { setInterval, clearInterval } from 'node:timers';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { flag as flagOf } from './proc.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
-  process.stdout.write(readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0].replaceAll('// ', '') + '\n');
+  process.stdout.write(String(readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0]).replaceAll('// ', '') + '\n');
   process.exit(0);
 }
-const flag = (name, def) => {
-  const i = args.indexOf(name);
-  return i >= 0 ? args[i + 1] : def;
-};
-const rounds = Number(flag('--rounds', '3'));
-const seconds = flag('--seconds', '10');
+const rounds = Number(flagOf(args, '--rounds', '3'));
+const seconds = flagOf(args, '--seconds', '10');
 const here = path.resolve(new URL('../..', import.meta.url).pathname);
-const trees = [['new', here], ...(flag('--old') ? [['old', path.resolve(flag('--old'))]] : [])];
+const old = flagOf(args, '--old');
+/** @type {[string, string][]} */
+const trees = [['new', here], ...(old ? /** @type {[string, string][]} */ ([['old', path.resolve(old)]]) : [])];
+/** @type {[string, string[]][]} */
 const CASES = [
   ['direct C=50 20k/s', ['--links', 'direct', '--clients', '50', '--rate', '20k']],
   ['cross-az C=50 20k/s', ['--links', 'cross-az', '--clients', '50', '--rate', '20k']],
   ['cross-az C=8 2000/s', ['--links', 'cross-az', '--clients', '8', '--rate', '2000']],
 ];
 
-/** [run ns, runnable-but-waiting ns] of every thread of pid. */
+/**
+ * [run ns, runnable-but-waiting ns] of every thread of pid.
+ * @param {number} pid
+ * @returns {[number, number]}
+ */
 function schedstat(pid) {
   let run = 0;
   let wait = 0;
   try {
     for (const t of readdirSync(`/proc/${pid}/task`)) {
-      const [r, w] = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ').map(Number);
+      const [r = 0, w = 0] = readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ').map(Number);
       run += r;
       wait += w;
     }
@@ -47,6 +51,11 @@ function schedstat(pid) {
   return [run, wait];
 }
 
+/**
+ * The proxy processes whose parent is pid.
+ * @param {number} pid
+ * @returns {number[]}
+ */
 function childrenOf(pid) {
   const out = [];
   for (const e of readdirSync('/proc')) {
@@ -62,6 +71,11 @@ function childrenOf(pid) {
   return out;
 }
 
+/**
+ * One CLI run of a case from a tree: its JSON row, the load at its start, and runq% of driver and proxy.
+ * @param {string} tree
+ * @param {string[]} caseArgs
+ */
 async function run(tree, caseArgs) {
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   const cli = spawn(process.execPath, [path.join(tree, 'bin/redis-rtt.js'), 'bench', ...caseArgs, '--duration', `${seconds}s`, '--format', 'json'], {
@@ -69,13 +83,16 @@ async function run(tree, caseArgs) {
   });
   let out = '';
   cli.stdout.on('data', (d) => (out += d));
+  const driverPid = cli.pid ?? 0;
   // The last sample of each process before it ended: its whole life, set-up included.
+  /** @type {Map<number, { s: [number, number]; driver: boolean }>} */
   const last = new Map();
   const sampler = setInterval(() => {
-    for (const pid of [cli.pid, ...childrenOf(cli.pid)]) last.set(pid, { s: schedstat(pid), driver: pid === cli.pid });
+    for (const pid of [driverPid, ...childrenOf(driverPid)]) last.set(pid, { s: schedstat(pid), driver: pid === driverPid });
   }, 100);
   await new Promise((resolve) => cli.on('exit', resolve));
   clearInterval(sampler);
+  /** @param {boolean} driver */
   const pct = (driver) => {
     const xs = [...last.values()].filter((v) => v.driver === driver).map((v) => v.s);
     const run = xs.reduce((a, [r]) => a + r, 0);
