@@ -116,7 +116,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
           }
         }
       }
-      const self = proxy?.stats().self;
+      const self = (await proxy?.read().catch(() => undefined))?.stats.self;
       const selfNote = self && selfReportNote(spec.name, self, spec.rttUs);
       if (selfNote) notes.push(selfNote);
       await link.close();
