@@ -64,9 +64,14 @@ export interface PreciseSchedulerOptions {
 /** How often the share of time spent polling is taken. */
 const SHARE_WINDOW_NS = 10_000_000;
 
-/** Bounds of the learned wake margin: the thread's hop is tens of microseconds at best. */
+/**
+ * Bounds of the learned wake margin. At least the thread's hop (tens of microseconds at best); at
+ * most 0.5 ms: on a loaded machine wakes come late because the process waits for a CPU, which an
+ * earlier wake does not avoid, and polling longer only makes it a worse sleeper for the OS
+ * scheduler (it is then run later still).
+ */
 const MIN_EARLY_NS = 30_000;
-const MAX_EARLY_NS = 2_000_000;
+const MAX_EARLY_NS = 500_000;
 
 /**
  * Sleeps until shortly before the earliest deadline (the timer thread, or setTimeout), polls the
