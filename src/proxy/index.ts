@@ -5,9 +5,7 @@ import type { NodeStart, ProxyOptions, RedisRttProxy } from './types.js';
 
 export type { ProxyOptions, RedisRttProxy } from './types.js';
 
-export { DEFAULT_HIGH_WATER_BYTES, DEFAULT_CONNECT_TIMEOUT_MS } from './options-schema.js';
-export { normalizeProxyOptions, type NormalizedProxyOptions } from './normalize-options.js';
-export { MAX_AUTO_COMPENSATION_US } from './auto-compensation.js';
+export { DEFAULT_HIGH_WATER_BYTES } from './options-schema.js';
 
 /**
  * Starts a single-node proxy between clients and Redis (the public startProxy,
