@@ -43,7 +43,8 @@ export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from '
 export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';
 export { DelayLine, type DelayLineOptions } from './link/delay-line.js';
-export { PreciseScheduler, ManualScheduler } from './link/scheduler.js';
+export { PreciseScheduler } from './link/scheduler.js';
+export { ManualScheduler } from './link/manual-scheduler.js';
 export { jitterSampler } from './link/jitter.js';
 export type { LinkSettings, LinkUpdate, JitterDist } from './link/types.js';
 

@@ -4,7 +4,7 @@ import { ThreadWaker, TimeoutWaker, WakeLearner, type Waker, type WakeKind } fro
 
 /** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
 export function newTimer(fire: () => void): Timer {
-  return { dueNs: 0, index: -1, fire };
+  return { dueNs: 0, index: -1, firedWindow: -1, fire };
 }
 
 export interface PreciseSchedulerOptions {
@@ -188,9 +188,10 @@ export class PreciseScheduler implements Scheduler {
     const now = this.clock.nowNs();
     // Past the poll budget, wake for the deadline itself: the thread's wake is a little late, but
     // every delivery due by then leaves in that one turn, and the CPU stays with the traffic.
-    const earlyNs = this.pollShare(now) > this.maxPollShare && waker.minSleepNs === 0 ? 0 : this.earlyNs;
-    const wakeAtNs = head.dueNs - earlyNs;
-    if (wakeAtNs - now < waker.minSleepNs || (earlyNs === 0 && head.dueNs - now <= this.spinNs)) {
+    const overBudget = this.overBudget(now) && waker instanceof ThreadWaker;
+    const wakeAtNs = head.dueNs - (overBudget ? 0 : this.earlyNs);
+    const minSleepNs = overBudget ? 0 : waker.minSleepNs;
+    if (wakeAtNs - now < minSleepNs || (overBudget && head.dueNs - now <= this.spinNs)) {
       waker.clear();
       this.askedNs = Infinity;
       this.startPolling();
@@ -212,10 +213,24 @@ export class PreciseScheduler implements Scheduler {
       this.prevSharePollNs = this.sharePollNs;
       this.shareStartNs = nowNs;
       this.sharePollNs = pollNs;
+      this.timersBefore = this.timersInWindow;
+      this.timersInWindow = 0;
+      this.shareWindow++;
     }
     const spanNs = nowNs - this.prevShareStartNs;
     return spanNs > 0 ? (pollNs - this.prevSharePollNs) / spanNs : 0;
   }
+  /**
+   * Past the budget only while more timers than one connection's two fire in the window (the one
+   * before or this one): many connections' deliveries are what the budget is for. One connection
+   * with a short delay keeps all its precision, as it keeps its linger.
+   */
+  private overBudget(nowNs: number): boolean {
+    return this.pollShare(nowNs) > this.maxPollShare && Math.max(this.timersBefore, this.timersInWindow) > this.maxLingerSources;
+  }
+  private shareWindow = 0;
+  private timersInWindow = 0;
+  private timersBefore = 0;
   private prevShareStartNs = 0;
   private prevSharePollNs = 0;
   private shareStartNs = 0;
@@ -278,7 +293,7 @@ export class PreciseScheduler implements Scheduler {
     const head = this.heap[0];
     if (head) {
       const spinStartNs = this.clock.nowNs();
-      const limitNs = this.pollShare(spinStartNs) > this.maxPollShare ? this.spinNs : this.quietSpinNs;
+      const limitNs = this.overBudget(spinStartNs) ? this.spinNs : this.quietSpinNs;
       if (limitNs > 0 && head.dueNs - spinStartNs <= limitNs) {
         // So close that another loop turn would cost more than it waits: spin, then fire.
         const dueNs = head.dueNs;
@@ -310,6 +325,10 @@ export class PreciseScheduler implements Scheduler {
       if (!head || head.dueNs > now) return fired;
       this.removeAt(0);
       head.index = -1;
+      if (head.firedWindow !== this.shareWindow) {
+        head.firedWindow = this.shareWindow;
+        this.timersInWindow++;
+      }
       head.fire();
       fired = true;
     }
@@ -375,47 +394,4 @@ let processScheduler: PreciseScheduler | undefined;
  */
 export function sharedScheduler(): PreciseScheduler {
   return (processScheduler ??= new PreciseScheduler());
-}
-
-/** A scheduler driven by hand with a FakeClock: `runUntil(ns)` fires what is due, in order. */
-export class ManualScheduler implements Scheduler {
-  private readonly timers: Timer[] = [];
-  constructor(readonly clock: Clock & { setNs(ns: number): void }) {}
-
-  schedule(dueNs: number, fire: () => void): Timer {
-    const t = newTimer(fire);
-    this.arm(t, dueNs);
-    return t;
-  }
-
-  arm(timer: Timer, dueNs: number): void {
-    this.cancel(timer);
-    timer.dueNs = dueNs;
-    timer.index = 0;
-    this.timers.push(timer);
-  }
-
-  cancel(timer: Timer): void {
-    timer.index = -1;
-    const i = this.timers.indexOf(timer);
-    if (i >= 0) this.timers.splice(i, 1);
-  }
-
-  get pending(): number {
-    return this.timers.length;
-  }
-
-  /** Advances the clock to each due time up to `ns` and fires the timers there. */
-  runUntil(ns: number): void {
-    for (;;) {
-      let next: Timer | undefined;
-      for (const t of this.timers) if (!next || t.dueNs < next.dueNs) next = t;
-      if (!next || next.dueNs > ns) break;
-      this.timers.splice(this.timers.indexOf(next), 1);
-      if (next.dueNs > this.clock.nowNs()) this.clock.setNs(next.dueNs);
-      next.index = -1;
-      next.fire();
-    }
-    if (ns > this.clock.nowNs()) this.clock.setNs(ns);
-  }
 }

@@ -55,7 +55,11 @@ export class TimeoutWaker implements Waker {
 
 /** The process's timer thread: wakes at a fractional millisecond. Real clock only. */
 export class ThreadWaker implements Waker {
-  readonly minSleepNs = 0;
+  /**
+   * A wake through the thread is two wake-ups (the thread's, then the loop's): a shorter sleep
+   * saves no CPU and costs precision, so a closer deadline is polled (unless over the poll budget).
+   */
+  readonly minSleepNs = 150_000;
   private armedAtNs = Infinity;
 
   private constructor(

@@ -31,6 +31,8 @@ export interface Timer {
   dueNs: number;
   /** Position in the scheduler's heap; -1 when not scheduled. */
   index: number;
+  /** The scheduler's budget window it last fired in (to count the timers firing at once); -1 at first. */
+  firedWindow: number;
   readonly fire: () => void;
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { ManualScheduler } from '../../src/link/scheduler.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { ByteChain } from '../../src/stage/byte-chain.js';
 import { LinkStage } from '../../src/link/link-stage.js';
 import type { ByteSink, ByteStage, ByteStageFactory } from '../../src/stage/types.js';

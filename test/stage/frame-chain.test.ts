@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
-import { ManualScheduler } from '../../src/link/scheduler.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { FrameChain } from '../../src/stage/frame-chain.js';
 import type { FrameStage, ReplyAction, RequestAction, RequestInfo } from '../../src/stage/types.js';
 

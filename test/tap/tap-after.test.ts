@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { DelayLine } from '../../src/link/delay-line.js';
-import { ManualScheduler } from '../../src/link/scheduler.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { TapAfterForward } from '../../src/tap/tap-after.js';
 
 /** A delay line whose deliveries go to `wire` and are reported through a TapAfterForward. */

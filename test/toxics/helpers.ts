@@ -1,6 +1,6 @@
 import { FakeClock } from '../../src/clock.js';
 import { seededUniform } from '../../src/link/rng.js';
-import { ManualScheduler } from '../../src/link/scheduler.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import type { ByteSink, ConnectionContext, RequestInfo } from '../../src/stage/types.js';
 import type { EndKind } from '../../src/stage/types.js';
 
