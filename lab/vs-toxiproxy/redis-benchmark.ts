@@ -32,7 +32,10 @@ export function parseBenchmarkCsv(stdout: string, test: string): BenchmarkResult
   const missing = COLUMNS.filter((_, i) => at[i]! < 0);
   if (missing.length > 0) throw new Error(`redis-benchmark's CSV header lacks ${missing.join(', ')}: ${header.join(',')}`);
   const num = (i: number): number => {
-    const x = Number(row[at[i]!]);
+    const cell = row[at[i]!]!;
+    // A run shorter than redis-benchmark's clock tick (a short warm-up direct) reports rps "inf".
+    if (i === 1 && cell === 'inf') return Infinity;
+    const x = Number(cell);
     if (!Number.isFinite(x)) throw new Error(`redis-benchmark's ${COLUMNS[i]} is not a number: ${row.join(',')}`);
     return x;
   };

@@ -110,6 +110,8 @@ export class PreciseScheduler implements Scheduler {
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
     this.maxPollShare = options.maxPollShare ?? 0.25;
     this.learner = new WakeLearner(this.wakeKind === 'thread' ? 200_000 : 1_000_000, MIN_EARLY_NS, MAX_EARLY_NS);
+    // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
+    if (this.wakeKind === 'thread') this.openWaker();
   }
 
   schedule(dueNs: number, fire: () => void): Timer {

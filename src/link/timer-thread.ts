@@ -78,7 +78,7 @@ const { sab, slots, wakeOffset, mainOriginMs } = workerData;
   performance.timeOrigin - mainOriginMs,
 );`;
 
-/** The process's timer thread, started on first use. Unref'd: it never keeps the process alive. */
+/** The process's timer thread, started on first use. It keeps the process alive only while a wake is armed. */
 class TimerThread {
   private readonly shared: Shared;
   private readonly owners: (((slot: number) => void) | undefined)[] = new Array(TIMER_THREAD_SLOTS);
@@ -99,7 +99,10 @@ class TimerThread {
       // The program above needs a few kilobytes; keep the thread's heap small.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
     });
-    this.worker.on('message', (slot: number) => this.owners[slot]?.(slot));
+    this.worker.on('message', (slot: number) => {
+      this.hold(slot, false);
+      this.owners[slot]?.(slot);
+    });
     // After the listener: adding a 'message' listener refs the worker's port again.
     this.worker.unref();
     this.worker.on('error', () => {
@@ -110,6 +113,20 @@ class TimerThread {
     });
   }
   broken = false;
+
+  /**
+   * Like a pending setTimeout, an armed wake keeps the process alive, and only then: the worker is
+   * ref'd while any slot waits for a wake and unref'd when none does.
+   */
+  private hold(slot: number, armed: boolean): void {
+    if (this.armed[slot] === armed) return;
+    this.armed[slot] = armed;
+    this.armedCount += armed ? 1 : -1;
+    if (armed && this.armedCount === 1) this.worker.ref();
+    else if (!armed && this.armedCount === 0) this.worker.unref();
+  }
+  private readonly armed: boolean[] = new Array<boolean>(TIMER_THREAD_SLOTS).fill(false);
+  private armedCount = 0;
 
   /** A free slot whose wakes call `onWake(slot)` (-1: the thread died), or -1 when none is left. */
   claim(onWake: (slot: number) => void): number {
@@ -131,6 +148,7 @@ class TimerThread {
   /** Wake the slot's owner at `atMs` (main-thread `performance.now()` ms); Infinity cancels. */
   set(slot: number, atMs: number): void {
     const { control, wakeMs } = this.shared;
+    this.hold(slot, atMs !== Infinity);
     wakeMs[slot] = atMs;
     Atomics.add(control, 1 + slot, 1);
     Atomics.add(control, 0, 1);

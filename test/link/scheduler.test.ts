@@ -190,7 +190,7 @@ describe('WakeLearner', () => {
 });
 
 describe('the timer thread and the process', () => {
-  it('never keeps a process alive: one that only waited on it exits by itself', async () => {
+  it('keeps a process alive while a wake is armed, and not after: the process fires its timer, then exits', async () => {
     const url = new URL('../../dist/link/scheduler.js', import.meta.url).href;
     const code = `const { sharedScheduler } = await import(${JSON.stringify(url)});
       const s = sharedScheduler();
