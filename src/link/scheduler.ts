@@ -1,68 +1,14 @@
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
+import { PollBudget } from './poll-budget.js';
+import { TimerHeap } from './timer-heap.js';
+import type { PreciseSchedulerOptions } from './scheduler-options.js';
 import { ThreadWaker, TimeoutWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
 
 /** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
 export function newTimer(fire: () => void): Timer {
   return { dueNs: 0, index: -1, firedWindow: -1, fire };
 }
-
-export interface PreciseSchedulerOptions {
-  clock?: Clock;
-  /**
-   * How the scheduler sleeps until shortly before a deadline: `thread`, the process's timer thread
-   * (fractional milliseconds), or `timeout`, Node's setTimeout (whole milliseconds, often late).
-   * @default 'thread' with the real clock, 'timeout' with any other
-   */
-  wake?: WakeKind;
-  /**
-   * A fixed margin: poll the clock with setImmediate for this long before each deadline instead of
-   * the margin learned from how late wakes come. @default learned
-   */
-  spinWindowNs?: number;
-  /**
-   * Once a deadline is this close, wait for it in a busy loop inside the current turn instead of
-   * another turn of the event loop (which costs an Immediate and a poll). @default 20 us (real
-   * clock), 0 (any other: a fake clock never moves by itself)
-   */
-  spinNs?: number;
-  /**
-   * The same, while the scheduler is under its poll budget (few deliveries: one connection's):
-   * a busy loop through the whole wake margin makes no garbage, where polling makes an Immediate
-   * per turn. Reads that come meanwhile wait for it, so it is kept short. @default 200 us (real
-   * clock), 0 (any other)
-   */
-  quietSpinNs?: number;
-  /**
-   * Keep polling this long after a zero-delay delivery, so the reply or next request that usually
-   * follows within tens of microseconds does not pay a sleeping process's wake-up. Costs CPU only
-   * while traffic flows. @default 1 ms
-   */
-  lingerNs?: number;
-  /**
-   * Zero-delay deliveries linger only while at most this many sources (delay lines; a connection
-   * has two) delivered in the current or the previous linger window. With more, the traffic
-   * itself keeps the process awake and polling only takes CPU from Redis and the clients.
-   * @default 2 (one connection)
-   */
-  maxLingerSources?: number;
-  /**
-   * The most of its time the scheduler polls for precision: past this share (of the last 10-20 ms)
-   * it sleeps on the timer thread until each deadline itself, which costs the thread's wake
-   * (tens of microseconds late) instead of a core. Dense deliveries (many connections) reach it;
-   * one connection's do not. @default 0.25
-   */
-  maxPollShare?: number;
-  /**
-   * Linger after timed deliveries too (the behaviour before the timer thread). With a delay, what
-   * follows a delivery comes a round trip later, so lingering there buys little and polls for it.
-   * @default false
-   */
-  lingerAfterTimed?: boolean;
-}
-
-/** How often the share of time spent polling is taken. */
-const SHARE_WINDOW_NS = 10_000_000;
 
 /**
  * Bounds of the learned wake margin. At least the thread's hop (tens of microseconds at best); at
@@ -82,14 +28,14 @@ const MAX_EARLY_NS = 500_000;
  */
 export class PreciseScheduler implements Scheduler {
   readonly clock: Clock;
-  private readonly heap: Timer[] = [];
+  private readonly heap = new TimerHeap();
   private readonly fixedEarlyNs: number | undefined;
   private readonly spinNs: number;
   private readonly quietSpinNs: number;
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
   private readonly lingerAfterTimed: boolean;
-  private readonly maxPollShare: number;
+  private readonly budget: PollBudget;
   private readonly wakeKind: WakeKind;
   private waker: Waker | undefined;
   private readonly learner: WakeLearner;
@@ -108,7 +54,7 @@ export class PreciseScheduler implements Scheduler {
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
-    this.maxPollShare = options.maxPollShare ?? 0.25;
+    this.budget = new PollBudget(options.maxPollShare ?? 0.25, this.maxLingerSources);
     this.learner = new WakeLearner(this.wakeKind === 'thread' ? 200_000 : 1_000_000, MIN_EARLY_NS, MAX_EARLY_NS);
     // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
     if (this.wakeKind === 'thread') this.openWaker();
@@ -121,15 +67,15 @@ export class PreciseScheduler implements Scheduler {
   }
 
   arm(timer: Timer, dueNs: number): void {
-    if (timer.index >= 0) this.removeAt(timer.index);
+    if (timer.index >= 0) this.heap.removeAt(timer.index);
     timer.dueNs = dueNs;
-    this.push(timer);
+    this.heap.push(timer);
     if (timer.index === 0) this.plan();
   }
 
   cancel(timer: Timer): void {
     if (timer.index < 0) return;
-    this.removeAt(timer.index);
+    this.heap.removeAt(timer.index);
     timer.index = -1;
   }
 
@@ -180,7 +126,7 @@ export class PreciseScheduler implements Scheduler {
   /** Sleep until shortly before the head's deadline, or poll when it is too close to sleep. */
   private plan(): void {
     if (this.polling) return; // the poll plans again after its turn
-    const head = this.heap[0];
+    const head = this.heap.head;
     const waker = this.waker ?? this.openWaker();
     if (!head) {
       waker.clear();
@@ -203,40 +149,9 @@ export class PreciseScheduler implements Scheduler {
     waker.set(wakeAtNs, now);
   }
 
-  /**
-   * The share of the recent past (10 to 20 ms: the window before this one and this one so far)
-   * spent polling. Running, so the budget holds within a window instead of swinging between
-   * windows of all and none.
-   */
-  private pollShare(nowNs: number): number {
-    const pollNs = this.pollSpanNs();
-    if (nowNs - this.shareStartNs >= SHARE_WINDOW_NS) {
-      this.prevShareStartNs = this.shareStartNs;
-      this.prevSharePollNs = this.sharePollNs;
-      this.shareStartNs = nowNs;
-      this.sharePollNs = pollNs;
-      this.timersBefore = this.timersInWindow;
-      this.timersInWindow = 0;
-      this.shareWindow++;
-    }
-    const spanNs = nowNs - this.prevShareStartNs;
-    return spanNs > 0 ? (pollNs - this.prevSharePollNs) / spanNs : 0;
-  }
-  /**
-   * Past the budget only while more timers than one connection's two fire in the window (the one
-   * before or this one): many connections' deliveries are what the budget is for. One connection
-   * with a short delay keeps all its precision, as it keeps its linger.
-   */
   private overBudget(nowNs: number): boolean {
-    return this.pollShare(nowNs) > this.maxPollShare && Math.max(this.timersBefore, this.timersInWindow) > this.maxLingerSources;
+    return this.budget.over(nowNs, this.pollSpanNs());
   }
-  private shareWindow = 0;
-  private timersInWindow = 0;
-  private timersBefore = 0;
-  private prevShareStartNs = 0;
-  private prevSharePollNs = 0;
-  private shareStartNs = 0;
-  private sharePollNs = 0;
 
   private openWaker(): Waker {
     const onThreadLost = (): void => {
@@ -292,7 +207,7 @@ export class PreciseScheduler implements Scheduler {
   private readonly poll = (): void => {
     this.polling = false;
     let fired = this.runDue(this.clock.nowNs());
-    const head = this.heap[0];
+    const head = this.heap.head;
     if (head) {
       const spinStartNs = this.clock.nowNs();
       const limitNs = this.overBudget(spinStartNs) ? this.spinNs : this.quietSpinNs;
@@ -323,68 +238,14 @@ export class PreciseScheduler implements Scheduler {
   private runDue(now: number): boolean {
     let fired = false;
     for (;;) {
-      const head = this.heap[0];
+      const head = this.heap.head;
       if (!head || head.dueNs > now) return fired;
-      this.removeAt(0);
+      this.heap.removeAt(0);
       head.index = -1;
-      if (head.firedWindow !== this.shareWindow) {
-        head.firedWindow = this.shareWindow;
-        this.timersInWindow++;
-      }
+      this.budget.fired(head);
       head.fire();
       fired = true;
     }
-  }
-
-  // --- binary min-heap on dueNs ---
-  private push(t: Timer): void {
-    t.index = this.heap.length;
-    this.heap.push(t);
-    this.up(t.index);
-  }
-
-  private removeAt(i: number): void {
-    const last = this.heap.pop()!;
-    if (i < this.heap.length) {
-      this.heap[i] = last;
-      last.index = i;
-      this.down(i);
-      this.up(last.index);
-    }
-  }
-
-  private up(i: number): void {
-    const h = this.heap;
-    const t = h[i]!;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      const parent = h[p]!;
-      if (parent.dueNs <= t.dueNs) break;
-      h[i] = parent;
-      parent.index = i;
-      i = p;
-    }
-    h[i] = t;
-    t.index = i;
-  }
-
-  private down(i: number): void {
-    const h = this.heap;
-    const n = h.length;
-    const t = h[i]!;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= n) break;
-      const r = l + 1;
-      const c = r < n && h[r]!.dueNs < h[l]!.dueNs ? r : l;
-      const child = h[c]!;
-      if (child.dueNs >= t.dueNs) break;
-      h[i] = child;
-      child.index = i;
-      i = c;
-    }
-    h[i] = t;
-    t.index = i;
   }
 }
 

@@ -1,0 +1,56 @@
+import type { Clock } from '../clock.js';
+import type { WakeKind } from './waker.js';
+
+export interface PreciseSchedulerOptions {
+  clock?: Clock;
+  /**
+   * How the scheduler sleeps until shortly before a deadline: `thread`, the process's timer thread
+   * (fractional milliseconds), or `timeout`, Node's setTimeout (whole milliseconds, often late).
+   * @default 'thread' with the real clock, 'timeout' with any other
+   */
+  wake?: WakeKind;
+  /**
+   * A fixed margin: poll the clock with setImmediate for this long before each deadline instead of
+   * the margin learned from how late wakes come. @default learned
+   */
+  spinWindowNs?: number;
+  /**
+   * Once a deadline is this close, wait for it in a busy loop inside the current turn instead of
+   * another turn of the event loop (which costs an Immediate and a poll). @default 20 us (real
+   * clock), 0 (any other: a fake clock never moves by itself)
+   */
+  spinNs?: number;
+  /**
+   * The same, while the scheduler is under its poll budget (few deliveries: one connection's):
+   * a busy loop through the whole wake margin makes no garbage, where polling makes an Immediate
+   * per turn. Reads that come meanwhile wait for it, so it is kept short. @default 200 us (real
+   * clock), 0 (any other)
+   */
+  quietSpinNs?: number;
+  /**
+   * Keep polling this long after a zero-delay delivery, so the reply or next request that usually
+   * follows within tens of microseconds does not pay a sleeping process's wake-up. Costs CPU only
+   * while traffic flows. @default 1 ms
+   */
+  lingerNs?: number;
+  /**
+   * Zero-delay deliveries linger only while at most this many sources (delay lines; a connection
+   * has two) delivered in the current or the previous linger window. With more, the traffic
+   * itself keeps the process awake and polling only takes CPU from Redis and the clients.
+   * @default 2 (one connection)
+   */
+  maxLingerSources?: number;
+  /**
+   * The most of its time the scheduler polls for precision: past this share (of the last 10-20 ms)
+   * it sleeps on the timer thread until each deadline itself, which costs the thread's wake
+   * (tens of microseconds late) instead of a core. Dense deliveries (many connections) reach it;
+   * one connection's do not. @default 0.25
+   */
+  maxPollShare?: number;
+  /**
+   * Linger after timed deliveries too (the behaviour before the timer thread). With a delay, what
+   * follows a delivery comes a round trip later, so lingering there buys little and polls for it.
+   * @default false
+   */
+  lingerAfterTimed?: boolean;
+}
