@@ -51,7 +51,7 @@ export type { LinkSettings, LinkUpdate, JitterDist } from './link/types.js';
 export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.js';
 export type { RequestFrame, ReplyFrame, FrameSink, Framer, FramerOptions } from './resp/types.js';
 
-export { StatsRegistry } from './stats/registry.js';
+export { StatsCollector } from './stats/stats-collector.js';
 export { LatencyHistogram } from './numbers/histogram.js';
 export { renderPrometheus } from './stats/prometheus.js';
 export type {

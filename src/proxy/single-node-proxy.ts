@@ -7,7 +7,7 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { StageFactory } from '../stage/types.js';
 import { renderPrometheus } from '../stats/prometheus.js';
-import { emptySnapshot } from '../stats/registry.js';
+import { emptySnapshot } from '../stats/stats-collector.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot } from '../stats/types.js';
 import type { TlsCounters } from '../tls/counters.js';
 import type { ProxyTls } from '../tls/setup.js';
@@ -23,7 +23,7 @@ import { startControl } from './start-control.js';
 import type { RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
 import { ProxyStages } from './proxy-stages.js';
-import { StatsRegistry } from '../stats/registry.js';
+import { StatsCollector } from '../stats/stats-collector.js';
 
 /**
  * One listener in front of one Redis: the proxy `startProxy` returns without cluster mode, and
@@ -49,7 +49,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     // (validated already) goes on after the hop measurement.
     this.linkState = new LinkState({}, { seed: o.seed, compensationUs: o.compensationUs });
     this.taps =
-      o.tap === false ? undefined : new StatsRegistry({ maxPendingPerConnection: o.maxPendingPerConnection, maxPendingTotal: o.maxPendingTotal });
+      o.tap === false ? undefined : new StatsCollector({ maxPendingPerConnection: o.maxPendingPerConnection, maxPendingTotal: o.maxPendingTotal });
     this.calibrating = o.compensationUs === undefined;
     const scheduler = o.scheduler ?? sharedScheduler();
     this.monitor = new SelfMonitor(scheduler);

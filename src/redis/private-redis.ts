@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisSpawnError } from '../errors.js';
-import { trackChild, untrackChild } from './child-registry.js';
+import { trackChild, untrackChild } from './tracked-children.js';
 import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
 import { versionFromInfo } from './info.js';

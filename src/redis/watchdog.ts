@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 /**
  * Ties a private redis-server's life to this process, however this process ends.
  *
- * The 'exit' handler (child-registry.ts) covers process.exit() and a drained event loop, but not
+ * The 'exit' handler (tracked-children.ts) covers process.exit() and a drained event loop, but not
  * SIGTERM or SIGINT without a handler (Node dies without running it), nor SIGKILL, the OOM
  * killer or a test runner's timeout; and a library must not install signal handlers of its own
  * over the application's. So each server gets a watchdog: a tiny `sh`, in its own session (a

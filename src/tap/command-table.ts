@@ -1,5 +1,5 @@
 /**
- * Per-command counts and latency histograms, shared by every connection of a registry: taps record
+ * Per-command counts and latency histograms, shared by every connection of a stats collector: taps record
  * straight into it, so "merged across connections" costs nothing at snapshot time and memory does
  * not grow with the number of connections.
  */

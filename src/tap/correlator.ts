@@ -63,12 +63,12 @@ import { commandEvent, keepEventDetails } from './tap-events.js';
 export interface CorrelatorOptions {
   /** Connection id put in events. */
   conn: number;
-  /** Where per-command counts and latencies go (shared by a registry's connections). */
+  /** Where per-command counts and latencies go (shared by a stats collector's connections). */
   commands: CommandTable;
   onEvent?: (event: TapEvent) => void;
   /** Keyed hash of the first key argument, for events; argument values never leave otherwise. */
   keyHash?: (key: Buffer) => string;
-  /** Bound on unfinished requests, shared by a registry's connections. @default a private default budget */
+  /** Bound on unfinished requests, shared by a stats collector's connections. @default a private default budget */
   budget?: PendingBudget;
 }
 
@@ -220,7 +220,7 @@ export class Correlator {
     while (ring.head < ring.tail) this.finishOne(ring.at(ring.head));
   }
 
-  /** Starts a new counting period (registry reset); requests in flight finish into it. */
+  /** Starts a new counting period (stats collector reset); requests in flight finish into it. */
   resetCounters(): void {
     this.counters = newCounters();
     if (!this.closed) this.trips.carryInto(this.counters);

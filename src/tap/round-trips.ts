@@ -1,7 +1,7 @@
 /**
  * Round trips, flights and depth of one connection, from three facts: a request arrived (and
  * whether it expects a reply), a request's reply reached the client, some reply bytes reached the
- * client. Counts go into the Counters passed in (they are swapped on a registry reset).
+ * client. Counts go into the Counters passed in (they are swapped on a stats collector reset).
  */
 import { recordDepth } from './counters.js';
 import type { Counters } from './counter-types.js';

@@ -40,9 +40,9 @@ export interface TapOptions {
   openNs?: number;
   /** Wall clock for openedAtMs/closedAtMs. @default Date.now */
   wallClockMs?: () => number;
-  /** Bound on unfinished requests, shared by a registry's taps. @default a private default budget */
+  /** Bound on unfinished requests, shared by a stats collector's taps. @default a private default budget */
   budget?: PendingBudget;
-  /** Called once when the tap closes (the registry folds its counters into its totals). */
+  /** Called once when the tap closes (the stats collector folds its counters into its totals). */
   onClosed?: (tap: Tap) => void;
 }
 
@@ -188,7 +188,7 @@ export class Tap implements ConnectionTap {
     return copyCounters(this.correlator.counters);
   }
 
-  /** The live counters, not copied: for the registry's sums only. */
+  /** The live counters, not copied: for the stats collector's sums only. */
   get liveCounters(): Readonly<Counters> {
     return this.correlator.counters;
   }
@@ -203,7 +203,7 @@ export class Tap implements ConnectionTap {
     return this.correlator.pending;
   }
 
-  /** Zeroes the counters (registry reset); requests in flight finish into the new period. */
+  /** Zeroes the counters (stats collector reset); requests in flight finish into the new period. */
   resetCounters(): void {
     this.correlator.resetCounters();
   }

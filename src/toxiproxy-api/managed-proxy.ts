@@ -2,7 +2,7 @@ import { isJsonObject } from '../http/json.js';
 import { NO_DELAY } from '../link/types.js';
 import { parseEndpoint } from '../proxy/endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
-import { emptySnapshot } from '../stats/registry.js';
+import { emptySnapshot } from '../stats/stats-collector.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';

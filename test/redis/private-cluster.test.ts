@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSpawnError } from '../../src/errors.js';
 import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
-import { trackedCount } from '../../src/redis/child-registry.js';
+import { trackedCount } from '../../src/redis/tracked-children.js';
 
 function alive(pid: number): boolean {
   try {

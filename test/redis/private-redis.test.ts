@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RedisSpawnError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { trackedCount } from '../../src/redis/child-registry.js';
+import { trackedCount } from '../../src/redis/tracked-children.js';
 
 const started: PrivateRedis[] = [];
 async function start(opts?: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> {

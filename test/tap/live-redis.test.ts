@@ -23,33 +23,33 @@ function connect(protocol: 2 | 3): Redis {
 
 /** Waits until every live connection has nothing outstanding (write callbacks are async). */
 const settled = (): Promise<boolean> =>
-  vi.waitUntil(() => pipe.registry.connectionsInfo().every((c) => c.outstanding === 0), { timeout: 3000, interval: 5 });
+  vi.waitUntil(() => pipe.collector.connectionsInfo().every((c) => c.outstanding === 0), { timeout: 3000, interval: 5 });
 
 describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol) => {
   it('counts a sequential loop as N round trips and a pipeline as one', async () => {
-    pipe.registry.reset();
+    pipe.collector.reset();
     const c = connect(protocol);
     await c.connect();
     await c.ping();
     await settled();
-    const before = pipe.registry.snapshot(NO_DELAY).totals;
+    const before = pipe.collector.snapshot(NO_DELAY).totals;
     for (let i = 0; i < 20; i++) await c.set(`k${i}`, 'v');
     const p = c.pipeline();
     for (let i = 0; i < 50; i++) p.get(`k${i % 20}`);
     await p.exec();
     await settled();
-    const after = pipe.registry.snapshot(NO_DELAY).totals;
+    const after = pipe.collector.snapshot(NO_DELAY).totals;
     expect(after.commands - before.commands).toBe(70);
     expect(after.roundTrips - before.roundTrips).toBe(21);
     expect(after.maxDepth).toBeGreaterThanOrEqual(50);
     expect(after.unparsedBytes).toBe(0);
-    const info = pipe.registry.connectionsInfo().at(-1);
+    const info = pipe.collector.connectionsInfo().at(-1);
     expect(info).toMatchObject({ protocol, desynced: false, outstanding: 0, mode: 'normal' });
     c.disconnect();
   });
 
   it('follows pub/sub: confirmations answer SUBSCRIBE, messages are pushes, nothing left outstanding', async () => {
-    pipe.registry.reset();
+    pipe.collector.reset();
     const sub = connect(protocol);
     const pub = connect(protocol);
     await sub.connect();
@@ -63,24 +63,24 @@ describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol)
     await sub.ping();
     await sub.unsubscribe();
     await settled();
-    const s = pipe.registry.snapshot(NO_DELAY);
+    const s = pipe.collector.snapshot(NO_DELAY);
     expect(s.totals.pushes).toBe(2);
     expect(s.commands['SUBSCRIBE']?.clientUs.count).toBe(1);
     expect(s.commands['UNSUBSCRIBE']?.clientUs.count).toBe(1);
-    const infos = pipe.registry.connectionsInfo();
+    const infos = pipe.collector.connectionsInfo();
     expect(infos.every((c) => c.outstanding === 0 && !c.desynced)).toBe(true);
     sub.disconnect();
     pub.disconnect();
   });
 
   it('keeps a blocking BLPOP apart and counts a MULTI batch as B+2 commands', async () => {
-    pipe.registry.reset();
+    pipe.collector.reset();
     const c = connect(protocol);
     await c.connect();
     await c.blpop('nothing', 0.05);
     await c.multi().set('x', '1').incr('x').exec();
     await settled();
-    const s = pipe.registry.snapshot(NO_DELAY);
+    const s = pipe.collector.snapshot(NO_DELAY);
     expect(s.totals.blockingCommands).toBe(1);
     expect(s.commands['BLPOP']).toMatchObject({ count: 1, blocking: true });
     expect(s.commands['BLPOP']?.serverUs.p50).toBeGreaterThanOrEqual(40_000);

@@ -4,22 +4,22 @@
  */
 import net from 'node:net';
 import { realClock } from '../../src/clock.js';
-import { StatsRegistry } from '../../src/stats/registry.js';
+import { StatsCollector } from '../../src/stats/stats-collector.js';
 import type { TapEvent } from '../../src/stats/types.js';
 
 export interface TappedPipe {
   port: number;
-  registry: StatsRegistry;
+  collector: StatsCollector;
   events: TapEvent[];
   close(): Promise<void>;
 }
 
 export async function startTappedPipe(upstream: net.NetConnectOpts): Promise<TappedPipe> {
-  const registry = new StatsRegistry();
+  const collector = new StatsCollector();
   const events: TapEvent[] = [];
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
-    const tap = registry.openConnection({ client: 'test', onEvent: (e) => events.push(e) });
+    const tap = collector.openConnection({ client: 'test', onEvent: (e) => events.push(e) });
     const redis = net.connect(upstream);
     sockets.add(client).add(redis);
     let upOffset = 0;
@@ -46,7 +46,7 @@ export async function startTappedPipe(upstream: net.NetConnectOpts): Promise<Tap
   const port = (server.address() as net.AddressInfo).port;
   return {
     port,
-    registry,
+    collector,
     events,
     close: async () => {
       for (const s of sockets) s.destroy();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trackedCount } from '../../src/redis/child-registry.js';
+import { trackedCount } from '../../src/redis/tracked-children.js';
 import { runBench } from '../../src/workload/bench.js';
 import { MODES, type BenchResult, type Workload } from '../../src/results/types.js';
 

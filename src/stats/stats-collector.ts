@@ -11,7 +11,7 @@ import { addCounters, copyCounters, newCounters } from '../tap/counters.js';
 import { PendingBudget } from '../tap/pending-budget.js';
 import type { ConnectionInfo, Counters, StatsSnapshot, TapEvent } from './types.js';
 
-export interface StatsRegistryOptions {
+export interface StatsCollectorOptions {
   /** Distinct command names kept before the rest count as OTHER. @default 1000 */
   maxCommandNames?: number;
   /** Monotonic clock for open events. @default realClock */
@@ -27,7 +27,7 @@ export interface StatsRegistryOptions {
 export interface OpenConnectionOptions {
   /** Client address as the proxy saw it. */
   client: string;
-  /** Connection id; the registry numbers connections 1, 2, ... when absent. */
+  /** Connection id; the collector numbers connections 1, 2, ... when absent. */
   id?: number;
   /** Receives this connection's TapEvents. @default none */
   onEvent?: (event: TapEvent) => void;
@@ -35,11 +35,11 @@ export interface OpenConnectionOptions {
   keyHash?: (key: Buffer) => string;
   /** Collect argument sizes for command events. @default false */
   argSizes?: boolean;
-  /** Clock for this connection's open event. @default the registry's */
+  /** Clock for this connection's open event. @default the collector's */
   clock?: Clock;
 }
 
-export class StatsRegistry {
+export class StatsCollector {
   readonly commands: CommandTable;
   private readonly live = new Set<Tap>();
   private closedTotals: Counters = newCounters();
@@ -50,7 +50,7 @@ export class StatsRegistry {
   private readonly budget: PendingBudget;
   private closedDegraded = 0;
 
-  constructor(options: StatsRegistryOptions = {}) {
+  constructor(options: StatsCollectorOptions = {}) {
     this.budget = new PendingBudget(options.maxPendingPerConnection, options.maxPendingTotal);
     this.commands = new CommandTable(options.maxCommandNames ?? DEFAULT_MAX_COMMAND_NAMES);
     this.clock = options.clock ?? realClock;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { NO_DELAY } from '../../src/link/types.js';
-import { StatsRegistry } from '../../src/stats/registry.js';
+import { StatsCollector } from '../../src/stats/stats-collector.js';
 import type { TapEvent } from '../../src/stats/types.js';
 import type { ConnectionTap } from '../../src/tap/types.js';
 
@@ -18,11 +18,11 @@ function exchange(tap: ConnectionTap, up: string, down: string, t0Ns: number, of
   tap.downWritten(offsets.down, t0Ns + 3000);
 }
 
-describe('StatsRegistry', () => {
+describe('StatsCollector', () => {
   it('sums live and closed connections and merges per-command stats', () => {
     const clock = new FakeClock(5_000);
     const events: TapEvent[] = [];
-    const r = new StatsRegistry({ clock, wallClockMs: () => 1000 });
+    const r = new StatsCollector({ clock, wallClockMs: () => 1000 });
     const a = r.openConnection({ client: '127.0.0.1:1', onEvent: (e) => events.push(e) });
     const b = r.openConnection({ client: '127.0.0.1:2' });
     const oa = { up: 0, down: 0 };
@@ -49,7 +49,7 @@ describe('StatsRegistry', () => {
   });
 
   it('reset zeroes counters and histograms; active stays; total restarts from active', () => {
-    const r = new StatsRegistry({ clock: new FakeClock() });
+    const r = new StatsCollector({ clock: new FakeClock() });
     const a = r.openConnection({ client: 'a' });
     const b = r.openConnection({ client: 'b' });
     const oa = { up: 0, down: 0 };
@@ -68,13 +68,13 @@ describe('StatsRegistry', () => {
   });
 
   it('takes connection ids from the proxy when given, numbers them otherwise', () => {
-    const r = new StatsRegistry();
+    const r = new StatsCollector();
     expect(r.openConnection({ client: 'x', id: 41 }).info().id).toBe(41);
     expect(r.openConnection({ client: 'y' }).info().id).toBe(42);
   });
 
   it('closing twice folds the counters once', () => {
-    const r = new StatsRegistry();
+    const r = new StatsCollector();
     const a = r.openConnection({ client: 'a' });
     a.upChunk(enc('PING|'), 0);
     a.close(1);
