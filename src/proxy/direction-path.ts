@@ -24,7 +24,7 @@ export interface DirectionPathOptions {
     /** Where the tap's arrival stamp comes from instead of the read time (a TLS terminator's raw side). */
     seenAt?: () => number;
   };
-  /** The tap's written stamp comes from here, once the bytes are on the wire (a TLS terminator). */
+  /** The tap's written stamp comes from here, once the bytes are written to the raw socket (a TLS terminator). */
   whenWritten?: (report: (nowNs: number) => void) => void;
   /** Bytes were written to the socket (stream offset one past the last), after the tap heard of it. */
   written: (endOffset: number) => void;

@@ -59,7 +59,7 @@ export class ByteChain {
     this.head.end(kind, nowNs);
   }
 
-  /** Bytes held by all stages. */
+  /** Bytes pending in all stages. */
   get pendingBytes(): number {
     const s = this.slots;
     if (s.length === 1) return s[0]!.stage.pendingBytes;

@@ -13,11 +13,6 @@ export class ByteWindow {
     this.size += chunk.length;
   }
 
-  /** Bytes held, from the first kept chunk on. */
-  get heldBytes(): number {
-    return this.size;
-  }
-
   /** Bytes [from, to) of the stream (absolute offsets inside the window). */
   slice(from: number, to: number): Buffer {
     const parts: Buffer[] = [];

@@ -65,7 +65,7 @@ export class FrameChain implements ByteStage {
   private readonly upBytes = new ByteWindow();
   private upFramedEnd = 0;
   private readonly requests: PendingRequest[] = [];
-  private upHeld = 0;
+  private upPendingBytes = 0;
   private upWaiting = false;
   private upEnded: EndKind | undefined;
   private seq = 0;
@@ -99,7 +99,7 @@ export class FrameChain implements ByteStage {
           kind: commandKind(tapName, f),
           hello: helloProtocol(f),
         });
-        this.upHeld += wire.length;
+        this.upPendingBytes += wire.length;
       },
       desync: () => this.fallBack(),
     });
@@ -129,11 +129,11 @@ export class FrameChain implements ByteStage {
     return this.stages.map((s) => s.name);
   }
 
-  /** Request bytes held here (the up side's ByteStage.pendingBytes), for backpressure. */
+  /** Request bytes pending here (the up side's ByteStage.pendingBytes), for backpressure. */
   get pendingBytes(): number {
-    return this.upHeld;
+    return this.upPendingBytes;
   }
-  /** Reply bytes held here, for backpressure. */
+  /** Reply bytes pending here, for backpressure. */
   get downPendingBytes(): number {
     return this.replies.pendingBytes;
   }
@@ -172,7 +172,7 @@ export class FrameChain implements ByteStage {
     if (kind === 'reset') {
       // A reset does not wait for held requests: they are lost, as on a network.
       this.requests.length = 0;
-      this.upHeld = 0;
+      this.upPendingBytes = 0;
       this.upWaiting = false;
     }
     this.maybeEndUp(nowNs);
@@ -211,7 +211,7 @@ export class FrameChain implements ByteStage {
   private decide(r: PendingRequest, a: RequestAction, out: Buffer[]): void {
     if (this.requests[0] !== r) return;
     this.requests.shift();
-    this.upHeld -= r.wire.length;
+    this.upPendingBytes -= r.wire.length;
     if (a.kind === 'forward') {
       const kind = this.requestModes.effectiveKind(r.kind);
       const argc = r.info.args.length + 1;
@@ -269,7 +269,7 @@ export class FrameChain implements ByteStage {
     const up: Buffer[] = this.requests.map((r) => r.wire);
     up.push(this.upBytes.takeFrom(this.upFramedEnd));
     this.requests.length = 0;
-    this.upHeld = 0;
+    this.upPendingBytes = 0;
     const chunk = Buffer.concat(up);
     if (chunk.length > 0) this.forwardRaw(chunk, now);
     // Down: what is held, in order, then the rest unchanged.

@@ -36,7 +36,7 @@ export class ReplySequencer {
   private downWaiting = false;
   private readonly ready: RedisItem[] = [];
   private readonly slots: Slot[] = [];
-  private downHeld = 0;
+  private downPendingBytes = 0;
   private downEnded: EndKind | undefined;
   private passThrough = false;
   destroyed = false;
@@ -45,9 +45,9 @@ export class ReplySequencer {
     this.replyFramer = new ReplyFramer({ frame: (f) => this.frame(f), desync: () => o.onDesync() });
   }
 
-  /** Bytes held for the client (backpressure). */
+  /** Bytes pending for the client (backpressure). */
   get pendingBytes(): number {
-    return this.downHeld;
+    return this.downPendingBytes;
   }
 
   /** The matcher's reply modes (seeded when framing starts on a live connection). */
@@ -71,7 +71,7 @@ export class ReplySequencer {
     for (const r of this.incoming) if (r.bytes) down.push(r.bytes);
     down.push(this.downBytes.takeFrom(this.downFramedEnd));
     this.slots.length = this.ready.length = this.incoming.length = 0;
-    this.downHeld = 0;
+    this.downPendingBytes = 0;
     this.downWaiting = false;
     return Buffer.concat(down);
   }
@@ -97,7 +97,7 @@ export class ReplySequencer {
     this.downEnded = kind;
     if (kind === 'reset') {
       this.incoming.length = this.ready.length = this.slots.length = 0;
-      this.downHeld = 0;
+      this.downPendingBytes = 0;
       this.downWaiting = false;
     }
     this.flush();
@@ -116,7 +116,7 @@ export class ReplySequencer {
     const wire = this.downBytes.slice(this.downFramedEnd, f.end);
     const frame = wire.subarray(f.start - this.downFramedEnd);
     this.downFramedEnd = f.end;
-    this.downHeld += wire.length;
+    this.downPendingBytes += wire.length;
     this.incoming.push({ bytes: wire, frame, slot: this.matcher.match(f) });
   }
 
@@ -151,10 +151,10 @@ export class ReplySequencer {
   private applyReply(item: RedisItem, a: ReplyAction): void {
     if (this.incoming[0] !== item) return;
     this.incoming.shift();
-    this.downHeld -= item.bytes!.length;
+    this.downPendingBytes -= item.bytes!.length;
     if (a.kind === 'drop') item.bytes = null;
     else if (a.kind === 'replace') item.bytes = a.reply;
-    if (item.bytes) this.downHeld += item.bytes.length;
+    if (item.bytes) this.downPendingBytes += item.bytes.length;
     this.ready.push(item);
     this.flush();
   }
@@ -177,7 +177,7 @@ export class ReplySequencer {
         this.ready.shift();
         if (next.slot) next.slot.emitted++;
         if (next.bytes) {
-          this.downHeld -= next.bytes.length;
+          this.downPendingBytes -= next.bytes.length;
           this.o.down.push(next.bytes, now);
         }
         continue;

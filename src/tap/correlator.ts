@@ -83,13 +83,13 @@ export class Correlator {
   private readonly trips = new RoundTrips();
   private ring = new RequestRing();
   private readonly budget: PendingBudget;
-  // Absolute ring indices: next request to answer, to stamp as sent, to stamp as delivered.
+  // Absolute ring indices: next request to answer, to stamp as written up, to stamp as written down.
   private matchAt = 0;
-  private sendAt = 0;
-  private deliverAt = 0;
+  private upWrittenAt = 0;
+  private downWrittenAt = 0;
   private upWrittenOffset = 0;
   private downWrittenOffset = 0;
-  private lastDeliveredNs = 0;
+  private lastDownWrittenNs = 0;
   private readonly resolver: CommandResolver;
 
   constructor(private readonly options: CorrelatorOptions) {
@@ -178,11 +178,11 @@ export class Correlator {
     if (this.desynced || this.degraded || this.closed || endOffset <= this.upWrittenOffset) return;
     this.upWrittenOffset = endOffset;
     const ring = this.ring;
-    while (this.sendAt < ring.tail) {
-      const rec = ring.at(this.sendAt);
+    while (this.upWrittenAt < ring.tail) {
+      const rec = ring.at(this.upWrittenAt);
       if (rec.end > endOffset) break;
-      if (rec.sentNs < 0) rec.sentNs = nowNs;
-      this.sendAt++;
+      if (rec.upWrittenNs < 0) rec.upWrittenNs = nowNs;
+      this.upWrittenAt++;
     }
     this.finishHead();
   }
@@ -191,10 +191,10 @@ export class Correlator {
   downWritten(endOffset: number, nowNs: number): void {
     if (this.closed || endOffset <= this.downWrittenOffset) return;
     this.downWrittenOffset = endOffset;
-    this.lastDeliveredNs = nowNs;
-    this.trips.bytesDelivered();
+    this.lastDownWrittenNs = nowNs;
+    this.trips.downWritten();
     if (this.desynced || this.degraded) return;
-    this.advanceDelivery(nowNs);
+    this.stampDownWritten(nowNs);
     this.finishHead();
   }
 
@@ -208,7 +208,7 @@ export class Correlator {
     this.budget.used -= this.ring.size;
     // A fresh ring: the old one grew to the bound and would keep its records alive.
     this.ring = new RequestRing();
-    this.matchAt = this.sendAt = this.deliverAt = 0;
+    this.matchAt = this.upWrittenAt = this.downWrittenAt = 0;
   }
 
   /** Ends the connection: an open round trip is counted, every pending request gets its event. */
@@ -278,22 +278,22 @@ export class Correlator {
   /** The target got all its reply frames. */
   private complete(target: PendingRequest): void {
     this.matchAt++;
-    // Only if the proxy reported delivery before the framer saw the bytes (not its usual order).
-    if (target.replyEnd <= this.downWrittenOffset) this.advanceDelivery(this.lastDeliveredNs);
+    // Only if the proxy reported the write before the framer saw the bytes (not its usual order).
+    if (target.replyEnd <= this.downWrittenOffset) this.stampDownWritten(this.lastDownWrittenNs);
   }
 
-  private advanceDelivery(nowNs: number): void {
+  private stampDownWritten(nowNs: number): void {
     const ring = this.ring;
-    while (this.deliverAt < this.matchAt) {
-      const rec = ring.at(this.deliverAt);
+    while (this.downWrittenAt < this.matchAt) {
+      const rec = ring.at(this.downWrittenAt);
       if (rec.expected !== 0) {
         if (rec.replyEnd > this.downWrittenOffset) break;
-        rec.deliveredNs = nowNs;
-        if (rec.sentNs < 0 || rec.sentNs > rec.firstReplyNs) rec.sentNs = rec.firstReplyNs;
-        rec.entry?.recordLatency(rec.firstReplyNs - rec.sentNs, rec.deliveredNs - rec.arrivedNs);
+        rec.downWrittenNs = nowNs;
+        if (rec.upWrittenNs < 0 || rec.upWrittenNs > rec.firstReplyNs) rec.upWrittenNs = rec.firstReplyNs;
+        rec.entry?.recordLatency(rec.firstReplyNs - rec.upWrittenNs, rec.downWrittenNs - rec.arrivedNs);
         this.trips.answered(this.counters);
       }
-      this.deliverAt++;
+      this.downWrittenAt++;
     }
   }
 
@@ -302,7 +302,7 @@ export class Correlator {
     const ring = this.ring;
     while (ring.head < ring.tail) {
       const rec = ring.at(ring.head);
-      if (rec.expected === 0 ? rec.sentNs < 0 : rec.deliveredNs < 0) break;
+      if (rec.expected === 0 ? rec.upWrittenNs < 0 : rec.downWrittenNs < 0) break;
       this.finishOne(rec);
     }
   }
@@ -314,8 +314,8 @@ export class Correlator {
     ring.shift();
     this.budget.used--;
     if (this.matchAt < ring.head) this.matchAt = ring.head;
-    if (this.sendAt < ring.head) this.sendAt = ring.head;
-    if (this.deliverAt < ring.head) this.deliverAt = ring.head;
+    if (this.upWrittenAt < ring.head) this.upWrittenAt = ring.head;
+    if (this.downWrittenAt < ring.head) this.downWrittenAt = ring.head;
   }
 
   private push(f: ReplyFrame, kind: string, firstByteNs: number): void {

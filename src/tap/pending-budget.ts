@@ -17,7 +17,7 @@ export const DEFAULT_MAX_PENDING_PER_CONNECTION = 65_536;
 export const DEFAULT_MAX_PENDING_TOTAL = 262_144;
 
 export class PendingBudget {
-  /** Records held now, all connections together. */
+  /** Records pending now, all connections together. */
   used = 0;
 
   constructor(
@@ -25,8 +25,8 @@ export class PendingBudget {
     readonly total = DEFAULT_MAX_PENDING_TOTAL,
   ) {}
 
-  /** True when a connection holding `held` records may not take one more. */
-  full(held: number): boolean {
-    return held >= this.perConnection || this.used >= this.total;
+  /** True when a connection with `pending` records may not take one more. */
+  full(pending: number): boolean {
+    return pending >= this.perConnection || this.used >= this.total;
   }
 }

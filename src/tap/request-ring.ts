@@ -21,9 +21,11 @@ export class PendingRequest {
   /** Absolute up-stream offset one past the request's last byte. */
   end = 0;
   arrivedNs = 0;
-  sentNs = NOT_YET;
+  /** When its last byte was written to Redis (the event's sentUs). */
+  upWrittenNs = NOT_YET;
   firstReplyNs = NOT_YET;
-  deliveredNs = NOT_YET;
+  /** When its last reply's last byte was written to the client (the event's deliveredUs). */
+  downWrittenNs = NOT_YET;
   /** Down-stream end offset of the last reply frame matched so far. */
   replyEnd = NOT_YET;
   /** Reply frames that answer it: 0 none, k for k pub/sub confirmations, -1 decided when it is next to be answered. */
@@ -46,9 +48,9 @@ export class PendingRequest {
   /** Back to a blank record (only the fields a caller may not set are reset here). */
   clear(): void {
     this.entry = null;
-    this.sentNs = NOT_YET;
+    this.upWrittenNs = NOT_YET;
     this.firstReplyNs = NOT_YET;
-    this.deliveredNs = NOT_YET;
+    this.downWrittenNs = NOT_YET;
     this.replyEnd = NOT_YET;
     this.received = 0;
     this.replyBytes = 0;

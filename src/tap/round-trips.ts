@@ -42,8 +42,8 @@ export class RoundTrips {
     if (this.outstanding === 0) recordDepth(c.depthHistogram, this.requests);
   }
 
-  /** Bytes from Redis reached the client: the next request starts a new flight. */
-  bytesDelivered(): void {
+  /** Bytes from Redis were written to the client: the next request starts a new flight. */
+  downWritten(): void {
     this.newFlight = true;
   }
 

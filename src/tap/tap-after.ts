@@ -11,8 +11,8 @@ export interface ChunkTarget {
  */
 export class TapAfterForward {
   private inPush = false;
-  private heldEnd = -1;
-  private heldNs = 0;
+  private pendingEnd = -1;
+  private pendingNs = 0;
 
   constructor(
     private readonly target: ChunkTarget,
@@ -30,18 +30,18 @@ export class TapAfterForward {
       this.inPush = false;
     }
     this.seen(chunk, this.seenAt === undefined ? nowNs : this.seenAt());
-    if (this.heldEnd >= 0) {
-      const end = this.heldEnd;
-      this.heldEnd = -1;
-      this.onWritten(end, this.heldNs);
+    if (this.pendingEnd >= 0) {
+      const end = this.pendingEnd;
+      this.pendingEnd = -1;
+      this.onWritten(end, this.pendingNs);
     }
   }
 
   /** The chain wrote bytes up to `endOffset` to its socket at `nowNs`. */
   written(endOffset: number, nowNs: number): void {
     if (this.inPush) {
-      this.heldEnd = endOffset;
-      this.heldNs = nowNs;
+      this.pendingEnd = endOffset;
+      this.pendingNs = nowNs;
       return;
     }
     this.onWritten(endOffset, nowNs);

@@ -29,7 +29,8 @@ export function keepEventDetails(
 /**
  * The event of a finished request (times in microseconds on the proxy's monotonic clock, with the
  * nanosecond stamps' precision). A request that never reached Redis (the connection closed while
- * it sat in the up delay line) has `sentUs` = `arrivedUs` and `unsent: true`.
+ * it sat in the up delay line) has `sentUs` = `arrivedUs` and `unsent: true`. `sentUs` and `deliveredUs`
+ * are the written stamps under their documented trace names (docs/trace-format.md), kept stable.
  */
 export function commandEvent(conn: number, rec: PendingRequest): CommandEvent {
   const event: CommandEvent = {
@@ -40,13 +41,13 @@ export function commandEvent(conn: number, rec: PendingRequest): CommandEvent {
     bytesUp: rec.requestBytes,
     bytesDown: rec.replyBytes,
     arrivedUs: rec.arrivedNs / 1000,
-    sentUs: (rec.sentNs >= 0 ? rec.sentNs : rec.arrivedNs) / 1000,
+    sentUs: (rec.upWrittenNs >= 0 ? rec.upWrittenNs : rec.arrivedNs) / 1000,
     reply: rec.replyType === 0 ? 'none' : String.fromCharCode(rec.replyType),
     roundTrip: rec.roundTrip,
   };
-  if (rec.sentNs < 0) event.unsent = true;
+  if (rec.upWrittenNs < 0) event.unsent = true;
   if (rec.firstReplyNs >= 0) event.firstReplyUs = rec.firstReplyNs / 1000;
-  if (rec.deliveredNs >= 0) event.deliveredUs = rec.deliveredNs / 1000;
+  if (rec.downWrittenNs >= 0) event.deliveredUs = rec.downWrittenNs / 1000;
   if (rec.errorPrefix !== undefined) event.errorPrefix = rec.errorPrefix;
   if (rec.blocking) event.blocking = true;
   if (rec.argSizes !== undefined) event.argSizes = rec.argSizes;

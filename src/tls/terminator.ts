@@ -80,7 +80,7 @@ export class TlsTerminator implements ClientTiming {
         counters.wireBytesDown += chunk.length;
         this.wireWritten += chunk.length;
         this.downLink.push(chunk, clock.nowNs());
-        if (this.downHeld() > o.highWaterBytes) this.waitingWrite = done;
+        if (this.downPendingBytes() > o.highWaterBytes) this.waitingWrite = done;
         else done();
       },
       final: (done) => {
@@ -177,13 +177,13 @@ export class TlsTerminator implements ClientTiming {
     this.raw.destroy();
   }
 
-  private downHeld(): number {
+  private downPendingBytes(): number {
     return this.downLink.pendingBytes + this.raw.writableLength;
   }
 
   private releaseWrite(): void {
     const done = this.waitingWrite;
-    if (done === undefined || this.downHeld() > this.o.highWaterBytes / 2) return;
+    if (done === undefined || this.downPendingBytes() > this.o.highWaterBytes / 2) return;
     this.waitingWrite = undefined;
     done();
   }
