@@ -17,6 +17,9 @@ import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 
+/** The --max-connections refusal is logged at most once per this. */
+const REFUSED_LOG_INTERVAL_NS = 1e9;
+
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapSource {
   openConnection(options: {
@@ -81,12 +84,13 @@ export class ProxyListener {
     );
     if (o.maxConnections) {
       this.server.maxConnections = o.maxConnections;
-      // Node closes the socket itself; say so, at most once a second.
+      // Node closes the socket itself; say so, at most once a second (on the scheduler's clock, so a
+      // test can step through the window).
       this.server.on('drop', () => {
         this.refused++;
-        const now = Date.now();
-        if (now - this.refusedLoggedMs < 1000) return;
-        this.refusedLoggedMs = now;
+        const nowNs = this.scheduler.clock.nowNs();
+        if (nowNs - this.refusedLoggedNs < REFUSED_LOG_INTERVAL_NS) return;
+        this.refusedLoggedNs = nowNs;
         o.log(`--max-connections ${o.maxConnections} reached: refused a client (${this.refused} so far)`);
       });
     }
@@ -94,7 +98,7 @@ export class ProxyListener {
 
   /** Clients closed at once because --max-connections live connections existed. */
   refused = 0;
-  private refusedLoggedMs = 0;
+  private refusedLoggedNs = -Infinity;
 
   async listen(): Promise<void> {
     const l = this.o.listen;

@@ -1,0 +1,58 @@
+import net from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { startProxy } from '../../src/proxy/index.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { fakeServer, type FakeServer } from '../hardening/helpers/fake-server.js';
+
+const MS = 1_000_000;
+
+/** Connects and resolves once the proxy's listener has closed the socket (a refused client). */
+function refusedClient(p: RedisRttProxy): Promise<void> {
+  const s = net.connect({ host: p.host!, port: p.port! });
+  s.on('error', () => undefined);
+  return new Promise((resolve) => s.once('close', () => resolve()));
+}
+
+// The window is the proxy's scheduler clock's: a FakeClock steps through it, no sleep needed.
+describe('--max-connections refusals are logged at most once a second', () => {
+  let server: FakeServer | undefined;
+  let proxy: RedisRttProxy | undefined;
+  const held: net.Socket[] = [];
+  afterEach(async () => {
+    for (const s of held) s.destroy();
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it('says so at the first refusal, not again within the second, and again once it has passed', async () => {
+    server = await fakeServer(() => undefined);
+    const clock = new FakeClock(5_000 * MS);
+    const lines: string[] = [];
+    proxy = await startProxy({
+      upstream: server.address,
+      maxConnections: 1,
+      scheduler: new ManualScheduler(clock),
+      compensationUs: { up: 0, down: 0 },
+      handshake: false,
+      log: (l) => lines.push(l),
+    });
+    const first = net.connect({ host: proxy.host!, port: proxy.port! });
+    held.push(first);
+    await new Promise<void>((r) => first.once('connect', () => r()));
+    const refusals = (): string[] => lines.filter((l) => /--max-connections 1 reached/.test(l));
+
+    await refusedClient(proxy);
+    expect(refusals()).toEqual(['--max-connections 1 reached: refused a client (1 so far)']);
+    clock.advanceUs(999_999);
+    await refusedClient(proxy);
+    expect(refusals()).toHaveLength(1);
+    clock.advanceUs(1);
+    await refusedClient(proxy);
+    expect(refusals()).toEqual([
+      '--max-connections 1 reached: refused a client (1 so far)',
+      '--max-connections 1 reached: refused a client (3 so far)',
+    ]);
+  });
+});
