@@ -2,7 +2,7 @@
  * Writes the trace (format: trace-format.ts) without ever slowing the traffic it records.
  *
  * The proxy calls onEvent() on its event loop, between forwarding bytes, so onEvent only encodes one line
- * (one JSON.stringify, a few microseconds) and appends it to a string buffer. The buffer goes to disk in
+ * (one JSON.stringify; its cost: docs/measurements.md) and appends it to a string buffer. The buffer goes to disk in
  * one write per 64 KiB or per 25 ms, through a single fs.WriteStream (libuv does the I/O off the loop;
  * queued writes are merged with writev). Nothing here waits for the disk.
  *
