@@ -23,8 +23,9 @@ export interface PreciseSchedulerOptions {
   /**
    * The same, while the scheduler is under its poll budget (few deliveries: one connection's):
    * a busy loop through the whole wake margin makes no garbage, where polling makes an Immediate
-   * per turn. Reads that come meanwhile wait for it, so it is kept short. @default 200 us (real
-   * clock), 0 (any other)
+   * per turn, and costs the same CPU. Reads that come meanwhile wait for it; with few deliveries
+   * few do, and the poll budget shortens it to `spinNs` once many deliver. @default the largest
+   * wake margin, 500 us (real clock), 0 (any other)
    */
   quietSpinNs?: number;
   /**
@@ -47,6 +48,12 @@ export interface PreciseSchedulerOptions {
    * one connection's do not. @default 0.25
    */
   maxPollShare?: number;
+  /**
+   * Zero-delay deliveries linger only once no timed delivery has left for this long. With a delay
+   * on the link, what follows a zero-delay delivery (Redis's reply to a request sent with no up
+   * delay) is itself delayed; lingering for it only polls through Redis's wake-up. @default 100 ms
+   */
+  lingerUntimedNs?: number;
   /**
    * Linger after timed deliveries too (the behaviour before the timer thread). With a delay, what
    * follows a delivery comes a round trip later, so lingering there buys little and polls for it.

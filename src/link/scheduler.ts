@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 import { PollBudget } from './poll-budget.js';
@@ -35,6 +36,9 @@ export class PreciseScheduler implements Scheduler {
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
   private readonly lingerAfterTimed: boolean;
+  private readonly lingerUntimedNs: number;
+  /** When a timed delivery last left. */
+  private lastTimedNs = -Infinity;
   private readonly budget: PollBudget;
   private readonly wakeKind: WakeKind;
   private waker: Waker | undefined;
@@ -50,10 +54,11 @@ export class PreciseScheduler implements Scheduler {
     this.wakeKind = options.wake ?? (real ? 'thread' : 'timeout');
     this.fixedEarlyNs = options.spinWindowNs;
     this.spinNs = options.spinNs ?? (real ? 20_000 : 0);
-    this.quietSpinNs = Math.max(this.spinNs, options.quietSpinNs ?? (real ? 200_000 : 0));
+    this.quietSpinNs = Math.max(this.spinNs, options.quietSpinNs ?? (real ? MAX_EARLY_NS : 0));
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
+    this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
     this.budget = new PollBudget(options.maxPollShare ?? 0.25, this.maxLingerSources);
     this.learner = new WakeLearner(this.wakeKind === 'thread' ? 200_000 : 1_000_000, MIN_EARLY_NS, MAX_EARLY_NS);
     // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
@@ -91,13 +96,13 @@ export class PreciseScheduler implements Scheduler {
   }
 
   /**
-   * A zero-delay delivery happened in a read callback: linger as after a timed one, so the reply
-   * does not find the proxy asleep, but only while one connection is exchanging data (lingering
-   * pays for one sequential client and costs CPU, on a 2-core machine Redis's CPU, for several;
-   * docs/precision.md has the measurements).
+   * A zero-delay delivery happened in a read callback: linger, so the reply does not find the
+   * proxy asleep, but only while one connection is exchanging data (lingering pays for one
+   * sequential client and costs CPU, on a 2-core machine Redis's CPU, for several) and only on
+   * links with no delay (docs/precision.md has the measurements).
    */
   delivered(nowNs: number, source: DeliverySource): void {
-    if (this.lingerNs <= 0) return;
+    if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
     if (nowNs - this.windowStartNs >= this.lingerNs) {
       this.sourcesBefore = nowNs - this.windowStartNs < 2 * this.lingerNs ? this.sourcesInWindow : 0;
       this.sourcesInWindow = 0;
@@ -183,7 +188,7 @@ export class PreciseScheduler implements Scheduler {
    * self-report's read-wait estimate does not count this time as a stall (a busy-wait it does).
    */
   get pollNs(): number {
-    return this.pollSpanNs() - this.spunNs;
+    return this.pollSpanNs() - this.spunTotalNs;
   }
 
   /** Wall time of all poll runs, busy-waits included (what the poll budget counts). */
@@ -191,8 +196,20 @@ export class PreciseScheduler implements Scheduler {
     return this.spanStartNs < 0 ? this.pollDoneNs : this.pollDoneNs + (this.clock.nowNs() - this.spanStartNs);
   }
   private pollDoneNs = 0;
-  /** Time spent in busy-waits: the loop was blocked then, a read that came waited for it. */
-  private spunNs = 0;
+  /** Time spent in busy-waits, cumulative: the loop was blocked then, a read that came waited for it. */
+  get spunNs(): number {
+    return this.spunTotalNs;
+  }
+  private spunTotalNs = 0;
+  /**
+   * libuv's idle time (ms, `performance.nodeTiming.idleTime`) when the last busy-wait ended. Once
+   * the loop has slept since, no read can still be waiting for that busy-wait: a sleeping loop has
+   * nothing ready to read.
+   */
+  get idleAtSpinEndMs(): number {
+    return this.idleAtSpinEnd;
+  }
+  private idleAtSpinEnd = 0;
   /** When the current run of poll turns began; -1 while not polling. */
   private spanStartNs = -1;
 
@@ -216,7 +233,8 @@ export class PreciseScheduler implements Scheduler {
         const dueNs = head.dueNs;
         let nowNs = spinStartNs;
         while (nowNs < dueNs) nowNs = this.clock.nowNs(); // no allocation, no loop turn
-        this.spunNs += nowNs - spinStartNs;
+        this.spunTotalNs += nowNs - spinStartNs;
+        this.idleAtSpinEnd = performance.nodeTiming.idleTime;
         fired = this.runDue(nowNs) || fired;
       }
     }
@@ -245,6 +263,7 @@ export class PreciseScheduler implements Scheduler {
       this.budget.fired(head);
       head.fire();
       fired = true;
+      this.lastTimedNs = now;
     }
   }
 }

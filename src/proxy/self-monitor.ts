@@ -21,6 +21,9 @@ export interface LoopAccount {
   readonly pollNs?: number;
   /** Learned: how long a sleeping main thread takes to run once woken. */
   readonly wakeNs?: number;
+  /** Nanoseconds of busy-waits, cumulative, and libuv's idle time (ms) when the last one ended. */
+  readonly spunNs?: number;
+  readonly idleAtSpinEndMs?: number;
 }
 /** A power of two. */
 const ARRIVAL_SAMPLE = 8;
@@ -36,6 +39,7 @@ export class SelfMonitor {
   private lastReadNs = -1;
   private lastIdleNs = 0;
   private lastPollNs = 0;
+  private lastSpunNs = 0;
   private waitNs = 0;
   private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
   private gcObserver: PerformanceObserver | undefined;
@@ -47,7 +51,11 @@ export class SelfMonitor {
     this.turnStartNs = -1;
   };
 
-  constructor(private readonly loopAccount: LoopAccount = {}) {}
+  constructor(
+    private readonly loopAccount: LoopAccount = {},
+    /** libuv's idle time, ms (injectable for tests). */
+    private readonly idleTimeMs: () => number = () => performance.nodeTiming.idleTime,
+  ) {}
 
   /** A connection opened: the monitors start with the first. */
   opened(): void {
@@ -79,21 +87,27 @@ export class SelfMonitor {
    * is built from what the loop did since the previous read:
    * - the time it was neither asleep in epoll (libuv's idle time) nor turning the scheduler's
    *   poll (in which a read is picked up within one short turn): a GC pause, a long callback, a
-   *   busy-wait; bytes that came then waited for it;
+   *   busy-wait; bytes that came then waited for it. Busy-waits the loop has slept after do not
+   *   count: it sleeps only with nothing to read, so no bytes waited for them;
    * - if it slept, the wake-up of a sleeping thread, as the timer thread's wakes measure it.
    * Queueing behind more than one other read of the same turn is not seen (docs/self-report.md).
    */
   readonly onRead = (nowNs: number): void => {
-    const idleNs = performance.nodeTiming.idleTime * 1e6;
-    const pollNs = this.loopAccount.pollNs ?? 0;
+    const idleMs = this.idleTimeMs();
+    const idleNs = idleMs * 1e6;
+    const account = this.loopAccount;
+    const pollNs = account.pollNs ?? 0;
+    const spunNs = account.spunNs ?? 0;
     if (this.lastReadNs >= 0) {
       const sleptNs = idleNs - this.lastIdleNs;
-      const stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
-      this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (this.loopAccount.wakeNs ?? 0) : 0);
+      let stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
+      if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - this.lastSpunNs;
+      this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (account.wakeNs ?? 0) : 0);
     }
     this.lastReadNs = nowNs;
     this.lastIdleNs = idleNs;
     this.lastPollNs = pollNs;
+    this.lastSpunNs = spunNs;
     this.watchTurn(nowNs);
   };
 

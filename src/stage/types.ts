@@ -50,6 +50,10 @@ export interface Scheduler {
   readonly pollNs?: number;
   /** How long a sleeping main thread takes to run once woken, ns, as the scheduler learned it. */
   readonly wakeNs?: number;
+  /** Nanoseconds spent in busy-waits, cumulative (the self-report). */
+  readonly spunNs?: number;
+  /** libuv's idle time (ms) when the last busy-wait ended. */
+  readonly idleAtSpinEndMs?: number;
 }
 
 /** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */

@@ -172,6 +172,25 @@ describe('lingering', () => {
   });
 });
 
+describe('lingering only on links with no delay', () => {
+  it('after a timed delivery a zero-delay one does not linger, until no timed one has left for lingerUntimedNs', async () => {
+    const clock = new CountingClock(0);
+    const s = new PreciseScheduler({ clock, lingerNs: 1_000_000, spinWindowNs: 10_000_000, lingerUntimedNs: 50_000_000 });
+    s.schedule(1_000, () => undefined);
+    clock.setNs(2_000);
+    await ticks(5); // the timed delivery leaves
+    s.delivered(3_000, { activeWindow: -1 }); // the request that follows, sent up with no delay
+    const after = clock.reads;
+    await ticks(20);
+    expect(clock.reads).toBe(after); // no linger: a reply to it comes a delay later
+    clock.setNs(50_002_001); // 50 ms with no timed delivery: a link with no delay again
+    s.delivered(50_002_001, { activeWindow: -1 });
+    const quiet = clock.reads;
+    await ticks(10);
+    expect(clock.reads - quiet).toBeGreaterThanOrEqual(8);
+  });
+});
+
 describe('WakeLearner', () => {
   it('asks early by the mean lateness plus four mean deviations, within its bounds', () => {
     const l = new WakeLearner(200_000, 30_000, 2_000_000);
