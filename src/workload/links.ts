@@ -12,6 +12,10 @@ import { forkProxyProcess, type ForkedProxy, type ProxyProcess } from './proxy-p
 export interface LinkEndpoint {
   spec: LinkSpec;
   proxy?: ProxyProcess;
+  /** Where its clients connect: the proxy, or Redis itself on `direct`. */
+  target: Endpoint;
+  /** The reply timeout its clients use (longer on a slower link). */
+  replyTimeoutMs: number;
   /** A plain client (every shape but auto). */
   plain: DriverClient;
   /** An auto-pipelining client, only when the plan has `auto` cells. */
@@ -85,6 +89,8 @@ export async function openLink(spec: LinkSpec, redis: Endpoint, opts: OpenLinkOp
     const link: LinkEndpoint = {
       spec,
       ...(proxy ? { proxy } : {}),
+      target,
+      replyTimeoutMs,
       plain: await connect(false),
       ...(opts.needAuto ? { auto: await connect(true) } : {}),
       renew: async (which) => {

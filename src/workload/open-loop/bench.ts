@@ -3,6 +3,9 @@ import type { PrivateRedis } from '../../redis/index.js';
 import { fmtUsSetting } from '../../format.js';
 import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
+import { IncrConnection } from './incr-connection.js';
+import { IoredisIncrSender } from './ioredis-sender.js';
+import type { IncrSender } from './sender.js';
 import { connectionSetup, driverSetupSteps } from '../connection-setup.js';
 import { describeEnvironment } from '../../results/environment.js';
 import { forkProxiesAhead, openLink, type LinkEndpoint } from '../links.js';
@@ -59,9 +62,9 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       for (const clients of o.clients) {
         for (const mode of o.modes) {
           if (aborted()) break;
-          const conns = await connectMany(link, clients, mode);
+          const conns = await connectMany(link, clients, mode, counterKey, options.password);
           try {
-            await runOpenLoop({ clients: conns, auto: mode === 'auto', counterKey, arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
+            await runOpenLoop({ clients: conns, auto: mode === 'auto', arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
             // auto-pipelining batches by itself (one tick's commands per write): no window on top.
             for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
               for (const rate of o.rates ?? [undefined]) {
@@ -72,7 +75,6 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
                 const out = await runOpenLoop({
                   clients: conns,
                   auto: mode === 'auto',
-                  counterKey,
                   ...(rate !== undefined ? { ratePerSec: rate } : {}),
                   arrival: o.arrival,
                   durationUs: o.durationUs,
@@ -137,12 +139,20 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
   }
 }
 
-async function connectMany(link: LinkEndpoint, n: number, mode: OpenLoopMode): Promise<DriverClient[]> {
-  const conns: DriverClient[] = [];
+/**
+ * The run's connections: ioredis clients for `auto` (its auto-pipelining is what is measured), bare
+ * INCR connections for `seq` (so the driver's CPU per command is small: docs/open-loop.md).
+ */
+async function connectMany(link: LinkEndpoint, n: number, mode: OpenLoopMode, key: string, password: string | undefined): Promise<IncrSender[]> {
+  const conns: IncrSender[] = [];
+  const one = async (): Promise<IncrSender> =>
+    mode === 'auto'
+      ? new IoredisIncrSender(await link.connect(true), key)
+      : IncrConnection.open({ endpoint: link.target, key, replyTimeoutMs: link.replyTimeoutMs, ...(password !== undefined ? { password } : {}) });
   try {
     // In groups, so a thousand connections do not all hand-shake through one delay line at once.
     for (let i = 0; i < n; i += 32) {
-      conns.push(...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, () => link.connect(mode === 'auto')))));
+      conns.push(...(await Promise.all(Array.from({ length: Math.min(32, n - i) }, one))));
     }
     return conns;
   } catch (err) {

@@ -7,7 +7,12 @@ export interface OpenLoopBatch {
   dues: number[];
   /** Connection index, set when sent. */
   conn: number;
+  /** The clock just before its write: the actual send time. */
   sentNs: number;
+  /** When it joined the backlog (closed, or released alone). */
+  closedNs: number;
+  /** Its commands' lateness is in the ledger (alone, that waits for its send or for no free connection). */
+  lateTaken: boolean;
 }
 
 export interface DispatcherOptions {
@@ -27,7 +32,10 @@ export interface DispatcherOptions {
   batchWindowNs: number;
   /** A batch closes early once it holds this many. */
   maxBatch: number;
-  /** Writes the batch to connection batch.conn; the caller reports the replies with completed(). */
+  /**
+   * Writes the batch to connection batch.conn; the caller reports the replies with completed().
+   * The batch object is reused once completed() is called: keep a copy to hold on to it.
+   */
   send(batch: OpenLoopBatch): void;
   /** Width of one backlog-over-time bucket. @default 100 ms */
   bucketNs?: number;
@@ -47,8 +55,12 @@ export class OpenLoopDispatcher {
   private readonly o: DispatcherOptions;
   private readonly endNs: number;
   private next = 0;
-  private open: { dues: number[]; deadlineNs: number } | undefined;
+  /** The window's batch being filled, and when its window closes. */
+  private open: OpenLoopBatch | undefined;
+  private openDeadlineNs = 0;
   private readonly backlog: OpenLoopBatch[] = [];
+  /** Answered batches, reused: a run at 20k/s makes no batch object per command. */
+  private readonly spare: OpenLoopBatch[] = [];
   private backlogHead = 0;
   /** Connections with room for one more batch, in the order they became free. */
   private readonly free: number[] = [];
@@ -78,7 +90,7 @@ export class OpenLoopDispatcher {
     let wake = Infinity;
     const s = this.o.schedule;
     if (s && this.next < s.length) wake = this.o.startNs + (s[this.next] as number);
-    if (this.open) wake = Math.min(wake, this.open.deadlineNs);
+    if (this.open) wake = Math.min(wake, this.openDeadlineNs);
     // Closed loops end at the duration: wake then, in case nothing is in flight to say so.
     if (!s && this.inFlight === 0) wake = Math.min(wake, this.endNs);
     return wake === Infinity ? undefined : wake;
@@ -91,6 +103,8 @@ export class OpenLoopDispatcher {
     this.ledger.onCompleted(batch.dues, batch.sentNs, now, ok);
     // A closed loop is one command at a time per connection whatever the client could queue.
     if (this.o.inFlightPerConnection === 1 || !this.o.schedule) this.free.push(batch.conn);
+    batch.dues.length = 0;
+    this.spare.push(batch);
     this.advance();
   }
 
@@ -127,51 +141,69 @@ export class OpenLoopDispatcher {
       const due = startNs + (s[this.next] as number);
       if (due > now) break;
       this.next++;
-      this.ledger.onReleased(due, now);
+      // Alone, a command's lateness is taken when it is sent (or finds no free connection); in a
+      // window's batch, now: the wait for the batch to close is counted apart (batch wait).
+      this.ledger.onReleased(due, now, batchWindowNs > 0);
       if (batchWindowNs <= 0) {
-        this.enqueue([due], now);
+        this.enqueue(this.batchOf(due), now, false);
         continue;
       }
-      if (this.open && due >= this.open.deadlineNs) this.closeOpen(now);
-      if (!this.open) this.open = { dues: [], deadlineNs: due + batchWindowNs };
+      if (this.open && due >= this.openDeadlineNs) this.closeOpen(now);
+      if (!this.open) {
+        this.open = this.batchOf();
+        this.openDeadlineNs = due + batchWindowNs;
+      }
       this.open.dues.push(due);
       if (this.open.dues.length >= maxBatch) this.closeOpen(now);
     }
-    if (this.open && now >= this.open.deadlineNs) this.closeOpen(now);
+    if (this.open && now >= this.openDeadlineNs) this.closeOpen(now);
   }
 
   private closeOpen(now: number): void {
-    const open = this.open as { dues: number[] };
+    const batch = this.open as OpenLoopBatch;
     this.open = undefined;
-    this.enqueue(open.dues, now);
+    this.enqueue(batch, now, true);
   }
 
-  private enqueue(dues: number[], now: number): void {
-    this.ledger.onBatchClosed(dues, now);
-    this.backlog.push({ dues, conn: -1, sentNs: 0 });
+  /** A batch from the spares (or a new one), holding `due` if given. */
+  private batchOf(due?: number): OpenLoopBatch {
+    const batch = this.spare.pop() ?? { dues: [], conn: -1, sentNs: 0, closedNs: 0, lateTaken: false };
+    if (due !== undefined) batch.dues.push(due);
+    return batch;
+  }
+
+  private enqueue(batch: OpenLoopBatch, now: number, lateTaken: boolean): void {
+    this.ledger.onBatchClosed(batch.dues, now);
+    batch.closedNs = now;
+    batch.lateTaken = lateTaken;
+    this.backlog.push(batch);
   }
 
   private dispatch(now: number): void {
     if (this.stopped) return;
     if (!this.o.schedule) {
       // Closed loops: every free connection takes a command due now, until the duration ends.
+      // Due when sent, so corrected equals uncorrected.
       while (now < this.endNs && this.freeHead < this.free.length) {
-        this.ledger.onReleased(now, now);
-        this.enqueue([now], now);
-        this.sendNext(this.takeFree(), now);
+        const sentNs = this.o.clock.nowNs();
+        this.ledger.onReleased(sentNs, sentNs, true);
+        this.enqueue(this.batchOf(sentNs), sentNs, true);
+        this.sendNext(this.takeFree(), sentNs);
       }
       return;
     }
+    // Each write takes time (a syscall that hands the bytes to the peer): the nth batch of a turn
+    // leaves after the n - 1 before it, so each send time is read just before its own write.
     while (this.backlogHead < this.backlog.length) {
       let conn: number;
       if (this.o.inFlightPerConnection === 1) {
-        if (this.freeHead === this.free.length) return;
+        if (this.freeHead === this.free.length) return this.noFreeConnection(now);
         conn = this.takeFree();
       } else {
         conn = this.roundRobin;
         this.roundRobin = (this.roundRobin + 1) % this.o.connections;
       }
-      this.sendNext(conn, now);
+      this.sendNext(conn, this.o.clock.nowNs());
     }
   }
 
@@ -184,16 +216,35 @@ export class OpenLoopDispatcher {
     return conn;
   }
 
-  private sendNext(conn: number, now: number): void {
+  /** Sends the backlog's oldest batch on `conn`; `sentNs` is the clock just before its write. */
+  private sendNext(conn: number, sentNs: number): void {
     const batch = this.backlog[this.backlogHead++] as OpenLoopBatch;
     if (this.backlogHead > 1024 && this.backlogHead * 2 > this.backlog.length) {
       this.backlog.splice(0, this.backlogHead);
       this.backlogHead = 0;
     }
     batch.conn = conn;
-    batch.sentNs = now;
+    batch.sentNs = sentNs;
     this.inFlight++;
-    this.ledger.onSent(batch.dues.length, now);
+    this.ledger.onSent(batch.dues.length, sentNs);
+    if (!batch.lateTaken) {
+      batch.lateTaken = true;
+      this.ledger.onLate(batch.dues[0] as number, sentNs);
+    }
     this.o.send(batch);
+  }
+
+  /**
+   * The backlog's batches released alone in this turn found no free connection: their lateness is when
+   * the generator saw them due. The wait that follows is the link's (queueing), which the
+   * corrected latency counts, not the generator's.
+   */
+  private noFreeConnection(now: number): void {
+    for (let i = this.backlog.length - 1; i >= this.backlogHead; i--) {
+      const batch = this.backlog[i] as OpenLoopBatch;
+      if (batch.lateTaken) break; // older ones were taken in the turn they closed
+      batch.lateTaken = true;
+      this.ledger.onLate(batch.dues[0] as number, now);
+    }
   }
 }

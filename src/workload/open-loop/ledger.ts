@@ -5,8 +5,10 @@ import { LatencyHistogram } from '../../numbers/histogram.js';
  *
  * corrected   = reply - intended send time (counts the wait in the backlog and for a batch to fill)
  * uncorrected = reply - actual send time (what a closed-loop or rate-limited driver reports)
- * lateness    = when the driver noticed a command was due - when it was due (the generator's own
- *               scheduling error, independent of the link)
+ * lateness    = the generator's own scheduling error, independent of the link: for a command sent
+ *               alone, when its write began - when it was due (or, when no connection was free,
+ *               when the generator saw it due: the wait for a connection is the link's); for a
+ *               command in a window's batch, when the generator saw it due - when it was due
  * batch wait  = when the command's batch closed - when the command was due (the price of a window)
  *
  * Also kept: the backlog (due, not yet sent) over time, and the time-average of commands
@@ -44,13 +46,18 @@ export class OpenLoopLedger {
     this.lastChangeNs = startNs;
   }
 
-  /** A command became due (intended at dueNs) and the driver saw it at nowNs. */
-  onReleased(dueNs: number, nowNs: number): void {
+  /** A command became due (intended at dueNs) and the driver saw it at nowNs; `late`: take its lateness now. */
+  onReleased(dueNs: number, nowNs: number, late: boolean): void {
     this.integrate(nowNs);
-    this.lateness.record((nowNs - dueNs) / 1000);
+    if (late) this.onLate(dueNs, nowNs);
     this.released++;
     this.outstanding++;
     this.setBacklog(this.backlog + 1, nowNs);
+  }
+
+  /** The generator acted on a command due at dueNs at nowNs (see lateness above). */
+  onLate(dueNs: number, nowNs: number): void {
+    this.lateness.record((nowNs - dueNs) / 1000);
   }
 
   /** A batch closed at nowNs holding commands due at `dues`. */

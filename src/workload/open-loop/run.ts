@@ -1,17 +1,16 @@
 import type { Redis } from 'ioredis';
 import { realClock } from '../../clock.js';
-import { PreciseScheduler } from '../../link/scheduler.js';
-import type { DriverClient } from '../clients.js';
+import { newTimer, PreciseScheduler } from '../../link/scheduler.js';
 import { OpenLoopDispatcher, type OpenLoopBatch } from './dispatcher.js';
 import type { OpenLoopLedger } from './ledger.js';
 import { buildArrivalSchedule, type Arrival } from './schedule.js';
-import type { Timer } from '../../stage/types.js';
+import type { IncrSender } from './sender.js';
 
 export interface OpenLoopRunOptions {
-  clients: DriverClient[];
+  /** Connected, each writing INCRs of the run's counter: `IncrConnection`s, or `IoredisIncrSender`s for auto. */
+  clients: IncrSender[];
   /** Auto-pipelining clients: every due command goes out at once and ioredis batches them. */
   auto: boolean;
-  counterKey: string;
   /** Commands per second; undefined = closed loops. */
   ratePerSec?: number;
   arrival: Arrival;
@@ -36,7 +35,7 @@ export interface OpenLoopRunOutcome {
   /** The first wrong or error reply, if any. */
   error?: string;
   stopped: 'drain-limit' | 'aborted' | null;
-  /** This process's CPU (driver, clients and any proxies in it) over the run, percent of one core. */
+  /** This process's CPU (the driver: generator and clients; the proxies run in processes of their own) over the run, percent of one core. */
   processCpuPct: number;
   /** The proxy process's CPU over the run, percent of one core; null without proxyCpuUs. */
   proxyCpuPct: number | null;
@@ -46,47 +45,31 @@ export interface OpenLoopRunOutcome {
 const LEAD_NS = 20e6;
 
 /**
- * Runs one open-loop configuration over already connected clients: INCR on one counter, a reply
- * checked to be an integer. Timers come from a PreciseScheduler of its own (a coarse sleep, then
- * polling the clock for the last 2 ms), so the schedule is kept to microseconds while the event
- * loop has room; when it has not, the dispatcher's lateness histogram says so.
+ * Runs one open-loop configuration over already connected clients: INCR on one counter, every
+ * reply checked to be an integer. The generator's one timer comes from a PreciseScheduler of its
+ * own (the timer thread's sleep, then polling and a short spin), without the poll budget: the
+ * budget keeps a proxy's many deliveries from taking a core, while here one timer is the
+ * schedule, and a wake late by the thread's hop would be lateness.
  */
 export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOutcome> {
   const clock = realClock;
-  const scheduler = new PreciseScheduler({ clock, lingerNs: 0 });
+  const scheduler = new PreciseScheduler({ clock, lingerNs: 0, maxPollShare: 1 });
   const schedule =
     o.ratePerSec === undefined ? undefined : buildArrivalSchedule({ ratePerSec: o.ratePerSec, durationUs: o.durationUs, arrival: o.arrival, seed: o.seed });
   const startNs = clock.nowNs() + LEAD_NS;
   const durationNs = o.durationUs * 1000;
   let error: string | undefined;
-  let timer: Timer | undefined;
   let finish: () => void = () => {};
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const before = o.roundTrips ? await o.roundTrips() : null;
   const proxyCpuBefore = o.proxyCpuUs ? await o.proxyCpuUs() : null;
 
-  const check = (reply: unknown): boolean => {
-    if (typeof reply === 'number') return true;
-    error ??= `INCR replied ${reply instanceof Error ? reply.message : JSON.stringify(reply)}`;
-    return false;
+  const answered = (batch: OpenLoopBatch, wrong: string | undefined): void => {
+    if (wrong !== undefined) error ??= wrong;
+    d.completed(batch, wrong === undefined);
+    afterEvent();
   };
-  const send = (batch: OpenLoopBatch): void => {
-    const redis = (o.clients[batch.conn] as DriverClient).redis;
-    const done = (ok: boolean): void => {
-      d.completed(batch, ok);
-      afterEvent();
-    };
-    if (batch.dues.length === 1) {
-      redis.incr(o.counterKey).then((r) => done(check(r)), (err: Error) => done(check(err)));
-      return;
-    }
-    const p = redis.pipeline();
-    for (let i = 0; i < batch.dues.length; i++) p.incr(o.counterKey);
-    p.exec().then(
-      (results) => done(results !== null && results.every(([err, r]) => check(err ?? r))),
-      (err: Error) => done(check(err)),
-    );
-  };
+  for (const c of o.clients) c.answered = answered;
   const d = new OpenLoopDispatcher({
     clock,
     startNs,
@@ -96,26 +79,24 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     inFlightPerConnection: o.auto ? Infinity : 1,
     batchWindowNs: o.batchWindowUs * 1000,
     maxBatch: o.maxBatch,
-    send,
+    send: (batch) => (o.clients[batch.conn] as IncrSender).send(batch),
     bucketNs: Math.max(10e6, durationNs / 200),
   });
 
-  const wake = (): void => {
-    timer = undefined;
+  // One timer, armed again for each next wake: nothing allocated per command.
+  const timer = newTimer(() => {
     d.advance();
     afterEvent();
-  };
+  });
   const afterEvent = (): void => {
     if (d.finished) {
-      if (timer) scheduler.cancel(timer);
-      timer = undefined;
+      scheduler.cancel(timer);
       finish();
       return;
     }
     const next = d.nextWakeNs();
-    if (next === undefined || (timer && timer.dueNs <= next)) return;
-    if (timer) scheduler.cancel(timer);
-    timer = scheduler.schedule(next, wake);
+    if (next === undefined || (timer.index >= 0 && timer.dueNs <= next)) return;
+    scheduler.arm(timer, next);
   };
 
   let stopped: OpenLoopRunOutcome['stopped'] = null;
@@ -123,8 +104,7 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     if (d.finished) return;
     stopped ??= why;
     d.stop();
-    if (timer) scheduler.cancel(timer);
-    timer = undefined;
+    scheduler.cancel(timer);
     if (d.finished) finish();
   };
   const onAbort = (): void => stop('aborted');
@@ -134,13 +114,13 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   // Closed loops start at startNs with every connection busy; open ones at their first due time.
   const cpuBefore = process.cpuUsage();
   const wallBeforeNs = clock.nowNs();
-  const startTimer = scheduler.schedule(startNs, wake);
+  if (!d.finished) scheduler.arm(timer, startNs);
   try {
     await finished;
   } finally {
     clearTimeout(drainTimer);
-    scheduler.cancel(startTimer);
-    if (timer) scheduler.cancel(timer);
+    scheduler.cancel(timer);
+    scheduler.close();
     o.signal?.removeEventListener('abort', onAbort);
   }
   const cpu = process.cpuUsage(cpuBefore);

@@ -29,7 +29,8 @@ function simulate(
     clock,
     startNs: 0,
     send: (batch) => {
-      sent.push(batch);
+      // A snapshot: the dispatcher reuses a batch once it is answered.
+      sent.push({ ...batch, dues: [...batch.dues] });
       replies.push({ atNs: clock.nowNs() + serviceNs, batch });
     },
   });

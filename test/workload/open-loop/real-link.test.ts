@@ -5,12 +5,16 @@ import { startPrivateRedis, type PrivateRedis } from '../../../src/redis/index.j
 import { parseAddress } from '../../../src/endpoint.js';
 import { connectClient, type DriverClient } from '../../../src/workload/clients.js';
 import { counterValue, runOpenLoop, type OpenLoopRunOptions } from '../../../src/workload/open-loop/run.js';
+import { IncrConnection } from '../../../src/workload/open-loop/incr-connection.js';
+import { IoredisIncrSender } from '../../../src/workload/open-loop/ioredis-sender.js';
+import type { IncrSender } from '../../../src/workload/open-loop/sender.js';
 
-// Real redis-server, real proxies with a delay, real ioredis clients: the open-loop runner end to end.
+// Real redis-server, real proxies with a delay, real clients (bare INCR connections; ioredis for
+// auto-pipelining): the open-loop runner end to end.
 let redis: PrivateRedis;
 let admin: DriverClient;
 const proxies: RedisRttProxy[] = [];
-const clients: DriverClient[] = [];
+const clients: IncrSender[] = [];
 const KEY = 'ol:counter';
 
 beforeAll(async () => {
@@ -24,10 +28,12 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function link(rttUs: number, connections: number): Promise<{ proxy: RedisRttProxy; conns: DriverClient[] }> {
+async function link(rttUs: number, connections: number): Promise<{ proxy: RedisRttProxy; conns: IncrSender[] }> {
   const proxy = await startProxy({ upstream: redis.address, link: { rttUs }, compensationUs: { up: 0, down: 0 }, log: () => {} });
   proxies.push(proxy);
-  const conns = await Promise.all(Array.from({ length: connections }, () => connectClient(parseAddress(proxy.address))));
+  const conns = await Promise.all(
+    Array.from({ length: connections }, () => IncrConnection.open({ endpoint: parseAddress(proxy.address), key: KEY, replyTimeoutMs: 30_000 })),
+  );
   clients.push(...conns);
   return { proxy, conns };
 }
@@ -37,7 +43,6 @@ async function run(o: Partial<OpenLoopRunOptions> & Pick<OpenLoopRunOptions, 'cl
   const { proxy, ...rest } = o;
   const out = await runOpenLoop({
     auto: false,
-    counterKey: KEY,
     arrival: 'uniform',
     batchWindowUs: 0,
     maxBatch: 1,
@@ -130,7 +135,9 @@ describe('open loop through a real proxy', () => {
   it('auto-pipelining clients: open loop and closed loops both finish with every INCR answered once', async () => {
     const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 2000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
     proxies.push(proxy);
-    const conns = await Promise.all([0, 1].map(() => connectClient(parseAddress(proxy.address), { autoPipelining: true })));
+    const conns = await Promise.all(
+      [0, 1].map(async () => new IoredisIncrSender(await connectClient(parseAddress(proxy.address), { autoPipelining: true }), KEY)),
+    );
     clients.push(...conns);
     const open = await run({ clients: conns, auto: true, ratePerSec: 1000, durationUs: 300_000, proxy });
     expect(open.ledger.completed).toBe(300);
