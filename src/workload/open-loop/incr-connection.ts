@@ -43,7 +43,6 @@ export class IncrConnection implements IncrSender {
   ) {
     this.one = Buffer.from(`*2\r\n$4\r\nINCR\r\n$${Buffer.byteLength(key)}\r\n${key}\r\n`);
     this.reader = new IncrReplyReader({ reply: (error) => this.onReply(error), unreadable: (what) => this.fail(`INCR replied with ${what}`) });
-    socket.on('data', (chunk: Buffer) => this.reader.push(chunk));
     socket.on('error', (err) => this.fail(`connection error: ${err.message}`));
     socket.on('close', () => this.fail('the connection closed'));
     socket.setTimeout(replyTimeoutMs, () => {
@@ -53,20 +52,38 @@ export class IncrConnection implements IncrSender {
 
   /** Connects (and authenticates), before any timing. */
   static async open(o: IncrConnectionOptions): Promise<IncrConnection> {
-    const socket = net.connect(connectOptions(o.endpoint));
+    let connection: IncrConnection | undefined;
+    const handshake = new HandshakeReader();
+    // Every read lands in one buffer, shared by all connections and read before the callback
+    // returns: Node then allocates no Buffer per read (garbage a scavenge would have to clear).
+    const onread = {
+      buffer: READ_BUFFER,
+      callback: (bytes: number, buf: Uint8Array): boolean => {
+        if (connection) connection.reader.push(buf, bytes);
+        else handshake.push(buf, bytes);
+        return true; // keep reading
+      },
+    };
+    const socket = net.connect({ ...connectOptions(o.endpoint), onread });
     socket.setNoDelay(true);
     try {
       await new Promise<void>((resolve, reject) => {
         socket.once('connect', resolve);
         socket.once('error', reject);
       });
-      if (o.password !== undefined) await authenticate(socket, o.password);
+      if (o.password !== undefined) {
+        socket.write(`*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(o.password)}\r\n${o.password}\r\n`);
+        const reply = await handshake.line(socket);
+        if (reply !== '+OK') throw new Error(`AUTH replied ${reply}`);
+      }
     } catch (err) {
       socket.destroy();
       throw new NetworkError(`could not connect to ${formatEndpoint(o.endpoint)}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
     }
     socket.removeAllListeners('error');
-    return new IncrConnection(socket, o.key, o.replyTimeoutMs);
+    socket.removeAllListeners('close');
+    connection = new IncrConnection(socket, o.key, o.replyTimeoutMs);
+    return connection;
   }
 
   send(batch: OpenLoopBatch): void {
@@ -124,20 +141,29 @@ export class IncrConnection implements IncrSender {
   }
 }
 
-/** AUTH with the password alone (the default user), as ioredis sends it; +OK or a typed failure. */
-async function authenticate(socket: net.Socket, password: string): Promise<void> {
-  socket.write(`*2\r\n$4\r\nAUTH\r\n$${Buffer.byteLength(password)}\r\n${password}\r\n`);
-  let line = '';
-  await new Promise<void>((resolve, reject) => {
-    const onData = (chunk: Buffer): void => {
-      line += chunk.toString('latin1');
-      const end = line.indexOf('\r\n');
-      if (end < 0) return;
-      socket.off('data', onData);
-      if (line.slice(0, end) === '+OK') resolve();
-      else reject(new Error(`AUTH replied ${line.slice(0, end)}`));
-    };
-    socket.on('data', onData);
-    socket.once('error', reject);
-  });
+/** Where every connection's reads land (see open()); 64 KB, as Node's own read buffer. */
+const READ_BUFFER = Buffer.allocUnsafe(64 * 1024);
+
+/** The AUTH reply (the password alone, the default user, as ioredis sends it): one line. */
+class HandshakeReader {
+  private text = '';
+  private wake: (() => void) | undefined;
+
+  push(buf: Uint8Array, bytes: number): void {
+    this.text += Buffer.from(buf.subarray(0, bytes)).toString('latin1');
+    this.wake?.();
+  }
+
+  /** The first reply line, without its CRLF; fails if the connection fails first. */
+  async line(socket: net.Socket): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.wake = () => {
+        if (this.text.includes('\r\n')) resolve();
+      };
+      this.wake();
+      socket.once('error', reject);
+      socket.once('close', () => reject(new Error('the connection closed during AUTH')));
+    });
+    return this.text.slice(0, this.text.indexOf('\r\n'));
+  }
 }

@@ -39,9 +39,9 @@ export class IncrReplyReader {
 
   constructor(private readonly sink: IncrReplySink) {}
 
-  /** Reads one chunk; calls the sink once per complete reply in it. */
-  push(chunk: Uint8Array): void {
-    for (let i = 0; i < chunk.length; i++) {
+  /** Reads `length` bytes of `chunk` (all by default); calls the sink once per complete reply in them. */
+  push(chunk: Uint8Array, length = chunk.length): void {
+    for (let i = 0; i < length; i++) {
       const b = chunk[i] as number;
       switch (this.state) {
         case State.LineStart:
