@@ -128,7 +128,8 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
     return {
       kind: 'open-loop', environment: describeEnvironment(version, startedAt), sloUs: o.sloUs ?? null, results, notes,
       // connectMany runs before the untimed warm-up of each series: no set-up inside a timed run.
-      connectionSetup: connectionSetup(o.links, driverSetupSteps(clientOpts)),
+      // A seq connection speaks RESP2 and says nothing but AUTH (incr-connection.ts); auto's is ioredis's.
+      connectionSetup: connectionSetup(o.links, driverSetupSteps(o.modes.includes('auto') ? clientOpts : { ...clientOpts, protocol: 2 })),
     };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));

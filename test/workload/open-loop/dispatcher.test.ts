@@ -98,6 +98,41 @@ describe('OpenLoopDispatcher (fake clock)', () => {
     expect(d.ledger.lateness.summary().max).toBe(0);
   });
 
+  it('lateness and the send time are read at each write: three due at once leave one write apart', () => {
+    const clock = new FakeClock(0);
+    const sent: number[] = [];
+    const d = new OpenLoopDispatcher({
+      ...base,
+      connections: 3,
+      clock,
+      startNs: 0,
+      durationNs: 1 * MS,
+      schedule: [100_000, 100_000, 100_000],
+      send: (batch) => {
+        sent.push(batch.sentNs);
+        clock.setNs(clock.nowNs() + 10_000); // a write takes 10 us
+      },
+    });
+    clock.setNs(100_000);
+    d.advance();
+    expect(sent).toEqual([100_000, 110_000, 120_000]);
+    const late = d.ledger.lateness.summary();
+    expect([late.count, late.p50, late.max]).toEqual([3, 10, 20]);
+  });
+
+  it('a command that finds no free connection is late by when it was seen due, not by its wait for one', () => {
+    const clock = new FakeClock(0);
+    const batches: OpenLoopBatch[] = [];
+    const d = new OpenLoopDispatcher({ ...base, clock, startNs: 0, durationNs: 1 * MS, schedule: [0, 0], send: (b) => void batches.push(b) });
+    clock.setNs(5_000);
+    d.advance(); // the first is sent 5 us late, the second waits for the connection
+    clock.setNs(500_000);
+    d.completed(batches[0]!, true);
+    expect(batches).toHaveLength(2);
+    const late = d.ledger.lateness.summary();
+    expect([late.count, late.max]).toEqual([2, 5]);
+  });
+
   it('corrected equals uncorrected when nothing queues', () => {
     const schedule = buildArrivalSchedule({ ratePerSec: 100, durationUs: 1_000_000, arrival: 'uniform', seed: 1 });
     const { d } = simulate({ ...base, schedule, durationNs: 1000 * MS }, 5 * MS);
