@@ -16,8 +16,8 @@ export interface IncrConnectionOptions {
 
 /**
  * A bare RESP2 connection that only sends INCR of one key: the `seq` shape's connection. A general
- * client costs a command object, a promise and a timer per command (ioredis: most of the driver's
- * CPU at 20k/s, docs/open-loop.md); this one writes a prebuilt buffer per batch and counts
+ * client costs a command object, a promise and a timer per command (ioredis; the profile is in
+ * docs/open-loop.md); this one writes a prebuilt buffer per batch and counts
  * integer replies as they stream in, so the driver's loop holds little besides the schedule. It
  * says nothing on connect (no HELLO, no CLIENT SETINFO): only AUTH when a password is given.
  */

@@ -44,8 +44,8 @@ export interface OpenLoopRunOutcome {
 /**
  * The generator busy-waits only this close to a due time, and polls (an event-loop turn each,
  * replies read between them) before that: every clock read in a busy-wait allocates a heap
- * number, so the scheduler's default 200 us spin at 20k/s made a scavenge every 65 ms
- * (docs/open-loop.md).
+ * number, and at 20k/s the scheduler's default spin would make scavenges all the time (the
+ * figures are in docs/open-loop.md, "Driver and proxies").
  */
 const GENERATOR_SPIN_NS = 20_000;
 
