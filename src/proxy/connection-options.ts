@@ -3,7 +3,7 @@ import type tls from 'node:tls';
 import type { LinkState } from '../link/link-state.js';
 import type { ConnectionTap } from '../tap/types.js';
 import type { UpstreamTlsMeter } from '../tls/counters.js';
-import type { ClientTiming } from '../tls/terminator.js';
+import type { TlsStagePair } from '../tls/tls-stage-pair.js';
 import type { ProxiedConnection } from './connection.js';
 import type { Endpoint } from './endpoint.js';
 import type { ProxyStages } from './proxy-stages.js';
@@ -35,9 +35,8 @@ export interface ConnectionOptions {
   /** Counts the upstream TLS wire bytes (with upstreamTls). */
   upstreamMeter?: UpstreamTlsMeter;
   /**
-   * The client is a TLS terminator that runs the raw bytes through the link itself
-   * (src/tls/terminator.ts): this connection's link stages add no delay, and the tap takes its
-   * arrival and delivery stamps from the raw socket's side.
+   * The client speaks TLS: this pair of stages (src/tls/tls-stage-pair.ts) goes into both chains,
+   * on the client's side of everything but the link, and the tap's stamps come from the raw socket.
    */
-  clientTiming?: ClientTiming;
+  clientTls?: TlsStagePair;
 }

@@ -52,37 +52,33 @@ export class ProxiedConnection implements StagedConnection {
 
     const tap = o.tap;
     const late = o.onLateness;
-    const timing = o.clientTiming;
-    const outside = timing !== undefined;
-    const linkOptions = {
-      scheduler: o.scheduler,
-      bandwidthBps: () => (outside ? 0 : o.link.bandwidthBps()),
-      // Behind a TLS terminator these links add no delay: its own links are the ones to count.
-      arrivalWaitNs: outside ? undefined : o.readWaitNs,
-      onAdded: outside ? undefined : o.onAdded,
-    };
-    const sample = (d: 'up' | 'down') => (outside ? () => 0 : () => o.link.sampleNs(d));
+    const tls = o.clientTls;
+    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), arrivalWaitNs: o.readWaitNs, onAdded: o.onAdded };
     this.up = new DirectionPath({
+      direction: 'up',
       context: this.context,
       socket: this.upstream,
       link: {
         ...linkOptions,
         onLateness: late && ((ns) => late(ns, 'up')),
-        sampleDelayNs: sample('up'),
+        sampleDelayNs: () => o.link.sampleNs('up'),
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
-        notBeforeNs: o.handshake && !outside ? acceptedNs + o.link.rttUs * 1000 : undefined,
+        notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
       },
-      tap: tap && { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t), seenAt: timing && (() => timing.arrivalNs()) },
+      tap: tap && { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t) },
+      tls,
+      beforeChunk: () => this.framing.beforeRequest(),
       tapOffset: (end) => this.framing.clientOffsetAt(end),
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(this.upstream, kind),
     });
     this.down = new DirectionPath({
+      direction: 'down',
       context: this.context,
       socket: client,
-      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: sample('down') },
+      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
-      whenWritten: timing && ((report) => timing.whenWritten(report)),
+      tls,
       written: () => this.relieve(),
       onEnd: (kind) => this.finish(client, kind),
     });
@@ -102,7 +98,6 @@ export class ProxiedConnection implements StagedConnection {
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
-      framing.beforeRequest();
       up.entry.push(chunk, now);
       if (this.pending('up') + this.upstream.writableLength > o.highWaterBytes) {
         this.clientPaused = true;
@@ -179,9 +174,9 @@ export class ProxiedConnection implements StagedConnection {
    */
   addStage(stage: StageFactory, indexInChain: number): boolean {
     if (stage.kind === 'byte') {
-      // The link stays first in each direction (after the frame chain's request side, if any).
+      // Among the byte stages: the link, TLS and the frame chain's request side keep their places.
       const path = stage.direction === 'up' ? this.up : this.down;
-      path.chain.add(stage, path.afterLink + indexInChain);
+      path.chain.add(stage, path.stageAt(indexInChain));
       return true;
     }
     return this.framing.add(stage, indexInChain, false);
@@ -194,7 +189,7 @@ export class ProxiedConnection implements StagedConnection {
     this.relieve();
   }
 
-  /** Stage names on this connection, per chain (the link first in each direction). */
+  /** Stage names on this connection, per chain (the link and client TLS included). */
   stageNames(): { up: string[]; down: string[]; frame: string[] } {
     return { up: this.up.chain.names.filter((n) => n !== FRAME_CHAIN_NAME), down: this.down.chain.names, frame: this.framing.stages.map((s) => s.name) };
   }

@@ -1,19 +1,28 @@
 /**
- * One direction of a proxied connection: its byte chain (the link, then any byte stages; on a
- * framed request side the frame chain comes first), the socket at its end, and the tap beside it.
- * Reads go into the tap's TapAfterForward, which pushes them into the chain before the tap parses
- * them; the chain decides the rest (src/stage/byte-chain.ts). A zero-delay chunk is written to the
+ * One direction of a proxied connection: its byte chain, the socket at its end, and the tap beside
+ * it. The chain holds one link and ends in one sink; around the link:
+ *
+ *   up:   [frame chain] [link] [byte stages...]           client TLS: [link] [tls] [frame chain] [byte stages...]
+ *   down: [link] [byte stages...]                         client TLS: [byte stages...] [tls] [link]
+ *
+ * so that with client TLS the link carries TLS bytes and everything else sees plaintext
+ * (src/tls/tls-stage-pair.ts). Reads go into the tap's TapAfterForward, which pushes them into the
+ * chain before the tap parses them (on the TLS up side the tap sits at the TLS stage's output);
+ * the chain decides the rest (src/stage/byte-chain.ts). A zero-delay chunk is written to the
  * socket inside that push, synchronously in the read callback.
  */
 import type net from 'node:net';
 import type { DelayLineOptions } from '../link/delay-line.js';
 import { LINK_STAGE_NAME, LinkStage } from '../link/link-stage.js';
 import { ByteChain } from '../stage/byte-chain.js';
+import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
 import { SocketSink } from '../stage/socket-sink.js';
-import type { ConnectionContext, EndKind } from '../stage/types.js';
+import type { ByteSink, ConnectionContext, Direction, EndKind } from '../stage/types.js';
 import { TapAfterForward, type ChunkTarget } from '../tap/tap-after.js';
+import { TLS_STAGE_NAME, type TlsStagePair } from '../tls/tls-stage-pair.js';
 
 export interface DirectionPathOptions {
+  direction: Direction;
   context: ConnectionContext;
   socket: net.Socket;
   link: Omit<DelayLineOptions, 'deliver' | 'onEnd'>;
@@ -21,11 +30,11 @@ export interface DirectionPathOptions {
   tap?: {
     seen: (chunk: Buffer, nowNs: number) => void;
     written: (endOffset: number, nowNs: number) => void;
-    /** Where the tap's arrival stamp comes from instead of the read time (a TLS terminator's raw side). */
-    seenAt?: () => number;
   };
-  /** The tap's written stamp comes from here, once the bytes are written to the raw socket (a TLS terminator). */
-  whenWritten?: (report: (nowNs: number) => void) => void;
+  /** Client TLS: its stage in this chain, and where the tap's stamps come from. */
+  tls?: TlsStagePair;
+  /** Before each chunk of the client's stream goes on (plaintext; where frame stages may start). */
+  beforeChunk?: () => void;
   /** Bytes were written to the socket (stream offset one past the last), after the tap heard of it. */
   written: (endOffset: number) => void;
   onEnd: (kind: EndKind) => void;
@@ -33,24 +42,27 @@ export interface DirectionPathOptions {
   tapOffset?: (endOffset: number) => number;
 }
 
+/** Stages the proxy keeps at a chain's head and tail; byte stages go between them. */
+const HEAD = new Set([FRAME_CHAIN_NAME, LINK_STAGE_NAME]);
+
 export class DirectionPath {
   readonly chain: ByteChain;
   readonly link: LinkStage;
-  /** Where this direction's reads go: the tap (which forwards into the chain first), or the chain. */
+  /** Where this direction's reads go. */
   readonly entry: ChunkTarget;
+  private readonly head: Set<string>;
+  private readonly tail: number;
+  private readonly tls: boolean;
 
   constructor(o: DirectionPathOptions) {
     const tapOffset = o.tapOffset;
+    const tls = o.tls;
     let tap: TapAfterForward | undefined;
     const sink = new SocketSink(
       o.socket,
       (endOffset, nowNs) => {
-        if (tap !== undefined) {
-          const at = tapOffset ? tapOffset(endOffset) : endOffset;
-          const t = tap;
-          if (o.whenWritten) o.whenWritten((ns) => t.written(at, ns));
-          else t.written(at, nowNs);
-        }
+        if (tls !== undefined && o.direction === 'down') tls.written(endOffset, nowNs);
+        else if (tap !== undefined) tap.written(tapOffset ? tapOffset(endOffset) : endOffset, nowNs);
         o.written(endOffset);
       },
       o.onEnd,
@@ -59,13 +71,48 @@ export class DirectionPath {
     let link: LinkStage | undefined;
     this.chain.add({ name: LINK_STAGE_NAME, create: (_c, next) => (link = new LinkStage(o.link, next)) });
     this.link = link!;
-    tap = o.tap && new TapAfterForward(this.chain, o.tap.seen, o.tap.written, o.tap.seenAt);
-    this.entry = tap ?? this.chain;
+    const tapped = (target: ChunkTarget): ChunkTarget => {
+      tap = o.tap && new TapAfterForward(target, o.tap.seen, o.tap.written, tls && (() => tls.arrivalNs()));
+      const t = tap ?? target;
+      const before = o.beforeChunk;
+      return before ? { push: (c, ns) => (before(), t.push(c, ns)) } : t;
+    };
+    this.tls = tls !== undefined;
+    if (tls === undefined) {
+      this.head = HEAD;
+      this.tail = 0;
+      this.entry = tapped(this.chain);
+    } else if (o.direction === 'up') {
+      this.head = new Set([...HEAD, TLS_STAGE_NAME]);
+      this.tail = 0;
+      this.chain.add({ name: TLS_STAGE_NAME, create: (_c, next) => tls.upStage(plaintextOut(next, tapped)) });
+      const chain = this.chain;
+      this.entry = {
+        push: (c, ns) => {
+          tls.received(c.length, ns);
+          chain.push(c, ns);
+        },
+      };
+    } else {
+      this.head = new Set();
+      this.tail = 2;
+      this.chain.add({ name: TLS_STAGE_NAME, create: (_c, next) => tls.downStage(next, (end, ns) => tap?.written(end, ns)) }, 0);
+      this.entry = tapped(this.chain);
+    }
   }
 
-  /** Position of the first stage after the link (stages before it: a frame chain's request side). */
-  get afterLink(): number {
-    return this.chain.names.indexOf(LINK_STAGE_NAME) + 1;
+  /** Where a byte stage goes at `index` among the byte stages (clamped to their range). */
+  stageAt(index: number): number {
+    const names = this.chain.names;
+    let first = 0;
+    while (first < names.length && this.head.has(names[first]!)) first++;
+    const count = names.length - first - this.tail;
+    return first + Math.max(0, Math.min(index, count));
+  }
+
+  /** Where the frame chain's request side goes: the head of the up chain, after TLS if any. */
+  get frameChainAt(): number {
+    return this.tls ? this.chain.names.indexOf(TLS_STAGE_NAME) + 1 : 0;
   }
 
   end(kind: EndKind, nowNs: number): void {
@@ -75,4 +122,10 @@ export class DirectionPath {
   destroy(): void {
     this.chain.destroy();
   }
+}
+
+/** The TLS up stage's output: into the tap (which sees plaintext) and on; its end straight on. */
+function plaintextOut(next: ByteSink, tapped: (target: ChunkTarget) => ChunkTarget): ByteSink {
+  const into = tapped(next);
+  return { push: (c, ns) => into.push(c, ns), end: (k, ns) => next.end(k, ns) };
 }

@@ -2,7 +2,8 @@
  * A connection's frame stages and the frame chain that runs them, started when the first frame
  * stage reaches the connection: at accept, or on a live connection at a frame boundary the tap
  * knows of. The frame chain's request side goes in at the head of the up byte chain (ahead of the
- * link); Redis's bytes go to its reply side (`downIn`) instead of the down path.
+ * link; with client TLS right after the TLS stage, where the bytes are plaintext); Redis's bytes
+ * go to its reply side (`downIn`) instead of the down path.
  *
  * On a live connection the tap says where framing can start. Requests: from the first client chunk
  * that starts on a frame boundary. Replies: once Redis answered every request that went by
@@ -108,7 +109,7 @@ export class Framing {
         stages: this.stages,
         live,
       }));
-    o.up.chain.add({ name: FRAME_CHAIN_NAME, create: (_c, next) => create(next) }, 0);
+    o.up.chain.add({ name: FRAME_CHAIN_NAME, create: (_c, next) => create(next) }, o.up.frameChainAt);
     if (tap === undefined) this.framedReplies();
     else {
       this.repliesMark = mark;

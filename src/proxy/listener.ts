@@ -2,7 +2,7 @@ import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type tls from 'node:tls';
 import { newTlsCounters, UpstreamTlsMeter, type TlsCounters } from '../tls/counters.js';
-import { TlsTerminator } from '../tls/terminator.js';
+import { TlsStagePair } from '../tls/tls-stage-pair.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
@@ -56,7 +56,7 @@ export interface ProxyListenerOptions {
   maxConnections?: number;
   /** Speak TLS to Redis with these options. */
   upstreamTls?: tls.ConnectionOptions;
-  /** Terminate client TLS behind the link with these server options (src/tls/terminator.ts). */
+  /** Serve client TLS with these server options, as a stage pair behind the link (src/tls/tls-stage-pair.ts). */
   listenTls?: tls.TLSSocketOptions;
 }
 
@@ -64,8 +64,6 @@ export interface ProxyListenerOptions {
 export class ProxyListener {
   private readonly server: net.Server;
   private readonly live = new Set<ProxiedConnection>();
-  /** Client-side TLS terminators whose raw socket is open (it can outlive its connection while the last bytes cross the link). */
-  private readonly terminators = new Set<TlsTerminator>();
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
   private readonly clientTls = newTlsCounters();
   private readonly upstreamMeter = new UpstreamTlsMeter();
@@ -139,7 +137,6 @@ export class ProxyListener {
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const c of this.live) c.destroy();
-    for (const t of this.terminators) t.destroy();
     await closed;
   }
 
@@ -153,28 +150,14 @@ export class ProxyListener {
       argSizes: this.o.argSizes,
       keyHash: this.o.keyHash,
     });
-    let clientSocket: net.Socket = socket;
-    let terminator: TlsTerminator | undefined;
+    let clientTls: TlsStagePair | undefined;
     if (this.o.listenTls) {
-      const t = (terminator = new TlsTerminator(socket, {
-        id,
-        secure: this.o.listenTls,
-        link: this.o.link,
-        scheduler: this.scheduler,
-        handshake: this.o.handshake,
-        highWaterBytes: this.o.highWaterBytes,
-        counters: this.clientTls,
-        log: this.o.log,
-        onLateness: this.o.onLateness,
-      }));
-      this.terminators.add(t);
-      socket.once('close', () => this.terminators.delete(t));
+      const t = (clientTls = new TlsStagePair({ id, secure: this.o.listenTls, clock: this.scheduler.clock, counters: this.clientTls, log: this.o.log }));
       const onEvent = this.o.onEvent;
       // Which version, and whether resumed, is what a recording needs to know the set-up's round trips.
       if (onEvent) t.plain.once('secure', () => onEvent({ type: 'tls', conn: id, atUs: realClock.nowNs() / 1000, version: t.plain.getProtocol() ?? '?', resumed: t.plain.isSessionReused() }));
-      clientSocket = t.plain;
     }
-    const conn = new ProxiedConnection(clientSocket, {
+    const conn = new ProxiedConnection(socket, {
       id,
       upstream: this.o.upstream,
       link: this.o.link,
@@ -195,7 +178,7 @@ export class ProxyListener {
       stages: this.stages,
       upstreamTls: this.o.upstreamTls,
       upstreamMeter: this.o.upstreamTls && this.upstreamMeter,
-      clientTiming: terminator,
+      clientTls,
     });
     this.live.add(conn);
     this.o.monitor?.opened();

@@ -5,9 +5,13 @@
 import { ConfigError } from '../errors.js';
 import { LINK_STAGE_NAME } from '../link/link-stage.js';
 import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
+import { TLS_STAGE_NAME } from '../tls/tls-stage-pair.js';
 import type { StageFactory, StageHost } from '../stage/types.js';
 
 export type ChainKey = 'up' | 'down' | 'frame';
+
+/** Names of the stages the proxy itself puts into a connection's chains. */
+const RESERVED = [LINK_STAGE_NAME, FRAME_CHAIN_NAME, TLS_STAGE_NAME];
 
 /** What a live connection offers ProxyStages. */
 export interface StagedConnection {
@@ -30,8 +34,8 @@ export class ProxyStages implements StageHost {
 
   addStage(stage: StageFactory, index?: number): void {
     check(stage);
-    if (stage.name === LINK_STAGE_NAME || stage.name === FRAME_CHAIN_NAME || this.all.some((s) => s.name === stage.name)) {
-      throw new ConfigError('stage name', stage.name, `a name no other stage on this proxy has (nor "${LINK_STAGE_NAME}" or "${FRAME_CHAIN_NAME}")`);
+    if (RESERVED.includes(stage.name) || this.all.some((s) => s.name === stage.name)) {
+      throw new ConfigError('stage name', stage.name, `a name no other stage on this proxy has (nor ${RESERVED.map((n) => `"${n}"`).join(', ')})`);
     }
     const chain = this.chain(chainOf(stage));
     const at = index === undefined ? chain.length : Math.max(0, Math.min(Math.floor(index), chain.length));

@@ -1,0 +1,206 @@
+/**
+ * Client-side TLS as a pair of byte stages in the connection's own chains, one per direction,
+ * sharing one TLSSocket. The link sits on the client's side of the pair, so it carries the raw
+ * TLS bytes (ClientHello, Finished, records) and a handshake pays its real round trips on it (TLS
+ * 1.3 one, TLS 1.2 two) on top of the TCP handshake the up link charges:
+ *
+ *   up:   raw socket -> link -> [tls: decrypt] -> frame chain, byte stages (plaintext) -> Redis
+ *   down: Redis -> byte stages (plaintext) -> [tls: encrypt] -> link -> raw socket
+ *
+ * The up stage writes the client's bytes into the TLSSocket's transport and hands on the plaintext
+ * it reads back; the down stage writes plaintext into the TLSSocket and hands on the TLS bytes
+ * it produces, including the handshake replies and alerts that the up stage's input caused. The
+ * tap sees plaintext, so the pair also moves its stamps to the raw socket: a request arrives when
+ * its TLS bytes came in (before the up delay), a reply is written when the TLS bytes carrying it
+ * reached the socket (after the down delay), as over TCP.
+ */
+import { Duplex } from 'node:stream';
+import tls from 'node:tls';
+import type { Clock } from '../clock.js';
+import type { ByteSink, ByteStage, EndKind } from '../stage/types.js';
+import type { TlsCounters } from './counters.js';
+
+/** The pair's name in both chains (reserved: no user stage may take it). */
+export const TLS_STAGE_NAME = 'tls';
+
+export interface TlsStagePairOptions {
+  id: number;
+  secure: tls.TLSSocketOptions;
+  clock: Clock;
+  counters: TlsCounters;
+  log: (line: string) => void;
+}
+
+export class TlsStagePair {
+  /** The TLS server socket: plaintext on its readable and writable sides. */
+  readonly plain: tls.TLSSocket;
+  private readonly wire: Duplex;
+  private upNext: ByteSink | undefined;
+  private downNext: ByteSink | undefined;
+  private upEnded: EndKind | undefined;
+  private downEnded: EndKind | undefined;
+  private downDestroyed = false;
+  private failed = false;
+  /** Raw up bytes: end offsets and arrival times not yet handed to TLS. */
+  private readonly upOffsets: number[] = [];
+  private readonly upArrivals: number[] = [];
+  private upIn = 0;
+  private upOut = 0;
+  private lastArrivalNs = 0;
+  /** TLS output handed down the chain so far, and plaintext stamps waiting for an offset to be written. */
+  private wireWritten = 0;
+  private readonly waiters: { wireOffset: number; plainOffset: number }[] = [];
+  /** TLS output on the raw socket so far, and when it last grew. */
+  private wireOut = 0;
+  private wireOutNs = 0;
+  /** Plaintext pushed into the down stage (the tap's down offsets). */
+  private plainIn = 0;
+  private report: ((plainEndOffset: number, nowNs: number) => void) | undefined;
+
+  constructor(private readonly o: TlsStagePairOptions) {
+    const counters = o.counters;
+    this.wire = new Duplex({
+      read: () => undefined,
+      write: (chunk: Buffer, _enc, done) => {
+        counters.wireBytesDown += chunk.length;
+        this.wireWritten += chunk.length;
+        if (!this.downDestroyed) this.downNext?.push(chunk, o.clock.nowNs());
+        done();
+      },
+      final: (done) => {
+        this.endDown('end');
+        done();
+      },
+    });
+    this.plain = new tls.TLSSocket(this.wire, { ...o.secure, isServer: true });
+    const plain = this.plain;
+    let secured = false;
+    plain.once('secure', () => {
+      secured = true;
+      counters.handshakes++;
+    });
+    plain.on('data', (chunk: Buffer) => this.upNext?.push(chunk, o.clock.nowNs()));
+    plain.on('end', () => this.endUp('end'));
+    plain.on('error', (err: NodeJS.ErrnoException) => {
+      this.failed = true;
+      if (!secured) counters.handshakeFailures++;
+      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${err.message}`.replace(/ +/g, ' '));
+      this.endUp('reset');
+    });
+    plain.on('close', () => this.endDown(this.failed ? 'reset' : 'end'));
+  }
+
+  /** A read from the raw socket, before it enters the up link: its TLS bytes and when they came. */
+  received(bytes: number, nowNs: number): void {
+    this.o.counters.wireBytesUp += bytes;
+    this.upIn += bytes;
+    this.upOffsets.push(this.upIn);
+    this.upArrivals.push(nowNs);
+  }
+
+  /** Arrival on the raw socket of the last raw byte the up link has handed to TLS. */
+  arrivalNs(): number {
+    return this.lastArrivalNs;
+  }
+
+  /** The down chain wrote TLS bytes up to `wireEndOffset` to the raw socket. */
+  written(wireEndOffset: number, nowNs: number): void {
+    this.wireOut = wireEndOffset;
+    this.wireOutNs = nowNs;
+    const w = this.waiters;
+    while (w.length > 0 && w[0]!.wireOffset <= wireEndOffset) this.report?.(w.shift()!.plainOffset, nowNs);
+  }
+
+  /** The up stage: after the link, TLS bytes in, plaintext out to `next`. */
+  upStage(next: ByteSink): ByteStage {
+    this.upNext = next;
+    const wire = this.wire;
+    return {
+      get pendingBytes() {
+        return wire.readableLength;
+      },
+      push: (chunk) => this.decrypt(chunk),
+      end: (kind) => {
+        if (kind === 'end') this.wire.push(null);
+        else {
+          this.plain.destroy();
+          this.endUp('reset');
+        }
+      },
+      drain: () => undefined, // never removed
+      destroy: () => this.plain.destroy(),
+    };
+  }
+
+  /**
+   * The down stage: before the link, plaintext in, TLS bytes out to `next`. `report` hears when the
+   * plaintext up to an offset is on the raw socket (the tap's written stamp).
+   */
+  downStage(next: ByteSink, report: (plainEndOffset: number, nowNs: number) => void): ByteStage & { pushMany(chunks: Buffer[]): void } {
+    this.downNext = next;
+    this.report = report;
+    const plain = this.plain;
+    return {
+      get pendingBytes() {
+        return plain.writableLength;
+      },
+      push: (chunk) => {
+        this.encrypt(chunk);
+        this.stamp();
+      },
+      pushMany: (chunks) => {
+        // One batch, one TLS write: as one corked socket write over TCP.
+        this.plain.cork();
+        for (let i = 0; i < chunks.length; i++) this.encrypt(chunks[i]!);
+        this.plain.uncork();
+        this.stamp();
+      },
+      end: (kind) => {
+        if (kind === 'reset') {
+          this.endDown('reset');
+          this.plain.destroy();
+        } else if (!this.plain.writableEnded) this.plain.end();
+      },
+      drain: () => undefined, // never removed
+      destroy: () => {
+        // The up stage may still be handing the client's last bytes on: it destroys the socket.
+        this.downDestroyed = true;
+      },
+    };
+  }
+
+  private decrypt(chunk: Buffer): void {
+    this.upOut += chunk.length;
+    while (this.upOffsets.length > 0 && this.upOffsets[0]! <= this.upOut) {
+      this.upOffsets.shift();
+      this.lastArrivalNs = this.upArrivals.shift()!;
+    }
+    this.wire.push(chunk);
+  }
+
+  private encrypt(chunk: Buffer): void {
+    this.plainIn += chunk.length;
+    const p = this.plain;
+    if (!this.downDestroyed && !p.destroyed && !p.writableEnded) p.write(chunk);
+  }
+
+  /** The plaintext so far is written once the TLS bytes produced so far are. */
+  private stamp(): void {
+    // With no delay the TLS bytes can be on the socket before the plaintext write returns: waiting
+    // for a later write would stamp this reply with the next one's time (and merge their round trips).
+    if (this.wireOut >= this.wireWritten) this.report?.(this.plainIn, this.wireOutNs);
+    else this.waiters.push({ wireOffset: this.wireWritten, plainOffset: this.plainIn });
+  }
+
+  private endUp(kind: EndKind): void {
+    if (this.upEnded === 'reset' || this.upEnded === kind) return;
+    this.upEnded = kind;
+    this.upNext?.end(kind, this.o.clock.nowNs());
+  }
+
+  private endDown(kind: EndKind): void {
+    if (this.downEnded === 'reset' || this.downEnded === kind) return;
+    this.downEnded = kind;
+    if (!this.downDestroyed) this.downNext?.end(kind, this.o.clock.nowNs());
+  }
+}
