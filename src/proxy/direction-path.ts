@@ -96,7 +96,8 @@ export class DirectionPath {
     } else {
       this.head = new Set();
       this.tail = 2;
-      this.chain.add({ name: TLS_STAGE_NAME, create: (_c, next) => tls.downStage(next, (end, ns) => tap?.written(end, ns)) }, 0);
+      const report = (end: number, ns: number): void => tap?.written(end, ns);
+      this.chain.add({ name: TLS_STAGE_NAME, create: (_c, next) => tls.downStage(next, report) }, 0);
       this.entry = tapped(this.chain);
     }
   }

@@ -17,6 +17,7 @@
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { Clock } from '../clock.js';
+import type { BatchSink } from '../stage/byte-chain.js';
 import type { ByteSink, ByteStage, EndKind } from '../stage/types.js';
 import type { TlsCounters } from './counters.js';
 
@@ -39,6 +40,7 @@ export class TlsStagePair {
   private downNext: ByteSink | undefined;
   private upEnded: EndKind | undefined;
   private downEnded: EndKind | undefined;
+  private upDestroyed = false;
   private downDestroyed = false;
   private failed = false;
   /** Raw up bytes: end offsets and arrival times not yet handed to TLS. */
@@ -79,7 +81,9 @@ export class TlsStagePair {
       secured = true;
       counters.handshakes++;
     });
-    plain.on('data', (chunk: Buffer) => this.upNext?.push(chunk, o.clock.nowNs()));
+    plain.on('data', (chunk: Buffer) => {
+      if (!this.upDestroyed) this.upNext?.push(chunk, o.clock.nowNs());
+    });
     plain.on('end', () => this.endUp('end'));
     plain.on('error', (err: NodeJS.ErrnoException) => {
       this.failed = true;
@@ -128,7 +132,10 @@ export class TlsStagePair {
         }
       },
       drain: () => undefined, // never removed
-      destroy: () => this.plain.destroy(),
+      destroy: () => {
+        this.upDestroyed = true;
+        this.destroyIfDone();
+      },
     };
   }
 
@@ -136,7 +143,7 @@ export class TlsStagePair {
    * The down stage: before the link, plaintext in, TLS bytes out to `next`. `report` hears when the
    * plaintext up to an offset is on the raw socket (the tap's written stamp).
    */
-  downStage(next: ByteSink, report: (plainEndOffset: number, nowNs: number) => void): ByteStage & { pushMany(chunks: Buffer[]): void } {
+  downStage(next: ByteSink, report: (plainEndOffset: number, nowNs: number) => void): ByteStage & BatchSink {
     this.downNext = next;
     this.report = report;
     const plain = this.plain;
@@ -163,10 +170,15 @@ export class TlsStagePair {
       },
       drain: () => undefined, // never removed
       destroy: () => {
-        // The up stage may still be handing the client's last bytes on: it destroys the socket.
         this.downDestroyed = true;
+        this.destroyIfDone();
       },
     };
+  }
+
+  /** The socket outlives one direction's stage: the other may still carry a side's last bytes. */
+  private destroyIfDone(): void {
+    if (this.upDestroyed && this.downDestroyed) this.plain.destroy();
   }
 
   private decrypt(chunk: Buffer): void {
@@ -195,7 +207,7 @@ export class TlsStagePair {
   private endUp(kind: EndKind): void {
     if (this.upEnded === 'reset' || this.upEnded === kind) return;
     this.upEnded = kind;
-    this.upNext?.end(kind, this.o.clock.nowNs());
+    if (!this.upDestroyed) this.upNext?.end(kind, this.o.clock.nowNs());
   }
 
   private endDown(kind: EndKind): void {

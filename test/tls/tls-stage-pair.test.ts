@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import tls from 'node:tls';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseEndpoint } from '../../src/endpoint.js';
 import { LinkState } from '../../src/link/link-state.js';
@@ -86,6 +88,23 @@ describe('client TLS is a stage pair in the connection chain', () => {
       expect(ms).toBeGreaterThanOrEqual((3 * rttUs) / 1000 - 1);
       socket.destroy();
       await vi.waitUntil(() => l.connectionCount === 0, { timeout: 3000, interval: 10 });
+    });
+  });
+
+  it("a client's RST crosses the link behind its data: a SET in flight still reaches Redis, then the connection closes", async () => {
+    await withListener(40_000, async (l) => {
+      const raw = net.connect({ host: '127.0.0.1', port: l.port! });
+      const secure = tls.connect({ socket: raw, ca: readFileSync(pair.caFile), servername: 'localhost' });
+      await new Promise((resolve) => secure.once('secureConnect', resolve));
+      secure.write('SET tls:rst:key sent\r\n');
+      // Out of the client before its RST, not yet across the 20 ms up link.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      raw.resetAndDestroy();
+      await vi.waitUntil(() => l.connectionCount === 0, { timeout: 3000, interval: 10 });
+      const direct = new Redis({ host: redis.host, port: redis.port, lazyConnect: true });
+      await direct.connect();
+      expect(await direct.get('tls:rst:key')).toBe('sent');
+      direct.disconnect();
     });
   });
 });
