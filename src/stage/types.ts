@@ -164,7 +164,8 @@ export type StageFactory = ByteStageFactory | FrameStageFactory;
  * stage first handing on what it holds. Frame stages need a framed connection: one accepted while
  * the proxy had at least one frame stage (register them with `startProxy({ stages })` or before
  * clients connect); an unframed live connection cannot start framing mid-stream and skips them.
- * Byte stages go after the link in their direction (`index` 0 = right after the link).
+ * Byte stages go after the link in their direction (`index` 0 = right after the link); with client
+ * TLS the down ones go before the TLS stage and the link, where the bytes are plaintext.
  */
 export interface StageHost {
   /** Names are unique per proxy; a duplicate throws ConfigError. `index` in its chain, default last. */
