@@ -121,7 +121,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
   if (calibrate && flags.listenTls) {
-    // Its PINGs go through a plaintext listener of its own: the TLS terminator clients use would
+    // Its PINGs go through a plaintext listener of its own: the TLS stages clients go through would
     // not be in the figure. auto measures the hop over TLS on both sides.
     const why = 'auto, a duration or a file with --listen-tls (calibrate measures through a plaintext listener, not the TLS one clients use)';
     throw new ConfigError('--compensate', 'calibrate', why);
