@@ -25,6 +25,8 @@ export interface FramingOptions {
   up: DirectionPath;
   down: DirectionPath;
   tap: ConnectionTap | undefined;
+  /** When a client chunk really arrived, if not when it was read here (client TLS). */
+  tapArrivalNs?: () => number;
   log: (line: string) => void;
 }
 
@@ -108,6 +110,7 @@ export class Framing {
         log: o.log,
         stages: this.stages,
         live,
+        tap: o.tap?.framed(o.tapArrivalNs),
       }));
     o.up.chain.add({ name: FRAME_CHAIN_NAME, create: (_c, next) => create(next) }, o.up.frameChainAt);
     if (tap === undefined) this.framedReplies();
@@ -134,11 +137,11 @@ export class Framing {
     if (!tap.answeredBefore(this.repliesMark!) || !tap.downAtFrameEnd) return;
     this.repliesMark = undefined;
     this.framedReplies();
-    this.frames!.startReplies();
   }
 
   private framedReplies(): void {
     const frames = this.frames!;
     this.downIn = { push: (c, t) => frames.pushReply(c, t) };
+    frames.startReplies();
   }
 }

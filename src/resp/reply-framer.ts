@@ -75,6 +75,19 @@ export class ReplyFramer implements Framer {
     return this.desyncAt;
   }
 
+  /** Between two top-level values: skip() may step over whole frames from here. */
+  get atFrameBoundary(): boolean {
+    return this.state === State.Type && this.stack.depth === 0 && !this.attributePending;
+  }
+
+  /**
+   * Steps over `length` bytes of whole frames someone else framed (the frame chain), so the offsets
+   * of later frames stay those of the whole stream. Only at a frame boundary (atFrameBoundary).
+   */
+  skip(length: number): void {
+    this.base += length;
+  }
+
   push(chunk: Buffer): void {
     const end = chunk.length;
     if (this.state === State.Desync) {

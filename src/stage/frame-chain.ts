@@ -6,8 +6,11 @@
  *       forward: bytes go on into the up byte chain (offsets mapped for the tap)
  *       answer:  a local reply, ready after the link's up delay, placed at the request's position
  *       drop:    its position never gets a reply, so every later reply waits (until close)
- *   Redis bytes -> ReplyFramer -> ReplyMatcher (which request, or a push) -> onReply of each stage
+ *   Redis bytes -> ReplyFramer -> SlotMatching (which request, or a push) -> onReply of each stage
  *       -> sequencer: replies leave in request order, pushes in Redis's order -> down sink
+ *
+ * These are the connection's only framers and its only matcher: the tap (`tap`) is handed each
+ * request frame and each match, and frames only the bytes a stage made.
  *
  * A stage's promise holds that frame and everything behind it in that direction. On a framer
  * desync both directions fall back to passing bytes through unchanged (in order, holds released).
@@ -18,11 +21,21 @@ import { commandKind, helloProtocol } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { buildRequestInfo } from './request-info.js';
-import { SlotKind, newSlot, type Slot } from './reply-matcher.js';
+import { SlotKind, newSlot, type Slot } from './reply-slot.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ByteStage, ConnectionContext, EndKind, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
+import type {
+  ByteSink,
+  ByteStage,
+  ConnectionContext,
+  EndKind,
+  FramedTap,
+  FrameStage,
+  RequestAction,
+  RequestInfo,
+  Scheduler,
+} from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;
@@ -42,6 +55,8 @@ export interface FrameChainOptions {
   live?: { clientOffset: number; firstSeq: number; requestModes: RequestModes; replyModes: ReplyModes; holdRequests: boolean };
   /** The frame stages, in order; the owner may change the list at any time (changes show at once). */
   stages?: NamedFrameStage[];
+  /** The connection's tap, fed this chain's frames and matches. @default none */
+  tap?: FramedTap;
 }
 
 /** The frame chain's name in the up byte chain, where its request side runs ahead of the link. */
@@ -86,29 +101,43 @@ export class FrameChain implements ByteStage {
       this.requestModes.copyFrom(live.requestModes);
       this.seq = live.firstSeq;
     }
-    this.requestFramer = new RequestFramer({
-      frame: (f) => {
-        const wire = this.upBytes.slice(this.upFramedEnd, f.end);
-        const bytes = wire.subarray(f.start - this.upFramedEnd);
-        this.upFramedEnd = f.end;
-        const tapName = requestCommandName(f);
-        this.requests.push({
+    const tap = o.tap;
+    this.requestFramer = new RequestFramer(
+      {
+        frame: (f) => {
+          const tapName = requestCommandName(f);
+          tap?.request(f, tapName, this.clientBase + f.end, this.pushNs);
+          if (this.passThrough) return;
+          const wire = this.upBytes.slice(this.upFramedEnd, f.end);
+          const bytes = wire.subarray(f.start - this.upFramedEnd);
+          this.upFramedEnd = f.end;
+          this.requests.push({
           info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
           wire,
           clientEnd: this.clientBase + f.end,
           kind: commandKind(tapName, f),
           hello: helloProtocol(f),
-        });
-        this.upPendingBytes += wire.length;
+          });
+          this.upPendingBytes += wire.length;
+        },
+        desync: () => {
+          tap?.requestsDesynced(this.requestFramer);
+          this.fallBack();
+        },
       },
-      desync: () => this.fallBack(),
-    });
-    this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack() });
-    if (live !== undefined) this.replies.replyModes.copyFrom(live.replyModes);
+      tap?.requestFramer,
+    );
+    this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
   }
 
-  /** The replies to every request that went by unframed are through: forwarding starts. */
+  /**
+   * Redis's bytes come to the reply side from now on. On a live connection: the replies to every
+   * request that went by unframed are through, so matching goes on from the tap's modes, and
+   * forwarding starts.
+   */
   startReplies(): void {
+    if (this.o.live !== undefined) this.replies.replyModes.copyFrom(this.o.live.replyModes);
+    this.replies.startMatching();
     if (!this.holding) return;
     this.holding = false;
     this.runRequests();
@@ -154,11 +183,18 @@ export class FrameChain implements ByteStage {
   }
   private lastClientEnd = 0;
   private clientBase = 0;
+  /** When the chunk being framed was pushed (the tap's arrival stamp of its requests). */
+  private pushNs = 0;
 
   // ---- up ----
 
   push(chunk: Buffer, nowNs: number): void {
-    if (this.passThrough) return this.forwardRaw(chunk, nowNs);
+    this.pushNs = nowNs;
+    if (this.passThrough) {
+      // The tap still counts the commands (and the unparsed bytes) from this framer.
+      if (this.o.tap !== undefined) this.requestFramer.push(chunk);
+      return this.forwardRaw(chunk, nowNs);
+    }
     this.upBytes.push(chunk);
     this.requestFramer.push(chunk);
     if (this.passThrough) return;

@@ -1,15 +1,16 @@
 /**
  * The reply side of a framed connection: frames Redis's stream, matches each frame to its request
- * (ReplyMatcher), runs the reply hooks (a promise holds that frame and everything behind it), and
- * hands replies on in request order, local answers at their position, pushes in Redis's order.
+ * (SlotMatching, the connection's one matcher), runs the reply hooks (a promise holds that frame and
+ * everything behind it), and hands replies on in request order, local answers at their position,
+ * pushes in Redis's order. The tap, if any, is told how each chunk it is handed was matched.
  */
 import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ByteWindow } from './byte-window.js';
-import { ReplyMatcher, SlotKind, type Slot } from './reply-matcher.js';
+import { SlotKind, SlotMatching, localMatch, type Slot, type SlotMatch } from './reply-slot.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, EndKind, ReplyAction } from './types.js';
+import type { ByteSink, ConnectionContext, EndKind, FramedTap, ReplyAction } from './types.js';
 
 export interface ReplySequencerOptions {
   conn: ConnectionContext;
@@ -19,19 +20,22 @@ export interface ReplySequencerOptions {
   down: ByteSink;
   /** The stream stopped being RESP. */
   onDesync: () => void;
+  /** Told how each chunk toward the client was matched (once the replies are matched here). */
+  tap?: FramedTap;
 }
 
 interface RedisItem {
   bytes: Buffer | null;
   frame: Buffer;
   slot: Slot | undefined;
+  match: SlotMatch;
 }
 
 export class ReplySequencer {
   private readonly replyFramer: ReplyFramer;
   private readonly downBytes = new ByteWindow();
   private downFramedEnd = 0;
-  private readonly matcher = new ReplyMatcher();
+  private readonly matching = new SlotMatching();
   private readonly incoming: RedisItem[] = [];
   private downWaiting = false;
   private readonly ready: RedisItem[] = [];
@@ -52,19 +56,24 @@ export class ReplySequencer {
 
   /** The matcher's reply modes (seeded when framing starts on a live connection). */
   get replyModes(): ReplyModes {
-    return this.matcher.modes;
+    return this.matching.replyModes;
+  }
+
+  /** Matching starts here: the tap reads this sequencer's matches from now on. */
+  startMatching(): void {
+    this.o.tap?.repliesMatched(this.matching.replyModes);
   }
 
   /** The next request's place, in request order. */
   addSlot(slot: Slot): void {
     this.slots.push(slot);
-    this.matcher.add(slot);
+    this.matching.add(slot);
   }
 
   /** Stops sequencing: everything held, in order, then the unframed rest; later bytes pass as is. */
   passOn(): Buffer {
     this.passThrough = true;
-    for (const s of this.slots) if (s.kind === SlotKind.Local) s.ready = true;
+    for (const s of this.slots) if (s.slotKind === SlotKind.Local) s.ready = true;
     const down: Buffer[] = [];
     for (const s of this.slots) if (s.local) down.push(s.local);
     for (const r of this.ready) if (r.bytes) down.push(r.bytes);
@@ -107,7 +116,7 @@ export class ReplySequencer {
   private downEndSent = false;
   private maybeEndDown(): void {
     if (this.downEnded === undefined || this.downEndSent || this.downWaiting || this.incoming.length > 0) return;
-    for (const s of this.slots) if (s.kind === SlotKind.Local && !s.ready) return;
+    for (const s of this.slots) if (s.slotKind === SlotKind.Local && !s.ready) return;
     this.downEndSent = true;
     this.o.down.end(this.downEnded, this.o.conn.nowNs());
   }
@@ -117,7 +126,8 @@ export class ReplySequencer {
     const frame = wire.subarray(f.start - this.downFramedEnd);
     this.downFramedEnd = f.end;
     this.downPendingBytes += wire.length;
-    this.incoming.push({ bytes: wire, frame, slot: this.matcher.match(f) });
+    const match = this.matching.matchFrame(f, this.o.tap !== undefined);
+    this.incoming.push({ bytes: wire, frame, slot: match.slot, match });
   }
 
   private run(): void {
@@ -153,7 +163,10 @@ export class ReplySequencer {
     this.incoming.shift();
     this.downPendingBytes -= item.bytes!.length;
     if (a.kind === 'drop') item.bytes = null;
-    else if (a.kind === 'replace') item.bytes = a.reply;
+    else if (a.kind === 'replace') {
+      item.bytes = a.reply;
+      item.match.frame = undefined; // bytes a stage made: the tap frames them itself
+    }
     if (item.bytes) this.downPendingBytes += item.bytes.length;
     this.ready.push(item);
     this.flush();
@@ -178,17 +191,21 @@ export class ReplySequencer {
         if (next.slot) next.slot.emitted++;
         if (next.bytes) {
           this.downPendingBytes -= next.bytes.length;
+          this.o.tap?.nextReply(next.match);
           this.o.down.push(next.bytes, now);
+        } else {
+          this.o.tap?.droppedReply(next.match);
         }
         continue;
       }
-      if (head.kind === SlotKind.Local) {
+      if (head.slotKind === SlotKind.Local) {
         if (!head.ready) return;
         this.slots.shift();
+        this.o.tap?.nextReply(localMatch(head));
         this.o.down.push(head.local!, now);
         continue;
       }
-      if (head.kind === SlotKind.Dropped) return;
+      if (head.slotKind === SlotKind.Dropped) return;
       if (head.complete && head.emitted === head.matched) {
         this.slots.shift();
         continue;

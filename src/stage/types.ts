@@ -18,6 +18,8 @@
  * (a synchronous write in the read callback): stages cost nothing until someone adds one.
  */
 import type { Clock } from '../clock.js';
+import type { ReplyModes } from '../resp/reply-modes.js';
+import type { Framer, FramerOptions, ReplyFrame, RequestFrame } from '../resp/types.js';
 
 /** `up` = client to Redis, `down` = Redis to client. */
 export type Direction = 'up' | 'down';
@@ -173,4 +175,47 @@ export interface StageHost {
   /** False when no stage has that name. */
   removeStage(name: string): boolean;
   listStages(): readonly StageFactory[];
+}
+
+/**
+ * How the frame chain and the reply sequencer match one Redis frame, or make a reply (what the tap
+ * reads instead of matching the bytes again). Filled while the frame is matched, read when it goes
+ * toward the client.
+ */
+export interface MatchedReply {
+  /** The request it answers (RequestInfo.seq), or -1: a push. */
+  readonly seq: number;
+  /** The request got all its reply frames with it. */
+  readonly completes: boolean;
+  /** A pub/sub request this frame cut short of its confirmations (its seq), or -1. */
+  readonly cutShort: number;
+  /** A push's kind ('message', 'invalidate', 'monitor', 'unmatched', ...); '' for a reply. */
+  readonly pushKind: string;
+  /** The frame as framed, when the bytes that go toward the client are Redis's, unchanged; else undefined. */
+  readonly frame: ReplyFrame | undefined;
+}
+
+/**
+ * The tap of a framed connection (src/tap/tap.ts implements it): it reads the frames the frame
+ * chain framed and the matches its sequencer made, so no byte is framed and no reply matched twice.
+ */
+export interface FramedTap {
+  /** What the chain's request framer must collect for the tap (head arguments, argument sizes). */
+  readonly requestFramer: FramerOptions;
+  /**
+   * A client request the chain framed (`name`: requestCommandName), ending at `endOffset` of the
+   * client stream, in the chunk pushed at `nowNs`.
+   */
+  request(frame: RequestFrame, name: string, endOffset: number, nowNs: number): void;
+  /** The chain's request framer lost the stream: from here its unparsed bytes are the tap's. */
+  requestsDesynced(framer: Framer): void;
+  /** From now on the sequencer matches Redis's frames, following these modes. */
+  repliesMatched(modes: ReplyModes): void;
+  /**
+   * The next chunk the chain hands toward the client is this reply or push (`frame` set), or bytes
+   * a stage made for it (`frame` undefined: the tap frames them, nobody did).
+   */
+  nextReply(reply: MatchedReply): void;
+  /** A stage dropped this reply: nothing goes toward the client for it. */
+  droppedReply(reply: MatchedReply): void;
 }

@@ -4,6 +4,10 @@
  * chunks it forwards and the moments its delay lines delivered them; the tap never touches a
  * socket and never changes a byte.
  *
+ * On a framed connection (framed()) the frame chain's framers and its sequencer's matcher are the
+ * connection's only ones: the tap takes their request frames and matches, and its own framers see
+ * only the bytes nobody else framed (replies a stage made, and the stream after the chain gave up).
+ *
  * bytesUp/bytesDown and chunksUp/chunksDown count socket reads as the proxy passes them in, framed
  * or not. unparsedBytes counts, in both directions, every byte from a framer's desync point on.
  */
@@ -13,7 +17,8 @@ import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
 import type { RequestModes } from '../resp/request-modes.js';
-import type { FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
+import type { Framer, FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
+import type { FramedTap, MatchedReply } from '../stage/types.js';
 import { CommandTable } from './command-table.js';
 import { copyCounters } from './counters.js';
 import type { ConnectionInfo, Counters, TapEvent } from './counter-types.js';
@@ -61,6 +66,18 @@ export class Tap implements ConnectionTap {
   private unparsedSeen = 0;
   private upFrameEnd = 0;
   private downFrameEnd = 0;
+  /** Set on a framed connection: requests come from the frame chain. */
+  private fed: FramedTap | undefined;
+  /** Set once the sequencer matches Redis's frames: its modes. */
+  private fedModes: ReplyModes | undefined;
+  /** The chain's request framer, once it lost the stream (its unparsed bytes are this tap's). */
+  private fedUpFramer: Framer | undefined;
+  /** The match the next chunk toward the client stands for, and the one being framed here. */
+  private nextMatch: MatchedReply | undefined;
+  private framingMatch: MatchedReply | undefined;
+  private framingFirst = false;
+  private framingNs = 0;
+  private readonly replySink: FrameSink<ReplyFrame>;
 
   constructor(private readonly options: TapOptions) {
     this.id = options.id;
@@ -86,13 +103,13 @@ export class Tap implements ConnectionTap {
       },
       desync: onDesync,
     };
-    const replySink: FrameSink<ReplyFrame> = {
+    const replySink: FrameSink<ReplyFrame> = (this.replySink = {
       frame: (f) => {
         this.downFrameEnd = f.end;
         correlator.reply(f, this.chunkTimes.timeAt(f.start));
       },
       desync: onDesync,
-    };
+    });
     this.requests = new RequestFramer(requestSink, { headArgs: HEAD_ARGS, argSizes: options.argSizes === true });
     this.replies = new ReplyFramer(replySink);
     const openNs = options.openNs ?? realClock.nowNs();
@@ -103,6 +120,11 @@ export class Tap implements ConnectionTap {
     const c = this.correlator.counters;
     c.bytesUp += chunk.length;
     c.chunksUp++;
+    if (this.fed !== undefined) {
+      // The frame chain framed this chunk as it went by.
+      if (this.fedUpFramer !== undefined) this.countUnparsed();
+      return;
+    }
     // Every request completed by this chunk arrived now: the framer reports them synchronously.
     this.upNowNs = nowNs;
     this.requests.push(chunk);
@@ -117,6 +139,7 @@ export class Tap implements ConnectionTap {
     const c = this.correlator.counters;
     c.bytesDown += chunk.length;
     c.chunksDown++;
+    if (this.fedModes !== undefined) return this.fedDownChunk(chunk, nowNs);
     if (!this.correlator.desynced) this.chunkTimes.add(this.downOffset, nowNs);
     this.downOffset += chunk.length;
     this.replies.push(chunk);
@@ -180,7 +203,7 @@ export class Tap implements ConnectionTap {
   }
 
   get replyModes(): ReplyModes {
-    return this.correlator.replyModes;
+    return this.fedModes ?? this.correlator.replyModes;
   }
 
   /** A copy of this connection's counters (since it opened or since the last reset). */
@@ -208,8 +231,67 @@ export class Tap implements ConnectionTap {
     this.correlator.resetCounters();
   }
 
+  /**
+   * This tap reads the frame chain's frames and matches from now on (FramedTap). `arrivalNs`: when
+   * a chunk really arrived, if not when the chain was handed it (client TLS).
+   */
+  framed(arrivalNs?: () => number): FramedTap {
+    const correlator = this.correlator;
+    this.fed = {
+      requestFramer: { headArgs: HEAD_ARGS, argSizes: this.options.argSizes === true },
+      request: (f, name, endOffset, nowNs) => correlator.request(f, name, arrivalNs === undefined ? nowNs : arrivalNs(), endOffset),
+      requestsDesynced: (framer) => {
+        this.fedUpFramer = framer;
+        correlator.desync();
+        this.chunkTimes.clear();
+      },
+      repliesMatched: (modes) => {
+        this.fedModes = modes;
+        this.replySink.frame = (f) => this.fedFrame(f);
+      },
+      nextReply: (m) => (this.nextMatch = m),
+      droppedReply: (m) => correlator.fedEnd(m, true),
+    };
+    return this.fed;
+  }
+
+  /** A chunk toward the client on a framed connection: a frame the chain framed, or bytes to frame here. */
+  private fedDownChunk(chunk: Buffer, nowNs: number): void {
+    const m = this.nextMatch;
+    this.nextMatch = undefined;
+    const start = this.downOffset;
+    this.downOffset += chunk.length;
+    const f = m?.frame;
+    if (f !== undefined && this.replies.atFrameBoundary) {
+      this.replies.skip(chunk.length);
+      // The sequencer's copy of the frame, placed in the stream toward the client.
+      f.start = start;
+      f.end = this.downFrameEnd = this.downOffset;
+      this.correlator.fedFrame(m!, f, nowNs, true);
+      this.correlator.fedEnd(m!, false);
+      return;
+    }
+    // Bytes nobody framed: a reply a stage made, or the stream after the chain stopped framing.
+    this.framingMatch = m;
+    this.framingFirst = true;
+    this.framingNs = nowNs;
+    this.replies.push(chunk);
+    this.framingMatch = undefined;
+    if (m !== undefined) this.correlator.fedEnd(m, false);
+    if (this.replies.desynced) this.countUnparsed();
+  }
+
+  private fedFrame(f: ReplyFrame): void {
+    this.downFrameEnd = f.end;
+    const m = this.framingMatch;
+    // After the chain stopped framing no match is known: the bytes are counted, not matched.
+    if (m === undefined) return;
+    this.correlator.fedFrame(m, f, this.framingNs, this.framingFirst);
+    this.framingFirst = false;
+  }
+
   private countUnparsed(): void {
-    const total = this.requests.unparsedBytes + this.replies.unparsedBytes;
+    const total = (this.fedUpFramer ?? this.requests).unparsedBytes + this.replies.unparsedBytes;
     this.correlator.counters.unparsedBytes += total - this.unparsedSeen;
     this.unparsedSeen = total;
   }

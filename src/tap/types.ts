@@ -4,6 +4,7 @@
  */
 import type { ReplyModes } from '../resp/reply-modes.js';
 import type { RequestModes } from '../resp/request-modes.js';
+import type { FramedTap } from '../stage/types.js';
 import type { ConnectionInfo, Counters } from './counter-types.js';
 
 export interface ConnectionTap {
@@ -35,4 +36,9 @@ export interface ConnectionTap {
   readonly requestModes: RequestModes;
   readonly replyModes: ReplyModes;
   counters(): Counters;
+  /**
+   * From now on the frame chain frames and matches this connection, and the tap reads what it
+   * found. `arrivalNs`: when a chunk really arrived, if not when the chain was handed it.
+   */
+  framed(arrivalNs?: () => number): FramedTap;
 }

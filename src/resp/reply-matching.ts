@@ -1,0 +1,90 @@
+/**
+ * The one definition of how a connection's server frames are matched to its requests, in Redis's
+ * order. The tap's correlator (an unframed connection) and the frame chain's reply sequencer (a
+ * framed one) both extend it, so every connection runs exactly one matcher:
+ *
+ * - Requests are answered in order; one that expects no reply (CLIENT REPLY OFF/SKIP) is skipped by
+ *   the owner's `waiting()`.
+ * - (P/S)SUBSCRIBE with k channels is answered by its k confirmation frames (RESP2 arrays or RESP3
+ *   pushes alike). An argument-less (P/S)UNSUBSCRIBE expects one confirmation per subscription at
+ *   the time it is next to be answered (at least one). If any other frame comes before all
+ *   confirmations did, the command is closed with what it got, so a miscount never leaves it
+ *   waiting. Confirmations no request waits for are pushes.
+ * - Pushes: every RESP3 `>` frame other than an awaited confirmation; in RESP2 subscribed mode the
+ *   message/pmessage/smessage arrays; after MONITOR's +OK the monitor lines; any frame arriving
+ *   when no request waits for one ('unmatched').
+ * - HELLO 2/3 sets the protocol when its reply is not an error; MONITOR's +OK starts monitor mode;
+ *   +RESET resets (reply-modes.ts).
+ */
+import { RespType, type ReplyFrame } from './types.js';
+import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
+import { EXPECT_PER_SUBSCRIPTION } from './request-modes.js';
+
+/** What the matcher reads and updates of a request waiting for reply frames. */
+export interface AwaitedRequest {
+  /** Effective CommandKind (request-modes.ts: MULTI-aware). */
+  readonly kind: number;
+  /** What HELLO asked for (2 or 3), 0 when no protocol version was given. */
+  readonly helloProtocol: number;
+  /** Reply frames it expects (EXPECT_PER_SUBSCRIPTION until it is next to be answered). */
+  expected: number;
+  /** Pub/sub confirmations it got so far. */
+  received: number;
+}
+
+export abstract class ReplyMatching<R extends AwaitedRequest> {
+  readonly replyModes = new ReplyModes();
+
+  /** The oldest request still waiting for a reply frame, skipping those that expect none; or null. */
+  protected abstract waiting(): R | null;
+  /** `f` answers `r` (called before `r` can complete). */
+  protected abstract answered(r: R, f: ReplyFrame, firstByteNs: number): void;
+  /** `r` got all its frames (or was cut short): waiting() goes on with the next request. */
+  protected abstract completed(r: R): void;
+  /** `f` answers no request: a push of `kind`. */
+  protected abstract pushed(f: ReplyFrame, kind: string, firstByteNs: number): void;
+
+  /** The request the next reply frame answers, or null; resolves an UNSUBSCRIBE-all's count. */
+  protected target(): R | null {
+    const r = this.waiting();
+    if (r !== null && r.expected === EXPECT_PER_SUBSCRIPTION) r.expected = this.replyModes.unsubscribeAllReplies(r.kind);
+    return r;
+  }
+
+  /** One server frame, in Redis's order, whose first byte arrived at `firstByteNs`. */
+  match(f: ReplyFrame, firstByteNs: number): void {
+    const modes = this.replyModes;
+    const cls = classifyFrame(f, modes);
+    if (cls === FrameClass.Confirmation) {
+      const kind = confirmationKind(f.head);
+      const target = this.target();
+      if (target !== null && target.kind === kind) {
+        modes.confirmed(kind, f.lastInt);
+        this.answered(target, f, firstByteNs);
+        target.received++;
+        if (target.received >= target.expected) this.completed(target);
+        return;
+      }
+      // Nobody waits for it: a push (the subscriptions did change). Outside pub/sub, a RESP2
+      // array that merely starts with "subscribe" is a plain reply.
+      if (f.type === RespType.Push || modes.subscribed) {
+        modes.confirmed(kind, f.lastInt);
+        return this.pushed(f, pushKind(f.head), firstByteNs);
+      }
+    } else if (cls === FrameClass.Push) {
+      return this.pushed(f, pushKind(f.head), firstByteNs);
+    } else if (cls === FrameClass.MonitorLine) {
+      return this.pushed(f, 'monitor', firstByteNs);
+    }
+    let target = this.target();
+    if (target !== null && target.received > 0) {
+      // A pub/sub command cut short of its confirmations: close it; this frame is the next one's.
+      this.completed(target);
+      target = this.target();
+    }
+    if (target === null) return this.pushed(f, modes.monitor ? 'monitor' : 'unmatched', firstByteNs);
+    this.answered(target, f, firstByteNs);
+    modes.answered(target.kind, target.helloProtocol, f.type);
+    this.completed(target);
+  }
+}
