@@ -20,22 +20,14 @@ import { RequestFramer } from '../resp/request-framer.js';
 import { commandKind, helloProtocol } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
+import { LocalAnswers } from './local-answers.js';
+import { OffsetMap } from './offset-map.js';
 import { buildRequestInfo } from './request-info.js';
-import { SlotKind, newSlot, type Slot } from './reply-slot.js';
+import { SlotKind, newSlot } from './reply-slot.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
-import type {
-  ByteSink,
-  ByteStage,
-  ConnectionContext,
-  EndKind,
-  FramedTap,
-  FrameStage,
-  RequestAction,
-  RequestInfo,
-  Scheduler,
-} from './types.js';
+import type { ByteSink, ByteStage, ConnectionContext, EndKind, FramedTap, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;
@@ -85,38 +77,37 @@ export class FrameChain implements ByteStage {
   private upEnded: EndKind | undefined;
   private seq = 0;
   private readonly requestModes = new RequestModes();
-  private outOffset = 0;
-  private readonly outEnds: number[] = [];
-  private readonly clientEnds: number[] = [];
+  private readonly offsets: OffsetMap;
   readonly replies: ReplySequencer;
   private holding: boolean;
-  private readonly timers = new Set<ReturnType<Scheduler['schedule']>>();
+  private readonly localAnswers: LocalAnswers;
 
   constructor(private readonly o: FrameChainOptions) {
     this.stages = o.stages ?? [];
     const live = o.live;
     this.holding = live?.holdRequests === true;
     if (live !== undefined) {
-      this.outOffset = this.lastClientEnd = this.clientBase = live.clientOffset;
       this.requestModes.copyFrom(live.requestModes);
       this.seq = live.firstSeq;
     }
+    const clientBase = live?.clientOffset ?? 0;
+    this.offsets = new OffsetMap(clientBase);
     const tap = o.tap;
     this.requestFramer = new RequestFramer(
       {
         frame: (f) => {
           const tapName = requestCommandName(f);
-          tap?.request(f, tapName, this.clientBase + f.end, this.pushNs);
+          tap?.request(f, tapName, clientBase + f.end, this.pushNs);
           if (this.passThrough) return;
           const wire = this.upBytes.slice(this.upFramedEnd, f.end);
           const bytes = wire.subarray(f.start - this.upFramedEnd);
           this.upFramedEnd = f.end;
           this.requests.push({
-          info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
-          wire,
-          clientEnd: this.clientBase + f.end,
-          kind: commandKind(tapName, f),
-          hello: helloProtocol(f),
+            info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
+            wire,
+            clientEnd: clientBase + f.end,
+            kind: commandKind(tapName, f),
+            hello: helloProtocol(f),
           });
           this.upPendingBytes += wire.length;
         },
@@ -127,7 +118,9 @@ export class FrameChain implements ByteStage {
       },
       tap?.requestFramer,
     );
-    this.replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
+    const replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
+    this.replies = replies;
+    this.localAnswers = new LocalAnswers(o.conn, o.scheduler, o.upDelayNs, () => replies.flush());
   }
 
   /**
@@ -172,17 +165,8 @@ export class FrameChain implements ByteStage {
 
   /** The client stream offset the tap knows, for an offset of the stream written to Redis. */
   clientOffsetAt(outOffset: number): number {
-    // Bytes that went by unframed before this chain started keep their offsets.
-    if (outOffset <= this.clientBase) return outOffset;
-    let end = -1;
-    while (this.outEnds.length > 0 && this.outEnds[0]! <= outOffset) {
-      this.outEnds.shift();
-      end = this.clientEnds.shift()!;
-    }
-    return end < 0 ? this.lastClientEnd : (this.lastClientEnd = end);
+    return this.offsets.clientOffsetAt(outOffset);
   }
-  private lastClientEnd = 0;
-  private clientBase = 0;
   /** When the chunk being framed was pushed (the tap's arrival stamp of its requests). */
   private pushNs = 0;
 
@@ -251,30 +235,16 @@ export class FrameChain implements ByteStage {
     if (a.kind === 'forward') {
       const kind = this.requestModes.effectiveKind(r.kind);
       const argc = r.info.args.length + 1;
-      this.addSlot(newSlot(SlotKind.Forwarded, r.info, kind, r.hello, this.requestModes.admit(kind, argc)));
+      this.replies.addSlot(newSlot(SlotKind.Forwarded, r.info, kind, r.hello, this.requestModes.admit(kind, argc)));
       out.push(r.wire);
-      this.outOffset += r.wire.length;
-      this.outEnds.push(this.outOffset);
-      this.clientEnds.push(r.clientEnd);
+      this.offsets.handedOn(r.wire.length, r.clientEnd);
     } else if (a.kind === 'answer') {
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
       slot.local = a.reply;
-      this.addSlot(slot);
-      const nowNs = this.o.conn.nowNs();
-      const dueNs = nowNs + this.o.upDelayNs();
-      if (dueNs <= nowNs) {
-        slot.ready = true;
-        this.replies.flush();
-        return;
-      }
-      const t = this.o.scheduler.schedule(dueNs, () => {
-        this.timers.delete(t);
-        slot.ready = true;
-        this.replies.flush();
-      });
-      this.timers.add(t);
+      this.replies.addSlot(slot);
+      this.localAnswers.hold(slot);
     } else {
-      this.addSlot(newSlot(SlotKind.Dropped, r.info, 0, 0, 0));
+      this.replies.addSlot(newSlot(SlotKind.Dropped, r.info, 0, 0, 0));
     }
   }
 
@@ -286,14 +256,8 @@ export class FrameChain implements ByteStage {
   }
 
   private forwardRaw(chunk: Buffer, nowNs: number): void {
-    this.outOffset += chunk.length;
-    this.outEnds.push(this.outOffset);
-    this.clientEnds.push(this.clientBase + this.requestFramer.offset);
+    this.offsets.handedOn(chunk.length, this.offsets.base + this.requestFramer.offset);
     this.o.up.push(chunk, nowNs);
-  }
-
-  private addSlot(slot: Slot): void {
-    this.replies.addSlot(slot);
   }
 
   private fallBack(): void {
@@ -326,8 +290,7 @@ export class FrameChain implements ByteStage {
 
   destroy(): void {
     this.replies.destroyed = true;
-    for (const t of this.timers) this.o.scheduler.cancel(t);
-    this.timers.clear();
+    this.localAnswers.destroy();
     for (const s of this.stages) s.stage.destroy?.();
   }
 }

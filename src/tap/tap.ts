@@ -166,8 +166,8 @@ export class Tap implements ConnectionTap {
       outstanding: this.correlator.outstanding,
       desynced: this.correlator.desynced,
       degraded: this.correlator.degraded,
-      protocol: this.correlator.replyModes.protocol,
-      mode: this.correlator.replyModes.mode,
+      protocol: this.replyModes.protocol,
+      mode: this.replyModes.mode,
       counters: this.counters(),
     };
     if (this.closedAtMs !== undefined) info.closedAtMs = this.closedAtMs;

@@ -1,0 +1,261 @@
+/**
+ * A framed connection's tap reads the frame chain's frames and matches: every byte is framed once
+ * per direction, and the tap counts exactly what it counts on an unframed connection for the same
+ * traffic (the same bytes, cut the same way, at the same times).
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { ReplyFramer } from '../../src/resp/reply-framer.js';
+import { RequestFramer } from '../../src/resp/request-framer.js';
+import { FrameChain } from '../../src/stage/frame-chain.js';
+import type { FrameStage } from '../../src/stage/types.js';
+import { CommandTable } from '../../src/tap/command-table.js';
+import type { TapEvent } from '../../src/tap/counter-types.js';
+import { Tap } from '../../src/tap/tap.js';
+import { TapAfterForward } from '../../src/tap/tap-after.js';
+import { chunks, resp, type Split } from './tap-wire.js';
+
+/** One side of the comparison: the proxy's four calls into a tap, framed or not. */
+interface Side {
+  readonly tap: Tap;
+  readonly commands: CommandTable;
+  readonly events: TapEvent[];
+  client(chunk: Buffer): void;
+  /** Everything the client sent so far is written to Redis. */
+  sent(): void;
+  redis(chunk: Buffer): void;
+  /** Everything toward the client so far is written to it. */
+  delivered(): void;
+}
+
+function newTap(): { tap: Tap; commands: CommandTable; events: TapEvent[] } {
+  const commands = new CommandTable();
+  const events: TapEvent[] = [];
+  const tap = new Tap({ id: 1, client: 'test', commands, onEvent: (e) => events.push(e), openNs: 0, wallClockMs: () => 0, argSizes: true });
+  return { tap, commands, events };
+}
+
+/** The tap alone, framing both streams itself (an unframed connection). */
+function unframed(clock: FakeClock): Side {
+  const t = newTap();
+  let upOut = 0;
+  let downOut = 0;
+  const up = new TapAfterForward({ push: (c) => void (upOut += c.length) }, (c, ns) => t.tap.upChunk(c, ns), (e, ns) => t.tap.upWritten(e, ns));
+  const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, (c, ns) => t.tap.downChunk(c, ns), (e, ns) => t.tap.downWritten(e, ns));
+  return {
+    ...t,
+    client: (c) => up.push(c, clock.nowNs()),
+    sent: () => up.written(upOut, clock.nowNs()),
+    redis: (c) => down.push(c, clock.nowNs()),
+    delivered: () => down.written(downOut, clock.nowNs()),
+  };
+}
+
+/** The tap behind a frame chain with a stage that passes everything (a framed connection). */
+function framed(clock: FakeClock, stage: FrameStage = {}): Side & { chain: FrameChain } {
+  const t = newTap();
+  let upOut = 0;
+  let downOut = 0;
+  const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, (c, ns) => t.tap.downChunk(c, ns), (e, ns) => t.tap.downWritten(e, ns));
+  const chain = new FrameChain({
+    conn: { id: 1, nowNs: () => clock.nowNs(), close: () => undefined, closed: new Promise(() => undefined) },
+    scheduler: new ManualScheduler(clock),
+    upDelayNs: () => 0,
+    up: { push: (c) => void (upOut += c.length), end: () => undefined },
+    down: { push: (c, ns) => down.push(c, ns), end: () => undefined },
+    log: () => undefined,
+    tap: t.tap.framed(),
+  });
+  chain.add('stage', stage, 0);
+  chain.startReplies();
+  const up = new TapAfterForward(chain, (c, ns) => t.tap.upChunk(c, ns), (e, ns) => t.tap.upWritten(e, ns));
+  return {
+    ...t,
+    chain,
+    client: (c) => up.push(c, clock.nowNs()),
+    sent: () => up.written(chain.clientOffsetAt(upOut), clock.nowNs()),
+    redis: (c) => chain.pushReply(c, clock.nowNs()),
+    delivered: () => down.written(downOut, clock.nowNs()),
+  };
+}
+
+/** One step of a session: client bytes, Redis bytes (`|` for CRLF), or a write report, at a time (us). */
+type Step = ['up' | 'down', string, number] | ['sent' | 'delivered', number];
+
+const HELLO3 = '%7|$6|server|$5|redis|$7|version|$6|7.0.15|$5|proto|:3|$2|id|:5|$4|mode|$10|standalone|$4|role|$6|master|$7|modules|*0|';
+const cmd = (...args: string[]): string => `*${args.length}|${args.map((a) => `$${a.length}|${a}|`).join('')}`;
+
+/** request, reply, at t: sent at t+1, reply at t+2, delivered at t+3. */
+const x = (request: string, reply: string, t: number): Step[] => [
+  ['up', request, t],
+  ['sent', t + 1],
+  ['down', reply, t + 2],
+  ['delivered', t + 3],
+];
+
+const SESSIONS: Record<string, Step[]> = {
+  'loop and pipeline': [
+    ...x(cmd('SET', 'k', 'v'), '+OK|', 0),
+    ...x(cmd('GET', 'k'), '$1|v|', 10),
+    ...x(cmd('GET', 'k').repeat(16) + cmd('INCR', 'n').repeat(4), '$1|v|'.repeat(16) + ':1|:2|:3|:4|', 20),
+    ...x(cmd('GET', 'nope') + cmd('LPUSH', 'k', 'a'), "$-1|-WRONGTYPE Operation against a key holding the wrong kind of value|", 30),
+  ],
+  'MULTI/EXEC, queue-time error, blocking, inline': [
+    ...x('MULTI|SET a 1|INCR|EXEC|', "+OK|+QUEUED|-ERR wrong number of arguments for 'incr' command|-EXECABORT Transaction discarded.|", 0),
+    ...x(cmd('MULTI') + cmd('BLPOP', 'q', '0') + cmd('EXEC'), '+OK|+QUEUED|*1|*-1|', 10),
+    ...x(cmd('BLPOP', 'q', '1'), '*-1|', 20),
+    ...x('XREAD COUNT 1 BLOCK 5 STREAMS s $|', '*-1|', 30),
+    ...x('PING|||ECHO hi|', '+PONG|$2|hi|', 40),
+  ],
+  'CLIENT REPLY OFF/SKIP/ON': [
+    ['up', 'CLIENT REPLY SKIP|PING|PING|', 0],
+    ['sent', 1],
+    ['down', '+PONG|', 2],
+    ['delivered', 3],
+    ['up', 'CLIENT REPLY OFF|PING|CLIENT REPLY SKIP|PING|CLIENT REPLY ON|PING|', 10],
+    ['sent', 11],
+    ['down', '+OK|+PONG|', 12],
+    ['delivered', 13],
+  ],
+  'RESP2 pub/sub': [
+    ...x('SUBSCRIBE a b|', '*3|$9|subscribe|$1|a|:1|*3|$9|subscribe|$1|b|:2|', 0),
+    ...x('PSUBSCRIBE p*|', '*3|$10|psubscribe|$2|p*|:3|', 10),
+    ['down', '*3|$7|message|$1|a|$2|hi|*4|$8|pmessage|$2|p*|$2|pq|$2|yo|', 15],
+    ['delivered', 16],
+    ...x('PING|', '*2|$4|pong|$0||', 20),
+    ...x('UNSUBSCRIBE|', '*3|$11|unsubscribe|$1|b|:2|*3|$11|unsubscribe|$1|a|:1|', 40),
+    ...x('PUNSUBSCRIBE|', '*3|$12|punsubscribe|$2|p*|:0|', 50),
+    ...x('PING|', '+PONG|', 70),
+  ],
+  'RESP3: HELLO 3, pushes, confirmations, invalidation': [
+    ...x('HELLO 3|', HELLO3, 0),
+    ...x('SUBSCRIBE a b|', '>3|$9|subscribe|$1|a|:1|>3|$9|subscribe|$1|b|:2|', 10),
+    ['up', 'GET x|', 20],
+    ['sent', 21],
+    ['down', '>3|$7|message|$1|a|$2|hi|_|', 22],
+    ['delivered', 23],
+    ['down', '>2|$10|invalidate|*1|$1|x|', 25],
+    ['delivered', 26],
+    ...x('UNSUBSCRIBE|', '>3|$11|unsubscribe|$1|b|:1|>3|$11|unsubscribe|$1|a|:0|', 30),
+  ],
+  'MONITOR, then RESET': [
+    ...x('MONITOR|', '+OK|', 0),
+    ...x('PING|', '+PONG|+1795978256.184874 [0 unix:/tmp/r.sock] "PING"|', 10),
+    ['down', '+1795978256.284874 [0 127.0.0.1:5000] "set" "x" "1"|', 15],
+    ['delivered', 16],
+    ...x('RESET|', '+RESET|', 20),
+    ...x('PING|', '+PONG|', 30),
+  ],
+  'a pipeline sent before its replies come, delivered late': [
+    ['up', cmd('SET', 'a', '1') + cmd('GET', 'a'), 0],
+    ['up', cmd('GET', 'b') + cmd('INCR', 'c'), 5],
+    ['sent', 6],
+    ['down', '+OK|$1|1|', 7],
+    ['down', '$-1|:1|', 8],
+    ['delivered', 30],
+  ],
+};
+
+function play(side: Side, clock: FakeClock, steps: Step[], split: Split): void {
+  let seed = 1;
+  for (const step of steps) {
+    if (step[0] === 'sent' || step[0] === 'delivered') {
+      clock.setNs(Math.max(clock.nowNs(), step[1] * 1000));
+      if (step[0] === 'sent') side.sent();
+      else side.delivered();
+      continue;
+    }
+    const [dir, text, us] = step as ['up' | 'down', string, number];
+    clock.setNs(Math.max(clock.nowNs(), us * 1000));
+    for (const c of chunks(resp(text), split, seed++)) (dir === 'up' ? side.client : side.redis)(c);
+  }
+  side.tap.close(clock.nowNs() + 1000);
+}
+
+/** What the tap counted, without chunksDown: a framed connection hands replies on a frame per chunk. */
+function counted(side: Side): unknown {
+  const { chunksDown, ...counters } = side.tap.counters();
+  void chunksDown;
+  return { counters, commands: side.commands.snapshot(), events: side.events, info: { ...side.tap.info(), counters: undefined } };
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe.each(['whole', 'bytes', 'random'] as const)('framed and unframed taps count the same (%s chunks)', (split) => {
+  for (const [name, steps] of Object.entries(SESSIONS)) {
+    it(name, () => {
+      const c1 = new FakeClock();
+      const c2 = new FakeClock();
+      const a = unframed(c1);
+      const b = framed(c2);
+      play(a, c1, steps, split);
+      play(b, c2, steps, split);
+      expect(a.tap.counters().commands).toBeGreaterThan(0);
+      expect(counted(b)).toEqual(counted(a));
+    });
+  }
+});
+
+describe('a framed connection frames each byte once per direction', () => {
+  /** Bytes pushed into every request framer and every reply framer while `run` runs. */
+  function framedBytes(run: () => void): { requests: number; replies: number } {
+    const n = { requests: 0, replies: 0 };
+    const req = RequestFramer.prototype.push;
+    const rep = ReplyFramer.prototype.push;
+    vi.spyOn(RequestFramer.prototype, 'push').mockImplementation(function (this: RequestFramer, chunk: Buffer) {
+      n.requests += chunk.length;
+      req.call(this, chunk);
+    });
+    vi.spyOn(ReplyFramer.prototype, 'push').mockImplementation(function (this: ReplyFramer, chunk: Buffer) {
+      n.replies += chunk.length;
+      rep.call(this, chunk);
+    });
+    run();
+    vi.restoreAllMocks();
+    return n;
+  }
+
+  const bytesOf = (session: Step[], dir: 'up' | 'down'): number =>
+    session.reduce((sum, s) => sum + (s[0] === dir && typeof s[1] === 'string' ? resp(s[1]).length : 0), 0);
+
+  it('unframed: the tap frames each stream once', () => {
+    const clock = new FakeClock();
+    let side!: Side;
+    const n = framedBytes(() => {
+      side = unframed(clock);
+      play(side, clock, SESSIONS['loop and pipeline']!, 'random');
+    });
+    const session = SESSIONS['loop and pipeline']!;
+    expect(n).toEqual({ requests: bytesOf(session, 'up'), replies: bytesOf(session, 'down') });
+    expect(side.tap.counters().bytesUp).toBe(n.requests);
+  });
+
+  it('framed: the chain frames each stream once and the tap frames nothing of it', () => {
+    for (const session of Object.values(SESSIONS)) {
+      const clock = new FakeClock();
+      const n = framedBytes(() => play(framed(clock), clock, session, 'random'));
+      expect(n).toEqual({ requests: bytesOf(session, 'up'), replies: bytesOf(session, 'down') });
+    }
+  });
+
+  it('framed: bytes a stage made are framed by the tap, once, and counted as the reply', () => {
+    const clock = new FakeClock();
+    const stage: FrameStage = {
+      onRequest: (r) => (r.name === 'GET' ? { kind: 'answer', reply: Buffer.from('-ERR local\r\n') } : { kind: 'forward' }),
+      onReply: (r) => (r.request?.name === 'ECHO' ? { kind: 'replace', reply: Buffer.from('$3\r\nnew\r\n') } : { kind: 'pass' }),
+    };
+    const side = framed(clock, stage);
+    const n = framedBytes(() =>
+      play(side, clock, [...x(cmd('SET', 'a', '1') + cmd('GET', 'a') + cmd('ECHO', 'hi'), '+OK|$2|hi|', 0)], 'whole'),
+    );
+    const up = resp(cmd('SET', 'a', '1') + cmd('GET', 'a') + cmd('ECHO', 'hi')).length;
+    // Redis's 13 bytes by the chain; the local answer (12) and the replacement (9) by the tap.
+    expect(n).toEqual({ requests: up, replies: 13 + 12 + 9 });
+    expect(side.tap.counters()).toMatchObject({ commands: 3, replies: 3, errorReplies: 1, roundTrips: 1, pushes: 0 });
+    expect(side.commands.snapshot()['GET']).toMatchObject({ count: 1, errors: 1 });
+    expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['+', '-', '$']);
+  });
+});
