@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 
 /**
  * Monotonic time. Everything that schedules or stamps takes a Clock so tests can drive time by hand.
@@ -10,12 +9,20 @@ export interface Clock {
 }
 
 /**
- * `performance.now()` is the same monotonic clock as `process.hrtime`, read as a plain double: no
- * BigInt or array to collect on every stamp of the data path. Whole nanoseconds, so differences
- * stay integers for the histograms.
+ * The monotonic clock (CLOCK_MONOTONIC, which `performance.now()` reads too) in whole
+ * nanoseconds, from `process.hrtime()`: its two parts are small integers, and once the caller is
+ * optimized the pair never reaches the heap, where `performance.now()`'s double result does on
+ * every call. A busy-wait reads the clock millions of times a second, so this is the difference
+ * between no garbage and a scavenge every few milliseconds (docs/precision.md, "A clock that
+ * makes no garbage"). Every thread of the process reads the same clock.
  */
+export function monotonicNs(): number {
+  const t = process.hrtime();
+  return t[0] * 1e9 + t[1];
+}
+
 export const realClock: Clock = {
-  nowNs: () => Math.round(performance.now() * 1e6),
+  nowNs: monotonicNs,
 };
 
 export function nowUs(clock: Clock = realClock): number {

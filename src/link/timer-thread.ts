@@ -7,7 +7,6 @@
  * loop with a message when the deadline comes. One thread serves every scheduler in the process:
  * each gets a slot holding its next wake time.
  */
-import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 
 /** Schedulers that can hold a slot at once; a further one falls back to Node's timers. */
@@ -16,7 +15,7 @@ export const TIMER_THREAD_SLOTS = 32;
 /**
  * Shared memory, laid out as: Int32 [0] generation (bumped on every change, the thread waits on
  * it), Int32 [1 .. SLOTS] each slot's sequence number, then Float64 per slot the wake time in the
- * main thread's `performance.now()` milliseconds (Infinity: none).
+ * process's monotonic clock in milliseconds (clock.ts `monotonicNs` / 1e6; Infinity: none).
  */
 interface Shared {
   readonly control: Int32Array;
@@ -36,9 +35,8 @@ function threadMain(
   port: { postMessage(slot: number): void },
   control: Int32Array,
   wakeMs: Float64Array,
-  now: () => number,
-  /** main thread's clock minus this thread's, ms (their `performance` origins differ). */
-  mainMinusOwnMs: number,
+  /** The clock of `monotonicNs` (clock.ts) in ms: every thread of a process reads the same one. */
+  nowMs: () => number,
 ): void {
   const slots = wakeMs.length;
   const firedSeq = new Int32Array(slots).fill(-1);
@@ -59,7 +57,7 @@ function threadMain(
       Atomics.wait(control, 0, generation);
       continue;
     }
-    const leftMs = soonest - mainMinusOwnMs - now();
+    const leftMs = soonest - nowMs();
     if (leftMs > 0 && Atomics.wait(control, 0, generation, leftMs) !== 'timed-out') continue;
     firedSeq[soonestSlot] = Atomics.load(control, 1 + soonestSlot);
     port.postMessage(soonestSlot);
@@ -68,14 +66,12 @@ function threadMain(
 
 const SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { performance } = require('node:perf_hooks');
-const { sab, slots, wakeOffset, mainOriginMs } = workerData;
+const { sab, slots, wakeOffset } = workerData;
 (${threadMain.toString()})(
   parentPort,
   new Int32Array(sab, 0, 1 + slots),
   new Float64Array(sab, wakeOffset, slots),
-  () => performance.now(),
-  performance.timeOrigin - mainOriginMs,
+  () => { const t = process.hrtime(); return t[0] * 1e3 + t[1] / 1e6; },
 );`;
 
 /** The process's timer thread, started on first use. It keeps the process alive only while a wake is armed. */
@@ -94,7 +90,6 @@ class TimerThread {
         sab,
         slots: TIMER_THREAD_SLOTS,
         wakeOffset: this.shared.wakeMs.byteOffset,
-        mainOriginMs: performance.timeOrigin,
       },
       // The program above needs a few kilobytes; keep the thread's heap small.
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
@@ -145,7 +140,7 @@ class TimerThread {
     this.owners[slot] = undefined;
   }
 
-  /** Wake the slot's owner at `atMs` (main-thread `performance.now()` ms); Infinity cancels. */
+  /** Wake the slot's owner at `atMs` (`monotonicNs` / 1e6); Infinity cancels. */
   set(slot: number, atMs: number): void {
     const { control, wakeMs } = this.shared;
     this.hold(slot, atMs !== Infinity);
