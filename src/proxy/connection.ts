@@ -89,7 +89,7 @@ export class ProxiedConnection implements StagedConnection {
       up: this.up,
       down: this.down,
       tap,
-      tapArrivalNs: timing && (() => timing.arrivalNs()),
+      tapArrivalNs: tls && (() => tls.arrivalNs()),
       log: o.log,
     }));
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
