@@ -5,12 +5,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { ReplyFramer } from '../../src/resp/reply-framer.js';
-import { RequestFramer } from '../../src/resp/request-framer.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { FrameStageFactory } from '../../src/stage/types.js';
 import { proxyClient } from './helpers.js';
+import { spyOnFramers } from '../tap/framer-spy.js';
 
 const passAll: FrameStageFactory = { kind: 'frame', name: 'pass-all', create: () => ({ onReply: () => ({ kind: 'pass' }) }) };
 const WAIT = { timeout: 5000, interval: 5 };
@@ -92,17 +91,7 @@ describe('a framed proxy counts what an unframed one counts, framing each byte o
 
   /** Bytes the proxy's framers were handed while `run` ran. */
   async function framed(run: () => Promise<void>): Promise<{ requests: number; replies: number }> {
-    const n = { requests: 0, replies: 0 };
-    const req = RequestFramer.prototype.push;
-    const rep = ReplyFramer.prototype.push;
-    vi.spyOn(RequestFramer.prototype, 'push').mockImplementation(function (this: RequestFramer, chunk: Buffer) {
-      n.requests += chunk.length;
-      req.call(this, chunk);
-    });
-    vi.spyOn(ReplyFramer.prototype, 'push').mockImplementation(function (this: ReplyFramer, chunk: Buffer) {
-      n.replies += chunk.length;
-      rep.call(this, chunk);
-    });
+    const n = spyOnFramers();
     await run();
     vi.restoreAllMocks();
     return n;

@@ -6,8 +6,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
-import { ReplyFramer } from '../../src/resp/reply-framer.js';
-import { RequestFramer } from '../../src/resp/request-framer.js';
 import { FrameChain } from '../../src/stage/frame-chain.js';
 import type { FrameStage } from '../../src/stage/types.js';
 import { CommandTable } from '../../src/tap/command-table.js';
@@ -15,6 +13,7 @@ import type { TapEvent } from '../../src/tap/counter-types.js';
 import { Tap } from '../../src/tap/tap.js';
 import { TapAfterForward } from '../../src/tap/tap-after.js';
 import { chunks, resp, type Split } from './tap-wire.js';
+import { spyOnFramers } from './framer-spy.js';
 
 /** One side of the comparison: the proxy's four calls into a tap, framed or not. */
 interface Side {
@@ -202,17 +201,7 @@ describe.each(['whole', 'bytes', 'random'] as const)('framed and unframed taps c
 describe('a framed connection frames each byte once per direction', () => {
   /** Bytes pushed into every request framer and every reply framer while `run` runs. */
   function framedBytes(run: () => void): { requests: number; replies: number } {
-    const n = { requests: 0, replies: 0 };
-    const req = RequestFramer.prototype.push;
-    const rep = ReplyFramer.prototype.push;
-    vi.spyOn(RequestFramer.prototype, 'push').mockImplementation(function (this: RequestFramer, chunk: Buffer) {
-      n.requests += chunk.length;
-      req.call(this, chunk);
-    });
-    vi.spyOn(ReplyFramer.prototype, 'push').mockImplementation(function (this: ReplyFramer, chunk: Buffer) {
-      n.replies += chunk.length;
-      rep.call(this, chunk);
-    });
+    const n = spyOnFramers();
     run();
     vi.restoreAllMocks();
     return n;
