@@ -1,6 +1,13 @@
 import { newTimer } from './scheduler.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
+/** What `one` holds between deliveries: one Buffer for every line, not one per line. */
+const EMPTY = Buffer.alloc(0);
+/** The ring before anything waited (length 0: the first enqueue grows it); a power of two after. */
+const NO_CHUNKS: (Buffer | EndKind | undefined)[] = [];
+const NO_TIMES = new Float64Array(0);
+const FIRST_RING_SIZE = 8;
+
 export interface DelayLineOptions {
   scheduler: Scheduler;
   /** One-way delay for the next chunk, nanoseconds (jitter already applied). */
@@ -37,11 +44,15 @@ export interface DelayLineOptions {
  * chunk's (a rate-limited link sends one thing at a time). Knows nothing of RESP or sockets.
  */
 export class DelayLine {
-  /** A ring of queued chunks (or the end marker) and their due times; it grows, never shrinks. */
-  private chunks: (Buffer | EndKind | undefined)[] = new Array<Buffer | EndKind | undefined>(8);
-  private dueNs = new Float64Array(8);
+  /**
+   * A ring of queued chunks (or the end marker) and their due times; it grows, never shrinks. Empty
+   * (shared, never written) until the first chunk waits: a zero-delay line never queues, and three
+   * arrays per line were part of every connection's set-up.
+   */
+  private chunks: (Buffer | EndKind | undefined)[] = NO_CHUNKS;
+  private dueNs = NO_TIMES;
   /** Per queued chunk: its read's estimated wait (arrivalWaitNs), when that is asked for. */
-  private waitNs = new Float64Array(8);
+  private waitNs = NO_TIMES;
   private head = 0;
   private count = 0;
   private lastDueNs = -Infinity;
@@ -52,7 +63,7 @@ export class DelayLine {
   private ended = false;
   private destroyed = false;
   /** The arrays handed to `deliver`, reused: one chunk (the usual case) and a due batch. */
-  private readonly one: Buffer[] = [Buffer.alloc(0)];
+  private readonly one: Buffer[] = [EMPTY];
   private readonly batch: Buffer[] = [];
 
   private readonly notBeforeNs: number;
@@ -139,9 +150,10 @@ export class DelayLine {
 
   private grow(): void {
     const n = this.chunks.length;
-    const chunks = new Array<Buffer | EndKind | undefined>(n * 2);
-    const dueNs = new Float64Array(n * 2);
-    const waitNs = new Float64Array(n * 2);
+    const size = n === 0 ? FIRST_RING_SIZE : n * 2;
+    const chunks = new Array<Buffer | EndKind | undefined>(size);
+    const dueNs = new Float64Array(size);
+    const waitNs = new Float64Array(size);
     for (let i = 0; i < this.count; i++) {
       const from = (this.head + i) & (n - 1);
       chunks[i] = this.chunks[from];
@@ -207,4 +219,3 @@ export class DelayLine {
   };
 }
 
-const EMPTY = Buffer.alloc(0);

@@ -30,6 +30,8 @@ export class ProxiedConnection implements StagedConnection {
   private closedPromise: Promise<void> | undefined;
   private settleClosed: (() => void) | undefined;
   private clientPaused = false;
+  /** listenForDrain() ran. */
+  private drainHeard = false;
   private upstreamPaused = false;
   private closed = false;
   private linger: NodeJS.Timeout | undefined;
@@ -103,6 +105,7 @@ export class ProxiedConnection implements StagedConnection {
       if (this.pending('up') + this.upstream.writableLength > o.highWaterBytes) {
         this.clientPaused = true;
         client.pause();
+        this.listenForDrain();
       }
     });
     this.upstream.on('data', (chunk: Buffer) => {
@@ -113,10 +116,9 @@ export class ProxiedConnection implements StagedConnection {
       if (this.pending('down') + client.writableLength > o.highWaterBytes) {
         this.upstreamPaused = true;
         this.upstream.pause();
+        this.listenForDrain();
       }
     });
-    client.on('drain', () => this.relieve());
-    this.upstream.on('drain', () => this.relieve());
 
     const upEnd = (kind: EndKind): void => this.up.end(kind, clock.nowNs());
     const downEnd = (kind: EndKind): void => framing.endReplies(kind, clock.nowNs());
@@ -234,6 +236,19 @@ export class ProxiedConnection implements StagedConnection {
     }
     this.up.end('end', now);
     this.down.end('end', now);
+  }
+
+  /**
+   * From the first pause on, a socket's drain may be what lets a paused side read again. Not
+   * before: relieve() acts only on a paused side, and two listeners fewer per connection are part
+   * of what keeps a burst of connection set-ups short (docs/precision.md).
+   */
+  private listenForDrain(): void {
+    if (this.drainHeard) return;
+    this.drainHeard = true;
+    const relieve = (): void => this.relieve();
+    this.client.on('drain', relieve);
+    this.upstream.on('drain', relieve);
   }
 
   private relieve(): void {

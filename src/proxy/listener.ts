@@ -24,7 +24,7 @@ const REFUSED_LOG_INTERVAL_NS = 1e9;
 export interface TapSource {
   openConnection(options: {
     id?: number;
-    client: string;
+    client: string | (() => string);
     onEvent?: (e: TapEvent) => void;
     argSizes?: boolean;
     keyHash?: (key: Buffer) => string;
@@ -142,10 +142,10 @@ export class ProxyListener {
 
   private accept(socket: net.Socket): void {
     const id = this.nextId++;
-    const client = socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
     const tap = this.o.taps?.openConnection({
       id,
-      client,
+      // Asked for later, if at all (a getpeername per connection was part of the set-up burst).
+      client: () => peerName(socket),
       onEvent: this.o.onEvent,
       argSizes: this.o.argSizes,
       keyHash: this.o.keyHash,
@@ -192,6 +192,11 @@ export class ProxyListener {
       });
     }
   }
+}
+
+/** The client's address as /connections shows it ("127.0.0.1:51234"), or "unix". */
+function peerName(socket: net.Socket): string {
+  return socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
 }
 
 /** True when `path` is a socket file nobody accepts on (connect is refused), never for a live one. */

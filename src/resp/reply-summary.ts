@@ -13,7 +13,8 @@ export class ReplySummary {
   capturing = false;
   /** Element count of the top-level aggregate (-1 for `*-1`). */
   elements = 0;
-  private readonly cap = Buffer.alloc(HotLimit.ShortText + 1);
+  /** Pooled, not zeroed: read only up to capLen. */
+  private readonly cap = Buffer.allocUnsafe(HotLimit.ShortText + 1);
   private capLen = 0;
   private head: string | undefined = undefined;
   private lastIntValid = false;

@@ -31,7 +31,9 @@ export class HeadSlots {
   constructor(headArgs: number, headBytes: number) {
     this.count = Math.max(headArgs, 2);
     this.capBytes = Math.max(headBytes, NAME_MAX_BYTES);
-    this.scratch = Buffer.alloc(this.count * this.capBytes);
+    // From Node's shared pool, not zeroed: a slot's bytes are read only after they were copied in,
+    // and a fresh zeroed allocation per connection was a measurable part of its set-up.
+    this.scratch = Buffer.allocUnsafe(this.count * this.capBytes);
     this.chunk = this.scratch;
     this.off = new Int32Array(this.count);
     this.full = new Int32Array(this.count);
@@ -119,7 +121,8 @@ export class RequestFrameImpl implements RequestFrame {
   // names are never kept (a later answer may teach the name, see command-name.ts).
   #memoName = '';
   #memoLen = -1;
-  readonly #memoBytes = Buffer.alloc(NAME_MAX_BYTES);
+  /** Pooled, not zeroed (see HeadSlots.scratch): read only up to #memoLen, after they were written. */
+  readonly #memoBytes = Buffer.allocUnsafe(NAME_MAX_BYTES);
 
   constructor(slots: HeadSlots, headArgs: number, headBytes: number, argSizes: boolean) {
     this.#slots = slots;

@@ -25,8 +25,8 @@ export interface StatsCollectorOptions {
 }
 
 export interface OpenConnectionOptions {
-  /** Client address as the proxy saw it. */
-  client: string;
+  /** Client address as the proxy saw it, or how to learn it when first asked (TapOptions.client). */
+  client: string | (() => string);
   /** Connection id; the collector numbers connections 1, 2, ... when absent. */
   id?: number;
   /** Receives this connection's TapEvents. @default none */

@@ -31,8 +31,12 @@ import type { ConnectionTap } from './types.js';
 export interface TapOptions {
   /** Connection id, put in events and ConnectionInfo. */
   id: number;
-  /** Client address as the proxy saw it ("127.0.0.1:51234" or "unix"). */
-  client: string;
+  /**
+   * Client address as the proxy saw it ("127.0.0.1:51234" or "unix"), or how to learn it: asked on
+   * first read of `client` (the open event, /connections), so a connection nobody asks about costs
+   * no getpeername at accept.
+   */
+  client: string | (() => string);
   /** Per-command stats to record into; a private table when absent. */
   commands?: CommandTable;
   /** Receives open/close, one event per finished command, and pushes. @default none */
@@ -53,7 +57,6 @@ export interface TapOptions {
 
 export class Tap implements ConnectionTap {
   readonly id: number;
-  readonly client: string;
   readonly openedAtMs: number;
   closedAtMs: number | undefined;
   private readonly correlator: Correlator;
@@ -78,10 +81,11 @@ export class Tap implements ConnectionTap {
   private framingFirst = false;
   private framingNs = 0;
   private readonly replySink: FrameSink<ReplyFrame>;
+  private clientName: string | (() => string);
 
   constructor(private readonly options: TapOptions) {
     this.id = options.id;
-    this.client = options.client;
+    this.clientName = options.client;
     this.wallClockMs = options.wallClockMs ?? Date.now;
     this.openedAtMs = this.wallClockMs();
     const correlator = new Correlator({
@@ -114,6 +118,12 @@ export class Tap implements ConnectionTap {
     this.replies = new ReplyFramer(replySink);
     const openNs = options.openNs ?? realClock.nowNs();
     options.onEvent?.({ type: 'open', conn: this.id, atUs: openNs / 1000, client: this.client });
+  }
+
+  get client(): string {
+    const c = this.clientName;
+    if (typeof c === 'string') return c;
+    return (this.clientName = c());
   }
 
   upChunk(chunk: Buffer, nowNs: number): void {
