@@ -35,6 +35,8 @@ export class ProxiedConnection implements StagedConnection {
   private upstreamPaused = false;
   private closed = false;
   private linger: NodeJS.Timeout | undefined;
+  /** Until Redis answered the dial (connect, or the TLS handshake). */
+  private connectTimer: NodeJS.Timeout | undefined;
 
   /** The proxy's connection id (as in /connections). */
   get id(): number {
@@ -149,20 +151,29 @@ export class ProxiedConnection implements StagedConnection {
       // client's next segment would draw a RST, so a half-open client must not wait for the linger.
       if (this.client.writableEnded) this.finish(this.client, 'reset');
     });
-    this.upstream.setTimeout(o.connectTimeoutMs, () => {
+    // A plain timer from the dial, not the socket's idle timeout: that one also costs a bound
+    // function, a 'timeout' listener and a refresh on every read and write (docs/precision.md).
+    this.connectTimer = setTimeout(() => {
+      this.connectTimer = undefined;
       if (this.everConnected) return;
       // A plaintext Redis reads a ClientHello as an unfinished inline command and waits.
       const what = o.upstreamTls && !this.upstream.connecting ? 'finished no TLS handshake (plaintext Redis?)' : 'did not answer';
       o.log(`conn ${o.id}: upstream ${describe(o.upstream)} ${what} within ${o.connectTimeoutMs} ms`);
       this.upstream.destroy();
       client.destroy();
-    });
+    }, o.connectTimeoutMs).unref();
     this.upstream.on(o.upstreamTls ? 'secureConnect' : 'connect', () => {
       this.everConnected = true;
-      this.upstream.setTimeout(0);
+      this.clearConnectTimer();
     });
     client.on('close', () => this.maybeClosed());
     this.upstream.on('close', () => this.maybeClosed());
+  }
+
+  private clearConnectTimer(): void {
+    if (this.connectTimer === undefined) return;
+    clearTimeout(this.connectTimer);
+    this.connectTimer = undefined;
   }
 
   private closedOnce(): Promise<void> {
@@ -280,6 +291,7 @@ export class ProxiedConnection implements StagedConnection {
     if (this.client.destroyed && this.upstream.destroyed) {
       this.closed = true;
       if (this.linger) clearTimeout(this.linger);
+      this.clearConnectTimer();
       this.destroyStages();
       this.settleClosed?.();
       this.o.tap?.close(this.o.scheduler.clock.nowNs());
