@@ -11,6 +11,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PIPE_SOURCE } from './bare-pipe.mjs';
 import { HAPROXY_PATH, haproxyConfig } from './haproxy.mjs';
 import { median } from '../../dist/numbers/quantiles.js';
 import { cpuNs, flag, freePort, waitPort } from './proc.mjs';
@@ -23,18 +24,6 @@ const proxyArgs = flag(args, '--proxy-args', '').split(' ').filter(Boolean);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
 const withPipe = args.includes('--pipe');
-const PIPE_SOURCE = `
-const net = require('node:net');
-const [port, upPort] = process.argv.slice(1).map(Number);
-net.createServer({ noDelay: true }, (client) => {
-  const up = net.connect({ host: '127.0.0.1', port: upPort, noDelay: true });
-  client.on('data', (c) => up.write(c));
-  up.on('data', (c) => client.write(c));
-  const drop = () => { client.destroy(); up.destroy(); };
-  client.on('error', drop).on('close', drop);
-  up.on('error', drop).on('close', drop);
-}).listen(port, '127.0.0.1');
-`;
 const shapes = flag(args, '--shapes', '1x1,50x16').split(',').map((s) => {
   const [c, p] = /** @type {[number, number]} */ (s.split('x').map(Number));
   return { c, p, label: `-c ${c} -P ${p}` };

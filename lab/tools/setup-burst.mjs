@@ -1,0 +1,111 @@
+// The first requests of 50 fresh connections, which wait for every connection set-up before them
+// (docs/precision.md, "The 50-client maxima"): redis-benchmark GET -c 50 -n 100 (two requests per
+// connection) and -n 20000, no delay, through direct Redis, this tree's proxy, another redis-rtt
+// build (`--old DIR`), a bare Node pipe (`--pipe`, lab/tools/bare-pipe.mjs: what Node itself costs) and
+// toxiproxy (TOXIPROXY_SERVER), alternating target by target and round by
+// round so a loaded machine hits them alike. Prints per target the median (min-max) over every
+// run of max and p50, the -n 20000 max, and each proxy's CPU per connection (all threads, from
+// /proc/PID/task/*/schedstat) with the load average at each round's start.
+//   npm run build && node lab/tools/setup-burst.mjs [--old DIR] [--pipe] [--proxy-args '--no-tap'] [--rounds 5] [--runs 5]
+import { spawn, execFileSync } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from '../../dist/numbers/quantiles.js';
+import { PIPE_SOURCE } from './bare-pipe.mjs';
+import { cpuNs, flag, freePort } from './proc.mjs';
+
+const argv = process.argv.slice(2);
+const rounds = Number(flag(argv, '--rounds', '5'));
+const runs = Number(flag(argv, '--runs', '5'));
+const old = flag(argv, '--old');
+const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const CLIENTS = 50;
+const proxyArgs = (flag(argv, '--proxy-args') ?? '').split(' ').filter(Boolean);
+
+const children = [];
+const redisPort = await freePort();
+children.push(spawn('redis-server', ['--port', String(redisPort), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' }));
+await new Promise((r) => setTimeout(r, 300));
+
+/**
+ * redis-benchmark's CSV line for GET: p50 and max in ms.
+ * @param {number} port
+ * @param {number} requests
+ * @returns {{ p50: number, max: number }}
+ */
+function bench(port, requests) {
+  const out = execFileSync('redis-benchmark', ['-h', '127.0.0.1', '-p', String(port), '-t', 'get', '-n', String(requests), '-c', String(CLIENTS), '-P', '1', '--csv'], { encoding: 'utf8' });
+  const f = (out.trim().split('\n').pop() ?? '').split(',').map((s) => Number(s.replaceAll('"', '')));
+  return { p50: f[4] ?? NaN, max: f[7] ?? NaN };
+}
+
+/**
+ * A redis-rtt proxy from a built tree, no delay.
+ * @param {string} tree
+ * @returns {Promise<{ port: number, pid: number | undefined }>}
+ */
+async function redisRtt(tree) {
+  const child = spawn(process.execPath, [`${tree}/bin/redis-rtt.js`, 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', '0', '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
+  children.push(child);
+  /** @type {{ listen: string }} */
+  const line = await new Promise((r) => child.stdout.once('data', (d) => r(JSON.parse(String(d).split('\n')[0] ?? '{}'))));
+  return { port: Number(line.listen.split(':').pop()), pid: child.pid };
+}
+
+/** @type {{ name: string, port: number, pid: number | undefined }[]} */
+const targets = [{ name: 'direct', port: redisPort, pid: undefined }];
+targets.push({ name: 'redis-rtt', ...(await redisRtt(here)) });
+if (old) targets.push({ name: `old (${path.basename(old)})`, ...(await redisRtt(old)) });
+if (argv.includes('--pipe')) {
+  const port = await freePort();
+  const pipe = spawn(process.execPath, ['-e', PIPE_SOURCE, String(port), String(redisPort)], { stdio: 'ignore' });
+  children.push(pipe);
+  await new Promise((r) => setTimeout(r, 300));
+  targets.push({ name: 'bare Node pipe', port, pid: pipe.pid });
+}
+if (process.env.TOXIPROXY_SERVER) {
+  const port = await freePort();
+  const api = await freePort();
+  const tox = spawn(process.env.TOXIPROXY_SERVER, ['-host', '127.0.0.1', '-port', String(api)], { stdio: 'ignore', env: { ...process.env, LOG_LEVEL: 'warn' } });
+  children.push(tox);
+  await new Promise((r) => setTimeout(r, 500));
+  await globalThis.fetch(`http://127.0.0.1:${api}/proxies`, { method: 'POST', body: JSON.stringify({ name: 'redis', listen: `127.0.0.1:${port}`, upstream: `127.0.0.1:${redisPort}` }) });
+  targets.push({ name: 'toxiproxy', port, pid: tox.pid });
+}
+
+// Warm-up: a fresh Node proxy runs its first set-ups unoptimized.
+for (let i = 0; i < 3; i++) for (const t of targets) bench(t.port, 100);
+/** @typedef {{ max: number[], p50: number[], max20k: number[], cpuUs: number[] }} Figures */
+/** @type {Map<string, Figures>} */
+const res = new Map(targets.map((t) => [t.name, { max: [], p50: [], max20k: [], cpuUs: [] }]));
+/** @param {string} name */
+const figures = (name) => /** @type {Figures} */ (res.get(name));
+/** @type {number[]} */
+const loads = [];
+for (let round = 0; round < rounds; round++) {
+  loads.push(os.loadavg()[0] ?? NaN);
+  const order = round % 2 ? [...targets].reverse() : targets;
+  /** @type {Map<string, number>} */
+  const cpu = new Map();
+  for (let k = 0; k < runs; k++) {
+    for (const t of order) {
+      const before = t.pid ? cpuNs(t.pid) : 0;
+      const b = bench(t.port, 100);
+      if (t.pid) cpu.set(t.name, (cpu.get(t.name) ?? 0) + cpuNs(t.pid) - before);
+      figures(t.name).max.push(b.max);
+      figures(t.name).p50.push(b.p50);
+    }
+  }
+  for (const t of order) {
+    if (t.pid) figures(t.name).cpuUs.push((cpu.get(t.name) ?? 0) / 1000 / (runs * CLIENTS));
+    figures(t.name).max20k.push(bench(t.port, 20000).max);
+  }
+}
+/** @param {number[]} a */
+const fmt = (a) => (a.length ? `${median(a).toFixed(1)} (${Math.min(...a).toFixed(1)}-${Math.max(...a).toFixed(1)})` : '-');
+console.log(`${new Date().toISOString()}, load average ${loads.map((l) => l.toFixed(1)).join(' / ')} at the round starts, ${rounds} rounds x ${runs} runs`);
+console.log('| target | -c 50 -n 100 max, ms | -c 50 -n 100 p50, ms | -c 50 -n 20000 max, ms | CPU us per connection (-n 100, per round) |');
+console.log('|---|---|---|---|---|');
+for (const [name, r] of res) console.log(`| ${name} | ${fmt(r.max)} | ${fmt(r.p50)} | ${fmt(r.max20k)} | ${fmt(r.cpuUs)} |`);
+for (const c of children) c.kill();
