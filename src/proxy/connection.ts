@@ -251,8 +251,8 @@ export class ProxiedConnection implements StagedConnection {
 
   /**
    * From the first pause on, a socket's drain may be what lets a paused side read again. Not
-   * before: relieve() acts only on a paused side, and two listeners fewer per connection are part
-   * of what keeps a burst of connection set-ups short (docs/precision.md).
+   * before: relieve() acts only on a paused side, and a set-up that adds no listener it does not
+   * need is less work in a burst of them (docs/precision.md, "The 50-client maxima").
    */
   private listenForDrain(): void {
     if (this.drainHeard) return;
