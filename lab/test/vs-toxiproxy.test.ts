@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { parseCells, parseShapes, requestsFor, rotated, type Cell } from '../vs-toxiproxy/plan.js';
+import { parseCells, parseRunSeconds, parseShapes, requestsFor, rotated, type Cell } from '../vs-toxiproxy/plan.js';
 import { BENCH_KEY, checkGetRun, parseBenchmarkCsv, parseGetCounters, runGetBenchmark } from '../vs-toxiproxy/redis-benchmark.js';
 import { renderVsToxiproxy } from '../vs-toxiproxy/render.js';
 import type { VsToxiproxyReport } from '../vs-toxiproxy/run.js';
@@ -244,5 +244,15 @@ describe('a checked redis-benchmark run against a private Redis', () => {
     expect(r.rps).toBeGreaterThan(0);
     expect(r.p50Ms).toBeLessThanOrEqual(r.p99Ms);
     expect(r.p99Ms).toBeLessThanOrEqual(r.maxMs);
+  });
+});
+
+describe('--seconds', () => {
+  it('reads a bare number as seconds and a duration in its unit', () => {
+    expect(parseRunSeconds('4')).toBe(4);
+    expect(parseRunSeconds('2.5')).toBe(2.5);
+    expect(parseRunSeconds('500ms')).toBe(0.5);
+    expect(parseRunSeconds('3s')).toBe(3);
+    expect(() => parseRunSeconds('soon')).toThrow(/--seconds/);
   });
 });

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { parseDurationUs, parsePositiveInt } from '../../src/units.js';
-import { DEFAULT_CELLS, DEFAULT_SHAPES, parseCells, parseShapes } from './plan.js';
+import { parsePositiveInt } from '../../src/units.js';
+import { DEFAULT_CELLS, DEFAULT_SHAPES, parseCells, parseRunSeconds, parseShapes } from './plan.js';
 import { renderVsToxiproxy } from './render.js';
 import { runVsToxiproxy } from './run.js';
 import { TOXIPROXY_ENV, toxiproxyPath } from './targets.js';
@@ -29,7 +29,7 @@ export function registerVsToxiproxy(program: Command): void {
     )
     .option('--rounds <n>', 'alternating rounds (targets in rotated order; a warm-up run each first)', '5')
     .option('--cells <list>', 'latency cells, DELAYms:CLIENTS (whole ms, toxiproxy\'s unit)', DEFAULT_CELLS)
-    .option('--seconds <duration>', 'about this long per latency run (sets redis-benchmark -n from L and clients)', '5s')
+    .option('--seconds <duration>', 'about this long per latency run, a bare number in seconds (sets redis-benchmark -n from L and clients)', '5s')
     .option('--requests <n>', 'redis-benchmark -n per latency run instead of --seconds')
     .option('--shapes <list>', 'throughput shapes with no delay, CLIENTSxPIPELINE, or none', DEFAULT_SHAPES)
     .option('--throughput-requests <n>', 'redis-benchmark -n per throughput run at -P 1 (times P when pipelined)', '20000')
@@ -49,7 +49,7 @@ export function registerVsToxiproxy(program: Command): void {
         rounds: parsePositiveInt(flags.rounds, '--rounds', 100),
         cells: parseCells(flags.cells),
         shapes: parseShapes(flags.shapes),
-        seconds: parseDurationUs(flags.seconds, '--seconds', 'ms') / 1e6,
+        seconds: parseRunSeconds(flags.seconds),
         ...(flags.requests === undefined ? {} : { requests: parsePositiveInt(flags.requests, '--requests', 10_000_000) }),
         throughputRequests: parsePositiveInt(flags.throughputRequests, '--throughput-requests', 10_000_000),
         ...(flags.haproxy === undefined ? {} : { haproxyPath: flags.haproxy === true ? HAPROXY_PATH : String(flags.haproxy) }),

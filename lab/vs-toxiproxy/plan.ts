@@ -1,3 +1,4 @@
+import { parseDurationUs } from '../../src/units.js';
 import { ConfigError } from '../../src/errors.js';
 
 /** One cell of the latency table: a one-way delay down of `delayMs` (whole ms: toxiproxy's unit) and redis-benchmark -c. */
@@ -62,4 +63,13 @@ export function rotated<T>(targets: readonly T[], round: number, cellIndex: numb
  */
 export function requestsFor(cell: Cell, seconds: number): number {
   return Math.max(20 * cell.clients, Math.ceil((seconds * 1000 * cell.clients) / (cell.delayMs + 0.2)));
+}
+
+/**
+ * `--seconds`: a duration (200ms, 4s); a bare number is seconds, as the flag's name says (it
+ * once read a bare 4 as 4 ms, which made every one-client run 20 requests long).
+ */
+export function parseRunSeconds(text: string, flag = '--seconds'): number {
+  const bare = /^\s*\d+(?:\.\d+)?\s*$/.test(text);
+  return parseDurationUs(bare ? `${text.trim()}s` : text, flag) / 1e6;
 }

@@ -19,6 +19,12 @@ export function renderVsToxiproxy(r: VsToxiproxyReport): string {
     lines.push('');
     lines.push('redis-benchmark GET -P 1, one-way delay L down (redis-rtt --down L --up 0 --compensate off --no-handshake; toxiproxy latency toxic downstream)');
     lines.push(`excess = proxied - direct (same round) - L, ms${over}; CPU = the proxy process, all threads, per request`);
+    // What a p99 or a max is out of: a run of a few requests has no tail to speak of.
+    const perRun = r.latency.map((row) => {
+      const s = r.samples.latency.find((x) => x.cell.delayMs === row.cell.delayMs && x.cell.clients === row.cell.clients);
+      return `${cellLabel(row.cell)} ${s?.requests ?? '?'}`;
+    });
+    lines.push(`requests per run: ${perRun.join('; ')}`);
     const rows: GridRow[] = [{ cells: ['L, clients', 'proxy', 'p50 excess', 'p99 excess', 'max excess', 'CPU us/request'], tone: 'bold' }, RULE];
     for (const row of r.latency) {
       for (const name of PROXIES) {
