@@ -16,6 +16,7 @@ interface VsFlags {
   throughputRequests: string;
   haproxy?: string | boolean;
   json?: string;
+  settle: string;
 }
 
 export function registerVsToxiproxy(program: Command): void {
@@ -34,6 +35,7 @@ export function registerVsToxiproxy(program: Command): void {
     .option('--shapes <list>', 'throughput shapes with no delay, CLIENTSxPIPELINE, or none', DEFAULT_SHAPES)
     .option('--throughput-requests <n>', 'redis-benchmark -n per throughput run at -P 1 (times P when pipelined)', '20000')
     .option('--haproxy [path]', `add HAProxy (TCP mode) to the throughput runs (default path ${HAPROXY_PATH})`)
+    .option('--settle <seconds>', 'before each round, wait up to this long for the load average to fall under 1.0 (0: do not wait)', '120')
     .option('--json <file>', 'also write the report, with every run, as JSON')
     .addHelpText(
       'after',
@@ -53,6 +55,7 @@ export function registerVsToxiproxy(program: Command): void {
         ...(flags.requests === undefined ? {} : { requests: parsePositiveInt(flags.requests, '--requests', 10_000_000) }),
         throughputRequests: parsePositiveInt(flags.throughputRequests, '--throughput-requests', 10_000_000),
         ...(flags.haproxy === undefined ? {} : { haproxyPath: flags.haproxy === true ? HAPROXY_PATH : String(flags.haproxy) }),
+        settleSeconds: parseRunSeconds(flags.settle, '--settle'),
         progress: (line) => process.stderr.write(line + '\n'),
       });
       process.stdout.write(renderVsToxiproxy(report));

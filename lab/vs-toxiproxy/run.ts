@@ -1,6 +1,7 @@
 import os from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { describeEnvironment } from '../../src/results/environment.js';
 import type { Environment } from '../../src/results/types.js';
@@ -9,6 +10,7 @@ import { rotated, requestsFor, shapeLabel, cellLabel, type Cell, type Shape } fr
 import { BENCH_KEY, runGetBenchmark } from './redis-benchmark.js';
 import {
   excessTable,
+  LOAD_WARNING,
   loadWarnings,
   throughputTable,
   type ExcessRow,
@@ -32,6 +34,8 @@ export interface VsToxiproxyOptions {
   throughputRequests: number;
   /** HAProxy's binary, to add it to the throughput runs. */
   haproxyPath?: string;
+  /** Before each round, wait up to this long for the 1-minute load average to fall under LOAD_WARNING. */
+  settleSeconds?: number;
   progress: (line: string) => void;
 }
 
@@ -92,6 +96,8 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
     const latency: LatencySample[] = [];
     const throughput: ThroughputSample[] = [];
     for (let round = 0; round < o.rounds; round++) {
+      // The runs themselves raise the load average; let it fall before the next round starts.
+      await settleLoad(o.settleSeconds ?? 0, o.progress);
       loadByRound.push(os.loadavg()[0]!);
       o.progress(`round ${round + 1}/${o.rounds}, load average ${loadByRound[round]!.toFixed(2)}`);
       for (const [i, cell] of o.cells.entries()) {
@@ -160,4 +166,12 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
 async function checkOneGet(port: number): Promise<void> {
   const [reply] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['GET', BENCH_KEY]], 5000);
   if (reply?.type !== '$' || reply.text !== BENCH_VALUE) throw new Error(`GET through port ${port} answered ${JSON.stringify(reply)}, not "${BENCH_VALUE}"`);
+}
+
+/** Waits until the 1-minute load average is under LOAD_WARNING, checking every 5 s, for at most `seconds`. */
+async function settleLoad(seconds: number, progress: (line: string) => void): Promise<void> {
+  const until = Date.now() + seconds * 1000;
+  if (os.loadavg()[0]! < LOAD_WARNING || seconds <= 0) return;
+  progress(`waiting up to ${seconds} s for the load average (${os.loadavg()[0]!.toFixed(2)}) to fall under ${LOAD_WARNING}`);
+  while (os.loadavg()[0]! >= LOAD_WARNING && Date.now() < until) await delay(5000);
 }
