@@ -7,6 +7,7 @@ import { DirectionPath } from './direction-path.js';
 import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
+import { Backpressure } from './backpressure.js';
 import { Framing } from './framing.js';
 import { StageContext } from './stage-context.js';
 
@@ -29,10 +30,7 @@ export class ProxiedConnection implements StagedConnection {
   private readonly context: ConnectionContext;
   private closedPromise: Promise<void> | undefined;
   private settleClosed: (() => void) | undefined;
-  private clientPaused = false;
-  /** listenForDrain() ran. */
-  private drainHeard = false;
-  private upstreamPaused = false;
+  private readonly pressure: Backpressure;
   private closed = false;
   private linger: NodeJS.Timeout | undefined;
   /** Until Redis answered the dial (connect, or the TLS handshake). */
@@ -53,6 +51,8 @@ export class ProxiedConnection implements StagedConnection {
     const meter = o.upstreamMeter;
     this.upstream = dialRedis(o.upstream, { tls: o.upstreamTls, allowHalfOpen: true, onTls: meter && ((raw, s) => meter.track(raw, s)) });
     this.context = new StageContext(o.id, clock, (kind) => this.closeFromStage(kind), () => this.closedOnce());
+    // Before the paths: their `written` callbacks relieve it.
+    this.pressure = new Backpressure(client, this.upstream, o.highWaterBytes, (d) => this.pending(d));
 
     const tap = o.tap;
     const late = o.onLateness;
@@ -73,7 +73,7 @@ export class ProxiedConnection implements StagedConnection {
       tls,
       beforeChunk: () => this.framing.beforeRequest(),
       tapOffset: (end) => this.framing.clientOffsetAt(end),
-      written: () => this.relieve(),
+      written: () => this.pressure.relieve(),
       onEnd: (kind) => this.finish(this.upstream, kind),
     });
     this.down = new DirectionPath({
@@ -83,7 +83,7 @@ export class ProxiedConnection implements StagedConnection {
       link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
       tls,
-      written: () => this.relieve(),
+      written: () => this.pressure.relieve(),
       onEnd: (kind) => this.finish(client, kind),
     });
     const framing = (this.framing = new Framing({
@@ -100,26 +100,19 @@ export class ProxiedConnection implements StagedConnection {
     for (const f of o.stages?.chain('frame') ?? []) if (f.kind === 'frame') framing.add(f, Infinity, true);
 
     const { up } = this;
+    const { pressure } = this;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
       up.entry.push(chunk, now);
-      if (this.pending('up') + this.upstream.writableLength > o.highWaterBytes) {
-        this.clientPaused = true;
-        client.pause();
-        this.listenForDrain();
-      }
+      pressure.afterUp();
     });
     this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
       framing.downIn.push(chunk, now);
       framing.afterReply();
-      if (this.pending('down') + client.writableLength > o.highWaterBytes) {
-        this.upstreamPaused = true;
-        this.upstream.pause();
-        this.listenForDrain();
-      }
+      pressure.afterDown();
     });
 
     const upEnd = (kind: EndKind): void => this.up.end(kind, clock.nowNs());
@@ -200,7 +193,7 @@ export class ProxiedConnection implements StagedConnection {
     if (stage.kind === 'frame') return this.framing.remove(stage.name);
     const chain = stage.direction === 'up' ? this.up.chain : this.down.chain;
     chain.remove(stage.name, this.o.scheduler.clock.nowNs());
-    this.relieve();
+    this.pressure.relieve();
   }
 
   /** Stage names on this connection, per chain (the link and client TLS included). */
@@ -247,31 +240,6 @@ export class ProxiedConnection implements StagedConnection {
     }
     this.up.end('end', now);
     this.down.end('end', now);
-  }
-
-  /**
-   * From the first pause on, a socket's drain may be what lets a paused side read again. Not
-   * before: relieve() acts only on a paused side, and a set-up that adds no listener it does not
-   * need is less work in a burst of them (docs/precision.md, "The 50-client maxima").
-   */
-  private listenForDrain(): void {
-    if (this.drainHeard) return;
-    this.drainHeard = true;
-    const relieve = (): void => this.relieve();
-    this.client.on('drain', relieve);
-    this.upstream.on('drain', relieve);
-  }
-
-  private relieve(): void {
-    const low = this.o.highWaterBytes / 2;
-    if (this.clientPaused && this.pending('up') + this.upstream.writableLength < low) {
-      this.clientPaused = false;
-      this.client.resume();
-    }
-    if (this.upstreamPaused && this.pending('down') + this.client.writableLength < low) {
-      this.upstreamPaused = false;
-      this.upstream.resume();
-    }
   }
 
   private finish(socket: net.Socket, kind: EndKind): void {
