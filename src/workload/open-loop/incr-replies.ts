@@ -5,13 +5,8 @@
  * skipped it would pair later replies with the wrong commands. Works across any chunk split, and
  * makes no garbage per reply (an error's text is the only string it builds).
  */
+import { Byte } from '../../resp/bytes.js';
 
-const COLON = 0x3a;
-const MINUS = 0x2d;
-const CR = 0x0d;
-const LF = 0x0a;
-const ZERO = 0x30;
-const NINE = 0x39;
 /** An error's text is kept up to this many bytes: enough to say what it was. */
 const MAX_ERROR_BYTES = 200;
 
@@ -45,29 +40,29 @@ export class IncrReplyReader {
       const b = chunk[i] as number;
       switch (this.state) {
         case State.LineStart:
-          if (b === COLON) {
+          if (b === Byte.Colon) {
             this.isError = false;
             this.state = State.Integer;
-          } else if (b === MINUS) {
+          } else if (b === Byte.Error) {
             this.isError = true;
             this.errorBytes.length = 0;
             this.state = State.Error;
           } else return this.fail(`a reply of type ${JSON.stringify(String.fromCharCode(b))}, not an integer`);
           break;
         case State.Integer:
-          if (b === MINUS || (b >= ZERO && b <= NINE)) this.state = State.IntegerDigits;
+          if (b === Byte.Minus || (b >= Byte.D0 && b <= Byte.D9)) this.state = State.IntegerDigits;
           else return this.fail('an integer reply without digits');
           break;
         case State.IntegerDigits:
-          if (b === CR) this.state = State.LineFeed;
-          else if (b < ZERO || b > NINE) return this.fail('an integer reply with a non-digit');
+          if (b === Byte.CR) this.state = State.LineFeed;
+          else if (b < Byte.D0 || b > Byte.D9) return this.fail('an integer reply with a non-digit');
           break;
         case State.Error:
-          if (b === CR) this.state = State.LineFeed;
+          if (b === Byte.CR) this.state = State.LineFeed;
           else if (this.errorBytes.length < MAX_ERROR_BYTES) this.errorBytes.push(b);
           break;
         case State.LineFeed:
-          if (b !== LF) return this.fail('a reply line not ended by CRLF');
+          if (b !== Byte.LF) return this.fail('a reply line not ended by CRLF');
           this.state = State.LineStart;
           this.sink.reply(this.isError ? Buffer.from(this.errorBytes).toString('latin1') : undefined);
           break;
