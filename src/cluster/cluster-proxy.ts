@@ -15,7 +15,7 @@ import { nodeView, type ClusterNodeView, type ClusterStats, type RedisRttCluster
 import type { NodeSet } from './node-set.js';
 import type { NodeStarter } from './node-starter.js';
 import type { RewriteCounts } from './rewrite-counts.js';
-import type { TopologyRefresh } from './topology-refresh.js';
+import type { TopologySource } from './topology-refresh.js';
 
 /**
  * Cluster mode: one listener per node, each with its own delay lines and tap, and a rewrite stage
@@ -30,7 +30,7 @@ export class ClusterProxy implements RedisRttClusterProxy {
   constructor(
     private readonly nodeSet: NodeSet,
     private readonly starter: NodeStarter,
-    private readonly refresh: TopologyRefresh,
+    private readonly refresh: TopologySource,
     private readonly counts: RewriteCounts,
     private readonly listenTls: { caFile?: string; cleanup(): void },
   ) {}

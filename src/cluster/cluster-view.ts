@@ -4,6 +4,7 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { Counters, StatsSnapshot } from '../stats/types.js';
 import type { ClusterNode } from './node-set.js';
+import type { ListenerRole } from './topology.js';
 import type { RewriteKind } from './types.js';
 
 /** A node as the start-up line, /stats and nodes() show it. */
@@ -13,7 +14,7 @@ export interface ClusterNodeView {
   upstream: string;
   /** Its listener, as rewritten replies name it. */
   listen: string;
-  role: 'master' | 'replica' | 'unknown';
+  role: ListenerRole;
   /** 1-based zone with --zones; null without. */
   zone: number | null;
   /** The link's name: a preset, a spec, "link" (the --rtt/--preset flags) or "PUT /link". */

@@ -1,7 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
 import type { LinkUpdate } from '../link/types.js';
-import type { NodeRole } from './topology.js';
+import type { ListenerRole } from './topology.js';
 
 /** `--node-link SELECTOR=LINK`: a link for the nodes a selector picks. */
 export interface NodeLinkRule {
@@ -14,10 +14,10 @@ export interface SelectableNode {
   readonly id: string;
   /** The real "host:port". */
   readonly upstream: string;
-  readonly role: NodeRole | 'unknown';
+  readonly role: ListenerRole;
 }
 
-const SELECTOR_HELP = 'SELECTOR=LINK, SELECTOR a node address (host:port), a node id prefix, masters or replicas; LINK a preset or rtt=2ms/...';
+const SELECTOR_HELP = 'SELECTOR=LINK, SELECTOR a node address (host:port), a node id prefix, masters, replicas or sentinels; LINK a preset or rtt=2ms/...';
 
 /** Parses `SELECTOR=LINK` (the link may hold `=` itself: `masters=rtt=2ms`). */
 export function parseNodeLink(text: string, flag = '--node-link'): NodeLinkRule {
@@ -30,15 +30,18 @@ export function parseNodeLink(text: string, flag = '--node-link'): NodeLinkRule 
   return { selector, link };
 }
 
+const ROLE_SELECTORS = new Set(['masters', 'replicas', 'sentinels']);
+
 export function checkSelector(selector: string, flag: string): void {
-  const ok = selector === 'masters' || selector === 'replicas' || /^[^:\s]*:\d+$/.test(selector) || /^[0-9a-f]{1,40}$/i.test(selector);
-  if (!ok) throw new ConfigError(flag, selector, 'a node address (host:port), a node id prefix (hex), masters or replicas');
+  const ok = ROLE_SELECTORS.has(selector) || /^[^:\s]*:\d+$/.test(selector) || /^[0-9a-f]{1,40}$/i.test(selector);
+  if (!ok) throw new ConfigError(flag, selector, 'a node address (host:port), a node id prefix (hex), masters, replicas or sentinels');
 }
 
 /** Roles are read at call time, so a role selector follows a failover. */
 export function selects(selector: string, node: SelectableNode): boolean {
   if (selector === 'masters') return node.role === 'master';
   if (selector === 'replicas') return node.role === 'replica';
+  if (selector === 'sentinels') return node.role === 'sentinel';
   if (selector.includes(':')) return selector.startsWith(':') ? node.upstream.endsWith(selector) : node.upstream === selector;
   return node.id !== '' && node.id.toLowerCase().startsWith(selector.toLowerCase());
 }

@@ -5,7 +5,7 @@ import type { RedisRttProxy } from '../proxy/types.js';
 import type { StageFactory } from '../stage/types.js';
 import { linkForNode, selects, type NodeLinkRule, type SelectableNode } from './node-link.js';
 import type { LinkSpec } from '../link/link-spec.js';
-import { nodeKey, type NodeRole, type TopologyNode } from './topology.js';
+import { nodeKey, type ListenerRole, type TopologyNode } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
 import { placeZones } from './zones.js';
 
@@ -14,7 +14,7 @@ export interface ClusterNode extends SelectableNode {
   readonly host: string;
   readonly port: number;
   id: string;
-  role: NodeRole | 'unknown';
+  role: ListenerRole;
   zone: number | undefined;
   /** What rewritten replies say about this node. */
   readonly listen: ListenAddress;
@@ -23,11 +23,18 @@ export interface ClusterNode extends SelectableNode {
   linkName: string;
 }
 
+/** What a reading says of one known node; `zone` is taken only the first time a node gets one. */
+export interface NodeLabel extends RealAddress {
+  readonly id: string;
+  readonly role: ListenerRole;
+  readonly zone: number | undefined;
+}
+
 export interface NodeSetOptions {
   /** Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any). */
-  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory): Promise<RedisRttProxy>;
-  /** The rewrite stage for a node's connections. */
-  stageFor(upstream: RealAddress): StageFactory;
+  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory | undefined): Promise<RedisRttProxy>;
+  /** The rewrite stage for a node's connections; undefined: its bytes need none (they stay on the fast path). */
+  stageFor(upstream: RealAddress): StageFactory | undefined;
   announceHost: string;
   /** Ports to use for nodes other than the seed; undefined: any free port. */
   listenPorts?: { from: number; to: number };
@@ -103,7 +110,7 @@ export class NodeSet {
     return node;
   }
 
-  private async startInRange(a: RealAddress, link: LinkSettings, stage: StageFactory): Promise<RedisRttProxy> {
+  private async startInRange(a: RealAddress, link: LinkSettings, stage: StageFactory | undefined): Promise<RedisRttProxy> {
     const range = this.o.listenPorts!;
     while (this.nextRangePort! <= range.to) {
       const port = this.nextRangePort!++;
@@ -122,13 +129,19 @@ export class NodeSet {
    */
   async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
     await this.open(nodes.filter((n) => !n.unusable).map((n) => ({ host: n.host, port: n.port })));
-    if (this.o.zoneCount !== undefined) {
-      const placed = placeZones(nodes, this.o.zoneCount);
-      for (const n of nodes) if (!this.zoneOf.has(n.id) && placed.has(n.id)) this.zoneOf.set(n.id, placed.get(n.id)!);
-    }
-    for (const t of nodes) {
+    const placed = this.o.zoneCount === undefined ? undefined : placeZones(nodes, this.o.zoneCount);
+    this.label(nodes.map((t) => ({ host: t.host, port: t.port, id: t.id, role: t.role, zone: placed?.get(t.id) })));
+  }
+
+  /**
+   * Gives known nodes their id, role and (once) zone, then re-derives every node's link. Zones are
+   * kept by id: a failover changes roles, not zones.
+   */
+  label(labels: readonly NodeLabel[]): void {
+    for (const t of labels) {
       const node = this.byKey.get(nodeKey(t.host, t.port));
       if (!node) continue;
+      if (t.zone !== undefined && !this.zoneOf.has(t.id)) this.zoneOf.set(t.id, t.zone);
       node.id = t.id;
       node.role = t.role;
       node.zone = this.zoneOf.get(t.id);

@@ -39,7 +39,7 @@ export class NodeStarter {
     this.compensationUs = o.options.compensationUs;
   }
 
-  async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory): Promise<RedisRttProxy> {
+  async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory | undefined): Promise<RedisRttProxy> {
     const options = this.o.options;
     // Known once bound (port 0 = any): the events and link changes that name it come after.
     const at = { upstream: `${a.host}:${a.port}`, listen: '' };
@@ -59,7 +59,7 @@ export class NodeStarter {
         onEvent: options.onEvent && this.eventIds.forNode({ node: at.upstream, listen: () => at.listen }, options.onEvent),
         onLinkChange: onNodeLink ? (l) => onNodeLink(at, l) : options.onLinkChange,
         log: (line) => this.o.log(`node ${a.host}:${a.port}: ${line}`),
-        stages: [rewrite, ...this.userStages],
+        stages: rewrite ? [rewrite, ...this.userStages] : this.userStages,
       },
       { upstreamTlsWarned: warned },
     );

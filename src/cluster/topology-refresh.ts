@@ -14,11 +14,19 @@ export interface TopologyRefreshOptions {
   log(line: string): void;
 }
 
+/** What keeps a proxy's node list current (cluster mode's CLUSTER NODES reads, sentinel mode's SENTINEL ones). */
+export interface TopologySource {
+  /** Reads now; one read at a time. */
+  refresh(): Promise<void>;
+  /** Stops reading and waits for a read in flight. */
+  stop(): Promise<void>;
+}
+
 /**
  * Re-reads CLUSTER NODES from the first node that answers, every `periodMs` and when a rewrite
  * opened a listener. One read at a time: a refresh asked for while one runs joins it.
  */
-export class TopologyRefresh {
+export class TopologyRefresh implements TopologySource {
   private running: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
 

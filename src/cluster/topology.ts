@@ -4,6 +4,9 @@
  */
 export type NodeRole = 'master' | 'replica';
 
+/** What a listener's upstream is: a data node's role, a Sentinel (sentinel mode), or not known yet. */
+export type ListenerRole = NodeRole | 'sentinel' | 'unknown';
+
 export interface TopologyNode {
   readonly id: string;
   readonly host: string;
