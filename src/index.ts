@@ -39,6 +39,8 @@ export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';
 export { startPrivateCluster } from './redis/index.js';
 export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from './redis/index.js';
+export { startPrivateSentinel } from './redis/index.js';
+export type { PrivateSentinel, PrivateSentinelOptions } from './redis/index.js';
 
 export { PRESETS, PRESET_NAMES, findPreset, type Preset } from './link/presets.js';
 export { parseLinkSpec, type LinkSpec } from './link/link-spec.js';

@@ -6,3 +6,5 @@ export { versionFromInfo } from './info.js';
 export type { RawReply } from './raw-command.js';
 export { startPrivateCluster } from './private-cluster.js';
 export type { PrivateCluster, PrivateClusterNode, PrivateClusterOptions } from './private-cluster.js';
+export { startPrivateSentinel } from './private-sentinel.js';
+export type { PrivateSentinel, PrivateSentinelOptions } from './private-sentinel.js';

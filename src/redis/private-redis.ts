@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +37,12 @@ export interface PrivateRedisOptions {
    * uses certificates made before (a cluster's nodes share one CA). @default false
    */
   tls?: boolean | { clientAuth?: boolean; files?: TlsFiles };
+  /**
+   * Run as a Sentinel (`redis-server FILE --sentinel`): Sentinel rewrites its config file as it
+   * learns the topology, so one starts empty in the private dir, first on the command line. Give
+   * the `--sentinel monitor ...` lines in `args`. @default false
+   */
+  sentinel?: boolean;
 }
 
 export const DEFAULT_PRIVATE_REDIS = {
@@ -152,7 +158,12 @@ class SpawnedRedis implements PrivateRedis {
     }
     const { args, password, configFile } = passwordOffArgv(extra, dir);
     this.password = password;
-    if (configFile !== undefined) this.args.unshift(configFile);
+    if (opts.sentinel) {
+      if (configFile !== undefined) throw new RedisSpawnError('startPrivateRedis: a Sentinel takes no --requirepass here (use its own config)');
+      const sentinelConfig = join(dir, 'sentinel.conf');
+      writeFileSync(sentinelConfig, '');
+      this.args.unshift(sentinelConfig, '--sentinel');
+    } else if (configFile !== undefined) this.args.unshift(configFile);
     this.args.push(...args);
   }
 

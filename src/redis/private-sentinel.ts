@@ -1,0 +1,120 @@
+import { RedisSpawnError } from '../errors.js';
+import { sleep } from './process-wait.js';
+import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
+import { rawCommands, type RawReply } from './raw-command.js';
+
+export interface PrivateSentinelOptions {
+  /** Replicas of the primary. @default 2 */
+  replicas?: number;
+  /** Sentinel processes (`redis-server --sentinel`). @default 3 */
+  sentinels?: number;
+  /** The name the sentinels monitor the primary by. @default 'mymaster' */
+  masterName?: string;
+  /** Sentinels that must agree the primary is down. @default a majority of `sentinels` */
+  quorum?: number;
+  /** down-after-milliseconds: how long a silent primary takes to be judged down. @default 1000 */
+  downAfterMs?: number;
+  /** failover-timeout: also how long a sentinel waits before it tries the same failover again. @default 5000 */
+  failoverTimeoutMs?: number;
+  /** How long to wait for the quorum and for every sentinel to see every replica and sentinel. @default 20000 */
+  readyTimeoutMs?: number;
+  /** The redis-server binary. @default $REDIS_SERVER, else 'redis-server' on PATH */
+  serverPath?: string;
+}
+
+export const DEFAULT_PRIVATE_SENTINEL = {
+  replicas: 2,
+  sentinels: 3,
+  masterName: 'mymaster',
+  downAfterMs: 1000,
+  failoverTimeoutMs: 5000,
+  readyTimeoutMs: 20_000,
+} as const;
+
+export interface PrivateSentinel {
+  readonly masterName: string;
+  /** The primary at start, then its replicas; roles change with failovers, so ask a sentinel. */
+  readonly nodes: readonly PrivateRedis[];
+  readonly sentinels: readonly PrivateRedis[];
+  /** "127.0.0.1:PORT" of each sentinel: what a Sentinel client (or `--sentinel`) is given. */
+  readonly sentinelAddresses: readonly string[];
+  /** Stops every process and removes every temp dir. Idempotent. */
+  stop(): Promise<void>;
+}
+
+const POLL_INTERVAL_MS = 100;
+
+/**
+ * Starts a private Sentinel setup: a primary, its replicas (`--replicaof`), and sentinels that
+ * monitor it, all redis-server processes on free ports of 127.0.0.1. Resolves once every sentinel
+ * reaches the quorum (SENTINEL CKQUORUM) and sees every replica with its link up and every other
+ * sentinel. Each process is a startPrivateRedis(): stop() and the exit handlers remove them all.
+ */
+export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): Promise<PrivateSentinel> {
+  const replicas = opts.replicas ?? DEFAULT_PRIVATE_SENTINEL.replicas;
+  const count = opts.sentinels ?? DEFAULT_PRIVATE_SENTINEL.sentinels;
+  const name = opts.masterName ?? DEFAULT_PRIVATE_SENTINEL.masterName;
+  const quorum = opts.quorum ?? Math.floor(count / 2) + 1;
+  if (!Number.isInteger(replicas) || replicas < 0) throw new RedisSpawnError(`replicas must be a non-negative integer (got ${replicas})`);
+  if (!Number.isInteger(count) || count < 1) throw new RedisSpawnError(`sentinels must be an integer of at least 1 (got ${count})`);
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > count) throw new RedisSpawnError(`quorum must be from 1 to ${count} (got ${quorum})`);
+  const started: PrivateRedis[] = [];
+  const stopAll = (): Promise<void> => Promise.all(started.map((p) => p.stop())).then(() => undefined);
+  const start = async (o: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> => {
+    const p = await startPrivateRedis({ serverPath: opts.serverPath, ...o });
+    started.push(p);
+    return p;
+  };
+  try {
+    // The initial sync without a fork delay (Redis 7 waits 5 s for more replicas by default).
+    const dataArgs = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--repl-ping-replica-period', '1'];
+    const primary = await start({ args: dataArgs });
+    const replicaNodes = await Promise.all(Array.from({ length: replicas }, () => start({ args: [...dataArgs, '--replicaof', '127.0.0.1', String(primary.port)] })));
+    const monitor = [
+      ...['--sentinel', 'monitor', name, '127.0.0.1', String(primary.port), String(quorum)],
+      ...['--sentinel', 'down-after-milliseconds', name, String(opts.downAfterMs ?? DEFAULT_PRIVATE_SENTINEL.downAfterMs)],
+      ...['--sentinel', 'failover-timeout', name, String(opts.failoverTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.failoverTimeoutMs)],
+    ];
+    const sentinels = await Promise.all(Array.from({ length: count }, () => start({ sentinel: true, args: monitor })));
+    await waitReady(sentinels, name, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.readyTimeoutMs);
+    let stopping: Promise<void> | undefined;
+    return {
+      masterName: name,
+      nodes: [primary, ...replicaNodes],
+      sentinels,
+      sentinelAddresses: sentinels.map((s) => s.address),
+      stop: () => (stopping ??= stopAll()),
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function waitReady(sentinels: readonly PrivateRedis[], name: string, replicas: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const problems = await Promise.all(sentinels.map((s) => readinessProblem(s, name, replicas, sentinels.length - 1)));
+    const first = problems.find((p) => p !== '');
+    if (first === undefined) return;
+    if (Date.now() >= deadline) throw new RedisSpawnError(`private sentinel setup not ready within ${timeoutMs} ms: ${first}`);
+    await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+async function readinessProblem(s: PrivateRedis, name: string, replicas: number, others: number): Promise<string> {
+  const cmds = [['SENTINEL', 'CKQUORUM', name], ['SENTINEL', 'REPLICAS', name], ['SENTINEL', 'SENTINELS', name]];
+  const [quorum, seen, peers] = await rawCommands({ kind: 'tcp', host: s.host!, port: s.port! }, cmds, 1000).catch((): RawReply[] => []);
+  if (quorum?.type !== '+') return `sentinel ${s.address}: CKQUORUM says ${quorum?.text ?? 'nothing'}`;
+  const up = (seen?.items ?? []).filter((r) => field(r, 'master-link-status') === 'ok' && !/s_down|disconnected/.test(field(r, 'flags') ?? ''));
+  if (up.length < replicas) return `sentinel ${s.address} sees ${up.length} of ${replicas} replicas with their link up`;
+  const peerCount = peers?.items?.length ?? 0;
+  return peerCount < others ? `sentinel ${s.address} knows ${peerCount} of ${others} other sentinels` : '';
+}
+
+/** A field of a reply that is a flat key/value array (RESP2's form of a map). */
+function field(entry: RawReply, key: string): string | undefined {
+  const items = entry.items ?? [];
+  for (let i = 0; i + 1 < items.length; i += 2) if (items[i]!.text === key) return items[i + 1]!.text ?? undefined;
+  return undefined;
+}
