@@ -12,7 +12,7 @@ import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counter
 import type { ToxicSpec } from '../toxics/types.js';
 import { mergeSnapshots } from './cluster-stats.js';
 import { nodeView, type ClusterNodeView, type ClusterStats, type RedisRttClusterProxy } from './cluster-view.js';
-import type { NodeSet } from './node-set.js';
+import type { ClientZones } from './client-zones.js';
 import type { NodeStarter } from './node-starter.js';
 import type { RewriteCounts } from './rewrite-counts.js';
 import type { TopologySource } from './topology-refresh.js';
@@ -28,7 +28,7 @@ export class ClusterProxy implements RedisRttClusterProxy {
   private closing: Promise<void> | undefined;
 
   constructor(
-    private readonly nodeSet: NodeSet,
+    private readonly zones: ClientZones,
     private readonly starter: NodeStarter,
     private readonly refresh: TopologySource,
     private readonly counts: RewriteCounts,
@@ -53,7 +53,7 @@ export class ClusterProxy implements RedisRttClusterProxy {
 
   /** The seed node's proxy: the first opened, never closed before the cluster proxy. */
   private get first(): RedisRttProxy {
-    return this.nodeSet.list()[0]!.proxy;
+    return this.zones.list()[0]!.proxy;
   }
 
   get address(): string {
@@ -76,10 +76,10 @@ export class ClusterProxy implements RedisRttClusterProxy {
   }
 
   tlsStats(): TlsCounters {
-    return this.nodeSet.list().reduce((sum, n) => addTlsCounters(sum, n.proxy.tlsStats?.() ?? newTlsCounters()), newTlsCounters());
+    return this.zones.list().reduce((sum, n) => addTlsCounters(sum, n.proxy.tlsStats?.() ?? newTlsCounters()), newTlsCounters());
   }
   setCompensation(c: Compensation): void {
-    for (const n of this.nodeSet.list()) n.proxy.setCompensation(c);
+    for (const n of this.zones.list()) n.proxy.setCompensation(c);
   }
   deliveryLatenessUs(): LatencySummary {
     return this.first.deliveryLatenessUs();
@@ -88,26 +88,26 @@ export class ClusterProxy implements RedisRttClusterProxy {
     return this.first.link();
   }
   setLink(update: LinkUpdate & { preset?: string }, selector?: string): LinkSettings {
-    const chosen = this.nodeSet.setLink(update, selector);
+    const chosen = this.zones.setLink(update, selector);
     if (chosen.length === 0) throw new ConfigError('node', selector, 'a selector that picks at least one node (host:port, id prefix, masters, replicas)');
     return chosen[0]!.proxy.link();
   }
 
   stats(): ClusterStats {
-    const per = this.nodeSet.list().map((n) => ({ n, s: n.proxy.stats() }));
+    const per = this.zones.list().map((n) => ({ n, s: n.proxy.stats() }));
     const merged = mergeSnapshots(per.map((x) => x.s), this.first.link());
     const nodes = per.map(({ n, s }) => ({ ...nodeView(n), counters: s.totals, connections: s.connections }));
     return { ...merged, cluster: { nodes, ...this.counts.snapshot() } };
   }
   resetStats(): void {
-    for (const n of this.nodeSet.list()) n.proxy.resetStats();
+    for (const n of this.zones.list()) n.proxy.resetStats();
     this.counts.reset();
   }
   connections(): ConnectionInfo[] {
-    return this.nodeSet.list().flatMap((n) => n.proxy.connections().map((c) => ({ ...c, node: `${n.host}:${n.port}` })));
+    return this.zones.list().flatMap((n) => n.proxy.connections().map((c) => ({ ...c, node: `${n.host}:${n.port}` })));
   }
   nodes(): ClusterNodeView[] {
-    return this.nodeSet.list().map(nodeView);
+    return this.zones.list().map(nodeView);
   }
   refreshTopology(): Promise<void> {
     return this.refresh.refresh();
@@ -115,12 +115,12 @@ export class ClusterProxy implements RedisRttClusterProxy {
 
   /** A stage added here runs on every node's connections (a toxic on the whole cluster), later nodes' too. */
   addStage(stage: StageFactory, index?: number): void {
-    for (const n of this.nodeSet.list()) n.proxy.addStage(stage, index);
+    for (const n of this.zones.list()) n.proxy.addStage(stage, index);
     this.starter.addStage(stage);
   }
   removeStage(name: string): boolean {
     this.starter.removeStage(name);
-    return this.nodeSet.list().map((n) => n.proxy.removeStage(name)).some(Boolean);
+    return this.zones.list().map((n) => n.proxy.removeStage(name)).some(Boolean);
   }
   listStages(): readonly StageFactory[] {
     return this.first.listStages();
@@ -128,13 +128,13 @@ export class ClusterProxy implements RedisRttClusterProxy {
 
   // Toxics go on every node known now (a node first seen later starts without them).
   addToxic(t: unknown): ToxicSpec {
-    return this.nodeSet.list().map((n) => n.proxy.addToxic(t))[0]!;
+    return this.zones.list().map((n) => n.proxy.addToxic(t))[0]!;
   }
   updateToxic(name: string, change: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
-    return this.nodeSet.list().map((n) => n.proxy.updateToxic(name, change))[0];
+    return this.zones.list().map((n) => n.proxy.updateToxic(name, change))[0];
   }
   removeToxic(name: string): boolean {
-    return this.nodeSet.list().map((n) => n.proxy.removeToxic(name)).some(Boolean);
+    return this.zones.list().map((n) => n.proxy.removeToxic(name)).some(Boolean);
   }
   toxics(): ToxicSpec[] {
     return this.first.toxics();
@@ -143,7 +143,7 @@ export class ClusterProxy implements RedisRttClusterProxy {
   close(): Promise<void> {
     return (this.closing ??= (async () => {
       await this.refresh.stop();
-      await Promise.all([this.nodeSet.close(), this.control?.close()]);
+      await Promise.all([this.zones.close(), this.control?.close()]);
       this.listenTls.cleanup();
     })());
   }

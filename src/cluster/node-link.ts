@@ -46,18 +46,27 @@ export function selects(selector: string, node: SelectableNode): boolean {
   return node.id !== '' && node.id.toLowerCase().startsWith(selector.toLowerCase());
 }
 
-/** The link a node gets: the last rule that selects it, else its zone's link, else the base link. */
+/**
+ * The link a node gets: the last rule that selects it, else its zone's link (same when the node
+ * sits in the client's zone, `clientZone`, 1 unless given), else the base link.
+ */
 export function linkForNode(
   node: SelectableNode,
   zone: number | undefined,
-  o: { base: LinkUpdate & { preset?: string }; baseName: string; zones?: { same: LinkSpec; cross: LinkSpec }; rules: readonly NodeLinkRule[] },
+  o: {
+    base: LinkUpdate & { preset?: string };
+    baseName: string;
+    zones?: { same: LinkSpec; cross: LinkSpec };
+    rules: readonly NodeLinkRule[];
+    clientZone?: number;
+  },
 ): { name: string; update: LinkUpdate & { preset?: string } } {
   for (let i = o.rules.length - 1; i >= 0; i--) {
     const r = o.rules[i]!;
     if (selects(r.selector, node)) return { name: r.link.name, update: r.link.update };
   }
   if (o.zones && zone !== undefined) {
-    const spec = zone === 1 ? o.zones.same : o.zones.cross;
+    const spec = zone === (o.clientZone ?? 1) ? o.zones.same : o.zones.cross;
     return { name: spec.name, update: spec.update };
   }
   return { name: o.baseName, update: o.base };

@@ -16,6 +16,8 @@ export interface ClusterNode extends SelectableNode {
   id: string;
   role: ListenerRole;
   zone: number | undefined;
+  /** The client zone whose listener this is (1 without client zones). */
+  readonly clientZone: number;
   /** What rewritten replies say about this node. */
   readonly listen: ListenAddress;
   readonly proxy: RedisRttProxy;
@@ -40,6 +42,8 @@ export interface NodeSetOptions {
   listenPorts?: { from: number; to: number };
   zoneCount?: number;
   zoneLinks?: { same: LinkSpec; cross: LinkSpec };
+  /** The zone of the clients these listeners serve: a node in it gets the same-zone link. @default 1 */
+  clientZone?: number;
   base: LinkUpdate & { preset?: string };
   rules: NodeLinkRule[];
   log(line: string): void;
@@ -101,6 +105,7 @@ export class NodeSet {
       host: a.host,
       port: a.port,
       zone: undefined,
+      clientZone: this.o.clientZone ?? 1,
       listen: { host: this.o.announceHost, port: proxy.port! },
       proxy,
       linkName: want.name,
@@ -178,7 +183,7 @@ export class NodeSet {
   }
 
   private desired(node: SelectableNode, zone: number | undefined): { name: string; settings: LinkSettings } {
-    const pick = linkForNode(node, zone, { base: this.o.base, baseName: 'link', zones: this.o.zoneLinks, rules: this.o.rules });
+    const pick = linkForNode(node, zone, { base: this.o.base, baseName: 'link', zones: this.o.zoneLinks, rules: this.o.rules, clientZone: this.o.clientZone });
     return { name: pick.name, settings: applyLinkUpdate(defaultLinkSettings(), pick.update) };
   }
 

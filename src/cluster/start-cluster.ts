@@ -6,6 +6,7 @@ import { ClusterProxy } from './cluster-proxy.js';
 import { clusterSettings } from './cluster-settings.js';
 import { certificateError, clusterListenTls, discoveryTls } from './cluster-tls.js';
 import { discoverCluster, type Discovery } from './discover.js';
+import { ClientZones } from './client-zones.js';
 import { NodeSet } from './node-set.js';
 import { NodeStarter, type StartNodeProxy } from './node-starter.js';
 import type { ClusterProxyOptions } from './options.js';
@@ -37,31 +38,39 @@ export async function startClusterProxy(
   const counts = new RewriteCounts(log);
   const starter = new NodeStarter({ options, startNodeProxy, listenHost: s.listen.host, announceHost: s.announceHost, listenTls: listenTls.listen, log });
   const auth = { user: options.upstreamUser, password: options.upstreamPassword };
-  const nodes: NodeSet = new NodeSet({
-    announceHost: s.announceHost,
-    listenPorts: s.listenPorts,
-    zoneCount: s.zoneCount,
-    zoneLinks: s.zoneLinks,
-    rules: s.rules,
-    base: options.link ?? {},
-    log,
-    stageFor: (a) =>
-      rewriteStage({
-        selfHost: a.host,
-        listenTls: listenTls.listen !== undefined,
-        upstreamTls: secure !== undefined,
-        directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
-        onRewrite: (k) => counts.rewritten(k),
-        onUnparsed: (k, why) => counts.unparsedReply(k, why),
-        onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply went out unchanged`),
-      }),
-    startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
-  });
-  const refresh = new TopologyRefresh({ seed, nodes, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
-  const proxy = new ClusterProxy(nodes, starter, refresh, counts, listenTls);
+  // Each client zone's set rewrites to its own listeners: its stages look nodes up in it alone.
+  const zoneSet = (zone: number): NodeSet => {
+    const nodes: NodeSet = new NodeSet({
+      announceHost: s.announceHost,
+      listenPorts: s.listenPorts,
+      zoneCount: s.zoneCount,
+      zoneLinks: s.zoneLinks,
+      clientZone: zone,
+      // Its own copy: PUT /link remembers its rules per set.
+      rules: [...s.rules],
+      base: options.link ?? {},
+      log,
+      stageFor: (a) =>
+        rewriteStage({
+          selfHost: a.host,
+          listenTls: listenTls.listen !== undefined,
+          upstreamTls: secure !== undefined,
+          directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
+          onRewrite: (k) => counts.rewritten(k),
+          onUnparsed: (k, why) => counts.unparsedReply(k, why),
+          onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply went out unchanged`),
+        }),
+      startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
+    });
+    return nodes;
+  };
+  const zones = new ClientZones([{ zone: 1, nodes: zoneSet(1) }]);
+  const refresh = new TopologyRefresh({ seed, nodes: zones, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
+  const proxy = new ClusterProxy(zones, starter, refresh, counts, listenTls);
   try {
-    await nodes.open([{ host: seed.host, port: seed.port }], s.listen.port);
-    await nodes.setTopology(found.nodes);
+    // Zone 1's seed on --listen's port.
+    for (const z of zones.zones) await z.nodes.open([{ host: seed.host, port: seed.port }], z.zone === 1 ? s.listen.port : undefined);
+    await zones.setTopology(found.nodes);
     await proxy.startControl(s.control, log);
   } catch (err) {
     await proxy.close();

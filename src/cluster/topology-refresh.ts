@@ -1,12 +1,18 @@
 import type tls from 'node:tls';
 import { discoverCluster } from './discover.js';
-import type { NodeSet } from './node-set.js';
+import type { TopologyNode } from './topology.js';
 import type { RealAddress } from './types.js';
+
+/** What a refresh reads from (the nodes to ask) and feeds (ClientZones, a NodeSet). */
+export interface TopologyTarget {
+  list(): readonly RealAddress[];
+  setTopology(nodes: readonly TopologyNode[]): Promise<void>;
+}
 
 export interface TopologyRefreshOptions {
   /** The node given as --upstream: asked first, even once it is no longer among the nodes. */
   seed: RealAddress;
-  nodes: NodeSet;
+  nodes: TopologyTarget;
   auth: { user?: string; password?: string };
   /** TLS options per node host (--upstream-tls); undefined without TLS. */
   tls: ((host: string) => tls.ConnectionOptions) | undefined;

@@ -77,6 +77,11 @@ describe('--node-link selectors', () => {
     expect(linkForNode(r, 2, o).name).toBe('cross-az');
     expect(linkForNode(r, undefined, { ...o, zones: undefined }).update).toEqual({ rttUs: 500 });
   });
+  it('the same-zone link goes to the nodes in the client zone of the listener set (zone 1 unless given)', () => {
+    const zones = { same: parseLinkSpec('same-az'), cross: parseLinkSpec('cross-az') };
+    const o = { base: {}, baseName: 'link', zones, rules: [], clientZone: 2 };
+    expect([1, 2, 3].map((z) => linkForNode(r, z, o).name)).toEqual(['cross-az', 'same-az', 'cross-az']);
+  });
   it('--listen-ports A-B', () => {
     expect(parsePortRange('7100-7110')).toEqual({ from: 7100, to: 7110 });
     for (const bad of ['7110-7100', '0-5', '1-70000', 'x']) expect(() => parsePortRange(bad)).toThrow(/--listen-ports/);

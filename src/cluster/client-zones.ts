@@ -1,0 +1,47 @@
+import type { LinkUpdate } from '../link/types.js';
+import type { ClusterNode, NodeLabel, NodeSet } from './node-set.js';
+import type { TopologyNode } from './topology.js';
+
+/** The listeners of one client zone: its own node set, whose rewrites name only its own listeners. */
+export interface ClientZone {
+  /** 1-based; 1 without --client-zones. */
+  readonly zone: number;
+  readonly nodes: NodeSet;
+}
+
+/**
+ * One set of listeners per client zone over the same real nodes (`--client-zones N`; one set
+ * without it). Each set has its own rewrite stages, so a client that connects to zone k's seed
+ * only ever learns zone k's listeners; each set picks every node's link by whether the node sits
+ * in its zone. What the proxy does to all listeners (topology, links, stages, close) goes through
+ * here; the first set's first node is the seed clients without a zone use.
+ */
+export class ClientZones {
+  constructor(readonly zones: readonly ClientZone[]) {
+    if (zones.length === 0) throw new Error('ClientZones needs at least one zone');
+  }
+
+  /** Every listener, zone by zone (zone 1's seed first). */
+  list(): ClusterNode[] {
+    return this.zones.flatMap((z) => z.nodes.list());
+  }
+
+  /** A fresh topology reading for every zone's set (each opens its own listeners for new nodes). */
+  async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
+    await Promise.all(this.zones.map((z) => z.nodes.setTopology(nodes)));
+  }
+
+  /** Ids, roles and zones from a reading other than CLUSTER NODES (sentinel mode's), for every zone's set. */
+  label(labels: readonly NodeLabel[]): void {
+    for (const z of this.zones) z.nodes.label(labels);
+  }
+
+  /** PUT /link?node=SELECTOR on the selected nodes of every zone's set. */
+  setLink(update: LinkUpdate & { preset?: string }, selector: string | undefined): ClusterNode[] {
+    return this.zones.flatMap((z) => z.nodes.setLink(update, selector));
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.zones.map((z) => z.nodes.close()));
+  }
+}
