@@ -268,7 +268,7 @@ describe('ThreadWaker', () => {
           () => undefined,
         );
         askedNs = realClock.nowNs() + 3_000_000;
-        w!.set(askedNs);
+        w!.set(askedNs, realClock.nowNs());
       });
       await woke;
       expect(wokeNs).toBeGreaterThanOrEqual(askedNs);
@@ -276,5 +276,71 @@ describe('ThreadWaker', () => {
       // difference (the worker started well after this process did).
       expect(wokeNs - askedNs).toBeLessThan(30_000_000);
     }
+  });
+
+  /** A waker whose wakes are stamped; `close()` gives its slot back. */
+  function stampedWaker(): { waker: ThreadWaker; wokeNs: number[]; nextWake: () => Promise<void> } {
+    const wokeNs: number[] = [];
+    let notify: (() => void) | undefined;
+    const waker = ThreadWaker.open(
+      () => {
+        wokeNs.push(realClock.nowNs());
+        notify?.();
+      },
+      () => undefined,
+    )!;
+    return { waker, wokeNs, nextWake: () => new Promise<void>((resolve) => (notify = resolve)) };
+  }
+
+  it('moved later without a notify, wakes once, at the later time', async () => {
+    const { waker, wokeNs, nextWake } = stampedWaker();
+    const startNs = realClock.nowNs();
+    waker.set(startNs + 3_000_000, startNs);
+    waker.set(startNs + 8_000_000, realClock.nowNs());
+    await nextWake();
+    waker.close();
+    expect(wokeNs).toHaveLength(1);
+    expect(wokeNs[0]).toBeGreaterThanOrEqual(startNs + 8_000_000);
+  });
+
+  it('moved earlier, wakes at the earlier time, not the first one asked', async () => {
+    const { waker, wokeNs, nextWake } = stampedWaker();
+    const startNs = realClock.nowNs();
+    waker.set(startNs + 2_000_000_000, startNs);
+    waker.set(startNs + 5_000_000, realClock.nowNs());
+    await nextWake();
+    waker.close();
+    expect(wokeNs[0]).toBeGreaterThanOrEqual(startNs + 5_000_000);
+    expect(wokeNs[0]).toBeLessThan(startNs + 1_000_000_000);
+  });
+
+  it('after the thread passed a time moved later, a time between the two still wakes on time', async () => {
+    // set(T1), set(T3): no notify, the thread wakes at T1 and sleeps on to T3. A set(T2) then must
+    // notify, or the wake would come at T3.
+    const { waker, wokeNs, nextWake } = stampedWaker();
+    const startNs = realClock.nowNs();
+    waker.set(startNs + 2_000_000, startNs);
+    waker.set(startNs + 2_000_000_000, realClock.nowNs());
+    await new Promise((r) => setTimeout(r, 10));
+    const t2Ns = realClock.nowNs() + 5_000_000;
+    waker.set(t2Ns, realClock.nowNs());
+    await nextWake();
+    waker.close();
+    expect(wokeNs).toHaveLength(1);
+    expect(wokeNs[0]).toBeGreaterThanOrEqual(t2Ns);
+    expect(wokeNs[0]).toBeLessThan(startNs + 1_000_000_000);
+  });
+
+  it('cleared without a notify, does not wake; armed again, wakes at the new time', async () => {
+    const { waker, wokeNs, nextWake } = stampedWaker();
+    const startNs = realClock.nowNs();
+    waker.set(startNs + 2_000_000, startNs);
+    waker.clear();
+    const t2Ns = startNs + 30_000_000;
+    waker.set(t2Ns, realClock.nowNs());
+    await nextWake();
+    waker.close();
+    expect(wokeNs).toHaveLength(1);
+    expect(wokeNs[0]).toBeGreaterThanOrEqual(t2Ns);
   });
 });
