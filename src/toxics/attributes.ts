@@ -6,6 +6,10 @@ import { z } from 'zod';
  * what to fix). toxiproxy decodes into Go integers; we accept JSON numbers (fractions where the
  * unit allows them) and ignore unknown keys, as Go's decoder does. A null or "" reads as absent
  * (Go's zero value): `absentAsUndefined` drops them before a schema sees the object.
+ *
+ * No number has a range: toxiproxy takes any integer, and a client's test compares the attributes
+ * it gets back with those it sent. What cannot work as sent (a negative delay, a slice size of 0)
+ * is clamped by `appliedAttributes` (spec.ts), which the stages read; the API shows it as `applied`.
  */
 export type Attrs = Record<string, unknown>;
 
@@ -13,12 +17,11 @@ export function absentAsUndefined(o: object): Attrs {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null && v !== ''));
 }
 
-export function numberAttr(opts: { default: number; min?: number; integer?: boolean; unit: string }): z.ZodDefault<z.ZodNumber>;
-export function numberAttr(opts: { min?: number; integer?: boolean; unit: string }): z.ZodNumber;
-export function numberAttr(opts: { default?: number; min?: number; integer?: boolean; unit: string }): z.ZodNumber | z.ZodDefault<z.ZodNumber> {
-  const min = opts.min ?? 0;
-  const accepts = `${opts.integer ? 'an integer' : 'a number'} >= ${min} (${opts.unit}${opts.default === undefined ? ', required' : ''})`;
-  const n = (opts.integer ? z.int({ error: accepts }) : z.number({ error: accepts })).min(min).describe(opts.unit);
+export function numberAttr(opts: { default: number; integer?: boolean; unit: string }): z.ZodDefault<z.ZodNumber>;
+export function numberAttr(opts: { integer?: boolean; unit: string }): z.ZodNumber;
+export function numberAttr(opts: { default?: number; integer?: boolean; unit: string }): z.ZodNumber | z.ZodDefault<z.ZodNumber> {
+  const accepts = `${opts.integer ? 'an integer' : 'a number'} (${opts.unit}${opts.default === undefined ? ', required' : ''})`;
+  const n = (opts.integer ? z.int({ error: accepts }) : z.number({ error: accepts })).describe(opts.unit);
   return opts.default === undefined ? n : n.default(opts.default);
 }
 

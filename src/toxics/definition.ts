@@ -18,6 +18,8 @@ export interface ByteToxicDefinition<A extends object = object> {
   readonly type: string;
   /** The attributes' schema: validates (a ConfigError names `attributes.<field>`) and fills in defaults. */
   attributes: z.ZodType<A>;
+  /** What the stage runs with, when some values that parse cannot work as sent (after negatives read as 0). */
+  applied?(attrs: A): A;
   create(args: ByteStageArgs<A>): ByteStage;
 }
 
@@ -37,6 +39,7 @@ export interface FrameToxicDefinition<A extends object = object> {
   readonly kind: 'frame';
   readonly type: string;
   attributes: z.ZodType<A>;
+  applied?(attrs: A): A;
   create(args: FrameStageArgs<A>): FrameStage;
 }
 

@@ -5,15 +5,12 @@ import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
 const ATTRS = attributesOf({
-  average_size: numberAttr({ min: 1, integer: true, unit: 'bytes' }).describe('Mean slice size, bytes.'),
-  size_variation: numberAttr({ default: 0, integer: true, unit: 'bytes' }).describe('Slices vary by up to this many bytes either way; less than average_size.'),
+  average_size: numberAttr({ default: 0, integer: true, unit: 'bytes' }).describe('Mean slice size, bytes (below 1 acts as 1).'),
+  size_variation: numberAttr({ default: 0, integer: true, unit: 'bytes' }).describe(
+    'Slices vary by up to this many bytes either way (at most average_size - 1 is applied).',
+  ),
   delay: numberAttr({ default: 0, unit: 'microseconds' }).describe('Microseconds between slices.'),
-})
-  .superRefine((a, ctx) => {
-    if (a.size_variation >= a.average_size) {
-      ctx.addIssue({ code: 'custom', path: ['size_variation'], message: `an integer below average_size (${a.average_size})` });
-    }
-  });
+});
 export type SlicerAttrs = z.output<typeof ATTRS>;
 
 /**
@@ -37,6 +34,13 @@ export const slicerToxic: ByteToxicDefinition<SlicerAttrs> = {
   kind: 'byte',
   type: 'slicer',
   attributes: ATTRS,
+  // A size of 0 would halve a 1-byte piece forever (toxiproxy's recursion never ends there), and a
+  // variation of average_size or more can put a cut at or before the piece's start; below that,
+  // every cut leaves both halves non-empty.
+  applied: (a) => {
+    const average_size = Math.max(1, a.average_size);
+    return { ...a, average_size, size_variation: Math.min(a.size_variation, average_size - 1) };
+  },
   create: ({ scheduler, next, uniform, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     let nextFreeNs = -Infinity;

@@ -8,10 +8,9 @@ import type { ToxicSpec } from './types.js';
 
 const TYPE_NAMES = [...TOXIC_TYPES.keys()];
 
+/** Any number, as toxiproxy's float32: below 0 acts as 0 (never), above 1 as 1 (always). */
 export const TOXICITY = z
-  .number({ error: 'a number from 0 to 1' })
-  .min(0)
-  .max(1)
+  .number({ error: 'a number (0 to 1; below 0 acts as 0, above 1 as 1)' })
   .describe('Probability: per connection for byte toxics (as toxiproxy), per command for Redis-aware ones.');
 
 /** The fields every toxic has, as toxiproxy's API takes them (defaults as toxiproxy's). */
@@ -32,7 +31,7 @@ export const TOXIC = z
   .discriminatedUnion('type', [...TOXIC_TYPES.values()].map(toxicObject) as [ToxicObject, ...ToxicObject[]], {
     error: `one of ${TYPE_NAMES.join(', ')}`,
   })
-  .transform((t): ToxicSpec => ({ ...t, name: t.name || `${t.type}_${t.stream}` }));
+  .transform((t): ToxicSpec => withApplied({ ...t, name: t.name || `${t.type}_${t.stream}` }));
 
 function toxicObject(d: ToxicDefinition) {
   return z.object({ ...ENVELOPE, type: z.literal(d.type), attributes: (d.attributes as z.ZodType<Record<string, unknown>>).prefault({}) });
@@ -62,6 +61,21 @@ export function parseAttributes(type: string, raw: unknown): Record<string, unkn
 
 export function parseToxicity(v: unknown): number {
   return parseWith(TOXICITY, v, () => 'toxicity');
+}
+
+/**
+ * The spec with `applied` set to what its stage runs with when that differs from what was sent:
+ * toxicity within [0, 1], negative numbers as 0 (toxiproxy's stages treat a negative delay, rate
+ * or timeout as none), then the type's own clamp (slicer). The attributes stay as sent.
+ */
+export function withApplied(spec: ToxicSpec): ToxicSpec {
+  const { applied: _old, ...sent } = spec;
+  const def = TOXIC_TYPES.get(spec.type)!;
+  const floored = Object.fromEntries(Object.entries(spec.attributes).map(([k, v]) => [k, typeof v === 'number' && v < 0 ? 0 : v]));
+  const attributes = def.applied ? def.applied(floored) : floored;
+  const toxicity = Math.min(1, Math.max(0, spec.toxicity));
+  const same = toxicity === spec.toxicity && Object.entries(attributes).every(([k, v]) => v === spec.attributes[k]);
+  return same ? sent : { ...sent, applied: { toxicity, attributes } };
 }
 
 function isObject(v: unknown): v is object {

@@ -2,7 +2,7 @@ import type { ByteStageFactory, FrameStageFactory } from '../stage/types.js';
 import type { ByteToxicDefinition, FrameToxicDefinition } from './definition.js';
 import { passThrough } from './definition.js';
 import { TOXIC_TYPES } from './registry.js';
-import { parseToxicSpec } from './spec.js';
+import { parseToxicSpec, withApplied } from './spec.js';
 import { STREAM_DIRECTION, type Toxic, type ToxicEnv, type ToxicSpec } from './types.js';
 
 /**
@@ -21,21 +21,23 @@ abstract class LiveToxic implements Toxic {
   abstract readonly stage: ByteStageFactory | FrameStageFactory;
 
   constructor(
-    readonly spec: ToxicSpec,
+    public spec: ToxicSpec,
     protected readonly env: ToxicEnv,
   ) {
     this.sinceNs = env.scheduler.clock.nowNs();
   }
 
   update(attributes: Record<string, unknown>, toxicity: number): void {
-    this.spec.attributes = attributes;
-    this.spec.toxicity = toxicity;
+    this.spec = withApplied({ ...this.spec, attributes, toxicity });
     this.sinceNs = this.env.scheduler.clock.nowNs();
   }
 
+  /** The attributes the stage runs with (read on every chunk or command: they change live). */
+  protected readonly attrs = (): Record<string, unknown> => (this.spec.applied ?? this.spec).attributes;
+
   /** One toxicity roll; counts the application when it hits. */
   protected roll(): boolean {
-    const t = this.spec.toxicity;
+    const t = (this.spec.applied ?? this.spec).toxicity;
     const hit = t >= 1 || (t > 0 && this.env.uniform() < t);
     if (hit) this.applications++;
     return hit;
@@ -53,7 +55,7 @@ class ByteToxic extends LiveToxic {
       direction,
       create: (conn, next) =>
         this.roll()
-          ? def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: () => this.spec.attributes })
+          ? def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: this.attrs })
           : passThrough(next),
     };
   }
@@ -70,7 +72,7 @@ class FrameToxic extends LiveToxic {
         def.create({
           conn,
           scheduler: env.scheduler,
-          attrs: () => this.spec.attributes,
+          attrs: this.attrs,
           applies: () => this.roll(),
           sinceNs: () => this.sinceNs,
         }),

@@ -19,6 +19,8 @@ export interface ToxicSpec {
   /** Probability in [0, 1]: per connection for byte toxics (as toxiproxy), per command for Redis-aware ones. */
   toxicity: number;
   attributes: Record<string, unknown>;
+  /** What the stage runs with, when some value cannot work as sent (spec.ts `withApplied`); absent when the same. */
+  applied?: { toxicity: number; attributes: Record<string, unknown> };
 }
 
 /** What a toxic needs from the proxy it runs on. */

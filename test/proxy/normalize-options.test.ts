@@ -79,7 +79,7 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, upstreamTls: { ca: 5 } })).toMatchObject({ flag: 'upstreamTls' });
     expect(refusal({ ...up, listenTls: { maxVersion: 'TLSv1.1' } })).toMatchObject({ flag: 'listenTls' });
     expect(refusal({ ...up, toxics: [{ type: 'latency' }, { type: 'nope' }] })).toMatchObject({ flag: 'type', accepts: expect.stringMatching(/latency/) });
-    expect(refusal({ ...up, toxics: [{ type: 'latency', attributes: { latency: -1 } }] })).toMatchObject({ flag: 'attributes.latency' });
+    expect(refusal({ ...up, toxics: [{ type: 'latency', attributes: { latency: '1' } }] })).toMatchObject({ flag: 'attributes.latency' });
     expect(refusal({ ...up, zones: 17 })).toEqual({ flag: '--zones', accepts: 'a whole number from 1 to 16' });
     expect(refusal({ ...up, listenPorts: '9-2' })).toMatchObject({ flag: '--listen-ports', accepts: expect.stringMatching(/A-B/) });
     expect(refusal({ ...up, cluster: 'maybe' })).toEqual({ flag: '--cluster', accepts: 'auto | on | off' });

@@ -39,7 +39,7 @@ describe('startProxy({ toxics })', () => {
       const add = await fetch(`${base}/toxics`, { method: 'POST', body: JSON.stringify({ type: 'redis_error', name: 'e', attributes: { keys: 'k', error: 'BUSY x' } }) });
       expect(add.status).toBe(200);
       await expect(c.get('k')).rejects.toThrow(/^BUSY x/);
-      expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"latency","attributes":{"latency":-1}}' })).status).toBe(400);
+      expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"latency","attributes":{"latency":"1"}}' })).status).toBe(400);
       expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"redis_error","name":"e","attributes":{"error":"x"}}' })).status).toBe(409);
       const patched = (await (await fetch(`${base}/toxics/e`, { method: 'PATCH', body: JSON.stringify({ attributes: { error: 'TRYAGAIN later' } }) })).json()) as { attributes: { error: string } };
       expect(patched.attributes.error).toBe('TRYAGAIN later');

@@ -38,12 +38,10 @@ describe('toxic specs as toxiproxy reads them', () => {
   it('names the field in every refusal', () => {
     expect(fieldOf({ type: 'nope' })).toBe('type');
     expect(fieldOf({ type: 'latency', stream: 'sideways' })).toBe('stream');
-    expect(fieldOf({ type: 'latency', toxicity: 2 })).toBe('toxicity');
-    expect(fieldOf({ type: 'latency', attributes: { latency: -1 } })).toBe('attributes.latency');
+    expect(fieldOf({ type: 'latency', toxicity: '1' })).toBe('toxicity');
     expect(fieldOf({ type: 'latency', attributes: { jitter: '5' } })).toBe('attributes.jitter');
     expect(fieldOf({ type: 'bandwidth', attributes: { rate: 'fast' } })).toBe('attributes.rate');
-    expect(fieldOf({ type: 'slicer', attributes: {} })).toBe('attributes.average_size');
-    expect(fieldOf({ type: 'slicer', attributes: { average_size: 10, size_variation: 10 } })).toBe('attributes.size_variation');
+    expect(fieldOf({ type: 'slicer', attributes: { average_size: 1.5 } })).toBe('attributes.average_size');
     expect(fieldOf({ type: 'limit_data', attributes: { bytes: 1.5 } })).toBe('attributes.bytes');
     expect(fieldOf({ type: 'redis_error', attributes: {} })).toBe('attributes.error');
     expect(fieldOf({ type: 'redis_error', attributes: { error: 'A\r\nB' } })).toBe('attributes.error');
@@ -53,5 +51,46 @@ describe('toxic specs as toxiproxy reads them', () => {
     expect(fieldOf({ type: 'failover', attributes: { duration: 5, mode: 'sleep' } })).toBe('attributes.mode');
     expect(fieldOf({ type: 'latency', attributes: [] })).toBe('attributes');
     expect(fieldOf('latency')).toBe('toxic');
+  });
+});
+
+describe('what toxiproxy takes, taken: attributes as sent, what runs as `applied`', () => {
+  // toxiproxy decodes any integer into its structs and its stages treat a negative as none; a
+  // client compares what it gets back with what it sent (toxiproxy-node-client's ToxicTypes tests).
+  it('keeps values that work as sent, with no `applied`', () => {
+    const sent: [string, Record<string, unknown>][] = [
+      ['latency', { latency: 1000, jitter: 100 }],
+      ['bandwidth', { rate: 1000 }],
+      ['slow_close', { delay: 1000 }],
+      ['timeout', { timeout: 5000 }],
+      ['reset_peer', { timeout: 1000 }],
+      ['limit_data', { bytes: 42 }],
+      ['slicer', { average_size: 1000, size_variation: 999, delay: 1000 }],
+    ];
+    for (const [type, attributes] of sent) {
+      const spec = parseToxicSpec({ type, attributes });
+      expect(spec.attributes, type).toEqual(attributes);
+      expect(spec.applied, type).toBeUndefined();
+    }
+  });
+
+  it('clamps what cannot work and says so in `applied`', () => {
+    const slicer = parseToxicSpec({ type: 'slicer', attributes: { average_size: 1000, delay: 1000, size_variation: 1000 } });
+    expect(slicer.attributes).toEqual({ average_size: 1000, delay: 1000, size_variation: 1000 });
+    expect(slicer.applied).toEqual({ toxicity: 1, attributes: { average_size: 1000, delay: 1000, size_variation: 999 } });
+    expect(parseToxicSpec({ type: 'slicer' }).applied?.attributes).toEqual({ average_size: 1, size_variation: 0, delay: 0 });
+    expect(parseToxicSpec({ type: 'slicer', attributes: { average_size: 8, size_variation: -3, delay: -5 } }).applied?.attributes).toEqual({
+      average_size: 8,
+      size_variation: 0,
+      delay: 0,
+    });
+    const latency = parseToxicSpec({ type: 'latency', toxicity: 1.5, attributes: { latency: -10, jitter: 5 } });
+    expect(latency).toMatchObject({ toxicity: 1.5, attributes: { latency: -10, jitter: 5 } });
+    expect(latency.applied).toEqual({ toxicity: 1, attributes: { latency: 0, jitter: 5 } });
+    expect(parseToxicSpec({ type: 'limit_data', toxicity: -1, attributes: { bytes: -1 } }).applied).toEqual({ toxicity: 0, attributes: { bytes: 0 } });
+    for (const [type, key] of [['bandwidth', 'rate'], ['slow_close', 'delay'], ['timeout', 'timeout'], ['reset_peer', 'timeout'], ['redis_latency', 'latency']] as const) {
+      expect(parseToxicSpec({ type, attributes: { [key]: -7 } }).applied?.attributes[key], type).toBe(0);
+    }
+    expect(parseToxicSpec({ type: 'failover', attributes: { duration: -1 } }).applied?.attributes.duration).toBe(0);
   });
 });

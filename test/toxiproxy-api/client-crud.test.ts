@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
 import { Toxiproxy, type ICreateToxicBody, type ToxicType } from 'toxiproxy-node-client';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/toxiproxy-server.js';
@@ -71,6 +72,41 @@ describe('toxiproxy-node-client against redis-rtt server', () => {
       expect(updated.toxicity).toBe(1);
       await updated.remove();
       await expect(proxy.getToxic(toxic.name)).rejects.toThrow(/404/);
+    }
+    await proxy.remove();
+  });
+
+  it("passes the client's own ToxicTypes tests: attributes come back as sent, what runs is `applied`", async () => {
+    const proxy = await tp.createProxy({ name: 'types', listen: '127.0.0.1:0', upstream: redis.address });
+    const sent: [string, Record<string, number>][] = [
+      ['latency', { latency: 1000, jitter: 100 }],
+      ['bandwidth', { rate: 1000 }],
+      ['slow_close', { delay: 1000 }],
+      ['timeout', { timeout: 5000 }],
+      ['slicer', { average_size: 1000, delay: 1000, size_variation: 1000 }],
+      ['reset_peer', { timeout: 1000 }],
+      ['limit_data', { bytes: 42 }],
+    ];
+    for (const [type, attributes] of sent) {
+      const toxic = await proxy.addToxic({ type: type as ToxicType, attributes } as ICreateToxicBody<unknown>);
+      expect(toxic.attributes, type).toEqual(attributes);
+      await toxic.remove();
+    }
+    // A variation of average_size or more could cut a piece at its own start: 999 is what runs, and
+    // the slices still carry every byte.
+    const slicer = (await (
+      await fetch(`${base}/proxies/types/toxics`, { method: 'POST', body: '{"type":"slicer","attributes":{"average_size":100,"size_variation":100}}' })
+    ).json()) as { attributes: object; applied: { attributes: object } };
+    expect(slicer.attributes).toEqual({ average_size: 100, size_variation: 100, delay: 0 });
+    expect(slicer.applied.attributes).toEqual({ average_size: 100, size_variation: 99, delay: 0 });
+    const [host, port] = proxy.listen.split(':');
+    const client = new Redis({ host, port: Number(port), lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await client.connect();
+      await client.set('sliced', 'v'.repeat(5000));
+      expect(await client.get('sliced')).toBe('v'.repeat(5000));
+    } finally {
+      client.disconnect();
     }
     await proxy.remove();
   });
