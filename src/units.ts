@@ -21,6 +21,27 @@ export function parseDurationUs(text: string, flag: string, bareUnit: 'us' | 'ms
   return Math.round(us);
 }
 
+/**
+ * A duration written as text ("10s", "200ms") in a JSON body or file, to integer microseconds. A
+ * period, a ramp or a partition is refused at 0 (`aboveZero`): it would mean nothing or divide by it.
+ */
+export function durationUsSchema(aboveZero: boolean): z.ZodType<number, string> {
+  const accepts = `a duration${aboveZero ? ' above 0' : ''} like 200ms or 10s (units ns, us, ms, s), at most 1 hour`;
+  return z.string({ error: accepts }).transform((text, ctx) => {
+    let us = -1;
+    try {
+      us = parseDurationUs(text, 'duration');
+    } catch {
+      // The message below says what is accepted; parseDurationUs's flag name would be wrong here.
+    }
+    if (us < 0 || (aboveZero && us === 0)) {
+      ctx.addIssue({ code: 'custom', message: accepts });
+      return z.NEVER;
+    }
+    return us;
+  });
+}
+
 const BANDWIDTH_RE = /^\s*(\d+(?:\.\d+)?)\s*(bit|kbit|mbit|gbit|bps|kbps|mbps|gbps|b|kb|mb|gb)?\s*$/i;
 // tc/netem spelling: "mbit" is megabits, "mbps" is megabytes per second.
 const BANDWIDTH_UNIT_BPS: Record<string, number> = {

@@ -10,6 +10,7 @@ import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '.
 import { checkZones, parseClusterMode } from '../cluster/options.js';
 import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
+import { addTimelineFlags, timelineFromFlags, type TimelineFlagValues } from './timeline-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
@@ -22,7 +23,7 @@ import { loadUpstreamTls } from '../tls/options.js';
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
 
-interface ProxyFlags extends LinkFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues {
+interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues {
   listen: string;
   upstream: string;
   control?: string;
@@ -61,7 +62,7 @@ export function registerProxy(program: Command): void {
     .option('--control <addr>', 'start the HTTP control endpoint here (GET /stats /metrics /connections, PUT /link, POST /reset)')
     .option('--control-token <token>', `require "Authorization: Bearer <token>" on control requests (or set ${CONTROL_TOKEN_ENV}, which ps does not show)`)
     .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
-  addLinkFlags(cmd)
+  addTimelineFlags(addLinkFlags(cmd))
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
     .option('--compensate <auto|off|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half); kb = 1000 bytes, kib = 1024', '4mib')
@@ -93,6 +94,9 @@ export function registerProxy(program: Command): void {
         '  redis-rtt proxy --upstream redis.example.com:6380 --upstream-tls --listen :6380 --rtt 85ms   # plaintext clients, TLS to Redis\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen-tls --rtt 20ms   # rediss:// clients: trust the tlsCa the JSON line prints\n' +
 
+        '  redis-rtt proxy --upstream :6379 --rtt 85ms --rtt-wave sine:60s:20ms   # RTT 65..105 ms over each minute\n' +
+        '  ping -D -c 3600 redis.example.com > path.txt; redis-rtt proxy --upstream :6379 --rtt-series path.txt   # replay a measured path\n' +
+        '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 1ms   # then: curl -X PUT -d \'{"partition":"10s"}\' 127.0.0.1:7070/link\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --listen 127.0.0.1:7000 --rtt 20ms   # a cluster: one listener per node\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --node-link replicas=same-az --control :7070\n' +
         '    # then: curl -X PUT -d \'{"rttUs":5000}\' \'127.0.0.1:7070/link?node=masters\'',
@@ -105,6 +109,7 @@ export function registerProxy(program: Command): void {
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
   const toxics = toxicsFromFlags(flags);
+  const timeline = timelineFromFlags(flags);
   const upstream = parseRedisEndpoint(flags.upstream, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
@@ -136,6 +141,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
     allowHosts: flags.allowHost,
     link: update,
+    ...timeline,
     seed,
     handshake: flags.handshake,
     tap: flags.tap,

@@ -1,3 +1,4 @@
+import type { PartitionFlight } from './partition.js';
 import { newTimer } from './scheduler.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
@@ -67,6 +68,8 @@ export class DelayLine {
   private readonly batch: Buffer[] = [];
 
   private readonly notBeforeNs: number;
+  /** While a partition may still take this direction's chunks (partition.ts); undefined the rest of the time. */
+  private flight: PartitionFlight | undefined;
   /** Stamped by the scheduler (DeliverySource), which counts the lines delivering at once. */
   activeWindow = -1;
 
@@ -133,9 +136,47 @@ export class DelayLine {
       this.txFreeNs = start + (bytes * 8 * 1e9) / bps;
       sentNs = this.txFreeNs;
     }
-    const due = Math.max(sentNs + this.options.sampleDelayNs(), this.lastDueNs);
+    let due = sentNs + this.options.sampleDelayNs();
+    if (this.flight !== undefined) due = this.throughPartition(this.flight, due, sentNs);
+    // A delay that falls (a wave, a schedule, a series) never lets a chunk pass the one before it.
+    if (due < this.lastDueNs) due = this.lastDueNs;
     this.lastDueNs = due;
     return due;
+  }
+
+  /**
+   * A partition starts: from now on chunks it takes arrive at their sender's resend, and so do
+   * those already on the wire at its start (queued, due at or after it), with the end marker.
+   */
+  partition(flight: PartitionFlight): void {
+    if (this.destroyed) return;
+    this.flight = flight;
+    const startNs = flight.window.startNs;
+    const mask = this.chunks.length - 1;
+    let last = -Infinity;
+    for (let i = 0; i < this.count; i++) {
+      const at = (this.head + i) & mask;
+      // Sent at most one trip before the cut; its RTO timer is taken to run from the cut.
+      const due = this.dueNs[at]! < startNs ? this.dueNs[at]! : flight.dueNs(this.dueNs[at]!, startNs);
+      this.dueNs[at] = Math.max(due, last);
+      last = this.dueNs[at]!;
+    }
+    if (this.count > 0) {
+      this.lastDueNs = Math.max(this.lastDueNs, last);
+      this.options.scheduler.arm(this.timer, this.dueNs[this.head]!);
+    }
+  }
+
+  /** The partition this direction went through, while it may still matter (for a reset at its end). */
+  get partitionFlight(): PartitionFlight | undefined {
+    return this.flight;
+  }
+
+  private throughPartition(flight: PartitionFlight, due: number, sentNs: number): number {
+    const out = flight.dueNs(due, sentNs);
+    // Sent after the heal and the resend: nothing later can be lost, and the clamp keeps order.
+    if (flight.settledAt(sentNs)) this.flight = undefined;
+    return out;
   }
 
   private enqueue(item: Buffer | EndKind, due: number, waitNs: number): void {

@@ -87,12 +87,21 @@ export function shapeLowest(dist: JitterDist): number {
 /** Returns a sampler of one-way delay in microseconds, mean = delayUs (unless floored at 0). */
 export function jitterSampler(dist: JitterDist, delayUs: number, jitterUs: number, uniform: Uniform): () => number {
   if (jitterUs <= 0) return () => delayUs;
+  const offset = jitterOffsetSampler(dist, jitterUs, uniform);
+  return () => {
+    const d = delayUs + offset();
+    return d > 0 ? d : 0;
+  };
+}
+
+/** The jitter alone, microseconds, mean 0 and not floored: for a delay whose mean moves (delay-shape.ts). */
+export function jitterOffsetSampler(dist: JitterDist, jitterUs: number, uniform: Uniform): () => number {
+  if (jitterUs <= 0) return () => 0;
   const mean = meanOf(dist);
   return () => {
     let u = uniform();
     if (u <= 0) u = Number.MIN_VALUE;
-    const d = delayUs + jitterUs * (rawShape(dist, u) - mean);
-    return d > 0 ? d : 0;
+    return jitterUs * (rawShape(dist, u) - mean);
   };
 }
 

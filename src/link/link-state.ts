@@ -1,5 +1,9 @@
+import { realClock, type Clock } from '../clock.js';
 import { compensationAt, NO_COMPENSATION, type Compensation } from './compensation.js';
-import { jitterSampler, meanShiftRisk } from './jitter.js';
+import { DelayShape } from './delay-shape.js';
+import { jitterOffsetSampler, jitterSampler, meanShiftRisk } from './jitter.js';
+import type { PartitionWindow } from './partition.js';
+import { rtoNs } from './rto.js';
 import { randomSeed, seededUniform, type Uniform } from './rng.js';
 import { applyLinkUpdate, defaultLinkSettings } from './settings.js';
 import type { LinkSettings, LinkUpdate } from './types.js';
@@ -14,6 +18,8 @@ export interface LinkStateOptions {
    * delay. @default none
    */
   compensationUs?: Compensation;
+  /** The clock a moving delay (a wave, a ramp, a series) is read on: the proxy's scheduler's. @default the monotonic clock */
+  clock?: Clock;
 }
 
 /**
@@ -25,12 +31,18 @@ export class LinkState {
   private readonly uniform: Uniform;
   private samplers: Record<Direction, () => number> = { up: () => 0, down: () => 0 };
   private compensation: Compensation;
+  private readonly clock: Clock;
+  /** What moves the delays over time; change it through `reshape`, which rebuilds the samplers. */
+  readonly shape = new DelayShape();
+  /** The partition that holds the link now or last did (connections accepted in it are held). */
+  partition: PartitionWindow | undefined;
   readonly seed: number;
 
   constructor(initial: LinkUpdate & { preset?: string } = {}, options: LinkStateOptions = {}) {
     this.seed = options.seed ?? randomSeed();
     this.uniform = seededUniform(this.seed);
     this.compensation = options.compensationUs ?? NO_COMPENSATION;
+    this.clock = options.clock ?? realClock;
     this.update(initial);
   }
 
@@ -65,6 +77,29 @@ export class LinkState {
     return this.settings;
   }
 
+  /** Changes what moves the delays (a wave, a ramp, a series) and rebuilds the samplers. */
+  reshape(change: (shape: DelayShape) => void): void {
+    change(this.shape);
+    this.rebuild();
+  }
+
+  /** The mean one-way delays now: the settings, or where a wave, ramp or series has them. */
+  delaysNowUs(): { upUs: number; downUs: number } {
+    const s = this.current;
+    if (this.shape.constant) return { upUs: s.upUs, downUs: s.downUs };
+    const now = this.clock.nowNs();
+    return { upUs: Math.round(this.shape.meanUs('up', s.upUs, now)), downUs: Math.round(this.shape.meanUs('down', s.downUs, now)) };
+  }
+
+  /**
+   * The RTO a sender on this link would use (rto.ts), from the RTT now. RTTVAR is taken as 0:
+   * jitter's share comes with the loss model.
+   */
+  rtoNs(): number {
+    const d = this.delaysNowUs();
+    return rtoNs((d.upUs + d.downUs) * 1000, 0);
+  }
+
   /** True when jitter is large enough that delays floor at zero and the mean rises. */
   get meanShifted(): boolean {
     const s = this.current;
@@ -91,6 +126,20 @@ export class LinkState {
       };
     };
     const comp = this.compensationUs;
-    this.samplers = { up: make(s.upUs, comp.up), down: make(s.downUs, comp.down) };
+    if (this.shape.constant) {
+      this.samplers = { up: make(s.upUs, comp.up), down: make(s.downUs, comp.down) };
+      return;
+    }
+    // Moving delays: the mean is read on the clock per chunk, jitter goes on top, then the
+    // compensation at the configured delays (a table's entry does not follow the wave).
+    const { shape, clock } = this;
+    const moving = (direction: Direction, baseUs: number, compUs: number): (() => number) => {
+      const jitter = jitterOffsetSampler(s.jitterDist, s.jitterUs, this.uniform);
+      return () => {
+        const d = shape.meanUs(direction, baseUs, clock.nowNs()) + jitter() - compUs;
+        return d > 0 ? d : 0;
+      };
+    };
+    this.samplers = { up: moving('up', s.upUs, comp.up), down: moving('down', s.downUs, comp.down) };
   }
 }

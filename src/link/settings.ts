@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseWith } from '../validation/schema.js';
 import { BANDWIDTH_BPS } from '../units.js';
+import { PARTITION_FIELDS } from './partition.js';
 import { findPreset, PRESET_NAMES } from './presets.js';
 import { splitRtt } from './link-spec.js';
 import { JITTER_DISTS, NO_DELAY, type JitterDist, type LinkSettings } from './types.js';
@@ -32,6 +33,8 @@ export const LINK_UPDATE = z.object(
       .enum(PRESET_NAMES as [string, ...string[]], { error: PRESET_NAMES.join(' | ') })
       .describe('A named link (applied first; explicit keys win).')
       .optional(),
+    // Not settings: a partition starts now and ends on its own (the proxy runs it, partitions.ts).
+    ...PARTITION_FIELDS,
   },
   { error: 'an object of link settings' },
 );

@@ -9,6 +9,7 @@ import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
 import { Backpressure } from './backpressure.js';
 import { Framing } from './framing.js';
+import { PartitionFlight, synHealNs, type PartitionWindow } from '../link/partition.js';
 import { StageContext } from './stage-context.js';
 
 export type { ConnectionOptions };
@@ -47,6 +48,11 @@ export class ProxiedConnection implements StagedConnection {
   ) {
     const clock = o.scheduler.clock;
     const acceptedNs = clock.nowNs();
+    // Accepted during a partition: the kernel answered the SYN, a real one would not have; the
+    // client's first byte waits for its SYN retry after the heal (partition.ts).
+    const cut = o.link.partition;
+    const held = cut !== undefined && acceptedNs < cut.endNs ? cut : undefined;
+    const openNs = held ? synHealNs(acceptedNs, held) : acceptedNs;
     client.setNoDelay(true);
     const meter = o.upstreamMeter;
     this.upstream = dialRedis(o.upstream, { tls: o.upstreamTls, allowHalfOpen: true, onTls: meter && ((raw, s) => meter.track(raw, s)) });
@@ -67,7 +73,7 @@ export class ProxiedConnection implements StagedConnection {
         onLateness: late && ((ns) => late(ns, 'up')),
         sampleDelayNs: () => o.link.sampleNs('up'),
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
-        notBeforeNs: o.handshake ? acceptedNs + o.link.rttUs * 1000 : undefined,
+        notBeforeNs: o.handshake ? openNs + o.link.rttUs * 1000 : held && openNs,
       },
       tap: tap && { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t) },
       tls,
@@ -96,6 +102,7 @@ export class ProxiedConnection implements StagedConnection {
       tapArrivalNs: tls && (() => tls.arrivalNs()),
       log: o.log,
     }));
+    if (held) this.partition(held, o.link.rtoNs());
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
     for (const f of o.stages?.chain('frame') ?? []) if (f.kind === 'frame') framing.add(f, Infinity, true);
 
@@ -199,6 +206,29 @@ export class ProxiedConnection implements StagedConnection {
   /** Stage names on this connection, per chain (the link and client TLS included). */
   stageNames(): { up: string[]; down: string[]; frame: string[] } {
     return { up: this.up.chain.names.filter((n) => n !== FRAME_CHAIN_NAME), down: this.down.chain.names, frame: this.framing.stages.map((s) => s.name) };
+  }
+
+  /** A partition starts: both directions hold what it takes until their sender's resend (partition.ts). */
+  partition(window: PartitionWindow, rtoNs: number): void {
+    this.up.link.line.partition(new PartitionFlight(window, rtoNs));
+    this.down.link.line.partition(new PartitionFlight(window, rtoNs));
+  }
+
+  /**
+   * At the end of `window`: true when it took bytes of this connection and the sender gives up
+   * instead of resending (`then: reset`, or longer than Linux retransmits).
+   */
+  givesUpAfter(window: PartitionWindow): boolean {
+    for (const line of [this.up.link.line, this.down.link.line]) {
+      const f = line.partitionFlight;
+      if (f !== undefined && f.window === window && f.lost && (window.then === 'reset' || f.gaveUp())) return true;
+    }
+    return false;
+  }
+
+  /** Resets both sides now, dropping what the chains hold (a sender that gave up). */
+  reset(): void {
+    this.closeFromStage('reset');
   }
 
   private everConnected = false;

@@ -7,14 +7,22 @@ import { parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js'
 import { planControl, type ControlPlan } from './start-control.js';
 import { optionFlag, PROXY_OPTIONS } from './options-schema.js';
 import type { ProxyHooks, ProxyOptions } from './types.js';
+import { parseRttWave } from '../link/wave.js';
+import { parseLinkSchedule } from '../link/schedule.js';
+import { parseRttSeries } from '../link/rtt-series.js';
+import type { LinkTimelineOptions } from './link-timeline.js';
 
 /** Every option of startProxy, validated, with defaults filled in and addresses parsed. */
-export interface NormalizedProxyOptions extends Omit<z.output<typeof PROXY_OPTIONS>, 'upstream' | 'listen' | 'control' | 'toxics'>, ProxyHooks {
+export interface NormalizedProxyOptions
+  extends Omit<z.output<typeof PROXY_OPTIONS>, 'upstream' | 'listen' | 'control' | 'toxics' | 'rttWave' | 'linkSchedule' | 'rttSeries' | 'rttSeriesOnce'>,
+    ProxyHooks {
   upstream: Endpoint;
   listen: Endpoint;
   /** --control's address, access and bind warning; undefined without --control. */
   control?: ControlPlan;
   toxics?: ToxicSpec[];
+  /** A link that moves over time (wave, schedule, series), parsed. */
+  timeline: LinkTimelineOptions;
   log: (line: string) => void;
 }
 
@@ -33,8 +41,16 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   // Named as the toxiproxy API names them (`attributes.latency`), whichever toxic of the list it is.
   const toxics = options.toxics?.map((t) => parseToxicSpec(t));
   const data = parseWith(PROXY_OPTIONS, { ...options, toxics }, optionFlag);
+  const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
+  const timeline: LinkTimelineOptions = {
+    wave: rttWave === undefined ? undefined : parseRttWave(rttWave),
+    schedule: linkSchedule === undefined ? undefined : parseLinkSchedule(linkSchedule),
+    series: rttSeries === undefined ? undefined : parseRttSeries(rttSeries),
+    seriesOnce: rttSeriesOnce,
+  };
   return {
-    ...data,
+    ...rest,
+    timeline,
     upstream: parseRedisEndpoint(data.upstream, '--upstream'),
     listen: parseEndpoint(data.listen, '--listen'),
     control: planControl(data),

@@ -36,6 +36,19 @@ export const PROXY_OPTIONS = z.object(
       )
       .optional(),
     link: LINK_UPDATE.describe('Initial link: a preset name and/or explicit settings (explicit ones win). Default: no delay.').optional(),
+    rttWave: z
+      .string({ error: 'SHAPE:PERIOD:AMPLITUDE (e.g. sine:60s:20ms)' })
+      .describe('Move the RTT in a wave around the link\'s: sine|square|triangle|sawtooth:PERIOD:AMPLITUDE (docs/link-over-time.md).')
+      .optional(),
+    linkSchedule: z
+      .unknown()
+      .describe('Link changes and partitions at set times from the start: a list of { at, link?, ramp?, partition?, then? }, or { loop, period?, steps }.')
+      .optional(),
+    rttSeries: z
+      .string({ error: 'the text of a seconds,rtt_ms CSV or of ping -D output' })
+      .describe('Replay a measured RTT: the text of a CSV of seconds,rtt_ms, or of `ping -D` output; each value holds until the next, looping at the end.')
+      .optional(),
+    rttSeriesOnce: z.boolean({ error: 'true or false' }).describe('At the end of rttSeries keep its last value instead of starting over.').default(false),
     seed: wholeNumber(0, Number.MAX_SAFE_INTEGER).describe('Seed for jitter, so a run can be repeated exactly. Default: random.').optional(),
     handshake: z.boolean({ error: 'true or false' }).describe('Connection set-up costs one RTT, like a TCP handshake.').default(true),
     highWaterBytes: z
@@ -94,6 +107,10 @@ const FLAGS: Record<string, string> = {
   control: '--control',
   controlToken: '--control-token',
   seed: '--seed',
+  rttWave: '--rtt-wave',
+  linkSchedule: '--link-schedule',
+  rttSeries: '--rtt-series',
+  rttSeriesOnce: '--rtt-series-once',
   highWaterBytes: '--high-water',
   maxPendingPerConnection: '--max-pending',
   maxPendingTotal: '--max-pending-total',

@@ -24,6 +24,9 @@ import type { RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
 import { ProxyStages } from './proxy-stages.js';
 import { StatsCollector } from '../stats/stats-collector.js';
+import { partitionRequestOf, type PartitionRequest } from '../link/partition.js';
+import { LinkTimeline } from './link-timeline.js';
+import { Partitions } from './partitions.js';
 
 /**
  * One listener in front of one Redis: the proxy `startProxy` returns without cluster mode, and
@@ -36,6 +39,8 @@ export class SingleNodeProxy implements RedisRttProxy {
   private readonly monitor: SelfMonitor;
   private readonly toxicSet: ToxicSet;
   private readonly server: ProxyListener;
+  private readonly partitions: Partitions;
+  private readonly timeline: LinkTimeline;
   private control: ControlServer | undefined;
   /** While the start-up hop measurement runs, its connections raise no events for the caller. */
   private calibrating: boolean;
@@ -47,11 +52,11 @@ export class SingleNodeProxy implements RedisRttProxy {
   ) {
     // The link starts with no delay so auto compensation can measure through it; the requested one
     // (validated already) goes on after the hop measurement.
-    this.linkState = new LinkState({}, { seed: o.seed, compensationUs: o.compensationUs });
+    const scheduler = o.scheduler ?? sharedScheduler();
+    this.linkState = new LinkState({}, { seed: o.seed, compensationUs: o.compensationUs, clock: scheduler.clock });
     this.taps =
       o.tap === false ? undefined : new StatsCollector({ maxPendingPerConnection: o.maxPendingPerConnection, maxPendingTotal: o.maxPendingTotal });
     this.calibrating = o.compensationUs === undefined;
-    const scheduler = o.scheduler ?? sharedScheduler();
     this.monitor = new SelfMonitor(scheduler);
     this.toxicSet = new ToxicSet({ scheduler, uniform: seededUniform(this.linkState.seed ^ 0x5bd1e995) });
     for (const t of o.toxics ?? []) this.toxicSet.add(t);
@@ -79,6 +84,8 @@ export class SingleNodeProxy implements RedisRttProxy {
       upstreamTls: secure.upstream,
       listenTls: secure.listen,
     });
+    this.partitions = new Partitions(scheduler, this.linkState, () => this.server.connections(), o.log);
+    this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), (r) => this.scheduledPartition(r));
     // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
     // after the hop measurement, which must see the bare link.
     const dryRun = new ProxyStages(() => []);
@@ -91,7 +98,11 @@ export class SingleNodeProxy implements RedisRttProxy {
       await this.server.listen();
       await this.calibrate();
       this.addStartStages();
-      this.linkState.update(this.o.link ?? {});
+      const { partition, then, ...link } = this.o.link ?? {};
+      this.linkState.update(link);
+      if (partition !== undefined) this.partitions.start({ durationUs: partition, then: then ?? 'heal' });
+      // The clock of a moving link starts here, once the hop measurement is behind it.
+      this.timeline.start();
       this.warnAtStart();
       this.control = await startControl(this.o.control, this.controlHandlers(), this.o.log);
       return this;
@@ -166,10 +177,24 @@ export class SingleNodeProxy implements RedisRttProxy {
     return this.linkState.settings;
   }
 
+  /** A link change, and a partition when it asks for one: refused whole (nothing changed) when either is bad. */
   setLink(update: LinkUpdate & { preset?: string }): LinkSettings {
+    const partition = partitionRequestOf(update);
+    if (partition) this.partitions.check(partition, this.closing !== undefined);
     const next = this.linkState.update(update);
+    if (partition) this.partitions.start(partition);
     this.o.onLinkChange?.(next);
     return next;
+  }
+
+  /** A schedule's partition step: one that cannot start (another runs) is logged, the schedule goes on. */
+  private scheduledPartition(request: PartitionRequest): void {
+    try {
+      this.partitions.check(request, this.closing !== undefined);
+      this.partitions.start(request);
+    } catch (err) {
+      this.o.log(`--link-schedule: ${(err as Error).message}`);
+    }
   }
 
   stats(): StatsSnapshot {
@@ -179,6 +204,10 @@ export class SingleNodeProxy implements RedisRttProxy {
     if (this.secure.listen || this.secure.upstream) s.tls = this.server.tlsCounters();
     const counts = this.toxicSet.counts();
     if (counts.length > 0) s.toxics = counts;
+    const timeline = this.timeline.report();
+    if (timeline) s.timeline = timeline;
+    const partition = this.partitions.report();
+    if (partition) s.partition = partition;
     return s;
   }
 
@@ -217,6 +246,7 @@ export class SingleNodeProxy implements RedisRttProxy {
   }
 
   close(): Promise<void> {
+    this.timeline.stop();
     return (this.closing ??= Promise.all([this.server.close(), this.control?.close()]).then(() => this.secure.cleanup()));
   }
 }

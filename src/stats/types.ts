@@ -7,6 +7,7 @@ import type { SelfReport } from './self-report.js';
 import type { LinkSettings } from '../link/types.js';
 import type { CommandStats, Counters } from '../tap/counter-types.js';
 import type { TlsCounters } from '../tls/counters.js';
+import type { PartitionReport, TimelineReport } from '../link/timeline-report.js';
 
 export type { LatencySummary } from '../numbers/histogram.js';
 export type {
@@ -33,6 +34,10 @@ export interface StatsSnapshot {
   self?: SelfReport;
   /** TLS on either side (with listenTls or upstreamTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */
   tls?: TlsCounters;
+  /** A link that changes over time (--rtt-wave, --link-schedule, --rtt-series): where it is now. */
+  timeline?: TimelineReport;
+  /** The last partition (present once one ran): whether it holds now, and what its end did. */
+  partition?: PartitionReport;
 }
 
 /** Unfinished requests the taps hold, their bounds, and connections that hit them. */

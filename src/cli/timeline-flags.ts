@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { ConfigError } from '../errors.js';
+
+/** Flags for a link that moves over time (docs/link-over-time.md): a wave, a schedule file, a replayed series. */
+export function addTimelineFlags(cmd: Command): Command {
+  return cmd
+    .option('--rtt-wave <shape:period:amplitude>', 'move the RTT in a wave around the link\'s: sine|square|triangle|sawtooth, e.g. sine:60s:20ms (RTT in [rtt - 20ms, rtt + 20ms])')
+    .option('--link-schedule <file>', 'JSON: link changes and partitions at set times from the start, [{"at":"30s","link":{"rttUs":85000},"ramp":"5s"}, {"at":"60s","partition":"10s"}] or {"loop":true,"steps":[...]}')
+    .option('--rtt-series <file>', 'replay a measured RTT: a CSV of seconds,rtt_ms, or the output of ping -D as is; each value holds until the next, looping at the end')
+    .option('--rtt-series-once', 'at the end of --rtt-series keep its last value instead of starting over');
+}
+
+export interface TimelineFlagValues {
+  rttWave?: string;
+  linkSchedule?: string;
+  rttSeries?: string;
+  rttSeriesOnce?: boolean;
+}
+
+/** The proxy options the flags give; files are read here (their contents are checked by startProxy). */
+export function timelineFromFlags(f: TimelineFlagValues): { rttWave?: string; linkSchedule?: unknown; rttSeries?: string; rttSeriesOnce?: boolean } {
+  const out: { rttWave?: string; linkSchedule?: unknown; rttSeries?: string; rttSeriesOnce?: boolean } = {};
+  if (f.rttWave !== undefined) out.rttWave = f.rttWave;
+  if (f.linkSchedule !== undefined) {
+    const text = readText(f.linkSchedule, '--link-schedule');
+    try {
+      out.linkSchedule = JSON.parse(text);
+    } catch (err) {
+      throw new ConfigError('--link-schedule', f.linkSchedule, `a JSON file (${(err as Error).message})`);
+    }
+  }
+  if (f.rttSeries !== undefined) out.rttSeries = readText(f.rttSeries, '--rtt-series');
+  if (f.rttSeriesOnce) {
+    if (f.rttSeries === undefined) throw new ConfigError('--rtt-series-once', true, 'only with --rtt-series');
+    out.rttSeriesOnce = true;
+  }
+  return out;
+}
+
+function readText(path: string, flag: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(flag, path, `a readable file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+}

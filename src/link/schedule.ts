@@ -1,0 +1,86 @@
+/**
+ * `--link-schedule FILE`: link changes and partitions at set times from the proxy's start. The file
+ * is a list of steps, or `{ "loop": true, "steps": [...] }`. Refused whole, with the field named,
+ * when a step is out of order, names an unknown field, or ramps past the next step.
+ */
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { durationUsSchema } from '../units.js';
+import { keyPath, parseWith } from '../validation/schema.js';
+import { PARTITION_FIELDS } from './partition.js';
+import { LINK_UPDATE } from './settings.js';
+import type { LinkUpdate } from './types.js';
+
+const STEP = z
+  .strictObject(
+    {
+      at: durationUsSchema(false).describe('When the step applies, from the proxy start ("30s").'),
+      link: LINK_UPDATE.omit({ partition: true, then: true }).strict().describe('Link settings from then on, as PUT /link takes them.').optional(),
+      ramp: durationUsSchema(true).describe("Move the delays to the step's over this long, linearly, instead of at once.").optional(),
+      ...PARTITION_FIELDS,
+    },
+    { error: 'a step { at, link?, ramp?, partition?, then? }' },
+  )
+  .refine((s) => s.link !== undefined || s.partition !== undefined, { message: 'a step with link or partition (or both)' })
+  .refine((s) => s.ramp === undefined || s.link !== undefined, { message: 'ramp only with link', path: ['ramp'] })
+  .refine((s) => s.then === undefined || s.partition !== undefined, { message: 'then only with partition', path: ['then'] });
+
+const STEPS = z.array(STEP, { error: 'a list of steps' }).min(1, { error: 'at least one step' });
+
+const LOOP = z.strictObject(
+  {
+    loop: z.boolean({ error: 'true or false' }),
+    period: durationUsSchema(true).describe('When the loop starts over. Default: the last step holds as long as the gap before it.').optional(),
+    steps: STEPS,
+  },
+  { error: 'a list of steps, or { "loop": true, "steps": [...] }' },
+);
+
+export interface ScheduleStep {
+  atUs: number;
+  link?: LinkUpdate & { preset?: string };
+  rampUs?: number;
+  partition?: { durationUs: number; then: 'heal' | 'reset' };
+}
+
+export interface LinkSchedule {
+  steps: ScheduleStep[];
+  /** With loop: when the steps start over, microseconds from the start; undefined = run once. */
+  periodUs?: number;
+}
+
+/** Checks a schedule (the file's JSON). `flag` names the option in errors (`--link-schedule steps[2].at`). */
+export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): LinkSchedule {
+  // A bare list's steps are named as the loop form's are: steps[2].at.
+  const named = keyPath();
+  const flagOf = (path: readonly PropertyKey[]): string => (path.length === 0 ? flag : `${flag} ${named(path)}`);
+  const form: z.output<typeof LOOP> = Array.isArray(json)
+    ? { loop: false, steps: parseWith(STEPS, json, (path) => flagOf(['steps', ...path])) }
+    : parseWith(LOOP, json, flagOf);
+  const steps: ScheduleStep[] = form.steps.map((s) => ({
+    atUs: s.at,
+    ...(s.link !== undefined ? { link: s.link } : {}),
+    ...(s.ramp !== undefined ? { rampUs: s.ramp } : {}),
+    ...(s.partition !== undefined ? { partition: { durationUs: s.partition, then: s.then ?? 'heal' } } : {}),
+  }));
+  for (let i = 1; i < steps.length; i++) {
+    if (steps[i]!.atUs <= steps[i - 1]!.atUs) {
+      throw new ConfigError(`${flag} steps[${i}].at`, form.steps[i]!.at, `a time after steps[${i - 1}].at (steps in time order)`);
+    }
+  }
+  for (let i = 0; i < steps.length - 1; i++) {
+    const s = steps[i]!;
+    if (s.rampUs !== undefined && s.atUs + s.rampUs > steps[i + 1]!.atUs) {
+      throw new ConfigError(`${flag} steps[${i}].ramp`, s.rampUs, `a ramp that ends by steps[${i + 1}].at`);
+    }
+  }
+  if (!form.loop) return { steps };
+  const n = steps.length;
+  const last = steps[n - 1]!;
+  const gapUs = n > 1 ? last.atUs - steps[n - 2]!.atUs : last.atUs;
+  const periodUs = form.period ?? last.atUs + gapUs;
+  if (periodUs <= last.atUs || periodUs < last.atUs + (last.rampUs ?? 0)) {
+    throw new ConfigError(`${flag} period`, form.period ?? periodUs, `a period after the last step (and its ramp), above ${last.atUs} us`);
+  }
+  return { steps, periodUs };
+}

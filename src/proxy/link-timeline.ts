@@ -1,0 +1,123 @@
+/**
+ * A link that changes over time, run on the proxy's clock from its start: `--rtt-wave` and
+ * `--rtt-series` move the delays per chunk (link/delay-shape.ts); `--link-schedule` applies its
+ * steps on timers, each one as PUT /link would (so a recording hears of it), a ramp moving the
+ * delays from the old ones to the step's, a partition step starting a partition.
+ */
+import type { LinkState } from '../link/link-state.js';
+import type { RttSeries } from '../link/rtt-series.js';
+import type { LinkSchedule, ScheduleStep } from '../link/schedule.js';
+import type { LinkUpdate } from '../link/types.js';
+import type { RttWave } from '../link/wave.js';
+import type { TimelineReport } from '../link/timeline-report.js';
+import type { Scheduler, Timer } from '../stage/types.js';
+import type { PartitionRequest } from '../link/partition.js';
+
+export interface LinkTimelineOptions {
+  wave?: RttWave;
+  series?: RttSeries;
+  /** Keep the series' last value at its end instead of starting over. */
+  seriesOnce?: boolean;
+  schedule?: LinkSchedule;
+}
+
+export class LinkTimeline {
+  private originNs = 0;
+  private step = -1;
+  private pass = 0;
+  private timer: Timer | undefined;
+  private rampEnd: Timer | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly o: LinkTimelineOptions,
+    private readonly scheduler: Scheduler,
+    private readonly link: LinkState,
+    private readonly setLink: (update: LinkUpdate & { preset?: string }) => void,
+    private readonly partition: (request: PartitionRequest) => void,
+  ) {}
+
+  get moving(): boolean {
+    return this.o.wave !== undefined || this.o.series !== undefined || this.o.schedule !== undefined;
+  }
+
+  start(): void {
+    if (!this.moving) return;
+    const originNs = (this.originNs = this.scheduler.clock.nowNs());
+    const { wave, series } = this.o;
+    if (wave || series) {
+      this.link.reshape((s) => {
+        s.setWave(wave, originNs);
+        s.setSeries(series, this.o.seriesOnce ?? false, originNs);
+      });
+    }
+    this.armNext();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.scheduler.cancel(this.timer);
+    if (this.rampEnd) this.scheduler.cancel(this.rampEnd);
+  }
+
+  report(): TimelineReport | undefined {
+    if (!this.moving) return undefined;
+    const nowNs = this.scheduler.clock.nowNs();
+    const out: TimelineReport = { elapsedMs: Math.round((nowNs - this.originNs) / 1e6), delaysUs: this.link.delaysNowUs() };
+    if (this.o.wave) out.wave = this.o.wave;
+    const row = this.link.shape.seriesRowAt(nowNs);
+    if (row) out.series = { ...row, once: this.o.seriesOnce ?? false };
+    const sch = this.o.schedule;
+    if (sch) {
+      const next = this.nextDueNs();
+      out.schedule = { step: this.step, steps: sch.steps.length, loop: this.pass };
+      if (next !== undefined) out.schedule.nextAtMs = Math.round((next - this.originNs) / 1e6);
+    }
+    return out;
+  }
+
+  /** When the step after the current one is due, on the clock; undefined at the end of a run-once schedule. */
+  private nextDueNs(): number | undefined {
+    const sch = this.o.schedule;
+    if (!sch) return undefined;
+    let index = this.step + 1;
+    let pass = this.pass;
+    if (index >= sch.steps.length) {
+      if (sch.periodUs === undefined) return undefined;
+      index = 0;
+      pass++;
+    }
+    return this.originNs + (pass * (sch.periodUs ?? 0) + sch.steps[index]!.atUs) * 1000;
+  }
+
+  private armNext(): void {
+    const dueNs = this.nextDueNs();
+    if (dueNs === undefined || this.stopped) return;
+    this.timer = this.scheduler.schedule(dueNs, () => {
+      const steps = this.o.schedule!.steps;
+      if (this.step + 1 >= steps.length) {
+        this.step = -1;
+        this.pass++;
+      }
+      this.step++;
+      this.apply(steps[this.step]!, dueNs);
+      this.armNext();
+    });
+  }
+
+  private apply(step: ScheduleStep, dueNs: number): void {
+    if (step.link) {
+      // From the configured delays (a ramp before this one has ended by now; a wave stays on top).
+      const { upUs, downUs } = this.link.settings;
+      this.setLink(step.link);
+      if (step.rampUs !== undefined) {
+        const durationNs = step.rampUs * 1000;
+        this.link.reshape((s) => s.setRamp({ fromUs: { up: upUs, down: downUs }, startNs: dueNs, durationNs }));
+        if (this.rampEnd) this.scheduler.cancel(this.rampEnd);
+        // At its end the ramp goes, so a link that is not otherwise moving is constant again.
+        this.rampEnd = this.scheduler.schedule(dueNs + durationNs, () => this.link.reshape((s) => s.setRamp(undefined)));
+      }
+    }
+    if (step.partition) this.partition(step.partition);
+  }
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { DelayLine } from '../../src/link/delay-line.js';
+import { LinkState } from '../../src/link/link-state.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { parseRttSeries, RttSeriesCursor } from '../../src/link/rtt-series.js';
+import { parseLinkSchedule } from '../../src/link/schedule.js';
+import { parseRttWave, waveValue } from '../../src/link/wave.js';
+import type { PartitionRequest } from '../../src/link/partition.js';
+import { LinkTimeline } from '../../src/proxy/link-timeline.js';
+
+const MS = 1_000_000;
+const S = 1_000_000_000;
+
+describe('--rtt-wave', () => {
+  it('parses SHAPE:PERIOD:AMPLITUDE and refuses a zero or negative period, naming it', () => {
+    expect(parseRttWave('sine:60s:20ms')).toEqual({ shape: 'sine', periodUs: 60_000_000, amplitudeUs: 20_000 });
+    expect(() => parseRttWave('sine:0s:20ms')).toThrow(/--rtt-wave period: .*above 0/);
+    expect(() => parseRttWave('sine:-5s:20ms')).toThrow(/--rtt-wave period/);
+    expect(() => parseRttWave('wobble:5s:1ms')).toThrow(/--rtt-wave: .*sine \| square \| triangle \| sawtooth/);
+  });
+
+  it('shapes start at the base and span [-1, 1]', () => {
+    expect([0, 0.25, 0.5, 0.75].map((p) => Math.round(waveValue('sine', p) * 1000) / 1000)).toEqual([0, 1, 0, -1]);
+    expect([0, 0.49, 0.5, 0.99].map((p) => waveValue('square', p))).toEqual([1, 1, -1, -1]);
+    expect([0, 0.25, 0.5, 0.75].map((p) => waveValue('triangle', p))).toEqual([0, 1, 0, -1]);
+    expect([0, 0.5, 0.75].map((p) => waveValue('sawtooth', p))).toEqual([-1, 0, 0.5]);
+  });
+
+  it('moves each direction by half the deviation, on the clock, floored at 0', () => {
+    const clock = new FakeClock();
+    const link = new LinkState({ rttUs: 10_000 }, { clock });
+    link.reshape((s) => s.setWave(parseRttWave('square:1s:30ms'), 0));
+    // High half: RTT 10 + 30 ms; low half: 10 - 30 ms, floored at 0 per direction.
+    expect(link.sampleNs('up')).toBe(20 * MS);
+    expect(link.sampleNs('down')).toBe(20 * MS);
+    clock.setNs(0.5 * S);
+    expect(link.sampleNs('up')).toBe(0);
+    expect(link.delaysNowUs()).toEqual({ upUs: 0, downUs: 0 });
+    clock.setNs(1.1 * S);
+    expect(link.delaysNowUs()).toEqual({ upUs: 20_000, downUs: 20_000 });
+  });
+
+  it('never lets a later chunk pass an earlier one when the delay falls', () => {
+    const clock = new FakeClock();
+    const scheduler = new ManualScheduler(clock);
+    const link = new LinkState({ rttUs: 0 }, { clock });
+    // Sawtooth: the RTT falls from +100 ms to -100 ms (floored at 0) at each period's start.
+    link.reshape((s) => s.setWave(parseRttWave('sawtooth:1s:100ms'), 0));
+    const out: { data: string; atNs: number }[] = [];
+    const line = new DelayLine({
+      scheduler,
+      sampleDelayNs: () => link.sampleNs('up'),
+      bandwidthBps: () => 0,
+      deliver: (chunks, _e, atNs) => out.push({ data: Buffer.concat(chunks).toString(), atNs }),
+      onEnd: () => {},
+    });
+    scheduler.runUntil(0.999 * S); // 49.9 ms one way
+    line.push(Buffer.from('a'), clock.nowNs());
+    scheduler.runUntil(1.001 * S); // just after the drop: 0 ms one way
+    line.push(Buffer.from('b'), clock.nowNs());
+    scheduler.runUntil(3 * S);
+    // 'b' was due at once; it leaves with 'a', not before it.
+    expect(out).toEqual([{ data: 'ab', atNs: 0.999 * S + 49.9 * MS }]);
+  });
+});
+
+describe('--rtt-series', () => {
+  it('reads seconds,rtt_ms with a header, and ping -D output as is (stamps from the first reply)', () => {
+    expect(parseRttSeries('seconds,rtt_ms\n0,1.2\n1,1.5\n# a comment\n3,2\n')).toEqual({
+      atUs: [0, 1_000_000, 3_000_000],
+      rttUs: [1200, 1500, 2000],
+      periodUs: 5_000_000,
+    });
+    const ping = [
+      'PING redis.example.com (10.0.0.7) 56(84) bytes of data.',
+      '[1764651600.100000] 64 bytes from 10.0.0.7: icmp_seq=1 ttl=57 time=85.1 ms',
+      '[1764651601.100000] 64 bytes from 10.0.0.7: icmp_seq=2 ttl=57 time=88.0 ms',
+      '[1764651602.600000] no answer yet for icmp_seq=3',
+      '[1764651603.100000] 64 bytes from 10.0.0.7: icmp_seq=4 ttl=57 time=90.4 ms',
+      '',
+      '--- redis.example.com ping statistics ---',
+      '4 packets transmitted, 3 received, 25% packet loss, time 3004ms',
+    ].join('\n');
+    const s = parseRttSeries(ping);
+    expect(s.atUs).toEqual([0, 1_000_000, 3_000_000]);
+    expect(s.rttUs).toEqual([85_100, 88_000, 90_400]);
+  });
+
+  it('refuses a series with no rows, a bad row and rows out of order, naming the flag and line', () => {
+    expect(() => parseRttSeries('seconds,rtt_ms\n')).toThrow(/--rtt-series: .*at least one row/);
+    expect(() => parseRttSeries('PING x (1.2.3.4) 56(84) bytes of data.\n[1.0] no answer yet for icmp_seq=1\n')).toThrow(/at least one row/);
+    expect(() => parseRttSeries('0,1\n1,x\n')).toThrow(/--rtt-series line 2/);
+    expect(() => parseRttSeries('0,1\n2,1\n1,1\n')).toThrow(/--rtt-series line 3: .*time order/);
+  });
+
+  it('holds each value until the next, loops at the end, or keeps the last with once', () => {
+    const series = parseRttSeries('0,10\n1,20\n2,30\n');
+    const loop = new RttSeriesCursor(series, false);
+    expect([0, 0.5, 1, 2.9, 3, 4.5].map((t) => loop.rttUsAt(t * S))).toEqual([10_000, 10_000, 20_000, 30_000, 10_000, 20_000]);
+    const once = new RttSeriesCursor(series, true);
+    expect([0, 2, 3, 100].map((t) => once.rttUsAt(t * S))).toEqual([10_000, 30_000, 30_000, 30_000]);
+  });
+});
+
+describe('--link-schedule', () => {
+  it('parses a list, and a loop whose last step holds as long as the gap before it', () => {
+    expect(parseLinkSchedule([{ at: '0s', link: { rttUs: 1000 } }, { at: '30s', link: { rttUs: 85_000 }, ramp: '5s' }])).toEqual({
+      steps: [
+        { atUs: 0, link: { rttUs: 1000 } },
+        { atUs: 30_000_000, link: { rttUs: 85_000 }, rampUs: 5_000_000 },
+      ],
+    });
+    const loop = parseLinkSchedule({ loop: true, steps: [{ at: '0s', link: { rttUs: 1 } }, { at: '10s', partition: '2s', then: 'reset' }] });
+    expect(loop.periodUs).toBe(20_000_000);
+    expect(loop.steps[1]!.partition).toEqual({ durationUs: 2_000_000, then: 'reset' });
+  });
+
+  it('refuses unsorted steps, unknown fields, a ramp past the next step and a zero period, naming the field', () => {
+    expect(() => parseLinkSchedule([{ at: '10s', link: {} }, { at: '5s', link: {} }])).toThrow(/--link-schedule steps\[1\]\.at: .*time order/);
+    expect(() => parseLinkSchedule([{ at: '0s', link: { rtt: 5 } }])).toThrow(/--link-schedule steps\[0\]\.link\.rtt/);
+    expect(() => parseLinkSchedule([{ at: '0s', latency: 5 }])).toThrow(/--link-schedule steps\[0\]\.latency/);
+    expect(() => parseLinkSchedule([{ at: '0s', link: {}, ramp: '20s' }, { at: '10s', link: {} }])).toThrow(/steps\[0\]\.ramp: .*ends by steps\[1\]\.at/);
+    expect(() => parseLinkSchedule({ loop: true, period: '0s', steps: [{ at: '0s', link: {} }] })).toThrow(/--link-schedule period: .*above 0/);
+    expect(() => parseLinkSchedule([{ at: '0s', partition: '0s' }])).toThrow(/steps\[0\]\.partition: .*above 0/);
+    expect(() => parseLinkSchedule([])).toThrow(/at least one step/);
+  });
+});
+
+describe('LinkTimeline on a fake clock', () => {
+  function setup(schedule: unknown) {
+    const clock = new FakeClock();
+    const scheduler = new ManualScheduler(clock);
+    const link = new LinkState({ rttUs: 1000 }, { clock });
+    const partitions: { atNs: number; request: PartitionRequest }[] = [];
+    const timeline = new LinkTimeline(
+      { schedule: parseLinkSchedule(schedule) },
+      scheduler,
+      link,
+      (u) => link.update(u),
+      (request) => partitions.push({ atNs: clock.nowNs(), request }),
+    );
+    timeline.start();
+    return { clock, scheduler, link, timeline, partitions };
+  }
+
+  it('applies each step at its time, ramps the delays, and /stats shows the step', () => {
+    const { scheduler, link, timeline } = setup([
+      { at: '1s', link: { rttUs: 11_000 }, ramp: '1s' },
+      { at: '5s', link: { rttUs: 2000, jitterUs: 100 } },
+    ]);
+    expect(timeline.report()!.schedule).toEqual({ step: -1, steps: 2, loop: 0, nextAtMs: 1000 });
+    scheduler.runUntil(1.5 * S);
+    // Half-way up the ramp from 1 ms to 11 ms.
+    expect(link.delaysNowUs()).toEqual({ upUs: 3000, downUs: 3000 });
+    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 0, nextAtMs: 5000 });
+    scheduler.runUntil(2.5 * S);
+    expect(link.delaysNowUs()).toEqual({ upUs: 5500, downUs: 5500 });
+    expect(link.shape.constant).toBe(true);
+    scheduler.runUntil(5 * S);
+    expect(link.settings).toMatchObject({ upUs: 1000, downUs: 1000, jitterUs: 100 });
+    expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0 });
+  });
+
+  it('loops, and starts a partition at a partition step', () => {
+    const { scheduler, timeline, partitions } = setup({
+      loop: true,
+      steps: [
+        { at: '0s', link: { rttUs: 1000 } },
+        { at: '2s', partition: '1s' },
+      ],
+    });
+    scheduler.runUntil(9 * S);
+    // Period 4 s: partitions at 2 s and 6 s; at 9 s the third pass has begun (step 0 at 8 s).
+    expect(partitions).toEqual([
+      { atNs: 2 * S, request: { durationUs: 1_000_000, then: 'heal' } },
+      { atNs: 6 * S, request: { durationUs: 1_000_000, then: 'heal' } },
+    ]);
+    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 2, nextAtMs: 10_000 });
+  });
+});

@@ -1,0 +1,120 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { DelayLine } from '../../src/link/delay-line.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { PartitionFlight, partitionRequestOf, synHealNs, type PartitionWindow } from '../../src/link/partition.js';
+import { firstRetransmitAfterNs, rtoNs } from '../../src/link/rto.js';
+import type { EndKind } from '../../src/stage/types.js';
+import { ConfigError } from '../../src/errors.js';
+
+const MS = 1_000_000;
+const S = 1_000_000_000;
+
+function setup(delayNs: number) {
+  const clock = new FakeClock();
+  const scheduler = new ManualScheduler(clock);
+  const delivered: { data: string; atNs: number }[] = [];
+  const ends: { kind: EndKind; atNs: number }[] = [];
+  const line = new DelayLine({
+    scheduler,
+    sampleDelayNs: () => delayNs,
+    bandwidthBps: () => 0,
+    deliver: (chunks, _end, atNs) => delivered.push({ data: Buffer.concat(chunks).toString(), atNs }),
+    onEnd: (kind, atNs) => ends.push({ kind, atNs }),
+  });
+  const push = (data: string, atNs: number): void => {
+    scheduler.runUntil(atNs);
+    line.push(Buffer.from(data), atNs);
+  };
+  return { clock, scheduler, line, delivered, ends, push };
+}
+
+const window = (startNs: number, endNs: number, then: 'heal' | 'reset' = 'heal'): PartitionWindow => ({ startNs, endNs, then });
+
+describe('a partition that heals', () => {
+  it('sends what it held at the first retry after the heal: 12.6 s after the loss for a 10 s partition from a 200 ms RTO', () => {
+    // 1.2 ms RTT: RTO = 1.2 ms + 200 ms; the doubling retries come 201.2, 603.6, ... ms after the loss.
+    const rto = rtoNs(1.2 * MS, 0);
+    const { scheduler, line, delivered, push } = setup(0.6 * MS);
+    line.partition(new PartitionFlight(window(0, 10 * S), rto));
+    push('GET a', 1 * S);
+    push('GET b', 3 * S);
+    scheduler.runUntil(12 * S);
+    expect(delivered).toEqual([]);
+    scheduler.runUntil(30 * S);
+    const resendNs = 1 * S + firstRetransmitAfterNs(rto, 9 * S).atNs;
+    // 1 s + (2^6 - 1) x 201.2 ms: the 6th retry is the first after the heal at 10 s.
+    expect(resendNs).toBe(1 * S + 63 * rto);
+    expect(delivered).toEqual([{ data: 'GET aGET b', atNs: resendNs + 0.6 * MS }]);
+  });
+
+  it('after a 10 s partition a segment lost at its start is resent 12.6 s after the loss (rto 200 ms)', () => {
+    expect(firstRetransmitAfterNs(200 * MS, 10 * S).atNs).toBe(12.6 * S);
+  });
+
+  it('keeps bytes behind the resend in order: a chunk sent after the heal waits for it', () => {
+    const rto = 200 * MS;
+    const { scheduler, line, delivered, push } = setup(1 * MS);
+    line.partition(new PartitionFlight(window(0, 1 * S), rto));
+    push('a', 0); // retries at 0.2, 0.6, 1.4 s: resent at 1.4 s
+    push('b', 1.1 * S); // after the heal, before the resend: TCP has it queued behind 'a'
+    push('c', 2 * S); // after the resend: on time
+    scheduler.runUntil(5 * S);
+    expect(delivered).toEqual([
+      { data: 'ab', atNs: 1.4 * S + 1 * MS },
+      { data: 'c', atNs: 2 * S + 1 * MS },
+    ]);
+  });
+
+  it('takes the bytes already on the wire at the cut, and the FIN behind them', () => {
+    const { scheduler, line, delivered, ends, push } = setup(50 * MS);
+    push('early', 0); // due 50 ms: before the cut, delivered
+    push('inflight', 80 * MS); // due 130 ms: on the wire at the cut (100 ms)
+    line.end('end', 90 * MS);
+    scheduler.runUntil(100 * MS);
+    line.partition(new PartitionFlight(window(100 * MS, 600 * MS), 200 * MS));
+    scheduler.runUntil(10 * S);
+    // The cut's RTO timer: 100 ms + 0.2 + 0.4 = 700 ms, then the remaining 30 ms of its trip.
+    expect(delivered).toEqual([
+      { data: 'early', atNs: 50 * MS },
+      { data: 'inflight', atNs: 730 * MS },
+    ]);
+    expect(ends).toEqual([{ kind: 'end', atNs: 740 * MS }]);
+  });
+
+  it('leaves a direction that sent nothing during the partition alone', () => {
+    const { scheduler, line, delivered, push } = setup(1 * MS);
+    const flight = new PartitionFlight(window(0, 1 * S), 200 * MS);
+    line.partition(flight);
+    push('later', 2 * S);
+    scheduler.runUntil(3 * S);
+    expect(delivered).toEqual([{ data: 'later', atNs: 2 * S + 1 * MS }]);
+    expect(flight.lost).toBe(false);
+    expect(line.partitionFlight).toBeUndefined();
+  });
+
+  it('says when the sender gives up: a partition longer than Linux retransmits (924.6 s)', () => {
+    const short = new PartitionFlight(window(0, 900 * S), 200 * MS);
+    short.dueNs(1 * MS, 0);
+    expect(short.gaveUp()).toBe(false);
+    const long = new PartitionFlight(window(0, 930 * S), 200 * MS);
+    long.dueNs(1 * MS, 0);
+    expect(long.gaveUp()).toBe(true);
+  });
+
+  it('holds a connection accepted in the partition until its SYN retry after the heal (1 s, 2 s, 4 s ...)', () => {
+    // Accepted 0.5 s into a 2 s partition: SYN retries at 1.5 s and 3.5 s; the second is after the heal.
+    expect(synHealNs(0.5 * S, window(0, 2 * S))).toBe(3.5 * S);
+    expect(synHealNs(3 * S, window(0, 2 * S))).toBe(3 * S);
+  });
+
+  it('reads a partition from a link change, refusing zero, a bad end, and then alone', () => {
+    expect(partitionRequestOf({ partition: '10s' })).toEqual({ durationUs: 10_000_000, then: 'heal' });
+    expect(partitionRequestOf({ partition: '1.5s', then: 'reset' })).toEqual({ durationUs: 1_500_000, then: 'reset' });
+    expect(partitionRequestOf({})).toBeUndefined();
+    expect(() => partitionRequestOf({ partition: '0s' })).toThrow(/partition: .*above 0/);
+    expect(() => partitionRequestOf({ partition: '-1s' })).toThrow(ConfigError);
+    expect(() => partitionRequestOf({ partition: '1s', then: 'crash' })).toThrow(/then: .*heal \| reset/);
+    expect(() => partitionRequestOf({ then: 'reset' })).toThrow(/then: .*only with partition/);
+  });
+});
