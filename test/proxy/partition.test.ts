@@ -1,0 +1,124 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { monotonicNs } from '../../src/clock.js';
+import { ConfigError } from '../../src/errors.js';
+import { firstRetransmitAfterNs, rtoNs, TCP_TIMEOUT_INIT_NS } from '../../src/link/rto.js';
+import { startProxy } from '../../src/proxy/index.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { proxyClient } from './helpers.js';
+
+const run = promisify(execFile);
+const RTT_US = 1000;
+const MS = 1e6;
+/** The slack a loaded machine adds to a reply that the model times to the millisecond. */
+const SLACK_MS = 150;
+
+async function putLink(proxy: RedisRttProxy, body: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`http://${proxy.controlAddress}/link`, { method: 'PUT', body: JSON.stringify(body) });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** A partition through the real proxy: real clients wait for TCP's resend after the heal, not for the heal. */
+describe('partitions that heal, with real clients', () => {
+  let redis: PrivateRedis;
+  let proxy: RedisRttProxy;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    proxy = await startProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, control: '127.0.0.1:0' });
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await redis?.stop();
+  });
+  beforeEach(async () => {
+    // One partition at a time: wait for the last one to end.
+    await vi.waitUntil(() => !proxy.stats().partition?.active, { timeout: 10_000, interval: 20 });
+  });
+
+  it('ioredis: a GET sent in a 1 s partition is answered at the RTO backoff retry after the heal (about 1.41 s), not at 1 s', async () => {
+    const c = proxyClient(proxy);
+    await c.connect();
+    await c.set('k', 'v');
+    const { status } = await putLink(proxy, { partition: '1s' });
+    expect(status).toBe(200);
+    const sentNs = monotonicNs();
+    expect(await c.get('k')).toBe('v');
+    const tookMs = (monotonicNs() - sentNs) / MS;
+    // RTO = 1 ms + 200 ms; retries 201, 603, 1407 ms after the loss: the third is the first after the heal.
+    const modelMs = firstRetransmitAfterNs(rtoNs(RTT_US * 1000, 0), 1000 * MS).atNs / MS + RTT_US / 1000;
+    expect(modelMs).toBe(1408);
+    expect(tookMs).toBeGreaterThan(modelMs - 20);
+    expect(tookMs).toBeLessThan(modelMs + SLACK_MS);
+    // The connection carried on: no reconnect, the next command at the link's RTT.
+    expect(c.status).toBe('ready');
+    const again = monotonicNs();
+    await c.ping();
+    expect((monotonicNs() - again) / MS).toBeLessThan(SLACK_MS);
+    expect(proxy.stats().partition).toMatchObject({ active: false, durationMs: 1000, then: 'heal', resetConnections: 0 });
+    c.disconnect();
+  });
+
+  it('redis-py connecting during the partition is accepted, and its first reply waits for its SYN retry after the heal (1 s)', async () => {
+    await putLink(proxy, { partition: '800ms' });
+    const script = [
+      'import redis, time',
+      `r = redis.Redis(host='${proxy.host}', port=${proxy.port}, socket_timeout=5)`,
+      't = time.monotonic()',
+      'assert r.ping()',
+      'print(round((time.monotonic() - t) * 1000))',
+    ].join('\n');
+    const { stdout } = await run('/usr/bin/python3', ['-c', script], { timeout: 20_000 });
+    const tookMs = Number(stdout.trim());
+    // Its SYN is taken lost at accept; the retry 1 s later is after the 800 ms heal; then the handshake's RTT and the PING's.
+    const modelMs = TCP_TIMEOUT_INIT_NS / MS + 2 * (RTT_US / 1000);
+    expect(tookMs).toBeGreaterThan(modelMs - 120);
+    expect(tookMs).toBeLessThan(modelMs + SLACK_MS + 100);
+  });
+
+  it('then: reset resets the connections that lost bytes at the end; ioredis sees the close, an idle connection and a redis-cli held at connect carry on', async () => {
+    const c = proxyClient(proxy);
+    // The reset is what this test waits for; ioredis emits it as an error too.
+    c.on('error', () => {});
+    await c.connect();
+    const idle = proxyClient(proxy);
+    await idle.connect();
+    await putLink(proxy, { partition: '1s', then: 'reset' });
+    const startedNs = monotonicNs();
+    const closed = new Promise<number>((resolve) => c.once('close', () => resolve((monotonicNs() - startedNs) / MS)));
+    const cli = run('redis-cli', ['-h', proxy.host!, '-p', String(proxy.port), 'GET', 'k'], { timeout: 20_000 }).then(
+      (r) => r.stdout + r.stderr,
+      (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ''}${e.stderr ?? ''}`,
+    );
+    await expect(c.get('k')).rejects.toThrow();
+    const closedMs = await closed;
+    expect(closedMs).toBeGreaterThan(950);
+    expect(closedMs).toBeLessThan(1000 + SLACK_MS);
+    // The idle connection lost nothing: TCP has no reason to give it up.
+    expect(await idle.ping()).toBe('PONG');
+    // redis-cli connected during the partition: its SYN retry (1 s) is after the heal, so it carries on.
+    expect((await cli).trim()).toBe('v');
+    expect(proxy.stats().partition).toMatchObject({ then: 'reset', resetConnections: 1 });
+    idle.disconnect();
+  });
+
+  it('refuses a bad partition whole, naming the field, and leaves the live link unchanged', async () => {
+    const before = proxy.link();
+    const zero = await putLink(proxy, { rttUs: 50_000, partition: '0s' });
+    expect(zero.status).toBe(400);
+    expect(String(zero.json.error)).toMatch(/^partition: .*above 0/);
+    const end = await putLink(proxy, { rttUs: 50_000, partition: '1s', then: 'later' });
+    expect(String(end.json.error)).toMatch(/^then: /);
+    expect(proxy.link()).toEqual(before);
+    expect(proxy.stats().partition?.active).toBe(false);
+  });
+
+  it('refuses a partition on a closed proxy', async () => {
+    const other = await startProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 } });
+    await other.close();
+    expect(() => other.setLink({ rttUs: 5000, partition: '1s' })).toThrow(ConfigError);
+    expect(() => other.setLink({ partition: '1s' })).toThrow(/^partition: .*closed/);
+    expect(other.link().upUs + other.link().downUs).toBe(RTT_US);
+  });
+});
