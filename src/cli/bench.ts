@@ -1,5 +1,6 @@
 import { parseCompensateFlag } from './compensate-flag.js';
-import { checkZones } from '../cluster/options.js';
+import { checkClientZones, checkZones } from '../cluster/options.js';
+import { runClientZoneBench } from '../cluster/bench/client-zone-bench.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
@@ -40,6 +41,7 @@ interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   slo?: string;
   cluster?: boolean;
   zones?: string;
+  clientZones?: string;
 }
 
 export function registerBench(program: Command): void {
@@ -72,6 +74,7 @@ export function registerBench(program: Command): void {
     .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off or 0 (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration (bare number: ms), or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
     .option('--cluster', 'Redis Cluster: ioredis Cluster through per-node links (a private 3+3 cluster, or --redis SEED); shapes seq, pipeline, MSET/MGET with hash tags, reads from replicas vs primaries; round trips per node')
     .option('--zones <n>', 'with --cluster: place the nodes in N zones (same-az in the client zone, cross-az elsewhere) instead of --links')
+    .option('--client-zones <n>', 'with --cluster: apps in zones 1..N (N at most --zones, which defaults to N), each through its own listeners: reads from primaries vs from the replica in its own zone')
     .option(JSON_FLAG, JSON_HELP)
     .option('--csv <file>', 'write one CSV row per configuration')
     .option('--markdown <file>', 'write a markdown table')
@@ -94,6 +97,7 @@ export function registerBench(program: Command): void {
         '  redis-rtt bench --links cross-az --clients 8 --rate 2000 --batch-window 0,100us,1ms --batch 16 --modes seq,auto\n' +
         '  redis-rtt bench --cluster --zones 3 -n 200          # primary vs replica reads, same-zone vs cross-zone\n' +
         '  redis-rtt bench --cluster --links same-az,cross-az --redis 127.0.0.1:30001\n' +
+        '  redis-rtt bench --cluster --client-zones 3 -n 200   # per client zone: primaries vs the same-zone replica\n' +
         '\nWith --rate (or --clients) the run is open-loop: see docs/open-loop.md. --cluster: see docs/cluster.md.',
     );
   addOpenLoopFlags(bench);
@@ -179,19 +183,21 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
   const zones = flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16));
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
+  const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parseNonNegativeInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
   const links = given('links') ? flags.links.split(',').map((x) => x.trim()).filter((x) => x !== '') : undefined;
   // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
   const onInt = (): never => process.exit(130);
   process.once('SIGINT', onInt);
-  const report = await runClusterBench({
+  const common = {
     upstream: flags.redis,
-    zones,
-    links,
     n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,
     repeat: given('repeat') ? parsePositiveInt(flags.repeat, '--repeat', 10_000) : undefined,
-    batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined,
-    log: (line) => process.stderr.write(`redis-rtt: ${line}\n`),
-  });
+    log: (line: string) => void process.stderr.write(`redis-rtt: ${line}\n`),
+  };
+  const report =
+    clientZones !== undefined
+      ? await runClientZoneBench({ ...common, clientZones, zones })
+      : await runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
   process.off('SIGINT', onInt);
   const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
   if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');

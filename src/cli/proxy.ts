@@ -43,6 +43,7 @@ interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValue
   announceHost?: string;
   listenPorts?: string;
   zones?: string;
+  clientZones?: string;
   sameZoneLink: string;
   crossZoneLink: string;
   nodeLink: string[];
@@ -77,6 +78,7 @@ export function registerProxy(program: Command): void {
     .option('--announce-host <host>', 'cluster: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')
     .option('--listen-ports <A-B>', 'cluster: ports for the listeners of the nodes other than the seed (default: any free port)')
     .option('--zones <n>', 'cluster: place the nodes in N zones (shard i primary in zone i mod N + 1); the client is in zone 1')
+    .option('--client-zones <n>', 'cluster: clients in zones 1..N (N at most --zones): one set of listeners per client zone, each node\'s link by its zone and the set\'s (the JSON line lists each zone\'s seed)')
     .option('--same-zone-link <link>', 'cluster: link of the nodes in the client\'s zone (preset or rtt=..)', 'same-az')
     .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
     .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
@@ -99,6 +101,7 @@ export function registerProxy(program: Command): void {
         '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 1ms   # then: curl -X PUT -d \'{"partition":"10s"}\' 127.0.0.1:7070/link\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --listen 127.0.0.1:7000 --rtt 20ms   # a cluster: one listener per node\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --node-link replicas=same-az --control :7070\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --client-zones 3   # apps in zone k use clientZones[k-1].seed\n' +
         '    # then: curl -X PUT -d \'{"rttUs":5000}\' \'127.0.0.1:7070/link?node=masters\'',
     )
     .action(async (flags: ProxyFlags) => {
@@ -165,6 +168,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     announceHost: flags.announceHost,
     listenPorts: flags.listenPorts,
     zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
+    clientZones: flags.clientZones === undefined ? undefined : parseNonNegativeInt(flags.clientZones, '--client-zones', 16),
     sameZoneLink: flags.sameZoneLink,
     crossZoneLink: flags.crossZoneLink,
     nodeLinks: flags.nodeLink,
@@ -172,6 +176,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
   });
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
+  const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
   const hint = hopOnlyHint(flags.compensate, proxy.link());
   if (hint) log(hint);
   process.stdout.write(
@@ -185,6 +190,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       compensationUs: proxy.compensationUs,
       ...(proxy.tlsCaFile !== undefined ? { tlsCa: proxy.tlsCaFile } : {}),
       ...(nodes ? { nodes } : {}),
+      ...(clientZones ? { clientZones } : {}),
     }) + '\n',
   );
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on

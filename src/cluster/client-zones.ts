@@ -17,7 +17,14 @@ export interface ClientZone {
  * here; the first set's first node is the seed clients without a zone use.
  */
 export class ClientZones {
-  constructor(readonly zones: readonly ClientZone[]) {
+  /**
+   * @param split true with --client-zones (even 1): views, /stats and /connections then name each
+   * listener's client zone.
+   */
+  constructor(
+    readonly zones: readonly ClientZone[],
+    readonly split = false,
+  ) {
     if (zones.length === 0) throw new Error('ClientZones needs at least one zone');
   }
 

@@ -7,12 +7,13 @@ import { startControl, type ControlPlan } from '../proxy/start-control.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { StageFactory } from '../stage/types.js';
 import { renderPrometheus } from '../stats/prometheus.js';
-import type { ConnectionInfo, LatencySummary } from '../stats/types.js';
+import type { ConnectionInfo, LatencySummary, StatsSnapshot } from '../stats/types.js';
 import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import { mergeSnapshots } from './cluster-stats.js';
-import { nodeView, type ClusterNodeView, type ClusterStats, type RedisRttClusterProxy } from './cluster-view.js';
-import type { ClientZones } from './client-zones.js';
+import { nodeView, type ClientZoneStats, type ClientZoneView, type ClusterNodeView, type ClusterStats, type RedisRttClusterProxy } from './cluster-view.js';
+import type { ClientZone, ClientZones } from './client-zones.js';
+import type { ClusterNode } from './node-set.js';
 import type { NodeStarter } from './node-starter.js';
 import type { RewriteCounts } from './rewrite-counts.js';
 import type { TopologySource } from './topology-refresh.js';
@@ -96,18 +97,31 @@ export class ClusterProxy implements RedisRttClusterProxy {
   stats(): ClusterStats {
     const per = this.zones.list().map((n) => ({ n, s: n.proxy.stats() }));
     const merged = mergeSnapshots(per.map((x) => x.s), this.first.link());
-    const nodes = per.map(({ n, s }) => ({ ...nodeView(n), counters: s.totals, connections: s.connections }));
-    return { ...merged, cluster: { nodes, ...this.counts.snapshot() } };
+    const nodes = per.map(({ n, s }) => ({ ...nodeView(n, this.zones.split), counters: s.totals, connections: s.connections }));
+    const clientZones = this.zones.split ? this.zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
+    return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...this.counts.snapshot() } };
   }
   resetStats(): void {
     for (const n of this.zones.list()) n.proxy.resetStats();
     this.counts.reset();
   }
   connections(): ConnectionInfo[] {
-    return this.zones.list().flatMap((n) => n.proxy.connections().map((c) => ({ ...c, node: `${n.host}:${n.port}` })));
+    const split = this.zones.split;
+    return this.zones.list().flatMap((n) => n.proxy.connections().map((c) => ({ ...c, node: `${n.host}:${n.port}`, ...(split ? { clientZone: n.clientZone } : {}) })));
   }
   nodes(): ClusterNodeView[] {
-    return this.zones.list().map(nodeView);
+    return this.zones.list().map((n) => nodeView(n, this.zones.split));
+  }
+  clientZones(): ClientZoneView[] | undefined {
+    if (!this.zones.split) return undefined;
+    return this.zones.zones.map((z) => ({
+      zone: z.zone,
+      seed: listenOf(z.nodes.list()[0]!),
+      nodes: z.nodes.list().map((n) => {
+        const { id, upstream, listen, role, zone, link } = nodeView(n);
+        return { id, upstream, listen, role, zone, link };
+      }),
+    }));
   }
   refreshTopology(): Promise<void> {
     return this.refresh.refresh();
@@ -147,4 +161,15 @@ export class ClusterProxy implements RedisRttClusterProxy {
       this.listenTls.cleanup();
     })());
   }
+}
+
+function listenOf(n: ClusterNode): string {
+  return formatEndpoint({ kind: 'tcp', host: n.listen.host, port: n.listen.port });
+}
+
+/** One client zone's share: its listeners' snapshots merged. */
+function clientZoneStats(z: ClientZone, per: readonly { n: ClusterNode; s: StatsSnapshot }[]): ClientZoneStats {
+  const own = per.filter((x) => x.n.clientZone === z.zone);
+  const { totals, commands, connections } = mergeSnapshots(own.map((x) => x.s), own[0]!.s.link);
+  return { zone: z.zone, seed: listenOf(z.nodes.list()[0]!), totals, commands, connections };
 }

@@ -4,7 +4,7 @@ import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
 import { planControl, type ControlPlan } from '../proxy/start-control.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { parseNodeLink, type NodeLinkRule } from './node-link.js';
-import { checkZones, DEFAULT_CLUSTER, parsePortRange, type ClusterProxyOptions } from './options.js';
+import { checkClientZones, checkZones, DEFAULT_CLUSTER, parsePortRange, type ClusterProxyOptions } from './options.js';
 
 /** Cluster mode's options, checked before any listener opens. */
 export interface ClusterSettings {
@@ -14,6 +14,8 @@ export interface ClusterSettings {
   announceHost: string;
   control: ControlPlan | undefined;
   zoneCount: number | undefined;
+  /** --client-zones: one listener set per client zone; undefined: one set, the clients in zone 1. */
+  clientZoneCount: number | undefined;
   zoneLinks: { same: LinkSpec; cross: LinkSpec } | undefined;
   rules: NodeLinkRule[];
   listenPorts: { from: number; to: number } | undefined;
@@ -32,6 +34,7 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
   // The control endpoint's policy, as single-node mode's.
   const control = planControl(options);
   const zoneCount = checkZones(options.zones);
+  const clientZoneCount = checkClientZones(options.clientZones, zoneCount);
   const rules = (options.nodeLinks ?? []).map((t) => parseNodeLink(t));
   const zoneLinks =
     zoneCount === undefined
@@ -47,6 +50,7 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
     announceHost,
     control,
     zoneCount,
+    clientZoneCount,
     zoneLinks,
     rules,
     listenPorts,

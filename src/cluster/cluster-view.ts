@@ -20,6 +20,22 @@ export interface ClusterNodeView {
   /** The link's name: a preset, a spec, "link" (the --rtt/--preset flags) or "PUT /link". */
   link: string;
   linkSettings: LinkSettings;
+  /** With --client-zones: the client zone this listener serves. */
+  clientZone?: number;
+}
+
+/** One client zone's listeners, as the start-up line shows them (--client-zones). */
+export interface ClientZoneView {
+  zone: number;
+  /** The listener apps in this zone connect to first (zone 1's is the --listen one). */
+  seed: string;
+  nodes: Pick<ClusterNodeView, 'id' | 'upstream' | 'listen' | 'role' | 'zone' | 'link'>[];
+}
+
+/** What one client zone's clients sent and got, over its listeners (/stats with --client-zones). */
+export interface ClientZoneStats extends Pick<StatsSnapshot, 'totals' | 'commands' | 'connections'> {
+  zone: number;
+  seed: string;
 }
 
 export interface ClusterStats extends StatsSnapshot {
@@ -27,6 +43,8 @@ export interface ClusterStats extends StatsSnapshot {
     nodes: (ClusterNodeView & { counters: Counters; connections: { active: number; total: number } })[];
     /** Replies rewritten, by kind. */
     rewrites: Record<RewriteKind, number>;
+    /** With --client-zones: the same traffic split by the client zone whose listeners carried it. */
+    clientZones?: ClientZoneStats[];
     /** Topology replies that could not be parsed and went out unchanged. */
     unparsedTopology: number;
   };
@@ -38,11 +56,14 @@ export interface RedisRttClusterProxy extends RedisRttProxy {
   /** Changes the link of the nodes `selector` picks (every node without one); returns the first one's settings. */
   setLink(update: LinkUpdate & { preset?: string }, selector?: string): LinkSettings;
   stats(): ClusterStats;
+  /** One entry per client zone with --client-zones, else undefined. */
+  clientZones(): ClientZoneView[] | undefined;
   /** Re-reads CLUSTER NODES now (the proxy also does it every topologyRefreshMs). */
   refreshTopology(): Promise<void>;
 }
 
-export function nodeView(n: ClusterNode): ClusterNodeView {
+/** `split`: name the listener's client zone (--client-zones). */
+export function nodeView(n: ClusterNode, split = false): ClusterNodeView {
   return {
     id: n.id,
     upstream: `${n.host}:${n.port}`,
@@ -51,5 +72,6 @@ export function nodeView(n: ClusterNode): ClusterNodeView {
     zone: n.zone ?? null,
     link: n.linkName,
     linkSettings: n.proxy.link(),
+    ...(split ? { clientZone: n.clientZone } : {}),
   };
 }

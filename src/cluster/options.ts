@@ -26,6 +26,15 @@ export function parseClusterMode(text: string | undefined, flag = '--cluster'): 
   throw new ConfigError(flag, text, 'auto | on | off');
 }
 
+/** `--client-zones N`: needs `--zones`, and N at most its count (a client zone with no node in it would be all cross-zone). */
+export function checkClientZones(clientZones: number | undefined, zoneCount: number | undefined, flag = '--client-zones'): number | undefined {
+  if (clientZones === undefined) return undefined;
+  const n = parseWith(CLUSTER_OPTIONS.clientZones, clientZones, () => flag)!;
+  if (zoneCount === undefined) throw new ConfigError(flag, String(clientZones), 'a count with --zones (the client zones are among the nodes\' zones)');
+  if (n > zoneCount) throw new ConfigError(flag, String(clientZones), `at most --zones (${zoneCount})`);
+  return n;
+}
+
 export function checkZones(zones: number | undefined, flag = '--zones'): number | undefined {
   if (zones === undefined) return undefined;
   return parseWith(CLUSTER_OPTIONS.zones, zones, () => flag);

@@ -64,7 +64,11 @@ export async function startClusterProxy(
     });
     return nodes;
   };
-  const zones = new ClientZones([{ zone: 1, nodes: zoneSet(1) }]);
+  const clientZoneCount = s.clientZoneCount ?? 1;
+  const zones = new ClientZones(
+    Array.from({ length: clientZoneCount }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),
+    s.clientZoneCount !== undefined,
+  );
   const refresh = new TopologyRefresh({ seed, nodes: zones, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
   const proxy = new ClusterProxy(zones, starter, refresh, counts, listenTls);
   try {

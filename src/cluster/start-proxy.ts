@@ -51,5 +51,10 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
 export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
   if (!options || typeof options.upstream !== 'string') return startSingleProxy(options);
   const clustered = await maybeStartCluster(options, (o, node) => startSingleProxy({ ...o, cluster: 'off' }, node));
-  return clustered ?? startSingleProxy(options);
+  if (clustered) return clustered;
+  // One listener has no nodes to place in zones: refused rather than ignored.
+  if (options.clientZones !== undefined) {
+    throw new ConfigError('--client-zones', String(options.clientZones), 'cluster mode only (--cluster on, or auto against a cluster node); drop it for a single Redis');
+  }
+  return startSingleProxy(options);
 }

@@ -27,6 +27,12 @@ export const CLUSTER_OPTIONS = {
     .describe('Ports for the listeners of the nodes other than the seed, "A-B". Default: any free port.')
     .optional(),
   zones: wholeNumber(1, 16).describe('Place the nodes in this many zones (docs/cluster.md); the client is in zone 1.').optional(),
+  clientZones: wholeNumber(1, 16)
+    .describe(
+      'Clients in this many zones (at most `zones`): one set of listeners per client zone, each rewriting to its own listeners ' +
+        'and linking each node by whether it sits in that zone (docs/cluster.md). Cluster mode only.',
+    )
+    .optional(),
   sameZoneLink: z.string({ error: 'a link: a preset or rtt=...' }).describe("Link of the nodes in the client's zone. Default 'same-az'.").optional(),
   crossZoneLink: z.string({ error: 'a link: a preset or rtt=...' }).describe("Link of the nodes in other zones. Default 'cross-az'.").optional(),
   nodeLinks: z.array(z.string({ error: 'SELECTOR=LINK strings' }), { error: 'an array of SELECTOR=LINK strings' }).describe('"SELECTOR=LINK" overrides, later ones win.').optional(),

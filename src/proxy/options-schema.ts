@@ -121,6 +121,7 @@ const FLAGS: Record<string, string> = {
   announceHost: '--announce-host',
   listenPorts: '--listen-ports',
   zones: '--zones',
+  clientZones: '--client-zones',
 };
 
 /** `--high-water` for a top-level option with a flag, else the key path (`link.rttUs`, `toxics[0].type`). */

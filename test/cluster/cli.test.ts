@@ -75,6 +75,25 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     }
   });
 
+  it('--client-zones 2: the listening line gives each client zone its seed and its six listeners', async () => {
+    const p = await startCliProxy(['--upstream', cluster.address, '--zones', '3', '--client-zones', '2', '--compensate', '0']);
+    try {
+      const zones = (p.line as unknown as { clientZones: { zone: number; seed: string; nodes: NodeLine[] }[] }).clientZones;
+      expect(zones.map((z) => z.zone)).toEqual([1, 2]);
+      expect(zones[0]!.seed).toBe(p.line.listen);
+      for (const z of zones) {
+        expect(z.seed).toBe(z.nodes[0]!.listen);
+        expect(z.nodes.map((n) => Object.keys(n).sort().join())).toEqual(Array(6).fill('id,link,listen,role,upstream,zone'));
+        for (const n of z.nodes) expect(n.link).toBe(n.zone === z.zone ? 'same-az' : 'cross-az');
+      }
+      const { stdout } = await run('redis-cli', ['-c', '-p', zones[1]!.seed.split(':')[1]!, 'CLUSTER', 'SLOTS']);
+      for (const n of zones[1]!.nodes.filter((x) => x.role === 'master')) expect(stdout).toContain(n.listen.split(':')[1]);
+      for (const n of zones[0]!.nodes) expect(stdout).not.toContain(n.listen.split(':')[1]);
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+  });
+
   it('bench --cluster through the per-node links: every shape, round trips per node adding up, MGET/MSET in one round trip per batch', async () => {
     const r = await runCli(['bench', '--cluster', '--redis', cluster.address, '--links', 'rtt=1ms', '-n', '40', '--batch', '10', '--repeat', '1', '--format', 'json'], 60_000);
     expect(r.code, r.stderr).toBe(0);
@@ -103,6 +122,10 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
       const r = await runCli(['proxy', '--upstream', single.address, '--cluster', 'on']);
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/--cluster: .*is not a cluster node \(INFO cluster says cluster_enabled:0\)/);
+      // auto finds no cluster: one listener has no zones to split.
+      const z = await runCli(['proxy', '--upstream', single.address, '--zones', '3', '--client-zones', '2']);
+      expect(z.code, z.stderr).toBe(2);
+      expect(z.stderr).toMatch(/--client-zones: .*cluster mode only/);
     } finally {
       await single.stop();
     }
@@ -111,6 +134,8 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
       ['--node-link', ['--node-link', 'everyone=rtt=1ms']],
       ['--listen-ports', ['--listen-ports', '9-1']],
       ['--cluster', ['--cluster', 'maybe']],
+      ['--client-zones', ['--zones', '2', '--client-zones', '3']],
+      ['--client-zones', ['--client-zones', '2']],
     ] as const) {
       const r = await runCli(['proxy', '--upstream', cluster.address, ...args]);
       expect(r.code, `${flag}: ${r.stderr}`).toBe(2);

@@ -2,8 +2,8 @@ import { Cluster } from 'ioredis';
 import type { RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
 import { startPrivateCluster, type PrivateCluster } from '../../redis/private-cluster.js';
-import { median } from '../../numbers/quantiles.js';
 import { CLUSTER_SHAPES } from './shapes.js';
+import { sampleShapes } from './sample-shapes.js';
 import { parseLinkSpec } from '../../link/link-spec.js';
 import { ConfigError } from '../../errors.js';
 
@@ -33,7 +33,8 @@ export interface ClusterBenchOptions {
 export interface ClusterBenchRow {
   config: string;
   shape: string;
-  reads: 'master' | 'slave';
+  /** Primaries, any replica (ioredis scaleReads 'slave'), or the replica in the client's own zone (--client-zones). */
+  reads: 'master' | 'slave' | 'zone-replica';
   n: number;
   /** Median over the samples, and the range. */
   usPerOp: number;
@@ -72,35 +73,8 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
         const keys = Array.from({ length: 64 }, (_, i) => `rtt:key:${i}`);
         for (const k of keys) await clients.master.set(k, 'v');
         for (const c of Object.values(clients)) for (const k of keys.slice(0, 8)) await c.get(k); // connect to every node, warm
-        const samples = new Map<number, { us: number; rt: number; perNode: ClusterBenchRow['perNode'] }[]>();
-        for (let r = 0; r <= repeat; r++) {
-          for (let j = 0; j < CLUSTER_SHAPES.length; j++) {
-            const i = (j + r) % CLUSTER_SHAPES.length;
-            const shape = CLUSTER_SHAPES[i]!;
-            proxy.resetStats();
-            const t0 = process.hrtime.bigint();
-            await shape.run(clients[shape.reads], keys, n, batch);
-            const us = Number(process.hrtime.bigint() - t0) / 1000 / n;
-            const s = proxy.stats();
-            const perNode = s.cluster.nodes.map((x) => ({
-              upstream: x.upstream,
-              role: x.role,
-              zone: x.zone,
-              rttUs: x.linkSettings.upUs + x.linkSettings.downUs,
-              roundTrips: x.counters.roundTrips,
-            }));
-            if (r > 0) samples.set(i, [...(samples.get(i) ?? []), { us, rt: s.totals.roundTrips, perNode }]);
-            log(`${cfg.name} ${shape.name} (${shape.reads}) sample ${r === 0 ? 'warm-up' : r}: ${us.toFixed(0)} us/op`);
-          }
-        }
-        CLUSTER_SHAPES.forEach((shape, i) => {
-          const list = samples.get(i)!;
-          const m = median(list.map((x) => x.us));
-          const mid = list.find((x) => x.us === m) ?? list[0]!;
-          const us = list.map((x) => x.us);
-          const range = { usPerOpMin: Math.min(...us), usPerOpMax: Math.max(...us) };
-          rows.push({ config: cfg.name, shape: shape.name, reads: shape.reads, n, usPerOp: m, ...range, roundTrips: mid.rt, perNode: mid.perNode });
-        });
+        const bound = CLUSTER_SHAPES.map((shape) => ({ name: shape.name, reads: shape.reads, run: () => shape.run(clients[shape.reads], keys, n, batch) }));
+        rows.push(...(await sampleShapes(proxy, cfg.name, bound, { n, repeat, log })));
       } finally {
         for (const c of Object.values(clients)) c.disconnect();
         await proxy.close();

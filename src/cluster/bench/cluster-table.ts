@@ -1,6 +1,8 @@
 import { fmtUsLabel as fmt } from '../../format.js';
 import { renderGrid, RULE, type GridRow } from '../../text-grid.js';
-import type { ClusterBenchReport } from './cluster-bench.js';
+import type { ClusterBenchReport, ClusterBenchRow } from './cluster-bench.js';
+
+const READS: Record<ClusterBenchRow['reads'], string> = { master: 'primaries', slave: 'replicas', 'zone-replica': 'same-zone replica' };
 
 /** The cluster bench as a text table: one row per configuration and shape, round trips per node. */
 export function renderClusterTable(report: ClusterBenchReport, opts: { color?: boolean } = {}): string {
@@ -15,7 +17,7 @@ export function renderClusterTable(report: ClusterBenchReport, opts: { color?: b
       .map((x) => `${x.role === 'master' ? 'M' : 'R'}${x.zone ?? ''}@${fmt(x.rttUs)}:${x.roundTrips}`)
       .join(' ');
     rows.push({
-      cells: [r.config, r.shape, r.reads === 'slave' ? 'replicas' : 'primaries', `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`, String(r.roundTrips), perNode],
+      cells: [r.config, r.shape, READS[r.reads], `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`, String(r.roundTrips), perNode],
     });
   }
   return renderGrid(rows, ['left', 'left', 'left', 'right', 'right', 'left'], opts).join('\n') + '\n';

@@ -1,0 +1,55 @@
+import { median } from '../../numbers/quantiles.js';
+import type { RedisRttClusterProxy } from '../cluster-view.js';
+import type { ClusterBenchRow } from './cluster-bench.js';
+
+/** One shape bound to its client and keys: `run()` does `n` operations. */
+export interface BoundShape {
+  readonly name: string;
+  readonly reads: ClusterBenchRow['reads'];
+  run(): Promise<void>;
+}
+
+/**
+ * A warm-up sample of every shape, then `repeat` timed samples with the shapes in rotated order;
+ * one row per shape with the median, the range, and the proxy's round trips per node in the
+ * median sample (only `clientZone`'s listeners when given).
+ */
+export async function sampleShapes(
+  proxy: RedisRttClusterProxy,
+  config: string,
+  shapes: readonly BoundShape[],
+  o: { n: number; repeat: number; clientZone?: number; log(line: string): void },
+): Promise<ClusterBenchRow[]> {
+  const samples = new Map<number, { us: number; rt: number; perNode: ClusterBenchRow['perNode'] }[]>();
+  for (let r = 0; r <= o.repeat; r++) {
+    for (let j = 0; j < shapes.length; j++) {
+      const i = (j + r) % shapes.length;
+      const shape = shapes[i]!;
+      proxy.resetStats();
+      const t0 = process.hrtime.bigint();
+      await shape.run();
+      const us = Number(process.hrtime.bigint() - t0) / 1000 / o.n;
+      const s = proxy.stats();
+      const perNode = s.cluster.nodes
+        .filter((x) => o.clientZone === undefined || x.clientZone === o.clientZone)
+        .map((x) => ({
+          upstream: x.upstream,
+          role: x.role,
+          zone: x.zone,
+          rttUs: x.linkSettings.upUs + x.linkSettings.downUs,
+          roundTrips: x.counters.roundTrips,
+        }));
+      const roundTrips = perNode.reduce((sum, x) => sum + x.roundTrips, 0);
+      if (r > 0) samples.set(i, [...(samples.get(i) ?? []), { us, rt: roundTrips, perNode }]);
+      o.log(`${config} ${shape.name} (${shape.reads}) sample ${r === 0 ? 'warm-up' : r}: ${us.toFixed(0)} us/op`);
+    }
+  }
+  return shapes.map((shape, i) => {
+    const list = samples.get(i)!;
+    const us = list.map((x) => x.us);
+    const m = median(us);
+    const mid = list.find((x) => x.us === m) ?? list[0]!;
+    const range = { usPerOpMin: Math.min(...us), usPerOpMax: Math.max(...us) };
+    return { config, shape: shape.name, reads: shape.reads, n: o.n, usPerOp: m, ...range, roundTrips: mid.rt, perNode: mid.perNode };
+  });
+}
