@@ -69,7 +69,7 @@ export function registerBench(program: Command): void {
     .option('--redis <addr>', 'use this Redis (host:port or unix:/path) instead of a private one')
     .option('--key-prefix <prefix>', 'every key written starts with this; only these keys are deleted', d.keyPrefix)
     .option('--allow-nonempty', 'run against a database that holds keys (nothing is flushed; only prefixed keys are touched)')
-    .option('--max-seconds <s>', 'a bound on the whole run (bare number: seconds): samples that fit run first, the run ends within it plus one sample, and what finished is reported')
+    .option('--max-seconds <s>', 'a bound on the whole run (bare number: seconds): a sample starts only if its expected time fits in what is left, others are listed as skipped with their expected time; the run ends within the bound plus the estimate error of the last sample started (stated); exit 2 when no sample fits')
     .option('--seed <n>', 'seed for values and jitter', String(d.seed))
     .option('--compensate <off|auto|duration|file>', "take the proxy's own cost off each one-way delay: off or 0 (every wait costs at least its RTT; local is the model's baseline), auto (the hop, measured at start), a duration (bare number: ms), or a `calibrate --json` FILE (its table also pays for the wake-ups that grow with the delay)", 'off')
     .option('--cluster', 'Redis Cluster: ioredis Cluster through per-node links (a private 3+3 cluster, or --redis SEED); shapes seq, pipeline, MSET/MGET with hash tags, reads from replicas vs primaries; round trips per node')
@@ -98,6 +98,7 @@ export function registerBench(program: Command): void {
         '  redis-rtt bench --cluster --zones 3 -n 200          # primary vs replica reads, same-zone vs cross-zone\n' +
         '  redis-rtt bench --cluster --links same-az,cross-az --redis 127.0.0.1:30001\n' +
         '  redis-rtt bench --cluster --client-zones 3 -n 200   # per client zone: primaries vs the same-zone replica\n' +
+        '  redis-rtt bench --links local,cross-region --modes seq -n 100 --max-seconds 3   # cross-region skipped: 8.5 s a sample\n' +
         '\nWith --rate (or --clients) the run is open-loop: see docs/open-loop.md. --cluster: see docs/cluster.md.',
     );
   addOpenLoopFlags(bench);

@@ -41,14 +41,11 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
   const samples = configs.reduce((s, c) => s + c.warmup + c.repeat, 0);
   const estimateMs = estimatePlanMs(configs) + estimateDriverWarmupMs(configs, opts.driverWarmupMs);
   // After the checks that can refuse the run (a non-empty --redis), so nothing is promised first.
+  if (options.maxSeconds !== undefined) refuseNothingFits(configs, options.maxSeconds);
   const announce = (): void => {
-    const longestMs = Math.max(0, ...configs.map(estimateSampleMs));
-    const boundMs = options.maxSeconds !== undefined ? options.maxSeconds * 1000 + longestMs : Infinity;
+    const boundMs = options.maxSeconds !== undefined ? options.maxSeconds * 1000 : Infinity;
     progress?.({ type: 'estimate', estimateMs: Math.min(estimateMs, boundMs), configurations: configs.length, samples });
-    if (options.maxSeconds !== undefined) {
-      const warning = maxSecondsWarning(configs, options.maxSeconds);
-      if (warning) progress?.({ type: 'note', text: warning });
-    }
+    if (options.maxSeconds !== undefined) for (const text of tooLongForBound(configs, options.maxSeconds)) progress?.({ type: 'note', text });
     for (const text of notes) progress?.({ type: 'note', text });
     for (const l of new Map(configs.map((c) => [c.link.name, c.link])).values()) {
       const warning = l.direct ? undefined : jitterFloorWarning(applyLinkUpdate(defaultLinkSettings(), l.update));
@@ -159,16 +156,19 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
   }
 }
 
-/** Said before the run starts when one sample alone cannot fit the bound. */
-export function maxSecondsWarning(configs: readonly Configuration[], maxSeconds: number): string | undefined {
-  const longest = configs.reduce<Configuration | undefined>((a, c) => (a && estimateSampleMs(a) >= estimateSampleMs(c) ? a : c), undefined);
-  if (!longest) return undefined;
-  const sampleMs = estimateSampleMs(longest);
-  if (sampleMs <= maxSeconds * 1000) return undefined;
-  return (
-    `warning: one sample of ${runLabel(longest)} takes about ${(sampleMs / 1000).toFixed(1)} s, more than --max-seconds ${maxSeconds}: ` +
-    `it runs once, without warm-up, after the cells that fit, so the run can take up to about ${(maxSeconds + sampleMs / 1000).toFixed(1)} s`
-  );
+/** Said before the run starts: the cells whose one sample alone is longer than the bound (never started). */
+export function tooLongForBound(configs: readonly Configuration[], maxSeconds: number): string[] {
+  return configs
+    .filter((c) => estimateSampleMs(c) > maxSeconds * 1000)
+    .map((c) => `skipped: ${runLabel(c)}: one sample takes about ${(estimateSampleMs(c) / 1000).toFixed(1)} s, more than --max-seconds ${maxSeconds}`);
+}
+
+/** Before anything starts: not even the cheapest sample fits the bound, so the run would time nothing. */
+export function refuseNothingFits(configs: readonly Configuration[], maxSeconds: number): void {
+  const cheapest = configs.reduce<Configuration | undefined>((a, c) => (a && estimateSampleMs(a) <= estimateSampleMs(c) ? a : c), undefined);
+  if (!cheapest || estimateSampleMs(cheapest) <= maxSeconds * 1000) return;
+  const s = (estimateSampleMs(cheapest) / 1000).toFixed(1);
+  throw new ConfigError('--max-seconds', maxSeconds, `a bound one sample fits in: no sample does; the cheapest, ${runLabel(cheapest)}, takes about ${s} s`);
 }
 
 export async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {

@@ -11,7 +11,7 @@ const medianOrNull = (xs: (number | null)[]): number | null =>
 /**
  * Turns raw samples into results: medians and ranges, then the cross-cell figures (speedup vs
  * seq on the same link, the round-trip model from `local`, for proxied links). Cells that never ran a sample and did
- * not fail (time bound, Ctrl-C) become notes instead of results.
+ * not fail (skipped to fit --max-seconds, with the sample's expected time; Ctrl-C) become notes instead of results.
  */
 export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: BenchResult[]; notes: string[] } {
   const results: BenchResult[] = [];
@@ -19,7 +19,9 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
   for (const o of outcomes) {
     const c = o.config;
     if (o.samples.length === 0 && !o.error) {
-      notes.push(`not run: ${runLabel(c)}`);
+      const sk = o.skipped;
+      const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+      notes.push(sk ? `skipped: ${runLabel(c)}: one sample takes about ${s(sk.expectedMs)}, more than the ${s(Math.max(0, sk.leftMs))} left` : `not run: ${runLabel(c)}`);
       continue;
     }
     const samplesMs = o.samples.map((s) => round3(s.ms));

@@ -43,6 +43,8 @@ export interface ConfigOutcome {
   config: Configuration;
   samples: SampleOutcome[];
   error?: string;
+  /** A timed sample of it did not fit in what --max-seconds left: its expected time and what was left. */
+  skipped?: { expectedMs: number; leftMs: number };
 }
 
 export interface RunnerOutput {
@@ -81,42 +83,40 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
   const runStartMs = Date.now();
   const budget = input.maxSeconds !== undefined ? new TimeBudget(input.maxSeconds * 1000, input.startedAtMs) : undefined;
   const coldNote = new Set<number>();
-  const deferred: ScheduleStep[] = [];
+  let lastStarted: { label: string; expectedMs: number; ms: number } | undefined;
   let stopped: RunnerOutput['stopped'];
 
-  /** Kept samples may start as late as the bound: the longest of them can run past it. */
-  const lateMs = (): number => Math.max(0, ...deferred.map((d) => estimateOf(d.index)));
-  const decide = (step: ScheduleStep, late: boolean): BudgetDecision => {
+  const decide = (step: ScheduleStep): BudgetDecision => {
     if (!budget) return 'run';
-    if (late) return budget.late();
-    const outcome = outcomes[step.index] as ConfigOutcome;
     if (step.phase === 'warmup') return budget.warmup(estimateOf(step.index), estimateOf(step.index));
-    return budget.timed(estimateOf(step.index), outcome.samples.length > 0);
+    const decision = budget.timed(estimateOf(step.index));
+    const outcome = outcomes[step.index] as ConfigOutcome;
+    if (decision === 'skip') outcome.skipped ??= { expectedMs: estimateOf(step.index), leftMs: budget.leftMs() };
+    return decision;
   };
 
   /** Runs one step; false when the run must stop. */
-  const runStep = async (step: ScheduleStep, late: boolean): Promise<boolean> => {
+  const runStep = async (step: ScheduleStep): Promise<boolean> => {
     const outcome = outcomes[step.index] as ConfigOutcome;
     const c = outcome.config;
-    if (!late) estimatedLeftMs -= estimateOf(step.index); // a kept step was counted off when first met
+    estimatedLeftMs -= estimateOf(step.index);
     if (outcome.error) return true;
-    if (late && outcome.samples.length > 0) return true;
     if (input.signal?.aborted) {
       stopped = 'aborted';
       return false;
     }
-    const decision = decide(step, late);
+    const decision = decide(step);
     if (decision === 'stop') {
       stopped = 'max-seconds';
       return false;
     }
-    if (decision === 'defer') deferred.push(step);
     if (decision === 'skip' && step.phase === 'warmup') coldNote.add(step.index);
     if (decision !== 'run') return true;
     const link = input.links.get(c.link.name);
     const client = c.mode === 'auto' ? link?.auto : link?.plain;
     if (!link || !client) throw new Error(`no open link for ${c.link.name}`);
     let sampleMs = 0;
+    const sampleStartMs = Date.now();
     try {
       const sample = await runSample(c, {
         admin: input.admin,
@@ -138,6 +138,7 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
       // If the link itself is gone, its next configurations fail on the closed client, each saying so.
       await link.renew(c.mode === 'auto' ? 'auto' : 'plain').catch(() => {});
     }
+    lastStarted = { label: runLabel(c), expectedMs: estimateOf(step.index), ms: Date.now() - sampleStartMs };
     estimatedDoneMs += estimateOf(step.index);
     const elapsedMs = Date.now() - runStartMs;
     // Scale what is left by how far off the estimate has been so far.
@@ -150,16 +151,15 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
       label: runLabel(c),
       sampleMs,
       elapsedMs,
-      etaMs: Math.max(0, budget ? Math.min(estimatedLeftMs * pace, budget.leftMs() + lateMs()) : estimatedLeftMs * pace),
+      etaMs: Math.max(0, budget ? Math.min(estimatedLeftMs * pace, budget.leftMs()) : estimatedLeftMs * pace),
     });
     return true;
   };
 
-  let going = true;
-  for (const step of schedule) if (!(going = await runStep(step, false))) break;
-  if (going) for (const step of deferred) if (!(await runStep(step, true))) break;
+  for (const step of schedule) if (!(await runStep(step))) break;
 
   const notes: string[] = [];
+  if (budget) notes.push(boundNote(budget.elapsedMs(), budget.boundMs, lastStarted));
   for (const index of coldNote) {
     const c = configs[index] as Configuration;
     c.note = joinNote(c.note, `warm-up skipped to fit --max-seconds ${input.maxSeconds}`);
@@ -171,6 +171,14 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
     for (const o of short) o.config.note = joinNote(o.config.note, `${o.samples.length} of ${o.config.repeat} repetitions (${why})`);
   }
   return { outcomes, notes, ...(stopped ? { stopped } : short.length > 0 && budget ? { stopped: 'max-seconds' as const } : {}) };
+}
+
+/** How the run ended against --max-seconds: within it, or past it by how much and on which sample. */
+export function boundNote(elapsedMs: number, boundMs: number, last: { label: string; expectedMs: number; ms: number } | undefined): string {
+  const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+  const head = `ran ${s(elapsedMs)} of --max-seconds ${boundMs / 1000}`;
+  if (elapsedMs <= boundMs || !last) return `${head}: within the bound`;
+  return `${head}: ${s(elapsedMs - boundMs)} over, in the last sample started (${last.label}: expected ${s(last.expectedMs)}, took ${s(last.ms)})`;
 }
 
 interface ScheduleStep {

@@ -1,18 +1,18 @@
 /**
- * What fits in `bench --max-seconds`: decides before each sample whether to run it, skip it, keep it
- * for the end, or stop. The bound is on the whole run (set-up included), and the promise is: the run
- * finishes within the bound plus one sample, and prints what finished.
+ * What fits in `bench --max-seconds`: decides before each sample whether to run it, skip it, or
+ * stop. The bound is on the whole run (set-up included). The promise: a sample starts only when its
+ * expected time fits in what is left, so the run ends within the bound plus the estimate error of
+ * the last sample it started (the runner states that overrun), and prints what finished.
  *
  * The rules, in the rotated order the runner already uses:
  *  - past the bound nothing new starts;
  *  - a warm-up runs only if it and its configuration's first timed sample both fit in the time left:
  *    a timed sample is worth more than a warm-up (the configuration's note says it ran cold);
- *  - a timed sample that does not fit the time left is kept for the end if its configuration has
- *    no timed sample yet (so cheap cells take their repetitions first), dropped otherwise;
- *  - at the end, a kept sample starts while any time is left: that one sample is the overshoot.
+ *  - a timed sample runs only if it fits in the time left; one that does not is skipped (a cheaper
+ *    one later in the order may still fit).
  * Estimates are rough (plan.ts); a sample that runs longer than estimated is caught by the first rule.
  */
-export type BudgetDecision = 'run' | 'skip' | 'defer' | 'stop';
+export type BudgetDecision = 'run' | 'skip' | 'stop';
 
 export class TimeBudget {
   constructor(
@@ -22,7 +22,11 @@ export class TimeBudget {
   ) {}
 
   leftMs(): number {
-    return this.boundMs - (this.now() - this.startedAtMs);
+    return this.boundMs - this.elapsedMs();
+  }
+
+  elapsedMs(): number {
+    return this.now() - this.startedAtMs;
   }
 
   warmup(warmupEstimateMs: number, firstTimedEstimateMs: number): BudgetDecision {
@@ -31,15 +35,9 @@ export class TimeBudget {
     return warmupEstimateMs + firstTimedEstimateMs <= left ? 'run' : 'skip';
   }
 
-  timed(estimateMs: number, hasTimedSample: boolean): BudgetDecision {
+  timed(estimateMs: number): BudgetDecision {
     const left = this.leftMs();
     if (left <= 0) return 'stop';
-    if (estimateMs <= left) return 'run';
-    return hasTimedSample ? 'skip' : 'defer';
-  }
-
-  /** A sample kept for the end: it starts while any time is left. */
-  late(): BudgetDecision {
-    return this.leftMs() > 0 ? 'run' : 'stop';
+    return estimateMs <= left ? 'run' : 'skip';
   }
 }

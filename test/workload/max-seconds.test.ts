@@ -5,26 +5,33 @@
 import { describe, expect, it } from 'vitest';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
 import { planConfigurations } from '../../src/workload/plan.js';
-import { buildSchedule } from '../../src/workload/runner.js';
 import { TimeBudget } from '../../src/workload/time-budget.js';
+import { boundNote, buildSchedule } from '../../src/workload/runner.js';
 import type { BenchReport } from '../../src/results/types.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 describe('TimeBudget', () => {
-  it('runs what fits, skips a warm-up that would crowd out its timed sample, keeps a first sample for the end, stops past the bound', () => {
+  it('runs what fits, skips what does not (a warm-up that would crowd out its timed sample too), stops past the bound', () => {
     let nowMs = 1000;
     const b = new TimeBudget(3000, 1000, () => nowMs);
     expect(b.warmup(100, 100)).toBe('run');
     expect(b.warmup(2000, 1500)).toBe('skip');
-    expect(b.timed(2900, false)).toBe('run');
-    expect(b.timed(8500, false)).toBe('defer');
-    expect(b.timed(8500, true)).toBe('skip');
-    nowMs = 3999;
-    expect(b.late()).toBe('run');
+    expect(b.timed(2900)).toBe('run');
+    expect(b.timed(3001)).toBe('skip');
+    nowMs = 3900;
+    expect(b.timed(200)).toBe('skip');
+    expect(b.timed(100)).toBe('run');
     nowMs = 4000;
-    expect(b.timed(1, false)).toBe('stop');
+    expect(b.timed(1)).toBe('stop');
     expect(b.warmup(1, 1)).toBe('stop');
-    expect(b.late()).toBe('stop');
+  });
+
+  it('states how the run ended against the bound', () => {
+    const last = { label: 'local seq incr n=100', expectedMs: 120, ms: 700 };
+    expect(boundNote(2950, 3000, last)).toBe('ran 3.0 s of --max-seconds 3: within the bound');
+    expect(boundNote(3500, 3000, last)).toBe(
+      'ran 3.5 s of --max-seconds 3: 0.5 s over, in the last sample started (local seq incr n=100: expected 0.1 s, took 0.7 s)',
+    );
   });
 });
 
@@ -36,23 +43,29 @@ describe('buildSchedule', () => {
 });
 
 describe('redis-rtt bench --max-seconds (the built binary)', () => {
-  it('the issue\'s command: warns first, finishes within the bound plus one sample, prints results for both links', async () => {
+  it("the issue's command: lists the cross-region cell as skipped first, never starts it, times local, ends within 6 s", async () => {
     const boundS = 3;
     const t0 = performance.now();
     const r = await runCli(['bench', '--links', 'local,cross-region', '--modes', 'seq', '-n', '100', '--max-seconds', String(boundS), '--driver-warmup', '0', '--format', 'json'], 60_000);
     const wallMs = performance.now() - t0;
     expect(r.code, r.stderr).toBe(0);
-    const warning = r.stderr.indexOf('warning: one sample of cross-region seq incr n=100 takes about 8.5 s');
-    expect(warning, r.stderr).toBeGreaterThan(0);
-    expect(warning).toBeLessThan(r.stderr.indexOf('] sample'));
+    const skipped = r.stderr.indexOf('skipped: cross-region seq incr n=100: one sample takes about 8.5 s, more than --max-seconds 3');
+    expect(skipped, r.stderr).toBeGreaterThan(0);
+    expect(skipped).toBeLessThan(r.stderr.indexOf('] sample'));
     const report = JSON.parse(r.stdout) as BenchReport;
-    const local = report.results.find((x) => x.link === 'local');
-    const far = report.results.find((x) => x.link === 'cross-region');
-    expect(local?.samplesMs.length).toBeGreaterThanOrEqual(1);
-    expect(far?.samplesMs).toHaveLength(1);
-    const sampleMs = far!.samplesMs[0]!;
-    // Node's start-up and the teardown (links, the private redis-server) sit outside runBench's clock:
-    // 1.5 s for both. Before the fix the run took ~10.5 s and printed no results at all.
-    expect(wallMs, r.stderr).toBeLessThan(boundS * 1000 + sampleMs + 1500);
+    expect(report.results.map((x) => x.link)).toEqual(['local']);
+    expect(report.results[0]!.samplesMs.length).toBeGreaterThanOrEqual(1);
+    expect(report.notes).toContainEqual(expect.stringMatching(/^skipped: cross-region seq incr n=100: one sample takes about 8\.5 s, more than the \d+\.\d s left$/));
+    expect(report.notes).toContainEqual(expect.stringMatching(/^ran \d+\.\d s of --max-seconds 3: /));
+    // Node's start-up and the teardown sit outside the bound; before the fix this command took ~10.5 s.
+    expect(wallMs, r.stderr).toBeLessThan(6000);
+  }, 60_000);
+
+  it('exits 2 before starting anything when no sample fits, naming the cheapest one', async () => {
+    const r = await runCli(['bench', '--links', 'cross-region,cross-az', '--modes', 'seq', '-n', '100', '--max-seconds', '0.05'], 60_000);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain('--max-seconds');
+    expect(r.stderr).toMatch(/no sample does; the cheapest, cross-az seq incr n=100, takes about \d+\.\d s/);
+    expect(r.stderr).not.toContain('] sample');
   }, 60_000);
 });
