@@ -6,10 +6,11 @@
 const LAYERS = [
   // Leaves. `http` (src/http/: sendJson, readJson, listen, router) and `validation` (zod issues to ConfigError)
   // sit here too: they know bytes, JSON and errors, nothing of the proxy.
-  ['resp', 'numbers', 'http', 'validation',
+  // `svg` (chart drawing, data in, SVG string out) is a leaf too: the report and the dashboard draw with it.
+  ['resp', 'numbers', 'http', 'validation', 'svg',
     'clock.ts', 'errors.ts', 'units.ts', 'format.ts', 'endpoint.ts', 'text-grid.ts', 'version.ts'],
   ['stage'], // the stage contract and the chain machinery
-  ['link', 'tap', 'tls', 'toxics', 'stats', 'redis', 'results'],
+  ['link', 'tap', 'tls', 'toxics', 'stats', 'redis', 'results', 'dashboard'],
   ['proxy'],
   ['cluster', 'toxiproxy-api', 'workload', 'calibrate'],
   ['report', 'record'],

@@ -4,7 +4,8 @@ import type { Endpoint } from '../endpoint.js';
 import { HttpGuard } from './guard.js';
 import { BodyError, sendJson } from './json.js';
 import { listenOn } from './listen.js';
-import type { Router } from './router.js';
+import { pathOf, type Router } from './router.js';
+import { tokenCookie } from './token-cookie.js';
 
 export interface HttpEndpointOptions {
   router: Router;
@@ -16,6 +17,11 @@ export interface HttpEndpointOptions {
   classify(err: unknown): { status: number; reason: string };
   /** The JSON body of an error answer: each API has its own shape. */
   errorBody(status: number, reason: string): unknown;
+  /**
+   * Pages a browser may open once as `PATH?token=T` (the dashboard): a right token there is
+   * answered with the token cookie and a redirect to PATH without the query. @default none
+   */
+  tokenPages?: readonly string[];
 }
 
 /** Node's parser errors that have a more precise status than 400. */
@@ -60,14 +66,27 @@ export class HttpEndpoint {
     });
   }
 
+  /** `?token=` of a GET on a token page, else undefined. */
+  private pageToken(req: http.IncomingMessage): string | undefined {
+    if (req.method !== 'GET' || !this.o.tokenPages?.includes(pathOf(req.url))) return undefined;
+    return new URL(req.url ?? '/', 'http://endpoint').searchParams.get('token') ?? undefined;
+  }
+
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const decision = this.guard?.check(req.headers) ?? { allow: false, status: 403, reason: 'not listening' };
+    const queryToken = this.pageToken(req);
+    const decision = this.guard?.check(req.headers, { method: req.method, queryToken }) ?? { allow: false, status: 403, reason: 'not listening' };
     if (!decision.allow) return sendJson(res, decision.status, this.o.errorBody(decision.status, decision.reason));
+    if (queryToken !== undefined) {
+      // The token leaves the address bar (and the history entry the browser keeps of it) at once.
+      const cookie = this.guard!.hasToken ? { 'set-cookie': tokenCookie(this.guard!.cookieName, queryToken) } : {};
+      res.writeHead(303, { location: pathOf(req.url), 'cache-control': 'no-store', ...cookie });
+      return void res.end();
+    }
     try {
       await this.o.router.handle(req, res);
     } catch (err) {

@@ -11,12 +11,17 @@
  *   --allow-host, any Host passes: the user opted into remote access and the token is the defence.
  * - A request with an Origin header (browsers send one on cross-site requests; `null` from
  *   sandboxes and file:) passes only if that origin is this endpoint by the same Host rules.
- * - Then the token, if one is set, compared in constant time.
+ * - Then the token, if one is set, compared in constant time. It comes in the Authorization header,
+ *   or from a browser in the dashboard's cookie (src/http/token-cookie.ts), or once in the page's
+ *   `?token=` (the endpoint passes it only for that page). The cookie counts for a request that
+ *   changes something only when the request carries an Origin that passed the check above: a
+ *   browser always sends one on such requests, so a cookie without it is not a page of ours.
  * Pure: a decision from headers, no I/O.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../errors.js';
 import { isLoopback } from '../endpoint.js';
+import { readCookie, tokenCookieName } from './token-cookie.js';
 
 export interface HttpGuardOptions {
   /** The address the server is bound to; a unix socket has no Host to check. */
@@ -34,6 +39,15 @@ export interface GuardHeaders {
   host?: string;
   origin?: string;
   authorization?: string;
+  cookie?: string;
+}
+
+/** What the guard reads beside the headers. */
+export interface GuardRequest {
+  /** GET and HEAD change nothing: the token cookie counts for them without an Origin. @default 'GET' */
+  method?: string;
+  /** The page's `?token=`, when the endpoint accepts one on this path. */
+  queryToken?: string;
 }
 
 export const WILDCARD_HOSTS: readonly string[] = ['0.0.0.0', '::', '0:0:0:0:0:0:0:0'];
@@ -43,15 +57,23 @@ export class HttpGuard {
   private readonly allow: { name: string; port: number | undefined }[];
   private readonly tokenDigest: Buffer | undefined;
   private readonly anyHost: boolean;
+  /** The cookie a browser keeps the token in (src/http/token-cookie.ts). */
+  readonly cookieName: string;
 
   constructor(private readonly o: HttpGuardOptions) {
     this.allow = (o.allowHosts ?? []).map((h) => parseAllowHost(h));
     this.tokenDigest = o.token === undefined ? undefined : digest(o.token);
     this.anyHost = o.bound.kind === 'unix' || (WILDCARD_HOSTS.includes(o.bound.host) && o.token !== undefined && this.allow.length === 0);
+    this.cookieName = tokenCookieName(o.bound.kind === 'tcp' ? o.bound.port : undefined);
+  }
+
+  /** True when the endpoint has a token (the dashboard then sets its cookie). */
+  get hasToken(): boolean {
+    return this.tokenDigest !== undefined;
   }
 
   /** Allow, or refuse with a status (403 foreign Host/Origin, 401 token) and a reason for the JSON error. */
-  check(headers: GuardHeaders): GuardDecision {
+  check(headers: GuardHeaders, request: GuardRequest = {}): GuardDecision {
     const host = headers.host;
     if (!this.anyHost) {
       if (host === undefined || host === '') return refuse(403, 'missing Host header');
@@ -64,10 +86,14 @@ export class HttpGuard {
       return refuse(403, `cross-origin request from ${JSON.stringify(origin)} refused`);
     }
     if (this.tokenDigest !== undefined) {
-      const auth = headers.authorization ?? '';
-      const given = auth.startsWith('Bearer ') ? auth.slice(7) : '';
-      if (!timingSafeEqual(digest(given), this.tokenDigest)) {
-        return refuse(401, 'missing or wrong token: send "Authorization: Bearer <control token>"');
+      // A page's ?token= is checked alone: the cookie it sets must hold a right token.
+      const given = request.queryToken !== undefined ? [request.queryToken] : [bearer(headers.authorization)];
+      const method = request.method ?? 'GET';
+      if (request.queryToken === undefined && (origin !== undefined || method === 'GET' || method === 'HEAD')) {
+        given.push(readCookie(headers.cookie, this.cookieName));
+      }
+      if (!given.some((t) => t !== undefined && timingSafeEqual(digest(t), this.tokenDigest!))) {
+        return refuse(401, 'missing or wrong token: send "Authorization: Bearer <control token>" (a browser: open the dashboard once as /?token=<control token>)');
       }
     }
     return { allow: true };
@@ -109,6 +135,10 @@ export function bindPolicy(o: HttpGuardOptions, flag: string): string | undefine
 
 function refuse(status: 401 | 403, reason: string): GuardDecision {
   return { allow: false, status, reason };
+}
+
+function bearer(auth: string | undefined): string | undefined {
+  return auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
 }
 
 function digest(s: string): Buffer {

@@ -2,7 +2,7 @@
  * The page's stylesheet, inlined: system fonts, charts that scale down to the window, a table
  * that scrolls sideways rather than squeezing its columns, and a print layout.
  */
-import { FONT_FAMILY } from './svg/frame.js';
+import { FONT_FAMILY } from '../svg/frame.js';
 
 export const HTML_STYLE = `
 :root { color-scheme: light; }

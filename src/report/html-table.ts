@@ -3,7 +3,7 @@
  */
 import type { CalibrateReport } from '../results/types.js';
 import { CALIBRATE_COLUMNS } from './calibrate-table.js';
-import { esc } from './svg/escape.js';
+import { esc } from '../svg/escape.js';
 import type { TableModel } from './table-model.js';
 
 export function benchTableHtml(model: TableModel): string {

@@ -8,7 +8,7 @@ import { environmentPairs, methodLines } from './context.js';
 import { HTML_STYLE } from './html-style.js';
 import { benchTableHtml, calibrateTableHtml, footnotesHtml } from './html-table.js';
 import { renderReading } from './reading.js';
-import { esc } from './svg/escape.js';
+import { esc } from '../svg/escape.js';
 import { buildTableModel } from './table-model.js';
 
 export interface HtmlOptions {

@@ -10,6 +10,6 @@ export { renderHtml, type HtmlOptions } from './html.js';
 export { benchCharts, calibrateCharts } from './charts/index.js';
 export { parseReport } from './load.js';
 // The SVG building blocks record/analyze's HTML shares.
-export { renderCategoryChart } from './svg/category-chart.js';
-export { esc } from './svg/escape.js';
-export { seriesStyle } from './svg/style.js';
+export { renderCategoryChart } from '../svg/category-chart.js';
+export { esc } from '../svg/escape.js';
+export { seriesStyle } from '../svg/style.js';

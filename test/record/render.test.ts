@@ -57,7 +57,7 @@ describe('analysis reports', () => {
   });
 
   it('HTML is one self-contained page: inline CSS and SVG, no scripts, nothing fetched', () => {
-    // No golden file: the chart comes from src/report/svg, which has its own golden tests.
+    // No golden file: the chart comes from src/svg, which has its own golden tests.
     const html = renderHtml(analysis, 'app<1>.trace');
     expect(html).toMatch(/^<!doctype html>/);
     expect(html).toContain('<style>');

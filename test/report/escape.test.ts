@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { csvField } from '../../src/report/csv.js';
-import { esc } from '../../src/report/svg/escape.js';
+import { esc } from '../../src/svg/escape.js';
 import type { BenchReport } from '../../src/results/types.js';
 import { benchFixture, calibrateFixture } from './helpers.js';
 

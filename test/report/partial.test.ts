@@ -9,7 +9,7 @@ import {
   renderReading,
   renderTable,
 } from '../../src/report/index.js';
-import { percentileCurve } from '../../src/report/histogram.js';
+import { percentileCurve } from '../../src/svg/percentile-curve.js';
 import type { BenchReport, BenchResult, CalibrateReport } from '../../src/results/types.js';
 import { benchFixture, calibrateFixture } from './helpers.js';
 

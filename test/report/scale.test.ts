@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { percentileLabel, percentileTicks } from '../../src/report/histogram.js';
-import { ceil125, floor125, linearTicks, logTicks, makeScale, niceLinearDomain, niceLogDomain, niceStep } from '../../src/report/svg/scale.js';
+import { percentileLabel, percentileTicks } from '../../src/svg/percentile-curve.js';
+import { ceil125, floor125, linearTicks, logTicks, makeScale, niceLinearDomain, niceLogDomain, niceStep } from '../../src/svg/scale.js';
 
 const values = (ticks: Array<{ value: number }>): number[] => ticks.map((t) => t.value);
 const labelled = (ticks: Array<{ value: number; label: boolean }>): number[] => ticks.filter((t) => t.label).map((t) => t.value);

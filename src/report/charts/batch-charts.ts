@@ -6,8 +6,8 @@
 import type { BenchReport, BenchResult, Mode, Workload } from '../../results/types.js';
 import { fmtUsLabel } from '../../format.js';
 import { groupByLink, isOk, mainWorkload, primaryBatchMode, type LinkGroup } from '../order.js';
-import { referenceStyle, seriesStyle } from '../svg/style.js';
-import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
+import { referenceStyle, seriesStyle } from '../../svg/style.js';
+import { renderXYChart, type XYSeries } from '../../svg/xy-chart.js';
 import type { Chart } from './chart.js';
 
 interface Focus {

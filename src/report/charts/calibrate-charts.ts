@@ -4,8 +4,8 @@
  */
 import type { CalibrateReport, CalibrateRow } from '../../results/types.js';
 import { fmtUsLabel } from '../../format.js';
-import { seriesStyle } from '../svg/style.js';
-import { renderXYChart, type HLine, type XYSeries } from '../svg/xy-chart.js';
+import { seriesStyle } from '../../svg/style.js';
+import { renderXYChart, type HLine, type XYSeries } from '../../svg/xy-chart.js';
 import type { Chart } from './chart.js';
 
 type Plotted = CalibrateRow & { configuredRttUs: number; addedP50Us: number };

@@ -3,50 +3,28 @@
  * bench (a series per configuration) and one for calibrate (a series per row).
  */
 import type { BenchReport, CalibrateReport } from '../../results/types.js';
-import { fmtUsLabel } from '../../format.js';
-import { percentileCurve, percentileLabel, percentileTicks } from '../histogram.js';
+import { percentileCurve } from '../../svg/percentile-curve.js';
+import { renderPercentileChart, type PercentileCurve } from '../../svg/percentile-chart.js';
 import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
-import { esc } from '../svg/escape.js';
-import { seriesStyle, type SeriesStyle } from '../svg/style.js';
-import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
+import { esc } from '../../svg/escape.js';
 import { linkLabel } from './batch-charts.js';
 import type { Chart } from './chart.js';
 
-export interface Curve {
-  label: string;
-  styleIndex: number;
-  /** Overrides the style of styleIndex (a dotted twin of another curve). */
-  style?: SeriesStyle;
+export interface Curve extends Omit<PercentileCurve, 'points'> {
+  /** A stored histogram (HdrHistogram compressed base64). */
   base64: string;
 }
 
 export function percentileChart(name: string, title: string, subtitle: string, yLabel: string, curves: Curve[], attrs?: string): Chart | null {
-  const series: XYSeries[] = [];
-  let xMax = 0;
-  for (const c of curves) {
-    const points = percentileCurve(c.base64);
-    if (!points || points.length === 0) continue;
-    xMax = Math.max(xMax, points[points.length - 1]!.x);
-    // Markers only on whole x (0%, 90%, 99% ...) and the max, or the curves drown in them.
-    const marked = points.map((p, i) => ({
-      x: p.x,
-      y: p.us,
-      mark: Math.abs(p.x - Math.round(p.x)) < 1e-9 || i === points.length - 1,
-    }));
-    series.push({ label: c.label, style: c.style ?? seriesStyle(c.styleIndex), points: marked });
-  }
-  if (series.length === 0) return null;
-  const top = Math.max(1, Math.ceil(xMax - 1e-9));
-  const svg = renderXYChart({
+  const drawn = renderPercentileChart({
     name,
     title,
     subtitle,
-    x: { label: 'percentile (log scale of 1 / (1 - p); last point = max)', scale: 'linear', domain: [0, top], ticks: percentileTicks(top), format: percentileLabel },
-    y: { label: yLabel, scale: 'log', format: fmtUsLabel },
-    series,
+    yLabel,
+    curves: curves.map(({ base64, ...c }) => ({ ...c, points: percentileCurve(base64) })),
     attrs,
   });
-  return { name, svg, seriesCount: series.length, caption: '' };
+  return drawn && { name, ...drawn, caption: '' };
 }
 
 /** One chart per link; a configuration keeps its colour and marker across links. */

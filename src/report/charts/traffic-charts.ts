@@ -5,8 +5,8 @@
 import type { BenchReport, BenchResult } from '../../results/types.js';
 import { fmtBytes } from '../../format.js';
 import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
-import { renderCategoryChart, type CategorySeries } from '../svg/category-chart.js';
-import { seriesStyle } from '../svg/style.js';
+import { renderCategoryChart, type CategorySeries } from '../../svg/category-chart.js';
+import { seriesStyle } from '../../svg/style.js';
 import { linkLabel } from './batch-charts.js';
 import type { Chart } from './chart.js';
 

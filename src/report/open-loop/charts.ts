@@ -7,9 +7,9 @@ import type { OpenLoopResult, OpenLoopReport } from '../../workload/open-loop/ty
 import { percentileChart, type Curve } from '../charts/percentile-charts.js';
 import type { Chart } from '../charts/chart.js';
 import { fmtCount, fmtUsLabel } from '../../format.js';
-import { esc } from '../svg/escape.js';
-import { referenceStyle, seriesStyle } from '../svg/style.js';
-import { renderXYChart, type XYSeries } from '../svg/xy-chart.js';
+import { esc } from '../../svg/escape.js';
+import { referenceStyle, seriesStyle } from '../../svg/style.js';
+import { renderXYChart, type XYSeries } from '../../svg/xy-chart.js';
 import { rowLabel } from './table.js';
 
 function byLink(results: readonly OpenLoopResult[]): Map<string, OpenLoopResult[]> {

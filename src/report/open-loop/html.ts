@@ -1,7 +1,7 @@
 /** The open-loop report as one self-contained HTML page (pure), with the shell of the bench report. */
 import type { OpenLoopReport } from '../../workload/open-loop/types.js';
 import { chartsSection, environmentSection, page } from '../html.js';
-import { esc } from '../svg/escape.js';
+import { esc } from '../../svg/escape.js';
 import { notesWithSetup } from '../connection-setup.js';
 import { backlogCharts, rateCurves, spectrumCharts } from './charts.js';
 import { batchRows, latencyRows, loadRows } from './table.js';
