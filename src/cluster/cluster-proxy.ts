@@ -1,6 +1,7 @@
 import { formatEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ControlServer } from '../proxy/control.js';
 import { startControl, type ControlPlan } from '../proxy/start-control.js';
@@ -42,6 +43,7 @@ export class ClusterProxy implements RedisRttClusterProxy {
       plan,
       {
         stats: () => this.stats(),
+        commandLatencyUs: () => this.commandLatencyUs(),
         metrics: () => renderPrometheus(this.stats()),
         reset: () => this.resetStats(),
         connections: () => this.connections(),
@@ -100,6 +102,18 @@ export class ClusterProxy implements RedisRttClusterProxy {
     const nodes = per.map(({ n, s }) => ({ ...nodeView(n, this.zones.split), counters: s.totals, connections: s.connections }));
     const clientZones = this.zones.split ? this.zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
     return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...this.counts.snapshot() } };
+  }
+  /** Every node's histograms merged per command: copies, made on each call (the dashboard's tick). */
+  commandLatencyUs(): Map<string, LatencyHistogram> {
+    const merged = new Map<string, LatencyHistogram>();
+    for (const n of this.nodeSet.list()) {
+      for (const [name, h] of n.proxy.commandLatencyUs()) {
+        let into = merged.get(name);
+        if (into === undefined) merged.set(name, (into = new LatencyHistogram()));
+        into.add(h);
+      }
+    }
+    return merged;
   }
   resetStats(): void {
     for (const n of this.zones.list()) n.proxy.resetStats();

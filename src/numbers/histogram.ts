@@ -139,6 +139,18 @@ export class LatencyHistogram {
     }
   }
 
+  /**
+   * Takes out every value of `other`, an earlier copy of this one: what is left is what was
+   * recorded since (the dashboard's window). `other` must hold no value this one lacks.
+   */
+  subtract(other: LatencyHistogram): void {
+    const from = other.flushed();
+    if (from.totalCount > 0) {
+      this.flushed().subtract(from);
+      this.sumUs -= other.sumUs;
+    }
+  }
+
   reset(): void {
     this.runCount = 0;
     if (this.directCount > 0) this.direct!.fill(0);

@@ -9,9 +9,16 @@ import { ToxicExistsError, type ToxicSet } from '../toxics/toxic-set.js';
 import { toxicRoutes } from './control-toxics.js';
 import type { Endpoint } from './endpoint.js';
 import { LINK_UPDATE } from '../link/settings.js';
+import { PRESET_NAMES } from '../link/presets.js';
+import type { LatencyHistogram } from '../numbers/histogram.js';
+import { TOXIC_TYPES } from '../toxics/registry.js';
+import { EventStreams } from '../dashboard/event-streams.js';
+import { dashboardRoutes } from '../dashboard/routes.js';
 
 export interface ControlHandlers {
   stats(): StatsSnapshot;
+  /** The live per-command histograms the dashboard's window reads (RedisRttProxy.commandLatencyUs). */
+  commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]>;
   metrics(): string;
   /** `node` is PUT /link?node=SELECTOR (cluster mode); a single-node proxy ignores it. */
   setLink(update: LinkUpdate & { preset?: string }, node?: string): unknown;
@@ -25,22 +32,39 @@ export interface ControlHandlers {
 export const CONTROL_BODY_LIMIT_BYTES = 64 * 1024;
 /** The keys PUT /link accepts: the link schema's own (it drops unknown keys; this endpoint refuses them). */
 const LINK_KEYS = new Set(Object.keys(LINK_UPDATE.shape));
-const NOT_FOUND_HINT = '; try GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset';
+const NOT_FOUND_HINT = '; try GET / (the dashboard), GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset';
 
 /**
- * The HTTP control endpoint: GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset.
- * Errors are JSON `{"error": "..."}` with a 4xx status; nothing here can take the proxy down.
+ * The HTTP control endpoint: GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset,
+ * and the live dashboard (GET /, its events on GET /events; src/dashboard). Errors are JSON
+ * `{"error": "..."}` with a 4xx status; nothing here can take the proxy down.
  */
 export class ControlServer {
   private readonly endpoint: HttpEndpoint;
+  /** The dashboard's streams: idle (no timer, no window) while no page is open. */
+  readonly streams: EventStreams;
 
-  constructor(handlers: ControlHandlers, access: { token?: string; allowHosts?: readonly string[] } = {}) {
+  constructor(handlers: ControlHandlers, access: { token?: string; allowHosts?: readonly string[] } = {}, log?: (line: string) => void) {
+    const toxics = handlers.toxics;
+    this.streams = new EventStreams(
+      { stats: () => handlers.stats(), commandLatency: () => handlers.commandLatencyUs(), toxics: toxics && (() => toxics.list()) },
+      { log },
+    );
+    const page = {
+      title: 'redis-rtt proxy',
+      events: '/events',
+      link: '/link',
+      toxics: toxics ? '/toxics' : null,
+      presets: PRESET_NAMES,
+      toxicTypes: [...TOXIC_TYPES.keys()],
+    };
     this.endpoint = new HttpEndpoint({
-      router: new Router(controlRoutes(handlers), NOT_FOUND_HINT),
+      router: new Router([...dashboardRoutes({ page: '/' }, page, this.streams), ...controlRoutes(handlers)], NOT_FOUND_HINT),
       flag: '--control',
       access,
       classify: classifyControlError,
       errorBody: (_status, reason) => ({ error: reason }),
+      tokenPages: ['/'],
     });
   }
 
@@ -54,6 +78,7 @@ export class ControlServer {
   }
 
   close(): Promise<void> {
+    this.streams.close();
     return this.endpoint.close();
   }
 }

@@ -8,6 +8,7 @@ import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
 import { sharedScheduler } from '../link/scheduler.js';
 import type { LinkSettings } from '../link/types.js';
+import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { listenOn } from '../http/listen.js';
@@ -32,6 +33,8 @@ export interface TapSource {
   snapshot(link: LinkSettings): StatsSnapshot;
   connectionsInfo(): ConnectionInfo[];
   reset(): void;
+  /** Per-command histograms (StatsCollector's table), read by the dashboard. */
+  readonly commands: { clientLatency(): Iterable<readonly [string, LatencyHistogram]> };
 }
 
 export interface ProxyListenerOptions {

@@ -137,6 +137,7 @@ export class SingleNodeProxy implements RedisRttProxy {
   private controlHandlers(): ControlHandlers {
     return {
       stats: () => this.stats(),
+      commandLatencyUs: () => this.commandLatencyUs(),
       setLink: (u) => this.setLink(u),
       reset: () => this.resetStats(),
       connections: () => this.connections(),
@@ -209,6 +210,10 @@ export class SingleNodeProxy implements RedisRttProxy {
     const partition = this.partitions.report();
     if (partition) s.partition = partition;
     return s;
+  }
+
+  commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]> {
+    return this.taps?.commands.clientLatency() ?? [];
   }
 
   resetStats(): void {

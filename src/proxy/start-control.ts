@@ -35,7 +35,7 @@ export async function startControl(
 ): Promise<ControlServer | undefined> {
   if (plan === undefined) return undefined;
   if (plan.warning) log(`warning: ${plan.warning}`);
-  const control = new ControlServer(handlers, plan.access);
+  const control = new ControlServer(handlers, plan.access, log);
   await control.listen(plan.at);
   return control;
 }

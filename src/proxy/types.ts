@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { Compensation } from '../link/compensation.js';
+import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { Scheduler, StageFactory, StageHost } from '../stage/types.js';
 import type { ToxicSpec } from '../toxics/types.js';
@@ -71,6 +72,11 @@ export interface RedisRttProxy extends StageHost {
   /** Changes the link for live and new connections; returns the new settings. */
   setLink(update: LinkUpdate & { preset?: string }): LinkSettings;
   stats(): StatsSnapshot;
+  /**
+   * Each command's clientUs histogram, live (read them, never change them): what the dashboard's
+   * window subtracts readings of. Empty without the tap.
+   */
+  commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]>;
   resetStats(): void;
   connections(): ConnectionInfo[];
   /** Stops listening, closes every connection and the control endpoint. */

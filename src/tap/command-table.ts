@@ -78,6 +78,11 @@ export class CommandTable {
     for (const e of this.entries.values()) e.reset();
   }
 
+  /** Each entry's clientUs histogram, live: the dashboard reads these on its timer, never on the data path. */
+  *clientLatency(): Generator<readonly [string, LatencyHistogram]> {
+    for (const e of this.entries.values()) yield [e.name, e.clientUs];
+  }
+
   /** Entries that saw anything, most frequent first. */
   snapshot(): Record<string, CommandStats> {
     const used = [...this.entries.values()].filter((e) => e.count > 0 || e.clientUs.count > 0);

@@ -18,6 +18,7 @@ function handlers() {
     },
     reset: () => void calls.push('reset'),
     connections: () => [],
+    commandLatencyUs: () => [],
   };
   return { h, calls };
 }

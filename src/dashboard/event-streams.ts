@@ -1,0 +1,106 @@
+/**
+ * The dashboard's server-sent events. The window and its timer exist only while a stream is
+ * open: the first page starts them, the last one to leave stops them and drops every reading, so
+ * a proxy nobody watches does no dashboard work at all. A page that reads too slowly misses
+ * events (a stream whose socket buffer is full gets none until it drains) rather than make the
+ * proxy hold them.
+ */
+import type http from 'node:http';
+import { realClock, type Clock } from '../clock.js';
+import { dashboardEvent } from './event.js';
+import { StatsWindow } from './stats-window.js';
+import type { DashboardSource } from './types.js';
+
+/** About four events a second. */
+export const EVENT_INTERVAL_MS = 250;
+
+export interface EventStreamsOptions {
+  /** @default EVENT_INTERVAL_MS */
+  intervalMs?: number;
+  /** @default realClock */
+  clock?: Clock;
+  /** @default Date.now */
+  wallClockMs?: () => number;
+  /** Told when a tick throws (the stream stays open). @default none */
+  log?: (line: string) => void;
+}
+
+export class EventStreams {
+  private readonly open = new Set<http.ServerResponse>();
+  /** Streams whose socket buffer is full: skipped until 'drain'. */
+  private readonly blocked = new Set<http.ServerResponse>();
+  private readonly window = new StatsWindow();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly source: DashboardSource,
+    private readonly o: EventStreamsOptions = {},
+  ) {}
+
+  /** Streams open now. */
+  get size(): number {
+    return this.open.size;
+  }
+
+  /** True while the window's timer runs (a stream is open). */
+  get running(): boolean {
+    return this.timer !== undefined;
+  }
+
+  /** Answers GET /events: the stream stays open until the page leaves or close() ends it. */
+  accept(req: http.IncomingMessage, res: http.ServerResponse): void {
+    if (this.closed) {
+      res.writeHead(503, { 'content-type': 'text/plain' });
+      return void res.end('closing\n');
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+    // How long a page waits before it reconnects after the stream ended.
+    res.write('retry: 2000\n\n');
+    req.socket.setNoDelay(true);
+    this.open.add(res);
+    res.on('close', () => this.leave(res));
+    res.on('drain', () => this.blocked.delete(res));
+    if (this.timer === undefined) {
+      this.timer = setInterval(() => this.tick(), this.o.intervalMs ?? EVENT_INTERVAL_MS);
+    }
+    this.tick();
+  }
+
+  /** Ends every stream and refuses new ones (the endpoint is closing). */
+  close(): void {
+    this.closed = true;
+    for (const res of [...this.open]) res.end();
+    this.stop();
+  }
+
+  private leave(res: http.ServerResponse): void {
+    this.open.delete(res);
+    this.blocked.delete(res);
+    if (this.open.size === 0) this.stop();
+  }
+
+  private stop(): void {
+    this.open.clear();
+    this.blocked.clear();
+    if (this.timer !== undefined) clearInterval(this.timer);
+    this.timer = undefined;
+    this.window.clear();
+  }
+
+  private tick(): void {
+    if (this.open.size === 0) return;
+    let text: string;
+    try {
+      const event = dashboardEvent(this.source, this.window, (this.o.clock ?? realClock).nowNs(), (this.o.wallClockMs ?? Date.now)());
+      text = `event: stats\ndata: ${JSON.stringify(event)}\n\n`;
+    } catch (err) {
+      this.o.log?.(`dashboard: ${(err as Error).message}`);
+      return;
+    }
+    for (const res of this.open) {
+      if (this.blocked.has(res)) continue;
+      if (!res.write(text)) this.blocked.add(res);
+    }
+  }
+}

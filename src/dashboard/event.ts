@@ -1,0 +1,61 @@
+/** One tick of the dashboard: a reading of the proxy into the window, and the event a page gets. */
+import { percentileCurveOf } from '../svg/percentile-curve.js';
+import { renderPercentileChart } from '../svg/percentile-chart.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import type { StatsWindow, WindowFigures } from './stats-window.js';
+import type { DashboardEvent, DashboardSource, NodeBlock } from './types.js';
+
+/** Busiest commands drawn beside "all" in the chart: more curves than this are hard to tell apart. */
+const CHART_COMMANDS = 3;
+
+export function dashboardEvent(source: DashboardSource, window: StatsWindow, atNs: number, atMs: number): DashboardEvent {
+  const stats = source.stats();
+  const nodes = nodeBlocks(stats);
+  const figures = window.add(atNs, stats.totals, (nodes ?? []).map((n) => n.counters), source.commandLatency());
+  const counts = new Map((stats.toxics ?? []).map((t) => [t.name, t.applications]));
+  const event: DashboardEvent = {
+    atMs,
+    windowMs: figures.windowMs,
+    rates: figures.rates,
+    commands: figures.commands,
+    chartSvg: latencyChart(figures),
+    connections: stats.connections,
+    link: stats.link,
+    toxics: (source.toxics?.() ?? []).map((t) => ({ ...t, applications: counts.get(t.name) ?? 0 })),
+  };
+  if (stats.self) event.self = { addedUs: stats.self.addedUs, lateUs: stats.self.lateUs };
+  if (nodes) event.nodes = nodes.map(({ counters: _counters, ...rest }, i) => ({ ...rest, rates: figures.nodeRates[i]! }));
+  return event;
+}
+
+/** The first top-level block of the stats with a `nodes` list whose entries have counters (cluster mode's). */
+function nodeBlocks(stats: object): NodeBlock[] | undefined {
+  for (const block of Object.values(stats)) {
+    const nodes: unknown = typeof block === 'object' && block !== null ? (block as { nodes?: unknown }).nodes : undefined;
+    if (Array.isArray(nodes) && nodes.length > 0 && nodes.every(isNodeBlock)) return nodes;
+  }
+  return undefined;
+}
+
+function isNodeBlock(n: unknown): n is NodeBlock {
+  return typeof n === 'object' && n !== null && typeof (n as NodeBlock).counters === 'object' && typeof (n as NodeBlock).connections === 'object';
+}
+
+function latencyChart(f: WindowFigures): string | null {
+  if (f.latency.length === 0) return null;
+  const all = new LatencyHistogram();
+  for (const c of f.latency) all.add(c.histogram);
+  const curves = [
+    { label: 'all commands', styleIndex: 0, points: percentileCurveOf(all) },
+    ...f.latency.slice(0, CHART_COMMANDS).map((c, i) => ({ label: c.name, styleIndex: i + 1, points: percentileCurveOf(c.histogram) })),
+  ];
+  const drawn = renderPercentileChart({
+    name: 'dashboard-latency',
+    title: `Latency by percentile, last ${Math.round(f.windowMs / 1000)} s`,
+    subtitle: 'per command, request at the proxy to reply delivered (link included)',
+    yLabel: 'latency',
+    curves,
+    plotHeight: 220,
+  });
+  return drawn?.svg ?? null;
+}

@@ -1,0 +1,128 @@
+/**
+ * The dashboard's "last 10 s", made from the counters and histograms the proxy keeps anyway: a
+ * reading every tick, kept while it is inside the window, and the figures as the newest reading
+ * minus the oldest. Nothing is recorded for it on the data path. Histograms are kept once a
+ * second (a copy per command), counters every tick.
+ */
+import { LatencyHistogram } from '../numbers/histogram.js';
+import { copyCounters } from '../tap/counters.js';
+import type { Counters } from '../stats/types.js';
+import type { Rates, WindowCommand } from './types.js';
+
+export const WINDOW_NS = 10e9;
+const LATENCY_STEP_NS = 1e9;
+const MAX_COMMANDS = 20;
+
+interface CounterReading {
+  atNs: number;
+  totals: Counters;
+  /** Each node's counters, by its place in the stats block. */
+  nodes: Counters[];
+}
+
+interface LatencyReading {
+  atNs: number;
+  byCommand: Map<string, LatencyHistogram>;
+}
+
+export interface WindowFigures {
+  windowMs: number;
+  rates: Rates;
+  nodeRates: Rates[];
+  commands: WindowCommand[];
+  /** The window's histogram per command, busiest first (for the chart). */
+  latency: { name: string; histogram: LatencyHistogram }[];
+}
+
+export class StatsWindow {
+  private counters: CounterReading[] = [];
+  private latency: LatencyReading[] = [];
+
+  constructor(private readonly windowNs = WINDOW_NS) {}
+
+  /** Takes this tick's reading and answers the window's figures. */
+  add(atNs: number, totals: Counters, nodes: readonly Counters[], commandLatency: Iterable<readonly [string, LatencyHistogram]>): WindowFigures {
+    const last = this.counters[this.counters.length - 1];
+    // POST /reset zeroed the counters: nothing before it can be subtracted any more.
+    if (last && (totals.commands < last.totals.commands || nodes.length !== last.nodes.length)) this.clear();
+    this.counters.push({ atNs, totals: copyCounters(totals), nodes: nodes.map(copyCounters) });
+    dropOld(this.counters, atNs - this.windowNs);
+
+    const now = new Map<string, LatencyHistogram>();
+    for (const [name, h] of commandLatency) if (h.count > 0) now.set(name, h.clone());
+    const lastLatency = this.latency[this.latency.length - 1];
+    if (!lastLatency || atNs - lastLatency.atNs >= LATENCY_STEP_NS) this.latency.push({ atNs, byCommand: cloneAll(now) });
+    dropOld(this.latency, atNs - this.windowNs);
+
+    const base = this.counters[0]!;
+    const seconds = (atNs - base.atNs) / 1e9;
+    const latencyBase = this.latency[0]!;
+    const latencySeconds = (atNs - latencyBase.atNs) / 1e9;
+    const latency = windowHistograms(now, latencyBase.byCommand);
+    return {
+      windowMs: Math.round(seconds * 1000),
+      rates: rates(totals, base.totals, seconds),
+      nodeRates: nodes.map((n, i) => rates(n, base.nodes[i]!, seconds)),
+      commands: latency.slice(0, MAX_COMMANDS).map(({ name, histogram: h }) => ({
+        name,
+        count: h.count,
+        perSecond: latencySeconds > 0 ? round(h.count / latencySeconds) : 0,
+        p50Us: h.valueAtPercentile(50),
+        p99Us: h.valueAtPercentile(99),
+        maxUs: h.valueAtPercentile(100),
+      })),
+      latency,
+    };
+  }
+
+  /** Forgets every reading (the last page left, or the counters were reset). */
+  clear(): void {
+    this.counters = [];
+    this.latency = [];
+  }
+}
+
+/** Drops readings while the next one is still at or before the window's start: the oldest left is the base. */
+function dropOld(readings: { atNs: number }[], startNs: number): void {
+  let n = 0;
+  while (n + 1 < readings.length && readings[n + 1]!.atNs <= startNs) n++;
+  if (n > 0) readings.splice(0, n);
+}
+
+function cloneAll(m: ReadonlyMap<string, LatencyHistogram>): Map<string, LatencyHistogram> {
+  return new Map([...m].map(([name, h]) => [name, h.clone()]));
+}
+
+/** `now` less `base` per command (each `now` entry is a copy, changed in place), busiest first, empty ones left out. */
+function windowHistograms(now: Map<string, LatencyHistogram>, base: ReadonlyMap<string, LatencyHistogram>): { name: string; histogram: LatencyHistogram }[] {
+  const out: { name: string; histogram: LatencyHistogram }[] = [];
+  for (const [name, h] of now) {
+    const before = base.get(name);
+    if (before && before.count <= h.count) {
+      try {
+        h.subtract(before);
+      } catch {
+        // A reset between the two readings: what `now` holds is all since then, inside the window.
+      }
+    }
+    if (h.count > 0) out.push({ name, histogram: h });
+  }
+  return out.sort((a, b) => b.histogram.count - a.histogram.count || (a.name < b.name ? -1 : 1));
+}
+
+function rates(now: Counters, base: Counters, seconds: number): Rates {
+  const per = (k: keyof Rates): number => (seconds > 0 ? round((now[k] - base[k]) / seconds) : 0);
+  return {
+    commands: per('commands'),
+    replies: per('replies'),
+    pushes: per('pushes'),
+    errorReplies: per('errorReplies'),
+    roundTrips: per('roundTrips'),
+    bytesUp: per('bytesUp'),
+    bytesDown: per('bytesDown'),
+  };
+}
+
+function round(v: number): number {
+  return Math.round(v * 10) / 10;
+}
