@@ -5,7 +5,7 @@
  * second (a copy per command), counters every tick.
  */
 import { LatencyHistogram } from '../numbers/histogram.js';
-import { copyCounters } from '../tap/counters.js';
+import { copyCounters, newCounters } from '../tap/counters.js';
 import type { Counters } from '../stats/types.js';
 import type { Rates, WindowCommand } from './types.js';
 
@@ -43,8 +43,12 @@ export class StatsWindow {
   /** Takes this tick's reading and answers the window's figures. */
   add(atNs: number, totals: Counters, nodes: readonly Counters[], commandLatency: Iterable<readonly [string, LatencyHistogram]>): WindowFigures {
     const last = this.counters[this.counters.length - 1];
-    // POST /reset zeroed the counters: nothing before it can be subtracted any more.
-    if (last && (totals.commands < last.totals.commands || nodes.length !== last.nodes.length)) this.clear();
+    // POST /reset zeroed the counters (or the nodes changed): the window starts again from zero at
+    // the last reading, so what came since the reset counts.
+    if (last && (totals.commands < last.totals.commands || nodes.length !== last.nodes.length)) {
+      this.counters = [{ atNs: last.atNs, totals: newCounters(), nodes: nodes.map(() => newCounters()) }];
+      this.latency = [{ atNs: last.atNs, byCommand: new Map() }];
+    }
     this.counters.push({ atNs, totals: copyCounters(totals), nodes: nodes.map(copyCounters) });
     dropOld(this.counters, atNs - this.windowNs);
 

@@ -6,7 +6,7 @@ export interface OpenBrowser {
   browser: Browser;
   context: BrowserContext;
   page: Page;
-  /** Every URL the pages of this context asked for, in order. */
+  /** Every URL the first page asked for, in order. */
   requests: string[];
   close(): Promise<void>;
 }
@@ -16,7 +16,7 @@ export async function openBrowser(): Promise<OpenBrowser> {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   const context = await browser.newContext({ viewport: { width: 1360, height: 1000 } });
   const requests: string[] = [];
-  context.on('request', (r) => requests.push(r.url()));
   const page = await context.newPage();
+  page.on('request', (r) => requests.push(r.url()));
   return { browser, context, page, requests, close: () => browser.close() };
 }

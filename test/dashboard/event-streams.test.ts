@@ -1,0 +1,140 @@
+/**
+ * The dashboard's streams on a real proxy's control endpoint (a real redis-server behind it): the
+ * first stream starts the window's timer, the last one to leave stops it, 1000 streams that come
+ * and go leave none open and the heap as it was, closing the endpoint ends open streams, and a bad
+ * link value through the API changes nothing.
+ */
+import http from 'node:http';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startProxy } from '../../src/cluster/start-proxy.js';
+import { ControlServer, type ControlHandlers } from '../../src/proxy/control.js';
+import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import type { DashboardEvent } from '../../src/dashboard/types.js';
+import { controlRequest } from '../hardening/helpers/http.js';
+import { proxyClient } from '../proxy/helpers.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+let redis: PrivateRedis;
+let proxy: RedisRttProxy;
+let control: ControlServer;
+
+function handlers(p: RedisRttProxy): ControlHandlers {
+  return {
+    stats: () => p.stats(),
+    commandLatencyUs: () => p.commandLatencyUs(),
+    metrics: () => '',
+    setLink: (u) => p.setLink(u),
+    reset: () => p.resetStats(),
+    connections: () => p.connections(),
+  };
+}
+
+/** Opens /events; resolves with the request and the first event once it came. */
+function openStream(address: string): Promise<{ req: http.ClientRequest; first: DashboardEvent; res: http.IncomingMessage }> {
+  const i = address.lastIndexOf(':');
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/events', agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      const onData = (chunk: string): void => {
+        text += chunk;
+        const m = /event: stats\ndata: (.*)\n\n/.exec(text);
+        if (!m) return;
+        res.off('data', onData);
+        resolve({ req, res, first: JSON.parse(m[1]!) as DashboardEvent });
+      };
+      res.on('data', onData);
+    });
+    req.on('error', reject);
+  });
+}
+
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+  proxy = await startProxy({ upstream: redis.address, listen: '127.0.0.1:0', compensationUs: { up: 0, down: 0 }, log: () => {} });
+  control = new ControlServer(handlers(proxy));
+  await control.listen({ kind: 'tcp', host: '127.0.0.1', port: 0 });
+}, 30_000);
+
+afterAll(async () => {
+  await control?.close();
+  await proxy?.close();
+  await redis?.stop();
+});
+
+describe('the dashboard\'s event streams', () => {
+  it('run the window only while a stream is open, and start it afresh for the next', async () => {
+    expect(control.streams.running).toBe(false);
+    const c = proxyClient(proxy);
+    await c.connect();
+    for (let i = 0; i < 20; i++) await c.set('k', String(i));
+    const a = await openStream(control.address);
+    expect(control.streams.running).toBe(true);
+    // The first event of a window has nothing to subtract from: no old traffic shows as a rate.
+    expect(a.first).toMatchObject({ windowMs: 0, commands: [], rates: { commands: 0 } });
+    const later = await new Promise<DashboardEvent>((resolve) => {
+      let text = '';
+      a.res.on('data', (chunk: string) => {
+        text += chunk;
+        const events = [...text.matchAll(/event: stats\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]!) as DashboardEvent);
+        const seen = events.find((e) => e.commands.length > 0);
+        if (seen) resolve(seen);
+      });
+      void (async () => {
+        for (let i = 0; i < 10; i++) await c.get('k');
+      })();
+    });
+    expect(later.commands.map((x) => [x.name, x.count])).toContainEqual(['GET', 10]);
+    expect(later.windowMs).toBeGreaterThan(0);
+    c.disconnect();
+    a.req.destroy();
+    await vi.waitFor(() => expect(control.streams.running).toBe(false), { timeout: 5000, interval: 10 });
+    expect(control.streams.size).toBe(0);
+  });
+
+  it('1000 streams that connect and go away leave none open and the heap within 5 MiB', async () => {
+    const churn = async (n: number): Promise<void> => {
+      for (let done = 0; done < n; done += 50) {
+        const batch = await Promise.all(Array.from({ length: 50 }, () => openStream(control.address)));
+        for (const s of batch) s.req.destroy();
+      }
+    };
+    await churn(100);
+    await vi.waitFor(() => expect(control.streams.size).toBe(0), { timeout: 10_000, interval: 10 });
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    await churn(1000);
+    await vi.waitFor(() => expect(control.streams.size).toBe(0), { timeout: 10_000, interval: 10 });
+    expect(control.streams.running).toBe(false);
+    gc();
+    const growthMiB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+    expect(growthMiB).toBeLessThan(5);
+  }, 120_000);
+
+  it('a bad link value is refused with the key named, and the link stays as it was', async () => {
+    proxy.setLink({ rttUs: 4000 });
+    const before = proxy.link();
+    for (const body of ['{"rttUs":-1}', '{"rttUs":"fast"}', '{"jitterUs":1e12}', '{"bandwidthBps":0.2}', '{"preset":"moon"}', '{"rttUs":1000,"upUs":-5}']) {
+      const r = await controlRequest(control.address, 'PUT', '/link', { body });
+      expect(r.status, body).toBe(400);
+      expect((JSON.parse(r.body) as { error: string }).error, body).toMatch(/rttUs|upUs|jitterUs|bandwidthBps|preset/);
+      expect(proxy.link(), body).toEqual(before);
+    }
+  });
+
+  it('closing the endpoint ends every open stream, and a new one is refused', async () => {
+    const other = new ControlServer(handlers(proxy));
+    await other.listen({ kind: 'tcp', host: '127.0.0.1', port: 0 });
+    const streams = await Promise.all([openStream(other.address), openStream(other.address)]);
+    const ended = streams.map((s) => new Promise<void>((resolve) => s.res.on('close', () => resolve())));
+    await other.close();
+    await Promise.all(ended);
+    expect(other.streams.size).toBe(0);
+    expect(other.streams.running).toBe(false);
+  });
+});

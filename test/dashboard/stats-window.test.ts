@@ -1,0 +1,76 @@
+/** The dashboard's window on a made-up clock: rates and percentiles are the newest reading less the oldest in 10 s. */
+import { describe, expect, it } from 'vitest';
+import { StatsWindow, WINDOW_NS } from '../../src/dashboard/stats-window.js';
+import { LatencyHistogram } from '../../src/numbers/histogram.js';
+import { newCounters } from '../../src/tap/counters.js';
+import type { Counters } from '../../src/stats/types.js';
+
+const S = 1e9;
+
+function counters(commands: number, bytesUp = 0): Counters {
+  return { ...newCounters(), commands, replies: commands, roundTrips: commands, bytesUp, bytesDown: 2 * bytesUp };
+}
+
+describe('StatsWindow', () => {
+  it('rates are the counters\' growth over the time between the oldest and newest reading', () => {
+    const w = new StatsWindow();
+    expect(w.add(0, counters(100), [], []).rates.commands).toBe(0);
+    const f = w.add(2 * S, counters(300, 4000), [], []);
+    expect(f.windowMs).toBe(2000);
+    expect(f.rates).toMatchObject({ commands: 100, replies: 100, roundTrips: 100, bytesUp: 2000, bytesDown: 4000 });
+  });
+
+  it('keeps 10 s: older readings drop out, and a burst leaves the rate when it is older than that', () => {
+    const w = new StatsWindow();
+    w.add(0, counters(0), [], []);
+    w.add(1 * S, counters(1000), [], []); // a burst in the first second
+    for (let t = 2; t <= 11; t++) w.add(t * S, counters(1000), [], []);
+    const f = w.add(11.5 * S, counters(1000), [], []);
+    // The base is the newest reading at or before the window's start (1 s here): 10 s plus up to one step.
+    expect(f.windowMs).toBe(WINDOW_NS / 1e6 + 500);
+    expect(f.rates.commands).toBe(0);
+  });
+
+  it('per-command percentiles count only what was recorded in the window', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 1000; i++) h.record(100_000); // 100 ms each, before the window
+    const w = new StatsWindow();
+    w.add(0, counters(1000), [], [['GET', h]]);
+    for (let i = 0; i < 100; i++) h.record(500);
+    const f = w.add(1 * S, counters(1100), [], [['GET', h]]);
+    expect(f.commands).toEqual([{ name: 'GET', count: 100, perSecond: 100, p50Us: 500, p99Us: 500, maxUs: 500 }]);
+    expect(h.count).toBe(1100); // the live histogram is read, never changed
+  });
+
+  it('busiest commands first; one with nothing in the window is left out', () => {
+    const get = new LatencyHistogram();
+    const set = new LatencyHistogram();
+    get.record(10);
+    const w = new StatsWindow();
+    w.add(0, counters(1), [], [['GET', get], ['SET', set]]);
+    for (let i = 0; i < 3; i++) set.record(20);
+    const f = w.add(1 * S, counters(4), [], [['GET', get], ['SET', set]]);
+    expect(f.commands.map((c) => [c.name, c.count])).toEqual([['SET', 3]]);
+  });
+
+  it('after a reset (counters fell) it counts from zero at the last reading instead of subtracting', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 50; i++) h.record(1000);
+    const w = new StatsWindow();
+    w.add(0, counters(500), [], [['GET', h]]);
+    h.reset();
+    for (let i = 0; i < 5; i++) h.record(300);
+    const f = w.add(1 * S, counters(5), [], [['GET', h]]);
+    expect(f.windowMs).toBe(1000);
+    expect(f.rates.commands).toBe(5);
+    expect(f.commands).toEqual([{ name: 'GET', count: 5, perSecond: 5, p50Us: 300, p99Us: 300, maxUs: 300 }]);
+    expect(w.add(2 * S, counters(15), [], [['GET', h]]).rates.commands).toBe(7.5);
+  });
+
+  it('gives each node its own rates, in the stats block\'s order', () => {
+    const w = new StatsWindow();
+    w.add(0, counters(0), [counters(0), counters(0)], []);
+    const f = w.add(2 * S, counters(30), [counters(10), counters(20, 100)], []);
+    expect(f.nodeRates.map((r) => [r.commands, r.bytesUp])).toEqual([[5, 0], [10, 50]]);
+  });
+});
