@@ -60,7 +60,7 @@ export function registerProxy(program: Command): void {
     )
     .requiredOption('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
-    .option('--control <addr>', 'start the HTTP control endpoint here (GET /stats /metrics /connections, PUT /link, POST /reset)')
+    .option('--control <addr>', 'start the HTTP control endpoint here (a live dashboard at GET /; GET /stats /metrics /connections, PUT /link, POST /reset)')
     .option('--control-token <token>', `require "Authorization: Bearer <token>" on control requests (or set ${CONTROL_TOKEN_ENV}, which ps does not show)`)
     .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
   addTimelineFlags(addLinkFlags(cmd))

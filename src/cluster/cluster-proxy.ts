@@ -106,7 +106,7 @@ export class ClusterProxy implements RedisRttClusterProxy {
   /** Every node's histograms merged per command: copies, made on each call (the dashboard's tick). */
   commandLatencyUs(): Map<string, LatencyHistogram> {
     const merged = new Map<string, LatencyHistogram>();
-    for (const n of this.nodeSet.list()) {
+    for (const n of this.zones.list()) {
       for (const [name, h] of n.proxy.commandLatencyUs()) {
         let into = merged.get(name);
         if (into === undefined) merged.set(name, (into = new LatencyHistogram()));

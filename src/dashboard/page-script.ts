@@ -137,7 +137,7 @@ export const PAGE_SCRIPT = String.raw`
     for (const p of cfg.presets) presets.append(new Option(p, p));
     $('preset-form').addEventListener('submit', (ev) => { ev.preventDefault(); void call('PUT', linkPath(), { preset: presets.value }, $('preset-error')); });
   } else {
-    $('link-section').classList.add('read-only');
+    $('preset-form').hidden = true;
   }
 
   if (cfg.toxics) {

@@ -1,5 +1,6 @@
 /** The dashboard's two routes on an HTTP endpoint: the page and its event stream. */
 import { createHash } from 'node:crypto';
+import type http from 'node:http';
 import type { Route } from '../http/router.js';
 import type { EventStreams } from './event-streams.js';
 import { dashboardPage, type PageConfig } from './page.js';
@@ -20,21 +21,19 @@ const CSP = [
 export function dashboardRoutes(at: { page: string }, config: PageConfig, streams: EventStreams): Route[] {
   const html = dashboardPage(config);
   return [
-    {
-      path: at.page,
-      methods: {
-        GET: (_req, res) => {
-          res.writeHead(200, {
-            'content-type': 'text/html; charset=utf-8',
-            'content-length': Buffer.byteLength(html),
-            'cache-control': 'no-store',
-            'content-security-policy': CSP,
-            'x-content-type-options': 'nosniff',
-          });
-          res.end(html);
-        },
-      },
-    },
+    { path: at.page, methods: { GET: (_req, res) => sendPage(res, html) } },
     { path: config.events, methods: { GET: (req, res) => streams.accept(req, res) } },
   ];
+}
+
+/** A dashboard page (or any page of ours with no script but the dashboard's), with its headers. */
+export function sendPage(res: http.ServerResponse, html: string): void {
+  res.writeHead(200, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-length': Buffer.byteLength(html),
+    'cache-control': 'no-store',
+    'content-security-policy': CSP,
+    'x-content-type-options': 'nosniff',
+  });
+  res.end(html);
 }

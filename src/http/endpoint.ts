@@ -19,7 +19,8 @@ export interface HttpEndpointOptions {
   errorBody(status: number, reason: string): unknown;
   /**
    * Pages a browser may open once as `PATH?token=T` (the dashboard): a right token there is
-   * answered with the token cookie and a redirect to PATH without the query. @default none
+   * answered with the token cookie and a redirect to PATH without the token (the rest of the
+   * query kept). @default none
    */
   tokenPages?: readonly string[];
 }
@@ -84,7 +85,9 @@ export class HttpEndpoint {
     if (queryToken !== undefined) {
       // The token leaves the address bar (and the history entry the browser keeps of it) at once.
       const cookie = this.guard!.hasToken ? { 'set-cookie': tokenCookie(this.guard!.cookieName, queryToken) } : {};
-      res.writeHead(303, { location: pathOf(req.url), 'cache-control': 'no-store', ...cookie });
+      const url = new URL(req.url ?? '/', 'http://endpoint');
+      url.searchParams.delete('token');
+      res.writeHead(303, { location: url.pathname + url.search, 'cache-control': 'no-store', ...cookie });
       return void res.end();
     }
     try {

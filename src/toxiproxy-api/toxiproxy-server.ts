@@ -9,6 +9,7 @@ import { sharedScheduler } from '../link/scheduler.js';
 import { ApiError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
 import { apiRoutes } from './routes.js';
+import { ServerUi, UI_PATH } from './ui.js';
 
 export interface ToxiproxyServerOptions {
   /** Where the HTTP API listens. @default "127.0.0.1:8474" */
@@ -45,8 +46,9 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
   const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api');
   const scheduler = sharedScheduler();
   const proxies = new ProxyCollection({ scheduler, uniform: seededUniform(o.seed ?? randomSeed()) }, log);
+  const ui = new ServerUi(proxies, log);
   const endpoint = new HttpEndpoint({
-    router: new Router(apiRoutes(proxies)),
+    router: new Router([...ui.routes(), ...apiRoutes(proxies)]),
     flag: '--api',
     access: { token: o.apiToken, allowHosts: o.allowHosts },
     classify: (err) => {
@@ -54,10 +56,12 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
       return { status: e.status, reason: e.message };
     },
     errorBody: (status, reason) => new ApiError(reason, status).toJSON(),
+    tokenPages: [UI_PATH],
   });
   await endpoint.listen(at);
   if (bindWarning) log(`warning: ${bindWarning.replace('control endpoint', 'API')}`);
   const close = async (): Promise<void> => {
+    ui.close();
     await endpoint.close();
     await proxies.close();
   };

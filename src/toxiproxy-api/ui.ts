@@ -1,0 +1,86 @@
+/**
+ * `redis-rtt server`'s dashboard: GET /ui?proxy=NAME is the control endpoint's page for one of its
+ * proxies (its toxics through this API's /proxies/NAME/toxics; no link controls, toxiproxy's API
+ * has no link), GET /ui alone lists the proxies. Each proxy gets its own event streams, made when
+ * its first page connects; like the control endpoint's they do nothing while no page is open.
+ */
+import type http from 'node:http';
+import { EventStreams } from '../dashboard/event-streams.js';
+import { dashboardPage } from '../dashboard/page.js';
+import { sendPage } from '../dashboard/routes.js';
+import { HttpError } from '../http/json.js';
+import type { Route } from '../http/router.js';
+import { TOXIC_TYPES } from '../toxics/registry.js';
+import { esc } from '../svg/escape.js';
+import type { ProxyCollection } from './collection.js';
+
+export const UI_PATH = '/ui';
+
+export class ServerUi {
+  private readonly streams = new Map<string, EventStreams>();
+
+  constructor(
+    private readonly proxies: ProxyCollection,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  routes(): Route[] {
+    return [
+      { path: UI_PATH, methods: { GET: (req, res) => this.page(req, res) } },
+      { path: `${UI_PATH}/events`, methods: { GET: (req, res) => this.events(req, res) } },
+    ];
+  }
+
+  /** Ends every open stream (the server is closing). */
+  close(): void {
+    for (const s of this.streams.values()) s.close();
+    this.streams.clear();
+  }
+
+  private page(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const name = proxyParam(req);
+    const all = this.proxies.list();
+    const chosen = name ?? (all.length === 1 ? all[0]!.name : undefined);
+    if (chosen === undefined) return sendPage(res, listPage(all.map((p) => p.name)));
+    this.proxies.get(chosen); // 404 for a proxy that does not exist
+    const q = encodeURIComponent(chosen);
+    sendPage(
+      res,
+      dashboardPage({
+        title: `redis-rtt server: ${chosen}`,
+        events: `${UI_PATH}/events?proxy=${q}`,
+        link: null,
+        toxics: `/proxies/${q}/toxics`,
+        presets: [],
+        toxicTypes: [...TOXIC_TYPES.keys()],
+      }),
+    );
+  }
+
+  private events(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const name = proxyParam(req);
+    if (name === undefined) throw new HttpError(400, 'missing ?proxy=NAME');
+    const p = this.proxies.get(name);
+    let s = this.streams.get(name);
+    if (s === undefined) {
+      // The proxy as it is at each tick: a disabled one shows its last stats, a deleted one too.
+      s = new EventStreams(
+        { stats: () => p.stats(), commandLatency: () => p.proxy?.commandLatencyUs() ?? [], toxics: () => p.toxicSpecs() },
+        { log: this.log },
+      );
+      this.streams.set(name, s);
+    }
+    s.accept(req, res);
+  }
+}
+
+function proxyParam(req: http.IncomingMessage): string | undefined {
+  return new URL(req.url ?? '/', 'http://server').searchParams.get('proxy') ?? undefined;
+}
+
+function listPage(names: readonly string[]): string {
+  const items = names.map((n) => `<li><a href="${UI_PATH}?proxy=${esc(encodeURIComponent(n))}">${esc(n)}</a></li>`).join('');
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>redis-rtt server</title></head><body>
+<h1>redis-rtt server</h1><p>${names.length === 0 ? 'No proxies yet: create one with POST /proxies.' : 'Pick a proxy:'}</p><ul>${items}</ul></body></html>
+`;
+}
