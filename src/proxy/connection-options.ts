@@ -28,6 +28,8 @@ export interface ConnectionOptions {
   /** Per delivered chunk: time beyond the configured delay, ns (the self-report's addedUs). */
   onAdded?: (addedNs: number) => void;
   onClosed: (conn: ProxiedConnection) => void;
+  /** Redis refused this connection's dial (it is down): the listener may stop listening (refusal-watch.ts). */
+  onRefused?: () => void;
   /** The proxy's stages; none beyond the link when absent. */
   stages?: ProxyStages;
   /** Speak TLS to Redis with these options (checked at start). */

@@ -136,9 +136,18 @@ export class ProxiedConnection implements StagedConnection {
     });
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (this.upstream.connecting || !this.everConnected) {
-        // Nothing reached Redis: tell the client at once rather than after a fake delay.
         o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
         this.destroyStages();
+        if (err.code === 'ECONNREFUSED') {
+          // Redis is down. This client was accepted already, so it cannot be refused: a reset when a
+          // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
+          // the clients after it are refused by the kernel (refusal-watch.ts).
+          o.onRefused?.();
+          this.resetPending = true;
+          o.scheduler.schedule(acceptedNs + o.link.rttUs * 1000, () => reset(client));
+          return;
+        }
+        // Nothing reached Redis: tell the client at once rather than after a fake delay.
         client.destroy();
         return;
       }
@@ -232,6 +241,8 @@ export class ProxiedConnection implements StagedConnection {
   }
 
   private everConnected = false;
+  /** The client gets a reset at a set time (Redis refused the dial): no FIN before it. */
+  private resetPending = false;
   /** A side failed (RST, EPIPE): the other side gets a reset after its data, never just a FIN. */
   private clientFailed = false;
   private upstreamFailed = false;
@@ -301,7 +312,7 @@ export class ProxiedConnection implements StagedConnection {
     const downIdle = this.down.link.queued === 0 && this.pending('down') === 0;
     if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
     if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
-    if (this.upstream.destroyed && downIdle && !this.client.writableEnded) this.client.end();
+    if (this.upstream.destroyed && downIdle && !this.client.writableEnded && !this.resetPending) this.client.end();
     this.linger ??= setTimeout(() => this.destroy(), 30_000).unref();
   }
 }

@@ -16,6 +16,7 @@ import { ProxiedConnection } from './connection.js';
 import type { Endpoint } from './endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
+import { RefusalWatch } from './refusal-watch.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 
 /** The --max-connections refusal is logged at most once per this. */
@@ -65,7 +66,11 @@ export interface ProxyListenerOptions {
 
 /** The listening side: accepts clients and gives each its own upstream connection. */
 export class ProxyListener {
-  private readonly server: net.Server;
+  /** The listening server; replaced when the listener listens again after Redis was down (refusal-watch.ts). */
+  private server: net.Server;
+  private readonly refusals: RefusalWatch;
+  /** Off until the proxy has started: the start-up hop measurement must not close the listener. */
+  watchRefusals = false;
   private readonly live = new Set<ProxiedConnection>();
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
   private readonly clientTls = newTlsCounters();
@@ -80,14 +85,23 @@ export class ProxyListener {
 
   constructor(private readonly o: ProxyListenerOptions) {
     this.scheduler = o.scheduler ?? sharedScheduler();
-    this.server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) =>
-      this.accept(socket),
-    );
+    this.server = this.newServer();
+    this.refusals = new RefusalWatch({
+      upstream: o.upstream,
+      stopListening: () => this.server.close(),
+      listenAgain: () => this.listenAgain(),
+      log: o.log,
+    });
+  }
+
+  private newServer(): net.Server {
+    const o = this.o;
+    const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) => this.accept(socket));
     if (o.maxConnections) {
-      this.server.maxConnections = o.maxConnections;
+      server.maxConnections = o.maxConnections;
       // Node closes the socket itself; say so, at most once a second (on the scheduler's clock, so a
       // test can step through the window).
-      this.server.on('drop', () => {
+      server.on('drop', () => {
         this.refused++;
         const nowNs = this.scheduler.clock.nowNs();
         if (nowNs - this.refusedLoggedNs < REFUSED_LOG_INTERVAL_NS) return;
@@ -95,6 +109,16 @@ export class ProxyListener {
         o.log(`--max-connections ${o.maxConnections} reached: refused a client (${this.refused} so far)`);
       });
     }
+    return server;
+  }
+
+  /** After Redis was down: a new server on the address the first one bound (its port, not port 0). */
+  private async listenAgain(): Promise<void> {
+    const l = this.o.listen;
+    const server = this.newServer();
+    await listenOn(server, l.kind === 'tcp' ? { ...l, port: this.port ?? l.port } : l, '--listen');
+    server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
+    this.server = server;
   }
 
   /** Clients closed at once because --max-connections live connections existed. */
@@ -138,6 +162,8 @@ export class ProxyListener {
   }
 
   async close(): Promise<void> {
+    this.refusals.close();
+    // Already closed while Redis was down: close() then calls back at once (with an error to ignore).
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const c of this.live) c.destroy();
     await closed;
@@ -174,6 +200,9 @@ export class ProxyListener {
       onRead: this.o.monitor?.onRead,
       readWaitNs: this.o.monitor?.readWaitNs,
       onAdded: this.o.monitor?.onAdded,
+      onRefused: () => {
+        if (this.watchRefusals) this.refusals.refused();
+      },
       onClosed: (c) => {
         this.live.delete(c);
         this.o.monitor?.closed();

@@ -103,6 +103,7 @@ export class SingleNodeProxy implements RedisRttProxy {
       if (partition !== undefined) this.partitions.start({ durationUs: partition, then: then ?? 'heal' });
       // The clock of a moving link starts here, once the hop measurement is behind it.
       this.timeline.start();
+      this.server.watchRefusals = true;
       this.warnAtStart();
       this.control = await startControl(this.o.control, this.controlHandlers(), this.o.log);
       return this;

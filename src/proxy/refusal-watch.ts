@@ -1,0 +1,81 @@
+/**
+ * A Redis that is down looks down. A client that dials a stopped Redis directly is refused
+ * (ECONNREFUSED) one round trip after its SYN; through a listener that accepts first, it would read
+ * a close instead ("Server closed the connection"). The proxy learns that Redis is down only by
+ * dialing it, so after a refused dial it stops listening: later clients are refused by the kernel,
+ * as Redis's own port would refuse them. A probe dials Redis every REFUSED_PROBE_INTERVAL_MS, and
+ * the listener listens again on the same address once one connects. Live connections are not
+ * touched. docs/redis-down.md has what ioredis, redis-py and redis-cli report either way.
+ */
+import net from 'node:net';
+import type { Endpoint } from './endpoint.js';
+
+/** How often a closed listener dials Redis to learn that it is back: what a client's reconnect waits for at most beyond its own backoff. */
+export const REFUSED_PROBE_INTERVAL_MS = 50;
+
+export interface RefusalWatchOptions {
+  upstream: Endpoint;
+  /** Stop accepting clients (close the listening socket, not the connections). */
+  stopListening: () => void;
+  /** Listen again on the same address; a rejection is logged and the probe goes on. */
+  listenAgain: () => Promise<void>;
+  log: (line: string) => void;
+}
+
+export class RefusalWatch {
+  private down = false;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private probe: net.Socket | undefined;
+
+  constructor(private readonly o: RefusalWatchOptions) {}
+
+  /** True while the listener is closed because Redis refused. */
+  get refusing(): boolean {
+    return this.down;
+  }
+
+  /** A dial to Redis was refused. */
+  refused(): void {
+    if (this.down || this.closed) return;
+    this.down = true;
+    this.o.stopListening();
+    this.o.log('upstream refused a connection: not listening until it answers, so clients are refused as by Redis itself');
+    this.schedule();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.probe?.destroy();
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => this.dial(), REFUSED_PROBE_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  private dial(): void {
+    const u = this.o.upstream;
+    const s = (this.probe = u.kind === 'unix' ? net.connect({ path: u.path }) : net.connect({ host: u.host, port: u.port }));
+    s.once('connect', () => {
+      s.destroy();
+      if (this.closed) return;
+      this.o.listenAgain().then(
+        () => {
+          this.down = false;
+          this.o.log('upstream answers again: listening');
+        },
+        (err: Error) => {
+          this.o.log(`upstream answers again, but listening failed: ${err.message}; trying again`);
+          this.schedule();
+        },
+      );
+    });
+    s.once('error', () => {
+      s.destroy();
+      this.schedule();
+    });
+  }
+}
