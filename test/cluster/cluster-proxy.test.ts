@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { ConfigError } from '../../src/errors.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
+import { openEvents } from '../dashboard/events-client.js';
 import { findFreePort, rawCommands, type RawReply, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
 
 let cluster: PrivateCluster;
@@ -91,6 +92,22 @@ describe('cluster mode: discovery and listeners', () => {
     const stats = (await (await fetch(`http://${p.controlAddress}/stats`)).json()) as { cluster: { nodes: unknown[]; rewrites: Record<string, number> } };
     expect(stats.cluster.nodes).toHaveLength(6);
     expect(Object.keys(stats.cluster.rewrites).sort()).toEqual(['ask', 'moved', 'nodes', 'replicas', 'shards', 'slots']);
+  });
+
+  it('the dashboard\'s events: one row per node with its zone and link, and the nodes\' commands merged', async () => {
+    const p = await clusterProxy({ control: '127.0.0.1:0', zones: 3, sameZoneLink: 'rtt=1ms', crossZoneLink: 'rtt=3ms' });
+    const stream = await openEvents(p.controlAddress!);
+    const nodes = p.nodes();
+    const used = nodes.slice(0, 2);
+    for (const n of used) {
+      const [host, port] = n.listen.split(':');
+      await rawCommands({ kind: 'tcp', host: host!, port: Number(port) }, [['PING'], ['PING']], 5000);
+    }
+    const e = await stream.next((x) => x.commands.some((c) => c.name === 'PING' && c.count === 4));
+    stream.req.destroy();
+    expect(e.nodes!.map((n) => [n.upstream, n.zone, n.link])).toEqual(nodes.map((n) => [n.upstream, n.zone, n.link]));
+    expect(e.nodes!.filter((n) => n.rates.commands > 0).map((n) => n.upstream)).toEqual(used.map((n) => n.upstream));
+    expect(e.nodes!.reduce((sum, n) => sum + (n.connections.total), 0)).toBe(e.connections.total);
   });
 
   it('--announce-host is the host rewritten replies name; --listen 0.0.0.0 without it names 127.0.0.1 and says so', async () => {

@@ -4,7 +4,6 @@
  * and go leave none open and the heap as it was, closing the endpoint ends open streams, and a bad
  * link value through the API changes nothing.
  */
-import http from 'node:http';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -12,9 +11,9 @@ import { startProxy } from '../../src/cluster/start-proxy.js';
 import { ControlServer, type ControlHandlers } from '../../src/proxy/control.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import type { DashboardEvent } from '../../src/dashboard/types.js';
 import { controlRequest } from '../hardening/helpers/http.js';
 import { proxyClient } from '../proxy/helpers.js';
+import { openEvents } from './events-client.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -32,26 +31,6 @@ function handlers(p: RedisRttProxy): ControlHandlers {
     reset: () => p.resetStats(),
     connections: () => p.connections(),
   };
-}
-
-/** Opens /events; resolves with the request and the first event once it came. */
-function openStream(address: string): Promise<{ req: http.ClientRequest; first: DashboardEvent; res: http.IncomingMessage }> {
-  const i = address.lastIndexOf(':');
-  return new Promise((resolve, reject) => {
-    const req = http.get({ host: address.slice(0, i), port: Number(address.slice(i + 1)), path: '/events', agent: false }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      const onData = (chunk: string): void => {
-        text += chunk;
-        const m = /event: stats\ndata: (.*)\n\n/.exec(text);
-        if (!m) return;
-        res.off('data', onData);
-        resolve({ req, res, first: JSON.parse(m[1]!) as DashboardEvent });
-      };
-      res.on('data', onData);
-    });
-    req.on('error', reject);
-  });
 }
 
 beforeAll(async () => {
@@ -73,23 +52,14 @@ describe('the dashboard\'s event streams', () => {
     const c = proxyClient(proxy);
     await c.connect();
     for (let i = 0; i < 20; i++) await c.set('k', String(i));
-    const a = await openStream(control.address);
+    const a = await openEvents(control.address);
     expect(control.streams.running).toBe(true);
     // The first event of a window has nothing to subtract from: no old traffic shows as a rate.
-    expect(a.first).toMatchObject({ windowMs: 0, commands: [], rates: { commands: 0 } });
-    const later = await new Promise<DashboardEvent>((resolve) => {
-      let text = '';
-      a.res.on('data', (chunk: string) => {
-        text += chunk;
-        const events = [...text.matchAll(/event: stats\ndata: (.*)\n\n/g)].map((m) => JSON.parse(m[1]!) as DashboardEvent);
-        const seen = events.find((e) => e.commands.length > 0);
-        if (seen) resolve(seen);
-      });
-      void (async () => {
-        for (let i = 0; i < 10; i++) await c.get('k');
-      })();
-    });
-    expect(later.commands.map((x) => [x.name, x.count])).toContainEqual(['GET', 10]);
+    expect(a.events[0]).toMatchObject({ windowMs: 0, commands: [], rates: { commands: 0 } });
+    for (let i = 0; i < 10; i++) await c.get('k');
+    const later = await a.next((e) => e.commands.some((x) => x.name === 'GET' && x.count === 10));
+    // The SETs before the stream opened are not in its window.
+    expect(later.commands.map((x) => x.name)).not.toContain('SET');
     expect(later.windowMs).toBeGreaterThan(0);
     c.disconnect();
     a.req.destroy();
@@ -100,7 +70,7 @@ describe('the dashboard\'s event streams', () => {
   it('1000 streams that connect and go away leave none open and the heap within 5 MiB', async () => {
     const churn = async (n: number): Promise<void> => {
       for (let done = 0; done < n; done += 50) {
-        const batch = await Promise.all(Array.from({ length: 50 }, () => openStream(control.address)));
+        const batch = await Promise.all(Array.from({ length: 50 }, () => openEvents(control.address)));
         for (const s of batch) s.req.destroy();
       }
     };
@@ -130,10 +100,9 @@ describe('the dashboard\'s event streams', () => {
   it('closing the endpoint ends every open stream, and a new one is refused', async () => {
     const other = new ControlServer(handlers(proxy));
     await other.listen({ kind: 'tcp', host: '127.0.0.1', port: 0 });
-    const streams = await Promise.all([openStream(other.address), openStream(other.address)]);
-    const ended = streams.map((s) => new Promise<void>((resolve) => s.res.on('close', () => resolve())));
+    const streams = await Promise.all([openEvents(other.address), openEvents(other.address)]);
     await other.close();
-    await Promise.all(ended);
+    await Promise.all(streams.map((s) => s.ended));
     expect(other.streams.size).toBe(0);
     expect(other.streams.running).toBe(false);
   });
