@@ -12,7 +12,7 @@ const LAYERS = [
   ['stage'], // the stage contract and the chain machinery
   ['link', 'tap', 'tls', 'toxics', 'stats', 'redis', 'results', 'dashboard'],
   ['proxy'],
-  ['cluster', 'toxiproxy-api', 'workload', 'calibrate'],
+  ['cluster', 'sentinel', 'toxiproxy-api', 'workload', 'calibrate'],
   ['report', 'record'],
   ['cli'],
   ['index.ts'], // the public API: it re-exports from every layer, and nothing in src/ imports it

@@ -30,6 +30,9 @@ export type {
 export { measureHop, type HopEstimate } from './proxy/hop.js';
 export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats } from './cluster/cluster-view.js';
 export type { ClusterProxyOptions } from './cluster/options.js';
+export { startSentinelProxy } from './sentinel/start-sentinel.js';
+export type { SentinelProxyOptions } from './sentinel/options.js';
+export type { RedisRttSentinelProxy, SentinelStats } from './sentinel/sentinel-proxy.js';
 
 export { createToxic, parseToxicSpec, TOXIC_TYPES, ToxicSet, ToxicExistsError } from './toxics/index.js';
 export type { Toxic, ToxicCount, ToxicEnv, ToxicSpec, Stream } from './toxics/index.js';

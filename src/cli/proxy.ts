@@ -4,6 +4,7 @@ import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
+import type { ProxyOptions } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
@@ -18,14 +19,16 @@ import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addToxicFlags, toxicsFromFlags, type ToxicFlagValues } from './toxic-flags.js';
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
+import { addSentinelFlags, sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
+import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { loadUpstreamTls } from '../tls/options.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
 
-interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues {
+interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues, SentinelFlagValues {
   listen: string;
-  upstream: string;
+  upstream?: string;
   control?: string;
   controlToken?: string;
   allowHost: string[];
@@ -58,7 +61,7 @@ export function registerProxy(program: Command): void {
         'delayed by the link. Prints one JSON line with the bound addresses on stdout; logs go to stderr. ' +
         'Ctrl-C prints a summary of what crossed (and writes --stats-json).',
     )
-    .requiredOption('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock')
+    .option('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock (required unless --sentinel)')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
     .option('--control <addr>', 'start the HTTP control endpoint here (a live dashboard at GET /; GET /stats /metrics /connections, PUT /link, POST /reset)')
     .option('--control-token <token>', `require "Authorization: Bearer <token>" on control requests (or set ${CONTROL_TOKEN_ENV}, which ps does not show)`)
@@ -83,6 +86,7 @@ export function registerProxy(program: Command): void {
     .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
     .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
+  addSentinelFlags(cmd);
   addTlsFlags(cmd);
   addToxicFlags(cmd);
   addRecordFlags(cmd)
@@ -102,7 +106,10 @@ export function registerProxy(program: Command): void {
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --listen 127.0.0.1:7000 --rtt 20ms   # a cluster: one listener per node\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --node-link replicas=same-az --control :7070\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:30001 --zones 3 --client-zones 3   # apps in zone k use clientZones[k-1].seed\n' +
-        '    # then: curl -X PUT -d \'{"rttUs":5000}\' \'127.0.0.1:7070/link?node=masters\'',
+        '    # then: curl -X PUT -d \'{"rttUs":5000}\' \'127.0.0.1:7070/link?node=masters\'\n' +
+        '  redis-rtt proxy --sentinel 127.0.0.1:26379,127.0.0.1:26380 --sentinel-master mymaster --listen 127.0.0.1:7000 --rtt 20ms\n' +
+        '    # Sentinel clients: give them 127.0.0.1:7000 as their sentinel; every sentinel and node has a listener\n' +
+        '  redis-rtt proxy --sentinel 127.0.0.1:26379 --sentinel-master mymaster --zones 3 --node-link sentinels=same-az',
     )
     .action(async (flags: ProxyFlags) => {
       await runProxy(flags);
@@ -113,7 +120,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const { update, seed } = linkFromFlags(flags);
   const toxics = toxicsFromFlags(flags);
   const timeline = timelineFromFlags(flags);
-  const upstream = parseRedisEndpoint(flags.upstream, '--upstream');
+  const sentinel = sentinelFromFlags(flags);
+  const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
   const calibrate = flags.compensate === 'calibrate';
@@ -134,11 +142,13 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     const why = 'auto, a duration or a file with --listen-tls (calibrate measures through a plaintext listener, not the TLS one clients use)';
     throw new ConfigError('--compensate', 'calibrate', why);
   }
-  if (calibrate) {
-    compensationUs = await calibrateAtStart(flags.upstream, applyLinkUpdate(defaultLinkSettings(), update), log, tlsFromFlags(flags).upstreamTls);
+  if (calibrate && sentinel) {
+    throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --sentinel (calibrate measures one upstream; sentinel mode has many)');
   }
-  const proxy = await startProxy({
-    upstream: flags.upstream,
+  if (calibrate) {
+    compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tlsFromFlags(flags).upstreamTls);
+  }
+  const common: Omit<ProxyOptions, 'upstream'> = {
     listen: flags.listen,
     control: flags.control,
     controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
@@ -164,7 +174,6 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
     onNodeLinkChange: record?.nodeLinkChanged,
     ...tlsFromFlags(flags),
-    cluster: parseClusterMode(flags.cluster),
     announceHost: flags.announceHost,
     listenPorts: flags.listenPorts,
     zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
@@ -172,9 +181,16 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     sameZoneLink: flags.sameZoneLink,
     crossZoneLink: flags.crossZoneLink,
     nodeLinks: flags.nodeLink,
-    upstreamUser: flags.upstreamUser,
-    upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
-  });
+  };
+  const proxy = sentinel
+    ? await startSentinelProxy({ ...common, ...sentinel })
+    : await startProxy({
+        ...common,
+        upstream: flags.upstream!,
+        cluster: parseClusterMode(flags.cluster),
+        upstreamUser: flags.upstreamUser,
+        upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
+      });
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
   const hint = hopOnlyHint(flags.compensate, proxy.link());
@@ -185,7 +201,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       listen: proxy.address,
       control: proxy.controlAddress ?? null,
       // "localhost" shows as localhost:6379: the port it means.
-      upstream: upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
+      upstream: upstream === undefined ? null : upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
+      ...(sentinel ? { sentinels: sentinel.sentinels, sentinelMaster: sentinel.sentinelMaster } : {}),
       link: proxy.link(),
       compensationUs: proxy.compensationUs,
       ...(proxy.tlsCaFile !== undefined ? { tlsCa: proxy.tlsCaFile } : {}),
@@ -199,8 +216,9 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const tlsOptions = tlsFromFlags(flags);
   // Checked by startProxy already; rebuilt here without its warning so the probe speaks TLS too.
   const upTls = tlsOptions.upstreamTls;
-  const probeTls = upTls && upstream.kind === 'tcp' ? loadUpstreamTls(upTls === true ? {} : upTls, upstream.host, () => undefined) : undefined;
-  void probeUpstream(upstream, undefined, probeTls).then((r) => {
+  const probeTls = upTls && upstream?.kind === 'tcp' ? loadUpstreamTls(upTls === true ? {} : upTls, upstream.host, () => undefined) : undefined;
+  // Sentinel mode asked every sentinel at start already.
+  if (upstream) void probeUpstream(upstream, undefined, probeTls).then((r) => {
     if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
     if (r && 'notRedis' in r && flags.compensate !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });

@@ -1,7 +1,7 @@
 import { RedisSpawnError } from '../errors.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
-import { rawCommands, type RawReply } from './raw-command.js';
+import { rawCommands, rawField, type RawReply } from './raw-command.js';
 
 export interface PrivateSentinelOptions {
   /** Replicas of the primary. @default 2 */
@@ -106,15 +106,8 @@ async function readinessProblem(s: PrivateRedis, name: string, replicas: number,
   const cmds = [['SENTINEL', 'CKQUORUM', name], ['SENTINEL', 'REPLICAS', name], ['SENTINEL', 'SENTINELS', name]];
   const [quorum, seen, peers] = await rawCommands({ kind: 'tcp', host: s.host!, port: s.port! }, cmds, 1000).catch((): RawReply[] => []);
   if (quorum?.type !== '+') return `sentinel ${s.address}: CKQUORUM says ${quorum?.text ?? 'nothing'}`;
-  const up = (seen?.items ?? []).filter((r) => field(r, 'master-link-status') === 'ok' && !/s_down|disconnected/.test(field(r, 'flags') ?? ''));
+  const up = (seen?.items ?? []).filter((r) => rawField(r, 'master-link-status') === 'ok' && !/s_down|disconnected/.test(rawField(r, 'flags') ?? ''));
   if (up.length < replicas) return `sentinel ${s.address} sees ${up.length} of ${replicas} replicas with their link up`;
   const peerCount = peers?.items?.length ?? 0;
   return peerCount < others ? `sentinel ${s.address} knows ${peerCount} of ${others} other sentinels` : '';
-}
-
-/** A field of a reply that is a flat key/value array (RESP2's form of a map). */
-function field(entry: RawReply, key: string): string | undefined {
-  const items = entry.items ?? [];
-  for (let i = 0; i + 1 < items.length; i += 2) if (items[i]!.text === key) return items[i + 1]!.text ?? undefined;
-  return undefined;
 }

@@ -84,3 +84,10 @@ export function rawCommands(
     socket.on('close', () => finish());
   });
 }
+
+/** A map reply's value for `key` as text (a RESP3 map, or the flat key/value array RESP2 sends for one). */
+export function rawField(reply: RawReply, key: string): string | undefined {
+  const items = reply.items ?? [];
+  for (let i = 0; i + 1 < items.length; i += 2) if (items[i]!.text === key) return items[i + 1]!.text ?? undefined;
+  return undefined;
+}

@@ -1,0 +1,71 @@
+import type tls from 'node:tls';
+import { DISCOVERY_CLIENT_NAME, type UpstreamAuth } from '../cluster/discover.js';
+import type { RealAddress } from '../cluster/types.js';
+import { NetworkError } from '../errors.js';
+import { describeFailure } from '../redis/dial.js';
+import { rawCommands, rawField, type RawReply } from '../redis/raw-command.js';
+
+/** What one sentinel says of one master. */
+export interface SentinelReading {
+  readonly sentinel: RealAddress;
+  /** GET-MASTER-ADDR-BY-NAME; undefined when this sentinel does not monitor that name. */
+  readonly primary: RealAddress | undefined;
+  readonly replicas: readonly RealAddress[];
+  /** The other sentinels it knows. */
+  readonly sentinels: readonly RealAddress[];
+  /** The names it monitors (SENTINEL MASTERS), for the error about an unknown one. */
+  readonly masters: readonly string[];
+}
+
+/**
+ * Asks one sentinel about `master` on a short connection named like cluster discovery's (so a
+ * CLIENT LIST tells it apart). Rejects with a NetworkError saying what failed.
+ */
+export async function readSentinel(
+  at: RealAddress,
+  master: string,
+  o: UpstreamAuth & { tls?: tls.ConnectionOptions; timeoutMs?: number },
+): Promise<SentinelReading> {
+  const login = o.password === undefined ? undefined : o.user !== undefined ? ['AUTH', o.user, o.password] : ['AUTH', o.password];
+  const cmds = [
+    ...(login ? [login] : []),
+    ['CLIENT', 'SETNAME', DISCOVERY_CLIENT_NAME],
+    ['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', master],
+    ['SENTINEL', 'REPLICAS', master],
+    ['SENTINEL', 'SENTINELS', master],
+    ['SENTINEL', 'MASTERS'],
+  ];
+  let replies: RawReply[];
+  try {
+    replies = await rawCommands({ kind: 'tcp', ...at }, cmds, o.timeoutMs ?? 2000, o.tls);
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    throw new NetworkError(`sentinel ${at.host}:${at.port}: ${o.tls ? describeFailure(e) : e.message}`, e.code);
+  }
+  if (login && replies[0]?.type === '-') {
+    throw new NetworkError(`sentinel ${at.host}:${at.port}: AUTH failed: ${replies[0].text} (check --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD)`);
+  }
+  const [, addr, replicas, sentinels, masters] = login ? replies.slice(1) : replies;
+  if (addr?.type === '-') {
+    const hint = /NOAUTH/.test(addr.text ?? '') ? ' (set REDIS_RTT_SENTINEL_PASSWORD, and --sentinel-user for an ACL user)' : '';
+    throw new NetworkError(`sentinel ${at.host}:${at.port}: SENTINEL GET-MASTER-ADDR-BY-NAME answered ${addr.text}${hint}`);
+  }
+  const primary = addressOf(addr?.items?.[0], addr?.items?.[1]);
+  return {
+    sentinel: at,
+    primary,
+    replicas: entries(replicas),
+    sentinels: entries(sentinels),
+    masters: (masters?.items ?? []).map((m) => rawField(m, 'name')).filter((n): n is string => n !== undefined),
+  };
+}
+
+function entries(reply: RawReply | undefined): RealAddress[] {
+  if (reply?.type === '-') return [];
+  return (reply?.items ?? []).map((e) => addressOf({ type: '$', text: rawField(e, 'ip') ?? null }, { type: '$', text: rawField(e, 'port') ?? null })).filter((a): a is RealAddress => a !== undefined);
+}
+
+function addressOf(host: RawReply | undefined, port: RawReply | undefined): RealAddress | undefined {
+  if (!host?.text || !port?.text || !/^\d{1,5}$/.test(port.text)) return undefined;
+  return { host: host.text, port: Number(port.text) };
+}

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { parseEndpoint } from '../endpoint.js';
+import { ConfigError } from '../errors.js';
+import type { ProxyOptions } from '../proxy/types.js';
+import { keyPath, parseWith } from '../validation/schema.js';
+import type { RealAddress } from '../cluster/types.js';
+
+/** What sentinel mode adds to startProxy's options (docs/sentinel.md). */
+export const SENTINEL_OPTIONS = {
+  sentinels: z
+    .array(z.string({ error: 'host:port strings' }), { error: 'a list of sentinel addresses, host:port' })
+    .min(1, { error: 'at least one sentinel address, host:port' })
+    .describe('The sentinels to ask, "host:port"; the first is served on the listen address.'),
+  sentinelMaster: z.string({ error: 'the name the sentinels monitor the primary by' }).min(1).describe('The monitored master name (SENTINEL MONITOR <name> ...).'),
+  sentinelUser: z.string({ error: 'a string' }).describe("ACL user for the proxy's own connections to the sentinels.").optional(),
+  sentinelPassword: z
+    .string({ error: 'a string' })
+    .describe("Password for the proxy's own connections to the sentinels (the CLI reads REDIS_RTT_SENTINEL_PASSWORD).")
+    .optional(),
+  sentinelRefreshMs: z
+    .number({ error: 'milliseconds above 0' })
+    .positive()
+    .describe('How often the proxy asks every sentinel for the primary, replicas and sentinels. Default 1000.')
+    .optional(),
+};
+
+const SCHEMA = z.object(SENTINEL_OPTIONS);
+const FLAGS: Record<string, string> = { sentinels: '--sentinel', sentinelMaster: '--sentinel-master', sentinelUser: '--sentinel-user' };
+
+/** startSentinelProxy's options: a proxy's, with the sentinels in place of `upstream`. */
+export type SentinelProxyOptions = Omit<ProxyOptions, 'upstream'> & z.input<typeof SCHEMA>;
+
+export const DEFAULT_SENTINEL_REFRESH_MS = 1000;
+/** Sentinel's own default port: a --sentinel without one means it. */
+const SENTINEL_PORT = 26379;
+
+/** The sentinel options checked (a ConfigError naming the flag), the sentinels parsed. */
+export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof SCHEMA> & { addresses: RealAddress[]; refreshMs: number } {
+  const data = parseWith(SCHEMA, options, (path) => (path.length >= 1 && FLAGS[String(path[0])]) || keyPath()(path));
+  if (options.cluster === 'on') {
+    throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');
+  }
+  if ('upstream' in options && (options as { upstream?: unknown }).upstream !== undefined) {
+    throw new ConfigError('--upstream', (options as { upstream?: unknown }).upstream, 'no --upstream with --sentinel (the sentinels are the upstreams)');
+  }
+  const addresses = data.sentinels.map((text) => {
+    const e = parseEndpoint(text, '--sentinel', '127.0.0.1', SENTINEL_PORT);
+    if (e.kind !== 'tcp') throw new ConfigError('--sentinel', text, 'host:port (sentinels are reached over TCP)');
+    return { host: e.host, port: e.port };
+  });
+  return { ...data, addresses, refreshMs: data.sentinelRefreshMs ?? DEFAULT_SENTINEL_REFRESH_MS };
+}

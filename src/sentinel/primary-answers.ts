@@ -1,0 +1,58 @@
+import { nodeKey } from '../cluster/topology.js';
+import type { RealAddress } from '../cluster/types.js';
+
+/** /stats `sentinel`: what each sentinel last said the primary is, and whether they agree. */
+export interface PrimaryAnswersView {
+  answers: { sentinel: string; primary: string }[];
+  /** The sentinels' latest answers name more than one primary. */
+  disagree: boolean;
+  /** Times a new disagreement was seen (and logged) since start or the last reset. */
+  disagreements: number;
+}
+
+/**
+ * The primary each sentinel last named, from the proxy's own readings and from the replies clients
+ * got. Sentinels disagree for a moment in every failover (each learns the new primary on its own)
+ * and for longer in a partition; the proxy rewrites each answer as given and only reports it.
+ */
+export class PrimaryAnswers {
+  private readonly bySentinel = new Map<string, string>();
+  private disagreements = 0;
+  private logged = '';
+
+  constructor(
+    private readonly master: string,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  record(sentinel: RealAddress, primary: RealAddress): void {
+    this.bySentinel.set(nodeKey(sentinel.host, sentinel.port), nodeKey(primary.host, primary.port));
+    this.check();
+  }
+
+  /** A sentinel that did not answer: its last answer no longer counts. */
+  forget(sentinel: RealAddress): void {
+    if (this.bySentinel.delete(nodeKey(sentinel.host, sentinel.port))) this.check();
+  }
+
+  private check(): void {
+    if (new Set(this.bySentinel.values()).size <= 1) {
+      this.logged = '';
+      return;
+    }
+    const text = [...this.bySentinel].map(([s, p]) => `${s} says ${p}`).join(', ');
+    if (text === this.logged) return;
+    this.logged = text;
+    this.disagreements++;
+    this.log(`sentinels disagree on the primary of ${this.master}: ${text}; each answer goes to clients rewritten as given`);
+  }
+
+  snapshot(): PrimaryAnswersView {
+    const answers = [...this.bySentinel].map(([sentinel, primary]) => ({ sentinel, primary }));
+    return { answers, disagree: new Set(this.bySentinel.values()).size > 1, disagreements: this.disagreements };
+  }
+
+  reset(): void {
+    this.disagreements = 0;
+  }
+}

@@ -1,0 +1,77 @@
+import type tls from 'node:tls';
+import type { UpstreamAuth } from '../cluster/discover.js';
+import type { TopologySource } from '../cluster/topology-refresh.js';
+import type { RealAddress } from '../cluster/types.js';
+import { readSentinel, type SentinelReading } from './discover.js';
+import type { PrimaryAnswers } from './primary-answers.js';
+import type { SentinelTopology } from './sentinel-topology.js';
+
+export interface SentinelRefreshOptions {
+  /** The --sentinel addresses, asked first and in order, even once no sentinel lists them. */
+  given: readonly RealAddress[];
+  master: string;
+  topology: SentinelTopology;
+  answers: PrimaryAnswers;
+  auth: UpstreamAuth;
+  /** TLS options per host (--upstream-tls); undefined without TLS. */
+  tls: ((host: string) => tls.ConnectionOptions) | undefined;
+  periodMs: number;
+  log(line: string): void;
+}
+
+/**
+ * Asks every known sentinel about the master every `periodMs` (and when asked): each answer goes to
+ * the disagreement check, and the first sentinel in order that answers speaks for roles and for
+ * the nodes and sentinels to open. One read at a time: a refresh asked for while one runs joins it.
+ */
+export class SentinelRefresh implements TopologySource {
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly o: SentinelRefreshOptions) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.refresh(), this.o.periodMs);
+    this.timer.unref();
+  }
+
+  refresh(): Promise<void> {
+    return (this.running ??= this.read()
+      .catch((err: unknown) => this.o.log(`sentinel refresh failed: ${(err as Error).message}`))
+      .finally(() => (this.running = undefined)));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** What each sentinel of `order` (default: every known one) says (an Error for one that did not answer), the given ones first, in order. */
+  async readAll(order: readonly RealAddress[] = this.known()): Promise<{ sentinel: RealAddress; reading: SentinelReading | Error }[]> {
+    const tlsFor = this.o.tls;
+    return Promise.all(
+      order.map(async (sentinel) => ({
+        sentinel,
+        reading: await readSentinel(sentinel, this.o.master, { ...this.o.auth, tls: tlsFor?.(sentinel.host), timeoutMs: 1000 }).catch((err: unknown) =>
+          err instanceof Error ? err : new Error(String(err)),
+        ),
+      })),
+    );
+  }
+
+  private known(): RealAddress[] {
+    const learnt = this.o.topology.sentinelAddresses();
+    return [...this.o.given, ...learnt.filter((k) => !this.o.given.some((g) => g.host === k.host && g.port === k.port))];
+  }
+
+  private async read(): Promise<void> {
+    const all = await this.readAll();
+    for (const { sentinel, reading } of all) {
+      if (!(reading instanceof Error) && reading.primary) this.o.answers.record(sentinel, reading.primary);
+      else this.o.answers.forget(sentinel);
+    }
+    const first = all.map((x) => x.reading).find((r): r is SentinelReading => !(r instanceof Error) && r.primary !== undefined);
+    if (!first) throw new Error(`no sentinel answered for ${this.o.master}`);
+    await this.o.topology.apply(first);
+  }
+}

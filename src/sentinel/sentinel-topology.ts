@@ -1,0 +1,64 @@
+import type { NodeLabel, NodeSet } from '../cluster/node-set.js';
+import { nodeKey } from '../cluster/topology.js';
+import type { RealAddress, RewriteContext } from '../cluster/types.js';
+import type { SentinelReading } from './discover.js';
+import type { SentinelRewriteContext } from './types.js';
+import type { SentinelZones } from './zones.js';
+
+const byAddress = (a: RealAddress, b: RealAddress): number => a.host.localeCompare(b.host) || a.port - b.port;
+
+/**
+ * The listeners of sentinel mode, in one NodeSet: sentinels and data nodes apart by address (a
+ * sentinel's connections get the rewrite stage, a data node's none). Opens what a reading or a
+ * reply names and labels each with its role and zone.
+ */
+export class SentinelTopology {
+  private readonly sentinelKeys = new Set<string>();
+  readonly ctx: SentinelRewriteContext;
+
+  constructor(
+    private readonly nodes: () => NodeSet,
+    private readonly zones: SentinelZones,
+  ) {
+    const side = (sentinels: boolean): RewriteContext => ({
+      selfHost: '',
+      listenerFor: (h, p) => (this.isSentinel({ host: h, port: p }) === sentinels ? this.nodes().listenerFor(h, p) : undefined),
+    });
+    this.ctx = { nodes: side(false), sentinels: side(true) };
+  }
+
+  isSentinel(a: RealAddress): boolean {
+    return this.sentinelKeys.has(nodeKey(a.host, a.port));
+  }
+
+  sentinelAddresses(): RealAddress[] {
+    return this.nodes().list().filter((n) => this.isSentinel(n)).map((n) => ({ host: n.host, port: n.port }));
+  }
+
+  /** Opens listeners for sentinels (the first on `listenPort` when given) and labels them. */
+  async openSentinels(list: readonly RealAddress[], listenPort?: number): Promise<void> {
+    for (const a of list) this.sentinelKeys.add(nodeKey(a.host, a.port));
+    await this.nodes().open(list, listenPort);
+    this.nodes().label(list.map((a) => this.labelOf(a, 'sentinel', this.zones.sentinel(a))));
+  }
+
+  /** Opens listeners for data nodes first named in a reply (their role comes with the next reading). */
+  async openNodes(list: readonly RealAddress[]): Promise<void> {
+    await this.nodes().open(list);
+    this.nodes().label(list.map((a) => this.labelOf(a, 'unknown', this.zones.replica(a))));
+  }
+
+  /** A reading of the sentinel that speaks for the topology: listeners for all it names, roles from it. */
+  async apply(r: SentinelReading): Promise<void> {
+    await this.openSentinels(r.sentinels.filter((s) => !this.isSentinel(s)));
+    const replicas = [...r.replicas].sort(byAddress);
+    await this.nodes().open([...(r.primary ? [r.primary] : []), ...replicas]);
+    const labels = replicas.map((a) => this.labelOf(a, 'replica', this.zones.replica(a)));
+    if (r.primary) labels.unshift(this.labelOf(r.primary, 'master', this.zones.primary(r.primary)));
+    this.nodes().label(labels);
+  }
+
+  private labelOf(a: RealAddress, role: NodeLabel['role'], zone: number | undefined): NodeLabel {
+    return { host: a.host, port: a.port, id: nodeKey(a.host, a.port), role, zone };
+  }
+}

@@ -1,0 +1,111 @@
+import { clusterSettings } from '../cluster/cluster-settings.js';
+import { certificateError, clusterListenTls, discoveryTls } from '../cluster/cluster-tls.js';
+import { NodeSet } from '../cluster/node-set.js';
+import { NodeStarter } from '../cluster/node-starter.js';
+import { nodeKey } from '../cluster/topology.js';
+import type { RealAddress } from '../cluster/types.js';
+import { ConfigError } from '../errors.js';
+import { startProxy as startSingleProxy } from '../proxy/index.js';
+import type { ProxyOptions } from '../proxy/types.js';
+import type { SentinelReading } from './discover.js';
+import { sentinelSettings, type SentinelProxyOptions } from './options.js';
+import { PrimaryAnswers } from './primary-answers.js';
+import { SentinelCounts } from './sentinel-counts.js';
+import { SentinelProxy, type RedisRttSentinelProxy } from './sentinel-proxy.js';
+import { SentinelRefresh } from './sentinel-refresh.js';
+import { sentinelStage } from './sentinel-stage.js';
+import { SentinelTopology } from './sentinel-topology.js';
+import { SentinelZones } from './zones.js';
+
+const list = (addresses: readonly RealAddress[]): string => addresses.map((a) => nodeKey(a.host, a.port)).join(', ');
+
+/**
+ * Sentinel mode's start-up, in order: the options checked, every given sentinel asked about the
+ * master (the first that answers speaks for the topology), one listener pair for TLS, the first
+ * sentinel's listener on --listen, every other sentinel's and every data node's listener, the
+ * control endpoint, then the refresh timer. A step that fails closes what the ones before opened.
+ */
+export async function startSentinelProxy(options: SentinelProxyOptions): Promise<RedisRttSentinelProxy> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  const sentinel = sentinelSettings(options);
+  // The node proxies are single-node proxies whose upstream each starter call sets.
+  const base: ProxyOptions = { ...options, upstream: nodeKey(sentinel.addresses[0]!.host, sentinel.addresses[0]!.port), cluster: 'off' };
+  const s = clusterSettings(base, log);
+  if (s.clientZoneCount !== undefined) {
+    throw new ConfigError('--client-zones', options.clientZones, 'cluster mode only for now (sentinel mode has one set of listeners, its clients in zone 1)');
+  }
+  const secure = discoveryTls(base);
+  const auth = { user: sentinel.sentinelUser, password: sentinel.sentinelPassword };
+  const answers = new PrimaryAnswers(sentinel.sentinelMaster, log);
+  const zones = new SentinelZones(s.zoneCount);
+  const topology: SentinelTopology = new SentinelTopology(() => nodes, zones);
+  const refresh = new SentinelRefresh({
+    ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers },
+    ...{ auth, tls: secure, periodMs: sentinel.refreshMs, log },
+  });
+  const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base);
+  const listenTls = clusterListenTls(base);
+  const counts = new SentinelCounts(log);
+  const starter = new NodeStarter({
+    options: base,
+    startNodeProxy: (o, node) => startSingleProxy({ ...o, cluster: 'off' }, node),
+    listenHost: s.listen.host,
+    announceHost: s.announceHost,
+    listenTls: listenTls.listen,
+    log,
+  });
+  const stageFor = (at: RealAddress) =>
+    sentinelStage({
+    ctx: topology.ctx,
+    open: async (missing) => {
+      await Promise.all([topology.openSentinels(missing.sentinels), topology.openNodes(missing.nodes)]);
+      void refresh.refresh();
+    },
+    onRewrite: (k) => counts.rewritten(k),
+    onUnparsed: (why) => counts.unparsedReply(why),
+    onOpenFailed: (missing, err) => log(`could not open a listener for ${list([...missing.sentinels, ...missing.nodes])}: ${String(err)}; the reply went out unchanged`),
+    onPrimary: (master, primary) => void (master === sentinel.sentinelMaster && answers.record(at, primary)),
+  });
+  const nodes: NodeSet = new NodeSet({
+    announceHost: s.announceHost,
+    listenPorts: s.listenPorts,
+    zoneLinks: s.zoneLinks,
+    rules: s.rules,
+    base: options.link ?? {},
+    log,
+    stageFor: (a) => (topology.isSentinel(a) ? stageFor(a) : undefined),
+    startNodeProxy: (a, port, link, st) => starter.start(a, port, link, st),
+  });
+  const proxy = new SentinelProxy(nodes, starter, refresh, sentinel.sentinelMaster, answers, counts, listenTls, log);
+  try {
+    await topology.openSentinels(sentinel.addresses.slice(0, 1), s.listen.port);
+    await topology.openSentinels(sentinel.addresses.slice(1));
+    await topology.apply(first);
+    await refresh.refresh();
+    await proxy.startControl(s.control, log);
+  } catch (err) {
+    await proxy.close();
+    throw err;
+  }
+  refresh.start();
+  return proxy;
+}
+
+/** The first given sentinel that knows the master; a ConfigError naming the flag when none does. */
+async function firstReading(refresh: SentinelRefresh, given: readonly RealAddress[], master: string, base: ProxyOptions): Promise<SentinelReading> {
+  const all = await refresh.readAll(given);
+  const found = all.find((x) => !(x.reading instanceof Error) && x.reading.primary !== undefined);
+  if (found) return found.reading as SentinelReading;
+  const failures = all.filter((x) => x.reading instanceof Error).map((x) => x.reading as Error);
+  for (const f of failures) {
+    const bad = certificateError(base, f);
+    if (bad) throw bad;
+  }
+  const answered = all.filter((x) => !(x.reading instanceof Error)).map((x) => x.reading as SentinelReading);
+  if (answered.length === 0) {
+    const given = all.map((x) => nodeKey(x.sentinel.host, x.sentinel.port)).join(',');
+    throw new ConfigError('--sentinel', given, `a sentinel that answers (${failures.map((f) => f.message).join('; ')})`);
+  }
+  const known = answered.map((r) => `${nodeKey(r.sentinel.host, r.sentinel.port)} monitors ${r.masters.length > 0 ? r.masters.join(', ') : 'no master'}`);
+  throw new ConfigError('--sentinel-master', master, `a master name the sentinels monitor (${known.join('; ')})`);
+}

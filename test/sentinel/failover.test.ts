@@ -1,0 +1,145 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { createSentinel } from 'redis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { rawCommands } from '../../src/redis/index.js';
+import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
+import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
+import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
+import { failoverRows, renderRows, type Row, type Scenario, type Write } from './failover-report.js';
+import { directClients, primaryPort } from './helpers.js';
+
+/**
+ * What a failover costs, through the listeners: ioredis (sentinel mode, failoverDetector),
+ * redis-py (Sentinel.master_for) and node-redis (createSentinel) loop writes, each with and
+ * without WAIT 1 100, through a SENTINEL FAILOVER and then a SIGKILL of the primary
+ * (down-after-milliseconds 1000, failover-timeout 5000). docs/failover.md has the table;
+ * REDIS_RTT_FAILOVER_REPORT=FILE writes this run's rows there.
+ */
+const RTT_US = 1000;
+const PY_LOOP = fileURLToPath(new URL('./write-loop.py', import.meta.url));
+
+interface Loop {
+  client: string;
+  wait: boolean;
+  prefix: string;
+  stop(): Promise<Write[]>;
+}
+
+/** A loop over `write` until stopped: each write's start, end, whether acknowledged, and its error. */
+function nodeLoop(client: string, wait: boolean, write: (key: string) => Promise<boolean>): Loop {
+  const prefix = `${client}:${wait ? 'w' : 'n'}:`;
+  const writes: Write[] = [];
+  let running = true;
+  const done = (async () => {
+    for (let i = 0; running; i++) {
+      const key = `${prefix}${i}`;
+      const start = Date.now();
+      try {
+        writes.push([key, start, Date.now(), await write(key), null]);
+      } catch (err) {
+        writes.push([key, start, Date.now(), false, `${(err as Error).name}: ${(err as Error).message.slice(0, 80)}`]);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  })();
+  return { client, wait, prefix, stop: async () => ((running = false), await done, writes) };
+}
+
+function pyLoop(host: string, port: number, wait: boolean): Loop {
+  const prefix = `redis-py:${wait ? 'w' : 'n'}:`;
+  const child = spawn('/usr/bin/python3', [PY_LOOP, host, String(port), 'mymaster', prefix, wait ? '1' : '0'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return { client: 'redis-py', wait, prefix, stop: async () => (child.stdin.end(), await exited, JSON.parse(out) as Write[]) };
+}
+
+describe('a failover through the listeners', () => {
+  let setup: PrivateSentinel;
+  let proxy: RedisRttSentinelProxy;
+  beforeAll(async () => {
+    setup = await startPrivateSentinel({ replicas: 2, sentinels: 3, downAfterMs: 1000, failoverTimeoutMs: 5000 });
+    proxy = await startSentinelProxy({ sentinels: [...setup.sentinelAddresses], sentinelMaster: 'mymaster', link: { rttUs: RTT_US }, log: () => undefined });
+  }, 30_000);
+  afterAll(async () => {
+    await proxy?.close();
+    await setup?.stop();
+  });
+
+  it('ioredis, redis-py and node-redis stay behind the listeners through SENTINEL FAILOVER and a SIGKILLed primary; the cost per client', async () => {
+    const seed = { host: proxy.host!, port: proxy.port! };
+    const ioredis = [false, true].map((wait) => {
+      const c = new Redis({ sentinels: [seed], name: 'mymaster', failoverDetector: true });
+      c.on('error', () => undefined);
+      return { c, loop: nodeLoop('ioredis', wait, async (k) => (await c.set(k, '1')) === 'OK' && (!wait || (await c.wait(1, 100)) >= 1)) };
+    });
+    const nodeRedis = await Promise.all(
+      [false, true].map(async (wait) => {
+        const c = createSentinel({ name: 'mymaster', sentinelRootNodes: [seed] });
+        c.on('error', () => undefined);
+        await c.connect();
+        return { c, loop: nodeLoop('node-redis', wait, async (k) => (await c.set(k, '1')) === 'OK' && (!wait || (await c.wait(1, 100)) >= 1)) };
+      }),
+    );
+    const loops = [...ioredis.map((x) => x.loop), ...nodeRedis.map((x) => x.loop), pyLoop(seed.host, seed.port, false), pyLoop(seed.host, seed.port, true)];
+    const sentinelAt = { kind: 'tcp' as const, host: '127.0.0.1', port: setup.sentinels[0]!.port! };
+    const switchedFrom = async (before: number): Promise<number> => {
+      await vi.waitFor(async () => expect(await primaryPort(setup)).not.toBe(before), { timeout: 20_000, interval: 20 });
+      return Date.now();
+    };
+    const scenarios: Scenario[] = [];
+
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(await directClients(setup, proxy)).toEqual([]);
+    const first = await primaryPort(setup);
+    const t0 = Date.now();
+    await rawCommands(sentinelAt, [['SENTINEL', 'FAILOVER', 'mymaster']]);
+    const s0 = await switchedFrom(first);
+    // The old primary takes writes until a sentinel's INFO poll (every 10 s for a replica) finds it
+    // still a master and sends REPLICAOF: clients that follow no event write to it until then.
+    const firstAt = { kind: 'tcp' as const, host: '127.0.0.1', port: first };
+    await vi.waitFor(async () => expect((await rawCommands(firstAt, [['ROLE']]))[0]!.items![0]!.text).toBe('slave'), { timeout: 20_000, interval: 50 });
+    const demoted = Date.now();
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await directClients(setup, proxy)).toEqual([]);
+
+    const second = await primaryPort(setup);
+    const killed = setup.nodes.find((n) => n.port === second)!;
+    const t1 = Date.now();
+    killed.kill('SIGKILL');
+    scenarios.push({ name: 'SENTINEL FAILOVER', triggerMs: t0, switchMs: s0, demotedMs: demoted, endMs: t1 });
+    const s1 = await switchedFrom(second);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await directClients(setup, proxy, [killed])).toEqual([]);
+    const writes = await Promise.all(loops.map((l) => l.stop()));
+    scenarios.push({ name: 'SIGKILL primary', triggerMs: t1, switchMs: s1, endMs: Date.now() });
+    for (const x of ioredis) x.c.disconnect();
+    await Promise.all(nodeRedis.map((x) => x.c.close()));
+
+    const final = await primaryPort(setup);
+    const rows: Row[] = [];
+    for (const [i, l] of loops.entries()) {
+      const keys = writes[i]!.map((w) => w[0]);
+      const present = new Set<string>();
+      for (let at = 0; at < keys.length; at += 1000) {
+        const [r] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: final }, [['MGET', ...keys.slice(at, at + 1000)]], 5000);
+        r!.items!.forEach((v, j) => v.text !== null && present.add(keys[at + j]!));
+      }
+      rows.push(...failoverRows(l.client, l.wait, writes[i]!, scenarios, present));
+    }
+    const table = renderRows(rows);
+    if (process.env.REDIS_RTT_FAILOVER_REPORT) writeFileSync(process.env.REDIS_RTT_FAILOVER_REPORT, JSON.stringify({ rows, scenarios }, null, 2) + '\n');
+    const timeline = scenarios.map((x) => `${x.name}: switch after ${x.switchMs - x.triggerMs} ms${x.demotedMs ? `, old primary demoted after ${x.demotedMs - x.triggerMs} ms` : ''}`);
+    console.log([table, ...timeline, ''].join('\n') + rows.map((r) => `${r.client} ${r.scenario} wait=${r.wait}: ${r.errorKinds.join('; ')}`).join('\n'));
+
+    // Every client wrote on the new primary in both scenarios, through the listeners.
+    for (const r of rows) expect(r.firstGoodWriteMs, `${r.client} ${r.scenario} wait=${r.wait}`).not.toBeNull();
+    const st = proxy.stats();
+    expect(st.sentinel.rewrites['primary-address'] + st.sentinel.rewrites.masters).toBeGreaterThan(0);
+    expect(st.cluster.nodes.filter((n) => n.role === 'sentinel')).toHaveLength(3);
+    expect(st.sentinel.primary).toBe(`127.0.0.1:${final}`);
+  }, 90_000);
+});

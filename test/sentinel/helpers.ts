@@ -1,0 +1,37 @@
+import { rawCommands } from '../../src/redis/index.js';
+import type { PrivateSentinel } from '../../src/redis/private-sentinel.js';
+import type { PrivateRedis } from '../../src/redis/private-redis.js';
+import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
+import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
+
+/**
+ * Connections of TYPE normal or pubsub, on every running node and sentinel, that are not one of the
+ * proxy's upstream sockets (CLIENT LIST addr vs /connections upstreamLocalPort). Left out: the
+ * asking connection, the proxy's own named discovery connections, the sentinels' own links
+ * (`name=sentinel-...`) and replication links (flags S or M).
+ */
+export async function directClients(setup: PrivateSentinel, proxy: RedisRttSentinelProxy, down: readonly PrivateRedis[] = []): Promise<string[]> {
+  const ports = new Set(proxy.connections().map((c) => c.upstreamLocalPort));
+  const bad: string[] = [];
+  for (const p of [...setup.nodes, ...setup.sentinels].filter((x) => !down.includes(x))) {
+    const at = { kind: 'tcp' as const, host: '127.0.0.1', port: p.port! };
+    const replies = await rawCommands(at, [['CLIENT', 'LIST', 'TYPE', 'normal'], ['CLIENT', 'LIST', 'TYPE', 'pubsub']], 2000);
+    for (const line of replies.flatMap((r) => (r.text ?? '').split('\n'))) {
+      if (line.trim() === '' || / cmd=client\|list /.test(line) || line.includes(` name=${DISCOVERY_CLIENT_NAME} `) || / name=sentinel-/.test(line)) continue;
+      if (/ flags=\S*[SM]/.test(line)) continue;
+      const port = Number(/ addr=\S+:(\d+) /.exec(line)?.[1]);
+      if (!ports.has(port)) bad.push(`${p.address}: ${line}`);
+    }
+  }
+  return bad;
+}
+
+/** The real address the sentinels name as primary now (the first that answers). */
+export async function primaryPort(setup: PrivateSentinel): Promise<number> {
+  for (const s of setup.sentinels) {
+    const r = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: s.port! }, [['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', setup.masterName]], 1000).catch(() => []);
+    const port = r[0]?.items?.[1]?.text;
+    if (port) return Number(port);
+  }
+  throw new Error('no sentinel answered');
+}
