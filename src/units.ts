@@ -142,3 +142,29 @@ export function parseRateList(text: string, flag: string): number[] {
     return rate;
   });
 }
+
+const FRACTION_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%)?\s*$/;
+const LOSS_ACCEPTS = 'a loss probability in [0, 1), written 0.01 or 1%';
+
+/**
+ * A segment-loss probability in [0, 1): 1 would mean nothing ever arrives, which TCP answers with a
+ * reset, not a delay. Text is read as a fraction (`0.01`) or a percentage (`1%`), so PUT /link and a
+ * flag take the same spellings.
+ */
+export const LOSS_FRACTION = z.preprocess(
+  (v) => (typeof v === 'string' ? fractionOf(v) : v),
+  z.number({ error: LOSS_ACCEPTS }).min(0, { error: LOSS_ACCEPTS }).lt(1, { error: LOSS_ACCEPTS }),
+);
+
+function fractionOf(text: string): number {
+  const m = FRACTION_RE.exec(text);
+  if (!m) return NaN;
+  return m[2] ? Number(m[1]) / 100 : Number(m[1]);
+}
+
+/** Parses `1%` or `0.01` into a loss probability in [0, 1), or a ConfigError naming `flag`. */
+export function parseLossFraction(text: string, flag: string): number {
+  const r = LOSS_FRACTION.safeParse(String(text));
+  if (!r.success) throw new ConfigError(flag, text, LOSS_ACCEPTS);
+  return r.data;
+}

@@ -2,8 +2,9 @@ import { Option, type Command } from 'commander';
 import { parseJitterDist } from '../link/link-spec.js';
 import { PRESETS, PRESET_NAMES, findPreset } from '../link/presets.js';
 import { JITTER_DISTS, type LinkUpdate } from '../link/types.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { ConfigError } from '../errors.js';
-import { parseBandwidthBps, parseDurationUs, parseNonNegativeInt } from '../units.js';
+import { parseBandwidthBps, parseDurationUs, parseLossFraction, parseNonNegativeInt } from '../units.js';
 
 /** Flags that describe a link, shared by `proxy` (and anything else that starts one). */
 export function addLinkFlags(cmd: Command): Command {
@@ -15,7 +16,12 @@ export function addLinkFlags(cmd: Command): Command {
     .option('--jitter <duration>', 'jitter scale per direction; the mean delay stays the configured one', '0')
     .addOption(new Option('--jitter-dist <dist>', 'jitter distribution, shapes as netem defines them').choices([...JITTER_DISTS]).default('uniform'))
     .option('--bandwidth <rate>', 'per-direction rate limit adding serialization delay (tc units: 100mbit, 1gbit; 0 = unlimited)', '0')
-    .option('--seed <n>', 'seed for jitter, to repeat a run exactly');
+    .option('--loss <p>', 'segment loss both ways, in [0, 1): 1% or 0.01; lost segments arrive when Linux TCP would resend them, no byte is dropped')
+    .option('--loss-up <p>', 'segment loss client -> Redis (overrides --loss for that direction)')
+    .option('--loss-down <p>', 'segment loss Redis -> client (overrides --loss for that direction)')
+    .option('--loss-burst <segments>', 'mean length of a run of lost segments (0 = independent losses)')
+    .option('--mss <bytes>', 'segment size the loss model cuts chunks into (default 1448)')
+    .option('--seed <n>', 'seed for jitter and loss, to repeat a run exactly');
 }
 
 export interface LinkFlagValues {
@@ -26,6 +32,11 @@ export interface LinkFlagValues {
   jitter?: string;
   jitterDist?: string;
   bandwidth?: string;
+  loss?: string;
+  lossUp?: string;
+  lossDown?: string;
+  lossBurst?: string;
+  mss?: string;
   seed?: string;
 }
 
@@ -42,6 +53,23 @@ export function linkFromFlags(f: LinkFlagValues): { update: LinkUpdate & { prese
   if (f.jitter !== undefined) update.jitterUs = parseDurationUs(f.jitter, '--jitter');
   if (f.jitterDist !== undefined) update.jitterDist = parseJitterDist(f.jitterDist, '--jitter-dist');
   if (f.bandwidth !== undefined) update.bandwidthBps = parseBandwidthBps(f.bandwidth, '--bandwidth');
+  if (f.loss !== undefined) update.loss = parseLossFraction(f.loss, '--loss');
+  if (f.lossUp !== undefined) update.lossUp = parseLossFraction(f.lossUp, '--loss-up');
+  if (f.lossDown !== undefined) update.lossDown = parseLossFraction(f.lossDown, '--loss-down');
+  if (f.lossBurst !== undefined) update.lossBurst = checkedNumber(f.lossBurst, '--loss-burst', 'lossBurst');
+  if (f.mss !== undefined) update.mssBytes = checkedNumber(f.mss, '--mss', 'mssBytes');
   const seed = f.seed === undefined ? undefined : parseNonNegativeInt(f.seed, '--seed', 2 ** 53 - 1);
   return { update, seed };
+}
+
+/** A number flag checked by the link schema's own rule for `key`, the error naming the flag. */
+function checkedNumber(text: string, flag: string, key: 'lossBurst' | 'mssBytes'): number {
+  const value = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
+  try {
+    applyLinkUpdate(defaultLinkSettings(), { [key]: value });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(flag, text, err.accepts);
+    throw err;
+  }
+  return value;
 }

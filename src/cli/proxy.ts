@@ -95,6 +95,8 @@ export function registerProxy(program: Command): void {
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --preset cross-az --loss 1% --seed 7   # a lost segment costs an RTO (~201 ms)\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --rtt 85ms --loss-down 0.5% --loss-burst 3   # bursts of 3 lost segments, replies only\n' +
         '  redis-rtt proxy --upstream :6379 --toxic \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
         '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link\n' +
         '  redis-rtt proxy --upstream redis.example.com:6380 --upstream-tls --listen :6380 --rtt 85ms   # plaintext clients, TLS to Redis\n' +

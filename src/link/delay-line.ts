@@ -1,5 +1,7 @@
 import type { PartitionFlight } from './partition.js';
 import { newTimer } from './scheduler.js';
+import { SegmentLoss, type LossPath } from './loss-model.js';
+import { mulberry32 } from './rng.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
 /** What `one` holds between deliveries: one Buffer for every line, not one per line. */
@@ -8,6 +10,16 @@ const EMPTY = Buffer.alloc(0);
 const NO_CHUNKS: (Buffer | EndKind | undefined)[] = [];
 const NO_TIMES = new Float64Array(0);
 const FIRST_RING_SIZE = 8;
+/** The loss of a line that was given none: its rate stays 0, so nothing else of it is read. */
+const NO_LOSS: LossPath = Object.freeze({
+  rate: 0,
+  rateAfterLoss: 0,
+  mssBytes: 1448,
+  srttNs: 0,
+  rttvarNs: 0,
+  uniform: mulberry32(0),
+  counters: Object.freeze({ segments: 0, lost: 0, retransmitted: 0, retransmitNs: 0 }),
+});
 
 export interface DelayLineOptions {
   scheduler: Scheduler;
@@ -36,13 +48,20 @@ export interface DelayLineOptions {
    * one-way delay is added on top of it.
    */
   notBeforeNs?: number;
+  /**
+   * This direction's segment loss (loss-model.ts), shared by the link's connections and changed in
+   * place; read per chunk, so it can change live. None: no loss.
+   */
+  loss?: LossPath;
 }
 
 /**
  * One direction of a link. Each chunk is stamped on arrival and leaves at
  *   due = max(arrival + serialization + delay, due of the chunk before)
  * so jitter never reorders bytes, as on a TCP connection. Serialization follows the previous
- * chunk's (a rate-limited link sends one thing at a time). Knows nothing of RESP or sockets.
+ * chunk's (a rate-limited link sends one thing at a time). With loss, a chunk may leave in pieces:
+ * the bytes from a lost segment on wait for its resend (loss-model.ts), and by the same max
+ * everything behind them on this line does too. Knows nothing of RESP or sockets.
  */
 export class DelayLine {
   /**
@@ -70,11 +89,15 @@ export class DelayLine {
   private readonly notBeforeNs: number;
   /** While a partition may still take this direction's chunks (partition.ts); undefined the rest of the time. */
   private flight: PartitionFlight | undefined;
+  private readonly lossPath: LossPath;
+  /** This line's loss chain and piece plan, made at its first chunk under loss. */
+  private loss: SegmentLoss | undefined;
   /** Stamped by the scheduler (DeliverySource), which counts the lines delivering at once. */
   activeWindow = -1;
 
   constructor(private readonly options: DelayLineOptions) {
     this.notBeforeNs = options.notBeforeNs ?? -Infinity;
+    this.lossPath = options.loss ?? NO_LOSS;
     this.timer = newTimer(this.flush);
   }
 
@@ -90,6 +113,8 @@ export class DelayLine {
 
   push(chunk: Buffer, arrivalNs: number): void {
     if (this.ended || this.destroyed || chunk.length === 0) return;
+    // The one test a line without loss pays per chunk.
+    if (this.lossPath.rate > 0 && this.pushLossy(chunk, arrivalNs)) return;
     const due = this.dueFor(chunk.length, arrivalNs);
     const waitNs = this.options.arrivalWaitNs?.() ?? 0;
     if (this.count === 0 && due <= arrivalNs) {
@@ -127,7 +152,41 @@ export class DelayLine {
     this.pending = 0;
   }
 
+  /**
+   * A chunk under loss: planned into pieces, each due at its resend (or on time), never before the
+   * piece ahead. False when nothing of it was lost: then it goes the usual way.
+   */
+  private pushLossy(chunk: Buffer, arrivalNs: number): boolean {
+    const loss = (this.loss ??= new SegmentLoss(this.lossPath));
+    const pieces = loss.plan(chunk.length);
+    if (pieces === 1 && loss.pieceExtraNs[0] === 0) return false;
+    const onTimeNs = this.sentAndDelayedNs(chunk.length, arrivalNs);
+    const waitNs = this.options.arrivalWaitNs?.() ?? 0;
+    let start = 0;
+    for (let i = 0; i < pieces; i++) {
+      const end = loss.pieceEnd[i]!;
+      const due = Math.max(onTimeNs + loss.pieceExtraNs[i]!, this.lastDueNs);
+      this.lastDueNs = due;
+      const piece = pieces === 1 ? chunk : chunk.subarray(start, end);
+      start = end;
+      this.pending += piece.length;
+      this.enqueue(piece, due, waitNs);
+    }
+    return true;
+  }
+
   private dueFor(bytes: number, arrivalNs: number): number {
+    // A delay that falls (a wave, a schedule, a series) never lets a chunk pass the one before it.
+    const due = Math.max(this.sentAndDelayedNs(bytes, arrivalNs), this.lastDueNs);
+    this.lastDueNs = due;
+    return due;
+  }
+
+  /**
+   * When a chunk arrives at the far side with nothing ahead of it: send time (handshake,
+   * serialization) plus the one-way delay, or its resend after a partition.
+   */
+  private sentAndDelayedNs(bytes: number, arrivalNs: number): number {
     // Before the handshake completes a real client could not have sent anything yet.
     let sentNs = Math.max(arrivalNs, this.notBeforeNs);
     const bps = this.options.bandwidthBps();
@@ -136,12 +195,8 @@ export class DelayLine {
       this.txFreeNs = start + (bytes * 8 * 1e9) / bps;
       sentNs = this.txFreeNs;
     }
-    let due = sentNs + this.options.sampleDelayNs();
-    if (this.flight !== undefined) due = this.throughPartition(this.flight, due, sentNs);
-    // A delay that falls (a wave, a schedule, a series) never lets a chunk pass the one before it.
-    if (due < this.lastDueNs) due = this.lastDueNs;
-    this.lastDueNs = due;
-    return due;
+    const due = sentNs + this.options.sampleDelayNs();
+    return this.flight === undefined ? due : this.throughPartition(this.flight, due, sentNs);
   }
 
   /**

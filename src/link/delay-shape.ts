@@ -5,7 +5,7 @@
  * only a moving link reads the clock per chunk.
  */
 import { RttSeriesCursor, type RttSeries } from './rtt-series.js';
-import { splitRtt } from './link-spec.js';
+import { splitRtt } from './settings.js';
 import { waveOffsetUs, type RttWave } from './wave.js';
 import type { Direction } from '../stage/types.js';
 

@@ -79,6 +79,30 @@ function meanOf(dist: JitterDist): number {
   return m;
 }
 
+/**
+ * Mean absolute deviation of the mean-corrected shape (in units of the jitter scale), by the
+ * midpoint rule: what a TCP sender's RTTVAR settles at when its samples vary this way.
+ */
+function shapeMeanDeviation(dist: JitterDist): number {
+  const steps = 200_000;
+  const mean = meanOf(dist);
+  let sum = 0;
+  for (let i = 0; i < steps; i++) sum += Math.abs(rawShape(dist, (i + 0.5) / steps) - mean);
+  return sum / steps;
+}
+
+const DEVIATIONS = new Map<JitterDist, number>();
+/** The mean deviation of a delay with this jitter, microseconds (0 without jitter). */
+export function meanDeviationUs(dist: JitterDist, jitterUs: number): number {
+  if (jitterUs <= 0) return 0;
+  let d = DEVIATIONS.get(dist);
+  if (d === undefined) {
+    d = shapeMeanDeviation(dist);
+    DEVIATIONS.set(dist, d);
+  }
+  return jitterUs * d;
+}
+
 /** Lowest value of the mean-corrected shape: delays below J * |lowest| would be floored at 0. */
 export function shapeLowest(dist: JitterDist): number {
   return rawShape(dist, 1e-12) - meanOf(dist);

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
-import { parseBandwidthBps, parseDurationUs } from '../units.js';
+import { parseBandwidthBps, parseDurationUs, parseLossFraction } from '../units.js';
+import { applyLinkUpdate, defaultLinkSettings, splitRtt } from './settings.js';
 import { findPreset, PRESET_NAMES } from './presets.js';
 import { JITTER_DISTS, type JitterDist, type LinkUpdate } from './types.js';
 
@@ -15,11 +16,12 @@ export interface LinkSpec {
   rttUs: number;
 }
 
-const KEYS = 'rtt, up, down, jitter, dist, bw (e.g. rtt=2ms/jitter=0.2ms/dist=normal/bw=100mbit)';
+const KEYS = 'rtt, up, down, jitter, dist, bw, loss, loss-up, loss-down, loss-burst, mss (e.g. rtt=2ms/jitter=0.2ms/dist=normal/bw=100mbit, cross-az/loss=0.5%)';
 
 /**
  * Parses one link spec. Grammar: `direct` | `<preset>` | `<preset>/<k=v>...` | `<k=v>/<k=v>...`
- * with keys rtt, up, down, jitter, dist (uniform|normal|pareto|paretonormal), bw.
+ * with keys rtt, up, down, jitter, dist (uniform|normal|pareto|paretonormal), bw, loss, loss-up,
+ * loss-down (1% or 0.01), loss-burst (segments), mss (bytes).
  */
 export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
   const name = spec.trim();
@@ -60,9 +62,31 @@ export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
       case 'bandwidth':
         update.bandwidthBps = parseBandwidthBps(value, `${flag} bw=`);
         break;
+      case 'loss':
+        update.loss = parseLossFraction(value, `${flag} loss=`);
+        break;
+      case 'loss-up':
+        update.lossUp = parseLossFraction(value, `${flag} loss-up=`);
+        break;
+      case 'loss-down':
+        update.lossDown = parseLossFraction(value, `${flag} loss-down=`);
+        break;
+      case 'loss-burst':
+        update.lossBurst = Number(value);
+        break;
+      case 'mss':
+        update.mssBytes = Number(value);
+        break;
       default:
         throw new ConfigError(flag, part, `keys ${KEYS}`);
     }
+  }
+  // The link's own schema checks what the keys above only read (loss-burst, mss), naming the key.
+  try {
+    applyLinkUpdate(defaultLinkSettings(), update);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`${flag} ${err.flag}`, spec, err.accepts);
+    throw err;
   }
   return { name, direct: false, update, rttUs: rttOfUpdate(update) };
 }
@@ -76,10 +100,4 @@ export function parseJitterDist(value: string, flag: string): JitterDist {
 export function rttOfUpdate(u: LinkUpdate): number {
   const half = splitRtt(u.rttUs ?? 0);
   return (u.upUs ?? half.upUs) + (u.downUs ?? half.downUs);
-}
-
-/** Splits a round trip into one-way delays; an odd microsecond goes to the down direction. */
-export function splitRtt(rttUs: number): { upUs: number; downUs: number } {
-  const upUs = Math.floor(rttUs / 2);
-  return { upUs, downUs: rttUs - upUs };
 }

@@ -1,7 +1,8 @@
 import { realClock, type Clock } from '../clock.js';
 import { compensationAt, NO_COMPENSATION, type Compensation } from './compensation.js';
 import { DelayShape } from './delay-shape.js';
-import { jitterOffsetSampler, jitterSampler, meanShiftRisk } from './jitter.js';
+import { jitterOffsetSampler, jitterSampler, meanDeviationUs, meanShiftRisk } from './jitter.js';
+import { chainOf, newLossCounters, type LossCounters, type LossPath } from './loss-model.js';
 import type { PartitionWindow } from './partition.js';
 import { rtoNs } from './rto.js';
 import { randomSeed, seededUniform, type Uniform } from './rng.js';
@@ -36,6 +37,8 @@ export class LinkState {
   readonly shape = new DelayShape();
   /** The partition that holds the link now or last did (connections accepted in it are held). */
   partition: PartitionWindow | undefined;
+  /** Per direction: the loss every connection's delay line reads (changed in place, never replaced). */
+  private readonly loss: Record<Direction, LossPath>;
   readonly seed: number;
 
   constructor(initial: LinkUpdate & { preset?: string } = {}, options: LinkStateOptions = {}) {
@@ -43,6 +46,10 @@ export class LinkState {
     this.uniform = seededUniform(this.seed);
     this.compensation = options.compensationUs ?? NO_COMPENSATION;
     this.clock = options.clock ?? realClock;
+    // Its own stream of draws, so turning loss on leaves the jitter a seed gives as it was.
+    const lossUniform = seededUniform(this.seed ^ 0x5eed1055);
+    const path = (): LossPath => ({ rate: 0, rateAfterLoss: 0, mssBytes: 1448, srttNs: 0, rttvarNs: 0, uniform: lossUniform, counters: newLossCounters() });
+    this.loss = { up: path(), down: path() };
     this.update(initial);
   }
 
@@ -92,12 +99,12 @@ export class LinkState {
   }
 
   /**
-   * The RTO a sender on this link would use (rto.ts), from the RTT now. RTTVAR is taken as 0:
-   * jitter's share comes with the loss model.
+   * The RTO a sender on this link would use (rto.ts), from the RTT now; RTTVAR is the jitter's
+   * mean deviation, as the loss model takes it.
    */
   rtoNs(): number {
     const d = this.delaysNowUs();
-    return rtoNs((d.upUs + d.downUs) * 1000, 0);
+    return rtoNs((d.upUs + d.downUs) * 1000, meanDeviationUs(this.current.jitterDist, this.current.jitterUs) * 1000);
   }
 
   /** True when jitter is large enough that delays floor at zero and the mean rises. */
@@ -114,6 +121,21 @@ export class LinkState {
     return this.current.bandwidthBps;
   }
 
+  /** The loss a delay line of this direction reads (the same object for the link's life). */
+  lossPath(direction: Direction): LossPath {
+    return this.loss[direction];
+  }
+
+  resetLossCounters(): void {
+    Object.assign(this.loss.up.counters, newLossCounters());
+    Object.assign(this.loss.down.counters, newLossCounters());
+  }
+
+  /** What the loss model counted per direction (a copy). */
+  get lossCounters(): Record<Direction, LossCounters> {
+    return { up: { ...this.loss.up.counters }, down: { ...this.loss.down.counters } };
+  }
+
   private rebuild(): void {
     const s = this.current;
     const make = (delayUs: number, compUs: number): (() => number) => {
@@ -126,6 +148,12 @@ export class LinkState {
       };
     };
     const comp = this.compensationUs;
+    // The sender's view: SRTT is the configured round trip, RTTVAR the jitter's mean deviation.
+    const srttNs = (s.upUs + s.downUs) * 1000;
+    const rttvarNs = meanDeviationUs(s.jitterDist, s.jitterUs) * 1000;
+    for (const [d, rate] of [['up', s.lossUp], ['down', s.lossDown]] as const) {
+      Object.assign(this.loss[d], chainOf(rate, s.lossBurst), { mssBytes: s.mssBytes, srttNs, rttvarNs });
+    }
     if (this.shape.constant) {
       this.samplers = { up: make(s.upUs, comp.up), down: make(s.downUs, comp.down) };
       return;

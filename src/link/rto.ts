@@ -19,6 +19,8 @@ export const TCP_RTO_MAX_NS = 120 * S;
 export const TCP_TIMEOUT_INIT_NS = 1 * S;
 /** Linux TCP_TIMEOUT_MIN (2 jiffies at HZ=1000): the TLP's slack when more than one segment is in flight. */
 export const TCP_TIMEOUT_MIN_NS = 2 * MS;
+/** Linux tcp_syn_retries default (TCP_SYN_RETRIES): SYNs resent before connect() fails. */
+export const TCP_SYN_RETRIES = 6;
 /** Linux tcp_retries2 default (TCP_RETR2): the retransmissions of data before the connection is dropped. */
 export const TCP_RETRIES2 = 15;
 

@@ -1,12 +1,15 @@
 import { z } from 'zod';
-import { parseWith } from '../validation/schema.js';
-import { BANDWIDTH_BPS } from '../units.js';
+import { parseWith, wholeNumber } from '../validation/schema.js';
+import { BANDWIDTH_BPS, LOSS_FRACTION } from '../units.js';
 import { PARTITION_FIELDS } from './partition.js';
 import { findPreset, PRESET_NAMES } from './presets.js';
-import { splitRtt } from './link-spec.js';
 import { JITTER_DISTS, NO_DELAY, type JitterDist, type LinkSettings } from './types.js';
 
 const MAX_DELAY_US = 3_600_000_000;
+/** IPv4's minimum MTU (576) less 40 header bytes; above 65535 a segment no longer fits an IP packet. */
+const MIN_MSS_BYTES = 536;
+const MAX_MSS_BYTES = 65_535;
+const MAX_BURST_SEGMENTS = 1_000_000;
 
 const delayUs = (what: string) =>
   z
@@ -29,6 +32,15 @@ export const LINK_UPDATE = z.object(
     jitterUs: delayUs('Jitter scale per direction, microseconds (0 = none); the mean delay stays upUs/downUs.').optional(),
     jitterDist: z.enum(JITTER_DISTS as [JitterDist, ...JitterDist[]], { error: JITTER_DISTS.join(' | ') }).optional(),
     bandwidthBps: BANDWIDTH_BPS.describe('Per-direction rate limit in bits per second (0 = unlimited).').optional(),
+    loss: LOSS_FRACTION.describe('Segment loss both ways, in [0, 1) (0.01 or "1%"); lost segments are resent as Linux TCP would.').optional(),
+    lossUp: LOSS_FRACTION.describe('Segment loss client -> Redis, in [0, 1).').optional(),
+    lossDown: LOSS_FRACTION.describe('Segment loss Redis -> client, in [0, 1).').optional(),
+    lossBurst: z
+      .number({ error: 'a mean burst length of at least 1 segment, or 0 for independent losses' })
+      .refine((n) => n === 0 || (n >= 1 && n <= MAX_BURST_SEGMENTS), { error: `a mean burst length from 1 to ${MAX_BURST_SEGMENTS} segments, or 0 for independent losses` })
+      .describe('Mean length of a run of lost segments (0 = independent losses).')
+      .optional(),
+    mssBytes: wholeNumber(MIN_MSS_BYTES, MAX_MSS_BYTES).describe('Segment size the loss model cuts chunks into, bytes.').optional(),
     preset: z
       .enum(PRESET_NAMES as [string, ...string[]], { error: PRESET_NAMES.join(' | ') })
       .describe('A named link (applied first; explicit keys win).')
@@ -42,7 +54,7 @@ export const LINK_UPDATE = z.object(
 /**
  * Applies a partial update (optionally naming a preset) to settings, validating every field
  * (ConfigError naming the key). Order: preset, then rttUs, then explicit upUs/downUs, so
- * `--rtt 1ms --up 0.3ms` means up 0.3, down 0.5.
+ * `--rtt 1ms --up 0.3ms` means up 0.3, down 0.5; likewise `loss`, then lossUp/lossDown.
  */
 export function applyLinkUpdate(base: LinkSettings, update: z.input<typeof LINK_UPDATE>): LinkSettings {
   const u = parseWith(LINK_UPDATE, update, (path) => (path.length === 0 ? 'link' : path.join('.')));
@@ -56,9 +68,20 @@ export function applyLinkUpdate(base: LinkSettings, update: z.input<typeof LINK_
   if (u.jitterUs !== undefined) next.jitterUs = u.jitterUs;
   if (u.jitterDist !== undefined) next.jitterDist = u.jitterDist;
   if (u.bandwidthBps !== undefined) next.bandwidthBps = u.bandwidthBps;
+  if (u.loss !== undefined) next.lossUp = next.lossDown = u.loss;
+  if (u.lossUp !== undefined) next.lossUp = u.lossUp;
+  if (u.lossDown !== undefined) next.lossDown = u.lossDown;
+  if (u.lossBurst !== undefined) next.lossBurst = u.lossBurst;
+  if (u.mssBytes !== undefined) next.mssBytes = u.mssBytes;
   return next;
 }
 
 export function defaultLinkSettings(): LinkSettings {
   return { ...NO_DELAY };
+}
+
+/** Splits a round trip into one-way delays; an odd microsecond goes to the down direction. */
+export function splitRtt(rttUs: number): { upUs: number; downUs: number } {
+  const upUs = Math.floor(rttUs / 2);
+  return { upUs, downUs: rttUs - upUs };
 }

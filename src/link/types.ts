@@ -16,6 +16,14 @@ export interface LinkSettings {
   jitterDist: JitterDist;
   /** Per-direction rate limit in bits per second (0 = unlimited). */
   bandwidthBps: number;
+  /** Probability that a segment client -> Redis is lost (and resent as TCP would: loss-model.ts), in [0, 1). */
+  lossUp: number;
+  /** Probability that a segment Redis -> client is lost, in [0, 1). */
+  lossDown: number;
+  /** Mean length of a run of lost segments (a two-state chain); 0 = each segment lost independently. */
+  lossBurst: number;
+  /** Segment size the loss model cuts chunks into, bytes (Linux's MSS on a 1500-byte MTU with timestamps). */
+  mssBytes: number;
 }
 
 /** A partial change to a link, as accepted by setLink() and PUT /link (its schema: LINK_UPDATE in settings.ts). */
@@ -27,4 +35,8 @@ export const NO_DELAY: LinkSettings = {
   jitterUs: 0,
   jitterDist: 'uniform',
   bandwidthBps: 0,
+  lossUp: 0,
+  lossDown: 0,
+  lossBurst: 0,
+  mssBytes: 1448,
 };

@@ -4,6 +4,7 @@ import { describeFailure, dialRedis } from '../redis/dial.js';
 import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
 import type { ConnectionContext, EndKind, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
+import { handshakeLossNs } from '../link/loss-model.js';
 import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
@@ -36,6 +37,13 @@ export class ProxiedConnection implements StagedConnection {
   private linger: NodeJS.Timeout | undefined;
   /** Until Redis answered the dial (connect, or the TLS handshake). */
   private connectTimer: NodeJS.Timeout | undefined;
+
+  /** Loss's share of the handshake: 0 on a link without loss (no draw is made). */
+  private handshakeLossNs(): number {
+    const up = this.o.link.lossPath('up');
+    const down = this.o.link.lossPath('down');
+    return up.rate > 0 || down.rate > 0 ? handshakeLossNs(up, down) : 0;
+  }
 
   /** The proxy's connection id (as in /connections). */
   get id(): number {
@@ -72,8 +80,10 @@ export class ProxiedConnection implements StagedConnection {
         ...linkOptions,
         onLateness: late && ((ns) => late(ns, 'up')),
         sampleDelayNs: () => o.link.sampleNs('up'),
-        // A real client pays a SYN/SYN-ACK round trip before its first byte can leave.
-        notBeforeNs: o.handshake ? openNs + o.link.rttUs * 1000 : held && openNs,
+        // A real client pays a SYN/SYN-ACK round trip before its first byte can leave, and the
+        // SYN timer for each lost try.
+        notBeforeNs: o.handshake ? openNs + o.link.rttUs * 1000 + this.handshakeLossNs() : held && openNs,
+        loss: o.link.lossPath('up'),
       },
       tap: tap && { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t) },
       tls,
@@ -86,7 +96,7 @@ export class ProxiedConnection implements StagedConnection {
       direction: 'down',
       context: this.context,
       socket: client,
-      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down') },
+      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down'), loss: o.link.lossPath('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
       tls,
       written: () => this.pressure.relieve(),

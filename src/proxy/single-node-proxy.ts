@@ -210,6 +210,8 @@ export class SingleNodeProxy implements RedisRttProxy {
     if (timeline) s.timeline = timeline;
     const partition = this.partitions.report();
     if (partition) s.partition = partition;
+    const loss = this.linkState.lossCounters;
+    if (s.link.lossUp > 0 || s.link.lossDown > 0 || loss.up.segments > 0 || loss.down.segments > 0) s.loss = loss;
     return s;
   }
 
@@ -221,6 +223,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.taps?.reset();
     this.lateness.reset();
     this.monitor.reset();
+    this.linkState.resetLossCounters();
   }
 
   connections(): ConnectionInfo[] {

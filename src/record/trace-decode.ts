@@ -4,6 +4,7 @@
  * reader adds the file and line.
  */
 import type { CommandEvent, ConnectionEvent, PushEvent, TapEvent, TlsEvent } from '../stats/types.js';
+import { NO_DELAY } from '../link/types.js';
 import type { LinkChange, NodeLinkChange, TraceEnd, TraceLink, TraceTruncation, TruncationReason } from './trace-format.js';
 
 /** A decoded event line: the TapEvent with times relative to the trace start, or a link change. */
@@ -89,6 +90,11 @@ export function decodeLink(value: unknown): TraceLink {
     jitterUs: typeof o.jitterUs === 'number' ? o.jitterUs : 0,
     jitterDist: (typeof o.jitterDist === 'string' ? o.jitterDist : 'uniform') as TraceLink['jitterDist'],
     bandwidthBps: typeof o.bandwidthBps === 'number' ? o.bandwidthBps : 0,
+    // Loss fields are written only when set (trace-format.ts pickLink); absent means no loss.
+    lossUp: typeof o.lossUp === 'number' ? o.lossUp : NO_DELAY.lossUp,
+    lossDown: typeof o.lossDown === 'number' ? o.lossDown : NO_DELAY.lossDown,
+    lossBurst: typeof o.lossBurst === 'number' ? o.lossBurst : NO_DELAY.lossBurst,
+    mssBytes: typeof o.mssBytes === 'number' ? o.mssBytes : NO_DELAY.mssBytes,
     handshake: o.handshake === true,
   };
 }

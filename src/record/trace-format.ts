@@ -227,6 +227,8 @@ function pickLink(l: TraceLink): TraceLink {
     jitterUs: l.jitterUs,
     jitterDist: l.jitterDist,
     bandwidthBps: l.bandwidthBps,
+    // Only a lossy link writes its loss, so traces of loss-free links stay as they were.
+    ...(l.lossUp > 0 || l.lossDown > 0 ? { lossUp: l.lossUp, lossDown: l.lossDown, lossBurst: l.lossBurst, mssBytes: l.mssBytes } : {}),
     handshake: l.handshake,
-  };
+  } as TraceLink;
 }

@@ -10,6 +10,7 @@
 import { compareDepthBuckets } from '../tap/counters.js';
 import type { SelfQuantiles } from './self-report.js';
 import { tlsFamilies } from './tls-metrics.js';
+import { lossFamilies } from './loss-metrics.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';
@@ -41,7 +42,7 @@ const QUANTILES: readonly [string, keyof LatencySummary][] = [
 ];
 
 export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly MetricFamily[] = []): string {
-  const families = [...snapshotFamilies(snapshot), ...selfFamilies(snapshot), ...tlsFamilies(snapshot), ...extra];
+  const families = [...snapshotFamilies(snapshot), ...selfFamilies(snapshot), ...tlsFamilies(snapshot), ...lossFamilies(snapshot), ...extra];
   return families.map(renderFamily).join('');
 }
 

@@ -5,6 +5,7 @@ import type { SelfReport } from './self-report.js';
  * and the latency summary to the histogram (numbers/histogram.ts); they are re-exported here.
  */
 import type { LinkSettings } from '../link/types.js';
+import type { LossCounters } from '../link/loss-model.js';
 import type { CommandStats, Counters } from '../tap/counter-types.js';
 import type { TlsCounters } from '../tls/counters.js';
 import type { PartitionReport, TimelineReport } from '../link/timeline-report.js';
@@ -38,6 +39,8 @@ export interface StatsSnapshot {
   timeline?: TimelineReport;
   /** The last partition (present once one ran): whether it holds now, and what its end did. */
   partition?: PartitionReport;
+  /** The loss model's counts per direction (present once the link has had loss since start or the last reset). */
+  loss?: { up: LossCounters; down: LossCounters };
 }
 
 /** Unfinished requests the taps hold, their bounds, and connections that hit them. */

@@ -30,7 +30,7 @@ export async function recordSession(
   o: { rttUs?: number; keys?: KeyMode; proxy?: Partial<ProxyOptions> } = {},
 ): Promise<Recorded> {
   const rttUs = o.rttUs ?? 0;
-  const link = { upUs: Math.floor(rttUs / 2), downUs: rttUs - Math.floor(rttUs / 2), jitterUs: 0, jitterDist: 'uniform' as const, bandwidthBps: 0, handshake: true };
+  const link = { upUs: Math.floor(rttUs / 2), downUs: rttUs - Math.floor(rttUs / 2), jitterUs: 0, jitterDist: 'uniform' as const, bandwidthBps: 0, lossUp: 0, lossDown: 0, lossBurst: 0, mssBytes: 1448, handshake: true };
   const recorder = createRecorder({ path, link, keys: o.keys ?? 'none' });
   const events: TapEvent[] = [];
   const proxy = await startProxy({

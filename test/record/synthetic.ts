@@ -7,7 +7,7 @@ import type { CommandEvent, TapEvent } from '../../src/stats/types.js';
 import type { TraceLink } from '../../src/record/trace-format.js';
 import { parseTrace, type Trace } from '../../src/record/trace-reader.js';
 
-export const LOCAL_LINK: TraceLink = { upUs: 0, downUs: 0, jitterUs: 0, jitterDist: 'uniform', bandwidthBps: 0, handshake: true };
+export const LOCAL_LINK: TraceLink = { upUs: 0, downUs: 0, jitterUs: 0, jitterDist: 'uniform', bandwidthBps: 0, lossUp: 0, lossDown: 0, lossBurst: 0, mssBytes: 1448, handshake: true };
 
 export interface CmdSpec {
   name: string;

@@ -44,7 +44,7 @@ export const SNAPSHOT: StatsSnapshot = {
     'ODD"NAME\\\n': { count: 42, errors: 2, serverUs: lat(0, 0, 0, 0, 0), clientUs: lat(0, 0, 0, 0, 0) },
   },
   connections: { active: 2, total: 5 },
-  link: { upUs: 1_000, downUs: 1_000, jitterUs: 100, jitterDist: 'normal', bandwidthBps: 0 },
+  link: { upUs: 1_000, downUs: 1_000, jitterUs: 100, jitterDist: 'normal', bandwidthBps: 0, lossUp: 0, lossDown: 0, lossBurst: 0, mssBytes: 1448 },
 };
 
 /** Compares `text` with fixtures/<name>; UPDATE_GOLDEN=1 rewrites the file instead. */

@@ -1,0 +1,177 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/clock.js';
+import { DelayLine } from '../../src/link/delay-line.js';
+import { chainOf, handshakeLossNs, newLossCounters, SegmentLoss, type LossPath } from '../../src/link/loss-model.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { seededUniform } from '../../src/link/rng.js';
+
+const MS = 1_000_000;
+const LOST = 0;
+const THROUGH = 0.99;
+
+/** A loss path whose uniform plays `script` (LOST / THROUGH per roll), then never loses. */
+function scripted(script: number[], o: Partial<LossPath> = {}): LossPath {
+  let i = 0;
+  return {
+    rate: 0.5,
+    rateAfterLoss: 0.5,
+    mssBytes: 10,
+    srttNs: 1.2 * MS,
+    rttvarNs: 0,
+    uniform: () => script[i++] ?? THROUGH,
+    counters: newLossCounters(),
+    ...o,
+  };
+}
+
+function line(loss: LossPath, delayNs = 0.6 * MS) {
+  const clock = new FakeClock();
+  const scheduler = new ManualScheduler(clock);
+  const delivered: { data: string; atMs: number }[] = [];
+  const l = new DelayLine({
+    scheduler,
+    sampleDelayNs: () => delayNs,
+    bandwidthBps: () => 0,
+    deliver: (chunks, _end, atNs) => delivered.push({ data: Buffer.concat(chunks).toString(), atMs: Math.round((atNs / MS) * 1000) / 1000 }),
+    onEnd: () => undefined,
+    loss,
+  });
+  return { clock, scheduler, line: l, delivered };
+}
+
+describe('loss model on the delay line', () => {
+  it('a lost single segment arrives one RTO (SRTT + 200 ms) late; nothing is dropped', () => {
+    const t = line(scripted([LOST]));
+    t.line.push(Buffer.from('GET k'), 0);
+    t.scheduler.runUntil(1000 * MS);
+    expect(t.delivered).toEqual([{ data: 'GET k', atMs: 201.8 }]);
+  });
+
+  it('at 85 ms RTT the same loss costs 285 ms', () => {
+    const t = line(scripted([LOST], { srttNs: 85 * MS }), 42.5 * MS);
+    t.line.push(Buffer.from('x'), 0);
+    t.scheduler.runUntil(1000 * MS);
+    expect(t.delivered).toEqual([{ data: 'x', atMs: 327.5 }]);
+  });
+
+  it('a loss with later segments through is found by RACK, 1.25 RTT after the send; the bytes before it go on time', () => {
+    // Three segments of 10 bytes: the second lost.
+    const t = line(scripted([THROUGH, LOST, THROUGH]));
+    t.line.push(Buffer.from('aaaaaaaaaabbbbbbbbbbcccccccccc'), 0);
+    t.scheduler.runUntil(1000 * MS);
+    expect(t.delivered).toEqual([
+      { data: 'aaaaaaaaaa', atMs: 0.6 },
+      { data: 'bbbbbbbbbbcccccccccc', atMs: 0.6 + 1.5 },
+    ]);
+  });
+
+  it('a lost tail of a longer flight is probed at 2 x SRTT + 2 ms', () => {
+    const t = line(scripted([THROUGH, THROUGH, LOST]));
+    t.line.push(Buffer.from('aaaaaaaaaabbbbbbbbbbcc'), 0);
+    t.scheduler.runUntil(1000 * MS);
+    expect(t.delivered).toEqual([
+      { data: 'aaaaaaaaaabbbbbbbbbb', atMs: 0.6 },
+      { data: 'cc', atMs: 0.6 + 4.4 },
+    ]);
+  });
+
+  it('the rest of a lost tail waits for the probe and one more SRTT', () => {
+    const t = line(scripted([THROUGH, LOST, LOST]));
+    t.line.push(Buffer.from('aaaaaaaaaabbbbbbbbbbcc'), 0);
+    t.scheduler.runUntil(1000 * MS);
+    expect(t.delivered).toEqual([
+      { data: 'aaaaaaaaaa', atMs: 0.6 },
+      { data: 'bbbbbbbbbbcc', atMs: 0.6 + 4.4 + 1.2 },
+    ]);
+  });
+
+  it('a resend lost again waits the RTO, then twice it: through after 2, 4, 8 RTOs', () => {
+    const rto = 201.2;
+    for (const [script, extraMs] of [
+      [[LOST, LOST], 2 * rto],
+      [[LOST, LOST, LOST], 4 * rto],
+      [[LOST, LOST, LOST, LOST], 8 * rto],
+    ] as const) {
+      const loss = scripted([...script]);
+      const t = line(loss);
+      t.line.push(Buffer.from('x'), 0);
+      t.scheduler.runUntil(10_000 * MS);
+      expect(t.delivered[0]!.atMs).toBeCloseTo(0.6 + extraMs, 6);
+      expect(loss.counters).toMatchObject({ segments: 1, lost: script.length, retransmitted: script.length });
+    }
+  });
+
+  it('everything behind a lost segment on the connection waits (head-of-line); another connection does not', () => {
+    const loss = scripted([LOST]);
+    const a = line(loss);
+    a.line.push(Buffer.from('first'), 0);
+    a.clock.setNs(1 * MS);
+    a.line.push(Buffer.from('second'), 1 * MS);
+    a.scheduler.runUntil(1000 * MS);
+    expect(a.delivered).toEqual([{ data: 'firstsecond', atMs: 201.8 }]);
+    const b = line(loss);
+    b.line.push(Buffer.from('other'), 0);
+    b.scheduler.runUntil(1000 * MS);
+    expect(b.delivered).toEqual([{ data: 'other', atMs: 0.6 }]);
+  });
+
+  it('keeps every byte in order under heavy seeded loss', () => {
+    const loss: LossPath = { ...scripted([]), rate: 0.2, rateAfterLoss: 0.5, uniform: seededUniform(7) };
+    const t = line(loss);
+    const sent: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const chunk = `${i}:`.padEnd(1 + (i % 37), String.fromCharCode(97 + (i % 26)));
+      sent.push(chunk);
+      t.clock.setNs(i * 0.1 * MS);
+      t.line.push(Buffer.from(chunk), i * 0.1 * MS);
+    }
+    t.scheduler.runUntil(1e6 * MS);
+    expect(t.delivered.map((d) => d.data).join('')).toBe(sent.join(''));
+    const times = t.delivered.map((d) => d.atMs);
+    expect([...times].sort((x, y) => x - y)).toEqual(times);
+    expect(loss.counters.lost).toBeGreaterThan(0);
+    expect(t.line.pendingBytes).toBe(0);
+  });
+});
+
+describe('loss chain', () => {
+  function simulate(rate: number, burst: number, n = 400_000) {
+    const c = chainOf(rate, burst);
+    const path: LossPath = { ...scripted([]), ...c, mssBytes: 1, uniform: seededUniform(11) };
+    const s = new SegmentLoss(path);
+    // One-byte chunks of one segment: count first-send losses and their runs.
+    let lost = 0;
+    let runs = 0;
+    let prev = false;
+    for (let i = 0; i < n; i++) {
+      const before = path.counters.retransmitted;
+      s.plan(1);
+      const now = path.counters.retransmitted > before;
+      if (now) lost++;
+      if (now && !prev) runs++;
+      prev = now;
+    }
+    return { share: lost / n, meanRun: lost / runs };
+  }
+
+  it('independent losses by default: the share is the rate', () => {
+    expect(chainOf(0.01, 0)).toEqual({ rate: 0.01, rateAfterLoss: 0.01 });
+    // The resends roll the same chain, so a first-send run is a little shorter than 1 / (1 - rate).
+    const r = simulate(0.05, 0);
+    expect(r.share).toBeGreaterThan(0.045);
+    expect(r.share).toBeLessThan(0.055);
+  });
+
+  it('a mean burst length keeps the long-run rate', () => {
+    const c = chainOf(0.02, 4);
+    expect(c.rateAfterLoss).toBe(0.75);
+    expect(c.rate / (1 - c.rateAfterLoss + c.rate)).toBeCloseTo(0.02, 12);
+  });
+
+  it('a lost SYN costs 1 s, then 2 s more', () => {
+    const up = scripted([LOST, LOST]);
+    const down = scripted([]);
+    expect(handshakeLossNs(up, down)).toBe(3000 * MS);
+    expect(handshakeLossNs(scripted([]), scripted([]))).toBe(0);
+  });
+});
