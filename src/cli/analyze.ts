@@ -6,7 +6,7 @@ import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/an
 import { renderHtml } from '../record/render-html.js';
 import { renderJson, renderText } from '../record/render.js';
 import { readTrace, TraceFormatError } from '../record/trace-reader.js';
-import { parseDurationUs, parsePositiveInt } from '../units.js';
+import { parseDurationUs, parseLossFraction, parsePositiveInt } from '../units.js';
 
 interface AnalyzeFlags {
   rtt: string;
@@ -16,6 +16,7 @@ interface AnalyzeFlags {
   maxGap: string;
   top: string;
   handshake: boolean;
+  loss?: string;
 }
 
 export function registerAnalyze(program: Command): void {
@@ -33,6 +34,7 @@ export function registerAnalyze(program: Command): void {
     .option('--min-run <n>', 'shortest run of single-command round trips reported as an opportunity', String(DEFAULT_ANALYZE.minRun))
     .option('--max-gap <duration>', 'longest client think time inside such a run (a longer pause ends it)', '100ms')
     .option('--top <n>', 'commands listed by time waited', String(DEFAULT_ANALYZE.top))
+    .option('--loss <p>', 'project to a link that also loses segments each way, in [0, 1): 1% or 0.01 (each round trip pays the loss model\'s mean; its p99 and p99.9 are shown)')
     .option('--no-handshake', 'do not charge one RTT of TCP set-up to connections opened during the recording (recorded TLS handshakes are still charged)')
     .addHelpText(
       'after',
@@ -40,6 +42,7 @@ export function registerAnalyze(program: Command): void {
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset local --record app.trace\n' +
         '  redis-rtt analyze app.trace --rtt 1.2ms,20ms,85ms\n' +
         '  redis-rtt analyze app.trace --json - | jq .projections\n' +
+        '  redis-rtt analyze app.trace --rtt 1.2ms,85ms --loss 0.5%   # the expected wall and the per-round-trip tail\n' +
         '  redis-rtt analyze app.trace --html app.html',
     )
     .action(async (file: string, flags: AnalyzeFlags) => {
@@ -69,5 +72,6 @@ export function analyzeOptionsFromFlags(flags: AnalyzeFlags): AnalyzeOptions {
     maxGapUs: parseDurationUs(flags.maxGap, '--max-gap'),
     top: parsePositiveInt(flags.top, '--top', 1000),
     handshake: flags.handshake,
+    ...(flags.loss !== undefined ? { loss: parseLossFraction(flags.loss, '--loss') } : {}),
   };
 }

@@ -10,6 +10,7 @@
  * cost the most waiting (a round trip's wait is shared equally among the commands it carried).
  */
 import { projectSession, type SessionProjection } from './projection.js';
+import { roundTripLossCost } from '../link/loss-cost.js';
 import { setupAdvice, summarizeSetup, type SetupSummary } from './setup.js';
 import { findOpportunities, ms, type Opportunity } from './opportunities.js';
 import { buildTimelines, linkRttUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
@@ -35,6 +36,8 @@ export interface AnalyzeOptions {
   handshake?: boolean;
   /** Chain round trips across connections (projection.ts). @default true for a cluster trace, else false */
   chainConnections?: boolean;
+  /** Segment loss each way to project to, in [0, 1) (the link model's). @default 0 */
+  loss?: number;
 }
 
 export const DEFAULT_ANALYZE = { rttsUs: [200, 1200, 85_000], minRun: 3, maxGapUs: 100_000, top: 10, handshake: true };
@@ -84,6 +87,11 @@ export interface ProjectionRow {
   setupMs: number;
   /** setupMs as a share of the time waited (round trips + handshakes), percent. */
   setupSharePct: number;
+  /**
+   * With `loss`: what the loss model predicts a round trip costs at this RTT (one segment each way;
+   * link/loss-cost.ts). wallMs and waitMs already include the mean on every replied round trip.
+   */
+  loss?: { meanMs: number; p99Ms: number; p999Ms: number; slowSharePct: number };
 }
 
 export interface SetupAnalysis extends SetupSummary {
@@ -135,9 +143,13 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     const waitedUs = p.waitUs + p.handshakeUs;
     return { setupMs: ms(p.setupUs), setupSharePct: waitedUs > 0 ? Math.round((1000 * p.setupUs) / waitedUs) / 10 : 0 };
   };
+  const lossRate = options.loss ?? 0;
   const project = (rttUs: number): ProjectionRow => {
-    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake, chainConnections });
-    return { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs), ...row(p) };
+    const cost = lossRate > 0 ? roundTripLossCost({ rttUs, lossUp: lossRate, lossDown: lossRate }) : undefined;
+    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake, chainConnections, roundTripExtraUs: cost?.meanUs });
+    const out: ProjectionRow = { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs), ...row(p) };
+    if (cost) out.loss = { meanMs: ms(cost.meanUs), p99Ms: ms(cost.p99Us), p999Ms: ms(cost.p999Us), slowSharePct: Math.round(cost.slowShare * 10_000) / 100 };
+    return out;
   };
   const recordedRttUs = linkRttUs(trace.header.link);
   // Set-up as it was paid while recording: TLS always, TCP when the recording proxy charged it.

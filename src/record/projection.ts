@@ -51,6 +51,11 @@ export interface ProjectionOptions {
    * in turn (a cluster client across its node connections). @default false
    */
   chainConnections?: boolean;
+  /**
+   * Added to every replied round trip: the loss model's mean cost at the target link
+   * (link/loss-cost.ts), so a lossy projection's wall is the expected one. @default 0
+   */
+  roundTripExtraUs?: number;
 }
 
 export interface ConnectionProjection {
@@ -98,6 +103,7 @@ interface ConnState {
 /** Projects the session to `targetRttUs`. Timelines as buildTimelines returns them. */
 export function projectSession(timelines: readonly ConnectionTimeline[], targetRttUs: number, o: ProjectionOptions = {}): SessionProjection {
   const handshake = o.handshake ?? true;
+  const extraUs = o.roundTripExtraUs ?? 0;
   const byConn = new Map(timelines.map((t) => [t.conn, t]));
   const results = new Map<number, ConnectionProjection>();
   const states = new Map<number, ConnState>();
@@ -140,7 +146,7 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
     if (o.chainConnections && latest) st.shiftUs = Math.max(st.shiftUs, latest.shiftUs);
     if (i === 0) st.shiftUs += st.handshakeDeltaUs;
     const durationUs = rt.endUs - rt.startUs;
-    const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) : durationUs;
+    const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) + extraUs : durationUs;
     st.shiftUs += projectedUs - durationUs;
     st.waitUs += projectedUs;
     if (i < st.commandRoundTrips) st.setupUs += projectedUs;

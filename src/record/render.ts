@@ -4,7 +4,7 @@
  */
 import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
-import type { Analysis } from './analyze.js';
+import type { Analysis, ProjectionRow } from './analyze.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
 import { redirectLine } from './nodes.js';
@@ -77,12 +77,20 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const withSetup = hasSetup(su);
   if (withSetup) out.push(`  ${setupLine(a)}`);
   const setupCells = (p: { setupMs: number; setupSharePct: number }): string[] => (withSetup ? [fmtMsTotal(p.setupMs), `${p.setupSharePct.toFixed(1)}%`] : []);
-  const projRows: GridRow[] = [{ cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : [])] }];
-  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsTotal(a.recorded.wallMs), fmtMsTotal(a.recorded.waitMs), '1.00', ...setupCells(a.recorded)] });
+  const lossy = a.projections.some((p) => p.loss !== undefined);
+  const lossCells = (p: ProjectionRow): string[] =>
+    !lossy ? [] : p.loss ? [fmtMsTotal(p.loss.meanMs), fmtMsTotal(p.loss.p99Ms), fmtMsTotal(p.loss.p999Ms), `${p.loss.slowSharePct}%`] : ['', '', '', ''];
+  const projRows: GridRow[] = [
+    { cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : []), ...(lossy ? ['loss mean/rt', 'rt p99', 'rt p99.9', 'rt resent'] : [])] },
+  ];
+  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsTotal(a.recorded.wallMs), fmtMsTotal(a.recorded.waitMs), '1.00', ...setupCells(a.recorded), ...lossCells(a.recorded)] });
   for (const p of a.projections) {
-    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsTotal(p.wallMs), fmtMsTotal(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p)] });
+    projRows.push({ cells: [rttLabel(p.rttUs), fmtMsTotal(p.wallMs), fmtMsTotal(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p), ...lossCells(p)] });
   }
-  out.push(...grid(projRows, ['left', 'right', 'right', 'right', 'right', 'right']));
+  out.push(...grid(projRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
+  if (lossy) {
+    out.push('  loss: each round trip pays the loss model\'s mean (a one-segment request and reply, resent as Linux TCP would); rt p99 / p99.9 are one round trip\'s tail');
+  }
   if (su.advice !== undefined) out.push(`  note: ${su.advice}`);
 
   const max = o.maxOpportunities ?? 10;

@@ -24,7 +24,7 @@ export interface Column {
 
 export type ColumnKey =
   | 'link' | 'mode' | 'workload' | 'batch' | 'n' | 'median' | 'range' | 'ops' | 'waits' | 'roundTrips'
-  | 'bytesUp' | 'bytesDown' | 'speedup' | 'model' | 'modelErr' | 'p50' | 'p99' | 'max' | 'where';
+  | 'bytesUp' | 'bytesDown' | 'speedup' | 'model' | 'modelErr' | 'p50' | 'p99' | 'p999' | 'max' | 'where';
 
 export interface TableRow {
   cells: string[];
@@ -62,6 +62,7 @@ const ALL_COLUMNS: Column[] = [
   { key: 'modelErr', title: 'err', align: 'right' },
   { key: 'p50', title: 'p50 us', align: 'right' },
   { key: 'p99', title: 'p99 us', align: 'right' },
+  { key: 'p999', title: 'p99.9 us', align: 'right' },
   { key: 'max', title: 'max us', align: 'right' },
   { key: 'where', title: 'where the time went', align: 'left' },
 ];
@@ -69,7 +70,10 @@ const ALL_COLUMNS: Column[] = [
 export function buildTableModel(report: BenchReport): TableModel {
   // The op column earns its width only when more than one workload ran.
   const showWorkload = new Set(report.results.map((r) => r.workload)).size > 1;
-  const columns = ALL_COLUMNS.filter((c) => c.key !== 'workload' || showWorkload);
+  const columns = tailColumnsFirst(
+    ALL_COLUMNS.filter((c) => (c.key !== 'workload' || showWorkload) && c.key !== 'p999'),
+    report.results.some((r) => r.lossy),
+  );
   const ambiguous = ambiguousWorkloads(report.results);
   const footnotes: string[] = [];
   const ref = (text: string): number => {
@@ -92,6 +96,18 @@ export function buildTableModel(report: BenchReport): TableModel {
   }));
   for (const note of notesWithSetup(report)) ref(note);
   return { columns, blocks, footnotes };
+}
+
+/**
+ * On a lossy link the tail is the story (a lost segment costs an RTO, 200 ms and more): p99 and
+ * p99.9 go right after the median. Without loss the columns stay as they were.
+ */
+function tailColumnsFirst(columns: Column[], lossy: boolean): Column[] {
+  if (!lossy) return columns;
+  const tail = [ALL_COLUMNS.find((c) => c.key === 'p99')!, ALL_COLUMNS.find((c) => c.key === 'p999')!];
+  const rest = columns.filter((c) => c.key !== 'p99');
+  const at = rest.findIndex((c) => c.key === 'median') + 1;
+  return [...rest.slice(0, at), ...tail, ...rest.slice(at)];
 }
 
 /** First row names the link; the second says what it adds, using space that is blank anyway. */
@@ -125,6 +141,7 @@ function cellsFor(r: BenchResult): Cells {
     modelErr: orDash(r.modelErrorPct, fmtSignedPct),
     p50: fmtUs(r.latencyUs.p50),
     p99: fmtUs(r.latencyUs.p99),
+    p999: orDash(r.latencyUs.p999, fmtUs),
     max: fmtUs(r.latencyUs.max),
     where: whereTimeWent(r),
   };

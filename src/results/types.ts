@@ -82,8 +82,10 @@ export interface BenchResult {
   /** waits x link RTT + the same mode/batch's median on `local`; null when local did not run. */
   modelMs: number | null;
   modelErrorPct: number | null;
-  /** Latency per wait (one batch from send to last reply), microseconds. */
-  latencyUs: { p50: number; p90: number; p99: number; max: number };
+  /** Latency per wait (one batch from send to last reply), microseconds; p999 on a lossy link only. */
+  latencyUs: { p50: number; p90: number; p99: number; p999?: number; max: number };
+  /** The link loses segments (`--links cross-az/loss=0.5%`): the table puts p99 and p99.9 next to the median. */
+  lossy?: true;
   /** HdrHistogram compressed base64 of latency per wait (integer microseconds). */
   histogram: string;
   breakdown: Breakdown;

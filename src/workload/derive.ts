@@ -1,3 +1,4 @@
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import { median } from '../numbers/quantiles.js';
 import { waitsOf } from './plan.js';
@@ -32,6 +33,8 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
     const roundTrips = medianOrNull(o.samples.map((s) => s.roundTrips));
     const waits = waitsOf(c.n, c.batch);
     const linkWaitMs = ((roundTrips ?? waits) * c.link.rttUs) / 1000;
+    const linkNow = c.link.direct ? undefined : applyLinkUpdate(defaultLinkSettings(), c.link.update);
+    const lossy = linkNow !== undefined && (linkNow.lossUp > 0 || linkNow.lossDown > 0);
     const serverMs = median(o.samples.map((s) => s.serverMs));
     const clientCpuMs = median(o.samples.map((s) => s.clientCpuMs));
     const proxyCpu = o.samples.map((s) => s.proxyCpuMs);
@@ -56,7 +59,7 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
       speedup: null,
       modelMs: null,
       modelErrorPct: null,
-      latencyUs: { p50: summary.p50, p90: summary.p90, p99: summary.p99, max: summary.max },
+      latencyUs: { p50: summary.p50, p90: summary.p90, p99: summary.p99, ...(lossy ? { p999: summary.p999 } : {}), max: summary.max },
       histogram: latency.encode(),
       breakdown: {
         linkWaitMs: round3(linkWaitMs),
@@ -68,6 +71,7 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
         // Its own process, on the other core or between the driver's turns: not a part of the median.
         ...(proxyCpuMs !== undefined ? { proxyCpuMs: round3(proxyCpuMs) } : {}),
       },
+      ...(lossy ? { lossy: true as const } : {}),
       ...(c.note ? { note: c.note } : {}),
       ...(o.error ? { error: o.error } : {}),
     };

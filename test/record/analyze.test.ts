@@ -242,3 +242,17 @@ describe('link changes during the recording', () => {
     expect(a.projections[0]!.wallMs).toBe((10 * 1050 + 10) / 1000);
   });
 });
+
+describe('analyze --loss: the projection to a lossy link', () => {
+  it('adds the loss model\'s mean to every replied round trip and gives the per-round-trip tail', () => {
+    const trace = traceOf(nPlusOneSession(), LOCAL_LINK, 'hashed');
+    const plain = analyzeTrace(trace, { rttsUs: [1200] }).projections[0]!;
+    const lossy = analyzeTrace(trace, { rttsUs: [1200], loss: 0.01 }).projections[0]!;
+    expect(plain.loss).toBeUndefined();
+    expect(lossy.loss).toMatchObject({ p99Ms: 202.4, p999Ms: 202.4, slowSharePct: 1.99 });
+    expect(lossy.loss!.meanMs).toBeCloseTo(4.065, 2);
+    // 202 round trips, each with the mean on top.
+    expect(lossy.wallMs - plain.wallMs).toBeCloseTo(202 * lossy.loss!.meanMs, 0);
+    expect(lossy.roundTrips).toBe(plain.roundTrips);
+  });
+});

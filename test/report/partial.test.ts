@@ -112,3 +112,19 @@ describe('partial reports', () => {
     expect(reading[1]).toMatch(/^on direct \(no proxy\) the same change saves only/);
   });
 });
+
+describe('a lossy link in bench', () => {
+  it('puts p99 and p99.9 right after the median, and only then', () => {
+    const report = benchFixture();
+    const plain = renderTable(report).split('\n').find((l) => l.includes('median ms'))!;
+    expect(plain).not.toContain('p99.9');
+    const lossy: BenchReport = {
+      ...report,
+      results: report.results.map((r, i) => (i === 0 ? { ...r, lossy: true as const, latencyUs: { ...r.latencyUs, p999: 402_400 } } : r)),
+    };
+    const text = renderTable(lossy);
+    expect(text.split('\n').find((l) => l.includes('median ms'))).toMatch(/median ms\s+p99 us\s+p99\.9 us\s+range ms/);
+    expect(text).toContain('402400');
+    expect(renderHtml(lossy)).toMatch(/median ms<\/th><th[^>]*>p99 us<\/th><th[^>]*>p99\.9 us/);
+  });
+});

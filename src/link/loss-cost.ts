@@ -1,0 +1,67 @@
+/**
+ * What the loss model (loss-model.ts) predicts one round trip costs: a request of one segment up
+ * and a reply of one segment down, each lost by the chain. A segment lost k times in a row arrives
+ * rto x 2^(k-1) late (the probe at the RTO, then the RTO again, then doubling: rto.ts); the two
+ * directions add up. Pure: what `analyze --loss` projects and what docs/method.md quotes.
+ */
+import { chainOf } from './loss-model.js';
+import { rtoNs, TCP_RETRIES2 } from './rto.js';
+
+export interface LossCostInput {
+  rttUs: number;
+  lossUp: number;
+  lossDown: number;
+  /** Mean burst length (0 = independent), as the link's `lossBurst`. */
+  lossBurst?: number;
+  /** RTTVAR, microseconds (0 without jitter). */
+  rttvarUs?: number;
+}
+
+export interface LossCost {
+  /** Mean extra time per round trip, microseconds. */
+  meanUs: number;
+  /** Round-trip time (RTT plus extra) at these quantiles, microseconds. */
+  p50Us: number;
+  p99Us: number;
+  p999Us: number;
+  /** Share of round trips that pay at least one resend. */
+  slowShare: number;
+}
+
+/** Extra delay of one direction: values (us) and their probabilities, 0 first. */
+function directionCost(rate: number, burst: number, rtoUs: number): { us: number; p: number }[] {
+  if (rate <= 0) return [{ us: 0, p: 1 }];
+  // The first send is lost at the long-run rate; each resend after a loss at the bad state's rate.
+  const again = chainOf(rate, burst).rateAfterLoss;
+  const out = [{ us: 0, p: 1 - rate }];
+  let p = rate;
+  for (let k = 1; k <= TCP_RETRIES2 && p > 1e-15; k++) {
+    out.push({ us: rtoUs * 2 ** (k - 1), p: p * (1 - again) });
+    p *= again;
+  }
+  return out;
+}
+
+export function roundTripLossCost(i: LossCostInput): LossCost {
+  const rtoUs = rtoNs(i.rttUs * 1000, (i.rttvarUs ?? 0) * 1000) / 1000;
+  const up = directionCost(i.lossUp, i.lossBurst ?? 0, rtoUs);
+  const down = directionCost(i.lossDown, i.lossBurst ?? 0, rtoUs);
+  const joint: { us: number; p: number }[] = [];
+  for (const a of up) for (const b of down) joint.push({ us: a.us + b.us, p: a.p * b.p });
+  joint.sort((x, y) => x.us - y.us);
+  const at = (q: number): number => {
+    let cum = 0;
+    for (const j of joint) {
+      cum += j.p;
+      if (cum >= q - 1e-12) return i.rttUs + j.us;
+    }
+    return i.rttUs + joint[joint.length - 1]!.us;
+  };
+  return {
+    meanUs: joint.reduce((s, j) => s + j.us * j.p, 0),
+    p50Us: at(0.5),
+    p99Us: at(0.99),
+    p999Us: at(0.999),
+    slowShare: 1 - joint[0]!.p,
+  };
+}
