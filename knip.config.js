@@ -7,10 +7,13 @@ const fromDist = (text) => text.replace(/(['"])((?:\.\.\/)+)dist\//g, '$1$2src/'
 export default {
   // Programs of their own, spawned from the built files: calibrate/pinger.ts runs ping-child.ts; bench forks
   // proxy-process/child.ts for each link's proxy.
-  entry: ['src/index.ts', 'src/calibrate/ping-child.ts', 'src/workload/proxy-process/child.ts', 'bin/*.js', 'lab/cli.ts', 'lab/tools/*.mjs'],
+  // test/package/consumer/example.ts is a consumer's program: test/package/packed.test.ts compiles it in a fresh project.
+  entry: ['src/index.ts', 'src/calibrate/ping-child.ts', 'src/workload/proxy-process/child.ts', 'bin/*.js', 'lab/cli.ts', 'lab/tools/*.mjs', 'test/package/consumer/example.ts'],
   project: ['src/**/*.ts', 'test/**/*.ts', 'lab/**/*.{ts,mjs}', 'bin/*.js'],
   ignoreExportsUsedInFile: true,
   // Programs the tests and tools run, installed by .ci/run (apt), not by npm.
   ignoreBinaries: ['redis-server', 'redis-cli', 'redis-benchmark', 'openssl', 'promtool'],
+  // Run by path (node .../cli.js) against the packed tarball in test/package/packed.test.ts.
+  ignoreDependencies: ['publint', '@arethetypeswrong/cli'],
   compilers: { mjs: fromDist, js: fromDist },
 };

@@ -20,7 +20,6 @@ export default defineConfig({
       'test/toxiproxy-api/{client-crud,effects}.test.ts',
       'test/tls/{proxy-tls,tls-stage-pair}.test.ts',
       'test/redis/{private-redis,private-cluster}.test.ts',
-      'test/package/*.test.ts',
       ],
     exclude: ['test/resp/fuzz.test.ts', 'test/toxics/chain-fuzz.test.ts', 'test/tap/buffers.test.ts', 'test/stats/promtool.test.ts'],
   },

@@ -168,6 +168,10 @@ export class ClusterProxy implements RedisRttClusterProxy {
     return this.first.toxics();
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   close(): Promise<void> {
     return (this.closing ??= (async () => {
       await this.refresh.stop();

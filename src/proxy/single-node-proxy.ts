@@ -254,6 +254,10 @@ export class SingleNodeProxy implements RedisRttProxy {
     return this.server.stages.listStages();
   }
 
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
   close(): Promise<void> {
     this.timeline.stop();
     return (this.closing ??= Promise.all([this.server.close(), this.control?.close()]).then(() => this.secure.cleanup()));

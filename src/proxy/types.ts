@@ -81,6 +81,8 @@ export interface RedisRttProxy extends StageHost {
   connections(): ConnectionInfo[];
   /** Stops listening, closes every connection and the control endpoint. */
   close(): Promise<void>;
+  /** close(), for `await using proxy = await startProxy(...)`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 /** What a cluster proxy tells each node proxy it starts: the start-up warnings already logged. */

@@ -61,6 +61,8 @@ export interface PrivateCluster {
   readonly tls?: TlsFiles;
   /** Stops every node and removes every temp dir. Idempotent. */
   stop(): Promise<void>;
+  /** stop(), for `await using cluster = await startPrivateCluster()`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const POLL_INTERVAL_MS = 50;
@@ -97,7 +99,8 @@ export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Pro
     throw err;
   }
   let stopping: Promise<void> | undefined;
-  return { nodes, address: nodes[0]!.address, tls, stop: () => (stopping ??= stopAll()) };
+  const stop = (): Promise<void> => (stopping ??= stopAll());
+  return { nodes, address: nodes[0]!.address, tls, stop, [Symbol.asyncDispose]: stop };
 }
 
 async function startNode(opts: PrivateClusterOptions, tls: TlsFiles | undefined): Promise<PrivateClusterNode> {

@@ -66,6 +66,8 @@ export interface PrivateRedis {
   stderr(): string;
   /** Stops the server (SHUTDOWN NOSAVE, then SIGKILL after a timeout) and removes its dir. Idempotent. */
   stop(): Promise<void>;
+  /** stop(), for `await using redis = await startPrivateRedis()`. */
+  [Symbol.asyncDispose](): Promise<void>;
   /** Sends a signal without cleaning up, for fault tests. @default 'SIGKILL' */
   kill(signal?: NodeJS.Signals): void;
   /** Starts the server again on the same port or socket (after kill() or while running). */
@@ -186,6 +188,10 @@ class SpawnedRedis implements PrivateRedis {
     this.watchdog?.disarm();
     await this.stopProcess();
     await this.spawnUntilReady();
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
   }
 
   async stop(): Promise<void> {

@@ -40,6 +40,8 @@ export interface PrivateSentinel {
   readonly sentinelAddresses: readonly string[];
   /** Stops every process and removes every temp dir. Idempotent. */
   stop(): Promise<void>;
+  /** stop(), for `await using sentinel = await startPrivateSentinel()`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const POLL_INTERVAL_MS = 100;
@@ -78,12 +80,14 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
     const sentinels = await Promise.all(Array.from({ length: count }, () => start({ sentinel: true, args: monitor })));
     await waitReady(sentinels, name, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.readyTimeoutMs);
     let stopping: Promise<void> | undefined;
+    const stop = (): Promise<void> => (stopping ??= stopAll());
     return {
       masterName: name,
       nodes: [primary, ...replicaNodes],
       sentinels,
       sentinelAddresses: sentinels.map((s) => s.address),
-      stop: () => (stopping ??= stopAll()),
+      stop,
+      [Symbol.asyncDispose]: stop,
     };
   } catch (err) {
     await stopAll();

@@ -30,6 +30,8 @@ export interface ToxiproxyServer {
   readonly api: string;
   readonly proxies: ProxyCollection;
   close(): Promise<void>;
+  /** close(), for `await using server = await startToxiproxyServer()`. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export const DEFAULT_API = '127.0.0.1:8474';
@@ -73,7 +75,7 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
       throw new ConfigError('--config', '(file)', `toxiproxy's populate JSON: ${toApiError(err).message}`);
     }
   }
-  return { api: endpoint.address, proxies, close };
+  return { api: endpoint.address, proxies, close, [Symbol.asyncDispose]: close };
 }
 
 /** Reads a --config file (toxiproxy's populate JSON). */

@@ -50,7 +50,7 @@ describe('startPrivateCluster', () => {
     }
   });
 
-  it('stop() ends every node and removes every temp dir', async () => {
+  it('stop() (and Symbol.asyncDispose) ends every node and removes every temp dir', async () => {
     const pids = cluster.nodes.map((n) => n.server.pid);
     const dirs = await Promise.all(
       cluster.nodes.map(async (n) => {
@@ -59,7 +59,7 @@ describe('startPrivateCluster', () => {
       }),
     );
     for (const d of dirs) expect(existsSync(`${d}/nodes.conf`)).toBe(true);
-    await cluster.stop();
+    await cluster[Symbol.asyncDispose](); // what `await using` calls
     await cluster.stop(); // idempotent
     for (const pid of pids) expect(alive(pid)).toBe(false);
     for (const d of dirs) expect(existsSync(dirname(`${d}/x`))).toBe(false);

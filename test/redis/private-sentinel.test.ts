@@ -25,7 +25,7 @@ describe('startPrivateSentinel', () => {
       expect(quorum!.text).toMatch(/^OK 3 usable Sentinels/);
     }
     const pids = [...s.nodes, ...s.sentinels].map((p) => p.pid);
-    await s.stop();
+    await s[Symbol.asyncDispose](); // what `await using` calls: stop()
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
   }, 20_000);
 });

@@ -1,0 +1,109 @@
+/**
+ * The package as a consumer meets it: `npm pack`, then a fresh project installs the tarball and
+ * uses it. Checks the shipped file list against files.txt (a new file shipped is a decision:
+ * UPDATE_PACKAGE_FILES=1 rewrites it), runs the bin, compiles and runs the README's TypeScript
+ * example (consumer/example.ts, `await using`) against the installed types, and runs publint and
+ * arethetypeswrong (esm-only: the package has no CommonJS entry).
+ */
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const HERE = import.meta.dirname;
+const FILES_LIST = join(HERE, 'files.txt');
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+function run(cmd: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<Run> {
+  return new Promise((done) => {
+    execFile(cmd, args, { cwd, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
+      const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : 1) : 0;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+let work: string;
+let tarball: string;
+let shipped: string[];
+let consumer: string;
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), 'redis-rtt-pack-'));
+  // The build is npm test's (pretest); --ignore-scripts keeps pack from building again.
+  const packed = await run(NPM, ['pack', '--json', '--ignore-scripts', '--pack-destination', work], ROOT);
+  expect(packed.code, packed.stderr).toBe(0);
+  const info = (JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[])[0]!;
+  tarball = join(work, info.filename);
+  shipped = info.files.map((f) => f.path).sort();
+  consumer = join(work, 'consumer');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(consumer);
+  writeFileSync(join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
+  // ioredis is the example's own client; @types/node as any TypeScript project has it. --prefer-offline:
+  // after `npm ci`, npm's cache holds every version the lock file names.
+  const ioredis = JSON.parse(readFileSync(join(ROOT, 'node_modules/ioredis/package.json'), 'utf8')).version as string;
+  const typesNode = JSON.parse(readFileSync(join(ROOT, 'node_modules/@types/node/package.json'), 'utf8')).version as string;
+  const installed = await run(
+    NPM,
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `ioredis@${ioredis}`, `@types/node@${typesNode}`],
+    consumer,
+  );
+  expect(installed.code, installed.stderr).toBe(0);
+}, 180_000);
+
+afterAll(() => {
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe('the packed package, installed into a fresh project', () => {
+  it('ships exactly the files in test/package/files.txt', () => {
+    if (process.env.UPDATE_PACKAGE_FILES) writeFileSync(FILES_LIST, shipped.join('\n') + '\n');
+    const expected = readFileSync(FILES_LIST, 'utf8').trim().split('\n');
+    const extra = shipped.filter((f) => !expected.includes(f));
+    const missing = expected.filter((f) => !shipped.includes(f));
+    // A stale file in dist/ (its source gone) ships too: rm -rf dist && npm run build.
+    expect({ extra, missing }, 'a change to what ships: UPDATE_PACKAGE_FILES=1 npx vitest run test/package, then review the diff').toEqual({ extra: [], missing: [] });
+    expect(shipped.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+  });
+
+  it('every source map carries the sources it names (none are shipped)', () => {
+    const map = JSON.parse(readFileSync(join(consumer, 'node_modules/redis-rtt/dist/index.js.map'), 'utf8')) as { sources: string[]; sourcesContent?: string[] };
+    expect(map.sources).toEqual(['../src/index.ts']);
+    expect(map.sourcesContent?.[0]).toBe(readFileSync(join(ROOT, 'src/index.ts'), 'utf8'));
+  });
+
+  it('runs its bin: npx redis-rtt --version', async () => {
+    const r = await run('npx', ['--no-install', 'redis-rtt', '--version'], consumer);
+    const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version as string;
+    expect(r, r.stderr).toMatchObject({ code: 0, stdout: `${version}\n` });
+  });
+
+  it("type-checks and runs the README's TypeScript example (await using) against the installed types", async () => {
+    const example = readFileSync(join(HERE, 'consumer/example.ts'), 'utf8');
+    expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('```ts\n' + example + '```');
+    copyFileSync(join(HERE, 'consumer/example.ts'), join(consumer, 'example.ts'));
+    copyFileSync(join(HERE, 'consumer/tsconfig.json'), join(consumer, 'tsconfig.json'));
+    const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', consumer], consumer);
+    expect(tsc.code, tsc.stdout + tsc.stderr).toBe(0);
+    const r = await run(process.execPath, [join(consumer, 'out/example.js')], consumer, 60_000);
+    expect(r, r.stderr).toMatchObject({ code: 0, stdout: '1\n' });
+  });
+
+  it('passes publint (strict) and arethetypeswrong --profile esm-only', async () => {
+    const publint = await run(process.execPath, [join(ROOT, 'node_modules/publint/src/cli.js'), 'run', tarball, '--strict'], ROOT);
+    expect(publint.code, publint.stdout + publint.stderr).toBe(0);
+    const attwBin = join(ROOT, 'node_modules/@arethetypeswrong/cli/dist/index.js');
+    expect(existsSync(attwBin)).toBe(true);
+    const attw = await run(process.execPath, [attwBin, tarball, '--profile', 'esm-only', '--format', 'ascii'], ROOT);
+    expect(attw.code, attw.stdout + attw.stderr).toBe(0);
+  });
+});
