@@ -54,7 +54,17 @@ async function ownerOf(key: string): Promise<number> {
  * acknowledged, the victim is SIGKILLed. The loops run until ioredis and the re-creating redis-py
  * loop have written on the new primary (redis-py with its defaults may never: its row says so).
  */
-async function killUnderLoad(victimKey: string, victimPort: number): Promise<{ rows: FailoverCost[]; loops: WriteLoop[]; killMs: number; present: Set<number>[]; live: (ConnectionInfo & { clientZone?: number })[] }> {
+interface KillRun {
+  rows: FailoverCost[];
+  loops: WriteLoop[];
+  killMs: number;
+  /** Per loop, the writes (by n) the new primary holds. */
+  present: Set<number>[];
+  /** The proxy's connections just before the loops stopped. */
+  live: (ConnectionInfo & { clientZone?: number })[];
+}
+
+async function killUnderLoad(victimKey: string, victimPort: number): Promise<KillRun> {
   const zone2 = proxy.clientZones()![1]!;
   const seedPort = portOf(zone2.seed);
   const tag = `{${victimKey}}`;
@@ -67,7 +77,7 @@ async function killUnderLoad(victimKey: string, victimPort: number): Promise<{ r
   ];
   const recovering = [loops[0]!, loops[2]!];
   let killMs = 0;
-  let live: (ConnectionInfo & { clientZone?: number })[] = [];
+  let live: KillRun['live'] = [];
   try {
     await vi.waitFor(() => expect(loops.map(oks).every((k) => k >= OK_BEFORE_KILL)).toBe(true), { timeout: 20_000, interval: 20 });
     killMs = Date.now();
@@ -75,7 +85,8 @@ async function killUnderLoad(victimKey: string, victimPort: number): Promise<{ r
     killed.push(victimPort);
     await vi.waitFor(() => expect(recovering.every((l) => goodAfter(l, killMs) !== undefined)).toBe(true), { timeout: 30_000, interval: 20 });
     await new Promise((r) => setTimeout(r, AFTER_MS));
-    await vi.waitUntil(() => goodAfter(loops[1]!, killMs) !== undefined || Date.now() - killMs >= DEFAULTS_WINDOW_MS, { timeout: DEFAULTS_WINDOW_MS + 1000, interval: 20 });
+    const defaultsDone = () => goodAfter(loops[1]!, killMs) !== undefined || Date.now() - killMs >= DEFAULTS_WINDOW_MS;
+    await vi.waitUntil(defaultsDone, { timeout: DEFAULTS_WINDOW_MS + 1000, interval: 20 });
     live = proxy.connections();
     // While the clients still run; retried, as the proxy's own topology read can be caught in its
     // first instant, before it names itself.
