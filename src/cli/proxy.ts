@@ -99,6 +99,7 @@ export function registerProxy(program: Command): void {
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --rtt 85ms --loss-down 0.5% --loss-burst 3   # bursts of 3 lost segments, replies only\n' +
         '  redis-rtt proxy --upstream :6379 --toxic \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
         '  redis-rtt proxy --upstream :6379 --control 127.0.0.1:7070 --rtt 85ms   # then: curl -X PUT -d \'{"rttUs":200}\' 127.0.0.1:7070/link\n' +
+        '    # or open http://127.0.0.1:7070/ in a browser: the live dashboard (with --control-token T: once as /?token=T)\n' +
         '  redis-rtt proxy --upstream redis.example.com:6380 --upstream-tls --listen :6380 --rtt 85ms   # plaintext clients, TLS to Redis\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen-tls --rtt 20ms   # rediss:// clients: trust the tlsCa the JSON line prints\n' +
 

@@ -19,7 +19,8 @@ export function registerServer(program: Command): void {
     .description(
       "A toxiproxy-server for Redis: toxiproxy's v2 HTTP API (same paths, JSON, status codes), each proxy a full " +
         'redis-rtt proxy with its toxics as stages, plus Redis-aware toxics (redis_error, redis_latency, redis_drop, ' +
-        'failover). Prints one JSON line {"event":"listening","api":...} on stdout; logs go to stderr.',
+        'failover). A live dashboard of each proxy at http://API/ui?proxy=NAME. ' +
+        'Prints one JSON line {"event":"listening","api":...} on stdout; logs go to stderr.',
     )
     .option('--api <addr>', 'where the HTTP API listens', DEFAULT_API)
     .option('--api-token <token>', `require "Authorization: Bearer <token>" (or set ${API_TOKEN_ENV}, which ps does not show); toxiproxy's clients cannot send one`)
@@ -32,6 +33,7 @@ export function registerServer(program: Command): void {
         '  redis-rtt server\n' +
         '  curl -s -XPOST 127.0.0.1:8474/proxies -d \'{"name":"redis","listen":"127.0.0.1:26379","upstream":"127.0.0.1:6379"}\'\n' +
         '  curl -s -XPOST 127.0.0.1:8474/proxies/redis/toxics -d \'{"type":"latency","attributes":{"latency":0.1}}\'\n' +
+        '  # then open http://127.0.0.1:8474/ui?proxy=redis in a browser (with --api-token T: once as /ui?proxy=redis&token=T)\n' +
         '  curl -s -XPOST 127.0.0.1:8474/proxies/redis/toxics -d \'{"type":"redis_error","toxicity":0.1,"attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}\'\n' +
         '  redis-rtt server --api 0.0.0.0:8474 --allow-host toxiproxy:8474 --config proxies.json',
     )
