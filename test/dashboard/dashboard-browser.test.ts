@@ -169,6 +169,21 @@ describe('the dashboard in Chromium', () => {
     await vi.waitFor(async () => expect(await figure('link')).toContain('RTT 100 ms (up 50 ms, down 50 ms)'), { timeout: 10_000, interval: 100 });
   });
 
+  it('the link\'s loss fields get controls of their own, through the same API', async () => {
+    await vi.waitFor(async () => expect(await b.page.locator('#lossUp-input').count()).toBe(1), { timeout: 10_000, interval: 50 });
+    await b.page.fill('#lossUp-input', 'lots');
+    await b.page.click('#lossUp-apply');
+    await vi.waitFor(async () => expect(await b.page.locator('#lossUp-error').innerText()).toMatch(/lossUp/), { timeout: 10_000, interval: 50 });
+    expect((await stats()).link).toMatchObject({ lossUp: 0 });
+    await b.page.fill('#lossUp-input', '2%');
+    await b.page.click('#lossUp-apply');
+    await vi.waitFor(async () => expect((await stats()).link).toMatchObject({ lossUp: 0.02, lossDown: 0 }), { timeout: 10_000, interval: 50 });
+    expect(await b.page.locator('#lossUp-error').innerText()).toBe('');
+    await b.page.fill('#lossUp-input', '0');
+    await b.page.click('#lossUp-apply');
+    await vi.waitFor(async () => expect((await stats()).link).toMatchObject({ lossUp: 0 }), { timeout: 10_000, interval: 50 });
+  });
+
   it('adds a toxic from the form and removes it with its button', async () => {
     await b.page.selectOption('#toxic-type', 'latency');
     await b.page.fill('#toxic-name', 'slow_down');
