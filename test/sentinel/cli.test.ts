@@ -1,0 +1,78 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findFreePort } from '../../src/redis/free-port.js';
+import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+
+const run = promisify(execFile);
+
+interface NodeLine {
+  upstream: string;
+  listen: string;
+  role: string;
+  zone: number | null;
+  link: string;
+}
+
+// The real binary against one private Sentinel setup (needs `npm run build`, as the other CLI tests).
+describe('redis-rtt proxy --sentinel (the CLI)', () => {
+  let setup: PrivateSentinel;
+  beforeAll(async () => {
+    setup = await startPrivateSentinel({ replicas: 2, sentinels: 3 });
+  }, 30_000);
+  afterAll(() => setup?.stop());
+
+  it('lists sentinels and nodes with roles, zones and links in the listening line; redis-cli gets listener addresses in RESP2 and RESP3; /stats has the sentinel block', async () => {
+    const [s1, s2, s3] = setup.sentinelAddresses;
+    const p = await startCliProxy([
+      ...['--sentinel', `${s1},${s2}`, '--sentinel', s3!, '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--control', '127.0.0.1:0'],
+      ...['--zones', '3', '--node-link', 'sentinels=rtt=3ms', '--compensate', '0'],
+    ]);
+    try {
+      const line = p.line as unknown as { upstream: null; sentinels: string[]; sentinelMaster: string; nodes: NodeLine[] };
+      expect(line).toMatchObject({ upstream: null, sentinels: [s1, s2, s3], sentinelMaster: 'mymaster' });
+      const byRole = (role: string): NodeLine[] => line.nodes.filter((n) => n.role === role);
+      expect(line.nodes[0]).toMatchObject({ upstream: s1, listen: p.line.listen, role: 'sentinel' });
+      expect(byRole('sentinel').map((n) => [n.upstream, n.zone, n.link])).toEqual([
+        [s1, 1, 'rtt=3ms'],
+        [s2, 2, 'rtt=3ms'],
+        [s3, 3, 'rtt=3ms'],
+      ]);
+      const primary = setup.nodes[0]!.address;
+      expect(byRole('master').map((n) => [n.upstream, n.zone, n.link])).toEqual([[primary, 1, 'same-az']]);
+      expect(byRole('replica').map((n) => [n.zone, n.link])).toEqual([
+        [2, 'cross-az'],
+        [3, 'cross-az'],
+      ]);
+      const master = byRole('master')[0]!;
+      for (const proto of ['-2', '-3']) {
+        const { stdout } = await run('redis-cli', [proto, '-h', p.host, '-p', String(p.port), 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mymaster']);
+        expect(stdout.trim().split('\n')).toEqual(master.listen.split(':'));
+        const replicas = await run('redis-cli', [proto, '-h', p.host, '-p', String(p.port), 'SENTINEL', 'REPLICAS', 'mymaster']);
+        for (const n of [...setup.nodes, ...setup.sentinels]) expect(replicas.stdout).not.toContain(String(n.port));
+      }
+      const stats = (await p.stats()) as unknown as { sentinel: { primary: string; disagree: boolean; rewrites: Record<string, number> } };
+      expect(stats.sentinel).toMatchObject({ primary, disagree: false, rewrites: { 'primary-address': 2, replicas: 2 } });
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+  }, 40_000);
+
+  it('bad input exits 2 naming the flag: no sentinel answers, an unknown master, --cluster on, --upstream with --sentinel, neither', async () => {
+    const nobody = `127.0.0.1:${await findFreePort()}`;
+    const cases: [string[], RegExp][] = [
+      [['--sentinel', nobody, '--sentinel-master', 'mymaster'], /--sentinel: .*a sentinel that answers/],
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'nope'], /--sentinel-master: invalid value "nope".*monitors mymaster/],
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--cluster', 'on'], /--cluster: .*with --sentinel/],
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--upstream', '127.0.0.1:6379'], /--upstream: .*no --upstream with --sentinel/],
+      [['--sentinel', setup.sentinelAddresses[0]!], /--sentinel-master: .*the master name/],
+      [[], /--upstream: .*or --sentinel/],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(['proxy', '--listen', '127.0.0.1:0', ...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(r.stderr).toMatch(message);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { PrimaryAnswers } from '../../src/sentinel/primary-answers.js';
+
+const at = (port: number) => ({ host: '127.0.0.1', port });
+
+describe('PrimaryAnswers', () => {
+  it('reports a disagreement once per new set of answers, and agreement again when the odd one changes or is forgotten', () => {
+    const lines: string[] = [];
+    const a = new PrimaryAnswers('mymaster', (l) => lines.push(l));
+    a.record(at(26379), at(6379));
+    a.record(at(26380), at(6379));
+    expect(a.snapshot()).toEqual({
+      answers: [
+        { sentinel: '127.0.0.1:26379', primary: '127.0.0.1:6379' },
+        { sentinel: '127.0.0.1:26380', primary: '127.0.0.1:6379' },
+      ],
+      disagree: false,
+      disagreements: 0,
+    });
+    a.record(at(26380), at(6380));
+    a.record(at(26380), at(6380));
+    expect(a.snapshot()).toMatchObject({ disagree: true, disagreements: 1 });
+    expect(lines).toEqual([
+      'sentinels disagree on the primary of mymaster: 127.0.0.1:26379 says 127.0.0.1:6379, 127.0.0.1:26380 says 127.0.0.1:6380; each answer goes to clients rewritten as given',
+    ]);
+    a.forget(at(26379));
+    expect(a.snapshot()).toMatchObject({ disagree: false, disagreements: 1 });
+    a.record(at(26379), at(6379));
+    expect(a.snapshot().disagreements).toBe(2);
+    a.reset();
+    expect(a.snapshot()).toMatchObject({ disagree: true, disagreements: 0 });
+  });
+});
