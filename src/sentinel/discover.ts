@@ -4,6 +4,7 @@ import type { RealAddress } from '../cluster/types.js';
 import { NetworkError } from '../errors.js';
 import { describeFailure } from '../redis/dial.js';
 import { rawCommands, rawField, type RawReply } from '../redis/raw-command.js';
+import { isInstanceAddress } from './rewrite-reply.js';
 
 /** What one sentinel says of one master. */
 export interface SentinelReading {
@@ -66,6 +67,6 @@ function entries(reply: RawReply | undefined): RealAddress[] {
 }
 
 function addressOf(host: RawReply | undefined, port: RawReply | undefined): RealAddress | undefined {
-  if (!host?.text || !port?.text || !/^\d{1,5}$/.test(port.text)) return undefined;
+  if (!host?.text || !port?.text || !isInstanceAddress(host.text, port.text)) return undefined;
   return { host: host.text, port: Number(port.text) };
 }

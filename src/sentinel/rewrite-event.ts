@@ -1,7 +1,7 @@
 import { RewriteBuffer } from '../cluster/rewrite-common.js';
 import { isArray } from '../cluster/rewrite-slots.js';
 import { parseFrame, RespTreeError, type RespNode } from '../resp/reply-tree.js';
-import { finish } from './rewrite-reply.js';
+import { finish, isInstanceAddress } from './rewrite-reply.js';
 import type { SentinelBuffers, SentinelRewriteContext, SentinelRewriteResult } from './types.js';
 
 const INSTANCE_TYPES = new Set(['master', 'slave', 'replica', 'sentinel']);
@@ -56,7 +56,7 @@ function messagePayload(root: RespNode): RespNode | undefined {
 /** tokens[at] and tokens[at + 1], a real host and port, become the listener's (left as they are while it has none). */
 function swap(tokens: string[], at: number, rb: RewriteBuffer): void {
   const port = tokens[at + 1];
-  if (port === undefined || !PORT.test(port) || !tokens[at]) return;
+  if (port === undefined || tokens[at] === undefined || !isInstanceAddress(tokens[at], port)) return;
   const listener = rb.address(tokens[at]!, Number(port));
   if (!listener) return;
   tokens[at] = listener.host;

@@ -102,8 +102,16 @@ function rewriteEntry(entry: RespNode, rb: RewriteBuffer, nodes: RewriteBuffer):
 
 /** A host leaf and a port leaf (bulk or integer) as an address; undefined when they are not one. */
 function address(host: RespNode, port: RespNode): RealAddress | undefined {
-  if (host.text === null || host.text === '' || host.items !== null || port.text === null || !/^\d{1,5}$/.test(port.text)) return undefined;
-  return { host: host.text, port: Number(port.text) };
+  if (host.items !== null || host.text === null || port.text === null) return undefined;
+  return isInstanceAddress(host.text, port.text) ? { host: host.text, port: Number(port.text) } : undefined;
+}
+
+/**
+ * An address an instance can be reached at. Sentinel writes `?` and port 0 for a replica whose
+ * address it does not know yet (during a failover): those are left as they are.
+ */
+export function isInstanceAddress(host: string, port: string): boolean {
+  return host !== '' && host !== '?' && /^\d{1,5}$/.test(port) && Number(port) > 0;
 }
 
 function unchanged(bytes: Buffer): SentinelRewriteResult {

@@ -25,6 +25,8 @@ export interface Row {
   acked: number;
   /** Acknowledged writes missing from the final primary. */
   ackedLost: number;
+  /** The client gave up for good by the end of this scenario (ioredis status `end`: every command fails at once), ms after its trigger. */
+  gaveUpMs: number | null;
 }
 
 /**
@@ -33,7 +35,13 @@ export interface Row {
  * present on the final primary: one acknowledged by the old primary after the switch is lost, and
  * one that started before it may have gone to the old one.
  */
-export function failoverRows(client: string, wait: boolean, writes: readonly Write[], scenarios: readonly Scenario[], present: ReadonlySet<string>): Row[] {
+export function failoverRows(
+  loop: { client: string; wait: boolean; gaveUpMs?: number },
+  writes: readonly Write[],
+  scenarios: readonly Scenario[],
+  present: ReadonlySet<string>,
+): Row[] {
+  const { client, wait } = loop;
   return scenarios.map((s, i) => {
     const from = i === 0 ? -Infinity : s.triggerMs;
     const mine = writes.filter((w) => w[1] >= from && w[1] < s.endMs);
@@ -51,12 +59,16 @@ export function failoverRows(client: string, wait: boolean, writes: readonly Wri
       errorKinds: [...kinds].map(([k, n]) => `${n}x ${k}`),
       acked: acked.length,
       ackedLost: acked.filter((w) => !present.has(w[0])).length,
+      gaveUpMs: loop.gaveUpMs !== undefined && loop.gaveUpMs < s.endMs ? loop.gaveUpMs - s.triggerMs : null,
     };
   });
 }
 
 /** The rows as a markdown table (docs/failover.md). */
 export function renderRows(rows: readonly Row[]): string {
-  const head = '| client | scenario | WAIT 1 100 | first good write (ms) | errors | acked writes | acked writes lost |\n|---|---|---|---:|---:|---:|---:|\n';
-  return head + rows.map((r) => `| ${r.client} | ${r.scenario} | ${r.wait ? 'yes' : 'no'} | ${r.firstGoodWriteMs ?? 'none'} | ${r.errors} | ${r.acked} | ${r.ackedLost} |`).join('\n') + '\n';
+  const head =
+    '| client | scenario | WAIT 1 100 | first good write (ms) | errors | acked writes | acked writes lost |\n' + '|---|---|---|---:|---:|---:|---:|\n';
+  const first = (r: Row): string => (r.firstGoodWriteMs !== null ? String(r.firstGoodWriteMs) : r.gaveUpMs !== null ? `none: gave up at ${r.gaveUpMs}` : 'none');
+  const line = (r: Row): string => `| ${r.client} | ${r.scenario} | ${r.wait ? 'yes' : 'no'} | ${first(r)} | ${r.errors} | ${r.acked} | ${r.ackedLost} |`;
+  return head + rows.map(line).join('\n') + '\n';
 }

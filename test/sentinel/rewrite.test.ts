@@ -123,6 +123,10 @@ describe('Sentinel events', () => {
     expect(plain(s.bytes)).toEqual(['message', '+sentinel', 'sentinel 8d6b px 9003 @ mymaster px 9000']);
     const n = rewriteSentinelEvent(push('slave 127.0.0.1:36399 127.0.0.1 36399 @ mymaster 127.0.0.1 36390', '+slave'), ALL);
     expect(n.missing.nodes).toEqual([{ host: '127.0.0.1', port: 36399 }]);
+    // Sentinel's "address not known yet" is no address: kept, and no listener asked for.
+    const unknown = rewriteSentinelEvent(push('slave ?:0 ? 0 @ mymaster 127.0.0.1 36390', '+slave'), ALL);
+    expect(plain(unknown.bytes)).toEqual(['message', '+slave', 'slave ?:0 ? 0 @ mymaster px 9000']);
+    expect(rewriteSentinelReply(b('*1\r\n*4\r\n$2\r\nip\r\n$1\r\n?\r\n$4\r\nport\r\n$1\r\n0\r\n'), 'REPLICAS', ALL).missing.nodes).toEqual([]);
     for (const frame of [push('2', '+new-epoch'), push('#tilt mode entered', '+tilt'), b('*2\r\n$9\r\n127.0.0.1\r\n$5\r\n36390\r\n')]) {
       expect(rewriteSentinelEvent(frame, ALL).bytes).toBe(frame);
     }

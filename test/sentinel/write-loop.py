@@ -1,7 +1,7 @@
 # A write loop through redis-py's Sentinel.master_for, for test/sentinel/failover.test.ts.
 # argv: sentinel host, port, master name, key prefix, wait (0 or 1). Writes until stdin closes,
-# then prints one JSON object: every write's start and end (ms, epoch), whether it was acknowledged,
-# and its error.
+# printing one JSON line per write: its key, start and end (ms, epoch), whether it was
+# acknowledged, and its error.
 import json, sys, threading, time
 from redis.sentinel import Sentinel
 
@@ -10,7 +10,6 @@ stop = threading.Event()
 threading.Thread(target=lambda: (sys.stdin.read(), stop.set()), daemon=True).start()
 sentinel = Sentinel([(host, port)], socket_timeout=0.5)
 master = sentinel.master_for(name, socket_timeout=0.5)
-writes = []
 i = 0
 while not stop.is_set():
     key = '%s%d' % (prefix, i)
@@ -20,8 +19,7 @@ while not stop.is_set():
         ok = master.set(key, i) is True
         if ok and use_wait:
             ok = master.wait(1, 100) >= 1
-        writes.append([key, start, time.time() * 1000, ok, None])
+        print(json.dumps([key, start, time.time() * 1000, ok, None]), flush=True)
     except Exception as e:  # every error the client surfaced is counted
-        writes.append([key, start, time.time() * 1000, False, type(e).__name__ + ': ' + str(e)[:80]])
+        print(json.dumps([key, start, time.time() * 1000, False, type(e).__name__ + ': ' + str(e)[:80]]), flush=True)
         time.sleep(0.05)
-print(json.dumps(writes))
