@@ -22,6 +22,8 @@ import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
 import { addSentinelFlags, sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
 import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { loadUpstreamTls } from '../tls/options.js';
+import type { LinkUpdate } from '../link/types.js';
+import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
@@ -51,6 +53,8 @@ interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValue
   crossZoneLink: string;
   nodeLink: string[];
   upstreamUser?: string;
+  config?: string;
+  printConfig?: boolean;
 }
 
 export function registerProxy(program: Command): void {
@@ -61,6 +65,8 @@ export function registerProxy(program: Command): void {
         'delayed by the link. Prints one JSON line with the bound addresses on stdout; logs go to stderr. ' +
         'Ctrl-C prints a summary of what crossed (and writes --stats-json).',
     )
+    .option('--config <file>', 'a JSON file of startProxy() options (link, toxics, cluster, zones, TLS, record, control; schema: docs/proxy-options.schema.json); flags given win, repeatable ones append')
+    .option('--print-config', 'print the effective configuration (the file and the flags merged, secrets redacted) as JSON and exit')
     .option('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock (required unless --sentinel)')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
     .option('--control <addr>', 'start the HTTP control endpoint here (a live dashboard at GET /; GET /stats /metrics /connections, PUT /link, POST /reset)')
@@ -94,6 +100,7 @@ export function registerProxy(program: Command): void {
       'after',
       '\nExamples:\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az\n' +
+        '  redis-rtt proxy --config proxy.json --rtt 5ms --print-config   # the file with a flag over it, merged and shown (docs/cli.md)\n' +
         '  redis-rtt proxy --upstream unix:/tmp/redis.sock --listen :0 --rtt 1.2ms --jitter 0.1ms --jitter-dist normal\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --preset cross-az --loss 1% --seed 7   # a lost segment costs an RTO (~201 ms)\n' +
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --rtt 85ms --loss-down 0.5% --loss-burst 3   # bursts of 3 lost segments, replies only\n' +
@@ -114,21 +121,24 @@ export function registerProxy(program: Command): void {
         '    # Sentinel clients: give them 127.0.0.1:7000 as their sentinel; every sentinel and node has a listener\n' +
         '  redis-rtt proxy --sentinel 127.0.0.1:26379 --sentinel-master mymaster --zones 3 --node-link sentinels=same-az',
     )
-    .action(async (flags: ProxyFlags) => {
-      await runProxy(flags);
+    .action(async (flags: ProxyFlags, command: Command) => {
+      const config = flags.config === undefined ? undefined : mergeProxyConfig(flags, command, await readProxyConfig(flags.config));
+      await runProxy(config?.flags ?? flags, config?.file ?? {});
     });
 }
 
-async function runProxy(flags: ProxyFlags): Promise<void> {
-  const { update, seed } = linkFromFlags(flags);
-  const toxics = toxicsFromFlags(flags);
+async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
+  const { update: flagLink, seed } = linkFromFlags(flags);
+  const update = { ...(file.link as LinkUpdate | undefined), ...flagLink };
+  const toxics = [...((file.toxics as unknown[] | undefined) ?? []), ...toxicsFromFlags(flags)];
+  const printOnly = flags.printConfig === true;
   const timeline = timelineFromFlags(flags);
   const sentinel = sentinelFromFlags(flags);
   const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
   const calibrate = flags.compensate === 'calibrate';
-  let compensationUs = calibrate ? undefined : parseCompensateFlag(flags.compensate);
+  let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const highWaterBytes = parseBytes(flags.highWater, '--high-water');
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
   const idleTimeoutMs = Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000);
@@ -136,7 +146,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   const maxPendingPerConnection = parsePositiveInt(flags.maxPending, '--max-pending');
   const maxPendingTotal = parsePositiveInt(flags.maxPendingTotal, '--max-pending-total');
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
-  const record = recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
+  const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
   if (calibrate && flags.listenTls) {
@@ -148,10 +158,10 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
   if (calibrate && sentinel) {
     throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --sentinel (calibrate measures one upstream; sentinel mode has many)');
   }
-  if (calibrate) {
+  if (calibrate && !printOnly) {
     compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tlsFromFlags(flags).upstreamTls);
   }
-  const common: Omit<ProxyOptions, 'upstream'> = {
+  const fromFlags: Omit<ProxyOptions, 'upstream'> = {
     listen: flags.listen,
     control: flags.control,
     controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
@@ -176,7 +186,7 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     argSizes: record?.argSizes,
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
     onNodeLinkChange: record?.nodeLinkChanged,
-    ...tlsFromFlags(flags),
+    ...definedOnly({ ...file, ...tlsFromFlags(flags) }, ['upstreamTls', 'listenTls']),
     announceHost: flags.announceHost,
     listenPorts: flags.listenPorts,
     zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
@@ -185,6 +195,13 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     crossZoneLink: flags.crossZoneLink,
     nodeLinks: flags.nodeLink,
   };
+  // The file's options without a flag (rttWave, ...) under what the flags set.
+  const common = { ...file, ...definedOnly(fromFlags) } as Omit<ProxyOptions, 'upstream'>;
+  if (printOnly) {
+    const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
+    process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
+    return;
+  }
   const proxy = sentinel
     ? await startSentinelProxy({ ...common, ...sentinel })
     : await startProxy({
@@ -245,6 +262,11 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     process.stderr.write(`redis-rtt: trace ${record.path}: ${JSON.stringify(r)}\n`);
   }
   if (flags.statsJson) await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
+}
+
+/** The entries of `o` (only `keys`, when given) that are not undefined: they then override, absent ones do not. */
+function definedOnly<T extends object>(o: T, keys?: readonly string[]): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (!keys || keys.includes(k)))) as Partial<T>;
 }
 
 /**

@@ -127,11 +127,16 @@ const FLAGS: Record<string, string> = {
 /** `--high-water` for a top-level option with a flag, else the key path (`link.rttUs`, `toxics[0].type`). */
 export const optionFlag: FlagOf = (path) => (path.length === 1 && FLAGS[String(path[0])]) || keyPath()(path) || 'options';
 
-/** docs/proxy-options.schema.json: the options a config file can hold, as JSON Schema (draft 2020-12). */
-export function proxyOptionsJsonSchema(): Record<string, unknown> {
+/**
+ * docs/proxy-options.schema.json: the options a config file can hold (`redis-rtt proxy --config`
+ * passes its own schema: these plus `record`), as JSON Schema (draft 2020-12).
+ */
+export function proxyOptionsJsonSchema(schema: z.ZodType = PROXY_OPTIONS): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(PROXY_OPTIONS, { io: 'input', target: 'draft-2020-12' }),
+    ...z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }),
     title: 'redis-rtt proxy options',
-    description: 'The data options of startProxy() and `redis-rtt proxy` (generated from src/proxy/options-schema.ts by `npm run schema`).',
+    description:
+      'The data options of startProxy(), and what `redis-rtt proxy --config FILE` reads (generated from src/proxy/options-schema.ts and ' +
+      'src/cli/proxy-config.ts by `npm run schema`).',
   };
 }

@@ -1,0 +1,146 @@
+/**
+ * `redis-rtt proxy --config FILE`: a JSON file of startProxy()'s options (PROXY_OPTIONS, so every
+ * option added there is a config key too) plus `record`. How it meets the flags:
+ *  - a single-valued flag given on the command line (or by its environment variable) wins over
+ *    the file's key; a flag left at its default does not;
+ *  - repeatable flags (--toxic, --node-link, --allow-host) append after the file's entries;
+ *  - the link merges key by key (`--rtt 5ms` over the file's `link.jitterUs`), except that a
+ *    --preset on the command line replaces the file's whole link.
+ * Keys with a flag are folded into the flags (one path validates both); the others go to
+ * startProxy as they are, under whatever the flags set.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { z } from 'zod';
+import { ConfigError } from '../errors.js';
+import { PROXY_OPTIONS } from '../proxy/options-schema.js';
+import { DEFAULT_RECORDER } from '../record/recorder.js';
+import { KEY_MODES } from '../record/trace-format.js';
+import type { RecordFlagValues } from '../record/cli-options.js';
+import { parseBytes } from '../units.js';
+import { keyPath, parseWith, wholeNumber } from '../validation/schema.js';
+
+const RECORD_CONFIG = z
+  .strictObject(
+    {
+      file: z.string({ error: 'a file path' }).min(1).describe('The trace file (`--record`).'),
+      maxBytes: wholeNumber(4000).describe(`Stop recording at this trace size, bytes (\`--record-max-bytes\`). Default ${DEFAULT_RECORDER.maxBytes}.`).optional(),
+      keys: z.enum(KEY_MODES as [string, ...string[]], { error: KEY_MODES.join(' | ') }).describe('`--record-keys`. Default none.').optional(),
+      overwrite: z.boolean({ error: 'true or false' }).describe('Replace an existing trace file (`--record-overwrite`).').optional(),
+    },
+    { error: 'an object like {"file": "trace.jsonl"}' },
+  )
+  .describe('Record a trace of every command (docs/record-analyze.md).');
+
+/** What a config file holds: the proxy's data options (upstream optional: --upstream may give it) and `record`. */
+export const PROXY_CONFIG = PROXY_OPTIONS.extend({
+  $schema: z.string({ error: 'a string (the JSON Schema, for editors)' }).optional(),
+  upstream: PROXY_OPTIONS.shape.upstream.optional(),
+  record: RECORD_CONFIG.optional(),
+}).strict();
+
+export type ProxyConfig = Record<string, unknown>;
+
+/** Reads and validates a config file; a ConfigError names the file and the key path (`link.rttUs`). */
+export async function readProxyConfig(path: string): Promise<ProxyConfig> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError('--config', path, `a readable JSON file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError('--config', path, `a JSON file: ${(err as Error).message}`);
+  }
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+    const unknown = Object.keys(json).find((k) => !(k in PROXY_CONFIG.shape));
+    if (unknown !== undefined) {
+      throw new ConfigError(`${path}: ${unknown}`, (json as ProxyConfig)[unknown], "a key of startProxy()'s options or record (docs/proxy-options.schema.json)");
+    }
+  }
+  parseWith(PROXY_CONFIG, json, (p) => `${path}: ${keyPath()(p) || '(the file)'}`);
+  const { $schema: _schema, ...config } = json as ProxyConfig;
+  return config;
+}
+
+/** Option keys that have a single-valued flag: the flag's attribute and how the file's value reads as flag text. */
+const SINGLE: Record<string, [attr: string, asFlag: (v: never) => string | boolean]> = {
+  upstream: ['upstream', String],
+  listen: ['listen', String],
+  control: ['control', String],
+  controlToken: ['controlToken', String],
+  handshake: ['handshake', Boolean],
+  tap: ['tap', Boolean],
+  seed: ['seed', String],
+  highWaterBytes: ['highWater', String],
+  connectTimeoutMs: ['connectTimeout', (ms: number) => `${ms}ms`],
+  idleTimeoutMs: ['idleTimeout', (ms: number) => `${ms}ms`],
+  maxConnections: ['maxConnections', String],
+  maxPendingPerConnection: ['maxPending', String],
+  maxPendingTotal: ['maxPendingTotal', String],
+  cluster: ['cluster', String],
+  announceHost: ['announceHost', String],
+  listenPorts: ['listenPorts', String],
+  zones: ['zones', String],
+  clientZones: ['clientZones', String],
+  sameZoneLink: ['sameZoneLink', String],
+  crossZoneLink: ['crossZoneLink', String],
+  upstreamUser: ['upstreamUser', String],
+};
+/** Repeatable flags: the file's entries first. */
+const REPEATABLE: Record<string, string> = { allowHosts: 'allowHost', nodeLinks: 'nodeLink' };
+const LINK_FLAGS = ['preset', 'rtt', 'up', 'down', 'jitter', 'jitterDist', 'bandwidth', 'loss', 'lossUp', 'lossDown', 'lossBurst', 'mss'];
+const TLS_FLAGS = ['upstreamTls', 'upstreamCa', 'upstreamServername', 'upstreamCert', 'upstreamKey', 'upstreamInsecure', 'listenTls', 'tlsCert', 'tlsKey', 'listenTlsCa', 'tlsMaxVersion'];
+
+/** Flags merged with a config file, and the file's options that have no flag (link, toxics, TLS objects, ...). */
+export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 'getOptionValueSource'>, config: ProxyConfig): { flags: F; file: ProxyConfig } {
+  const given = (attr: string): boolean => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
+  const out = { ...flags } as Record<string, unknown>;
+  const file: ProxyConfig = { ...config };
+  for (const [key, [attr, asFlag]] of Object.entries(SINGLE)) {
+    if (!(key in file)) continue;
+    if (!given(attr)) out[attr] = asFlag(file[key] as never);
+    delete file[key];
+  }
+  for (const [key, attr] of Object.entries(REPEATABLE)) {
+    if (!(key in file)) continue;
+    out[attr] = [...(file[key] as string[]), ...((out[attr] as string[] | undefined) ?? [])];
+    delete file[key];
+  }
+  if ('link' in file) {
+    // Flags left at their defaults (--jitter 0, --jitter-dist uniform) must not undo the file's link.
+    for (const attr of LINK_FLAGS) if (!given(attr)) out[attr] = undefined;
+    if (given('preset')) delete file.link;
+  }
+  if (TLS_FLAGS.some(given)) {
+    if (TLS_FLAGS.slice(0, 6).some(given)) delete file.upstreamTls;
+    if (TLS_FLAGS.slice(6).some(given)) delete file.listenTls;
+  }
+  if (given('compensate')) delete file.compensationUs;
+  if ('record' in file) {
+    const r = file.record as { file: string; maxBytes?: number; keys?: string; overwrite?: boolean };
+    const maxBytes = r.maxBytes === undefined ? undefined : String(r.maxBytes);
+    const rec: RecordFlagValues = { record: r.file, recordMaxBytes: maxBytes, recordKeys: r.keys, recordOverwrite: r.overwrite };
+    for (const [attr, v] of Object.entries(rec)) if (v !== undefined && !given(attr)) out[attr] = v;
+    delete file.record;
+  }
+  return { flags: out as F, file };
+}
+
+/** `--print-config`: the effective options as a config file would hold them, secrets redacted. */
+export function renderEffectiveConfig(options: Record<string, unknown>, record: RecordFlagValues): string {
+  const data = JSON.parse(JSON.stringify(options)) as Record<string, unknown>; // drops the hooks (functions)
+  for (const secret of ['controlToken', 'upstreamPassword']) if (data[secret] !== undefined) data[secret] = '(redacted)';
+  if (record.record !== undefined) {
+    data.record = {
+      file: record.record,
+      ...(record.recordMaxBytes !== undefined ? { maxBytes: parseBytes(record.recordMaxBytes, '--record-max-bytes') } : {}),
+      ...(record.recordKeys !== undefined ? { keys: record.recordKeys } : {}),
+      ...(record.recordOverwrite ? { overwrite: true } : {}),
+    };
+  }
+  return `${JSON.stringify(data, null, 2)}\n`;
+}

@@ -1,0 +1,104 @@
+/**
+ * `redis-rtt proxy --config FILE`: the file's options under the flags given (single-valued flags
+ * win, repeatable ones append, the link merges key by key), --print-config with secrets redacted,
+ * and a bad file refused with the key path named and exit 2.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { mergeProxyConfig, readProxyConfig } from '../../src/cli/proxy-config.js';
+import { startPrivateRedis } from '../../src/redis/index.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = (content: unknown): string => {
+  const path = join(dir, `c${++n}.json`);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return path;
+};
+
+const CONFIG = {
+  $schema: './node_modules/redis-rtt/docs/proxy-options.schema.json',
+  upstream: '127.0.0.1:6379',
+  listen: '127.0.0.1:6380',
+  control: '127.0.0.1:0',
+  controlToken: 's3cret',
+  allowHosts: ['dash.local'],
+  link: { preset: 'cross-az', jitterUs: 100 },
+  toxics: [{ type: 'latency', attributes: { latency: 1 } }],
+  nodeLinks: ['masters=same-az'],
+  highWaterBytes: 1048576,
+  record: { file: join(dir, 'trace.jsonl'), keys: 'hashed' },
+};
+
+describe('mergeProxyConfig', () => {
+  const sources = (cli: string[]) => ({ getOptionValueSource: (k: string) => (cli.includes(k) ? 'cli' : 'default') });
+
+  it('takes the file for flags left at their defaults, the flag where one is given, repeatables appended', () => {
+    const flags = { listen: '127.0.0.1:7000', highWater: '4mib', allowHost: ['other'], nodeLink: [], jitter: '0', jitterDist: 'uniform', rtt: '5ms', recordKeys: 'none' };
+    const { flags: f, file } = mergeProxyConfig(flags, sources(['listen', 'allowHost', 'rtt']), { ...CONFIG });
+    expect(f).toMatchObject({ listen: '127.0.0.1:7000', upstream: '127.0.0.1:6379', highWater: '1048576', allowHost: ['dash.local', 'other'], nodeLink: ['masters=same-az'] });
+    expect(f).toMatchObject({ jitter: undefined, jitterDist: undefined, rtt: '5ms', record: CONFIG.record.file, recordKeys: 'hashed' });
+    expect(file).toEqual({ $schema: CONFIG.$schema, link: CONFIG.link, toxics: CONFIG.toxics });
+    // A --preset on the command line replaces the file's whole link.
+    expect(mergeProxyConfig({ preset: 'local' }, sources(['preset']), { link: { rttUs: 9 } }).file).toEqual({});
+  });
+
+  it('names the file and the key path of a bad value, an unknown key, or a file that is not JSON', async () => {
+    const refusal = (path: string) => readProxyConfig(path).then(() => undefined, (e: ConfigError) => e.flag);
+    expect(await refusal(file('{"upstream": '))).toBe('--config');
+    const unknown = file({ upstream: 'x:1', lnk: {} });
+    expect(await refusal(unknown)).toBe(`${unknown}: lnk`);
+    const badLink = file({ link: { rttUs: -5 } });
+    expect(await refusal(badLink)).toBe(`${badLink}: link.rttUs`);
+    const badToxic = file({ toxics: [{ type: 'latency', attributes: { latency: '1' } }] });
+    expect(await refusal(badToxic)).toBe(`${badToxic}: toxics[0].attributes.latency`);
+    const badRecord = file({ record: { file: 't', keys: 'plain' } });
+    expect(await refusal(badRecord)).toBe(`${badRecord}: record.keys`);
+    expect(await refusal(join(dir, 'none.json'))).toBe('--config');
+  });
+});
+
+describe('redis-rtt proxy --config (the built binary)', () => {
+  it('--print-config prints the merged options with the token redacted, starts nothing and exits 0', async () => {
+    const path = file(CONFIG);
+    const r = await runCli(['proxy', '--config', path, '--listen', '127.0.0.1:7000', '--rtt', '5ms', '--toxic', '{"type":"timeout"}', '--print-config']);
+    expect(r.code, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(printed).toMatchObject({
+      upstream: '127.0.0.1:6379',
+      listen: '127.0.0.1:7000',
+      controlToken: '(redacted)',
+      link: { preset: 'cross-az', jitterUs: 100, rttUs: 5000 },
+      toxics: [{ type: 'latency' }, { type: 'timeout' }],
+      highWaterBytes: 1048576,
+      record: { file: CONFIG.record.file, keys: 'hashed' },
+    });
+    expect(r.stdout).not.toContain('s3cret');
+  });
+
+  it('a bad file exits 2 naming the key path, before anything starts', async () => {
+    const path = file({ upstream: '127.0.0.1:6379', link: { rttUs: 'fast' } });
+    const r = await runCli(['proxy', '--config', path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path}: link.rttUs: invalid value "fast"`);
+    expect(r.stdout).toBe('');
+  });
+
+  it("runs with the file's link, toxics and control endpoint", async () => {
+    await using redis = await startPrivateRedis();
+    const path = file({ upstream: redis.address, link: { rttUs: 2000 }, control: '127.0.0.1:0', toxics: [{ type: 'latency', name: 'l', attributes: { latency: 0.5 } }] });
+    const proxy = await startCliProxy(['--config', path, '--compensate', 'off']);
+    try {
+      expect((proxy.line as unknown as { link: { upUs: number; downUs: number } }).link).toMatchObject({ upUs: 1000, downUs: 1000 });
+      const stats = (await proxy.stats()) as unknown as { toxics: { name: string }[] };
+      expect(stats.toxics.map((t) => t.name)).toEqual(['l']);
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
