@@ -87,7 +87,7 @@ export function registerProxy(program: Command): void {
     .option('--announce-host <host>', 'cluster: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')
     .option('--listen-ports <A-B>', 'cluster: ports for the listeners of the nodes other than the seed (default: any free port)')
     .option('--zones <n>', 'cluster: place the nodes in N zones (shard i primary in zone i mod N + 1); the client is in zone 1')
-    .option('--client-zones <n>', 'cluster: clients in zones 1..N (N at most --zones): one set of listeners per client zone, each node\'s link by its zone and the set\'s (the JSON line lists each zone\'s seed)')
+    .option('--client-zones <n>', 'cluster, sentinel: clients in zones 1..N (N at most --zones): one set of listeners per client zone, each node\'s link by its zone and the set\'s (the JSON line lists each zone\'s seed)')
     .option('--same-zone-link <link>', 'cluster: link of the nodes in the client\'s zone (preset or rtt=..)', 'same-az')
     .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
     .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])

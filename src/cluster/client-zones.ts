@@ -1,6 +1,7 @@
 import type { LinkUpdate } from '../link/types.js';
 import type { ClusterNode, NodeLabel, NodeSet } from './node-set.js';
 import type { TopologyNode } from './topology.js';
+import type { RealAddress } from './types.js';
 
 /** The listeners of one client zone: its own node set, whose rewrites name only its own listeners. */
 export interface ClientZone {
@@ -36,6 +37,14 @@ export class ClientZones {
   /** A fresh topology reading for every zone's set (each opens its own listeners for new nodes). */
   async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
     await Promise.all(this.zones.map((z) => z.nodes.setTopology(nodes)));
+  }
+
+  /**
+   * Opens a listener for each address in every zone's set (zone 1's on `listenPort` when given, the
+   * others' on any free port or from --listen-ports); resolves once all accept clients.
+   */
+  async open(addresses: readonly RealAddress[], listenPort?: number): Promise<void> {
+    await Promise.all(this.zones.map((z) => z.nodes.open(addresses, z.zone === 1 ? listenPort : undefined)));
   }
 
   /** Ids, roles and zones from a reading other than CLUSTER NODES (sentinel mode's), for every zone's set. */

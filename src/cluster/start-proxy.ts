@@ -54,7 +54,7 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   if (clustered) return clustered;
   // One listener has no nodes to place in zones: refused rather than ignored.
   if (options.clientZones !== undefined) {
-    throw new ConfigError('--client-zones', String(options.clientZones), 'cluster mode only (--cluster on, or auto against a cluster node); drop it for a single Redis');
+    throw new ConfigError('--client-zones', String(options.clientZones), 'cluster or Sentinel mode only (--cluster on, or auto against a cluster node; --sentinel); drop it for a single Redis');
   }
   return startSingleProxy(options);
 }

@@ -30,7 +30,7 @@ export const CLUSTER_OPTIONS = {
   clientZones: wholeNumber(1, 16)
     .describe(
       'Clients in this many zones (at most `zones`): one set of listeners per client zone, each rewriting to its own listeners ' +
-        'and linking each node by whether it sits in that zone (docs/cluster.md). Cluster mode only.',
+        'and linking each node by whether it sits in that zone (docs/cluster.md). Cluster and Sentinel modes only.',
     )
     .optional(),
   sameZoneLink: z.string({ error: 'a link: a preset or rtt=...' }).describe("Link of the nodes in the client's zone. Default 'same-az'.").optional(),

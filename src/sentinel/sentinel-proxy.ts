@@ -1,7 +1,6 @@
-import { ClientZones } from '../cluster/client-zones.js';
+import type { ClientZones } from '../cluster/client-zones.js';
 import { ClusterProxy } from '../cluster/cluster-proxy.js';
 import type { ClusterStats, RedisRttClusterProxy } from '../cluster/cluster-view.js';
-import type { NodeSet } from '../cluster/node-set.js';
 import type { NodeStarter } from '../cluster/node-starter.js';
 import { RewriteCounts } from '../cluster/rewrite-counts.js';
 import type { TopologySource } from '../cluster/topology-refresh.js';
@@ -35,7 +34,7 @@ export class SentinelProxy extends ClusterProxy implements RedisRttSentinelProxy
   readonly sentinel = true;
 
   constructor(
-    nodeSet: NodeSet,
+    zones: ClientZones,
     starter: NodeStarter,
     refresh: TopologySource,
     private readonly master: string,
@@ -45,7 +44,7 @@ export class SentinelProxy extends ClusterProxy implements RedisRttSentinelProxy
     log: (line: string) => void,
   ) {
     // Cluster mode's rewrite counts stay at 0 here: sentinel mode's are in the sentinel block.
-    super(new ClientZones([{ zone: 1, nodes: nodeSet }]), starter, refresh, new RewriteCounts(log), listenTls);
+    super(zones, starter, refresh, new RewriteCounts(log), listenTls);
   }
 
   override stats(): SentinelStats {

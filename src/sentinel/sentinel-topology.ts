@@ -1,4 +1,5 @@
-import type { NodeLabel, NodeSet } from '../cluster/node-set.js';
+import type { ClientZones } from '../cluster/client-zones.js';
+import type { NodeLabel } from '../cluster/node-set.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress, RewriteContext } from '../cluster/types.js';
 import type { SentinelReading } from './discover.js';
@@ -8,23 +9,27 @@ import type { SentinelZones } from './zones.js';
 const byAddress = (a: RealAddress, b: RealAddress): number => a.host.localeCompare(b.host) || a.port - b.port;
 
 /**
- * The listeners of sentinel mode, in one NodeSet: sentinels and data nodes apart by address (a
- * sentinel's connections get the rewrite stage, a data node's none). Opens what a reading or a
- * reply names and labels each with its role and zone.
+ * The listeners of sentinel mode, one NodeSet per client zone (one without --client-zones):
+ * sentinels and data nodes apart by address (a sentinel's connections get the rewrite stage, a data
+ * node's none). Opens what a reading or a reply names, in every set, and labels each with its role
+ * and zone.
  */
 export class SentinelTopology {
   private readonly sentinelKeys = new Set<string>();
-  readonly ctx: SentinelRewriteContext;
 
   constructor(
-    private readonly nodes: () => NodeSet,
+    private readonly nodes: () => ClientZones,
     private readonly zones: SentinelZones,
-  ) {
+  ) {}
+
+  /** What client zone `zone`'s rewrites look listeners up in: its own set only. */
+  ctxFor(zone: number): SentinelRewriteContext {
+    const set = () => this.nodes().zones[zone - 1]!.nodes;
     const side = (sentinels: boolean): RewriteContext => ({
       selfHost: '',
-      listenerFor: (h, p) => (this.isSentinel({ host: h, port: p }) === sentinels ? this.nodes().listenerFor(h, p) : undefined),
+      listenerFor: (h, p) => (this.isSentinel({ host: h, port: p }) === sentinels ? set().listenerFor(h, p) : undefined),
     });
-    this.ctx = { nodes: side(false), sentinels: side(true) };
+    return { nodes: side(false), sentinels: side(true) };
   }
 
   isSentinel(a: RealAddress): boolean {
@@ -32,7 +37,7 @@ export class SentinelTopology {
   }
 
   sentinelAddresses(): RealAddress[] {
-    return this.nodes().list().filter((n) => this.isSentinel(n)).map((n) => ({ host: n.host, port: n.port }));
+    return this.nodes().zones[0]!.nodes.list().filter((n) => this.isSentinel(n)).map((n) => ({ host: n.host, port: n.port }));
   }
 
   /** Opens listeners for sentinels (the first on `listenPort` when given) and labels them. */

@@ -1,5 +1,6 @@
 import { clusterSettings } from '../cluster/cluster-settings.js';
 import { certificateError, clusterListenTls, discoveryTls } from '../cluster/cluster-tls.js';
+import { ClientZones } from '../cluster/client-zones.js';
 import { NodeSet } from '../cluster/node-set.js';
 import { NodeStarter } from '../cluster/node-starter.js';
 import { nodeKey } from '../cluster/topology.js';
@@ -31,14 +32,11 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   // The node proxies are single-node proxies whose upstream each starter call sets.
   const base: ProxyOptions = { ...options, upstream: nodeKey(sentinel.addresses[0]!.host, sentinel.addresses[0]!.port), cluster: 'off' };
   const s = clusterSettings(base, log);
-  if (s.clientZoneCount !== undefined) {
-    throw new ConfigError('--client-zones', options.clientZones, 'cluster mode only for now (sentinel mode has one set of listeners, its clients in zone 1)');
-  }
   const secure = discoveryTls(base);
   const auth = { user: sentinel.sentinelUser, password: sentinel.sentinelPassword };
   const answers = new PrimaryAnswers(sentinel.sentinelMaster, log);
   const zones = new SentinelZones(s.zoneCount);
-  const topology: SentinelTopology = new SentinelTopology(() => nodes, zones);
+  const topology: SentinelTopology = new SentinelTopology(() => sets, zones);
   const refresh = new SentinelRefresh({
     ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers },
     ...{ auth, tls: secure, periodMs: sentinel.refreshMs, log },
@@ -54,9 +52,9 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     listenTls: listenTls.listen,
     log,
   });
-  const stageFor = (at: RealAddress) =>
+  const stageFor = (at: RealAddress, zone: number) =>
     sentinelStage({
-    ctx: topology.ctx,
+    ctx: topology.ctxFor(zone),
     open: async (missing) => {
       await Promise.all([topology.openSentinels(missing.sentinels), topology.openNodes(missing.nodes)]);
       void refresh.refresh();
@@ -66,17 +64,24 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     onOpenFailed: (missing, err) => log(`could not open a listener for ${list([...missing.sentinels, ...missing.nodes])}: ${String(err)}; the reply went out unchanged`),
     onPrimary: (master, primary) => void (master === sentinel.sentinelMaster && answers.record(at, primary)),
   });
-  const nodes: NodeSet = new NodeSet({
-    announceHost: s.announceHost,
-    listenPorts: s.listenPorts,
-    zoneLinks: s.zoneLinks,
-    rules: s.rules,
-    base: options.link ?? {},
-    log,
-    stageFor: (a) => (topology.isSentinel(a) ? stageFor(a) : undefined),
-    startNodeProxy: (a, port, link, st) => starter.start(a, port, link, st),
-  });
-  const proxy = new SentinelProxy(nodes, starter, refresh, sentinel.sentinelMaster, answers, counts, listenTls, log);
+  // One set per client zone (--client-zones), each rewriting to its own listeners.
+  const zoneSet = (zone: number): NodeSet =>
+    new NodeSet({
+      announceHost: s.announceHost,
+      listenPorts: s.listenPorts,
+      zoneLinks: s.zoneLinks,
+      clientZone: zone,
+      rules: [...s.rules],
+      base: options.link ?? {},
+      log,
+      stageFor: (a) => (topology.isSentinel(a) ? stageFor(a, zone) : undefined),
+      startNodeProxy: (a, port, link, st) => starter.start(a, port, link, st),
+    });
+  const sets = new ClientZones(
+    Array.from({ length: s.clientZoneCount ?? 1 }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),
+    s.clientZoneCount !== undefined,
+  );
+  const proxy = new SentinelProxy(sets, starter, refresh, sentinel.sentinelMaster, answers, counts, listenTls, log);
   try {
     await topology.openSentinels(sentinel.addresses.slice(0, 1), s.listen.port);
     await topology.openSentinels(sentinel.addresses.slice(1));

@@ -125,7 +125,7 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
       // auto finds no cluster: one listener has no zones to split.
       const z = await runCli(['proxy', '--upstream', single.address, '--zones', '3', '--client-zones', '2']);
       expect(z.code, z.stderr).toBe(2);
-      expect(z.stderr).toMatch(/--client-zones: .*cluster mode only/);
+      expect(z.stderr).toMatch(/--client-zones: .*cluster or Sentinel mode only/);
     } finally {
       await single.stop();
     }

@@ -163,6 +163,6 @@ describe('--client-zones refused where it cannot apply', () => {
     await expect(startProxy({ upstream: cluster.address, cluster: 'on', clientZones: 2, log: () => {} })).rejects.toThrow(/--client-zones.*--zones/);
   });
   it('without cluster mode', async () => {
-    await expect(startProxy({ upstream: cluster.address, cluster: 'off', zones: 3, clientZones: 2, log: () => {} })).rejects.toThrow(/--client-zones.*cluster mode only/);
+    await expect(startProxy({ upstream: cluster.address, cluster: 'off', zones: 3, clientZones: 2, log: () => {} })).rejects.toThrow(/--client-zones.*cluster or Sentinel mode only/);
   });
 });
