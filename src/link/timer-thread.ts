@@ -44,7 +44,6 @@ function threadMain(
     const generation = Atomics.load(control, 0);
     let soonest = Infinity;
     let soonestSlot = -1;
-    let soonestSeq = 0;
     for (let i = 0; i < slots; i++) {
       const seq = Atomics.load(control, 1 + i);
       if (seq === firedSeq[i]) continue;
@@ -52,7 +51,6 @@ function threadMain(
       if (at < soonest) {
         soonest = at;
         soonestSlot = i;
-        soonestSeq = seq;
       }
     }
     if (soonestSlot < 0) {
@@ -61,10 +59,7 @@ function threadMain(
     }
     const leftMs = soonest - nowMs();
     if (leftMs > 0 && Atomics.wait(control, 0, generation, leftMs) !== 'timed-out') continue;
-    // The slot changed while the thread slept (a later time or none, set without a notify): look
-    // again instead of waking the owner for a time it no longer wants.
-    if (Atomics.load(control, 1 + soonestSlot) !== soonestSeq) continue;
-    firedSeq[soonestSlot] = soonestSeq;
+    firedSeq[soonestSlot] = Atomics.load(control, 1 + soonestSlot);
     port.postMessage(soonestSlot);
   }
 }
@@ -100,7 +95,6 @@ class TimerThread {
       resourceLimits: { maxOldGenerationSizeMb: 8, maxYoungGenerationSizeMb: 1 },
     });
     this.worker.on('message', (slot: number) => {
-      this.sleepsUntilMs[slot] = Infinity;
       this.hold(slot, false);
       this.owners[slot]?.(slot);
     });
@@ -142,31 +136,19 @@ class TimerThread {
   }
 
   release(slot: number): void {
-    this.set(slot, Infinity, 0);
+    this.set(slot, Infinity);
     this.owners[slot] = undefined;
   }
 
-  /**
-   * Wake the slot's owner at `atMs` (`monotonicNs` / 1e6); Infinity cancels. The thread is woken
-   * (a futex wake, a system call per delivery otherwise) only for a time earlier than one it is
-   * still sure to wake for: for a later time or a cancel, its coming wake looks again.
-   */
-  set(slot: number, atMs: number, nowMs: number): void {
+  /** Wake the slot's owner at `atMs` (`monotonicNs` / 1e6); Infinity cancels. */
+  set(slot: number, atMs: number): void {
     const { control, wakeMs } = this.shared;
     this.hold(slot, atMs !== Infinity);
     wakeMs[slot] = atMs;
     Atomics.add(control, 1 + slot, 1);
     Atomics.add(control, 0, 1);
-    const pendingMs = this.sleepsUntilMs[slot]!;
-    if (atMs === Infinity || (atMs >= pendingMs && nowMs < pendingMs)) return;
-    this.sleepsUntilMs[slot] = atMs;
     Atomics.notify(control, 0);
   }
-  /**
-   * Per slot, a time the thread will wake by for it (it was notified of it and has not fired it),
-   * Infinity when none is known: until then, a later time needs no notify.
-   */
-  private readonly sleepsUntilMs = new Float64Array(TIMER_THREAD_SLOTS).fill(Infinity);
 }
 
 let shared: TimerThread | undefined;

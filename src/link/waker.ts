@@ -79,16 +79,16 @@ export class ThreadWaker implements Waker {
     return waker;
   }
 
-  set(atNs: number, nowNs: number): void {
+  set(atNs: number): void {
     if (this.armedAtNs === atNs) return;
     this.armedAtNs = atNs;
-    this.thread.set(this.slot, atNs / 1e6, nowNs / 1e6);
+    this.thread.set(this.slot, atNs / 1e6);
   }
 
   clear(): void {
     if (this.armedAtNs === Infinity) return;
     this.armedAtNs = Infinity;
-    this.thread.set(this.slot, Infinity, 0);
+    this.thread.set(this.slot, Infinity);
   }
 
   close(): void {

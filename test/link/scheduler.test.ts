@@ -268,7 +268,7 @@ describe('ThreadWaker', () => {
           () => undefined,
         );
         askedNs = realClock.nowNs() + 3_000_000;
-        w!.set(askedNs, realClock.nowNs());
+        w!.set(askedNs);
       });
       await woke;
       expect(wokeNs).toBeGreaterThanOrEqual(askedNs);
@@ -292,11 +292,11 @@ describe('ThreadWaker', () => {
     return { waker, wokeNs, nextWake: () => new Promise<void>((resolve) => (notify = resolve)) };
   }
 
-  it('moved later without a notify, wakes once, at the later time', async () => {
+  it('moved later, wakes once, at the later time', async () => {
     const { waker, wokeNs, nextWake } = stampedWaker();
     const startNs = realClock.nowNs();
-    waker.set(startNs + 3_000_000, startNs);
-    waker.set(startNs + 8_000_000, realClock.nowNs());
+    waker.set(startNs + 3_000_000);
+    waker.set(startNs + 8_000_000);
     await nextWake();
     waker.close();
     expect(wokeNs).toHaveLength(1);
@@ -306,8 +306,8 @@ describe('ThreadWaker', () => {
   it('moved earlier, wakes at the earlier time, not the first one asked', async () => {
     const { waker, wokeNs, nextWake } = stampedWaker();
     const startNs = realClock.nowNs();
-    waker.set(startNs + 2_000_000_000, startNs);
-    waker.set(startNs + 5_000_000, realClock.nowNs());
+    waker.set(startNs + 2_000_000_000);
+    waker.set(startNs + 5_000_000);
     await nextWake();
     waker.close();
     expect(wokeNs[0]).toBeGreaterThanOrEqual(startNs + 5_000_000);
@@ -315,15 +315,14 @@ describe('ThreadWaker', () => {
   });
 
   it('after the thread passed a time moved later, a time between the two still wakes on time', async () => {
-    // set(T1), set(T3): no notify, the thread wakes at T1 and sleeps on to T3. A set(T2) then must
-    // notify, or the wake would come at T3.
+    // set(T1), set(T3), then T1 passes: a set(T2) between the two must still wake at T2, not T3.
     const { waker, wokeNs, nextWake } = stampedWaker();
     const startNs = realClock.nowNs();
-    waker.set(startNs + 2_000_000, startNs);
-    waker.set(startNs + 2_000_000_000, realClock.nowNs());
+    waker.set(startNs + 2_000_000);
+    waker.set(startNs + 2_000_000_000);
     await new Promise((r) => setTimeout(r, 10));
     const t2Ns = realClock.nowNs() + 5_000_000;
-    waker.set(t2Ns, realClock.nowNs());
+    waker.set(t2Ns);
     await nextWake();
     waker.close();
     expect(wokeNs).toHaveLength(1);
@@ -331,13 +330,13 @@ describe('ThreadWaker', () => {
     expect(wokeNs[0]).toBeLessThan(startNs + 1_000_000_000);
   });
 
-  it('cleared without a notify, does not wake; armed again, wakes at the new time', async () => {
+  it('cleared, does not wake; armed again, wakes at the new time', async () => {
     const { waker, wokeNs, nextWake } = stampedWaker();
     const startNs = realClock.nowNs();
-    waker.set(startNs + 2_000_000, startNs);
+    waker.set(startNs + 2_000_000);
     waker.clear();
     const t2Ns = startNs + 30_000_000;
-    waker.set(t2Ns, realClock.nowNs());
+    waker.set(t2Ns);
     await nextWake();
     waker.close();
     expect(wokeNs).toHaveLength(1);
