@@ -123,6 +123,8 @@ export function registerProxy(program: Command): void {
     )
     .action(async (flags: ProxyFlags, command: Command) => {
       const config = flags.config === undefined ? undefined : mergeProxyConfig(flags, command, await readProxyConfig(flags.config));
+      // The token's environment variable is a flag given: it wins over the file's controlToken.
+      if (config && process.env[CONTROL_TOKEN_ENV] && command.getOptionValueSource('controlToken') !== 'cli') config.flags.controlToken = undefined;
       await runProxy(config?.flags ?? flags, config?.file ?? {});
     });
 }
