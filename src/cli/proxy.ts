@@ -90,7 +90,7 @@ export function registerProxy(program: Command): void {
     .option('--client-zones <n>', 'cluster, sentinel: clients in zones 1..N (N at most --zones): one set of listeners per client zone, each node\'s link by its zone and the set\'s (the JSON line lists each zone\'s seed)')
     .option('--same-zone-link <link>', 'cluster: link of the nodes in the client\'s zone (preset or rtt=..)', 'same-az')
     .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
-    .option('--node-link <selector=link>', 'cluster: link for some nodes (selector: host:port, id prefix, masters, replicas); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--node-link <selector=link>', 'cluster and sentinel modes: link for some nodes (selector: host:port, id prefix, masters, replicas, sentinels); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
   addSentinelFlags(cmd);
   addTlsFlags(cmd);
