@@ -314,6 +314,26 @@ describe('ThreadWaker', () => {
     expect(wokeNs[0]).toBeLessThan(startNs + 1_000_000_000);
   });
 
+  it('cleared, then the thread woken for another slot, then asked again for the same time: still wakes', async () => {
+    // The thread sleeps until T for slot A; A is cleared; another slot's wake makes the thread look
+    // again and sleep for good (A wants nothing). Asking A for T again must reach it: the thread no
+    // longer sleeps until T. (With a notify skipped there, a resend 200 ms out under loss hung.)
+    const a = stampedWaker();
+    const b = stampedWaker();
+    const startNs = realClock.nowNs();
+    const tNs = startNs + 150_000_000;
+    a.waker.set(tNs);
+    a.waker.clear();
+    b.waker.set(realClock.nowNs() + 2_000_000);
+    await b.nextWake();
+    b.waker.close();
+    a.waker.set(tNs);
+    await a.nextWake();
+    a.waker.close();
+    expect(a.wokeNs).toHaveLength(1);
+    expect(a.wokeNs[0]).toBeGreaterThanOrEqual(tNs);
+  });
+
   it('after the thread passed a time moved later, a time between the two still wakes on time', async () => {
     // set(T1), set(T3), then T1 passes: a set(T2) between the two must still wake at T2, not T3.
     const { waker, wokeNs, nextWake } = stampedWaker();

@@ -55,6 +55,30 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
     }
   }, 60_000);
 
+  // Two connections, resends 200 ms out between sub-millisecond deliveries: before the timer
+  // thread published its own wake time, both connections here hung forever at their first loss.
+  it('ioredis: two connections under loss both finish, every reply right', async () => {
+    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.02 }, seed: 2026 });
+    const cs = [proxyClient(proxy), proxyClient(proxy)];
+    try {
+      for (const c of cs) await c.connect();
+      await cs[0]!.set('two', 'conns');
+      const got = await Promise.all(
+        cs.map(async (c) => {
+          let right = 0;
+          for (let i = 0; i < 150; i++) if ((await c.get('two')) === 'conns') right++;
+          return right;
+        }),
+      );
+      expect(got).toEqual([150, 150]);
+      const loss = proxy.stats().loss!;
+      expect(loss.up.lost + loss.down.lost).toBeGreaterThan(0);
+    } finally {
+      for (const c of cs) c.disconnect();
+      await proxy.close();
+    }
+  }, 30_000);
+
   it('redis-py and redis-cli: a pipeline of 300 large replies at 5% loss arrives whole and in order', async () => {
     const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 200, loss: '5%', mssBytes: 536 }, seed: 5 });
     try {
