@@ -1,0 +1,90 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { monotonicNs } from '../../src/clock.js';
+import { startProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { proxyClient } from './helpers.js';
+
+const MS = 1e6;
+
+/** A moving link through the real proxy: ioredis sees the RTT the series and the schedule set, when they set it. */
+describe('a link that changes over time, with a real client', () => {
+  let redis: PrivateRedis;
+  let dir: string;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+    dir = await mkdtemp(join(tmpdir(), 'rtt-over-time-'));
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('replays a ping -D series: 2 ms, then 40 ms from 1 s, kept with once', async () => {
+    const series = ['[1764651600.000000] 64 bytes from 10.0.0.7: icmp_seq=1 ttl=57 time=2.0 ms', '[1764651601.000000] 64 bytes from 10.0.0.7: icmp_seq=2 ttl=57 time=40.0 ms'].join('\n');
+    const proxy = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, rttSeries: series, rttSeriesOnce: true });
+    const c = proxyClient(proxy);
+    try {
+      await c.connect();
+      const ping = async (): Promise<number> => {
+        const t = monotonicNs();
+        await c.ping();
+        return (monotonicNs() - t) / MS;
+      };
+      const early = await ping();
+      expect(proxy.stats().timeline?.series).toEqual({ row: 0, rows: 2, once: true });
+      expect(early).toBeLessThan(20);
+      await vi.waitUntil(() => proxy.stats().timeline?.series?.row === 1, { timeout: 5000, interval: 20 });
+      const late = await ping();
+      expect(late).toBeGreaterThanOrEqual(39);
+      expect(late).toBeLessThan(40 + 150);
+      expect(proxy.stats().timeline?.delaysUs).toEqual({ upUs: 20_000, downUs: 20_000 });
+    } finally {
+      c.disconnect();
+      await proxy.close();
+    }
+  });
+
+  it('runs a schedule: the step applies at its time, /stats names it, a GET pays the new RTT', async () => {
+    const proxy = await startProxy({
+      upstream: redis.address,
+      link: { rttUs: 1000 },
+      compensationUs: { up: 0, down: 0 },
+      linkSchedule: [{ at: '800ms', link: { rttUs: 30_000 } }],
+    });
+    const c = proxyClient(proxy);
+    try {
+      await c.connect();
+      expect(proxy.stats().timeline?.schedule).toEqual({ step: -1, steps: 1, loop: 0, nextAtMs: 800 });
+      await vi.waitUntil(() => proxy.stats().timeline?.schedule?.step === 0, { timeout: 5000, interval: 10 });
+      expect(proxy.link()).toMatchObject({ upUs: 15_000, downUs: 15_000 });
+      const t = monotonicNs();
+      await c.get('k');
+      expect((monotonicNs() - t) / MS).toBeGreaterThanOrEqual(29);
+    } finally {
+      c.disconnect();
+      await proxy.close();
+    }
+  });
+
+  it('the CLI refuses a zero period, an unsorted schedule and a series with no rows: exit 2, the flag named', async () => {
+    const schedule = join(dir, 'schedule.json');
+    await writeFile(schedule, JSON.stringify([{ at: '2s', link: {} }, { at: '1s', link: {} }]));
+    const empty = join(dir, 'empty.csv');
+    await writeFile(empty, 'seconds,rtt_ms\n');
+    const cases: [string[], RegExp][] = [
+      [['--rtt-wave', 'sine:0s:5ms'], /--rtt-wave period: invalid value "0s"; expected a period above 0/],
+      [['--link-schedule', schedule], /--link-schedule steps\[1\]\.at: .*steps in time order/],
+      [['--rtt-series', empty], /--rtt-series: .*at least one row/],
+    ];
+    const runs = await Promise.all(cases.map(([flags]) => runCli(['proxy', '--upstream', redis.address, ...flags])));
+    runs.forEach((r, i) => {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(cases[i]![1]);
+      expect(r.stdout).toBe('');
+    });
+  });
+});
