@@ -35,6 +35,8 @@ describe('partitions that heal, with real clients', () => {
   beforeEach(async () => {
     // One partition at a time: wait for the last one to end.
     await vi.waitUntil(() => !proxy.stats().partition?.active, { timeout: 10_000, interval: 20 });
+    // And for the last test's connections to close: one still closing would be in the next partition too.
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 10_000, interval: 20 });
   });
 
   it('ioredis: a GET sent in a 1 s partition is answered at the RTO backoff retry after the heal (about 1.41 s), not at 1 s', async () => {
