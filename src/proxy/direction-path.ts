@@ -48,6 +48,8 @@ const HEAD = new Set([FRAME_CHAIN_NAME, LINK_STAGE_NAME]);
 export class DirectionPath {
   readonly chain: ByteChain;
   readonly link: LinkStage;
+  /** The socket end of the chain. */
+  readonly sink: SocketSink;
   /** Where this direction's reads go. */
   readonly entry: ChunkTarget;
   private readonly head: Set<string>;
@@ -58,7 +60,7 @@ export class DirectionPath {
     const tapOffset = o.tapOffset;
     const tls = o.tls;
     let tap: TapAfterForward | undefined;
-    const sink = new SocketSink(
+    const sink = (this.sink = new SocketSink(
       o.socket,
       (endOffset, nowNs) => {
         if (tls !== undefined && o.direction === 'down') tls.written(endOffset, nowNs);
@@ -66,7 +68,7 @@ export class DirectionPath {
         o.written(endOffset);
       },
       o.onEnd,
-    );
+    ));
     this.chain = new ByteChain(o.context, sink);
     let link: LinkStage | undefined;
     this.chain.add({ name: LINK_STAGE_NAME, create: (_c, next) => (link = new LinkStage(o.link, next)) });

@@ -113,6 +113,9 @@ export class Framing {
         tap: o.tap?.framed(o.tapArrivalNs),
       }));
     o.up.chain.add({ name: FRAME_CHAIN_NAME, create: (_c, next) => create(next) }, o.up.frameChainAt);
+    // Frames leave one push each: let each direction's pushes of a turn go out in one write.
+    o.up.sink.coalesceTurns();
+    o.down.sink.coalesceTurns();
     if (tap === undefined) this.framedReplies();
     else {
       this.repliesMark = mark;

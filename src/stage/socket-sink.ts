@@ -10,6 +10,14 @@ import type { EndKind } from './types.js';
 export class SocketSink implements ByteSink {
   offset = 0;
   private batching = false;
+  /**
+   * Framed connections: a stage hands on each frame by itself (a pipeline of a hundred replies is
+   * a hundred pushes in one read's turn), and each write is a system call. With this on, a run of
+   * pushes in one turn goes out corked, in one write when the turn ends (process.nextTick).
+   * Unframed connections push one chunk per read and never pay for it.
+   */
+  private coalescing = false;
+  private corked = false;
 
   constructor(
     private readonly socket: net.Socket,
@@ -20,9 +28,27 @@ export class SocketSink implements ByteSink {
   push(chunk: Buffer, nowNs: number): void {
     this.offset += chunk.length;
     const s = this.socket;
-    if (!s.destroyed && !s.writableEnded) s.write(chunk);
+    if (!s.destroyed && !s.writableEnded) {
+      if (this.coalescing && !this.corked) {
+        this.corked = true;
+        s.cork();
+        process.nextTick(this.uncork);
+      }
+      s.write(chunk);
+    }
     if (!this.batching) this.written(this.offset, nowNs);
   }
+
+  /** From now on, pushes of one turn go out in one write (see `coalescing`). */
+  coalesceTurns(): void {
+    this.coalescing = true;
+  }
+
+  private readonly uncork = (): void => {
+    if (!this.corked) return;
+    this.corked = false;
+    this.socket.uncork();
+  };
 
   /** Several chunks at once (corked); reported written once, after the last. */
   pushMany(chunks: Buffer[], nowNs: number): void {
@@ -39,6 +65,7 @@ export class SocketSink implements ByteSink {
   }
 
   end(kind: EndKind): void {
+    this.uncork(); // what was pushed goes before the FIN or RST, as it did uncorked
     this.onEnd(kind);
   }
 }
@@ -49,6 +76,9 @@ export class SocketSink implements ByteSink {
  * never emitting 'close'. Not on unix sockets: they have no RST (resetAndDestroy throws).
  */
 export function reset(socket: net.Socket): void {
+  // Bytes a coalescing sink holds corked were written before the reset: they go first, as they
+  // would have uncorked.
+  while (socket.writableCorked > 0) socket.uncork();
   if (socket.writableEnded) {
     socket.destroy();
     return;
