@@ -1,5 +1,6 @@
 import type { LinkUpdate } from '../link/types.js';
-import type { ClusterNode, NodeLabel, NodeSet } from './node-set.js';
+import type { ClusterNode, NodeLabel } from './cluster-node.js';
+import type { NodeSet } from './node-set.js';
 import type { TopologyNode } from './topology.js';
 import type { RealAddress } from './types.js';
 

@@ -1,20 +1,17 @@
 import { formatEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
-import { LatencyHistogram } from '../numbers/histogram.js';
+import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ControlServer } from '../proxy/control.js';
 import { startControl, type ControlPlan } from '../proxy/start-control.js';
-import type { RedisRttProxy } from '../proxy/types.js';
-import type { StageFactory } from '../stage/types.js';
 import { renderPrometheus } from '../stats/prometheus.js';
-import type { ConnectionInfo, LatencySummary, StatsSnapshot } from '../stats/types.js';
+import type { ConnectionInfo, LatencySummary } from '../stats/types.js';
 import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
-import type { ToxicSpec } from '../toxics/types.js';
-import { mergeSnapshots } from './cluster-stats.js';
-import { nodeView, type ClientZoneStats, type ClientZoneView, type ClusterNodeView, type ClusterStats, type RedisRttClusterProxy } from './cluster-view.js';
-import type { ClientZone, ClientZones } from './client-zones.js';
-import type { ClusterNode } from './node-set.js';
+import { clientZoneViews, clusterConnections, clusterStats, mergedCommandLatency } from './cluster-proxy-stats.js';
+import { nodeView, type ClientZoneView, type ClusterNodeView, type ClusterStats, type RedisRttClusterProxy } from './cluster-view.js';
+import type { ClientZones } from './client-zones.js';
+import { NodeFanOut } from './node-fan-out.js';
 import type { NodeStarter } from './node-starter.js';
 import type { RewriteCounts } from './rewrite-counts.js';
 import type { TopologySource } from './topology-refresh.js';
@@ -24,18 +21,20 @@ import type { TopologySource } from './topology-refresh.js';
  * on every connection that writes the listeners' addresses into topology replies and redirects.
  * startClusterProxy (start-cluster.ts) builds it; its methods are the handle's.
  */
-export class ClusterProxy implements RedisRttClusterProxy {
+export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
   readonly cluster = true;
   private control: ControlServer | undefined;
   private closing: Promise<void> | undefined;
 
   constructor(
-    private readonly zones: ClientZones,
-    private readonly starter: NodeStarter,
+    zones: ClientZones,
+    starter: NodeStarter,
     private readonly refresh: TopologySource,
     private readonly counts: RewriteCounts,
     private readonly listenTls: { caFile?: string; cleanup(): void },
-  ) {}
+  ) {
+    super(zones, starter);
+  }
 
   /** The control endpoint on this proxy's handlers: the last start-up step. */
   async startControl(plan: ControlPlan | undefined, log: (line: string) => void): Promise<void> {
@@ -52,11 +51,6 @@ export class ClusterProxy implements RedisRttClusterProxy {
       },
       log,
     );
-  }
-
-  /** The seed node's proxy: the first opened, never closed before the cluster proxy. */
-  private get first(): RedisRttProxy {
-    return this.zones.list()[0]!.proxy;
   }
 
   get address(): string {
@@ -97,75 +91,27 @@ export class ClusterProxy implements RedisRttClusterProxy {
   }
 
   stats(): ClusterStats {
-    const per = this.zones.list().map((n) => ({ n, s: n.proxy.stats() }));
-    const merged = mergeSnapshots(per.map((x) => x.s), this.first.link());
-    const nodes = per.map(({ n, s }) => ({ ...nodeView(n, this.zones.split), counters: s.totals, connections: s.connections }));
-    const clientZones = this.zones.split ? this.zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
-    return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...this.counts.snapshot() } };
+    return clusterStats(this.zones, this.counts, this.first.link());
   }
   /** Every node's histograms merged per command: copies, made on each call (the dashboard's tick). */
   commandLatencyUs(): Map<string, LatencyHistogram> {
-    const merged = new Map<string, LatencyHistogram>();
-    for (const n of this.zones.list()) {
-      for (const [name, h] of n.proxy.commandLatencyUs()) {
-        let into = merged.get(name);
-        if (into === undefined) merged.set(name, (into = new LatencyHistogram()));
-        into.add(h);
-      }
-    }
-    return merged;
+    return mergedCommandLatency(this.zones.list());
   }
   resetStats(): void {
     for (const n of this.zones.list()) n.proxy.resetStats();
     this.counts.reset();
   }
   connections(): ConnectionInfo[] {
-    const split = this.zones.split;
-    return this.zones.list().flatMap((n) => n.proxy.connections().map((c) => ({ ...c, node: `${n.host}:${n.port}`, ...(split ? { clientZone: n.clientZone } : {}) })));
+    return clusterConnections(this.zones);
   }
   nodes(): ClusterNodeView[] {
     return this.zones.list().map((n) => nodeView(n, this.zones.split));
   }
   clientZones(): ClientZoneView[] | undefined {
-    if (!this.zones.split) return undefined;
-    return this.zones.zones.map((z) => ({
-      zone: z.zone,
-      seed: listenOf(z.nodes.list()[0]!),
-      nodes: z.nodes.list().map((n) => {
-        const { id, upstream, listen, role, zone, link } = nodeView(n);
-        return { id, upstream, listen, role, zone, link };
-      }),
-    }));
+    return clientZoneViews(this.zones);
   }
   refreshTopology(): Promise<void> {
     return this.refresh.refresh();
-  }
-
-  /** A stage added here runs on every node's connections (a toxic on the whole cluster), later nodes' too. */
-  addStage(stage: StageFactory, index?: number): void {
-    for (const n of this.zones.list()) n.proxy.addStage(stage, index);
-    this.starter.addStage(stage);
-  }
-  removeStage(name: string): boolean {
-    this.starter.removeStage(name);
-    return this.zones.list().map((n) => n.proxy.removeStage(name)).some(Boolean);
-  }
-  listStages(): readonly StageFactory[] {
-    return this.first.listStages();
-  }
-
-  // Toxics go on every node known now (a node first seen later starts without them).
-  addToxic(t: unknown): ToxicSpec {
-    return this.zones.list().map((n) => n.proxy.addToxic(t))[0]!;
-  }
-  updateToxic(name: string, change: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
-    return this.zones.list().map((n) => n.proxy.updateToxic(name, change))[0];
-  }
-  removeToxic(name: string): boolean {
-    return this.zones.list().map((n) => n.proxy.removeToxic(name)).some(Boolean);
-  }
-  toxics(): ToxicSpec[] {
-    return this.first.toxics();
   }
 
   [Symbol.asyncDispose](): Promise<void> {
@@ -179,15 +125,4 @@ export class ClusterProxy implements RedisRttClusterProxy {
       this.listenTls.cleanup();
     })());
   }
-}
-
-function listenOf(n: ClusterNode): string {
-  return formatEndpoint({ kind: 'tcp', host: n.listen.host, port: n.listen.port });
-}
-
-/** One client zone's share: its listeners' snapshots merged. */
-function clientZoneStats(z: ClientZone, per: readonly { n: ClusterNode; s: StatsSnapshot }[]): ClientZoneStats {
-  const own = per.filter((x) => x.n.clientZone === z.zone);
-  const { totals, commands, connections } = mergeSnapshots(own.map((x) => x.s), own[0]!.s.link);
-  return { zone: z.zone, seed: listenOf(z.nodes.list()[0]!), totals, commands, connections };
 }

@@ -3,7 +3,7 @@ import { formatEndpoint } from '../endpoint.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { Counters, StatsSnapshot } from '../stats/types.js';
-import type { ClusterNode } from './node-set.js';
+import type { ClusterNode } from './cluster-node.js';
 import type { ListenerRole } from './topology.js';
 import type { RewriteKind } from './types.js';
 

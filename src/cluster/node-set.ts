@@ -1,53 +1,12 @@
-import { NetworkError } from '../errors.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { RedisRttProxy } from '../proxy/types.js';
-import type { StageFactory } from '../stage/types.js';
+import type { ClusterNode, NodeLabel, NodeSetOptions } from './cluster-node.js';
+import { ListenPortRange } from './listen-ports.js';
 import { linkForNode, selects, type NodeLinkRule, type SelectableNode } from './node-link.js';
-import type { LinkSpec } from '../link/link-spec.js';
-import { nodeKey, type ListenerRole, type TopologyNode } from './topology.js';
+import { nodeKey, type TopologyNode } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
 import { placeZones } from './zones.js';
-
-/** One node behind its own listener, delay lines and tap. */
-export interface ClusterNode extends SelectableNode {
-  readonly host: string;
-  readonly port: number;
-  id: string;
-  role: ListenerRole;
-  zone: number | undefined;
-  /** The client zone whose listener this is (1 without client zones). */
-  readonly clientZone: number;
-  /** What rewritten replies say about this node. */
-  readonly listen: ListenAddress;
-  readonly proxy: RedisRttProxy;
-  /** The rule or zone link this node runs ("cross-az", "rtt=2ms", "PUT /link"). */
-  linkName: string;
-}
-
-/** What a reading says of one known node; `zone` is taken only the first time a node gets one. */
-export interface NodeLabel extends RealAddress {
-  readonly id: string;
-  readonly role: ListenerRole;
-  readonly zone: number | undefined;
-}
-
-export interface NodeSetOptions {
-  /** Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any). */
-  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory | undefined): Promise<RedisRttProxy>;
-  /** The rewrite stage for a node's connections; undefined: its bytes need none (they stay on the fast path). */
-  stageFor(upstream: RealAddress): StageFactory | undefined;
-  announceHost: string;
-  /** Ports to use for nodes other than the seed; undefined: any free port. */
-  listenPorts?: { from: number; to: number };
-  zoneCount?: number;
-  zoneLinks?: { same: LinkSpec; cross: LinkSpec };
-  /** The zone of the clients these listeners serve: a node in it gets the same-zone link. @default 1 */
-  clientZone?: number;
-  base: LinkUpdate & { preset?: string };
-  rules: NodeLinkRule[];
-  log(line: string): void;
-}
 
 /**
  * The nodes the proxy knows, keyed by their real address, each with its listener. A node first
@@ -59,10 +18,10 @@ export class NodeSet {
   private readonly opening = new Map<string, Promise<ClusterNode>>();
   private readonly zoneOf = new Map<string, number>();
   private readonly applied = new Map<ClusterNode, string>();
-  private nextRangePort: number | undefined;
+  private readonly range: ListenPortRange | undefined;
 
   constructor(private readonly o: NodeSetOptions) {
-    this.nextRangePort = o.listenPorts?.from;
+    this.range = o.listenPorts && new ListenPortRange(o.listenPorts);
   }
 
   list(): ClusterNode[] {
@@ -95,10 +54,10 @@ export class NodeSet {
     const want = this.desired(pending, undefined);
     const stage = this.o.stageFor(a);
     let proxy: RedisRttProxy;
-    if (listenPort !== undefined || !this.o.listenPorts) {
+    if (listenPort !== undefined || !this.range) {
       proxy = await this.o.startNodeProxy(a, listenPort ?? 0, want.settings, stage);
     } else {
-      proxy = await this.startInRange(a, want.settings, stage);
+      proxy = await this.range.take((port) => this.o.startNodeProxy(a, port, want.settings, stage), `node ${a.host}:${a.port}`);
     }
     const node: ClusterNode = {
       ...pending,
@@ -113,19 +72,6 @@ export class NodeSet {
     this.byKey.set(pending.upstream, node);
     this.applied.set(node, JSON.stringify(want.settings));
     return node;
-  }
-
-  private async startInRange(a: RealAddress, link: LinkSettings, stage: StageFactory | undefined): Promise<RedisRttProxy> {
-    const range = this.o.listenPorts!;
-    while (this.nextRangePort! <= range.to) {
-      const port = this.nextRangePort!++;
-      try {
-        return await this.o.startNodeProxy(a, port, link, stage);
-      } catch (err) {
-        if (!(err instanceof NetworkError && err.code === 'EADDRINUSE')) throw err;
-      }
-    }
-    throw new NetworkError(`--listen-ports ${range.from}-${range.to}: no free port left for node ${a.host}:${a.port}`, 'EADDRINUSE');
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { ClientZones } from '../cluster/client-zones.js';
-import type { NodeLabel } from '../cluster/node-set.js';
+import type { NodeLabel } from '../cluster/cluster-node.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress, RewriteContext } from '../cluster/types.js';
 import type { SentinelReading } from './discover.js';

@@ -1,0 +1,48 @@
+/** The node set's contract: one node behind its listener, what a reading says of it, and the set's options. */
+import type { LinkSpec } from '../link/link-spec.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { RedisRttProxy } from '../proxy/types.js';
+import type { StageFactory } from '../stage/types.js';
+import type { NodeLinkRule, SelectableNode } from './node-link.js';
+import type { ListenerRole } from './topology.js';
+import type { ListenAddress, RealAddress } from './types.js';
+
+/** One node behind its own listener, delay lines and tap. */
+export interface ClusterNode extends SelectableNode {
+  readonly host: string;
+  readonly port: number;
+  id: string;
+  role: ListenerRole;
+  zone: number | undefined;
+  /** The client zone whose listener this is (1 without client zones). */
+  readonly clientZone: number;
+  /** What rewritten replies say about this node. */
+  readonly listen: ListenAddress;
+  readonly proxy: RedisRttProxy;
+  /** The rule or zone link this node runs ("cross-az", "rtt=2ms", "PUT /link"). */
+  linkName: string;
+}
+
+/** What a reading says of one known node; `zone` is taken only the first time a node gets one. */
+export interface NodeLabel extends RealAddress {
+  readonly id: string;
+  readonly role: ListenerRole;
+  readonly zone: number | undefined;
+}
+
+export interface NodeSetOptions {
+  /** Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any). */
+  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory | undefined): Promise<RedisRttProxy>;
+  /** The rewrite stage for a node's connections; undefined: its bytes need none (they stay on the fast path). */
+  stageFor(upstream: RealAddress): StageFactory | undefined;
+  announceHost: string;
+  /** Ports to use for nodes other than the seed; undefined: any free port. */
+  listenPorts?: { from: number; to: number };
+  zoneCount?: number;
+  zoneLinks?: { same: LinkSpec; cross: LinkSpec };
+  /** The zone of the clients these listeners serve: a node in it gets the same-zone link. @default 1 */
+  clientZone?: number;
+  base: LinkUpdate & { preset?: string };
+  rules: NodeLinkRule[];
+  log(line: string): void;
+}

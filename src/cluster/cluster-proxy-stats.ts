@@ -1,0 +1,58 @@
+/** The cluster proxy's read side: every node's figures merged, per client zone too. Pure over the nodes' proxies. */
+import { formatEndpoint } from '../endpoint.js';
+import type { LinkSettings } from '../link/types.js';
+import { LatencyHistogram } from '../numbers/histogram.js';
+import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
+import { mergeSnapshots } from './cluster-stats.js';
+import { nodeView, type ClientZoneStats, type ClientZoneView, type ClusterStats } from './cluster-view.js';
+import type { ClientZone, ClientZones } from './client-zones.js';
+import type { ClusterNode } from './cluster-node.js';
+import type { RewriteCounts } from './rewrite-counts.js';
+
+export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: LinkSettings): ClusterStats {
+  const per = zones.list().map((n) => ({ n, s: n.proxy.stats() }));
+  const merged = mergeSnapshots(per.map((x) => x.s), link);
+  const nodes = per.map(({ n, s }) => ({ ...nodeView(n, zones.split), counters: s.totals, connections: s.connections }));
+  const clientZones = zones.split ? zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
+  return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot() } };
+}
+
+export function mergedCommandLatency(nodes: readonly ClusterNode[]): Map<string, LatencyHistogram> {
+  const merged = new Map<string, LatencyHistogram>();
+  for (const n of nodes) {
+    for (const [name, h] of n.proxy.commandLatencyUs()) {
+      let into = merged.get(name);
+      if (into === undefined) merged.set(name, (into = new LatencyHistogram()));
+      into.add(h);
+    }
+  }
+  return merged;
+}
+
+export function clusterConnections(zones: ClientZones): ConnectionInfo[] {
+  const split = zones.split;
+  return zones.list().flatMap((n) => n.proxy.connections().map((c) => ({ ...c, node: `${n.host}:${n.port}`, ...(split ? { clientZone: n.clientZone } : {}) })));
+}
+
+export function clientZoneViews(zones: ClientZones): ClientZoneView[] | undefined {
+  if (!zones.split) return undefined;
+  return zones.zones.map((z) => ({
+    zone: z.zone,
+    seed: listenOf(z.nodes.list()[0]!),
+    nodes: z.nodes.list().map((n) => {
+      const { id, upstream, listen, role, zone, link } = nodeView(n);
+      return { id, upstream, listen, role, zone, link };
+    }),
+  }));
+}
+
+function listenOf(n: ClusterNode): string {
+  return formatEndpoint({ kind: 'tcp', host: n.listen.host, port: n.listen.port });
+}
+
+/** One client zone's share: its listeners' snapshots merged. */
+function clientZoneStats(z: ClientZone, per: readonly { n: ClusterNode; s: StatsSnapshot }[]): ClientZoneStats {
+  const own = per.filter((x) => x.n.clientZone === z.zone);
+  const { totals, commands, connections } = mergeSnapshots(own.map((x) => x.s), own[0]!.s.link);
+  return { zone: z.zone, seed: listenOf(z.nodes.list()[0]!), totals, commands, connections };
+}
