@@ -52,8 +52,9 @@ export class RefusalWatch {
 
   private schedule(): void {
     if (this.closed) return;
+    // Ref'd: while the listener is closed the probe stands in for it, and a listening proxy keeps its
+    // process alive (unref'd, `redis-rtt proxy` exited by itself once Redis refused).
     this.timer = setTimeout(() => this.dial(), REFUSED_PROBE_INTERVAL_MS);
-    this.timer.unref();
   }
 
   private dial(): void {

@@ -115,9 +115,20 @@ describe('listen and upstream problems', () => {
       expect(Date.now() - t0).toBeLessThan(1000);
       await vi.waitUntil(() => /conn 1: upstream/.test(p.stderr()), { timeout: 5000, interval: 20 });
       expect(p.stderr()).toContain(`conn 1: upstream 127.0.0.1:${port} failed: ECONNREFUSED`);
+      // Its listener is closed now, while Redis refuses: the probe alone must keep the process up
+      // (it once held an unref'd timer, and the proxy exited by itself the moment it stopped listening).
+      await vi.waitUntil(() => p.stderr().includes('not listening until it answers'), { timeout: 5000, interval: 20 });
+      const back = net.createServer((c) => c.destroy());
+      await new Promise<void>((r) => back.listen(port, '127.0.0.1', r));
+      try {
+        await vi.waitUntil(() => p.stderr().includes('upstream answers again: listening'), { timeout: 5000, interval: 20 });
+      } finally {
+        await new Promise<void>((r) => back.close(() => r()));
+      }
     } finally {
       expect(await p.stop()).toEqual({ code: 0, signal: null });
     }
+    expect(p.stderr()).toContain('SIGINT, closing');
   });
 });
 
