@@ -1,7 +1,6 @@
-import type { PartitionFlight } from './partition.js';
 import { newTimer } from './scheduler.js';
-import { SegmentLoss, type LossPath } from './loss-model.js';
-import { mulberry32 } from './rng.js';
+import type { LossPath } from './loss-model.js';
+import { LossyLine } from './lossy-line.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
 /** What `one` holds between deliveries: one Buffer for every line, not one per line. */
@@ -10,16 +9,6 @@ const EMPTY = Buffer.alloc(0);
 const NO_CHUNKS: (Buffer | EndKind | undefined)[] = [];
 const NO_TIMES = new Float64Array(0);
 const FIRST_RING_SIZE = 8;
-/** The loss of a line that was given none: its rate stays 0, so nothing else of it is read. */
-const NO_LOSS: LossPath = Object.freeze({
-  rate: 0,
-  rateAfterLoss: 0,
-  mssBytes: 1448,
-  srttNs: 0,
-  rttvarNs: 0,
-  uniform: mulberry32(0),
-  counters: Object.freeze({ segments: 0, lost: 0, retransmitted: 0, retransmitNs: 0 }),
-});
 
 export interface DelayLineOptions {
   scheduler: Scheduler;
@@ -61,43 +50,39 @@ export interface DelayLineOptions {
  * so jitter never reorders bytes, as on a TCP connection. Serialization follows the previous
  * chunk's (a rate-limited link sends one thing at a time). With loss, a chunk may leave in pieces:
  * the bytes from a lost segment on wait for its resend (loss-model.ts), and by the same max
- * everything behind them on this line does too. Knows nothing of RESP or sockets.
+ * everything behind them on this line does too. Loss and partitions are in lossy-line.ts (the base
+ * class). Knows nothing of RESP or sockets.
  */
-export class DelayLine {
+export class DelayLine extends LossyLine {
   /**
    * A ring of queued chunks (or the end marker) and their due times; it grows, never shrinks. Empty
    * (shared, never written) until the first chunk waits: a zero-delay line never queues, and three
    * arrays per line were part of every connection's set-up.
    */
   private chunks: (Buffer | EndKind | undefined)[] = NO_CHUNKS;
-  private dueNs = NO_TIMES;
+  protected dueNs = NO_TIMES;
   /** Per queued chunk: its read's estimated wait (arrivalWaitNs), when that is asked for. */
   private waitNs = NO_TIMES;
-  private head = 0;
-  private count = 0;
-  private lastDueNs = -Infinity;
+  protected head = 0;
+  protected count = 0;
+  protected lastDueNs = -Infinity;
   private txFreeNs = -Infinity;
   private offset = 0;
-  private readonly timer: Timer;
-  private pending = 0;
+  protected readonly timer: Timer;
+  protected pending = 0;
   private ended = false;
-  private destroyed = false;
+  protected destroyed = false;
   /** The arrays handed to `deliver`, reused: one chunk (the usual case) and a due batch. */
   private readonly one: Buffer[] = [EMPTY];
   private readonly batch: Buffer[] = [];
 
   private readonly notBeforeNs: number;
-  /** While a partition may still take this direction's chunks (partition.ts); undefined the rest of the time. */
-  private flight: PartitionFlight | undefined;
-  private readonly lossPath: LossPath;
-  /** This line's loss chain and piece plan, made at its first chunk under loss. */
-  private loss: SegmentLoss | undefined;
   /** Stamped by the scheduler (DeliverySource), which counts the lines delivering at once. */
   activeWindow = -1;
 
-  constructor(private readonly options: DelayLineOptions) {
+  constructor(protected readonly options: DelayLineOptions) {
+    super(options.loss);
     this.notBeforeNs = options.notBeforeNs ?? -Infinity;
-    this.lossPath = options.loss ?? NO_LOSS;
     this.timer = newTimer(this.flush);
   }
 
@@ -152,29 +137,6 @@ export class DelayLine {
     this.pending = 0;
   }
 
-  /**
-   * A chunk under loss: planned into pieces, each due at its resend (or on time), never before the
-   * piece ahead. False when nothing of it was lost: then it goes the usual way.
-   */
-  private pushLossy(chunk: Buffer, arrivalNs: number): boolean {
-    const loss = (this.loss ??= new SegmentLoss(this.lossPath));
-    const pieces = loss.plan(chunk.length);
-    if (pieces === 1 && loss.pieceExtraNs[0] === 0) return false;
-    const onTimeNs = this.sentAndDelayedNs(chunk.length, arrivalNs);
-    const waitNs = this.options.arrivalWaitNs?.() ?? 0;
-    let start = 0;
-    for (let i = 0; i < pieces; i++) {
-      const end = loss.pieceEnd[i]!;
-      const due = Math.max(onTimeNs + loss.pieceExtraNs[i]!, this.lastDueNs);
-      this.lastDueNs = due;
-      const piece = pieces === 1 ? chunk : chunk.subarray(start, end);
-      start = end;
-      this.pending += piece.length;
-      this.enqueue(piece, due, waitNs);
-    }
-    return true;
-  }
-
   private dueFor(bytes: number, arrivalNs: number): number {
     // A delay that falls (a wave, a schedule, a series) never lets a chunk pass the one before it.
     const due = Math.max(this.sentAndDelayedNs(bytes, arrivalNs), this.lastDueNs);
@@ -186,7 +148,7 @@ export class DelayLine {
    * When a chunk arrives at the far side with nothing ahead of it: send time (handshake,
    * serialization) plus the one-way delay, or its resend after a partition.
    */
-  private sentAndDelayedNs(bytes: number, arrivalNs: number): number {
+  protected sentAndDelayedNs(bytes: number, arrivalNs: number): number {
     // Before the handshake completes a real client could not have sent anything yet.
     let sentNs = Math.max(arrivalNs, this.notBeforeNs);
     const bps = this.options.bandwidthBps();
@@ -199,42 +161,7 @@ export class DelayLine {
     return this.flight === undefined ? due : this.throughPartition(this.flight, due, sentNs);
   }
 
-  /**
-   * A partition starts: from now on chunks it takes arrive at their sender's resend, and so do
-   * those already on the wire at its start (queued, due at or after it), with the end marker.
-   */
-  partition(flight: PartitionFlight): void {
-    if (this.destroyed) return;
-    this.flight = flight;
-    const startNs = flight.window.startNs;
-    const mask = this.chunks.length - 1;
-    let last = -Infinity;
-    for (let i = 0; i < this.count; i++) {
-      const at = (this.head + i) & mask;
-      // Sent at most one trip before the cut; its RTO timer is taken to run from the cut.
-      const due = this.dueNs[at]! < startNs ? this.dueNs[at]! : flight.dueNs(this.dueNs[at]!, startNs);
-      this.dueNs[at] = Math.max(due, last);
-      last = this.dueNs[at]!;
-    }
-    if (this.count > 0) {
-      this.lastDueNs = Math.max(this.lastDueNs, last);
-      this.options.scheduler.arm(this.timer, this.dueNs[this.head]!);
-    }
-  }
-
-  /** The partition this direction went through, while it may still matter (for a reset at its end). */
-  get partitionFlight(): PartitionFlight | undefined {
-    return this.flight;
-  }
-
-  private throughPartition(flight: PartitionFlight, due: number, sentNs: number): number {
-    const out = flight.dueNs(due, sentNs);
-    // Sent after the heal and the resend: nothing later can be lost, and the clamp keeps order.
-    if (flight.settledAt(sentNs)) this.flight = undefined;
-    return out;
-  }
-
-  private enqueue(item: Buffer | EndKind, due: number, waitNs: number): void {
+  protected enqueue(item: Buffer | EndKind, due: number, waitNs: number): void {
     if (this.count === this.chunks.length) this.grow();
     const at = (this.head + this.count) & (this.chunks.length - 1);
     this.chunks[at] = item;

@@ -1,0 +1,110 @@
+import type { PartitionFlight } from './partition.js';
+import { SegmentLoss, type LossPath } from './loss-model.js';
+import { mulberry32 } from './rng.js';
+import type { EndKind, Scheduler, Timer } from '../stage/types.js';
+
+/** The loss of a line that was given none: its rate stays 0, so nothing else of it is read. */
+const NO_LOSS: LossPath = Object.freeze({
+  rate: 0,
+  rateAfterLoss: 0,
+  mssBytes: 1448,
+  srttNs: 0,
+  rttvarNs: 0,
+  uniform: mulberry32(0),
+  counters: Object.freeze({ segments: 0, lost: 0, retransmitted: 0, retransmitNs: 0 }),
+});
+
+/**
+ * What a delay line does with bytes the network loses: a chunk with lost segments (loss-model.ts)
+ * and the chunks a partition takes (partition.ts) both arrive at their sender's resend, never
+ * before the chunk ahead. DelayLine (delay-line.ts) is the one subclass.
+ *
+ * A base class, not a helper object or functions taking the line: the line's ring and due clamp
+ * stay its own fields (protected here, not public API), the no-loss push path still tests one
+ * number (`lossPath.rate`) and one field (`flight`) as it did in one file, and a line without loss
+ * or partition allocates nothing more. The abstract members are the line's, named as it names them.
+ */
+export abstract class LossyLine {
+  protected abstract readonly options: { readonly scheduler: Scheduler; readonly arrivalWaitNs?: () => number };
+  /** The ring's due times, `head` its oldest, `count` queued; its length is the ring's (a power of two or 0). */
+  protected abstract dueNs: Float64Array;
+  protected abstract head: number;
+  protected abstract count: number;
+  /** Due time of the last chunk queued: nothing queued after it may be due before it. */
+  protected abstract lastDueNs: number;
+  protected abstract pending: number;
+  protected abstract readonly timer: Timer;
+  protected abstract destroyed: boolean;
+  /** When a chunk arrives at the far side with nothing ahead of it (send time plus delay, through a partition). */
+  protected abstract sentAndDelayedNs(bytes: number, arrivalNs: number): number;
+  protected abstract enqueue(item: Buffer | EndKind, due: number, waitNs: number): void;
+
+  /** While a partition may still take this direction's chunks (partition.ts); undefined the rest of the time. */
+  protected flight: PartitionFlight | undefined;
+  protected readonly lossPath: LossPath;
+  /** This line's loss chain and piece plan, made at its first chunk under loss. */
+  private loss: SegmentLoss | undefined;
+
+  constructor(loss: LossPath | undefined) {
+    this.lossPath = loss ?? NO_LOSS;
+  }
+
+  /**
+   * A partition starts: from now on chunks it takes arrive at their sender's resend, and so do
+   * those already on the wire at its start (queued, due at or after it), with the end marker.
+   */
+  partition(flight: PartitionFlight): void {
+    if (this.destroyed) return;
+    this.flight = flight;
+    const startNs = flight.window.startNs;
+    const mask = this.dueNs.length - 1;
+    let last = -Infinity;
+    for (let i = 0; i < this.count; i++) {
+      const at = (this.head + i) & mask;
+      // Sent at most one trip before the cut; its RTO timer is taken to run from the cut.
+      const due = this.dueNs[at]! < startNs ? this.dueNs[at]! : flight.dueNs(this.dueNs[at]!, startNs);
+      this.dueNs[at] = Math.max(due, last);
+      last = this.dueNs[at]!;
+    }
+    if (this.count > 0) {
+      this.lastDueNs = Math.max(this.lastDueNs, last);
+      this.options.scheduler.arm(this.timer, this.dueNs[this.head]!);
+    }
+  }
+
+  /** The partition this direction went through, while it may still matter (for a reset at its end). */
+  get partitionFlight(): PartitionFlight | undefined {
+    return this.flight;
+  }
+
+  /** A chunk's due time through the partition in `flight`; drops the flight once nothing more can be lost. */
+  protected throughPartition(flight: PartitionFlight, due: number, sentNs: number): number {
+    const out = flight.dueNs(due, sentNs);
+    // Sent after the heal and the resend: nothing later can be lost, and the clamp keeps order.
+    if (flight.settledAt(sentNs)) this.flight = undefined;
+    return out;
+  }
+
+  /**
+   * A chunk under loss: planned into pieces, each due at its resend (or on time), never before the
+   * piece ahead. False when nothing of it was lost: then it goes the usual way.
+   */
+  protected pushLossy(chunk: Buffer, arrivalNs: number): boolean {
+    const loss = (this.loss ??= new SegmentLoss(this.lossPath));
+    const pieces = loss.plan(chunk.length);
+    if (pieces === 1 && loss.pieceExtraNs[0] === 0) return false;
+    const onTimeNs = this.sentAndDelayedNs(chunk.length, arrivalNs);
+    const waitNs = this.options.arrivalWaitNs?.() ?? 0;
+    let start = 0;
+    for (let i = 0; i < pieces; i++) {
+      const end = loss.pieceEnd[i]!;
+      const due = Math.max(onTimeNs + loss.pieceExtraNs[i]!, this.lastDueNs);
+      this.lastDueNs = due;
+      const piece = pieces === 1 ? chunk : chunk.subarray(start, end);
+      start = end;
+      this.pending += piece.length;
+      this.enqueue(piece, due, waitNs);
+    }
+    return true;
+  }
+}
