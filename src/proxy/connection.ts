@@ -2,13 +2,13 @@ import type net from 'node:net';
 import { formatEndpoint as describe } from '../endpoint.js';
 import { describeFailure, dialRedis } from '../redis/dial.js';
 import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
-import type { ConnectionContext, EndKind, StageFactory } from '../stage/types.js';
+import type { ConnectionContext, StageFactory } from '../stage/types.js';
 import { DirectionPath } from './direction-path.js';
 import { handshakeLossNs } from '../link/loss-model.js';
-import { reset } from '../stage/socket-sink.js';
 import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
 import { Backpressure } from './backpressure.js';
+import { CloseRules } from './close-rules.js';
 import { Framing } from './framing.js';
 import { PartitionFlight, synHealNs, type PartitionWindow } from '../link/partition.js';
 import { StageContext } from './stage-context.js';
@@ -19,9 +19,9 @@ export type { ConnectionOptions };
  * One client connection and its own upstream connection, joined by one path per direction
  * (direction-path.ts; docs/architecture.md): the link first, then any byte stages, and a frame
  * chain ahead of both once a frame stage reached the connection (framing.ts). The tap only looks.
- * FIN and RST travel behind the data, as on a network. Reading from a side pauses when what is
- * pending for the other side passes the high-water mark, so a slow reader pushes back on Redis's
- * output buffer, not the proxy's.
+ * FIN and RST travel behind the data, as on a network (close-rules.ts). Reading from a side
+ * pauses when what is pending for the other side passes the high-water mark, so a slow reader
+ * pushes back on Redis's output buffer, not the proxy's.
  */
 export class ProxiedConnection implements StagedConnection {
   readonly upstream: net.Socket;
@@ -30,13 +30,11 @@ export class ProxiedConnection implements StagedConnection {
   /** Frame stages and the frame chain, once one reached this connection (framing.ts). */
   private readonly framing: Framing;
   private readonly context: ConnectionContext;
-  private closedPromise: Promise<void> | undefined;
-  private settleClosed: (() => void) | undefined;
   private readonly pressure: Backpressure;
-  private closed = false;
-  private linger: NodeJS.Timeout | undefined;
+  private readonly closeRules: CloseRules;
   /** Until Redis answered the dial (connect, or the TLS handshake). */
   private connectTimer: NodeJS.Timeout | undefined;
+  private everConnected = false;
 
   /** Loss's share of the handshake: 0 on a link without loss (no draw is made). */
   private handshakeLossNs(): number {
@@ -64,9 +62,10 @@ export class ProxiedConnection implements StagedConnection {
     client.setNoDelay(true);
     const meter = o.upstreamMeter;
     this.upstream = dialRedis(o.upstream, { tls: o.upstreamTls, allowHalfOpen: true, onTls: meter && ((raw, s) => meter.track(raw, s)) });
-    this.context = new StageContext(o.id, clock, (kind) => this.closeFromStage(kind), () => this.closedOnce());
+    this.context = new StageContext(o.id, clock, (kind) => this.closeRules.closeFromStage(kind), () => this.closeRules.closedOnce());
+    const pending = (d: 'up' | 'down'): number => this.pending(d);
     // Before the paths: their `written` callbacks relieve it.
-    this.pressure = new Backpressure(client, this.upstream, o.highWaterBytes, (d) => this.pending(d));
+    this.pressure = new Backpressure(client, this.upstream, o.highWaterBytes, pending);
 
     const tap = o.tap;
     const late = o.onLateness;
@@ -90,7 +89,7 @@ export class ProxiedConnection implements StagedConnection {
       beforeChunk: () => this.framing.beforeRequest(),
       tapOffset: (end) => this.framing.clientOffsetAt(end),
       written: () => this.pressure.relieve(),
-      onEnd: (kind) => this.finish(this.upstream, kind),
+      onEnd: (kind) => this.closeRules.finish(this.upstream, kind),
     });
     this.down = new DirectionPath({
       direction: 'down',
@@ -100,7 +99,7 @@ export class ProxiedConnection implements StagedConnection {
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
       tls,
       written: () => this.pressure.relieve(),
-      onEnd: (kind) => this.finish(client, kind),
+      onEnd: (kind) => this.closeRules.finish(client, kind),
     });
     const framing = (this.framing = new Framing({
       context: this.context,
@@ -111,6 +110,12 @@ export class ProxiedConnection implements StagedConnection {
       tap,
       tapArrivalNs: tls && (() => tls.arrivalNs()),
       log: o.log,
+    }));
+    // Before the stages below: a stage may close the connection through its context when created.
+    const closeRules = (this.closeRules = new CloseRules(client, this.upstream, this.up, this.down, framing, pending, o.scheduler, () => {
+      this.clearConnectTimer();
+      o.tap?.close(clock.nowNs());
+      o.onClosed(this);
     }));
     if (held) this.partition(held, o.link.rtoNs());
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
@@ -132,29 +137,22 @@ export class ProxiedConnection implements StagedConnection {
       pressure.afterDown();
     });
 
-    const upEnd = (kind: EndKind): void => this.up.end(kind, clock.nowNs());
-    const downEnd = (kind: EndKind): void => framing.endReplies(kind, clock.nowNs());
-    client.on('end', () => upEnd('end'));
-    this.upstream.on('end', () => downEnd('end'));
+    client.on('end', () => up.end('end', clock.nowNs()));
+    this.upstream.on('end', () => framing.endReplies('end', clock.nowNs()));
     client.on('error', (err: NodeJS.ErrnoException) => {
       o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
-      this.clientFailed = true;
-      this.down.destroy();
-      upEnd('reset');
-      // Its FIN went up already: a reset still has to follow, or a half-open upstream waits forever.
-      if (this.upstream.writableEnded) this.finish(this.upstream, 'reset');
+      closeRules.failed(client);
     });
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (this.upstream.connecting || !this.everConnected) {
         o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
-        this.destroyStages();
+        closeRules.destroyStages();
         if (err.code === 'ECONNREFUSED') {
           // Redis is down. This client was accepted already, so it cannot be refused: a reset when a
           // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
           // the clients after it are refused by the kernel (refusal-watch.ts).
           o.onRefused?.();
-          this.resetPending = true;
-          o.scheduler.schedule(acceptedNs + o.link.rttUs * 1000, () => reset(client));
+          closeRules.resetAt(acceptedNs + o.link.rttUs * 1000);
           return;
         }
         // Nothing reached Redis: tell the client at once rather than after a fake delay.
@@ -162,13 +160,7 @@ export class ProxiedConnection implements StagedConnection {
         return;
       }
       o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
-      this.upstreamFailed = true;
-      // The reply side first: the up chain's destroy takes a frame chain's reply side with it.
-      downEnd('reset');
-      this.up.destroy();
-      // Redis closed (FIN, already passed down) and then refused more bytes: on a network the
-      // client's next segment would draw a RST, so a half-open client must not wait for the linger.
-      if (this.client.writableEnded) this.finish(this.client, 'reset');
+      closeRules.failed(this.upstream);
     });
     // A plain timer from the dial, not the socket's idle timeout: that one also costs a bound
     // function, a 'timeout' listener and a refresh on every read and write (docs/precision.md).
@@ -185,19 +177,15 @@ export class ProxiedConnection implements StagedConnection {
       this.everConnected = true;
       this.clearConnectTimer();
     });
-    client.on('close', () => this.maybeClosed());
-    this.upstream.on('close', () => this.maybeClosed());
+    const maybeClosed = (): void => closeRules.maybeClosed();
+    client.on('close', maybeClosed);
+    this.upstream.on('close', maybeClosed);
   }
 
   private clearConnectTimer(): void {
     if (this.connectTimer === undefined) return;
     clearTimeout(this.connectTimer);
     this.connectTimer = undefined;
-  }
-
-  private closedOnce(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    return (this.closedPromise ??= new Promise<void>((resolve) => (this.settleClosed = resolve)));
   }
 
   /**
@@ -233,29 +221,15 @@ export class ProxiedConnection implements StagedConnection {
     this.down.link.line.partition(new PartitionFlight(window, rtoNs));
   }
 
-  /**
-   * At the end of `window`: true when it took bytes of this connection and the sender gives up
-   * instead of resending (`then: reset`, or longer than Linux retransmits).
-   */
+  /** At the end of `window`: true when this connection's sender gives up instead of resending (close-rules.ts). */
   givesUpAfter(window: PartitionWindow): boolean {
-    for (const line of [this.up.link.line, this.down.link.line]) {
-      const f = line.partitionFlight;
-      if (f !== undefined && f.window === window && f.lost && (window.then === 'reset' || f.gaveUp())) return true;
-    }
-    return false;
+    return this.closeRules.givesUpAfter(window);
   }
 
   /** Resets both sides now, dropping what the chains hold (a sender that gave up). */
   reset(): void {
-    this.closeFromStage('reset');
+    this.closeRules.closeFromStage('reset');
   }
-
-  private everConnected = false;
-  /** The client gets a reset at a set time (Redis refused the dial): no FIN before it. */
-  private resetPending = false;
-  /** A side failed (RST, EPIPE): the other side gets a reset after its data, never just a FIN. */
-  private clientFailed = false;
-  private upstreamFailed = false;
 
   /** Bytes pending delivery in both directions (all stages plus socket buffers). */
   get pendingBytes(): number {
@@ -264,65 +238,12 @@ export class ProxiedConnection implements StagedConnection {
 
   /** Closes both sides now (proxy shutdown). */
   destroy(): void {
-    this.destroyStages();
-    this.client.destroy();
-    this.upstream.destroy();
-  }
-
-  private destroyStages(): void {
-    this.up.destroy();
-    this.down.destroy();
+    this.closeRules.destroy();
   }
 
   /** Bytes the stages of one direction hold (frame chain included), not the socket's. */
   private pending(d: 'up' | 'down'): number {
     if (d === 'up') return this.up.chain.pendingBytes;
     return this.down.chain.pendingBytes + this.framing.downPendingBytes;
-  }
-
-  /** A stage asked to close: FIN after what the chains hold, or RST on both sides now. */
-  private closeFromStage(kind: EndKind): void {
-    const now = this.o.scheduler.clock.nowNs();
-    if (kind === 'reset') {
-      this.destroyStages();
-      reset(this.client);
-      reset(this.upstream);
-      return;
-    }
-    this.up.end('end', now);
-    this.down.end('end', now);
-  }
-
-  private finish(socket: net.Socket, kind: EndKind): void {
-    if (socket.destroyed) return;
-    const peerFailed = socket === this.client ? this.upstreamFailed : this.clientFailed;
-    if (kind === 'end' && !peerFailed) {
-      socket.end();
-      // If the far side never closes its half, do not hold the connection forever.
-      this.linger ??= setTimeout(() => this.destroy(), 30_000).unref();
-    } else {
-      reset(socket);
-    }
-  }
-
-  private maybeClosed(): void {
-    if (this.closed) return;
-    if (this.client.destroyed && this.upstream.destroyed) {
-      this.closed = true;
-      if (this.linger) clearTimeout(this.linger);
-      this.clearConnectTimer();
-      this.destroyStages();
-      this.settleClosed?.();
-      this.o.tap?.close(this.o.scheduler.clock.nowNs());
-      this.o.onClosed(this);
-      return;
-    }
-    // One side is gone for good: once the other has nothing left to receive, close it too.
-    const upIdle = this.up.link.queued === 0 && this.pending('up') === 0;
-    const downIdle = this.down.link.queued === 0 && this.pending('down') === 0;
-    if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
-    if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
-    if (this.upstream.destroyed && downIdle && !this.client.writableEnded && !this.resetPending) this.client.end();
-    this.linger ??= setTimeout(() => this.destroy(), 30_000).unref();
   }
 }
