@@ -196,8 +196,9 @@ export interface MatchedReply {
 }
 
 /**
- * The tap of a framed connection (src/tap/tap.ts implements it): it reads the frames the frame
- * chain framed and the matches its sequencer made, so no byte is framed and no reply matched twice.
+ * The tap of a framed connection (Tap.framed(), src/tap/framed-feed.ts): it reads the frames the
+ * frame chain framed and the matches its sequencer made, so no byte is framed and no reply matched
+ * twice.
  */
 export interface FramedTap {
   /** What the chain's request framer must collect for the tap (head arguments, argument sizes). */

@@ -4,9 +4,8 @@
  * chunks it forwards and the moments its delay lines delivered them; the tap never touches a
  * socket and never changes a byte.
  *
- * On a framed connection (framed()) the frame chain's framers and its sequencer's matcher are the
- * connection's only ones: the tap takes their request frames and matches, and its own framers see
- * only the bytes nobody else framed (replies a stage made, and the stream after the chain gave up).
+ * On a framed connection (framed(), framed-feed.ts) the tap reads the frame chain's frames and
+ * matches instead, and frames only the bytes nobody else framed.
  *
  * bytesUp/bytesDown and chunksUp/chunksDown count socket reads as the proxy passes them in, framed
  * or not. unparsedBytes counts, in both directions, every byte from a framer's desync point on.
@@ -17,14 +16,14 @@ import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
 import type { RequestModes } from '../resp/request-modes.js';
-import type { Framer, FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
-import type { FramedTap, MatchedReply } from '../stage/types.js';
+import type { FrameSink, ReplyFrame, RequestFrame } from '../resp/types.js';
 import { CommandTable } from './command-table.js';
 import { copyCounters } from './counters.js';
 import type { ConnectionInfo, Counters, TapEvent } from './counter-types.js';
 import { HEAD_ARGS } from './blocking.js';
 import { ChunkTimes } from './chunk-times.js';
 import { Correlator } from './correlator.js';
+import { FramedFeed } from './framed-feed.js';
 import type { PendingBudget } from './pending-budget.js';
 import type { ConnectionTap } from './types.js';
 
@@ -55,35 +54,24 @@ export interface TapOptions {
   onClosed?: (tap: Tap) => void;
 }
 
-export class Tap implements ConnectionTap {
+export class Tap extends FramedFeed implements ConnectionTap {
   readonly id: number;
   readonly openedAtMs: number;
   closedAtMs: number | undefined;
-  private readonly correlator: Correlator;
-  private readonly requests: RequestFramer;
-  private readonly replies: ReplyFramer;
-  private readonly chunkTimes = new ChunkTimes();
+  protected readonly correlator: Correlator;
+  protected readonly requests: RequestFramer;
+  protected readonly replies: ReplyFramer;
+  protected readonly chunkTimes = new ChunkTimes();
   private readonly wallClockMs: () => number;
   private upNowNs = 0;
-  private downOffset = 0;
-  private unparsedSeen = 0;
+  protected downOffset = 0;
   private upFrameEnd = 0;
-  private downFrameEnd = 0;
-  /** Set on a framed connection: requests come from the frame chain. */
-  private fed: FramedTap | undefined;
-  /** Set once the sequencer matches Redis's frames: its modes. */
-  private fedModes: ReplyModes | undefined;
-  /** The chain's request framer, once it lost the stream (its unparsed bytes are this tap's). */
-  private fedUpFramer: Framer | undefined;
-  /** The match the next chunk toward the client stands for, and the one being framed here. */
-  private nextMatch: MatchedReply | undefined;
-  private framingMatch: MatchedReply | undefined;
-  private framingFirst = false;
-  private framingNs = 0;
-  private readonly replySink: FrameSink<ReplyFrame>;
+  protected downFrameEnd = 0;
+  protected readonly replySink: FrameSink<ReplyFrame>;
   private clientName: string | (() => string);
 
-  constructor(private readonly options: TapOptions) {
+  constructor(protected readonly options: TapOptions) {
+    super();
     this.id = options.id;
     this.clientName = options.client;
     this.wallClockMs = options.wallClockMs ?? Date.now;
@@ -239,70 +227,5 @@ export class Tap implements ConnectionTap {
   /** Zeroes the counters (stats collector reset); requests in flight finish into the new period. */
   resetCounters(): void {
     this.correlator.resetCounters();
-  }
-
-  /**
-   * This tap reads the frame chain's frames and matches from now on (FramedTap). `arrivalNs`: when
-   * a chunk really arrived, if not when the chain was handed it (client TLS).
-   */
-  framed(arrivalNs?: () => number): FramedTap {
-    const correlator = this.correlator;
-    this.fed = {
-      requestFramer: { headArgs: HEAD_ARGS, argSizes: this.options.argSizes === true },
-      request: (f, name, endOffset, nowNs) => correlator.request(f, name, arrivalNs === undefined ? nowNs : arrivalNs(), endOffset),
-      requestsDesynced: (framer) => {
-        this.fedUpFramer = framer;
-        correlator.desync();
-        this.chunkTimes.clear();
-      },
-      repliesMatched: (modes) => {
-        this.fedModes = modes;
-        this.replySink.frame = (f) => this.fedFrame(f);
-      },
-      nextReply: (m) => (this.nextMatch = m),
-      droppedReply: (m) => correlator.fedEnd(m, true),
-    };
-    return this.fed;
-  }
-
-  /** A chunk toward the client on a framed connection: a frame the chain framed, or bytes to frame here. */
-  private fedDownChunk(chunk: Buffer, nowNs: number): void {
-    const m = this.nextMatch;
-    this.nextMatch = undefined;
-    const start = this.downOffset;
-    this.downOffset += chunk.length;
-    const f = m?.frame;
-    if (f !== undefined && this.replies.atFrameBoundary) {
-      this.replies.skip(chunk.length);
-      // The sequencer's copy of the frame, placed in the stream toward the client.
-      f.start = start;
-      f.end = this.downFrameEnd = this.downOffset;
-      this.correlator.fedFrame(m!, f, nowNs, true);
-      this.correlator.fedEnd(m!, false);
-      return;
-    }
-    // Bytes nobody framed: a reply a stage made, or the stream after the chain stopped framing.
-    this.framingMatch = m;
-    this.framingFirst = true;
-    this.framingNs = nowNs;
-    this.replies.push(chunk);
-    this.framingMatch = undefined;
-    if (m !== undefined) this.correlator.fedEnd(m, false);
-    if (this.replies.desynced) this.countUnparsed();
-  }
-
-  private fedFrame(f: ReplyFrame): void {
-    this.downFrameEnd = f.end;
-    const m = this.framingMatch;
-    // After the chain stopped framing no match is known: the bytes are counted, not matched.
-    if (m === undefined) return;
-    this.correlator.fedFrame(m, f, this.framingNs, this.framingFirst);
-    this.framingFirst = false;
-  }
-
-  private countUnparsed(): void {
-    const total = (this.fedUpFramer ?? this.requests).unparsedBytes + this.replies.unparsedBytes;
-    this.correlator.counters.unparsedBytes += total - this.unparsedSeen;
-    this.unparsedSeen = total;
   }
 }
