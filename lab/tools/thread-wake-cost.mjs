@@ -55,7 +55,8 @@ function measure(how) {
       const cpu = process.cpuUsage(cpu0);
       void worker?.terminate();
       late.sort((a, b) => a - b);
-      const q = (p) => (late.length ? Math.round(late[Math.floor(p * (late.length - 1))] * 1000) : NaN);
+      /** @param {number} p */
+      const q = (p) => Math.round((late[Math.floor(p * (late.length - 1))] ?? NaN) * 1000);
       resolve({ how, cpuUs: (cpu.user + cpu.system) / WAKES, lateP50Us: q(0.5), lateP99Us: q(0.99) });
     };
     const arm = () => {
@@ -70,8 +71,11 @@ function measure(how) {
       Atomics.add(c, 0, 1);
       Atomics.notify(c, 0);
       if (how === 'waitAsync') {
-        const r = Atomics.waitAsync(c, 1, seen);
-        if (r.async) void r.value.then(woke);
+        // Node 20's TypeScript lib has no Atomics.waitAsync (ES2024); V8 has had it since Node 16.
+        const r = /** @type {{ waitAsync(a: Int32Array, i: number, v: number): { async: boolean, value: Promise<unknown> | string } }} */ (
+          /** @type {unknown} */ (Atomics)
+        ).waitAsync(c, 1, seen);
+        if (r.async && typeof r.value !== 'string') void r.value.then(woke);
         else woke();
       }
     };
@@ -97,13 +101,14 @@ const kinds = /** @type {const} */ (['message', 'waitAsync', 'timeout', 'timedWa
 const results = {};
 for (let r = 0; r < ROUNDS; r++) {
   for (let k = 0; k < kinds.length; k++) {
-    const how = kinds[(k + r) % kinds.length];
+    const how = /** @type {(typeof kinds)[number]} */ (kinds[(k + r) % kinds.length]);
     (results[how] ??= []).push(/** @type {any} */ (await measure(how)));
   }
 }
-const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** @param {number[]} xs */
+const med = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 for (const how of kinds) {
-  const rs = results[how];
+  const rs = results[how] ?? [];
   const cpu = rs.map((x) => x.cpuUs);
   console.log(
     `${how.padEnd(10)} CPU us/wake ${med(cpu).toFixed(1)} (${Math.min(...cpu).toFixed(1)}-${Math.max(...cpu).toFixed(1)})` +
