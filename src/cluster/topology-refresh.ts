@@ -1,7 +1,10 @@
 import type tls from 'node:tls';
 import { discoverCluster } from './discover.js';
 import type { TopologyNode } from './topology.js';
+import { PeriodicRefresh } from './periodic-refresh.js';
 import type { RealAddress } from './types.js';
+
+export type { TopologySource } from './periodic-refresh.js';
 
 /** What a refresh reads from (the nodes to ask) and feeds (ClientZones, a NodeSet). */
 export interface TopologyTarget {
@@ -20,42 +23,16 @@ export interface TopologyRefreshOptions {
   log(line: string): void;
 }
 
-/** What keeps a proxy's node list current (cluster mode's CLUSTER NODES reads, sentinel mode's SENTINEL ones). */
-export interface TopologySource {
-  /** Reads now; one read at a time. */
-  refresh(): Promise<void>;
-  /** Stops reading and waits for a read in flight. */
-  stop(): Promise<void>;
-}
-
 /**
  * Re-reads CLUSTER NODES from the first node that answers, every `periodMs` and when a rewrite
  * opened a listener. One read at a time: a refresh asked for while one runs joins it.
  */
-export class TopologyRefresh implements TopologySource {
-  private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly o: TopologyRefreshOptions) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.refresh(), this.o.periodMs);
-    this.timer.unref();
+export class TopologyRefresh extends PeriodicRefresh {
+  constructor(private readonly o: TopologyRefreshOptions) {
+    super(o.periodMs, 'topology', o.log);
   }
 
-  refresh(): Promise<void> {
-    return (this.running ??= this.read()
-      .catch((err: unknown) => this.o.log(`topology refresh failed: ${(err as Error).message}`))
-      .finally(() => (this.running = undefined)));
-  }
-
-  /** Stops the timer and waits for a read in flight. */
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private async read(): Promise<void> {
+  protected async read(): Promise<void> {
     for (const c of [this.o.seed, ...this.o.nodes.list()]) {
       try {
         const d = await discoverCluster(c.host, c.port, { ...this.o.auth, tls: this.o.tls?.(c.host), timeoutMs: 1000 });

@@ -1,6 +1,6 @@
 import type tls from 'node:tls';
 import type { UpstreamAuth } from '../cluster/discover.js';
-import type { TopologySource } from '../cluster/topology-refresh.js';
+import { PeriodicRefresh } from '../cluster/periodic-refresh.js';
 import type { RealAddress } from '../cluster/types.js';
 import { readSentinel, type SentinelReading } from './discover.js';
 import type { PrimaryAnswers } from './primary-answers.js';
@@ -24,26 +24,9 @@ export interface SentinelRefreshOptions {
  * the disagreement check, and the first sentinel in order that answers speaks for roles and for
  * the nodes and sentinels to open. One read at a time: a refresh asked for while one runs joins it.
  */
-export class SentinelRefresh implements TopologySource {
-  private running: Promise<void> | undefined;
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly o: SentinelRefreshOptions) {}
-
-  start(): void {
-    this.timer = setInterval(() => void this.refresh(), this.o.periodMs);
-    this.timer.unref();
-  }
-
-  refresh(): Promise<void> {
-    return (this.running ??= this.read()
-      .catch((err: unknown) => this.o.log(`sentinel refresh failed: ${(err as Error).message}`))
-      .finally(() => (this.running = undefined)));
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+export class SentinelRefresh extends PeriodicRefresh {
+  constructor(private readonly o: SentinelRefreshOptions) {
+    super(o.periodMs, 'sentinel', o.log);
   }
 
   /** What each sentinel of `order` (default: every known one) says (an Error for one that did not answer), the given ones first, in order. */
@@ -64,7 +47,7 @@ export class SentinelRefresh implements TopologySource {
     return [...this.o.given, ...learnt.filter((k) => !this.o.given.some((g) => g.host === k.host && g.port === k.port))];
   }
 
-  private async read(): Promise<void> {
+  protected async read(): Promise<void> {
     const all = await this.readAll();
     for (const { sentinel, reading } of all) {
       if (!(reading instanceof Error) && reading.primary) this.o.answers.record(sentinel, reading.primary);
