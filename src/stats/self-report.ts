@@ -25,7 +25,7 @@ export interface SelfReport {
    * it). What a read waited behind other connections' work; not the kernel-to-wake-up time.
    */
   arrivalLagUs: SelfQuantiles;
-  /** perf_hooks.monitorEventLoopDelay at 10 ms resolution, while connections were open. */
+  /** perf_hooks.monitorEventLoopDelay at 50 ms resolution, while connections were open. */
   eventLoopDelayUs: SelfQuantiles;
   gcPauseUs: SelfQuantiles;
 }
