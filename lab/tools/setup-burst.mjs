@@ -6,7 +6,10 @@
 // round so a loaded machine hits them alike. Prints per target the median (min-max) over every
 // run of max and p50, the -n 20000 max, and each proxy's CPU per connection (all threads, from
 // /proc/PID/task/*/schedstat) with the load average at each round's start.
-//   npm run build && node lab/tools/setup-burst.mjs [--old DIR] [--pipe] [--proxy-args '--no-tap'] [--rounds 5] [--runs 5]
+// `--warm N`: unrecorded bursts per target before the first round (default 3). A fresh Node proxy
+// runs its set-up code in baseline code and compiles it while the bursts go on: how many bursts it
+// has seen decides its max (docs/precision.md, "The set-up burst is the JIT's warm-up").
+//   npm run build && node lab/tools/setup-burst.mjs [--old DIR] [--pipe] [--proxy-args '--no-tap'] [--rounds 5] [--runs 5] [--warm 3]
 import { spawn, execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,6 +22,7 @@ const argv = process.argv.slice(2);
 const rounds = Number(flag(argv, '--rounds', '5'));
 const runs = Number(flag(argv, '--runs', '5'));
 const old = flag(argv, '--old');
+const warm = Number(flag(argv, '--warm', '3'));
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLIENTS = 50;
 const proxyArgs = (flag(argv, '--proxy-args') ?? '').split(' ').filter(Boolean);
@@ -75,7 +79,7 @@ if (process.env.TOXIPROXY_SERVER) {
 }
 
 // Warm-up: a fresh Node proxy runs its first set-ups unoptimized.
-for (let i = 0; i < 3; i++) for (const t of targets) bench(t.port, 100);
+for (let i = 0; i < warm; i++) for (const t of targets) bench(t.port, 100);
 /** @typedef {{ max: number[], p50: number[], max20k: number[], cpuUs: number[] }} Figures */
 /** @type {Map<string, Figures>} */
 const res = new Map(targets.map((t) => [t.name, { max: [], p50: [], max20k: [], cpuUs: [] }]));
@@ -104,7 +108,7 @@ for (let round = 0; round < rounds; round++) {
 }
 /** @param {number[]} a */
 const fmt = (a) => (a.length ? `${median(a).toFixed(1)} (${Math.min(...a).toFixed(1)}-${Math.max(...a).toFixed(1)})` : '-');
-console.log(`${new Date().toISOString()}, load average ${loads.map((l) => l.toFixed(1)).join(' / ')} at the round starts, ${rounds} rounds x ${runs} runs`);
+console.log(`${new Date().toISOString()}, load average ${loads.map((l) => l.toFixed(1)).join(' / ')} at the round starts, ${rounds} rounds x ${runs} runs after ${warm} warm-up bursts`);
 console.log('| target | -c 50 -n 100 max, ms | -c 50 -n 100 p50, ms | -c 50 -n 20000 max, ms | CPU us per connection (-n 100, per round) |');
 console.log('|---|---|---|---|---|');
 for (const [name, r] of res) console.log(`| ${name} | ${fmt(r.max)} | ${fmt(r.p50)} | ${fmt(r.max20k)} | ${fmt(r.cpuUs)} |`);
