@@ -79,6 +79,7 @@ const SINGLE: Record<string, [attr: string, asFlag: (v: never) => string | boole
   connectTimeoutMs: ['connectTimeout', (ms: number) => `${ms}ms`],
   idleTimeoutMs: ['idleTimeout', (ms: number) => `${ms}ms`],
   maxConnections: ['maxConnections', String],
+  warmUpConnections: ['warmUp', String],
   maxPendingPerConnection: ['maxPending', String],
   maxPendingTotal: ['maxPendingTotal', String],
   cluster: ['cluster', String],

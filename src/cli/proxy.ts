@@ -41,6 +41,7 @@ interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValue
   connectTimeout: string;
   idleTimeout: string;
   maxConnections: string;
+  warmUp: string;
   maxPending: string;
   maxPendingTotal: string;
   statsJson?: string;
@@ -79,6 +80,7 @@ export function registerProxy(program: Command): void {
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
     .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply); 0 = never', '0')
     .option('--max-connections <n>', 'close new clients at once while this many are connected; 0 = no limit', '0')
+    .option('--warm-up <connections>', 'at start, this many connections through the proxy (a PING each, counters zeroed after) so V8 compiles the set-up path before the first client; 0 = none', '0')
     .option('--max-pending <n>', 'unfinished requests one connection\'s tap holds before it stops timing that connection (bytes untouched)', String(DEFAULT_MAX_PENDING_PER_CONNECTION))
     .option('--max-pending-total <n>', 'unfinished requests all taps hold together before the next connection to ask stops being timed', String(DEFAULT_MAX_PENDING_TOTAL))
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
@@ -145,6 +147,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
   const idleTimeoutMs = Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000);
   const maxConnections = parseNonNegativeInt(flags.maxConnections, '--max-connections');
+  const warmUpConnections = parseNonNegativeInt(flags.warmUp, '--warm-up');
   const maxPendingPerConnection = parsePositiveInt(flags.maxPending, '--max-pending');
   const maxPendingTotal = parsePositiveInt(flags.maxPendingTotal, '--max-pending-total');
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
@@ -180,6 +183,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     toxics: toxics.length > 0 ? toxics : undefined,
     idleTimeoutMs,
     maxConnections,
+    warmUpConnections,
     maxPendingPerConnection,
     maxPendingTotal,
     log,

@@ -33,6 +33,7 @@ export class NodeStarter {
   private userStages: StageFactory[];
   private compensationUs: Compensation | undefined;
   private upstreamTlsWarned = false;
+  private warmedUp = false;
 
   constructor(private readonly o: NodeStarterOptions) {
     this.userStages = [...(o.options.stages ?? [])];
@@ -46,6 +47,9 @@ export class NodeStarter {
     const onNodeLink = options.onNodeLinkChange;
     const warned = this.upstreamTlsWarned;
     this.upstreamTlsWarned = true;
+    // The nodes' proxies share one process and its compiled code: the first one's warm-up is enough.
+    const warmUpConnections = this.warmedUp ? 0 : options.warmUpConnections;
+    this.warmedUp = true;
     const p = await this.o.startNodeProxy(
       {
         ...options,
@@ -55,6 +59,7 @@ export class NodeStarter {
         listenTls: this.o.listenTls,
         link,
         compensationUs: this.compensationUs,
+        warmUpConnections,
         // One stream for all nodes: connection ids unique across them, open events naming the node.
         onEvent: options.onEvent && this.eventIds.forNode({ node: at.upstream, listen: () => at.listen }, options.onEvent),
         onLinkChange: onNodeLink ? (l) => onNodeLink(at, l) : options.onLinkChange,

@@ -157,6 +157,13 @@ export class ProxyListener {
     return this.live.size;
   }
 
+  /** Resolves once no connection is live or `withinMs` passed (checked every millisecond); false if some still are. */
+  async drained(withinMs: number): Promise<boolean> {
+    const endMs = Date.now() + withinMs;
+    while (this.live.size > 0 && Date.now() < endMs) await new Promise((r) => setTimeout(r, 1));
+    return this.live.size === 0;
+  }
+
   connections(): ProxiedConnection[] {
     return [...this.live];
   }

@@ -70,6 +70,12 @@ export const PROXY_OPTIONS = z.object(
     maxConnections: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'no limit')
       .describe('Close new clients at once while this many connections are live. 0 = no limit.')
       .default(0),
+    warmUpConnections: wholeNumber(0, 100_000, 'none')
+      .describe(
+        'Connections the proxy makes through its own listener at start (one PING each, then counters zeroed), so the first ' +
+          "clients do not wait for V8 to compile the set-up path (docs/precision.md). Redis sees them. 0 = none.",
+      )
+      .default(0),
     argSizes: z.boolean({ error: 'true or false' }).describe("Collect every request argument's size (for --record).").default(false),
     compensationUs: COMPENSATION.describe(
       "Microseconds taken off each one-way delay to pay for the proxy's own hop: a constant per direction, or `{ table }` from " +
@@ -117,6 +123,7 @@ const FLAGS: Record<string, string> = {
   idleTimeoutMs: '--idle-timeout',
   maxConnections: '--max-connections',
   connectTimeoutMs: '--connect-timeout',
+  warmUpConnections: '--warm-up',
   cluster: '--cluster',
   announceHost: '--announce-host',
   listenPorts: '--listen-ports',

@@ -27,6 +27,7 @@ import { StatsCollector } from '../stats/stats-collector.js';
 import { partitionRequestOf, type PartitionRequest } from '../link/partition.js';
 import { LinkTimeline } from './link-timeline.js';
 import { Partitions } from './partitions.js';
+import { warmUp } from './warm-up.js';
 
 /**
  * One listener in front of one Redis: the proxy `startProxy` returns without cluster mode, and
@@ -44,6 +45,8 @@ export class SingleNodeProxy implements RedisRttProxy {
   private control: ControlServer | undefined;
   /** While the start-up hop measurement runs, its connections raise no events for the caller. */
   private calibrating: boolean;
+  /** While the start-up's own warm-up connections run: their events go nowhere. */
+  private warming = false;
   private closing: Promise<void> | undefined;
 
   constructor(
@@ -70,7 +73,7 @@ export class SingleNodeProxy implements RedisRttProxy {
       highWaterBytes: o.highWaterBytes,
       handshake: o.handshake,
       connectTimeoutMs: o.connectTimeoutMs,
-      onEvent: onEvent && ((e) => (this.calibrating ? undefined : onEvent(e))),
+      onEvent: onEvent && ((e) => (this.calibrating || this.warming ? undefined : onEvent(e))),
       argSizes: o.argSizes,
       keyHash: o.keyHash,
       log: o.log,
@@ -97,6 +100,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     try {
       await this.server.listen();
       await this.calibrate();
+      await this.warmUp();
       this.addStartStages();
       const { partition, then, ...link } = this.o.link ?? {};
       this.linkState.update(link);
@@ -119,6 +123,25 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.linkState.setCompensation(await autoCompensation(this.server, this.o.upstream, this.secure, this.o.log));
     this.resetStats();
     this.calibrating = false;
+  }
+
+  /**
+   * --warm-up: connections through the bare link (no delay, no stages yet), then counters zeroed
+   * once the proxy has closed them all, so the first client finds the set-up path compiled.
+   */
+  private async warmUp(): Promise<void> {
+    const count = this.o.warmUpConnections;
+    if (count === 0) return;
+    const l = this.o.listen;
+    const connect = l.kind === 'unix' ? { path: l.path } : { host: this.server.host ?? l.host, port: this.server.port ?? l.port };
+    this.warming = true;
+    try {
+      await warmUp({ connect, tls: this.secure.listen !== undefined, count, log: this.o.log });
+      if (!(await this.server.drained(5000))) this.o.log('warm-up: some of its connections were still open after 5 s');
+    } finally {
+      this.warming = false;
+    }
+    this.resetStats();
   }
 
   private addStartStages(): void {

@@ -27,6 +27,8 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
     { args: [...up, '--high-water', 'lots'], flag: '--high-water', accepts: /size like/ },
     { args: [...up, '--high-water', '10'], flag: '--high-water', accepts: /at least 1024/ },
     { args: [...up, '--connect-timeout', 'soon'], flag: '--connect-timeout', accepts: /duration/ },
+    { args: [...up, '--warm-up', '-3'], flag: '--warm-up', accepts: /whole number/ },
+    { args: [...up, '--warm-up', '100001'], flag: '--warm-up', accepts: /from 0 to 100000/ },
     { args: [...up, '--compensate', 'maybe'], flag: '--compensate', accepts: /auto, off \(or 0\), a duration like 20us \(a bare number is ms\), or a calibrate --json file \(ENOENT\)/ },
     { args: [...up, '--compensate', '20xx'], flag: '--compensate', accepts: /auto, off \(or 0\), a duration like 20us/ },
     { args: ['proxy', '--upstream', 'non sense'], flag: '--upstream', accepts: /host:port \(port 6379 if left out\)/ },
