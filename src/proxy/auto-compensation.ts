@@ -25,8 +25,7 @@ export async function autoCompensation(
   secure: ProxyTls,
   log: (line: string) => void,
 ): Promise<{ up: number; down: number }> {
-  const self: Endpoint =
-    server.port !== undefined ? { kind: 'tcp', host: server.host ?? '127.0.0.1', port: server.port } : { kind: 'unix', path: server.address };
+  const self = server.selfEndpoint();
   // Our own listener's certificate may be generated or for another name: this probe trusts it.
   const hop = await measureHopThrough(self, upstream, { self: secure.listen && { rejectUnauthorized: false }, upstream: secure.upstream });
   let perDirectionUs: number;
@@ -41,7 +40,7 @@ export async function autoCompensation(
   // The measuring connection through our own listener: a client that closed may still be waiting on
   // an upstream that never closes its side (a silent listener), so end it here rather than wait.
   for (const c of server.connections()) c.destroy();
-  for (let i = 0; i < 40 && server.connectionCount > 0; i++) await new Promise((r) => setTimeout(r, 5));
+  await server.drained(200);
   let us = Math.round(perDirectionUs);
   if (us > MAX_AUTO_COMPENSATION_US) {
     log(`hop measured at ${us} us per direction (a busy machine?); compensating ${MAX_AUTO_COMPENSATION_US} us only`);

@@ -157,6 +157,11 @@ export class ProxyListener {
     return this.live.size;
   }
 
+  /** Where the proxy reaches its own listener (the start-up's hop measurement and warm-up). */
+  selfEndpoint(): Endpoint {
+    return this.port !== undefined ? { kind: 'tcp', host: this.host ?? '127.0.0.1', port: this.port } : { kind: 'unix', path: this.address };
+  }
+
   /** Resolves once no connection is live or `withinMs` passed (checked every millisecond); false if some still are. */
   async drained(withinMs: number): Promise<boolean> {
     const endMs = Date.now() + withinMs;

@@ -132,11 +132,11 @@ export class SingleNodeProxy implements RedisRttProxy {
   private async warmUp(): Promise<void> {
     const count = this.o.warmUpConnections;
     if (count === 0) return;
-    const l = this.o.listen;
-    const connect = l.kind === 'unix' ? { path: l.path } : { host: this.server.host ?? l.host, port: this.server.port ?? l.port };
     this.warming = true;
     try {
-      await warmUp({ connect, tls: this.secure.listen !== undefined, count, log: this.o.log });
+      // Our own listener's certificate may be generated or for another name: the warm-up trusts it.
+      const tls = this.secure.listen && { rejectUnauthorized: false };
+      await warmUp({ at: this.server.selfEndpoint(), tls, count, log: this.o.log });
       if (!(await this.server.drained(5000))) this.o.log('warm-up: some of its connections were still open after 5 s');
     } finally {
       this.warming = false;

@@ -1,5 +1,6 @@
-import net from 'node:net';
-import tls from 'node:tls';
+import type tls from 'node:tls';
+import type { Endpoint } from '../endpoint.js';
+import { dialRedis, readyEvent } from '../redis/dial.js';
 
 /** What each warm-up connection sends: PING, which Redis answers without touching a key. */
 const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
@@ -9,10 +10,10 @@ const AT_ONCE = 50;
 const STALL_MS = 5000;
 
 export interface WarmUpOptions {
-  /** How to reach the proxy's own listener. */
-  connect: net.NetConnectOpts;
-  /** The listener serves TLS (its own pair: the certificate is not checked). */
-  tls: boolean;
+  /** The proxy's own listener. */
+  at: Endpoint;
+  /** TLS to it, when it serves TLS. */
+  tls?: tls.ConnectionOptions;
   count: number;
   log: (line: string) => void;
 }
@@ -29,16 +30,16 @@ export async function warmUp(o: WarmUpOptions): Promise<number> {
   let started = 0;
   let done = 0;
   let failure: string | undefined;
+  const dial = { tls: o.tls };
   const one = (): Promise<void> =>
     new Promise((resolve) => {
-      const socket = o.tls ? tls.connect({ ...o.connect, rejectUnauthorized: false } as tls.ConnectionOptions) : net.connect(o.connect);
+      const socket = dialRedis(o.at, dial);
       const fail = (why: string): void => {
         failure ??= why;
         socket.destroy();
       };
-      socket.setNoDelay(true);
       socket.setTimeout(STALL_MS, () => fail(`no reply within ${STALL_MS} ms`));
-      socket.once(o.tls ? 'secureConnect' : 'connect', () => socket.write(PING));
+      socket.once(readyEvent(o.at, dial), () => socket.write(PING));
       let reply = '';
       socket.on('data', (chunk: Buffer) => {
         reply += chunk.toString('latin1');
