@@ -2,7 +2,7 @@ import { realClock, type Clock } from '../clock.js';
 import { compensationAt, NO_COMPENSATION, type Compensation } from './compensation.js';
 import { DelayShape } from './delay-shape.js';
 import { jitterOffsetSampler, jitterSampler, meanDeviationUs, meanShiftRisk } from './jitter.js';
-import { chainOf, newLossCounters, type LossCounters, type LossPath } from './loss-model.js';
+import { lossChain, newLossCounters, type LossCounters, type LossPath } from './loss-model.js';
 import type { PartitionWindow } from './partition.js';
 import { rtoNs } from './rto.js';
 import { randomSeed, seededUniform, type Uniform } from './rng.js';
@@ -48,7 +48,16 @@ export class LinkState {
     this.clock = options.clock ?? realClock;
     // Its own stream of draws, so turning loss on leaves the jitter a seed gives as it was.
     const lossUniform = seededUniform(this.seed ^ 0x5eed1055);
-    const path = (): LossPath => ({ rate: 0, rateAfterLoss: 0, mssBytes: 1448, srttNs: 0, rttvarNs: 0, uniform: lossUniform, counters: newLossCounters() });
+    const path = (): LossPath => ({
+      rate: 0,
+      rateAfterLoss: 0,
+      resendRate: 0,
+      mssBytes: 1448,
+      srttNs: 0,
+      rttvarNs: 0,
+      uniform: lossUniform,
+      counters: newLossCounters(),
+    });
     this.loss = { up: path(), down: path() };
     this.update(initial);
   }
@@ -152,7 +161,7 @@ export class LinkState {
     const srttNs = (s.upUs + s.downUs) * 1000;
     const rttvarNs = meanDeviationUs(s.jitterDist, s.jitterUs) * 1000;
     for (const [d, rate] of [['up', s.lossUp], ['down', s.lossDown]] as const) {
-      Object.assign(this.loss[d], chainOf(rate, s.lossBurst), { mssBytes: s.mssBytes, srttNs, rttvarNs });
+      Object.assign(this.loss[d], lossChain(rate, s.lossBurst), { mssBytes: s.mssBytes, srttNs, rttvarNs });
     }
     if (this.shape.constant) {
       this.samplers = { up: make(s.upUs, comp.up), down: make(s.downUs, comp.down) };

@@ -4,15 +4,12 @@
  * rto x 2^(k-1) late (the probe at the RTO, then the RTO again, then doubling: rto.ts); the two
  * directions add up. Pure: what `analyze --loss` projects and what docs/method.md quotes.
  */
-import { chainOf } from './loss-model.js';
 import { rtoNs, TCP_RETRIES2 } from './rto.js';
 
 export interface LossCostInput {
   rttUs: number;
   lossUp: number;
   lossDown: number;
-  /** Mean burst length (0 = independent), as the link's `lossBurst`. */
-  lossBurst?: number;
   /** RTTVAR, microseconds (0 without jitter). */
   rttvarUs?: number;
 }
@@ -29,10 +26,11 @@ export interface LossCost {
 }
 
 /** Extra delay of one direction: values (us) and their probabilities, 0 first. */
-function directionCost(rate: number, burst: number, rtoUs: number): { us: number; p: number }[] {
+function directionCost(rate: number, rtoUs: number): { us: number; p: number }[] {
   if (rate <= 0) return [{ us: 0, p: 1 }];
-  // The first send is lost at the long-run rate; each resend after a loss at the bad state's rate.
-  const again = chainOf(rate, burst).rateAfterLoss;
+  // A round trip's first send is lost at the long-run rate whatever the burst length (the chain's
+  // stationary share), and each resend at the same rate on its own.
+  const again = rate;
   const out = [{ us: 0, p: 1 - rate }];
   let p = rate;
   for (let k = 1; k <= TCP_RETRIES2 && p > 1e-15; k++) {
@@ -44,8 +42,8 @@ function directionCost(rate: number, burst: number, rtoUs: number): { us: number
 
 export function roundTripLossCost(i: LossCostInput): LossCost {
   const rtoUs = rtoNs(i.rttUs * 1000, (i.rttvarUs ?? 0) * 1000) / 1000;
-  const up = directionCost(i.lossUp, i.lossBurst ?? 0, rtoUs);
-  const down = directionCost(i.lossDown, i.lossBurst ?? 0, rtoUs);
+  const up = directionCost(i.lossUp, rtoUs);
+  const down = directionCost(i.lossDown, rtoUs);
   const joint: { us: number; p: number }[] = [];
   for (const a of up) for (const b of down) joint.push({ us: a.us + b.us, p: a.p * b.p });
   joint.sort((x, y) => x.us - y.us);

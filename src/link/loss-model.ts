@@ -10,7 +10,11 @@
  *   - the tail-loss probe (tlpTimeoutNs, capped at the RTO) for the last segment of a chunk;
  *   - the probe plus one SRTT for the others of a lost tail (the probe's ACK reveals them), or the
  *     RTO when the probe would not fire first;
- * and each resend is lost again by the same chain, the next try waiting the RTO, then doubling.
+ * and each resend is lost at the long-run rate (`resendRate`), the next try waiting the RTO, then
+ * doubling. The chain steps per segment sent: a run of losses is of segments that left together or
+ * one after the other, and a resend leaves an SRTT or more after its loss, past that run. With the
+ * chain's bad state on resends too, a mean burst of 10 lost a resend 9 times in 10 and backed off
+ * for minutes, which no network with that loss rate makes TCP pay.
  */
 import { backedOffRtoNs, rackDetectNs, rtoNs, synRetryNs, TCP_RETRIES2, TCP_SYN_RETRIES, tlpTimeoutNs } from './rto.js';
 import type { Uniform } from './rng.js';
@@ -41,6 +45,8 @@ export interface LossPath {
   rate: number;
   /** Probability that a segment is lost after a lost one (the bad state). */
   rateAfterLoss: number;
+  /** Probability that a resend is lost: the chain's long-run share of losses, each try on its own. */
+  resendRate: number;
   mssBytes: number;
   /** The sender's smoothed RTT and mean deviation (the link's configured RTT and jitter), ns. */
   srttNs: number;
@@ -54,12 +60,12 @@ export interface LossPath {
  * losses ends with probability 1 / burst, and the good state's rate is set so that the long-run
  * share of lost segments is `rate`. burst 0 means independent losses (both equal `rate`).
  */
-export function chainOf(rate: number, burst: number): { rate: number; rateAfterLoss: number } {
-  if (burst === 0 || rate === 0) return { rate, rateAfterLoss: rate };
+export function lossChain(rate: number, burst: number): { rate: number; rateAfterLoss: number; resendRate: number } {
+  if (burst === 0 || rate === 0) return { rate, rateAfterLoss: rate, resendRate: rate };
   const rateAfterLoss = 1 - 1 / burst;
   // Stationary share of losses: g / (1 - b + g) = rate  =>  g = rate (1 - b) / (1 - rate).
   const good = Math.min(1, (rate * (1 - rateAfterLoss)) / (1 - rate));
-  return { rate: good, rateAfterLoss };
+  return { rate: good, rateAfterLoss, resendRate: rate };
 }
 
 /**
@@ -129,7 +135,9 @@ export class SegmentLoss {
     const c = this.path.counters;
     let atNs = firstNs;
     c.retransmitted++;
-    for (let tries = 1; tries < TCP_RETRIES2 && this.roll(); tries++) {
+    const p = this.path;
+    // Not this.roll(): a resend is off the chain (the class comment says why) and leaves its state.
+    for (let tries = 1; tries < TCP_RETRIES2 && p.uniform() < p.resendRate; tries++) {
       c.lost++;
       c.retransmitted++;
       atNs += backedOffRtoNs(rto, tries);

@@ -7,6 +7,7 @@ import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 const NO_LOSS: LossPath = Object.freeze({
   rate: 0,
   rateAfterLoss: 0,
+  resendRate: 0,
   mssBytes: 1448,
   srttNs: 0,
   rttvarNs: 0,

@@ -22,7 +22,8 @@ const MSS_BYTES = 1448;
  * toxiproxy's `packet_loss` (its PR #739), with the link's loss model instead of deleting chunks:
  * a lost segment arrives when a Linux sender would resend it, and nothing is dropped, so RESP
  * stays in step (docs/toxiproxy.md says why). toxiproxy's chain is P(loss) = loss_rate, and
- * min(1, loss_rate + correlation) after a loss; here it is the same chain over segments. The toxic
+ * min(1, loss_rate + correlation) after a loss; here it is the same chain over segments, and a
+ * resend is lost at loss_rate (toxiproxy never resends; correlation 1 would lose it forever). The toxic
  * does not see the link's RTT: its sender's SRTT is 0, so an RTO is the 200 ms floor.
  */
 export const packetLossToxic: ByteToxicDefinition<PacketLossAttrs> = {
@@ -31,7 +32,7 @@ export const packetLossToxic: ByteToxicDefinition<PacketLossAttrs> = {
   attributes: ATTRS,
   create: ({ scheduler, next, uniform, attrs }) => {
     const q = new TimedQueue(scheduler, next);
-    const path: LossPath = { rate: 0, rateAfterLoss: 0, mssBytes: MSS_BYTES, srttNs: 0, rttvarNs: 0, uniform, counters: newLossCounters() };
+    const path: LossPath = { rate: 0, rateAfterLoss: 0, resendRate: 0, mssBytes: MSS_BYTES, srttNs: 0, rttvarNs: 0, uniform, counters: newLossCounters() };
     const loss = new SegmentLoss(path);
     return {
       push(chunk, nowNs) {
@@ -39,6 +40,7 @@ export const packetLossToxic: ByteToxicDefinition<PacketLossAttrs> = {
         const rate = clamp01(a.loss_rate);
         path.rate = rate;
         path.rateAfterLoss = Math.min(1, rate + clamp01(a.correlation));
+        path.resendRate = rate;
         if (rate === 0 || (loss.plan(chunk.length) === 1 && loss.pieceExtraNs[0] === 0)) {
           q.push(chunk, Math.max(nowNs, q.lastDueNs), nowNs);
           return;

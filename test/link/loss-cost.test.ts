@@ -20,11 +20,4 @@ describe('what the loss model predicts a one-segment round trip costs', () => {
     // Both directions lost once (0.25%) or one lost twice (2 x 0.05 x 0.05 x 0.95 = 0.475%): 402.4 ms.
     expect(high.p999Us).toBeCloseTo(1200 + 2 * 201_200, 6);
   });
-
-  it('bursts make the second try likelier to be lost too', () => {
-    const burst = roundTripLossCost({ rttUs: 1200, lossUp: 0, lossDown: 0.01, lossBurst: 4 });
-    const flat = roundTripLossCost({ rttUs: 1200, lossUp: 0, lossDown: 0.01 });
-    expect(burst.meanUs).toBeGreaterThan(3 * flat.meanUs);
-    expect(burst.slowShare).toBeCloseTo(flat.slowShare, 12);
-  });
 });

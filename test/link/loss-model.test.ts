@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { DelayLine } from '../../src/link/delay-line.js';
-import { chainOf, handshakeLossNs, newLossCounters, SegmentLoss, type LossPath } from '../../src/link/loss-model.js';
+import { lossChain, handshakeLossNs, newLossCounters, SegmentLoss, type LossPath } from '../../src/link/loss-model.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { seededUniform } from '../../src/link/rng.js';
 
@@ -15,6 +15,7 @@ function scripted(script: number[], o: Partial<LossPath> = {}): LossPath {
   return {
     rate: 0.5,
     rateAfterLoss: 0.5,
+    resendRate: 0.5,
     mssBytes: 10,
     srttNs: 1.2 * MS,
     rttvarNs: 0,
@@ -116,7 +117,7 @@ describe('loss model on the delay line', () => {
   });
 
   it('keeps every byte in order under heavy seeded loss', () => {
-    const loss: LossPath = { ...scripted([]), rate: 0.2, rateAfterLoss: 0.5, uniform: seededUniform(7) };
+    const loss: LossPath = { ...scripted([]), rate: 0.2, rateAfterLoss: 0.5, resendRate: 0.2, uniform: seededUniform(7) };
     const t = line(loss);
     const sent: string[] = [];
     for (let i = 0; i < 300; i++) {
@@ -136,34 +137,56 @@ describe('loss model on the delay line', () => {
 
 describe('loss chain', () => {
   function simulate(rate: number, burst: number, n = 400_000) {
-    const c = chainOf(rate, burst);
+    const c = lossChain(rate, burst);
     const path: LossPath = { ...scripted([]), ...c, mssBytes: 1, uniform: seededUniform(11) };
     const s = new SegmentLoss(path);
     // One-byte chunks of one segment: count first-send losses and their runs.
     let lost = 0;
     let runs = 0;
+    let longestResendNs = 0;
     let prev = false;
     for (let i = 0; i < n; i++) {
       const before = path.counters.retransmitted;
       s.plan(1);
       const now = path.counters.retransmitted > before;
-      if (now) lost++;
+      if (now) {
+        lost++;
+        longestResendNs = Math.max(longestResendNs, s.pieceExtraNs[0]!);
+      }
       if (now && !prev) runs++;
       prev = now;
     }
-    return { share: lost / n, meanRun: lost / runs };
+    return { share: lost / n, meanRun: lost / runs, resendsPerLoss: path.counters.retransmitted / lost, longestResendNs };
   }
 
   it('independent losses by default: the share is the rate', () => {
-    expect(chainOf(0.01, 0)).toEqual({ rate: 0.01, rateAfterLoss: 0.01 });
-    // The resends roll the same chain, so a first-send run is a little shorter than 1 / (1 - rate).
+    expect(lossChain(0.01, 0)).toEqual({ rate: 0.01, rateAfterLoss: 0.01, resendRate: 0.01 });
     const r = simulate(0.05, 0);
-    expect(r.share).toBeGreaterThan(0.045);
-    expect(r.share).toBeLessThan(0.055);
+    expect(r.share).toBeGreaterThan(0.048);
+    expect(r.share).toBeLessThan(0.052);
+    // A run of independent losses: 1 / (1 - rate) long on average.
+    expect(r.meanRun).toBeCloseTo(1 / 0.95, 1);
+  });
+
+  it('bursts: first sends lose runs of the mean length at the long-run share', () => {
+    const r = simulate(0.02, 4);
+    expect(r.share).toBeGreaterThan(0.018);
+    expect(r.share).toBeLessThan(0.022);
+    expect(r.meanRun).toBeGreaterThan(3.6);
+    expect(r.meanRun).toBeLessThan(4.4);
+  });
+
+  it('a resend is lost at the long-run rate, not the burst\'s: 1% in bursts of 10 does not back off for minutes', () => {
+    // With the bad state's 0.9 on resends, a loss took 10 tries on average and its backoff reached 120 s.
+    const r = simulate(0.01, 10);
+    expect(r.resendsPerLoss).toBeGreaterThan(1);
+    expect(r.resendsPerLoss).toBeLessThan(1.02);
+    // SRTT 1.2 ms, RTO 201.2 ms: a lone segment's probe, then 1, 2, 4 RTOs at most at these odds.
+    expect(r.longestResendNs).toBeLessThan(3.5 * MS * 1000);
   });
 
   it('a mean burst length keeps the long-run rate', () => {
-    const c = chainOf(0.02, 4);
+    const c = lossChain(0.02, 4);
     expect(c.rateAfterLoss).toBe(0.75);
     expect(c.rate / (1 - c.rateAfterLoss + c.rate)).toBeCloseTo(0.02, 12);
   });

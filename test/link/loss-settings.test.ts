@@ -33,10 +33,10 @@ describe('loss settings: the spellings accepted, and what is refused', () => {
     expect(() => link.update({ rttUs: 9000, lossDown: 1 })).toThrow(/^lossDown: /);
     expect(() => link.update({ loss: 'lots' })).toThrow(/^loss: /);
     expect(link.settings).toMatchObject({ upUs: 600, downUs: 600, lossUp: 0.01, lossDown: 0.01 });
-    expect(link.lossPath('up')).toMatchObject({ rate: 0.01, rateAfterLoss: 0.01, srttNs: 1_200_000 });
+    expect(link.lossPath('up')).toMatchObject({ rate: 0.01, rateAfterLoss: 0.01, resendRate: 0.01, srttNs: 1_200_000 });
     link.update({ lossUp: 0, lossBurst: 4 });
     expect(link.lossPath('up').rate).toBe(0);
-    expect(link.lossPath('down').rateAfterLoss).toBe(0.75);
+    expect(link.lossPath('down')).toMatchObject({ rateAfterLoss: 0.75, resendRate: 0.01 });
   });
 
   it('RTTVAR is the jitter distribution\'s mean deviation: uniform +-J has J/2', () => {

@@ -340,6 +340,7 @@ describe('ThreadWaker', () => {
     const startNs = realClock.nowNs();
     waker.set(startNs + 2_000_000);
     waker.set(startNs + 2_000_000_000);
+    // Nothing to wait on: the thread passing T1 without waking is what it must not show. T1 + 8 ms.
     await new Promise((r) => setTimeout(r, 10));
     const t2Ns = realClock.nowNs() + 5_000_000;
     waker.set(t2Ns);
