@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { spread, type Spread } from '../../src/numbers/quantiles.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
-import { parseEndpoint } from '../../src/proxy/endpoint.js';
+import { parseEndpoint } from '../../src/endpoint.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { describeEnvironment } from '../../src/results/environment.js';
 import type { Environment } from '../../src/results/types.js';

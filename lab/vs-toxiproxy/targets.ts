@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '../../src/errors.js';
-import { parseEndpoint } from '../../src/proxy/endpoint.js';
+import { parseEndpoint } from '../../src/endpoint.js';
 import { CLI_PATH, spawnServerChild } from '../overhead/server-child.js';
 import { freePort, waitPort } from '../tools/proc.mjs';
 import { HAPROXY_PATH, haproxyConfig } from '../tools/haproxy.mjs';

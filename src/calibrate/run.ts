@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
+import { dialRedisReady } from '../redis/dial.js';
 import { parseRedisEndpoint, type Endpoint } from '../endpoint.js';
 import { startProxy } from '../proxy/index.js';
 import { fmtUsSetting } from '../format.js';
@@ -150,9 +151,7 @@ async function redisVersion(at: Endpoint, secure: PingTls | undefined): Promise<
 
 /** CPU of the proxy's process over one second with one idle client connected. */
 async function idleCpu(host: string, port: number): Promise<number> {
-  const net = await import('node:net');
-  const s = net.connect({ host, port });
-  await new Promise((r) => s.once('connect', r));
+  const s = await dialRedisReady({ kind: 'tcp', host, port });
   await new Promise((r) => setTimeout(r, 100));
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
-import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { formatEndpoint, parseRedisEndpoint } from '../proxy/endpoint.js';
+import { formatEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { startProxy as startSingleProxy } from '../proxy/index.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import type { RedisRttClusterProxy } from './cluster-view.js';

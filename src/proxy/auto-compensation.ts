@@ -1,4 +1,4 @@
-import { formatEndpoint, type Endpoint } from './endpoint.js';
+import { formatEndpoint, type Endpoint } from '../endpoint.js';
 import { measureHop, measureSchedulerLatenessUs } from './hop.js';
 import type { ProxyListener } from './listener.js';
 import { measureHopThrough } from './self-calibrate.js';

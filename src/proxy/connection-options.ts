@@ -5,7 +5,7 @@ import type { ConnectionTap } from '../tap/types.js';
 import type { UpstreamTlsMeter } from '../tls/counters.js';
 import type { TlsStagePair } from '../tls/tls-stage-pair.js';
 import type { ProxiedConnection } from './connection.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../endpoint.js';
 import type { ProxyStages } from './proxy-stages.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 

@@ -7,7 +7,7 @@ import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { ToxicExistsError, type ToxicSet } from '../toxics/toxic-set.js';
 import { toxicRoutes } from './control-toxics.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../endpoint.js';
 import { LINK_UPDATE } from '../link/settings.js';
 import { PRESET_NAMES } from '../link/presets.js';
 import type { LatencyHistogram } from '../numbers/histogram.js';

@@ -13,7 +13,7 @@ import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js'
 import type { ConnectionTap } from '../tap/types.js';
 import { listenOn } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';

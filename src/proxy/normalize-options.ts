@@ -3,7 +3,7 @@ import type { ToxicSpec } from '../toxics/types.js';
 import { parseWith } from '../validation/schema.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import { ConfigError } from '../errors.js';
-import { parseEndpoint, parseRedisEndpoint, type Endpoint } from './endpoint.js';
+import { parseEndpoint, parseRedisEndpoint, type Endpoint } from '../endpoint.js';
 import { planControl, type ControlPlan } from './start-control.js';
 import { optionFlag, PROXY_OPTIONS } from './options-schema.js';
 import type { ProxyHooks, ProxyOptions } from './types.js';

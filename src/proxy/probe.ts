@@ -1,5 +1,5 @@
 import type tls from 'node:tls';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../endpoint.js';
 import { pingUpstream } from './self-calibrate.js';
 
 /** @default how long the start-up probe waits for the upstream to accept, and then to answer. */

@@ -8,7 +8,8 @@
  * touched. docs/redis-down.md has what ioredis, redis-py and redis-cli report either way.
  */
 import net from 'node:net';
-import type { Endpoint } from './endpoint.js';
+import type { Endpoint } from '../endpoint.js';
+import { dialRedis } from '../redis/dial.js';
 
 /** How often a closed listener dials Redis to learn that it is back: what a client's reconnect waits for at most beyond its own backoff. */
 export const REFUSED_PROBE_INTERVAL_MS = 50;
@@ -58,8 +59,8 @@ export class RefusalWatch {
   }
 
   private dial(): void {
-    const u = this.o.upstream;
-    const s = (this.probe = u.kind === 'unix' ? net.connect({ path: u.path }) : net.connect({ host: u.host, port: u.port }));
+    // A TCP connect is the answer: no TLS and no command, even to a TLS upstream.
+    const s = (this.probe = dialRedis(this.o.upstream));
     s.once('connect', () => {
       s.destroy();
       if (this.closed) return;

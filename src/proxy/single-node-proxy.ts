@@ -16,7 +16,7 @@ import { ToxicSet } from '../toxics/toxic-set.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import { autoCompensation } from './auto-compensation.js';
 import type { ControlHandlers, ControlServer } from './control.js';
-import { isLoopback } from './endpoint.js';
+import { isLoopback } from '../endpoint.js';
 import { SelfMonitor } from './self-monitor.js';
 import { ProxyListener, type TapSource } from './listener.js';
 import { startControl } from './start-control.js';

@@ -1,6 +1,6 @@
 import { bindPolicy } from '../http/guard.js';
 import { ControlServer, type ControlHandlers } from './control.js';
-import { parseEndpoint, type Endpoint } from './endpoint.js';
+import { parseEndpoint, type Endpoint } from '../endpoint.js';
 import type { ProxyOptions } from './types.js';
 
 /** Where --control listens and who may call it, checked before any listener opens. */

@@ -1,6 +1,6 @@
 import { isJsonObject } from '../http/json.js';
 import { NO_DELAY } from '../link/types.js';
-import { parseEndpoint } from '../proxy/endpoint.js';
+import { parseEndpoint } from '../endpoint.js';
 import { startProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
 import type { StatsSnapshot } from '../stats/types.js';

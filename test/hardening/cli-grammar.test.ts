@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseCompensateFlag } from '../../src/cli/compensate-flag.js';
-import { parseRedisEndpoint } from '../../src/proxy/endpoint.js';
+import { parseRedisEndpoint } from '../../src/endpoint.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { runCli, startCliProxy } from './helpers/cli-proxy.js';
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { parseEndpoint } from '../../src/proxy/endpoint.js';
+import { parseEndpoint } from '../../src/endpoint.js';
 import { fakeServer, readAll, type FakeServer } from './helpers/fake-server.js';
 import { runCases, within, writeInPieces } from './helpers/fuzz-run.js';
 import { badRequest, mutate, noise, requests } from './helpers/resp-gen.js';

@@ -1,5 +1,5 @@
 import net from 'node:net';
-import type { Endpoint } from '../../../src/proxy/endpoint.js';
+import type { Endpoint } from '../../../src/endpoint.js';
 import { fakeServer, type FakeServer } from './fake-server.js';
 
 /** What crossed one connection of a tee, each direction in order. */
