@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { TOXIC_TYPES } from '../toxics/registry.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import type { ToxicSpec } from '../toxics/types.js';
 
@@ -14,7 +15,7 @@ export function addToxicFlags(cmd: Command): Command {
     .option(
       '--toxic <json>',
       'add a toxic, as toxiproxy\'s API takes it: {"type","name?","stream?","toxicity?","attributes"}; repeatable, applied in order. ' +
-        'Types: latency, bandwidth, slow_close, timeout, reset_peer, slicer, limit_data, redis_error, redis_latency, redis_drop, failover',
+        `Types: ${[...TOXIC_TYPES.keys()].join(', ')}`,
       (v: string, prev: string[]) => [...prev, v],
       [],
     )

@@ -140,9 +140,10 @@ export function encodeEvent(e: TapEvent, t0Us: number, keys: KeyMode): string | 
 }
 
 /**
- * Built as a template, not JSON.stringify: three times faster, and it runs on the proxy's event loop once
- * per command. Safe because every string field is checked against a pattern with no quote or backslash
- * (names, hex hashes, type bytes, error words) and every number is checked finite.
+ * Built as a template, not JSON.stringify: it runs on the proxy's event loop once per command, and a
+ * template skips JSON.stringify's generic walk of the object and its escaping. Safe because every
+ * string field is checked against a pattern with no quote or backslash (names, hex hashes, type
+ * bytes, error words) and every number is checked finite.
  */
 function encodeCommand(e: CommandEvent, t0Us: number, keys: KeyMode): string | undefined {
   const name = safeNameCached(e.name);

@@ -125,7 +125,9 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
     for (const [name, link] of links) {
       // Each proxy runs in a process of its own: its lateness is its own, plus what the OS scheduler gives it.
       const self = (await link.proxy?.read().catch(() => undefined))?.stats.self;
-      if (!self || self.lateUs.count === 0) continue;
+      // A link whose samples were all skipped (--max-seconds) saw only the preload: no note.
+      const timed = run.outcomes.some((o) => o.config.link.name === name && o.samples.length > 0);
+      if (!timed || !self || self.lateUs.count === 0) continue;
       const late = self.lateUs;
       notes.push(`${name}: proxy's own p99 lateness ${late.p99} us (p50 ${late.p50}, max ${late.max}, ${late.count} deliveries)`);
       const added = selfReportNote(name, self, link.spec.rttUs);

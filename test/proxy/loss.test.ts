@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/proxy/index.js';
 import { quantile } from '../../src/numbers/quantiles.js';
@@ -75,6 +75,46 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
       expect(loss.up.lost + loss.down.lost).toBeGreaterThan(0);
     } finally {
       for (const c of cs) c.disconnect();
+      await proxy.close();
+    }
+  }, 30_000);
+
+  // TCP's in-order delivery holds what follows a lost segment on its connection, and only there:
+  // while one connection's GET waits for its resend (an RTO, 201.2 ms), another's go at the RTT.
+  it('ioredis: a lost segment holds its own connection only; another connection\'s GETs go on at the RTT', async () => {
+    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1200 }, seed: 7 });
+    const [a, b] = [proxyClient(proxy), proxyClient(proxy)];
+    try {
+      await a.connect();
+      await b.connect();
+      await a.set('hol', 'held');
+      let held: { reply: Promise<string | null>; t0: number; settled: () => boolean } | undefined;
+      for (let tries = 0; !held && tries < 50; tries++) {
+        // Loss on for one GET of A's, off once the proxy has planned it: B's GETs are never lost.
+        proxy.setLink({ lossUp: 0.5 });
+        const lostBefore = proxy.stats().loss!.up.lost;
+        let done = false;
+        const t0 = performance.now();
+        const reply = a.get('hol').finally(() => (done = true));
+        await vi.waitFor(() => expect(done || proxy.stats().loss!.up.lost > lostBefore).toBe(true), { timeout: 2000, interval: 1 });
+        proxy.setLink({ lossUp: 0 });
+        if (proxy.stats().loss!.up.lost > lostBefore) held = { reply, t0, settled: () => done };
+        else await reply;
+      }
+      expect(held).toBeDefined();
+      const bMs: number[] = [];
+      for (let i = 0; i < 20; i++) {
+        const t0 = performance.now();
+        expect(await b.get('hol')).toBe('held');
+        bMs.push(performance.now() - t0);
+      }
+      expect(held!.settled()).toBe(false);
+      expect(Math.max(...bMs)).toBeLessThan(50);
+      expect(await held!.reply).toBe('held');
+      expect(performance.now() - held!.t0).toBeGreaterThan(200);
+    } finally {
+      a.disconnect();
+      b.disconnect();
       await proxy.close();
     }
   }, 30_000);

@@ -75,4 +75,46 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       expect(r.stderr).toMatch(message);
     }
   }, 60_000);
+  // Last in the file: it puts a password on the sentinels' default user, and takes it off after.
+  it('sentinels with ACL auth: --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD reach them; without the password it exits 2 naming it', async () => {
+    const cli = (at: string, auth: string[], ...cmd: string[]) => {
+      const [host, port] = at.split(':') as [string, string];
+      return run('redis-cli', ['-h', host, '-p', port, ...auth, ...cmd]);
+    };
+    const asRtt = ['--user', 'rtt', '--pass', 's3cret', '--no-auth-warning'];
+    for (const at of setup.sentinelAddresses) {
+      expect((await cli(at, [], 'ACL', 'SETUSER', 'rtt', 'on', '>s3cret', '+@all', '~*', '&*')).stdout.trim()).toBe('OK');
+      expect((await cli(at, [], 'ACL', 'SETUSER', 'default', 'resetpass', '>not-given')).stdout.trim()).toBe('OK');
+    }
+    const args = ['--sentinel', setup.sentinelAddresses.join(','), '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0'];
+    try {
+      expect((await cli(setup.sentinelAddresses[0]!, [], 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mymaster')).stdout).toMatch(/NOAUTH/);
+      const refused = await runCli(['proxy', ...args, '--sentinel-user', 'rtt']);
+      expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(refused.stderr).toMatch(/NOAUTH.*REDIS_RTT_SENTINEL_PASSWORD/);
+      process.env.REDIS_RTT_SENTINEL_PASSWORD = 'wrong';
+      const wrong = await runCli(['proxy', ...args, '--sentinel-user', 'rtt']);
+      expect(wrong.code).toBe(2);
+      expect(wrong.stderr).toMatch(/AUTH failed: WRONGPASS.*check --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD/);
+      expect(wrong.stderr).not.toContain('wrong');
+      process.env.REDIS_RTT_SENTINEL_PASSWORD = 's3cret';
+      const p = await startCliProxy([...args, '--sentinel-user', 'rtt']);
+      try {
+        const master = (p.line as unknown as { nodes: NodeLine[] }).nodes.find((n) => n.role === 'master')!;
+        expect(master.upstream).toBe(setup.nodes[0]!.address);
+        // A client through the proxy authenticates as it would at the sentinel, and gets the proxy's address.
+        const { stdout } = await run('redis-cli', ['-h', p.host, '-p', String(p.port), ...asRtt, 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mymaster']);
+        expect(stdout.trim().split('\n')).toEqual(master.listen.split(':'));
+        expect(p.stderr()).not.toContain('s3cret');
+      } finally {
+        expect((await p.stop('SIGINT')).code).toBe(0);
+      }
+    } finally {
+      delete process.env.REDIS_RTT_SENTINEL_PASSWORD;
+      for (const at of setup.sentinelAddresses) {
+        await cli(at, asRtt, 'ACL', 'SETUSER', 'default', 'nopass');
+        await cli(at, [], 'ACL', 'DELUSER', 'rtt');
+      }
+    }
+  }, 60_000);
 });

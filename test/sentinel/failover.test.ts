@@ -21,6 +21,13 @@ import { directClients, primaryPort } from './helpers.js';
 const RTT_US = 1000;
 const PY_LOOP = fileURLToPath(new URL('./write-loop.py', import.meta.url));
 
+/** Back-off after a failed write, ms. */
+const RETRY_BACKOFF_MS = 50;
+/** Acknowledged writes each loop has before the first failover. */
+const STEADY_WRITES = 20;
+/** Time for writes in flight when a scenario ends to finish, ms. */
+const IN_FLIGHT_SETTLE_MS = 500;
+
 interface Loop {
   client: string;
   wait: boolean;
@@ -44,7 +51,8 @@ function nodeLoop(client: string, wait: boolean, write: (key: string) => Promise
         writes.push([key, start, Date.now(), await write(key), null]);
       } catch (err) {
         writes.push([key, start, Date.now(), false, `${(err as Error).name}: ${(err as Error).message.slice(0, 80)}`]);
-        await new Promise((r) => setTimeout(r, 50));
+        // A client that refuses at once would spin: a short back-off, as an application's retry has.
+        await new Promise((r) => setTimeout(r, RETRY_BACKOFF_MS));
       }
     }
   })();
@@ -111,10 +119,15 @@ describe('a failover through the listeners', () => {
         timeout: 20_000,
         interval: 50,
       });
-      await new Promise((r) => setTimeout(r, 500));
+      // Writes the clients had in flight at that moment finish and count in this scenario.
+      await new Promise((r) => setTimeout(r, IN_FLIGHT_SETTLE_MS));
     };
 
-    await new Promise((r) => setTimeout(r, 1500));
+    // Every client writing steadily before the first failover, so its losses are measured from a running loop.
+    await vi.waitFor(() => expect(loops.filter((l) => l.writes.filter((w) => w[3]).length < STEADY_WRITES).map((l) => `${l.client} wait=${l.wait}`)).toEqual([]), {
+      timeout: 20_000,
+      interval: 50,
+    });
     expect(await directClients(setup, proxy)).toEqual([]);
     const first = await primaryPort(setup);
     const t0 = Date.now();
