@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monotonicNs } from '../../src/clock.js';
 import { startProxy } from '../../src/proxy/index.js';
@@ -9,6 +11,7 @@ import { runCli } from '../hardening/helpers/cli-proxy.js';
 import { proxyClient } from './helpers.js';
 
 const MS = 1e6;
+const run = promisify(execFile);
 
 /** A moving link through the real proxy: ioredis sees the RTT the series and the schedule set, when they set it. */
 describe('a link that changes over time, with a real client', () => {
@@ -69,6 +72,39 @@ describe('a link that changes over time, with a real client', () => {
       await proxy.close();
     }
   });
+
+  // A square wave of +-10 ms around 20 ms: redis-py, in a process of its own, sees both 10 ms and 30 ms round trips
+  // and nothing under the wave's low; redis-cli's commands through it get every reply in order.
+  it('a square wave through the proxy: redis-py pays 10 ms and 30 ms in turn; redis-cli gets its replies in order', async () => {
+    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 20_000 }, compensationUs: { up: 0, down: 0 }, rttWave: 'square:400ms:10ms' });
+    try {
+      const script = [
+        'import redis, sys, time',
+        'r = redis.Redis(host="127.0.0.1", port=int(sys.argv[1]))',
+        'r.ping()',
+        'out = []',
+        'end = time.monotonic() + 1.6',
+        'while time.monotonic() < end:',
+        '    t = time.monotonic(); r.ping(); out.append((time.monotonic() - t) * 1000)',
+        'print(" ".join("%.2f" % x for x in out))',
+      ].join('\n');
+      const py = await run('/usr/bin/python3', ['-c', script, String(proxy.port)], { timeout: 20_000 });
+      const ms = py.stdout.trim().split(' ').map(Number);
+      expect(ms.length).toBeGreaterThan(40);
+      expect(Math.min(...ms)).toBeGreaterThanOrEqual(9.5);
+      // Each half period (200 ms) holds several round trips at its own RTT; one that spans an edge pays between.
+      expect(ms.filter((x) => x < 15).length).toBeGreaterThan(8);
+      expect(ms.filter((x) => x >= 29.5 && x < 45).length).toBeGreaterThan(4);
+      const cmds = Array.from({ length: 50 }, (_, i) => `ECHO e${i}`).join('\n') + '\n';
+      const cli = await new Promise<string>((resolve, reject) => {
+        const child = execFile('redis-cli', ['-p', String(proxy.port)], { timeout: 20_000 }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+        child.stdin!.end(cmds);
+      });
+      expect(cli.trim().split('\n')).toEqual(Array.from({ length: 50 }, (_, i) => `e${i}`));
+    } finally {
+      await proxy.close();
+    }
+  }, 30_000);
 
   it('the CLI refuses a zero period, an unsorted schedule and a series with no rows: exit 2, the flag named', async () => {
     const schedule = join(dir, 'schedule.json');

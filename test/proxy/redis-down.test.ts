@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monotonicNs } from '../../src/clock.js';
 import { startProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { findFreePort } from '../../src/redis/free-port.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 
 const run = promisify(execFile);
@@ -70,4 +71,35 @@ describe('a Redis that is down looks down', () => {
     expect(readyNs).toBeGreaterThan(backNs);
     ioredis.disconnect();
   });
+  // Option (b) closes the proxy's listener, never a connection: a Redis that stops listening on its port but
+  // keeps its clients (CONFIG SET port, Redis 7) refuses new clients through the proxy while a live one carries on.
+  it('a live connection is untouched while new ones are refused: CONFIG SET port away and back', async () => {
+    const own = await startPrivateRedis();
+    const p = await startProxy({ upstream: own.address, link: { rttUs: 1000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
+    const live = new Redis({ host: p.host, port: p.port, lazyConnect: true, retryStrategy: () => null });
+    const admin = new Redis({ host: own.host, port: own.port, lazyConnect: true, retryStrategy: () => null });
+    try {
+      await live.connect();
+      await admin.connect();
+      await live.set('live', 'kept');
+      expect(await admin.config('SET', 'port', String(await findFreePort()))).toBe('OK');
+      // The first new client is reset (the proxy learns by dialing); from then on the proxy refuses, as Redis would.
+      await cliPing(p.host!, p.port!);
+      await vi.waitFor(async () => expect(await cliPing(p.host!, p.port!)).toBe(`Could not connect to Redis at ${p.host}:${p.port}: Connection refused`), {
+        timeout: 5000,
+        interval: 50,
+      });
+      for (let i = 0; i < 20; i++) expect(await live.get('live')).toBe('kept');
+      expect(live.status).toBe('ready');
+      expect(await admin.config('SET', 'port', String(own.port))).toBe('OK');
+      await vi.waitFor(async () => expect(await cliPing(p.host!, p.port!)).toBe('PONG'), { timeout: 5000, interval: 50 });
+      expect(await live.get('live')).toBe('kept');
+      expect(await pyPing(p.host!, p.port!)).toBe('PONG');
+    } finally {
+      live.disconnect();
+      admin.disconnect();
+      await p.close();
+      await own.stop();
+    }
+  }, 30_000);
 });
