@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { median } from '../../src/numbers/quantiles.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { createRecorder, type Recorder } from '../../src/record/recorder.js';
 import { startPrivateRedis } from '../../src/redis/private-redis.js';
 import { LOCAL_LINK } from '../../test/record/synthetic.js';
@@ -39,7 +39,7 @@ describe('recording overhead', () => {
         const modes = (['off', 'none', 'hashed'] as const).map((_, i, all) => all[(i + run) % all.length]!);
         for (const mode of modes) {
           const rec: Recorder | undefined = mode === 'off' ? undefined : createRecorder({ path: join(dir, `${mode}.trace`), link: LOCAL_LINK, keys: mode });
-          const proxy = await startProxy({
+          const proxy = await startSingleNodeProxy({
             upstream: redis.address,
             link: { preset: 'local' },
             log: () => {},

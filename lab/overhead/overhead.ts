@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { spread, type Spread } from '../../src/numbers/quantiles.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { parseEndpoint } from '../../src/endpoint.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { describeEnvironment } from '../../src/results/environment.js';
@@ -197,9 +197,9 @@ export async function runOverhead(options: OverheadOptions = {}): Promise<Overhe
       const half = linkRttUs / 2;
       const c = asked === 'calibrate' ? await calibrateAtStart(redis.address, { upUs: half, downUs: half }, progress) : asked;
       compensation = asked === 'calibrate' ? 'calibrated at start' : 'table' in asked ? 'calibrated table' : 'constant';
-      if (c !== undefined) compensated = await startProxy({ upstream: redis.address, tap, log: () => {}, compensationUs: c });
+      if (c !== undefined) compensated = await startSingleNodeProxy({ upstream: redis.address, tap, log: () => {}, compensationUs: c });
     }
-    hopOnly = await startProxy({ upstream: redis.address, tap, log: () => {} });
+    hopOnly = await startSingleNodeProxy({ upstream: redis.address, tap, log: () => {} });
     const sequential = await runSequential({ redis, hopOnly, compensated, repeat, seqN, linkRttUs, progress });
     return {
       kind: 'overhead',

@@ -12,7 +12,7 @@
  */
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis } from '../../src/redis/index.js';
 import { spread } from '../../src/numbers/quantiles.js';
 import { countHandles, handleDelta, mib, renderSample, type SoakSample } from './samples.js';
@@ -34,7 +34,7 @@ const RUN_SHAPES = [
 
 export async function soak(o: SoakOptions, out: (line: string) => void): Promise<number> {
   const redis = await startPrivateRedis({ args: ['--maxclients', '4096'] });
-  const proxy = await startProxy({ upstream: redis.address, link: { rttUs: o.rttUs }, log: () => undefined });
+  const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: o.rttUs }, log: () => undefined });
   out(`soak: ${o.seconds} s through ${proxy.address} -> ${redis.address}, ${o.rttUs} us RTT, ${o.clients} clients per redis-benchmark run`);
   // After the first line: writing to a piped stdout opens a handle of its own.
   const before = countHandles();

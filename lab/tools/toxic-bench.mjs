@@ -8,16 +8,16 @@ import { promisify } from 'node:util';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../../dist/redis/index.js';
-import { startProxy } from '../../dist/proxy/index.js';
+import { startSingleNodeProxy } from '../../dist/proxy/index.js';
 
 const run = promisify(execFile);
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, requests: { type: 'string', default: '5000' }, 'error-runs': { type: 'string', default: '3' } } });
 const rounds = Number(values.rounds);
 const requests = Number(values.requests);
 const redis = await startPrivateRedis();
-const proxy = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
+const proxy = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
 // A second proxy framing every connection (toxics: []), for Redis-aware toxics added live.
-const framed = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
+const framed = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
 
 /**
  * @param {number | undefined} port

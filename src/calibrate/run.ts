@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
 import { dialRedisReady } from '../redis/dial.js';
 import { parseRedisEndpoint, type Endpoint } from '../endpoint.js';
-import { startProxy } from '../proxy/index.js';
+import { startSingleNodeProxy } from '../proxy/index.js';
 import { fmtUsSetting } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
@@ -69,7 +69,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   const pinger = startPingSession();
   try {
     const environment = describeEnvironment(own ? own.version : await redisVersion(direct, secure), new Date());
-    const proxy = await startProxy({
+    const proxy = await startSingleNodeProxy({
       upstream: own ? own.address : options.upstream!,
       upstreamTls: own ? undefined : options.upstreamTls,
       compensationUs: options.compensationUs ?? NO_COMPENSATION,

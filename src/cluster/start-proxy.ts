@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseRedisEndpoint } from '../endpoint.js';
-import { startProxy as startSingleProxy } from '../proxy/index.js';
+import { startSingleNodeProxy } from '../proxy/index.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import type { RedisRttClusterProxy } from './cluster-view.js';
 import type { StartNodeProxy } from './node-starter.js';
@@ -49,12 +49,12 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
  * else one listener (src/proxy). It lives in cluster/ so the proxy folder never imports cluster.
  */
 export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
-  if (!options || typeof options.upstream !== 'string') return startSingleProxy(options);
-  const clustered = await maybeStartCluster(options, (o, node) => startSingleProxy({ ...o, cluster: 'off' }, node));
+  if (!options || typeof options.upstream !== 'string') return startSingleNodeProxy(options);
+  const clustered = await maybeStartCluster(options, (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node));
   if (clustered) return clustered;
   // One listener has no nodes to place in zones: refused rather than ignored.
   if (options.clientZones !== undefined) {
     throw new ConfigError('--client-zones', String(options.clientZones), 'cluster or Sentinel mode only (--cluster on, or auto against a cluster node; --sentinel); drop it for a single Redis');
   }
-  return startSingleProxy(options);
+  return startSingleNodeProxy(options);
 }

@@ -9,14 +9,14 @@ export { DEFAULT_HIGH_WATER_BYTES } from './options-schema.js';
 
 /**
  * Starts a single-node proxy between clients and Redis (the public startProxy,
- * src/cluster/start-proxy.ts, adds cluster mode). Every option is checked first
+ * src/cluster/start-proxy.ts, adds cluster and Sentinel mode on top of it). Every option is checked first
  * (normalizeProxyOptions: a ConfigError before anything listens), then SingleNodeProxy's start-up
  * steps run:
  *
- *   const p = await startProxy({ upstream: '127.0.0.1:6380', link: { rttUs: 1200 } });
+ *   const p = await startSingleNodeProxy({ upstream: '127.0.0.1:6380', link: { rttUs: 1200 } });
  *   new Redis(p.port, p.host); ...; p.stats().totals.roundTrips; await p.close();
  */
-export async function startProxy(input: ProxyOptions, node: NodeStart = {}): Promise<RedisRttProxy> {
+export async function startSingleNodeProxy(input: ProxyOptions, node: NodeStart = {}): Promise<RedisRttProxy> {
   const options = normalizeProxyOptions(input);
   const log = options.log;
   const secure = prepareProxyTls(options.upstreamTls, options.listenTls, options.upstream, node.upstreamTlsWarned ? () => undefined : log);

@@ -6,7 +6,7 @@ import { NodeStarter } from '../cluster/node-starter.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
 import { ConfigError } from '../errors.js';
-import { startProxy as startSingleProxy } from '../proxy/index.js';
+import { startSingleNodeProxy } from '../proxy/index.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import type { SentinelReading } from './discover.js';
 import { sentinelSettings, type SentinelProxyOptions } from './options.js';
@@ -46,7 +46,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   const counts = new SentinelCounts(log);
   const starter = new NodeStarter({
     options: base,
-    startNodeProxy: (o, node) => startSingleProxy({ ...o, cluster: 'off' }, node),
+    startNodeProxy: (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node),
     listenHost: s.listen.host,
     announceHost: s.announceHost,
     listenTls: listenTls.listen,

@@ -1,7 +1,7 @@
 import { isJsonObject } from '../http/json.js';
 import { NO_DELAY } from '../link/types.js';
 import { parseEndpoint } from '../endpoint.js';
-import { startProxy, type RedisRttProxy } from '../proxy/index.js';
+import { startSingleNodeProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
@@ -51,7 +51,7 @@ export class ManagedProxy {
     if (this.handle) return;
     parseEndpoint(this.upstream, 'upstream');
     parseEndpoint(this.listen, 'listen');
-    const h = await startProxy({
+    const h = await startSingleNodeProxy({
       upstream: this.upstream,
       listen: this.listen,
       // toxiproxy adds nothing of its own to take off; no link delay, so no calibration at start.

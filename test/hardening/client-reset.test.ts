@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { openFdCount } from './helpers/proc.js';
@@ -43,7 +43,7 @@ describe('a client that resets mid-pipeline', () => {
     admin = new Redis({ host: redis.host, port: redis.port, lazyConnect: true });
     await admin.connect();
     await admin.set('reset:big', Buffer.alloc(8 << 20, 1));
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 2000 }, log: (l) => logs.push(l) });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 2000 }, log: (l) => logs.push(l) });
   });
   afterAll(async () => {
     admin?.disconnect();
@@ -77,7 +77,7 @@ describe('a client that resets mid-pipeline', () => {
   });
 
   it('also when it resets before its first byte reached Redis (still inside the handshake delay)', async () => {
-    const slow = await startProxy({ upstream: redis.address, link: { rttUs: 200_000 }, log: () => undefined });
+    const slow = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 200_000 }, log: () => undefined });
     try {
       const connected0 = Number(/connected_clients:(\d+)/.exec(await admin.info('clients'))![1]);
       const handles0 = socketHandles();
@@ -125,7 +125,7 @@ describe('resets where one side is a unix socket', () => {
   it('a TCP client resets while Redis is on a unix socket: the proxy survives and keeps serving', async () => {
     const redis = await startPrivateRedis({ transport: 'unix' });
     const lines: string[] = [];
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1000 }, log: (l) => lines.push(l) });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1000 }, log: (l) => lines.push(l) });
     try {
       for (let i = 0; i < 5; i++) {
         const s = await connectTo(proxy);
@@ -149,7 +149,7 @@ describe('resets where one side is a unix socket', () => {
   it('Redis dies under clients on a unix listen socket: the proxy survives and closes them', async () => {
     const redis = await startPrivateRedis();
     const path = join(dir, 'proxy.sock');
-    const proxy = await startProxy({ upstream: redis.address, listen: path, link: { rttUs: 1000 }, log: () => undefined });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, listen: path, link: { rttUs: 1000 }, log: () => undefined });
     try {
       const clients = await Promise.all(Array.from({ length: 4 }, () => connectTo({ path })));
       const closed = clients.map((c) => new Promise<void>((r) => c.once('close', () => r())));

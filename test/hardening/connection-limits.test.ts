@@ -2,7 +2,7 @@ import net from 'node:net';
 import { Redis } from 'ioredis';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runCli } from './helpers/cli-proxy.js';
 
@@ -28,7 +28,12 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
 
   it('an idle connection is closed; one waiting on BLPOP is not; active ones stay', async () => {
     const lines: string[] = [];
-    const p = await startProxy({ upstream: redis.address, idleTimeoutMs: IDLE_TIMEOUT_MS, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      idleTimeoutMs: IDLE_TIMEOUT_MS,
+      compensationUs: { up: 0, down: 0 },
+      log: (l) => lines.push(l),
+    });
     const idle = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
     const blocked = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
     try {
@@ -51,7 +56,7 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
   });
 
   it('off by default: an idle connection stays open', async () => {
-    const p = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
+    const p = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
     const c = new Redis({ host: p.host, port: p.port });
     try {
       await c.ping();
@@ -65,7 +70,7 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
 
   it('past --max-connections new clients are closed at once; the limit frees up when one leaves', async () => {
     const lines: string[] = [];
-    const p = await startProxy({ upstream: redis.address, maxConnections: 2, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
+    const p = await startSingleNodeProxy({ upstream: redis.address, maxConnections: 2, compensationUs: { up: 0, down: 0 }, log: (l) => lines.push(l) });
     const a = new Redis({ host: p.host, port: p.port });
     const b = new Redis({ host: p.host, port: p.port });
     try {

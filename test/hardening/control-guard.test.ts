@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { bindPolicy, HttpGuard } from '../../src/http/guard.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startCliProxy } from './helpers/cli-proxy.js';
@@ -62,7 +62,7 @@ describe('the control endpoint of a real proxy refuses browsers and rebinding', 
   let port: number;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', link: { rttUs: 200 }, compensationUs: { up: 0, down: 0 }, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, control: '127.0.0.1:0', link: { rttUs: 200 }, compensationUs: { up: 0, down: 0 }, log: () => undefined });
     at = proxy.controlAddress!;
     port = Number(at.slice(at.lastIndexOf(':') + 1));
     client = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true });
@@ -105,7 +105,7 @@ describe('the control endpoint of a real proxy refuses browsers and rebinding', 
   });
 
   it('--allow-host names are accepted', async () => {
-    const p = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', allowHosts: ['rtt.lan'], compensationUs: { up: 0, down: 0 }, log: () => undefined });
+    const p = await startSingleNodeProxy({ upstream: redis.address, control: '127.0.0.1:0', allowHosts: ['rtt.lan'], compensationUs: { up: 0, down: 0 }, log: () => undefined });
     try {
       expect((await controlRequest(p.controlAddress!, 'GET', '/stats', { headers: { host: 'rtt.lan:80' } })).status).toBe(200);
       expect403(await controlRequest(p.controlAddress!, 'GET', '/stats', { headers: { host: 'other.lan:80' } }), /Host/);

@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, type FakeServer } from './helpers/fake-server.js';
 import { controlRequest, type ControlResponse } from './helpers/http.js';
@@ -39,7 +39,7 @@ describe('malformed control requests get 4xx JSON errors and change nothing', ()
   let at: string;
   beforeAll(async () => {
     upstream = await fakeServer((s) => s.on('data', (d: Buffer) => s.write(d)));
-    proxy = await startProxy({ upstream: upstream.address, control: '127.0.0.1:0', link: { rttUs: 1000 }, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: upstream.address, control: '127.0.0.1:0', link: { rttUs: 1000 }, log: () => undefined });
     at = proxy.controlAddress!;
   });
   afterAll(async () => {
@@ -122,7 +122,7 @@ describe('--control-token', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     upstream = await fakeServer(() => undefined);
-    proxy = await startProxy({ upstream: upstream.address, control: '127.0.0.1:0', controlToken: 's3cret-token', log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: upstream.address, control: '127.0.0.1:0', controlToken: 's3cret-token', log: () => undefined });
   });
   afterAll(async () => {
     await proxy?.close();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { parseEndpoint } from '../../src/endpoint.js';
@@ -60,7 +60,7 @@ describe('fuzz: random and damaged RESP from clients, forwarded unchanged', () =
       });
       s.on('end', () => s.end());
     });
-    proxy = await startProxy({ upstream: echo.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: echo.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -120,7 +120,7 @@ describe('fuzz: random and damaged RESP from clients to a real redis-server', ()
   beforeAll(async () => {
     redis = await startPrivateRedis();
     tee = await startTee(parseEndpoint(redis.address, 'redis'));
-    proxy = await startProxy({ upstream: tee.server.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: tee.server.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
   });
   afterAll(async () => {
     await proxy?.close();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, readAll, type FakeServer } from './helpers/fake-server.js';
 import { runCases, within, writeInPieces } from './helpers/fuzz-run.js';
@@ -52,7 +52,7 @@ describe('fuzz: random and damaged replies from a fake server, forwarded unchang
       });
       s.on('end', () => s.end());
     });
-    proxy = await startProxy({ upstream: server.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: server.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
   });
   afterAll(async () => {
     await proxy?.close();

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, readAll, type FakeServer } from './helpers/fake-server.js';
 
@@ -25,7 +25,7 @@ describe('half-close passes through in both directions, behind the data', () => 
 
   async function start(onConnection: (s: net.Socket) => void): Promise<RedisRttProxy> {
     server = await fakeServer(onConnection);
-    proxy = await startProxy({
+    proxy = await startSingleNodeProxy({
       upstream: server.address,
       link: { rttUs: 2 * ONE_WAY_MS * 1000 },
       compensationUs: { up: 0, down: 0 },

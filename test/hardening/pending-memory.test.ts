@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { blpopThenPipeline } from './helpers/blpop-pipeline.js';
 import { startCliProxy } from './helpers/cli-proxy.js';
@@ -34,7 +34,7 @@ describe('memory stays bounded whatever a client pipelines', () => {
   }, 120_000);
 
   it('past the per-connection or the total bound a tap stops timing; replies all arrive, others stay timed', async () => {
-    const p = await startProxy({
+    const p = await startSingleNodeProxy({
       upstream: redis.address,
       maxPendingPerConnection: 100,
       maxPendingTotal: 150,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findPreset, PRESET_NAMES } from '../../src/link/presets.js';
 import { LinkState } from '../../src/link/link-state.js';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { ConfigError } from '../../src/errors.js';
@@ -30,7 +30,7 @@ describe('Object.prototype names are not presets', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', link: { rttUs: 400 }, compensationUs: { up: 0, down: 0 }, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, control: '127.0.0.1:0', link: { rttUs: 400 }, compensationUs: { up: 0, down: 0 }, log: () => undefined });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -49,9 +49,10 @@ describe('Object.prototype names are not presets', () => {
     for (const name of PRESET_NAMES) expect(findPreset(name)).toBeDefined();
   });
 
-  it('startProxy rejects them before listening', async () => {
+  it('startSingleNodeProxy rejects them before listening', async () => {
     for (const name of PROTO_NAMES) {
-      await expect(startProxy({ upstream: redis.address, link: { preset: name }, compensationUs: { up: 0, down: 0 } }), name).rejects.toThrow(ConfigError);
+      const start = startSingleNodeProxy({ upstream: redis.address, link: { preset: name }, compensationUs: { up: 0, down: 0 } });
+      await expect(start, name).rejects.toThrow(ConfigError);
     }
   });
 

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { median } from '../proxy/helpers.js';
@@ -29,7 +29,7 @@ describe('what a stats snapshot costs the proxied traffic', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, log: () => undefined });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, log: () => undefined });
     const s = net.connect({ host: proxy.host!, port: proxy.port! });
     s.on('data', () => undefined);
     await new Promise<void>((r) => s.once('connect', () => r()));

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { median, proxyClient, rawSocket } from '../proxy/helpers.js';
@@ -83,7 +83,7 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
     // The proxy logs each upstream failure: the first one is when the kernel let the proxy know
     // Redis was gone (tearing down a killed process with full socket buffers takes a while).
     const log = (line: string): void => void (/upstream (ECONNRESET|EPIPE)/.test(line) && upstreamDeaths.push(performance.now()));
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1000 }, log });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1000 }, log });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -179,7 +179,7 @@ describe('upstream killed (SIGKILL) mid-pipeline', () => {
   it('a client connecting while Redis is down is reset after one RTT, the ones after it are refused, with the reason logged', async () => {
     const lines: string[] = [];
     const r2 = await startPrivateRedis();
-    const p2 = await startProxy({ upstream: r2.address, link: { rttUs: 1000 }, log: (l) => lines.push(l) });
+    const p2 = await startSingleNodeProxy({ upstream: r2.address, link: { rttUs: 1000 }, log: (l) => lines.push(l) });
     try {
       r2.kill('SIGKILL');
       // Until the kernel refuses connections on its port, the server may still be exiting.

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { proxyClient, rawSocket } from './helpers.js';
 
 /** The reader stays stopped this long, RSS sampled every RSS_SAMPLE_MS: nothing more may pile up in the proxy. */
@@ -19,7 +19,7 @@ describe('memory stays bounded when the reader is slow', () => {
   });
 
   it('holds RSS growth far below the backlog: 320 MiB of replies due to a reader that stopped', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 200 }, highWaterBytes: 4 << 20 });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 200 }, highWaterBytes: 4 << 20 });
     try {
       const c = proxyClient(proxy);
       await c.connect();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { ByteStageFactory, Direction } from '../../src/stage/types.js';
 import { rawSocket } from './helpers.js';
@@ -57,7 +57,7 @@ describe('byte stages on live connections (real redis-server)', () => {
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 100 }, compensationUs: { up: 0, down: 0 } });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 100 }, compensationUs: { up: 0, down: 0 } });
   });
   afterAll(async () => {
     await proxy?.close();

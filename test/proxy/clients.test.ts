@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { collect, proxyClient, rawSocket } from './helpers.js';
 
@@ -14,7 +14,7 @@ describe('counts for real clients through the proxy', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 200 }, compensationUs: { up: 0, down: 0 } });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 200 }, compensationUs: { up: 0, down: 0 } });
   });
   afterAll(async () => {
     await proxy?.close();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { median, rawSocket } from './helpers.js';
 import type net from 'node:net';
 
@@ -32,7 +32,7 @@ describe('the delay a client sees (wall clock, real sockets)', () => {
     const direct = await rawSocket(redis.host!, redis.port!);
     const base = median(await pingRttsUs(direct, 40));
     direct.destroy();
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 5000 } });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 5000 } });
     try {
       const s = await rawSocket(proxy.host!, proxy.port!);
       const added = median(await pingRttsUs(s, 40)) - base;
@@ -45,7 +45,7 @@ describe('the delay a client sees (wall clock, real sockets)', () => {
   });
 
   it('applies asymmetric one-way delays that add up to the RTT', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { upUs: 4000, downUs: 1000 } });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { upUs: 4000, downUs: 1000 } });
     try {
       expect(proxy.link()).toMatchObject({ upUs: 4000, downUs: 1000 });
       const s = await rawSocket(proxy.host!, proxy.port!);
@@ -60,7 +60,7 @@ describe('the delay a client sees (wall clock, real sockets)', () => {
 
   it('charges one RTT for connection set-up unless told not to', async () => {
     for (const handshake of [true, false]) {
-      const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 20_000 }, handshake });
+      const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 20_000 }, handshake });
       try {
         const t0 = process.hrtime.bigint();
         const s = await rawSocket(proxy.host!, proxy.port!);
@@ -80,7 +80,7 @@ describe('the delay a client sees (wall clock, real sockets)', () => {
   });
 
   it('changes the link on live connections', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 0 } });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 0 } });
     try {
       const s = await rawSocket(proxy.host!, proxy.port!);
       const before = median(await pingRttsUs(s, 20));

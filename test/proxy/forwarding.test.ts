@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { collect, proxyClient, rawSocket } from './helpers.js';
 
@@ -14,7 +14,7 @@ describe('proxy forwards bytes exactly (real redis-server)', () => {
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 200 } });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 200 } });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -81,7 +81,7 @@ describe('proxy forwards bytes exactly (real redis-server)', () => {
 describe('upstream failures', () => {
   it('closes clients promptly when redis-server dies mid-pipeline, and keeps serving others', async () => {
     const redis = await startPrivateRedis();
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1000 } });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1000 } });
     try {
       const s = await rawSocket(proxy.host!, proxy.port!);
       const all = collect(s);
@@ -114,7 +114,7 @@ describe('upstream failures', () => {
     const address = redis.address;
     await redis.stop();
     const lines: string[] = [];
-    const proxy = await startProxy({ upstream: address, log: (l) => lines.push(l) });
+    const proxy = await startSingleNodeProxy({ upstream: address, log: (l) => lines.push(l) });
     try {
       const s = await rawSocket(proxy.host!, proxy.port!);
       const t0 = Date.now();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { rawSocket } from './helpers.js';
 // Seeded, so a failure can be replayed from its seed.
@@ -58,7 +58,7 @@ describe('fuzz: random pipelines through a pass-through frame stage arrive byte-
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({
+    proxy = await startSingleNodeProxy({
       upstream: redis.address,
       link: { rttUs: 100 },
       compensationUs: { up: 0, down: 0 },

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { FrameStageFactory } from '../../src/stage/types.js';
 import { proxyClient } from './helpers.js';
@@ -77,8 +77,8 @@ describe('a framed proxy counts what an unframed one counts, framing each byte o
   beforeAll(async () => {
     redis = await startPrivateRedis();
     const options = { upstream: redis.address, link: { rttUs: 200 }, compensationUs: { up: 0, down: 0 } };
-    plain = await startProxy(options);
-    staged = await startProxy({ ...options, stages: [passAll] });
+    plain = await startSingleNodeProxy(options);
+    staged = await startSingleNodeProxy({ ...options, stages: [passAll] });
   });
   afterAll(async () => {
     await plain?.close();

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monotonicNs } from '../../src/clock.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 import { proxyClient } from './helpers.js';
@@ -28,7 +28,7 @@ describe('a link that changes over time, with a real client', () => {
 
   it('replays a ping -D series: 2 ms, then 40 ms from 1 s, kept with once', async () => {
     const series = ['[1764651600.000000] 64 bytes from 10.0.0.7: icmp_seq=1 ttl=57 time=2.0 ms', '[1764651601.000000] 64 bytes from 10.0.0.7: icmp_seq=2 ttl=57 time=40.0 ms'].join('\n');
-    const proxy = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, rttSeries: series, rttSeriesOnce: true });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, rttSeries: series, rttSeriesOnce: true });
     const c = proxyClient(proxy);
     try {
       await c.connect();
@@ -52,7 +52,7 @@ describe('a link that changes over time, with a real client', () => {
   });
 
   it('runs a schedule: the step applies at its time, /stats names it, a GET pays the new RTT', async () => {
-    const proxy = await startProxy({
+    const proxy = await startSingleNodeProxy({
       upstream: redis.address,
       link: { rttUs: 1000 },
       compensationUs: { up: 0, down: 0 },
@@ -76,7 +76,7 @@ describe('a link that changes over time, with a real client', () => {
   // A square wave of +-10 ms around 20 ms: redis-py, in a process of its own, sees both 10 ms and 30 ms round trips
   // and nothing under the wave's low; redis-cli's commands through it get every reply in order.
   it('a square wave through the proxy: redis-py pays 10 ms and 30 ms in turn; redis-cli gets its replies in order', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 20_000 }, compensationUs: { up: 0, down: 0 }, rttWave: 'square:400ms:10ms' });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 20_000 }, compensationUs: { up: 0, down: 0 }, rttWave: 'square:400ms:10ms' });
     try {
       const script = [
         'import redis, sys, time',

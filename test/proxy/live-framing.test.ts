@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { FrameStageFactory, RequestAction } from '../../src/stage/types.js';
 import { proxyClient, rawSocket } from './helpers.js';
@@ -39,7 +39,7 @@ describe('a frame stage added to a live unframed connection (real redis-server)'
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, handshake: false, log: () => {} });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, handshake: false, log: () => {} });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -107,7 +107,7 @@ describe('a frame stage added with --no-tap', () => {
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, tap: false, compensationUs: { up: 0, down: 0 }, log: (l) => logs.push(l) });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, tap: false, compensationUs: { up: 0, down: 0 }, log: (l) => logs.push(l) });
   });
   afterAll(async () => {
     await proxy?.close();

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { quantile } from '../../src/numbers/quantiles.js';
 import { proxyClient } from './helpers.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
@@ -24,7 +24,7 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
   // The p99 (the 1980th) falls among them: 202.4 ms by the model, with 200-260 ms allowed for a
   // loaded machine; the p50 stays at the RTT (1.2 ms, up to 4 ms allowed for scheduling).
   it('ioredis: 2000 sequential GETs at 1% loss / 1.2 ms keep p50 at the RTT, p99 at one RTO, every reply right and in order', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.01 }, seed: 24 });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.01 }, seed: 24 });
     const c = proxyClient(proxy);
     try {
       await c.connect();
@@ -58,7 +58,7 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
   // Two connections, resends 200 ms out between sub-millisecond deliveries: before the timer
   // thread published its own wake time, both connections here hung forever at their first loss.
   it('ioredis: two connections under loss both finish, every reply right', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.02 }, seed: 2026 });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.02 }, seed: 2026 });
     const cs = [proxyClient(proxy), proxyClient(proxy)];
     try {
       for (const c of cs) await c.connect();
@@ -82,7 +82,7 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
   // TCP's in-order delivery holds what follows a lost segment on its connection, and only there:
   // while one connection's GET waits for its resend (an RTO, 201.2 ms), another's go at the RTT.
   it('ioredis: a lost segment holds its own connection only; another connection\'s GETs go on at the RTT', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1200 }, seed: 7 });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1200 }, seed: 7 });
     const [a, b] = [proxyClient(proxy), proxyClient(proxy)];
     try {
       await a.connect();
@@ -120,7 +120,7 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
   }, 30_000);
 
   it('redis-py and redis-cli: a pipeline of 300 large replies at 5% loss arrives whole and in order', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 200, loss: '5%', mssBytes: 536 }, seed: 5 });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 200, loss: '5%', mssBytes: 536 }, seed: 5 });
     try {
       const py = await run(
         '/usr/bin/python3',
@@ -155,7 +155,7 @@ describe('segment loss through the proxy (real Redis, real clients)', () => {
   }, 90_000);
 
   it('PUT-style bad loss is refused whole, naming the key, and the live link keeps its settings', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.01 } });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1200, loss: 0.01 } });
     try {
       expect(() => proxy.setLink({ rttUs: 5000, lossUp: 1 })).toThrow(/lossUp: invalid value 1; expected a loss probability in \[0, 1\)/);
       expect(() => proxy.setLink({ loss: -0.1 })).toThrow(/^loss: /);

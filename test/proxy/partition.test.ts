@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vites
 import { monotonicNs } from '../../src/clock.js';
 import { ConfigError } from '../../src/errors.js';
 import { firstRetransmitAfterNs, rtoNs, TCP_TIMEOUT_INIT_NS } from '../../src/link/rto.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { proxyClient } from './helpers.js';
@@ -26,7 +26,7 @@ describe('partitions that heal, with real clients', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, control: '127.0.0.1:0' });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, control: '127.0.0.1:0' });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -118,7 +118,7 @@ describe('partitions that heal, with real clients', () => {
   });
 
   it('refuses a partition on a closed proxy', async () => {
-    const other = await startProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 } });
+    const other = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 } });
     await other.close();
     expect(() => other.setLink({ rttUs: 5000, partition: '1s' })).toThrow(ConfigError);
     expect(() => other.setLink({ partition: '1s' })).toThrow(/^partition: .*closed/);

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monotonicNs } from '../../src/clock.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { findFreePort } from '../../src/redis/free-port.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -40,7 +40,7 @@ describe('a Redis that is down looks down', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 1000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -75,7 +75,7 @@ describe('a Redis that is down looks down', () => {
   // keeps its clients (CONFIG SET port, Redis 7) refuses new clients through the proxy while a live one carries on.
   it('a live connection is untouched while new ones are refused: CONFIG SET port away and back', async () => {
     const own = await startPrivateRedis();
-    const p = await startProxy({ upstream: own.address, link: { rttUs: 1000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
+    const p = await startSingleNodeProxy({ upstream: own.address, link: { rttUs: 1000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
     const live = new Redis({ host: p.host, port: p.port, lazyConnect: true, retryStrategy: () => null });
     const admin = new Redis({ host: own.host, port: own.port, lazyConnect: true, retryStrategy: () => null });
     try {

@@ -2,7 +2,7 @@ import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, type FakeServer } from '../hardening/helpers/fake-server.js';
 
@@ -30,7 +30,7 @@ describe('--max-connections refusals are logged at most once a second', () => {
     server = await fakeServer(() => undefined);
     const clock = new FakeClock(5_000 * MS);
     const lines: string[] = [];
-    proxy = await startProxy({
+    proxy = await startSingleNodeProxy({
       upstream: server.address,
       maxConnections: 1,
       scheduler: new ManualScheduler(clock),

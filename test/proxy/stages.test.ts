@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { FrameStageFactory, ReplyAction, RequestAction } from '../../src/stage/types.js';
 import { client, collect, proxyClient, rawSocket } from './helpers.js';
@@ -22,7 +22,7 @@ describe('frame stages on a live proxy (real redis-server, ioredis)', () => {
 
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 400 }, compensationUs: { up: 0, down: 0 }, stages: [answerGets] });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 400 }, compensationUs: { up: 0, down: 0 }, stages: [answerGets] });
   });
   afterAll(async () => {
     await proxy?.close();

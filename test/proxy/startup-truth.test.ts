@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
@@ -47,7 +47,7 @@ afterAll(async () => {
 
 async function started(upstream: string, listen?: string) {
   const logs: string[] = [];
-  const p = await startProxy({ upstream, ...(listen ? { listen } : {}), log: (l) => logs.push(l) });
+  const p = await startSingleNodeProxy({ upstream, ...(listen ? { listen } : {}), log: (l) => logs.push(l) });
   return { p, logs };
 }
 

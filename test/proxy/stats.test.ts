@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { proxyClient } from './helpers.js';
 
@@ -9,7 +9,7 @@ describe('round trips counted by the proxy for a real client', () => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     redis = await startPrivateRedis();
-    proxy = await startProxy({ upstream: redis.address, link: { rttUs: 500 }, control: '127.0.0.1:0' });
+    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 500 }, control: '127.0.0.1:0' });
   });
   afterAll(async () => {
     await proxy?.close();

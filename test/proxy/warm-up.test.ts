@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawCommands } from '../../src/redis/raw-command.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import type { TapEvent } from '../../src/stats/types.js';
 import { startCliProxy } from '../hardening/helpers/cli-proxy.js';
@@ -33,7 +33,13 @@ describe('a warm-up at start', () => {
     const events: TapEvent[] = [];
     const logs: string[] = [];
     const onEvent = (e: TapEvent): number => events.push(e);
-    const p = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, warmUpConnections: WARM, onEvent, log: (l) => logs.push(l) });
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      warmUpConnections: WARM,
+      onEvent,
+      log: (l) => logs.push(l),
+    });
     try {
       // Each warm-up connection is one of Redis's; so are the INFO connection itself and the start-up probe's.
       const accepted = (await acceptedByRedis()) - before;
@@ -59,7 +65,7 @@ describe('a warm-up at start', () => {
     const address = down.address;
     await down.stop();
     const logs: string[] = [];
-    const p = await startProxy({ upstream: address, compensationUs: { up: 0, down: 0 }, warmUpConnections: WARM, log: (l) => logs.push(l) });
+    const p = await startSingleNodeProxy({ upstream: address, compensationUs: { up: 0, down: 0 }, warmUpConnections: WARM, log: (l) => logs.push(l) });
     try {
       expect(logs.join('\n')).toMatch(/warm-up stopped after 0 of 120 connections: /);
       expect(p.stats().connections.active).toBe(0);

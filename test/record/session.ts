@@ -6,7 +6,7 @@ import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Redis, type RedisOptions } from 'ioredis';
 import { vi } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { ProxyOptions, RedisRttProxy } from '../../src/proxy/types.js';
 import { createRecorder, type RecordingSummary } from '../../src/record/recorder.js';
 import type { KeyMode } from '../../src/record/trace-format.js';
@@ -33,7 +33,7 @@ export async function recordSession(
   const link = { upUs: Math.floor(rttUs / 2), downUs: rttUs - Math.floor(rttUs / 2), jitterUs: 0, jitterDist: 'uniform' as const, bandwidthBps: 0, lossUp: 0, lossDown: 0, lossBurst: 0, mssBytes: 1448, handshake: true };
   const recorder = createRecorder({ path, link, keys: o.keys ?? 'none' });
   const events: TapEvent[] = [];
-  const proxy = await startProxy({
+  const proxy = await startSingleNodeProxy({
     upstream,
     link: { rttUs },
     ...o.proxy,
@@ -67,7 +67,7 @@ export async function timeSession(
   work: (p: RedisRttProxy) => Promise<number>,
   extra: Partial<ProxyOptions> = {},
 ): Promise<{ wallMs: number; stats: StatsSnapshot }> {
-  const proxy = await startProxy({ upstream, link: { rttUs }, log: () => {}, ...extra });
+  const proxy = await startSingleNodeProxy({ upstream, link: { rttUs }, log: () => {}, ...extra });
   try {
     const wallMs = await work(proxy);
     return { wallMs, stats: proxy.stats() };

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis } from '../../src/redis/private-redis.js';
 import { renderPrometheus } from '../../src/stats/prometheus.js';
 import { SNAPSHOT } from './snapshot-fixture.js';
@@ -32,7 +32,7 @@ describe('promtool check metrics', () => {
 describe('a live proxy\'s GET /metrics', () => {
   it('passes promtool after real traffic (commands, an error, a pipeline, jitter)', async () => {
     const redis = await startPrivateRedis();
-    const proxy = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', compensationUs: { up: 0, down: 0 }, link: { rttUs: 200, jitterUs: 20 } });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, control: '127.0.0.1:0', compensationUs: { up: 0, down: 0 }, link: { rttUs: 200, jitterUs: 20 } });
     try {
       const client = new Redis(proxy.port!, proxy.host!, { lazyConnect: true, retryStrategy: () => null });
       await client.connect();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { Toxiproxy, type ICreateToxicBody } from 'toxiproxy-node-client';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-api/toxiproxy-server.js';
 
 const run = promisify(execFile);
@@ -71,7 +71,7 @@ describe("toxiproxy's packet_loss on the loss model", () => {
   });
 
   it('as a --toxic of the proxy: redis-cli reads a whole reply under loss', async () => {
-    const proxy = await startProxy({ upstream: redis.address, toxics: [{ type: 'packet_loss', attributes: { loss_rate: 0.3 } }], seed: 3 });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, toxics: [{ type: 'packet_loss', attributes: { loss_rate: 0.3 } }], seed: 3 });
     try {
       const cli = await run('redis-cli', ['-h', '127.0.0.1', '-p', String(proxy.port), 'GET', 'big'], { timeout: 30_000 });
       expect(cli.stdout.trim()).toBe(BIG);

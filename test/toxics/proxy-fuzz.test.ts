@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { seededUniform } from '../../src/link/rng.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { rawSocket } from '../proxy/helpers.js';
@@ -25,7 +25,7 @@ describe('a chain of toxics on a live proxy alters nothing it was not asked to',
   for (const seed of [11, 12, 13]) {
     it(`seed ${seed}`, async () => {
       const r = seededUniform(seed);
-      const p = await startProxy({
+      const p = await startSingleNodeProxy({
         upstream: redis.address,
         compensationUs: { up: 0, down: 0 },
         log: () => undefined,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { ConfigError } from '../../src/errors.js';
-import { startProxy } from '../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 
-/** Toxics on a plain `startProxy`: the option, addToxic/removeToxic, /stats, /metrics, the control endpoint. */
+/** Toxics on a plain `startSingleNodeProxy`: the option, addToxic/removeToxic, /stats, /metrics, the control endpoint. */
 let redis: PrivateRedis;
 beforeAll(async () => {
   redis = await startPrivateRedis();
@@ -13,9 +13,9 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe('startProxy({ toxics })', () => {
+describe('startSingleNodeProxy({ toxics })', () => {
   it('applies toxics from the start, counts them in stats and metrics, and adds/removes them live', async () => {
-    const p = await startProxy({
+    const p = await startSingleNodeProxy({
       upstream: redis.address,
       compensationUs: { up: 0, down: 0 },
       control: '127.0.0.1:0',
@@ -54,7 +54,7 @@ describe('startProxy({ toxics })', () => {
   });
 
   it('with toxics: [] a Redis-aware toxic added later reaches a connection already open', async () => {
-    const p = await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
+    const p = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined, toxics: [] });
     const c = new Redis({ host: p.host, port: p.port, maxRetriesPerRequest: 0 });
     try {
       expect(await c.ping()).toBe('PONG');
@@ -67,7 +67,7 @@ describe('startProxy({ toxics })', () => {
   });
 
   it('refuses a bad toxic before listening, naming the field', async () => {
-    await expect(startProxy({ upstream: redis.address, toxics: [{ type: 'latency', attributes: { latency: 'slow' } }] })).rejects.toMatchObject({
+    await expect(startSingleNodeProxy({ upstream: redis.address, toxics: [{ type: 'latency', attributes: { latency: 'slow' } }] })).rejects.toMatchObject({
       flag: 'attributes.latency',
     });
   });

@@ -1,4 +1,4 @@
-import { startProxy } from '../../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../../src/proxy/index.js';
 import type { StatsSnapshot } from '../../../src/stats/types.js';
 import { startCliProxy } from './cli-proxy.js';
 import { openFilesSoftLimit } from './proc.js';
@@ -26,7 +26,7 @@ export const FD_HEADROOM = 256;
 export async function startLoadTarget(upstream: string, rttUs: number, clients: number): Promise<LoadTarget> {
   const need = clients * FDS_PER_CLIENT + FD_HEADROOM;
   if (openFilesSoftLimit() >= need && process.env.REDIS_RTT_LOAD_CHILD !== '1') {
-    const p = await startProxy({ upstream, link: { rttUs }, log: () => undefined });
+    const p = await startSingleNodeProxy({ upstream, link: { rttUs }, log: () => undefined });
     return {
       host: p.host!,
       port: p.port!,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startProxy } from '../../../src/proxy/index.js';
+import { startSingleNodeProxy } from '../../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../../src/redis/index.js';
 import { parseAddress } from '../../../src/endpoint.js';
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function link(rttUs: number, connections: number): Promise<{ proxy: RedisRttProxy; conns: IncrSender[] }> {
-  const proxy = await startProxy({ upstream: redis.address, link: { rttUs }, compensationUs: { up: 0, down: 0 }, log: () => {} });
+  const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs }, compensationUs: { up: 0, down: 0 }, log: () => {} });
   proxies.push(proxy);
   const conns = await Promise.all(
     Array.from({ length: connections }, () => IncrConnection.open({ endpoint: parseAddress(proxy.address), key: KEY, replyTimeoutMs: 30_000 })),
@@ -133,7 +133,7 @@ describe('open loop through a real proxy', () => {
   });
 
   it('auto-pipelining clients: open loop and closed loops both finish with every INCR answered once', async () => {
-    const proxy = await startProxy({ upstream: redis.address, link: { rttUs: 2000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 2000 }, compensationUs: { up: 0, down: 0 }, log: () => {} });
     proxies.push(proxy);
     const conns = await Promise.all(
       [0, 1].map(async () => new IoredisIncrSender(await connectClient(parseAddress(proxy.address), { autoPipelining: true }), KEY)),
