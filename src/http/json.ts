@@ -3,6 +3,7 @@
  * words its own errors: these throw an HttpError with the status and the plain reason.
  */
 import type http from 'node:http';
+import { isJsonObject } from '../validation/schema.js';
 
 /** An answer other than success: the status, and the reason the endpoint's error body carries. */
 export class HttpError extends Error {
@@ -40,10 +41,6 @@ export function sendEmpty(res: http.ServerResponse, status: number): void {
   res.end();
 }
 
-/** True for what JSON.parse gives for `{...}`: not null, not an array. */
-export function isJsonObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /**
  * The request body as JSON, at most `limitBytes` of it. No content type is required: toxiproxy's

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { keyPath, parseWith } from '../validation/schema.js';
+import { isJsonObject, keyPath, parseWith } from '../validation/schema.js';
 import { absentAsUndefined } from './attributes.js';
 import type { ToxicDefinition } from './definition.js';
 import { TOXIC_TYPES } from './registry.js';
@@ -46,9 +46,9 @@ const TOXIC_ACCEPTS = 'a JSON object like {"type":"latency","attributes":{"laten
  * `toxicity`, `attributes.latency`).
  */
 export function parseToxicSpec(input: unknown): ToxicSpec {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
+  if (!isJsonObject(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
   const o = absentAsUndefined(input);
-  if (isObject(o.attributes)) o.attributes = absentAsUndefined(o.attributes);
+  if (isJsonObject(o.attributes)) o.attributes = absentAsUndefined(o.attributes);
   return parseWith(TOXIC, o, keyPath());
 }
 
@@ -56,7 +56,7 @@ export function parseToxicSpec(input: unknown): ToxicSpec {
 export function parseAttributes(type: string, raw: unknown): Record<string, unknown> {
   const def = TOXIC_TYPES.get(type);
   if (!def) throw new ConfigError('type', type, `one of ${TYPE_NAMES.join(', ')}`);
-  return parseWith(def.attributes, isObject(raw) ? absentAsUndefined(raw) : raw, keyPath('attributes')) as Record<string, unknown>;
+  return parseWith(def.attributes, isJsonObject(raw) ? absentAsUndefined(raw) : raw, keyPath('attributes')) as Record<string, unknown>;
 }
 
 export function parseToxicity(v: unknown): number {
@@ -78,6 +78,3 @@ export function withApplied(spec: ToxicSpec): ToxicSpec {
   return same ? sent : { ...sent, applied: { toxicity, attributes } };
 }
 
-function isObject(v: unknown): v is object {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

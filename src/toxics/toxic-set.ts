@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { StageHost } from '../stage/types.js';
 import { parseAttributes, parseToxicity } from './spec.js';
+import { isJsonObject } from '../validation/schema.js';
 import { createToxic } from './toxic.js';
 import type { Toxic, ToxicEnv, ToxicSpec } from './types.js';
 
@@ -53,10 +54,10 @@ export class ToxicSet {
   update(name: string, body: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
     const toxic = this.toxics.find((t) => t.spec.name === name);
     if (!toxic) return undefined;
-    if (body.attributes !== undefined && (typeof body.attributes !== 'object' || body.attributes === null || Array.isArray(body.attributes))) {
+    if (body.attributes !== undefined && !isJsonObject(body.attributes)) {
       throw new ConfigError('attributes', body.attributes, 'a JSON object');
     }
-    const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...(body.attributes as object | undefined) });
+    const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...body.attributes });
     const toxicity = body.toxicity === undefined ? toxic.spec.toxicity : parseToxicity(body.toxicity);
     toxic.update(attributes, toxicity);
     return { ...toxic.spec };

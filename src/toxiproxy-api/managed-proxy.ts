@@ -1,4 +1,4 @@
-import { isJsonObject } from '../http/json.js';
+import { isJsonObject } from '../validation/schema.js';
 import { NO_DELAY } from '../link/types.js';
 import { parseEndpoint } from '../endpoint.js';
 import { startSingleNodeProxy, type RedisRttProxy } from '../proxy/index.js';

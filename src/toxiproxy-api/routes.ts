@@ -45,6 +45,7 @@ async function reset(c: ProxyCollection, _req: http.IncomingMessage, res: http.S
 }
 
 async function version(_c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  // Not sendJson: toxiproxy's own bytes, its content type with the charset and a trailing newline.
   const text = JSON.stringify({ version: `${TOXIPROXY_API_VERSION}+redis-rtt.${VERSION}` }) + '\n';
   res.writeHead(200, { 'content-type': 'application/json;charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);

@@ -10,6 +10,11 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 
+/** True for what JSON.parse gives for `{...}`: not null, not an array. The one such check. */
+export function isJsonObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
 /** Names the flag for an issue's path: a CLI flag where the key has one, else the dotted key. */
 export type FlagOf = (path: readonly PropertyKey[]) => string;
 

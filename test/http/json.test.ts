@@ -1,7 +1,8 @@
 import type http from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { BodyError, isJsonObject, readJson, readJsonObject } from '../../src/http/json.js';
+import { BodyError, readJson, readJsonObject } from '../../src/http/json.js';
+import { isJsonObject } from '../../src/validation/schema.js';
 
 /** A request body as Node hands it over: chunks, then end (or a close without end). */
 function body(chunks: (string | Buffer)[], end: 'end' | 'close' = 'end'): { req: http.IncomingMessage; stream: PassThrough } {
