@@ -65,6 +65,17 @@ describe('redis-rtt bench flags', () => {
     }
   });
 
+  it('a lossy link (--links cross-az/loss=2%): JSON and the table carry p99 and p99.9 right after the median', async () => {
+    expect(await bench('--links', 'cross-az/loss=2%', '--modes', 'seq', '-n', '100', '--repeat', '1', '--seed', '24', '--format', 'json'), stderr).toBe(0);
+    const report = JSON.parse(stdout) as BenchReport;
+    const [lossy] = report.results;
+    expect(lossy).toMatchObject({ link: 'cross-az/loss=2%', lossy: true, roundTrips: 100 });
+    expect(lossy!.latencyUs.p999).toBeGreaterThanOrEqual(lossy!.latencyUs.p99);
+    // About 4 of 100 GETs lose a segment one way or the other and pay an RTO: 201.2 ms on a 1.2 ms RTT.
+    expect(lossy!.latencyUs.max).toBeGreaterThan(200_000);
+    expect(stderr).toMatch(/^link\s+mode\s+batch\s+N\s+median ms\s+p99 us\s+p99\.9 us/m);
+  }, 30_000);
+
   it('puts the table on stdout with --format table', async () => {
     expect(await bench('--links', 'direct', '--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'table')).toBe(0);
     expect(stdout).toMatch(/^link\s+mode\s+batch/m);
