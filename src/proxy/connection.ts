@@ -112,17 +112,24 @@ export class ProxiedConnection implements StagedConnection {
       log: o.log,
     }));
     // Before the stages below: a stage may close the connection through its context when created.
-    const closeRules = (this.closeRules = new CloseRules(client, this.upstream, this.up, this.down, framing, pending, o.scheduler, () => {
+    this.closeRules = new CloseRules(client, this.upstream, this.up, this.down, framing, pending, o.scheduler, () => {
       this.clearConnectTimer();
       o.tap?.close(clock.nowNs());
       o.onClosed(this);
-    }));
+    });
     if (held) this.partition(held, o.link.rtoNs());
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
     for (const f of o.stages?.chain('frame') ?? []) if (f.kind === 'frame') framing.add(f, Infinity, true);
+    this.listen(acceptedNs);
+  }
 
-    const { up } = this;
-    const { pressure } = this;
+  /**
+   * The two sockets' events, and the upstream's connect timer: reads into the chains, ends, errors
+   * (a refused dial resets the client when a direct one would have been refused) and closes.
+   */
+  private listen(acceptedNs: number): void {
+    const { client, o, up, pressure, framing, closeRules } = this;
+    const clock = o.scheduler.clock;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
