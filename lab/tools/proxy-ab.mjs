@@ -6,7 +6,7 @@
 // Prints, per shape, each target's median rps (min-max), its ratio to the others and the proxy
 // process's CPU per request (from /proc/PID/task/*/schedstat, all threads).
 //   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
-//       [--proxy-args '--no-tap'] [--pipe] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
+//       [--proxy-args '--no-tap'] [--pipe] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000] [--latency]
 import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,6 +24,9 @@ const proxyArgs = flag(args, '--proxy-args', '').split(' ').filter(Boolean);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
 const withPipe = args.includes('--pipe');
+// Latency too (redis-benchmark's p50 / p99 / max per run, medians and ranges over rounds): for runs with a delay,
+// `--proxy-args '--down 5ms --no-handshake'`, where throughput is not the point.
+const withLatency = args.includes('--latency');
 const shapes = flag(args, '--shapes', '1x1,50x16').split(',').map((s) => {
   const [c, p] = /** @type {[number, number]} */ (s.split('x').map(Number));
   return { c, p, label: `-c ${c} -P ${p}` };
@@ -60,7 +63,9 @@ function bench(port, c, p) {
   });
   const line = out.trim().split('\n').find((l) => l.startsWith('"GET"'));
   if (!line) throw new Error(`redis-benchmark printed no GET line: ${out}`);
-  return { rps: Number(/** @type {string} */ (line.split(',')[1]).replaceAll('"', '')), n };
+  // redis-benchmark 7's CSV: test, rps, avg, min, p50, p95, p99, max (ms).
+  const f = line.split(',').map((x) => Number(x.replaceAll('"', '')));
+  return { rps: /** @type {number} */ (f[1]), p50: /** @type {number} */ (f[4]), p99: /** @type {number} */ (f[6]), max: /** @type {number} */ (f[7]), n };
 }
 
 const redisPort = await freePort();
@@ -90,7 +95,7 @@ for (const [name, dir] of builds) {
   const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0', ...proxyArgs]);
   targets.push({ name, port, pid: child.pid });
 }
-/** @typedef {{ rps: number[], cpu: number[] }} Runs rps and CPU ns per request, one per round */
+/** @typedef {{ rps: number[], cpu: number[], p50: number[], p99: number[], max: number[] }} Runs rps, CPU ns per request and latency ms, one per round */
 /** @type {Map<string, Map<string, Runs>>} shape label -> target name -> runs */
 const results = new Map();
 try {
@@ -99,17 +104,20 @@ try {
     // One warm-up run per target per shape, not counted.
     for (const t of targets) bench(t.port, shape.c, shape.p);
     /** @type {Map<string, Runs>} */
-    const byTarget = new Map(targets.map((t) => [t.name, { rps: [], cpu: [] }]));
+    const byTarget = new Map(targets.map((t) => [t.name, { rps: [], cpu: [], p50: [], p99: [], max: [] }]));
     results.set(shape.label, byTarget);
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? targets : [...targets].reverse();
       for (const t of order) {
         const before = cpuNs(t.pid);
-        const { rps, n } = bench(t.port, shape.c, shape.p);
+        const { rps, p50, p99, max, n } = bench(t.port, shape.c, shape.p);
         const cpu = t.pid ? (cpuNs(t.pid) - before) / n : 0;
         const runs = /** @type {Runs} */ (byTarget.get(t.name));
         runs.rps.push(rps);
         runs.cpu.push(cpu);
+        runs.p50.push(p50);
+        runs.p99.push(p99);
+        runs.max.push(max);
       }
       process.stderr.write(`${shape.label} round ${r + 1}/${rounds} done\n`);
     }
@@ -129,9 +137,11 @@ if (names.includes('pipe') && names.includes('haproxy')) pairs.push(['pipe', 'ha
 if (names.includes('direct')) pairs.push(['haproxy', 'direct'], ['new', 'direct']);
 for (const [label, byTarget] of results) {
   console.log(`\nredis-benchmark GET ${label}, ${rounds} alternating rounds`);
-  for (const [name, { rps, cpu }] of byTarget) {
+  for (const [name, { rps, cpu, p50, p99, max }] of byTarget) {
     const cpuText = cpu[0] ? `  cpu/req ${(median(cpu) / 1000).toFixed(2)} us (${(Math.min(...cpu) / 1000).toFixed(2)}-${(Math.max(...cpu) / 1000).toFixed(2)})` : '';
+    const range = (/** @type {number[]} */ v) => `${median(v).toFixed(3)} (${Math.min(...v).toFixed(3)}-${Math.max(...v).toFixed(3)})`;
     console.log(`  ${name.padEnd(8)} ${Math.round(median(rps))} rps (${Math.round(Math.min(...rps))}-${Math.round(Math.max(...rps))})${cpuText}`);
+    if (withLatency) console.log(`  ${''.padEnd(8)} ms p50 ${range(p50)}  p99 ${range(p99)}  max ${range(max)}`);
   }
   for (const [a, b] of pairs) {
     const runsA = byTarget.get(a);

@@ -48,7 +48,9 @@ describe('the long-lived pinger', () => {
 });
 
 describe('calibrate', () => {
-  it('auto: measures without compensation, derives a table, and the rows it reports were measured with it', { timeout: 120_000 }, async () => {
+  // Wall-clock figures on a shared 2-core machine: a run that lands in someone else's burst is tried again (a
+  // retry, not a looser bound; a real regression fails every try).
+  it('auto: measures without compensation, derives a table, and the rows it reports were measured with it', { timeout: 120_000, retry: 2 }, async () => {
     const report = await runCalibrate({ rttsUs: [0, 2000], samples: 200, rounds: 2 });
     expect(report.rows.map((r) => r.label)).toEqual(['direct', 'proxy, no delay', '2ms']);
     expect(report.uncalibratedRows?.map((r) => r.label)).toEqual(['proxy, no delay', '2ms']);
@@ -168,7 +170,9 @@ describe('proxy --compensate calibrate', () => {
     await redis?.stop();
   });
 
-  it('measures the link against the upstream before listening and takes off what it adds', { timeout: 90_000 }, async () => {
+  // Wall-clock figures on a shared 2-core machine: a run that lands in someone else's burst is tried again (a
+  // retry, not a looser bound; a real regression fails every try).
+  it('measures the link against the upstream before listening and takes off what it adds', { timeout: 90_000, retry: 2 }, async () => {
     const p = await startCliProxy(['--upstream', redis.address, '--rtt', '2ms', '--compensate', 'calibrate'], { startTimeoutMs: 80_000 });
     try {
       const comp = (p.line as unknown as { compensationUs: { up: number; down: number } }).compensationUs;

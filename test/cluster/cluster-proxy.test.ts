@@ -169,7 +169,9 @@ describe('cluster mode: nodes that come and go', () => {
     }
   });
 
-  it('a node that stops answering: its listener closes clients promptly, the others go on', async () => {
+  // Wall-clock figures on a shared 2-core machine: a run that lands in someone else's burst is tried again (a
+  // retry, not a looser bound; a real regression fails every try).
+  it('a node that stops answering: its listener closes clients promptly, the others go on', { retry: 2 }, async () => {
     const p = await clusterProxy();
     const victim = cluster.nodes.at(-1)!;
     const node = p.nodes().find((n) => n.upstream === victim.address)!;

@@ -18,11 +18,11 @@ const COMMANDS: string[][] = [
 ];
 /**
  * A snapshot runs on the proxy's only thread: while it runs, no byte of any connection moves, so
- * every scrape of /stats or /metrics adds its own duration to whatever is in flight. 20 ms is
- * already 20 times a 1 ms link. Measured at the time of writing: ~55-110 ms for these 40 names
- * (two HDR histograms per name, each summary() scanning the counts several times).
+ * every scrape of /stats or /metrics, and the dashboard's four readings a second, add their own
+ * duration to whatever is in flight. 12 ms is already 12 times a 1 ms link; what a snapshot takes
+ * with these 40 names is in docs/measurements.md ("Histograms and recording").
  */
-const SNAPSHOT_BOUND_MS = 20;
+const SNAPSHOT_BOUND_MS = 12;
 
 describe('what a stats snapshot costs the proxied traffic', () => {
   let redis: PrivateRedis;
@@ -43,7 +43,9 @@ describe('what a stats snapshot costs the proxied traffic', () => {
     await redis?.stop();
   });
 
-  it(`a snapshot with ${COMMANDS.length} command names blocks the event loop for under ${SNAPSHOT_BOUND_MS} ms`, () => {
+  // Wall-clock figures on a shared 2-core machine: a run that lands in someone else's burst is tried again (a
+  // retry, not a looser bound; a real regression fails every try).
+  it(`a snapshot with ${COMMANDS.length} command names blocks the event loop for under ${SNAPSHOT_BOUND_MS} ms`, { retry: 2 }, () => {
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       const t0 = performance.now();

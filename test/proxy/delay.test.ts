@@ -15,7 +15,9 @@ async function pingRttsUs(s: net.Socket, n: number): Promise<number[]> {
   return out;
 }
 
-describe('the delay a client sees (wall clock, real sockets)', () => {
+// Wall-clock figures on a shared 2-core machine: a run that lands in someone else's burst is tried again (a retry,
+// not a looser bound; a real regression fails every try).
+describe('the delay a client sees (wall clock, real sockets)', { retry: 2 }, () => {
   let redis: PrivateRedis;
   beforeAll(async () => {
     redis = await startPrivateRedis();

@@ -39,7 +39,8 @@ describe('record on local, project to 20 ms, run at 20 ms', () => {
     expect(a.totals).toMatchObject({ commands, replies, roundTrips, flights, maxDepth, depthHistogram });
   });
 
-  it('projects the wall time at 20 ms within 10% of the measured one', async () => {
+  // Besides its own three attempts, the whole test is tried again once: under a loaded CI the three can fall in one burst.
+  it('projects the wall time at 20 ms within 10% of the measured one', { retry: 1 }, async () => {
     // The application runs as its own process, as a real one would. Timing on a shared 2-core machine is
     // noisy, so the pair (record, then measure) is tried up to 3 times; any attempt within 10% passes.
     const attempts: string[] = [];

@@ -120,4 +120,35 @@ describe('LatencyHistogram', () => {
     h.record(7);
     expect(h.summary()).toMatchObject({ count: 1, p50: 7, max: 7 });
   });
+  it('summary() walks the counts once and reads what HDR reads, whatever the shape, after subtract and decode too', () => {
+    const oracle = (h: LatencyHistogram) => [50, 90, 99, 99.9, 100].map((p) => h.valueAtPercentile(p));
+    const read = (h: LatencyHistogram) => {
+      const s = h.summary();
+      return [s.p50, s.p90, s.p99, s.p999, s.max];
+    };
+    let seed = 11;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0);
+    for (const shape of ['tight', 'wide', 'two humps', 'one value', 'few']) {
+      const h = new LatencyHistogram();
+      const n = shape === 'few' ? 3 : 5000;
+      for (let i = 0; i < n; i++) {
+        const r = next();
+        const v =
+          shape === 'tight' ? 100 + (r % 20)
+          : shape === 'wide' ? r % 30_000_000
+          : shape === 'two humps' ? (i % 10 === 0 ? 80_000 + (r % 5000) : 200 + (r % 300))
+          : shape === 'one value' ? 4321
+          : 1 + (r % 9_000_000);
+        h.record(v);
+      }
+      expect(read(h), shape).toEqual(oracle(h));
+      const copy = LatencyHistogram.decode(h.encode());
+      expect(read(copy), `${shape}, decoded`).toEqual(oracle(copy));
+      // The dashboard's window: a later copy less an earlier one.
+      const earlier = h.clone();
+      for (let i = 0; i < 500; i++) h.record(next() % 5000);
+      h.subtract(earlier);
+      expect(read(h), `${shape}, subtracted`).toEqual(oracle(h));
+    }
+  });
 });
