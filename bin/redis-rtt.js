@@ -1,5 +1,7 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-memory-reducer --expose-gc
 // Thin launcher: the CLI lives in src/cli (compiled to dist/) so it can be type-checked and tested.
+// The flags in the line above: no garbage collection of start-up's in the middle of a measurement
+// (src/proxy/gc-flags.ts). `node bin/redis-rtt.js` runs without them.
 import { main } from '../dist/cli/main.js';
 
 // `redis-rtt ... | head` closes the pipe early: that is not an error worth a stack trace.

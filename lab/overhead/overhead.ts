@@ -7,7 +7,7 @@ import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { describeEnvironment } from '../../src/results/environment.js';
 import type { Environment } from '../../src/results/types.js';
 import { startBarePipe, type BarePipe } from './bare-pipe.js';
-import { CLI_PATH, spawnServerChild, type ServerChild } from './server-child.js';
+import { CLI_ARGV, spawnServerChild, type ServerChild } from './server-child.js';
 import { pingFromChild } from '../../src/calibrate/pinger.js';
 import type { Compensation } from '../../src/link/compensation.js';
 import { calibrateAtStart } from '../../src/calibrate/at-start.js';
@@ -269,7 +269,7 @@ async function runSequential(t: SequentialTargets): Promise<Omit<OverheadReport[
 
 /** `redis-rtt proxy` with no delay, in its own process; its JSON line says where it listens. */
 function startProxyProcess(upstream: string, tap: boolean): Promise<ServerChild> {
-  const args = [CLI_PATH, 'proxy', '--upstream', upstream, '--listen', '127.0.0.1:0', '--compensate', '0', ...(tap ? [] : ['--no-tap'])];
+  const args = [...CLI_ARGV, 'proxy', '--upstream', upstream, '--listen', '127.0.0.1:0', '--compensate', '0', ...(tap ? [] : ['--no-tap'])];
   return spawnServerChild(
     args,
     (line) => {

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { PROXY_PROCESS_V8_FLAGS } from '../../src/proxy/gc-flags.js';
 
 /** A server under test in a process of its own: `overhead`'s proxy and bare pipe. */
 export interface ServerChild {
@@ -84,7 +85,10 @@ export function processCpuUs(pid: number): number | undefined {
 }
 
 /** `bin/redis-rtt.js` (the shipped CLI, run from dist/), found from lab/ (tests) or dist-lab/ (npm run lab:*) alike. */
-export const CLI_PATH = findCli(dirname(fileURLToPath(import.meta.url)));
+const CLI_PATH = findCli(dirname(fileURLToPath(import.meta.url)));
+
+/** Node's arguments that start this tree's CLI as its `#!` line does (src/proxy/gc-flags.ts). */
+export const CLI_ARGV: readonly string[] = [...PROXY_PROCESS_V8_FLAGS, CLI_PATH];
 
 function findCli(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {

@@ -8,7 +8,7 @@
 import { fork, spawn, execFileSync } from 'node:child_process';
 import path from 'node:path';
 import net from 'node:net';
-import { flag, freePort, waitPort } from './proc.mjs';
+import { cliArgv, flag, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
 
@@ -65,7 +65,7 @@ print(q(0.5), q(0.9), q(0.99))
       kids.push(ref);
       const refPort = /** @type {number} */ (await new Promise((r) => ref.once('message', r)));
       const proxyPort = await freePort();
-      const proxy = spawn('node', [path.join(here, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${proxyPort}`, '--rtt', `${rttMs}ms`], { stdio: 'ignore' });
+      const proxy = spawn('node', [...cliArgv(here), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${proxyPort}`, '--rtt', `${rttMs}ms`], { stdio: 'ignore' });
       kids.push(proxy);
       await waitPort(proxyPort);
       // Alternate halves so drift in machine load hits both alike.

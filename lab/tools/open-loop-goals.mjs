@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { setInterval, clearInterval } from 'node:timers';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { flag as flagOf } from './proc.mjs';
+import { cliArgv, flag as flagOf } from './proc.mjs';
 
 const args = process.argv.slice(2);
 if (args.includes('--help')) {
@@ -78,7 +78,7 @@ function childrenOf(pid) {
  */
 async function run(tree, caseArgs) {
   const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-  const cli = spawn(process.execPath, [path.join(tree, 'bin/redis-rtt.js'), 'bench', ...caseArgs, '--duration', `${seconds}s`, '--format', 'json'], {
+  const cli = spawn(process.execPath, [...cliArgv(tree), 'bench', ...caseArgs, '--duration', `${seconds}s`, '--format', 'json'], {
     stdio: ['ignore', 'pipe', 'ignore'],
   });
   let out = '';

@@ -1,7 +1,21 @@
 // Helpers the lab tools share: a flag's value from argv, a free loopback port, waiting for a port
-// to answer, and a process's CPU time from /proc (Linux).
+// to answer, a process's CPU time from /proc (Linux), and how to start a tree's CLI.
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+
+/**
+ * Node's arguments that run TREE's CLI as its `#!` line does (`#!/usr/bin/env -S node --flag`), so
+ * a lab run measures the CLI as its users start it, with whatever flags that build's line carries.
+ * @param {string} tree
+ * @returns {string[]}
+ */
+export function cliArgv(tree) {
+  const bin = path.join(tree, 'bin/redis-rtt.js');
+  const words = (readFileSync(bin, 'utf8').split('\n', 1)[0] ?? '').trim().split(/\s+/);
+  const node = words.indexOf('node');
+  return [...(node < 0 ? [] : words.slice(node + 1)), bin];
+}
 
 /**
  * The value after `--name` in argv, or `def` when the flag is not there.

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { PIPE_SOURCE } from './bare-pipe.mjs';
 import { HAPROXY_PATH, haproxyConfig } from './haproxy.mjs';
 import { median } from '../../dist/numbers/quantiles.js';
-import { cpuNs, flag, freePort, waitPort } from './proc.mjs';
+import { cliArgv, cpuNs, flag, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
 const rounds = Number(flag(args, '--rounds', '5'));
@@ -92,7 +92,7 @@ if (withPipe) {
 const builds = [['new', here], ...(oldDir ? /** @type {[string, string][]} */ ([['old', path.resolve(oldDir)]]) : [])];
 for (const [name, dir] of builds) {
   const port = await freePort();
-  const child = start('node', [path.join(dir, 'bin/redis-rtt.js'), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0', ...proxyArgs]);
+  const child = start('node', [...cliArgv(dir), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', `127.0.0.1:${port}`, '--compensate', '0', ...proxyArgs]);
   targets.push({ name, port, pid: child.pid });
 }
 /** @typedef {{ rps: number[], cpu: number[], p50: number[], p99: number[], max: number[] }} Runs rps, CPU ns per request and latency ms, one per round */

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median } from '../../dist/numbers/quantiles.js';
 import { PIPE_SOURCE } from './bare-pipe.mjs';
-import { cpuNs, flag, freePort } from './proc.mjs';
+import { cliArgv, cpuNs, flag, freePort } from './proc.mjs';
 
 const argv = process.argv.slice(2);
 const rounds = Number(flag(argv, '--rounds', '5'));
@@ -50,7 +50,7 @@ function bench(port, requests) {
  * @returns {Promise<{ port: number, pid: number | undefined }>}
  */
 async function redisRtt(tree) {
-  const child = spawn(process.execPath, [`${tree}/bin/redis-rtt.js`, 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', '0', '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...cliArgv(tree), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', '0', '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(child);
   /** @type {{ listen: string }} */
   const line = await new Promise((r) => child.stdout.once('data', (d) => r(JSON.parse(String(d).split('\n')[0] ?? '{}'))));

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
 import { ConfigError } from '../../src/errors.js';
 import { parseEndpoint } from '../../src/endpoint.js';
-import { CLI_PATH, spawnServerChild } from '../overhead/server-child.js';
+import { CLI_ARGV, spawnServerChild } from '../overhead/server-child.js';
 import { freePort, waitPort } from '../tools/proc.mjs';
 import { HAPROXY_PATH, haproxyConfig } from '../tools/haproxy.mjs';
 
@@ -53,7 +53,7 @@ export interface RedisRttTarget extends Target {
 export async function startRedisRtt(redisPort: number): Promise<RedisRttTarget> {
   let control = '';
   const child = await spawnServerChild(
-    [CLI_PATH, 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--control', '127.0.0.1:0'].concat(
+    [...CLI_ARGV, 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--control', '127.0.0.1:0'].concat(
       ['--up', '0', '--down', '0', '--compensate', 'off', '--no-handshake'],
     ),
     (line) => {

@@ -24,6 +24,7 @@ import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
 import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
+import { collectStartupGarbage } from '../proxy/gc-flags.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
@@ -221,6 +222,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
   const hint = hopOnlyHint(flags.compensate, proxy.link());
   if (hint) log(hint);
+  collectStartupGarbage();
   process.stdout.write(
     JSON.stringify({
       event: 'listening',

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { parseNonNegativeInt } from '../units.js';
 import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
+import { collectStartupGarbage } from '../proxy/gc-flags.js';
 
 /** Where the API token may come from instead of argv, as the control endpoint's REDIS_RTT_CONTROL_TOKEN. */
 export const API_TOKEN_ENV = 'REDIS_RTT_API_TOKEN';
@@ -42,6 +43,7 @@ export function registerServer(program: Command): void {
       const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
       const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
       const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, seed });
+      collectStartupGarbage();
       process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
       await new Promise<void>((resolve) => {
         const stop = (signal: string): void => {

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { PROXY_PROCESS_V8_FLAGS } from '../../src/proxy/gc-flags.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runBench } from '../../src/workload/bench.js';
 import { CHILD_ENTRY, liveProxyProcesses, startProxyProcess } from '../../src/workload/proxy-process/spawn.js';
@@ -55,6 +56,9 @@ describe('a proxy process', () => {
     try {
       expect(proxy.pid).not.toBe(process.pid);
       expect(alive(proxy.pid)).toBe(true);
+      // Node's flags for a proxy process (no memory reducer), not the test runner's.
+      const argv = readFileSync(`/proc/${proxy.pid}/cmdline`, 'utf8').split('\0');
+      expect(argv.slice(1, 1 + PROXY_PROCESS_V8_FLAGS.length)).toEqual(PROXY_PROCESS_V8_FLAGS);
       expect(proxy.compensationUs).toEqual({ up: 40, down: 40 });
       await client.connect();
       const before = await proxy.read();

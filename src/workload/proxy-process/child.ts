@@ -4,6 +4,7 @@
  * `close` or when the driver is gone (the IPC channel closes however the driver ended, SIGKILL
  * included), so no proxy outlives its bench.
  */
+import { collectStartupGarbage } from '../../proxy/gc-flags.js';
 import { startSingleNodeProxy } from '../../proxy/index.js';
 import type { RedisRttProxy } from '../../proxy/types.js';
 import type { FromChild, ToChild } from './messages.js';
@@ -26,6 +27,7 @@ async function end(): Promise<void> {
 async function start(options: Extract<ToChild, { type: 'start' }>['options']): Promise<void> {
   try {
     proxy = await startSingleNodeProxy({ ...options, log: () => {} });
+    collectStartupGarbage();
     say({ type: 'started', address: proxy.address, compensationUs: proxy.compensationUs });
   } catch (err) {
     say({ type: 'failed', message: (err as Error).message }, () => process.exit(1));

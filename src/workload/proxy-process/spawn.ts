@@ -1,6 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { PROXY_PROCESS_V8_FLAGS } from '../../proxy/gc-flags.js';
 import type { FromChild, ProxyReading, StartableProxyOptions, ToChild } from './messages.js';
 
 /**
@@ -71,8 +72,8 @@ export function forkProxyProcess(opts: ProxyProcessOptions = {}): ForkedProxy {
   if (!existsSync(CHILD_ENTRY)) {
     throw new Error(`${CHILD_ENTRY} is missing: run \`npm run build\` (bench runs each link's proxy from the built library)`);
   }
-  // No execArgv: the driver's flags (a test runner's loaders, --inspect) are not the proxy's.
-  const child = fork(CHILD_ENTRY, [], { execArgv: [], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  // Not the driver's execArgv (a test runner's loaders, --inspect are not the proxy's): the proxy's own.
+  const child = fork(CHILD_ENTRY, [], { execArgv: [...PROXY_PROCESS_V8_FLAGS], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   track(child);
   let stderrTail = '';
   child.stderr?.setEncoding('utf8');
