@@ -80,8 +80,10 @@ async function killUnderLoad(victimKey: string, victimPort: number): Promise<Kil
   let live: KillRun['live'] = [];
   try {
     await vi.waitFor(() => expect(loops.map(oks).every((k) => k >= OK_BEFORE_KILL)).toBe(true), { timeout: 20_000, interval: 20 });
-    killMs = Date.now();
     cluster.nodes.find((n) => n.port === victimPort)!.server.kill('SIGKILL');
+    // Writes count as after the kill from the next millisecond on: one issued in the kill's own
+    // millisecond (Date.now() is whole ms) may be one that reached the victim just before it died.
+    killMs = Date.now() + 1;
     killed.push(victimPort);
     await vi.waitFor(() => expect(recovering.every((l) => goodAfter(l, killMs) !== undefined)).toBe(true), { timeout: 30_000, interval: 20 });
     await new Promise((r) => setTimeout(r, AFTER_MS));
