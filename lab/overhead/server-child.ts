@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { PROXY_PROCESS_V8_FLAGS } from '../../src/proxy/gc-flags.js';
+import { cliArgv } from '../tools/proc.mjs';
 
 /** A server under test in a process of its own: `overhead`'s proxy and bare pipe. */
 export interface ServerChild {
@@ -84,16 +84,15 @@ export function processCpuUs(pid: number): number | undefined {
   return Number.isFinite(ticks) ? (ticks * 1_000_000) / TICKS_PER_SECOND : undefined;
 }
 
-/** `bin/redis-rtt.js` (the shipped CLI, run from dist/), found from lab/ (tests) or dist-lab/ (npm run lab:*) alike. */
-const CLI_PATH = findCli(dirname(fileURLToPath(import.meta.url)));
+/**
+ * Node's arguments that start this tree's CLI (`bin/redis-rtt.js`, run from dist/, found from lab/
+ * (tests) or dist-lab/ (npm run lab:*) alike) as its `#!` line does.
+ */
+export const CLI_ARGV: readonly string[] = cliArgv(findTree(dirname(fileURLToPath(import.meta.url))));
 
-/** Node's arguments that start this tree's CLI as its `#!` line does (src/proxy/gc-flags.ts). */
-export const CLI_ARGV: readonly string[] = [...PROXY_PROCESS_V8_FLAGS, CLI_PATH];
-
-function findCli(from: string): string {
+function findTree(from: string): string {
   for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, 'bin', 'redis-rtt.js');
-    if (existsSync(candidate)) return candidate;
+    if (existsSync(join(dir, 'bin', 'redis-rtt.js'))) return dir;
     if (dirname(dir) === dir) throw new Error(`bin/redis-rtt.js not found above ${from}`);
   }
 }

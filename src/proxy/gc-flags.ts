@@ -1,8 +1,8 @@
 /**
  * The garbage collector in a process that runs redis-rtt's proxies (the CLI, a bench link's proxy
  * process). Two collections used to land in the middle of a measurement, each a pause of several
- * milliseconds, the largest latency a one-client run recorded (docs/precision.md, "Start-up's
- * garbage and the memory reducer"):
+ * milliseconds, the largest latency a one-client run recorded (docs/precision.md, "GC at
+ * start-up"):
  * - the first scavenge under traffic, which copied everything start-up had left in the young
  *   generation (the modules' objects);
  * - V8's memory reducer, which waits until a process looks idle after a burst of allocation (its
