@@ -1,11 +1,13 @@
 // Lab-only instrumentation of a redis-rtt proxy process, preloaded by lateness-sweep.mjs:
 //   node --import lab/tools/lateness-diag.mjs DIR/bin/redis-rtt.js proxy ...   (LATENESS_DIST=DIR/dist)
-// Wraps the PreciseScheduler's prototype (the CLI imports the same module, so it is patched too) to
-// split each timed delivery's lateness by path: "coarse" when a coarse setTimeout woke the scheduler
-// between the timer's scheduling and its firing, "fine" otherwise. Records the coarse setTimeout's
-// own lateness (past the wake-up it was set for), GC pauses overlapping a late delivery, and the
-// event loop's utilisation. For A/B runs of one build: LATENESS_SPIN_US / LATENESS_LINGER_US set
-// the scheduler's spin window and linger. Answers `{cmd:'reset'}` / `{cmd:'report'}` on the IPC channel.
+// Wraps the PreciseScheduler's and the ThreadWaker's prototypes (the CLI imports the same modules, so
+// they are patched too) to split each timed delivery's lateness by path: "woken" when a timer-thread
+// wake came between the timer's arming and its firing (the scheduler slept, then polled and spun
+// the rest), "polled" otherwise (the loop was polling or busy when it fell due). Records each
+// thread wake's own lateness (past the time it was asked for), GC pauses overlapping a late
+// delivery, and the event loop's utilisation. For A/B runs of one build: LATENESS_SPIN_US sets a
+// fixed wake margin (the scheduler's `spinWindowNs` option) instead of the learned one,
+// LATENESS_LINGER_US the linger. Answers `{cmd:'reset'}` / `{cmd:'report'}` on the IPC channel.
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +15,7 @@ import { pathToFileURL } from 'node:url';
 const dist = process.env.LATENESS_DIST;
 if (!dist) throw new Error('LATENESS_DIST: set it to the dist/ directory of the build to instrument');
 const { PreciseScheduler } = await import(pathToFileURL(path.join(dist, 'link/scheduler.js')).href);
+const { ThreadWaker } = await import(pathToFileURL(path.join(dist, 'link/waker.js')).href);
 const { realClock } = await import(pathToFileURL(path.join(dist, 'clock.js')).href);
 const nowNs = realClock.nowNs;
 /** A late delivery, for the GC correlation: over this, in ns. */
@@ -21,8 +24,8 @@ const LATE_NS = 100_000;
 /** @typedef {[number, number]} Span start and end, ns since the epoch */
 /**
  * @typedef {object} State
- * @property {{ coarse: number[], fine: number[] }} late lateness per delivery by path, us
- * @property {number[]} coarseWakeLateUs
+ * @property {{ woken: number[], polled: number[] }} late lateness per delivery by path, us
+ * @property {number[]} wakeLateUs
  * @property {Span[]} gcs
  * @property {Span[]} lateSpans
  * @property {import('node:perf_hooks').EventLoopUtilization} elu
@@ -31,15 +34,15 @@ const LATE_NS = 100_000;
 let state;
 function reset() {
   state = {
-    late: { coarse: [], fine: [] },
-    coarseWakeLateUs: [],
+    late: { woken: [], polled: [] },
+    wakeLateUs: [],
     gcs: [],
     lateSpans: [],
     elu: performance.eventLoopUtilization(),
   };
 }
 reset();
-let coarseWakes = 0;
+let wakes = 0;
 
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) {
@@ -51,46 +54,53 @@ new PerformanceObserver((list) => {
 const epochOffsetNs = (performance.timeOrigin + performance.now()) * 1e6 - nowNs();
 
 /**
- * What this file reads and sets on a PreciseScheduler (its private fields; it breaks when they change).
+ * What this file reads and sets on a PreciseScheduler, a ThreadWaker and a Timer (private fields:
+ * it throws, instead of measuring nothing, when they change).
  * @typedef {object} SchedulerInternals
- * @property {unknown} coarse the coarse timer, undefined when none is armed
- * @property {number} coarseDueNs when the coarse timer is to wake the scheduler
- * @property {number} spinWindowNs
+ * @property {number | undefined} fixedEarlyNs the `spinWindowNs` option
  * @property {number} lingerNs
  * @property {boolean} [__tuned]
- * @property {{ wakeNs: number }} [__coarse]
+ * @typedef {{ dueNs: number, fire: () => void, __wakesAtArm?: number, __wrapped?: boolean }} DiagTimer
  */
-const proto = PreciseScheduler.prototype;
 const spinUs = process.env.LATENESS_SPIN_US;
 const lingerUs = process.env.LATENESS_LINGER_US;
+/** @param {object} o @param {string} field */
+const need = (o, field) => {
+  if (!(field in o)) throw new Error(`lateness-diag: the scheduler has no field ${field} any more; update lab/tools/lateness-diag.mjs`);
+};
+
+const woke = ThreadWaker.prototype.woke;
+if (typeof woke !== 'function') throw new Error('lateness-diag: ThreadWaker has no woke() any more; update lab/tools/lateness-diag.mjs');
+ThreadWaker.prototype.woke = /** @this {{ armedAtNs: number }} */ function () {
+  wakes++;
+  if (Number.isFinite(this.armedAtNs)) state.wakeLateUs.push((nowNs() - this.armedAtNs) / 1000);
+  woke.call(this);
+};
+
+const proto = PreciseScheduler.prototype;
 const arm = proto.arm;
-proto.arm = /** @this {SchedulerInternals} */ function () {
+proto.arm = /** @this {SchedulerInternals} @param {DiagTimer} timer @param {number} dueNs */ function (timer, dueNs) {
   if (!this.__tuned) {
     this.__tuned = true;
-    if (spinUs !== undefined) this.spinWindowNs = Number(spinUs) * 1000;
+    need(this, 'fixedEarlyNs');
+    need(this, 'lingerNs');
+    if (spinUs !== undefined) this.fixedEarlyNs = Number(spinUs) * 1000;
     if (lingerUs !== undefined) this.lingerNs = Number(lingerUs) * 1000;
   }
-  // onCoarse clears `coarse` then calls arm: a recorded coarse timer gone at entry has fired.
-  if (this.__coarse && this.coarse === undefined) {
-    coarseWakes++;
-    state.coarseWakeLateUs.push((nowNs() - this.__coarse.wakeNs) / 1000);
-    this.__coarse = undefined;
+  timer.__wakesAtArm = wakes;
+  if (!timer.__wrapped) {
+    // A delay line arms one timer again and again: wrap its fire once.
+    timer.__wrapped = true;
+    const fire = timer.fire;
+    timer.fire = () => {
+      const now = nowNs();
+      const lateNs = now - timer.dueNs;
+      (wakes !== timer.__wakesAtArm ? state.late.woken : state.late.polled).push(lateNs / 1000);
+      if (lateNs > LATE_NS) state.lateSpans.push([timer.dueNs + epochOffsetNs, now + epochOffsetNs]);
+      fire();
+    };
   }
-  const before = this.coarse;
-  arm.call(this);
-  if (this.coarse === undefined) this.__coarse = undefined;
-  else if (this.coarse !== before) this.__coarse = { wakeNs: this.coarseDueNs };
-};
-const schedule = proto.schedule;
-proto.schedule = /** @param {number} dueNs @param {() => void} fire */ function (dueNs, fire) {
-  const wakesAtSchedule = coarseWakes;
-  return schedule.call(this, dueNs, () => {
-    const now = nowNs();
-    const lateNs = now - dueNs;
-    (coarseWakes !== wakesAtSchedule ? state.late.coarse : state.late.fine).push(lateNs / 1000);
-    if (lateNs > LATE_NS) state.lateSpans.push([dueNs + epochOffsetNs, now + epochOffsetNs]);
-    fire();
-  });
+  arm.call(this, timer, dueNs);
 };
 
 /** @param {number[]} xs */
@@ -107,9 +117,9 @@ function report() {
   for (const [a, b] of lateSpans) if (gcs.some(([s, e]) => s < b && e > a)) withGc++;
   const gcUs = gcs.map(([s, e]) => (e - s) / 1000);
   return {
-    lateCoarseUs: q(late.coarse),
-    lateFineUs: q(late.fine),
-    coarseWakeLateUs: q(state.coarseWakeLateUs),
+    lateWokenUs: q(late.woken),
+    latePolledUs: q(late.polled),
+    wakeLateUs: q(state.wakeLateUs),
     gc: { n: gcs.length, p50: q(gcUs).p50, max: q(gcUs).max, totalUs: Math.round(gcUs.reduce((a, b) => a + b, 0)) },
     lateOver100: lateSpans.length,
     lateOver100WithGc: withGc,

@@ -2,9 +2,9 @@
 // --rtt X` (default flags otherwise) at each RTT, -c 1 and -c 50, and per cell /stats `self`
 // (lateUs p50/p99/max, arrival lag, loop delay, GC), the proxy's CPU (% of one core while the
 // benchmark ran) and the load average. The proxy runs with lab/tools/lateness-diag.mjs preloaded,
-// which splits lateness by path (a coarse setTimeout woke the scheduler before the delivery, or
-// not), times the coarse setTimeout itself and counts the late deliveries (> 100 us) a GC pause
-// overlapped. runq% is the share of the time the proxy's main thread was runnable but not running
+// which splits lateness by path (a timer-thread wake came before the delivery, or the loop was
+// polling), times the thread's wakes themselves and counts the late deliveries (> 100 us) a GC
+// pause overlapped. runq% is the share of the time the proxy's main thread was runnable but not running
 // (/proc schedstat): other processes held the cores then. `--old DIR` (a built redis-rtt tree)
 // runs beside this tree, proxy by proxy in alternating order; `--variant NAME:ENV=V[,ENV=V]`
 // (repeatable) runs this tree again with the diag's tuning variables (LATENESS_SPIN_US,
@@ -171,7 +171,7 @@ try {
 
 const f = (/** @type {{ p50: number, p99: number, max: number }} */ q) => `${q.p50}/${q.p99}/${q.max}`;
 console.log(`redis-benchmark GET through redis-rtt proxy --rtt X ${proxyArgs.join(' ')}; ${rounds} round(s); microseconds unless marked`);
-console.log('build    rtt_ms  -c  late p50/p99/max   n      coarse p99(n)   fine p99(n)    coarse-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  runq%  preempt/s  rps     rt ms  load');
+console.log('build    rtt_ms  -c  late p50/p99/max   n      woken p99(n)    polled p99(n)  thread-wake late p50/p99/max  arrival p99  loop p99  gc n/max  late>100 (gc)  elu   cpu%  runq%  preempt/s  rps     rt ms  load');
 for (const x of rows) {
   const d = x.diag;
   const s = x.self;
@@ -182,9 +182,9 @@ for (const x of rows) {
       String(x.c).padStart(3),
       f(s.lateUs).padStart(16),
       String(s.lateUs.count).padStart(6),
-      `${d.lateCoarseUs.p99}(${d.lateCoarseUs.n})`.padStart(15),
-      `${d.lateFineUs.p99}(${d.lateFineUs.n})`.padStart(13),
-      f(d.coarseWakeLateUs).padStart(29),
+      `${d.lateWokenUs.p99}(${d.lateWokenUs.n})`.padStart(15),
+      `${d.latePolledUs.p99}(${d.latePolledUs.n})`.padStart(13),
+      f(d.wakeLateUs).padStart(29),
       String(s.arrivalLagUs.p99).padStart(12),
       String(s.eventLoopDelayUs.p99).padStart(9),
       `${d.gc.n}/${d.gc.max}`.padStart(9),
