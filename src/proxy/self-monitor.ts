@@ -94,8 +94,10 @@ export class SelfMonitor {
    *   poll (in which a read is picked up within one short turn): a GC pause, a long callback, a
    *   busy-wait; bytes that came then waited for it. Busy-waits the loop has slept after do not
    *   count: it sleeps only with nothing to read, so no bytes waited for them;
-   * - if it slept, the wake-up of a sleeping thread, as the timer thread's wakes measure it.
-   * Queueing behind more than one other read of the same turn is not seen (docs/self-report.md).
+   * - if it slept, the wake-up of a sleeping thread, as the timer thread's wakes measure it;
+   * - in a watched turn, at least the time since the turn's first read: one poll phase serves one
+   *   epoll batch, whose sockets were all readable before its first callback ran, so a read
+   *   queued behind several others waited for all of them, not only for the one before it.
    */
   readonly onRead = (nowNs: number): void => {
     const idleMs = this.idleTimeMs();
@@ -108,7 +110,10 @@ export class SelfMonitor {
       let stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
       if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - this.lastSpunNs;
       this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (account.wakeNs ?? 0) : 0);
+      // A sleep or a scheduler poll turn since the previous read: this read is in a batch of its own.
+      if (sleptNs > 0 || pollNs !== this.lastPollNs) this.turnStartNs = -1;
     }
+    if (this.turnStartNs >= 0) this.waitNs = Math.max(this.waitNs, nowNs - this.turnStartNs);
     this.lastReadNs = nowNs;
     this.lastIdleNs = idleNs;
     this.lastPollNs = pollNs;
@@ -129,9 +134,11 @@ export class SelfMonitor {
       this.arrival.record((nowNs - this.turnStartNs) / 1000);
       return;
     }
-    // One turn in ARRIVAL_SAMPLE is watched, from a read on: a setImmediate per turn costs the
-    // one-client fast path measurably. Reads before it in that turn are missed: a lower bound.
-    if ((this.reads++ & (ARRIVAL_SAMPLE - 1)) !== 0) return;
+    // With one connection open, one turn in ARRIVAL_SAMPLE is watched, from a read on: a
+    // setImmediate per turn costs the one-client fast path measurably, and its reads rarely share
+    // a turn. With more, every turn: there reads queue behind each other's callbacks, and a turn
+    // serves many reads for its one Immediate. Reads before the watch began are missed: a lower bound.
+    if (this.open < 2 && (this.reads++ & (ARRIVAL_SAMPLE - 1)) !== 0) return;
     this.turnStartNs = nowNs;
     // Check phase: after every I/O callback of this turn's poll.
     setImmediate(this.endTurn);

@@ -39,4 +39,44 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     monitor.onRead(1_000_000);
     expect(monitor.readWaitNs()).toBe(600_000);
   });
+
+  it('a read queued behind several others of one turn waited for all of them: at least the time since the turn began', async () => {
+    const { idle, monitor } = rig();
+    monitor.opened();
+    monitor.opened(); // two connections: every turn is watched
+    try {
+      await new Promise((r) => setImmediate(r)); // a fresh turn
+      monitor.onRead(0);
+      monitor.onRead(300_000);
+      expect(monitor.readWaitNs()).toBe(300_000);
+      // The third read of the turn: 200 us since the second, 500 us since the turn's first read.
+      monitor.onRead(500_000);
+      expect(monitor.readWaitNs()).toBe(500_000);
+      await new Promise((r) => setImmediate(r)); // the check phase ended that turn
+      monitor.onRead(600_000);
+      expect(monitor.readWaitNs()).toBe(100_000);
+      // The loop slept 50 us before the next read: a batch of its own, whatever the Immediate said.
+      idle.ms = 0.05;
+      monitor.onRead(800_000);
+      expect(monitor.readWaitNs()).toBe(150_000 + 20_000);
+      expect(monitor.report().arrivalLagUs.count).toBe(5);
+    } finally {
+      monitor.closed();
+      monitor.closed();
+    }
+  });
+
+  it('with one connection open only one turn in eight is watched (the one-client fast path pays one Immediate in eight)', async () => {
+    const { monitor } = rig();
+    monitor.opened();
+    try {
+      for (let turn = 0; turn < 16; turn++) {
+        monitor.onRead(turn * 1_000_000);
+        await new Promise((r) => setImmediate(r));
+      }
+      expect(monitor.report().arrivalLagUs.count).toBe(2);
+    } finally {
+      monitor.closed();
+    }
+  });
 });
