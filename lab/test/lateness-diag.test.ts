@@ -77,7 +77,7 @@ async function measure(env: Record<string, string>): Promise<DiagReport> {
 }
 
 describe('lab/tools/lateness-diag.mjs, preloaded into a proxy', () => {
-  it('times every delivery of both directions, and the timer-thread wakes before them', async () => {
+  it('times every delivery of both directions, and the wakes before them', async () => {
     const r = await measure({});
     // Each GET is a request delivered up and a reply delivered down, 1 ms each; ioredis's own
     // start-up commands (if any) add to that, never take from it.

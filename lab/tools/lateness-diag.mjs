@@ -1,10 +1,10 @@
 // Lab-only instrumentation of a redis-rtt proxy process, preloaded by lateness-sweep.mjs:
 //   node --import lab/tools/lateness-diag.mjs DIR/bin/redis-rtt.js proxy ...   (LATENESS_DIST=DIR/dist)
-// Wraps the PreciseScheduler's and the ThreadWaker's prototypes (the CLI imports the same modules, so
-// they are patched too) to split each timed delivery's lateness by path: "woken" when a timer-thread
-// wake came between the timer's arming and its firing (the scheduler slept, then polled and spun
+// Wraps the PreciseScheduler's and the precise wakers' prototypes (the CLI imports the same modules, so
+// they are patched too) to split each timed delivery's lateness by path: "woken" when a waker's
+// wake (timerfd or timer thread) came between the timer's arming and its firing (the scheduler slept, then polled and spun
 // the rest), "polled" otherwise (the loop was polling or busy when it fell due). Records each
-// thread wake's own lateness (past the time it was asked for), GC pauses overlapping a late
+// wake's own lateness (past the time it was asked for), GC pauses overlapping a late
 // delivery, and the event loop's utilisation. For A/B runs of one build: LATENESS_SPIN_US sets a
 // fixed wake margin (the scheduler's `spinWindowNs` option) instead of the learned one,
 // LATENESS_LINGER_US the linger. Answers `{cmd:'reset'}` / `{cmd:'report'}` on the IPC channel.
@@ -15,7 +15,7 @@ import { pathToFileURL } from 'node:url';
 const dist = process.env.LATENESS_DIST;
 if (!dist) throw new Error('LATENESS_DIST: set it to the dist/ directory of the build to instrument');
 const { PreciseScheduler } = await import(pathToFileURL(path.join(dist, 'link/scheduler.js')).href);
-const { ThreadWaker } = await import(pathToFileURL(path.join(dist, 'link/waker.js')).href);
+const { ThreadWaker, TimerfdWaker } = await import(pathToFileURL(path.join(dist, 'link/waker.js')).href);
 const { realClock } = await import(pathToFileURL(path.join(dist, 'clock.js')).href);
 const nowNs = realClock.nowNs;
 /** A late delivery, for the GC correlation: over this, in ns. */
@@ -69,13 +69,18 @@ const need = (o, field) => {
   if (!(field in o)) throw new Error(`lateness-diag: the scheduler has no field ${field} any more; update lab/tools/lateness-diag.mjs`);
 };
 
-const woke = ThreadWaker.prototype.woke;
-if (typeof woke !== 'function') throw new Error('lateness-diag: ThreadWaker has no woke() any more; update lab/tools/lateness-diag.mjs');
-ThreadWaker.prototype.woke = /** @this {{ armedAtNs: number }} */ function () {
-  wakes++;
-  if (Number.isFinite(this.armedAtNs)) state.wakeLateUs.push((nowNs() - this.armedAtNs) / 1000);
-  woke.call(this);
-};
+// Both precise wakers: the timerfd alarm (the default where it was built; builds before it have none)
+// and the timer thread.
+for (const [name, Waker] of [['ThreadWaker', ThreadWaker], ['TimerfdWaker', TimerfdWaker]]) {
+  if (Waker === undefined && name === 'TimerfdWaker') continue;
+  const woke = Waker?.prototype.woke;
+  if (typeof woke !== 'function') throw new Error(`lateness-diag: ${name} has no woke() any more; update lab/tools/lateness-diag.mjs`);
+  Waker.prototype.woke = /** @this {{ armedAtNs: number }} */ function () {
+    wakes++;
+    if (Number.isFinite(this.armedAtNs)) state.wakeLateUs.push((nowNs() - this.armedAtNs) / 1000);
+    woke.call(this);
+  };
+}
 
 const proto = PreciseScheduler.prototype;
 const arm = proto.arm;

@@ -4,9 +4,11 @@ import type { WakeKind } from './waker.js';
 export interface PreciseSchedulerOptions {
   clock?: Clock;
   /**
-   * How the scheduler sleeps until shortly before a deadline: `thread`, the process's timer thread
-   * (fractional milliseconds), or `timeout`, Node's setTimeout (whole milliseconds, often late).
-   * @default 'thread' with the real clock, 'timeout' with any other
+   * How the scheduler sleeps until shortly before a deadline: `timerfd`, the native alarm on the
+   * main thread's own loop (Linux, built at install); `thread`, the process's timer thread
+   * (fractional milliseconds, on a worker); or `timeout`, Node's setTimeout (whole milliseconds,
+   * often late). Each falls back on the next where it cannot be had.
+   * @default 'timerfd' with the real clock, 'timeout' with any other
    */
   wake?: WakeKind;
   /**

@@ -4,12 +4,15 @@ import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 import { PollBudget } from './poll-budget.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
-import { ThreadWaker, TimeoutWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
+import { ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
 
 /** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
 export function newTimer(fire: () => void): Timer {
   return { dueNs: 0, index: -1, firedWindow: -1, fire };
 }
+
+/** The learned wake margin before any wake was seen, by waker: about one wake's lateness on a quiet machine. */
+const INITIAL_EARLY_NS: Record<WakeKind, number> = { timerfd: 100_000, thread: 200_000, timeout: 1_000_000 };
 
 /**
  * Bounds of the learned wake margin. At least the thread's hop (tens of microseconds at best); at
@@ -21,7 +24,15 @@ const MIN_EARLY_NS = 30_000;
 const MAX_EARLY_NS = 500_000;
 
 /**
- * Sleeps until shortly before the earliest deadline (the timer thread, or setTimeout), polls the
+ * Sleeps shorter than this are learned apart: a thread that slept a millisecond or more wakes
+ * later than one that slept a few hundred microseconds (the VM's CPU went idle), so one margin
+ * for both either polls through the short sleep's lateness or is late after the long one.
+ */
+const SHORT_SLEEP_NS = 1_000_000;
+
+/**
+ * Sleeps until shortly before the earliest deadline (the timerfd alarm, the timer thread, or
+ * setTimeout: waker.ts), polls the
  * clock with setImmediate for what is left, and spins through the last few microseconds. How early
  * to wake is learned from how late the wakes come, so the poll stays short on a quiet machine and
  * grows on a loaded one. All timers share one heap, so a thousand connections cost one poll loop,
@@ -42,7 +53,11 @@ export class PreciseScheduler implements Scheduler {
   private readonly budget: PollBudget;
   private readonly wakeKind: WakeKind;
   private waker: Waker | undefined;
+  /** How late wakes come after a sleep of SHORT_SLEEP_NS or more, and after a shorter one. */
   private readonly learner: WakeLearner;
+  private readonly shortLearner: WakeLearner;
+  /** The learner of the wake asked for. */
+  private askedLearner: WakeLearner;
   /** The wake time asked of the waker, for learning how late it comes; Infinity when none. */
   private askedNs = Infinity;
   private polling = false;
@@ -51,7 +66,7 @@ export class PreciseScheduler implements Scheduler {
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
     const real = this.clock === realClock;
-    this.wakeKind = options.wake ?? (real ? 'thread' : 'timeout');
+    this.wakeKind = options.wake ?? (real ? 'timerfd' : 'timeout');
     this.fixedEarlyNs = options.spinWindowNs;
     this.spinNs = options.spinNs ?? (real ? 20_000 : 0);
     this.quietSpinNs = Math.max(this.spinNs, options.quietSpinNs ?? (real ? MAX_EARLY_NS : 0));
@@ -60,9 +75,11 @@ export class PreciseScheduler implements Scheduler {
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
     this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
     this.budget = new PollBudget(options.maxPollShare ?? 0.25, this.maxLingerSources);
-    this.learner = new WakeLearner(this.wakeKind === 'thread' ? 200_000 : 1_000_000, MIN_EARLY_NS, MAX_EARLY_NS);
+    this.learner = new WakeLearner(INITIAL_EARLY_NS[this.wakeKind], MIN_EARLY_NS, MAX_EARLY_NS);
+    this.shortLearner = new WakeLearner(INITIAL_EARLY_NS[this.wakeKind] / 2, MIN_EARLY_NS, MAX_EARLY_NS);
+    this.askedLearner = this.learner;
     // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
-    if (this.wakeKind === 'thread') this.openWaker();
+    if (this.wakeKind !== 'timeout') this.openWaker();
   }
 
   schedule(dueNs: number, fire: () => void): Timer {
@@ -84,12 +101,17 @@ export class PreciseScheduler implements Scheduler {
     timer.index = -1;
   }
 
-  /** How early a wake is asked for: the fixed window, or what the wakes taught. */
+  /** How early a wake after a long sleep is asked for: the fixed window, or what the wakes taught. */
   get earlyNs(): number {
     return this.fixedEarlyNs ?? this.learner.earlyNs;
   }
 
-  /** Gives back the timer thread's slot. The scheduler still works after, on setTimeout. */
+  /** The learner for a sleep of `sleepNs`. */
+  private learnerFor(sleepNs: number): WakeLearner {
+    return sleepNs < SHORT_SLEEP_NS ? this.shortLearner : this.learner;
+  }
+
+  /** Gives back the alarm or the timer thread's slot. The scheduler still works after, on setTimeout. */
   close(): void {
     this.waker?.close();
     this.waker = new TimeoutWaker(this.onWake);
@@ -141,8 +163,9 @@ export class PreciseScheduler implements Scheduler {
     const now = this.clock.nowNs();
     // Past the poll budget, wake for the deadline itself: the thread's wake is a little late, but
     // every delivery due by then leaves in that one turn, and the CPU stays with the traffic.
-    const overBudget = this.overBudget(now) && waker instanceof ThreadWaker;
-    const wakeAtNs = head.dueNs - (overBudget ? 0 : this.earlyNs);
+    const overBudget = this.overBudget(now) && waker.precise;
+    const learner = this.learnerFor(head.dueNs - now);
+    const wakeAtNs = head.dueNs - (overBudget ? 0 : (this.fixedEarlyNs ?? learner.earlyNs));
     const minSleepNs = overBudget ? 0 : waker.minSleepNs;
     if (wakeAtNs - now < minSleepNs || (overBudget && head.dueNs - now <= this.spinNs)) {
       waker.clear();
@@ -151,6 +174,7 @@ export class PreciseScheduler implements Scheduler {
       return;
     }
     this.askedNs = wakeAtNs;
+    this.askedLearner = learner;
     waker.set(wakeAtNs, now);
   }
 
@@ -163,14 +187,16 @@ export class PreciseScheduler implements Scheduler {
       this.waker = new TimeoutWaker(this.onWake);
       this.plan();
     };
+    // Each falls back on the next: no addon (another platform, not built), no thread slot left.
     this.waker =
-      (this.wakeKind === 'thread' ? ThreadWaker.open(this.onWake, onThreadLost) : undefined) ??
+      (this.wakeKind === 'timerfd' ? TimerfdWaker.open(this.onWake) : undefined) ??
+      (this.wakeKind !== 'timeout' ? ThreadWaker.open(this.onWake, onThreadLost) : undefined) ??
       new TimeoutWaker(this.onWake);
     return this.waker;
   }
 
   private readonly onWake = (): void => {
-    if (this.askedNs !== Infinity) this.learner.observe(this.askedNs, this.clock.nowNs());
+    if (this.askedNs !== Infinity) this.askedLearner.observe(this.askedNs, this.clock.nowNs());
     this.askedNs = Infinity;
     this.plan();
   };
@@ -214,11 +240,17 @@ export class PreciseScheduler implements Scheduler {
   private spanStartNs = -1;
 
   /**
-   * How long a sleeping main thread takes to run once woken, learned: half a timer-thread wake's
-   * lateness (it is two wakes, the thread's and the loop's); 0 with setTimeout wakes.
+   * How long a sleeping main thread takes to run once woken, learned: the loop's share of a
+   * wake's lateness (waker.ts `loopShare`).
    */
   get wakeNs(): number {
-    return this.waker instanceof ThreadWaker ? this.learner.meanLateNs / 2 : 0;
+    return (this.waker?.loopShare ?? 0) * this.learner.meanLateNs;
+  }
+
+  /** What the scheduler sleeps on now (a fallback when the one asked for was not to be had). */
+  get wakeKindInUse(): WakeKind {
+    const w = this.waker;
+    return w instanceof TimerfdWaker ? 'timerfd' : w instanceof ThreadWaker ? 'thread' : 'timeout';
   }
 
   private readonly poll = (): void => {
@@ -227,8 +259,12 @@ export class PreciseScheduler implements Scheduler {
     const head = this.heap.head;
     if (head) {
       const spinStartNs = this.clock.nowNs();
-      const limitNs = this.overBudget(spinStartNs) ? this.spinNs : this.quietSpinNs;
-      if (limitNs > 0 && head.dueNs - spinStartNs <= limitNs) {
+      const overBudget = this.overBudget(spinStartNs);
+      const limitNs = overBudget ? this.spinNs : this.quietSpinNs;
+      const leftNs = head.dueNs - spinStartNs;
+      // A wake that came early enough for another, short sleep takes it rather than spin: a short
+      // sleep's wake is cheaper and less late than the long one's (plan() below arms it).
+      if (limitNs > 0 && leftNs <= limitNs && !this.sleepsAgain(leftNs, overBudget)) {
         // So close that another loop turn would cost more than it waits: spin, then fire.
         const dueNs = head.dueNs;
         let nowNs = spinStartNs;
@@ -252,6 +288,13 @@ export class PreciseScheduler implements Scheduler {
       this.spanStartNs = -1;
     }
   };
+
+  /** Whether `leftNs` before the head's deadline is enough for a short sleep (fixed margins never sleep twice). */
+  private sleepsAgain(leftNs: number, overBudget: boolean): boolean {
+    const w = this.waker;
+    if (w === undefined || !w.precise || overBudget || this.fixedEarlyNs !== undefined) return false;
+    return leftNs - this.shortLearner.earlyNs >= w.minSleepNs;
+  }
 
   private runDue(now: number): boolean {
     let fired = false;

@@ -3,6 +3,7 @@
  * (and at the very end spins) only for what is left after the wake, so how early to ask for a
  * wake is learned from how late the wakes come: `WakeLearner`.
  */
+import { openAlarm, type Alarm } from './native-alarm.js';
 import { timerThread, type TimerThread } from './timer-thread.js';
 
 export interface Waker {
@@ -13,9 +14,21 @@ export interface Waker {
   close(): void;
   /** The shortest sleep worth asking for: closer deadlines are polled. */
   readonly minSleepNs: number;
+  /** Wakes at a fractional millisecond (worth sleeping to a deadline itself when over the poll budget). */
+  readonly precise: boolean;
+  /**
+   * The share of a wake's lateness that is the event loop's own wake-up (a sleeping main thread
+   * made to run): all of it with the timerfd, half with the timer thread (its wake, then the
+   * loop's), none with setTimeout (whose lateness is mostly its millisecond rounding).
+   */
+  readonly loopShare: number;
 }
 
-export type WakeKind = 'thread' | 'timeout';
+/**
+ * `timerfd`: the native alarm, on the main thread's own loop (Linux, when built at install);
+ * `thread`: the process's timer thread; `timeout`: Node's setTimeout.
+ */
+export type WakeKind = 'timerfd' | 'thread' | 'timeout';
 
 /**
  * Node's setTimeout: whole milliseconds, rounded down so that it never wakes after `atNs` for the
@@ -23,6 +36,8 @@ export type WakeKind = 'thread' | 'timeout';
  */
 export class TimeoutWaker implements Waker {
   readonly minSleepNs = 1_000_000;
+  readonly precise = false;
+  readonly loopShare = 0;
   private timer: NodeJS.Timeout | undefined;
   private atNs = Infinity;
 
@@ -60,6 +75,8 @@ export class ThreadWaker implements Waker {
    * saves no CPU and costs precision, so a closer deadline is polled (unless over the poll budget).
    */
   readonly minSleepNs = 150_000;
+  readonly precise = true;
+  readonly loopShare = 0.5;
   private armedAtNs = Infinity;
 
   private constructor(
@@ -97,6 +114,58 @@ export class ThreadWaker implements Waker {
 
   private woke(): void {
     // A wake for a time since replaced is harmless: the scheduler only looks at its heap.
+    this.armedAtNs = Infinity;
+    this.onWake();
+  }
+}
+
+/**
+ * The timerfd alarm (native-alarm.ts): arming it is a syscall on the main thread that wakes no
+ * other thread, and its expiry wakes the event loop directly, so a wake costs one wake-up where
+ * the timer thread costs three (its own twice, then the loop's) and a message. Real clock only.
+ */
+export class TimerfdWaker implements Waker {
+  /**
+   * A closer deadline is polled: a wake costs the loop tens of microseconds of CPU and comes
+   * about as late, so a shorter sleep saves nothing (docs/precision.md).
+   */
+  readonly minSleepNs = 100_000;
+  readonly precise = true;
+  readonly loopShare = 1;
+  private armedAtNs = Infinity;
+  private closed = false;
+
+  private constructor(private readonly onWake: () => void) {}
+
+  /** A waker on a new alarm, or undefined where the addon was not built. */
+  static open(onWake: () => void): TimerfdWaker | undefined {
+    const waker = new TimerfdWaker(onWake);
+    const alarm = openAlarm(() => waker.woke());
+    if (alarm === undefined) return undefined;
+    waker.alarm = alarm;
+    return waker;
+  }
+  private alarm: Alarm | undefined;
+
+  set(atNs: number): void {
+    if (this.armedAtNs === atNs || this.closed) return;
+    this.armedAtNs = atNs;
+    this.alarm?.set(atNs);
+  }
+
+  clear(): void {
+    if (this.armedAtNs === Infinity || this.closed) return;
+    this.armedAtNs = Infinity;
+    this.alarm?.clear();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.alarm?.close();
+  }
+
+  private woke(): void {
     this.armedAtNs = Infinity;
     this.onWake();
   }

@@ -95,8 +95,9 @@ describe('PreciseScheduler', () => {
 });
 
 describe('PreciseScheduler on the timer thread (real clock)', () => {
-  it('fires far deadlines in order, never early, and polls for a small part of the wait', async () => {
-    const s = new PreciseScheduler();
+  it.each(['timerfd', 'thread'] as const)('on the %s: fires far deadlines in order, never early, and polls for a small part of the wait', async (wake) => {
+    const s = new PreciseScheduler({ wake });
+    expect(s.wakeKindInUse).toBe(wake);
     const dueNs: number[] = [];
     const firedAtNs: number[] = [];
     const order: number[] = [];
@@ -113,7 +114,7 @@ describe('PreciseScheduler on the timer thread (real clock)', () => {
       }
     });
     const elapsedNs = realClock.nowNs() - start;
-    // It slept on the timer thread (the only waker that reports a wake-up estimate).
+    // It slept on a precise waker (setTimeout's wakes report no wake-up estimate).
     expect(s.wakeNs).toBeGreaterThan(0);
     s.close();
     expect(order).toEqual([...Array(20).keys()].reverse());
@@ -124,7 +125,7 @@ describe('PreciseScheduler on the timer thread (real clock)', () => {
   });
 
   it('falls back on setTimeout when the timer thread has no slot left, and still fires', async () => {
-    const hogs = Array.from({ length: TIMER_THREAD_SLOTS + 1 }, () => new PreciseScheduler());
+    const hogs = Array.from({ length: TIMER_THREAD_SLOTS + 1 }, () => new PreciseScheduler({ wake: 'thread' }));
     const fired: number[] = [];
     await Promise.all(
       hogs.map(

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "timerfd",
+      "sources": ["timerfd.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra"],
+      "conditions": [["OS!='linux'", { "type": "none", "sources": [] }]]
+    }
+  ]
+}

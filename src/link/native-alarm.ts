@@ -1,0 +1,53 @@
+/**
+ * The timerfd alarm (native/timerfd, built at install on Linux by scripts/build-native.mjs): a
+ * deadline the main thread arms with one syscall that wakes nobody, and that wakes the main
+ * thread's own event loop when it comes. Optional: where it was not built, `openAlarm` answers
+ * undefined and the scheduler sleeps on the timer thread instead.
+ */
+import { createRequire } from 'node:module';
+
+/** The addon's functions (native/timerfd/timerfd.c). */
+interface Binding {
+  create(onWake: () => void): object;
+  set(alarm: object, atNs: number): void;
+  clear(alarm: object): void;
+  close(alarm: object): void;
+}
+
+/** One alarm on CLOCK_MONOTONIC, the clock of `monotonicNs` (clock.ts). */
+export interface Alarm {
+  /** Wake at `atNs`, replacing any earlier time; a time past wakes at once. Keeps the process alive while armed. */
+  set(atNs: number): void;
+  clear(): void;
+  /** Frees the alarm; it must not be used after. */
+  close(): void;
+}
+
+/** Where the build puts it, from src/link/ and dist/link/ alike. */
+const ADDON_PATH = '../../native/timerfd/build/Release/timerfd.node';
+
+let binding: Binding | null | undefined;
+
+/** The addon, or null where it was not built (another platform, no compiler) or does not load. */
+export function timerfdBinding(): Binding | null {
+  if (binding === undefined) {
+    try {
+      binding = process.platform === 'linux' ? (createRequire(import.meta.url)(ADDON_PATH) as Binding) : null;
+    } catch {
+      binding = null;
+    }
+  }
+  return binding;
+}
+
+/** A new alarm whose expiries call `onWake` on this thread, or undefined without the addon. */
+export function openAlarm(onWake: () => void): Alarm | undefined {
+  const b = timerfdBinding();
+  if (b === null) return undefined;
+  const handle = b.create(onWake);
+  return {
+    set: (atNs) => b.set(handle, atNs),
+    clear: () => b.clear(handle),
+    close: () => b.close(handle),
+  };
+}

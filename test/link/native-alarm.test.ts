@@ -1,0 +1,182 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { realClock } from '../../src/clock.js';
+import { openAlarm, timerfdBinding } from '../../src/link/native-alarm.js';
+import { PreciseScheduler } from '../../src/link/scheduler.js';
+import { TimerfdWaker } from '../../src/link/waker.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ADDON = 'native/timerfd/build/Release/timerfd.node';
+
+/** A waker whose wakes are stamped. */
+function stampedWaker(): { waker: TimerfdWaker; wokeNs: number[]; nextWake: () => Promise<void> } {
+  const wokeNs: number[] = [];
+  let notify: (() => void) | undefined;
+  const waker = TimerfdWaker.open(() => {
+    wokeNs.push(realClock.nowNs());
+    notify?.();
+  });
+  if (waker === undefined) throw new Error('the timerfd addon did not load');
+  return { waker, wokeNs, nextWake: () => new Promise<void>((resolve) => (notify = resolve)) };
+}
+
+/** Runs a node program from the repo root; its stdout and exit status. */
+function node(source: string): { out: string; status: number | null; ms: number } {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['-e', source], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
+  return { out: r.stdout.trim(), status: r.status, ms: Date.now() - started };
+}
+
+// npm's install step builds the addon (scripts/build-native.mjs); on Linux a missing one is a broken build.
+describe.runIf(process.platform === 'linux')('the timerfd alarm (native/timerfd)', () => {
+  it('was built at install and loads', () => {
+    expect(timerfdBinding()).not.toBeNull();
+  });
+
+  it('wakes at the time asked on the main thread clock: never before, and not a clock offset after', async () => {
+    for (let i = 0; i < 5; i++) {
+      const { waker, wokeNs, nextWake } = stampedWaker();
+      const askedNs = realClock.nowNs() + 3_000_000;
+      waker.set(askedNs);
+      await nextWake();
+      waker.close();
+      expect(wokeNs[0]).toBeGreaterThanOrEqual(askedNs);
+      expect(wokeNs[0]! - askedNs).toBeLessThan(30_000_000);
+    }
+  });
+
+  it('moved later, wakes once, at the later time; moved earlier, at the earlier one', async () => {
+    const later = stampedWaker();
+    const startNs = realClock.nowNs();
+    later.waker.set(startNs + 3_000_000);
+    later.waker.set(startNs + 8_000_000);
+    await later.nextWake();
+    expect(later.wokeNs).toHaveLength(1);
+    expect(later.wokeNs[0]).toBeGreaterThanOrEqual(startNs + 8_000_000);
+    later.waker.close();
+
+    const earlier = stampedWaker();
+    earlier.waker.set(startNs + 2_000_000_000);
+    earlier.waker.set(startNs + 5_000_000);
+    await earlier.nextWake();
+    earlier.waker.close();
+    expect(earlier.wokeNs[0]).toBeGreaterThanOrEqual(startNs + 5_000_000);
+    expect(earlier.wokeNs[0]).toBeLessThan(startNs + 1_000_000_000);
+  });
+
+  it('a time already past wakes at once; cleared, does not wake; armed again, wakes at the new time', async () => {
+    const past = stampedWaker();
+    past.waker.set(realClock.nowNs() - 1_000_000);
+    await past.nextWake();
+    past.waker.close();
+    expect(past.wokeNs).toHaveLength(1);
+
+    const { waker, wokeNs, nextWake } = stampedWaker();
+    const startNs = realClock.nowNs();
+    waker.set(startNs + 2_000_000);
+    waker.clear();
+    const t2Ns = startNs + 30_000_000;
+    waker.set(t2Ns);
+    await nextWake();
+    waker.close();
+    expect(wokeNs).toHaveLength(1);
+    expect(wokeNs[0]).toBeGreaterThanOrEqual(t2Ns);
+  });
+
+  it('after close, the waker ignores set and clear, and the addon refuses the closed handle', () => {
+    const { waker } = stampedWaker();
+    waker.close();
+    expect(() => waker.set(realClock.nowNs() + 1_000_000)).not.toThrow();
+    expect(() => waker.clear()).not.toThrow();
+    const b = timerfdBinding()!;
+    const handle = b.create(() => undefined);
+    b.close(handle);
+    expect(() => b.set(handle, 1)).toThrow(/not an open alarm/);
+    expect(() => b.set({}, 1)).toThrow(/not an open alarm/);
+    expect(() => b.set(b.create(() => undefined), Number.NaN)).toThrow(/finite number/);
+    expect(() => b.create(1 as unknown as () => void)).toThrow(/needs a function/);
+  });
+
+  it('keeps the process alive while armed, and only then, like a pending setTimeout', () => {
+    const prelude = `const b = require('./${ADDON}'); const now = () => { const t = process.hrtime(); return t[0] * 1e9 + t[1]; };`;
+    const armed = node(`${prelude} const a = b.create(() => { console.log('woke'); b.close(a); }); b.set(a, now() + 300e6);`);
+    expect(armed).toMatchObject({ out: 'woke', status: 0 });
+    expect(armed.ms).toBeGreaterThanOrEqual(300);
+    const cleared = node(`${prelude} const a = b.create(() => console.log('woke')); b.set(a, now() + 5e9); b.clear(a);`);
+    expect(cleared).toMatchObject({ out: '', status: 0 });
+    expect(cleared.ms).toBeLessThan(5000);
+    const idle = node(`${prelude} b.create(() => console.log('woke'));`);
+    expect(idle).toMatchObject({ out: '', status: 0 });
+  });
+
+  it('an exception thrown by the wake callback is uncaught, as from any I/O callback', () => {
+    const r = node(
+      `const b = require('./${ADDON}'); const t = process.hrtime();` +
+        `process.on('uncaughtException', (e) => { console.log('caught ' + e.message); process.exit(0); });` +
+        `const a = b.create(() => { throw new Error('boom'); }); b.set(a, t[0] * 1e9 + t[1] + 1e6);`,
+    );
+    expect(r).toMatchObject({ out: 'caught boom', status: 0 });
+  });
+
+  it('runs inside a worker thread too, and a worker that exits with an alarm open leaves no handle behind', () => {
+    const r = node(
+      `const { Worker } = require('node:worker_threads');` +
+        `const w = new Worker("const b = require('./${ADDON}'); const { parentPort } = require('node:worker_threads'); const t = process.hrtime();" +` +
+        `" const a = b.create(() => { parentPort.postMessage('woke'); b.set(a, 1e18); process.exit(0); }); b.set(a, t[0] * 1e9 + t[1] + 2e6);", { eval: true });` +
+        `w.on('message', (m) => console.log(m)); w.on('exit', (c) => console.log('exit ' + c));`,
+    );
+    expect(r).toMatchObject({ out: 'woke\nexit 0', status: 0 });
+  });
+
+  it('openAlarm gives an alarm whose set, clear and close reach the addon', async () => {
+    let woke = 0;
+    const alarm = openAlarm(() => woke++)!;
+    alarm.set(realClock.nowNs() + 1_000_000);
+    await new Promise<void>((resolve) => setTimeout(resolve, 30));
+    alarm.set(realClock.nowNs() + 1_000_000);
+    alarm.clear();
+    await new Promise<void>((resolve) => setTimeout(resolve, 30));
+    alarm.close();
+    expect(woke).toBe(1);
+  });
+});
+
+describe.runIf(process.platform === 'linux')('PreciseScheduler on the timerfd alarm', () => {
+  it('is the default with the real clock, and falls back on the thread or setTimeout when asked', () => {
+    for (const [wake, inUse] of [
+      [undefined, 'timerfd'],
+      ['thread', 'thread'],
+      ['timeout', 'timeout'],
+    ] as const) {
+      const s = new PreciseScheduler(wake && { wake });
+      expect(s.wakeKindInUse).toBe(inUse);
+      s.close();
+      expect(s.wakeKindInUse).toBe('timeout');
+    }
+  });
+
+  it('a wake that comes early enough sleeps again for the rest instead of spinning through it', { retry: 2 }, async () => {
+    // A 20 ms sleep wakes its learned margin early (up to 0.5 ms before the deadline, once the long
+    // wakes taught it); what is left, less a short wake's own margin, is slept again when it is
+    // more than the waker's shortest sleep. Before, every deadline was one sleep and a spin.
+    const sets = vi.spyOn(TimerfdWaker.prototype, 'set');
+    const s = new PreciseScheduler();
+    const setsPerDeadline: number[] = [];
+    try {
+      // The long margin starts at 0.1 ms and grows to the long wakes' lateness within tens of wakes.
+      for (let i = 0; i < 40; i++) {
+        const before = sets.mock.calls.length;
+        const due = realClock.nowNs() + 20_000_000;
+        const firedNs = await new Promise<number>((resolve) => s.schedule(due, () => resolve(realClock.nowNs())));
+        expect(firedNs).toBeGreaterThanOrEqual(due);
+        setsPerDeadline.push(sets.mock.calls.length - before);
+      }
+    } finally {
+      s.close();
+      sets.mockRestore();
+    }
+    expect(Math.min(...setsPerDeadline)).toBeGreaterThanOrEqual(1);
+    expect(setsPerDeadline.filter((n) => n >= 2).length).toBeGreaterThanOrEqual(3);
+  });
+});
