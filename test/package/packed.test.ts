@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -73,6 +74,15 @@ describe('the packed package, installed into a fresh project', () => {
     // A stale file in dist/ (its source gone) ships too: rm -rf dist && npm run build.
     expect({ extra, missing }, 'a change to what ships: UPDATE_PACKAGE_FILES=1 npx vitest run test/package, then review the diff').toEqual({ extra: [], missing: [] });
     expect(shipped.some((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toBe(false);
+  });
+
+  it.runIf(process.platform === 'linux')("built its timerfd alarm at install, and the installed library's scheduler sleeps on it", async () => {
+    expect(existsSync(join(consumer, 'node_modules/redis-rtt/native/timerfd/build/Release/timerfd.node'))).toBe(true);
+    // Not an export: the file as installed, by path.
+    const scheduler = pathToFileURL(join(consumer, 'node_modules/redis-rtt/dist/link/scheduler.js')).href;
+    const probe = `import { PreciseScheduler } from '${scheduler}'; const s = new PreciseScheduler(); console.log(s.wakeKindInUse); s.close();`;
+    const r = await run(process.execPath, ['--input-type=module', '-e', probe], consumer);
+    expect(r, r.stderr).toMatchObject({ code: 0, stdout: 'timerfd\n' });
   });
 
   it('every source map carries the sources it names (none are shipped)', () => {
