@@ -5,10 +5,13 @@
 //                Atomics.waitAsync the main thread armed (no message, no EventEmitter)
 //   - timeout:   setTimeout(1) on the main thread (whole milliseconds)
 //   - timedWait: only the worker's Atomics.wait(timeout), the main thread never woken
+//   - timerfd:   the native alarm on the main thread's own loop (src/link/native-alarm.ts; needs npm run build and
+//                the addon built by npm ci), no worker
 // CPU is process.cpuUsage() (every thread) per wake; lateness is against the asked deadline.
 //   node lab/tools/thread-wake-cost.mjs [--wakes N] [--gap-ms G] [--rounds R]
 import { Worker } from 'node:worker_threads';
 import { parseArgs } from 'node:util';
+import { openAlarm } from '../../dist/link/native-alarm.js';
 
 const { values } = parseArgs({ options: { wakes: { type: 'string', default: '4000' }, 'gap-ms': { type: 'string', default: '0.4' }, rounds: { type: 'string', default: '3' } } });
 const WAKES = Number(values.wakes);
@@ -39,14 +42,16 @@ else for (;;) {
   else { Atomics.add(c, 1, 1); Atomics.notify(c, 1); }
 }`.replace('workerData.wakes', String(WAKES)).replace('workerData.gapMs', String(GAP_MS));
 
-/** @param {'message' | 'waitAsync' | 'timeout' | 'timedWait'} how */
+/** @param {'message' | 'waitAsync' | 'timeout' | 'timedWait' | 'timerfd'} how */
 function measure(how) {
   return new Promise((resolve) => {
     const sab = new SharedArrayBuffer(16);
     const c = new Int32Array(sab, 0, 2);
     const f = new Float64Array(sab, 8, 1);
     f[0] = Infinity;
-    const worker = how === 'timeout' ? undefined : new Worker(WORKER, { eval: true, workerData: { sab, how } });
+    const alarm = how === 'timerfd' ? openAlarm(() => woke()) : undefined;
+    if (how === 'timerfd' && alarm === undefined) throw new Error('timerfd: the addon is not built (npm ci builds it)');
+    const worker = how === 'timeout' || how === 'timerfd' ? undefined : new Worker(WORKER, { eval: true, workerData: { sab, how } });
     /** @type {number[]} */
     const late = [];
     let dueMs = 0;
@@ -54,6 +59,7 @@ function measure(how) {
     const finish = () => {
       const cpu = process.cpuUsage(cpu0);
       void worker?.terminate();
+      alarm?.close();
       late.sort((a, b) => a - b);
       /** @param {number} p */
       const q = (p) => Math.round((late[Math.floor(p * (late.length - 1))] ?? NaN) * 1000);
@@ -63,6 +69,11 @@ function measure(how) {
       if (how === 'timeout') {
         dueMs = nowMs() + 1;
         setTimeout(woke, 1);
+        return;
+      }
+      if (alarm) {
+        dueMs = nowMs() + GAP_MS;
+        alarm.set(dueMs * 1e6);
         return;
       }
       const seen = Atomics.load(c, 1);
@@ -96,7 +107,7 @@ function measure(how) {
 }
 
 console.log(`${WAKES} wakes, a deadline every ${GAP_MS} ms (setTimeout: 1 ms), ${ROUNDS} rounds in rotated order`);
-const kinds = /** @type {const} */ (['message', 'waitAsync', 'timeout', 'timedWait']);
+const kinds = /** @type {const} */ (['message', 'waitAsync', 'timeout', 'timedWait', 'timerfd']);
 /** @type {Record<string, {cpuUs: number, lateP50Us: number, lateP99Us: number}[]>} */
 const results = {};
 for (let r = 0; r < ROUNDS; r++) {

@@ -152,6 +152,9 @@ describe('resets where one side is a unix socket', () => {
     const proxy = await startSingleNodeProxy({ upstream: redis.address, listen: path, link: { rttUs: 1000 }, log: () => undefined });
     try {
       const clients = await Promise.all(Array.from({ length: 4 }, () => connectTo({ path })));
+      // Read and drop the replies: a socket that reads nothing never reaches the end of its stream, so
+      // once a reply had been delivered to it, its 'close' could not come (a unix socket has no reset).
+      for (const c of clients) c.resume();
       const closed = clients.map((c) => new Promise<void>((r) => c.once('close', () => r())));
       clients.forEach((c, i) => c.write(incrs(`ul:${i}`, 100_000)));
       // Under load: Redis's replies have started coming back.
