@@ -172,7 +172,8 @@ static napi_value create(napi_env env, napi_callback_info info) {
 static int arm(alarm_t *a, double at_ns) {
   struct itimerspec spec;
   memset(&spec, 0, sizeof spec);
-  if (at_ns < 1) at_ns = 1; /* all zero would disarm: the past fires at once */
+  if (at_ns < 1) at_ns = 1;       /* all zero would disarm: the past fires at once */
+  if (at_ns > 4e18) at_ns = 4e18; /* 126 years of uptime: beyond it a time_t cast could overflow */
   spec.it_value.tv_sec = (time_t)floor(at_ns / 1e9);
   spec.it_value.tv_nsec = (long)(at_ns - (double)spec.it_value.tv_sec * 1e9);
   if (spec.it_value.tv_nsec < 0) spec.it_value.tv_nsec = 0;

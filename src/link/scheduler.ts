@@ -32,8 +32,8 @@ const SHORT_SLEEP_NS = 1_000_000;
 
 /**
  * Sleeps until shortly before the earliest deadline (the timerfd alarm, the timer thread, or
- * setTimeout: waker.ts), polls the
- * clock with setImmediate for what is left, and spins through the last few microseconds. How early
+ * setTimeout: waker.ts), sleeps again when the wake left room for a short sleep, polls the clock
+ * with setImmediate for what is left, and spins through the last few microseconds. How early
  * to wake is learned from how late the wakes come, so the poll stays short on a quiet machine and
  * grows on a loaded one. All timers share one heap, so a thousand connections cost one poll loop,
  * not a thousand.
@@ -161,7 +161,7 @@ export class PreciseScheduler implements Scheduler {
       return;
     }
     const now = this.clock.nowNs();
-    // Past the poll budget, wake for the deadline itself: the thread's wake is a little late, but
+    // Past the poll budget, wake for the deadline itself: a precise wake is a little late, but
     // every delivery due by then leaves in that one turn, and the CPU stays with the traffic.
     const overBudget = this.overBudget(now) && waker.precise;
     const learner = this.learnerFor(head.dueNs - now);

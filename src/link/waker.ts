@@ -148,6 +148,8 @@ export class TimerfdWaker implements Waker {
   private alarm: Alarm | undefined;
 
   set(atNs: number): void {
+    // Never (a timer armed for an endless wait): no wake, as the timer thread reads Infinity.
+    if (!Number.isFinite(atNs)) return this.clear();
     if (this.armedAtNs === atNs || this.closed) return;
     this.armedAtNs = atNs;
     this.alarm?.set(atNs);

@@ -84,6 +84,19 @@ describe.runIf(process.platform === 'linux')('the timerfd alarm (native/timerfd)
     expect(wokeNs[0]).toBeGreaterThanOrEqual(t2Ns);
   });
 
+  it('a deadline of never (Infinity) or past any uptime arms no wake, and replaces one armed before', async () => {
+    const { waker, wokeNs } = stampedWaker();
+    waker.set(realClock.nowNs() + 2_000_000);
+    waker.set(Infinity);
+    const far = stampedWaker();
+    far.waker.set(1e30);
+    await new Promise<void>((resolve) => setTimeout(resolve, 20));
+    waker.close();
+    far.waker.close();
+    expect(wokeNs).toHaveLength(0);
+    expect(far.wokeNs).toHaveLength(0);
+  });
+
   it('after close, the waker ignores set and clear, and the addon refuses the closed handle', () => {
     const { waker } = stampedWaker();
     waker.close();
