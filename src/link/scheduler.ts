@@ -74,7 +74,7 @@ export class PreciseScheduler implements Scheduler {
     this.maxLingerSources = options.maxLingerSources ?? 2;
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
     this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
-    this.budget = new PollBudget(options.maxPollShare ?? 0.25, this.maxLingerSources);
+    this.budget = new PollBudget(options.maxPollShare ?? 0.1, this.maxLingerSources);
     this.learner = new WakeLearner(INITIAL_EARLY_NS[this.wakeKind], MIN_EARLY_NS, MAX_EARLY_NS);
     this.shortLearner = new WakeLearner(INITIAL_EARLY_NS[this.wakeKind] / 2, MIN_EARLY_NS, MAX_EARLY_NS);
     this.askedLearner = this.learner;
