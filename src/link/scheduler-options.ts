@@ -45,9 +45,10 @@ export interface PreciseSchedulerOptions {
   maxLingerSources?: number;
   /**
    * The most of its time the scheduler polls for precision: past this share (of the last 10-20 ms)
-   * it sleeps on the timer thread until each deadline itself, which costs the thread's wake
-   * (tens of microseconds late) instead of a core. Dense deliveries (many connections) reach it;
-   * one connection's do not. @default 0.25
+   * it sleeps on its waker until each deadline itself, which costs a wake (tens of microseconds
+   * late) instead of a core. Dense deliveries (many connections) reach it; one connection's do
+   * not. A tenth since the timerfd alarm made a wake cheap and prompt (docs/precision.md).
+   * @default 0.1
    */
   maxPollShare?: number;
   /**

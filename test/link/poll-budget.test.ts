@@ -5,7 +5,7 @@ import type { Timer } from '../../src/stage/types.js';
 
 const MS = 1_000_000;
 
-/** The scheduler's defaults: a quarter of the time, more timers than one connection's two. */
+/** A quarter of the time (round numbers to check; the scheduler's default is a tenth), more timers than one connection's two. */
 const setup = () => new PollBudget(0.25, 2);
 const timers = (n: number): Timer[] => Array.from({ length: n }, () => newTimer(() => undefined));
 

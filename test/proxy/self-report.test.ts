@@ -24,8 +24,12 @@ async function cpuShare(ms: number): Promise<number> {
 describe("the proxy's self-report (/stats self)", () => {
   let redis: PrivateRedis;
   let proxy: RedisRttProxy;
+  /** This process's CPU share while idle with no proxy: the test runner's own timers and messages. */
+  let baselineShare = 0;
   beforeAll(async () => {
     redis = await startPrivateRedis();
+    await sleep(SETTLE_MS);
+    baselineShare = await cpuShare(IDLE_WINDOW_MS);
     proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 2000 }, compensationUs: { up: 0, down: 0 } });
   });
   afterAll(async () => {
@@ -90,12 +94,15 @@ describe("the proxy's self-report (/stats self)", () => {
     expect(self.lateUs.max).toBeLessThan(100_000);
   });
 
-  it('an idle proxy (no connections) uses at most 0.1% of a core', async () => {
+  it('an idle proxy (no connections) adds at most 0.1% of a core to its process', async () => {
     await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
     await sleep(SETTLE_MS);
-    let share = await cpuShare(IDLE_WINDOW_MS);
+    // What the idle proxy adds to the process: the test runner's own wakes cost about as much on a VM
+    // where a wake costs 50-200 us of CPU, so the process's share alone measures the runner.
+    let share = (await cpuShare(IDLE_WINDOW_MS)) - baselineShare;
     // One retry: a GC or the test runner's own work can land in the window on a busy machine.
-    if (share > 0.001) share = await cpuShare(IDLE_WINDOW_MS);
+    if (share > 0.001) share = (await cpuShare(IDLE_WINDOW_MS)) - baselineShare;
+    console.log(`idle proxy: ${(share * 100).toFixed(3)}% of a core over the runner's own ${(baselineShare * 100).toFixed(3)}%`);
     expect(share).toBeLessThanOrEqual(0.001);
   });
 });
