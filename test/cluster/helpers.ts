@@ -11,8 +11,11 @@ export { median } from '../../src/numbers/quantiles.js';
  * named discovery connections are left out.
  */
 export async function directClients(cluster: PrivateCluster, proxy: RedisRttClusterProxy): Promise<string[]> {
+  // The proxy's upstream ports before and after the lists: one it opened or closed while they were
+  // taken is still its own (a brand-new upstream showed up as a direct client once, under load).
+  const before = proxy.connections().map((c) => c.upstreamLocalPort);
   const lists = await Promise.all(cluster.nodes.map((n) => rawCommands(n.endpoint, [['CLIENT', 'LIST', 'TYPE', 'normal']], 2000, n.clientTls)));
-  const ports = new Set(proxy.connections().map((c) => c.upstreamLocalPort));
+  const ports = new Set([...before, ...proxy.connections().map((c) => c.upstreamLocalPort)]);
   const bad: string[] = [];
   lists.forEach(([r], i) => {
     for (const line of (r?.text ?? '').split('\n')) {
