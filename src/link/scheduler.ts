@@ -4,31 +4,12 @@ import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 import { PollBudget } from './poll-budget.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
-import { ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
+import { MAX_EARLY_NS, openWaker, SleepMargins, ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
 
 /** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
 export function newTimer(fire: () => void): Timer {
   return { dueNs: 0, index: -1, firedWindow: -1, fire };
 }
-
-/** The learned wake margin before any wake was seen, by waker: about one wake's lateness on a quiet machine. */
-const INITIAL_EARLY_NS: Record<WakeKind, number> = { timerfd: 100_000, thread: 200_000, timeout: 1_000_000 };
-
-/**
- * Bounds of the learned wake margin. At least the thread's hop (tens of microseconds at best); at
- * most 0.5 ms: on a loaded machine wakes come late because the process waits for a CPU, which an
- * earlier wake does not avoid, and polling longer only makes it a worse sleeper for the OS
- * scheduler (it is then run later still).
- */
-const MIN_EARLY_NS = 30_000;
-const MAX_EARLY_NS = 500_000;
-
-/**
- * Sleeps shorter than this are learned apart: a thread that slept a millisecond or more wakes
- * later than one that slept a few hundred microseconds (the VM's CPU went idle), so one margin
- * for both either polls through the short sleep's lateness or is late after the long one.
- */
-const SHORT_SLEEP_NS = 1_000_000;
 
 /**
  * Sleeps until shortly before the earliest deadline (the timerfd alarm, the timer thread, or
@@ -53,9 +34,8 @@ export class PreciseScheduler implements Scheduler {
   private readonly budget: PollBudget;
   private readonly wakeKind: WakeKind;
   private waker: Waker | undefined;
-  /** How late wakes come after a sleep of SHORT_SLEEP_NS or more, and after a shorter one. */
-  private readonly learner: WakeLearner;
-  private readonly shortLearner: WakeLearner;
+  /** How late wakes come, after long sleeps and after short ones. */
+  private readonly margins: SleepMargins;
   /** The learner of the wake asked for. */
   private askedLearner: WakeLearner;
   /** The wake time asked of the waker, for learning how late it comes; Infinity when none. */
@@ -75,9 +55,8 @@ export class PreciseScheduler implements Scheduler {
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
     this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
     this.budget = new PollBudget(options.maxPollShare ?? 0.1, this.maxLingerSources);
-    this.learner = new WakeLearner(INITIAL_EARLY_NS[this.wakeKind], MIN_EARLY_NS, MAX_EARLY_NS);
-    this.shortLearner = new WakeLearner(INITIAL_EARLY_NS[this.wakeKind] / 2, MIN_EARLY_NS, MAX_EARLY_NS);
-    this.askedLearner = this.learner;
+    this.margins = new SleepMargins(this.wakeKind);
+    this.askedLearner = this.margins.long;
     // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
     if (this.wakeKind !== 'timeout') this.openWaker();
   }
@@ -103,12 +82,7 @@ export class PreciseScheduler implements Scheduler {
 
   /** How early a wake after a long sleep is asked for: the fixed window, or what the wakes taught. */
   get earlyNs(): number {
-    return this.fixedEarlyNs ?? this.learner.earlyNs;
-  }
-
-  /** The learner for a sleep of `sleepNs`. */
-  private learnerFor(sleepNs: number): WakeLearner {
-    return sleepNs < SHORT_SLEEP_NS ? this.shortLearner : this.learner;
+    return this.fixedEarlyNs ?? this.margins.long.earlyNs;
   }
 
   /** Gives back the alarm or the timer thread's slot. The scheduler still works after, on setTimeout. */
@@ -164,7 +138,7 @@ export class PreciseScheduler implements Scheduler {
     // Past the poll budget, wake for the deadline itself: a precise wake is a little late, but
     // every delivery due by then leaves in that one turn, and the CPU stays with the traffic.
     const overBudget = this.overBudget(now) && waker.precise;
-    const learner = this.learnerFor(head.dueNs - now);
+    const learner = this.margins.for(head.dueNs - now);
     const wakeAtNs = head.dueNs - (overBudget ? 0 : (this.fixedEarlyNs ?? learner.earlyNs));
     const minSleepNs = overBudget ? 0 : waker.minSleepNs;
     if (wakeAtNs - now < minSleepNs || (overBudget && head.dueNs - now <= this.spinNs)) {
@@ -187,12 +161,7 @@ export class PreciseScheduler implements Scheduler {
       this.waker = new TimeoutWaker(this.onWake);
       this.plan();
     };
-    // Each falls back on the next: no addon (another platform, not built), no thread slot left.
-    this.waker =
-      (this.wakeKind === 'timerfd' ? TimerfdWaker.open(this.onWake) : undefined) ??
-      (this.wakeKind !== 'timeout' ? ThreadWaker.open(this.onWake, onThreadLost) : undefined) ??
-      new TimeoutWaker(this.onWake);
-    return this.waker;
+    return (this.waker = openWaker(this.wakeKind, this.onWake, onThreadLost));
   }
 
   private readonly onWake = (): void => {
@@ -244,7 +213,7 @@ export class PreciseScheduler implements Scheduler {
    * wake's lateness (waker.ts `loopShare`).
    */
   get wakeNs(): number {
-    return (this.waker?.loopShare ?? 0) * this.learner.meanLateNs;
+    return (this.waker?.loopShare ?? 0) * this.margins.long.meanLateNs;
   }
 
   /** What the scheduler sleeps on now (a fallback when the one asked for was not to be had). */
@@ -293,7 +262,7 @@ export class PreciseScheduler implements Scheduler {
   private sleepsAgain(leftNs: number, overBudget: boolean): boolean {
     const w = this.waker;
     if (w === undefined || !w.precise || overBudget || this.fixedEarlyNs !== undefined) return false;
-    return leftNs - this.shortLearner.earlyNs >= w.minSleepNs;
+    return leftNs - this.margins.short.earlyNs >= w.minSleepNs;
   }
 
   private runDue(now: number): boolean {

@@ -209,3 +209,50 @@ export class WakeLearner {
     this.devNs += (Math.abs(err) - this.devNs) / 16;
   }
 }
+
+/**
+ * Sleeps shorter than this are learned apart: a thread that slept a millisecond or more wakes
+ * later than one that slept a few hundred microseconds (the VM's CPU went idle), so one margin
+ * for both either polls through the short sleep's lateness or is late after the long one.
+ */
+const SHORT_SLEEP_NS = 1_000_000;
+
+/** The learned wake margin before any wake was seen, by waker: about one wake's lateness on a quiet machine. */
+const INITIAL_EARLY_NS: Record<WakeKind, number> = { timerfd: 100_000, thread: 200_000, timeout: 1_000_000 };
+
+/**
+ * Bounds of the learned wake margin. At least the thread's hop (tens of microseconds at best); at
+ * most 0.5 ms: on a loaded machine wakes come late because the process waits for a CPU, which an
+ * earlier wake does not avoid, and polling longer only makes it a worse sleeper for the OS
+ * scheduler (it is then run later still).
+ */
+const MIN_EARLY_NS = 30_000;
+export const MAX_EARLY_NS = 500_000;
+
+/** How late a waker's wakes come after long sleeps and after short ones, each learned on its own. */
+export class SleepMargins {
+  readonly long: WakeLearner;
+  readonly short: WakeLearner;
+
+  constructor(kind: WakeKind) {
+    this.long = new WakeLearner(INITIAL_EARLY_NS[kind], MIN_EARLY_NS, MAX_EARLY_NS);
+    this.short = new WakeLearner(INITIAL_EARLY_NS[kind] / 2, MIN_EARLY_NS, MAX_EARLY_NS);
+  }
+
+  /** The learner for a sleep of `sleepNs`. */
+  for(sleepNs: number): WakeLearner {
+    return sleepNs < SHORT_SLEEP_NS ? this.short : this.long;
+  }
+}
+
+/**
+ * A waker of `kind`, each falling back on the next: no addon (another platform, not built), no
+ * thread slot left (`onThreadLost`: the thread died later).
+ */
+export function openWaker(kind: WakeKind, onWake: () => void, onThreadLost: () => void): Waker {
+  return (
+    (kind === 'timerfd' ? TimerfdWaker.open(onWake) : undefined) ??
+    (kind !== 'timeout' ? ThreadWaker.open(onWake, onThreadLost) : undefined) ??
+    new TimeoutWaker(onWake)
+  );
+}
