@@ -126,6 +126,16 @@ static alarm_t *unwrap(napi_env env, napi_value v) {
   return a;
 }
 
+/* The call's arguments (up to *argc; missing ones are undefined) and its first, the open alarm; NULL
+   with an exception pending. */
+static alarm_t *alarm_call(napi_env env, napi_callback_info info, size_t *argc, napi_value *argv) {
+  if (napi_get_cb_info(env, info, argc, argv, NULL, NULL) != napi_ok) {
+    napi_throw_error(env, NULL, "timerfd: napi_get_cb_info failed");
+    return NULL;
+  }
+  return unwrap(env, argv[0]);
+}
+
 static napi_value create(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1], name, out;
@@ -184,8 +194,7 @@ static int arm(alarm_t *a, double at_ns) {
 static napi_value set(napi_env env, napi_callback_info info) {
   size_t argc = 2;
   napi_value argv[2];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  alarm_t *a = unwrap(env, argv[0]);
+  alarm_t *a = alarm_call(env, info, &argc, argv);
   if (a == NULL) return NULL;
   double at_ns;
   if (argc < 2 || napi_get_value_double(env, argv[1], &at_ns) != napi_ok || !isfinite(at_ns)) {
@@ -213,8 +222,7 @@ static void disarm(alarm_t *a) {
 static napi_value clear(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  alarm_t *a = unwrap(env, argv[0]);
+  alarm_t *a = alarm_call(env, info, &argc, argv);
   if (a == NULL) return NULL;
   disarm(a);
   return NULL;
@@ -223,8 +231,7 @@ static napi_value clear(napi_env env, napi_callback_info info) {
 static napi_value close_alarm(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
-  CHECK(env, napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  alarm_t *a = unwrap(env, argv[0]);
+  alarm_t *a = alarm_call(env, info, &argc, argv);
   if (a == NULL) return NULL;
   napi_remove_env_cleanup_hook(env, on_env_cleanup, a);
   shut(a, 0);

@@ -230,9 +230,8 @@ class SpawnedRedis implements PrivateRedis {
 
   private spawnChild(): Promise<ChildProcess> {
     return new Promise((resolve, reject) => {
-      // In a session of its own, as its watchdog is: a Ctrl-C in the terminal goes to our process group,
-      // and a Redis that shut down on it would fail the sample `bench` promised to finish first (the
-      // watchdog still ends the server when we end, however that happens).
+      // Its own session, like its watchdog's (which still ends it with us): a terminal's Ctrl-C to our
+      // group would shut it down under the sample `bench` promised to finish.
       const child = spawn(this.serverPath, this.args, { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       const capture = (chunk: Buffer): void => {
         this.output = (this.output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
