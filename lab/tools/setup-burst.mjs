@@ -9,7 +9,10 @@
 // `--warm N`: unrecorded bursts per target before the first round (default 3). A fresh Node proxy
 // runs its set-up code in baseline code and compiles it while the bursts go on: how many bursts it
 // has seen decides its max (docs/precision.md, "The set-up burst is the JIT's warm-up").
+// `--down-ms L`: a one-way delay of L ms toward the clients, on redis-rtt (`--down Lms`) and toxiproxy (a
+// downstream latency toxic) alike, not on the pipe; each figure is then the excess over L.
 //   npm run build && node lab/tools/setup-burst.mjs [--old DIR] [--pipe] [--proxy-args '--no-tap'] [--rounds 5] [--runs 5] [--warm 3]
+//       [--down-ms 5] [--long 20000]
 import { spawn, execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +29,8 @@ const warm = Number(flag(argv, '--warm', '3'));
 const here = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const CLIENTS = 50;
 const proxyArgs = (flag(argv, '--proxy-args') ?? '').split(' ').filter(Boolean);
+const downMs = Number(flag(argv, '--down-ms', '0'));
+const longRequests = Number(flag(argv, '--long', '20000'));
 
 const children = [];
 const redisPort = await freePort();
@@ -50,7 +55,7 @@ function bench(port, requests) {
  * @returns {Promise<{ port: number, pid: number | undefined }>}
  */
 async function redisRtt(tree) {
-  const child = spawn(process.execPath, [...cliArgv(tree), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', '0', '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...cliArgv(tree), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', `${downMs}ms`, '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(child);
   /** @type {{ listen: string }} */
   const line = await new Promise((r) => child.stdout.once('data', (d) => r(JSON.parse(String(d).split('\n')[0] ?? '{}'))));
@@ -75,8 +80,15 @@ if (process.env.TOXIPROXY_SERVER) {
   children.push(tox);
   await new Promise((r) => setTimeout(r, 500));
   await globalThis.fetch(`http://127.0.0.1:${api}/proxies`, { method: 'POST', body: JSON.stringify({ name: 'redis', listen: `127.0.0.1:${port}`, upstream: `127.0.0.1:${redisPort}` }) });
+  if (downMs > 0) {
+    const toxic = { name: 'down', type: 'latency', stream: 'downstream', attributes: { latency: downMs, jitter: 0 } };
+    await globalThis.fetch(`http://127.0.0.1:${api}/proxies/redis/toxics`, { method: 'POST', body: JSON.stringify(toxic) });
+  }
   targets.push({ name: 'toxiproxy', port, pid: tox.pid });
 }
+
+/** The delay a target adds on purpose: L for the two proxies with a delay, 0 for direct and the pipe. */
+const delayOf = (/** @type {{ name: string }} */ t) => (t.name === 'direct' || t.name === 'bare Node pipe' ? 0 : downMs);
 
 // Warm-up: a fresh Node proxy runs its first set-ups unoptimized.
 for (let i = 0; i < warm; i++) for (const t of targets) bench(t.port, 100);
@@ -97,19 +109,20 @@ for (let round = 0; round < rounds; round++) {
       const before = t.pid ? cpuNs(t.pid) : 0;
       const b = bench(t.port, 100);
       if (t.pid) cpu.set(t.name, (cpu.get(t.name) ?? 0) + cpuNs(t.pid) - before);
-      figures(t.name).max.push(b.max);
-      figures(t.name).p50.push(b.p50);
+      figures(t.name).max.push(b.max - delayOf(t));
+      figures(t.name).p50.push(b.p50 - delayOf(t));
     }
   }
   for (const t of order) {
     if (t.pid) figures(t.name).cpuUs.push((cpu.get(t.name) ?? 0) / 1000 / (runs * CLIENTS));
-    figures(t.name).max20k.push(bench(t.port, 20000).max);
+    figures(t.name).max20k.push(bench(t.port, longRequests).max - delayOf(t));
   }
 }
 /** @param {number[]} a */
 const fmt = (a) => (a.length ? `${median(a).toFixed(1)} (${Math.min(...a).toFixed(1)}-${Math.max(...a).toFixed(1)})` : '-');
-console.log(`${new Date().toISOString()}, load average ${loads.map((l) => l.toFixed(1)).join(' / ')} at the round starts, ${rounds} rounds x ${runs} runs after ${warm} warm-up bursts`);
-console.log('| target | -c 50 -n 100 max, ms | -c 50 -n 100 p50, ms | -c 50 -n 20000 max, ms | CPU us per connection (-n 100, per round) |');
+const over = downMs > 0 ? `, excess over the ${downMs} ms delay (proxies)` : '';
+console.log(`${new Date().toISOString()}, load average ${loads.map((l) => l.toFixed(1)).join(' / ')} at the round starts, ${rounds} rounds x ${runs} runs after ${warm} warm-up bursts${over}`);
+console.log(`| target | -c 50 -n 100 max, ms | -c 50 -n 100 p50, ms | -c 50 -n ${longRequests} max, ms | CPU us per connection (-n 100, per round) |`);
 console.log('|---|---|---|---|---|');
 for (const [name, r] of res) console.log(`| ${name} | ${fmt(r.max)} | ${fmt(r.p50)} | ${fmt(r.max20k)} | ${fmt(r.cpuUs)} |`);
 for (const c of children) c.kill();

@@ -119,6 +119,23 @@ export class PreciseScheduler implements Scheduler {
   private sourcesInWindow = 0;
   private sourcesBefore = 0;
 
+  /**
+   * A socket's callback is running: fire what fell due. The loop serves one epoll batch's callbacks
+   * in a row and the alarm's (or the poll's) in its turn among them, so with many connections a due
+   * timer would wait for every read queued before it; here it waits for one callback at most.
+   * Costs a comparison when nothing is due (no timers with no delay).
+   */
+  catchUp(nowNs: number): void {
+    const head = this.heap.head;
+    if (head === undefined || head.dueNs > nowNs) return;
+    this.catchingUp = true;
+    this.runDue(nowNs);
+    this.catchingUp = false;
+    this.plan();
+  }
+  /** Within catchUp: the re-arms of the lines that fired plan once, after. */
+  private catchingUp = false;
+
   /** Timers waiting (for tests and stats). */
   get size(): number {
     return this.heap.length;
@@ -126,7 +143,7 @@ export class PreciseScheduler implements Scheduler {
 
   /** Sleep until shortly before the head's deadline, or poll when it is too close to sleep. */
   private plan(): void {
-    if (this.polling) return; // the poll plans again after its turn
+    if (this.polling || this.catchingUp) return; // the poll (catchUp) plans again after its turn
     const head = this.heap.head;
     const waker = this.waker ?? this.openWaker();
     if (!head) {

@@ -182,6 +182,8 @@ export class ProxyListener {
   }
 
   private accept(socket: net.Socket): void {
+    // A burst of connections is set up in one run of callbacks: deliveries due meanwhile go first.
+    this.scheduler.catchUp?.(this.scheduler.clock.nowNs());
     const id = this.nextId++;
     const tap = this.o.taps?.openConnection({
       id,

@@ -48,6 +48,11 @@ export interface Scheduler {
   cancel(timer: Timer): void;
   /** Something was just delivered without a timer: stay awake for what usually follows. */
   delivered?(nowNs: number, source: DeliverySource): void;
+  /**
+   * A socket's callback (a read, an accept) is running at `nowNs`: fire the timers due by then
+   * now, rather than after every other callback of the loop's turn.
+   */
+  catchUp?(nowNs: number): void;
   /** Nanoseconds spent in the scheduler's own poll turns, cumulative (the self-report). */
   readonly pollNs?: number;
   /** How long a sleeping main thread takes to run once woken, ns, as the scheduler learned it. */

@@ -94,6 +94,42 @@ describe('PreciseScheduler', () => {
   });
 });
 
+describe('catching up in a socket callback', () => {
+  it('fires what is due by then, in due order, synchronously, and nothing later; the rest keeps its wake', async () => {
+    const clock = new FakeClock(0);
+    // Far deadlines: the scheduler sleeps on setTimeout, so only catchUp can fire them here.
+    const s = new PreciseScheduler({ clock, lingerNs: 0 });
+    const fired: string[] = [];
+    const b = newTimer(() => fired.push('b'));
+    s.schedule(10_000_000_000, () => {
+      fired.push('a');
+      s.arm(b, 10_000_500_000); // a line re-arms its timer for its next chunk while being fired
+    });
+    s.schedule(10_002_000_000, () => fired.push('c'));
+    s.catchUp(9_999_999_999);
+    expect(fired).toEqual([]);
+    clock.setNs(10_001_000_000);
+    s.catchUp(10_001_000_000);
+    expect(fired).toEqual(['a', 'b']);
+    expect(s.size).toBe(1);
+    // What is left still fires by itself once due.
+    clock.setNs(10_002_000_000);
+    await vi.waitFor(() => expect(fired).toEqual(['a', 'b', 'c']), { timeout: 2_000, interval: 20 });
+    s.close();
+  });
+
+  it('with nothing due costs no clock read and fires nothing', () => {
+    const clock = new CountingClock(0);
+    const s = new PreciseScheduler({ clock, lingerNs: 0 });
+    s.catchUp(1_000);
+    s.schedule(5_000_000, () => expect.unreachable());
+    const reads = clock.reads;
+    s.catchUp(4_999_999);
+    expect(clock.reads).toBe(reads);
+    s.close();
+  });
+});
+
 describe('PreciseScheduler on the timer thread (real clock)', () => {
   it.each(['timerfd', 'thread'] as const)('on the %s: fires far deadlines in order, never early, and polls for a small part of the wait', async (wake) => {
     const s = new PreciseScheduler({ wake });
