@@ -130,22 +130,15 @@ export class ProxiedConnection implements StagedConnection {
   private listen(acceptedNs: number): void {
     const { client, o, up, pressure, framing, closeRules } = this;
     const clock = o.scheduler.clock;
-    const scheduler = o.scheduler;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
-      scheduler.catchUp?.(now);
-      // A timer that fell due before this read (a toxic's close) may have ended the connection.
-      if (client.destroyed) return;
       up.entry.push(chunk, now);
       pressure.afterUp();
     });
-    const upstream = this.upstream;
-    upstream.on('data', (chunk: Buffer) => {
+    this.upstream.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
       o.onRead?.(now);
-      scheduler.catchUp?.(now);
-      if (upstream.destroyed) return;
       framing.downIn.push(chunk, now);
       framing.afterReply();
       pressure.afterDown();

@@ -49,8 +49,8 @@ export interface Scheduler {
   /** Something was just delivered without a timer: stay awake for what usually follows. */
   delivered?(nowNs: number, source: DeliverySource): void;
   /**
-   * A socket's callback (a read, an accept) is running at `nowNs`: fire the timers due by then
-   * now, rather than after every other callback of the loop's turn.
+   * A long run of callbacks (a burst of accepts) is under way at `nowNs`: fire the timers due by
+   * then now, rather than after all of it.
    */
   catchUp?(nowNs: number): void;
   /** Nanoseconds spent in the scheduler's own poll turns, cumulative (the self-report). */
