@@ -61,7 +61,12 @@ export class ProxiedConnection implements StagedConnection {
     const openNs = held ? synHealNs(acceptedNs, held) : acceptedNs;
     client.setNoDelay(true);
     const meter = o.upstreamMeter;
-    this.upstream = dialRedis(o.upstream, { tls: o.upstreamTls, allowHalfOpen: true, onTls: meter && ((raw, s) => meter.track(raw, s)) });
+    this.upstream = dialRedis(o.upstream, {
+      tls: o.upstreamTls,
+      allowHalfOpen: true,
+      onTls: meter && ((raw, s) => meter.track(raw, s)),
+      onData: (chunk) => this.upstreamRead(chunk),
+    });
     this.context = new StageContext(o.id, clock, (kind) => this.closeRules.closeFromStage(kind), () => this.closeRules.closedOnce());
     const pending = (d: 'up' | 'down'): number => this.pending(d);
     // Before the paths: their `written` callbacks relieve it.
@@ -123,6 +128,16 @@ export class ProxiedConnection implements StagedConnection {
     this.listen(acceptedNs);
   }
 
+  /** A read from Redis (dialRedis's onData): into the reply side, as the client's reads go up. */
+  private upstreamRead(chunk: Buffer): void {
+    const o = this.o;
+    const now = o.scheduler.clock.nowNs();
+    o.onRead?.(now);
+    this.framing.downIn.push(chunk, now);
+    this.framing.afterReply();
+    this.pressure.afterDown();
+  }
+
   /**
    * The two sockets' events, and the upstream's connect timer: reads into the chains, ends, errors
    * (a refused dial resets the client when a direct one would have been refused) and closes.
@@ -135,13 +150,6 @@ export class ProxiedConnection implements StagedConnection {
       o.onRead?.(now);
       up.entry.push(chunk, now);
       pressure.afterUp();
-    });
-    this.upstream.on('data', (chunk: Buffer) => {
-      const now = clock.nowNs();
-      o.onRead?.(now);
-      framing.downIn.push(chunk, now);
-      framing.afterReply();
-      pressure.afterDown();
     });
 
     client.on('end', () => up.end('end', clock.nowNs()));

@@ -10,6 +10,32 @@ export interface DialOptions {
   allowHalfOpen?: boolean;
   /** Given the TCP socket under a TLS one, so wire bytes can be counted (the TLSSocket counts plaintext). */
   onTls?: (raw: net.Socket, secure: tls.TLSSocket) => void;
+  /**
+   * Every read, as a Buffer of its own. A plaintext socket reads into the process's one read buffer
+   * (`READ_BUFFER`) instead of emitting 'data'; a TLS socket emits 'data' to it.
+   */
+  onData?: (chunk: Buffer) => void;
+}
+
+/**
+ * Node makes an ArrayBuffer for every socket read (a malloc'd backing store, which the scavenger
+ * must then sweep: the longest phase of a steady scavenge, docs/precision.md). A socket Node dials
+ * can read into a buffer of ours instead (`onread`): all of them read into this one, and each read
+ * is copied out into Node's pooled allocator, which hands out slices of one ArrayBuffer per 8 KB of
+ * small reads. The copy is safe to share: a read callback runs to its end before the next read.
+ */
+const READ_BUFFER = Buffer.allocUnsafeSlow(64 * 1024);
+
+function sharedReads(onData: (chunk: Buffer) => void): net.OnReadOpts {
+  return {
+    buffer: READ_BUFFER,
+    callback: (bytes: number): boolean => {
+      const chunk = Buffer.allocUnsafe(bytes);
+      READ_BUFFER.copy(chunk, 0, 0, bytes);
+      onData(chunk);
+      return true; // false would pause the socket: backpressure.ts pauses it itself
+    },
+  };
 }
 
 /**
@@ -18,13 +44,16 @@ export interface DialOptions {
  */
 export function dialRedis(at: Endpoint, o: DialOptions = {}): net.Socket {
   const allowHalfOpen = o.allowHalfOpen ?? false;
-  if (at.kind === 'unix') return net.connect({ path: at.path, allowHalfOpen });
-  const raw = net.connect({ host: at.host, port: at.port, allowHalfOpen, noDelay: true });
+  const onData = o.onData;
+  const onread = onData && o.tls === undefined ? sharedReads(onData) : undefined;
+  if (at.kind === 'unix') return net.connect({ path: at.path, allowHalfOpen, onread });
+  const raw = net.connect({ host: at.host, port: at.port, allowHalfOpen, noDelay: true, onread });
   if (o.tls === undefined) return raw;
   // tls.connect passes allowHalfOpen on to the TLSSocket; its type does not list it.
   const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = { ...o.tls, socket: raw, host: at.host, port: at.port, allowHalfOpen };
   const secure = tls.connect(options);
   o.onTls?.(raw, secure);
+  if (onData) secure.on('data', onData);
   return secure;
 }
 
