@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
+import { LingerGate } from './linger-gate.js';
 import { PollBudget } from './poll-budget.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
@@ -27,6 +28,7 @@ export class PreciseScheduler implements Scheduler {
   private readonly quietSpinNs: number;
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
+  private readonly lingerGate: LingerGate;
   private readonly lingerAfterTimed: boolean;
   private readonly lingerUntimedNs: number;
   /** When a timed delivery last left. */
@@ -54,6 +56,7 @@ export class PreciseScheduler implements Scheduler {
     this.maxLingerSources = options.maxLingerSources ?? 2;
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
     this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
+    this.lingerGate = new LingerGate(this.lingerNs, this.maxLingerSources);
     this.budget = new PollBudget(options.maxPollShare ?? 0.1, this.maxLingerSources);
     this.margins = new SleepMargins(this.wakeKind);
     this.askedLearner = this.margins.long;
@@ -99,25 +102,10 @@ export class PreciseScheduler implements Scheduler {
    */
   delivered(nowNs: number, source: DeliverySource): void {
     if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
-    if (nowNs - this.windowStartNs >= this.lingerNs) {
-      this.sourcesBefore = nowNs - this.windowStartNs < 2 * this.lingerNs ? this.sourcesInWindow : 0;
-      this.sourcesInWindow = 0;
-      this.window++;
-      this.windowStartNs = nowNs;
-    }
-    if (source.activeWindow !== this.window) {
-      source.activeWindow = this.window;
-      this.sourcesInWindow++;
-    }
-    if (Math.max(this.sourcesBefore, this.sourcesInWindow) > this.maxLingerSources) return;
+    if (!this.lingerGate.allows(nowNs, source)) return;
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
     if (this.heap.length === 0) this.startPolling();
   }
-  /** Activity windows (one linger long) for counting the sources that deliver at once. */
-  private window = 0;
-  private windowStartNs = -Infinity;
-  private sourcesInWindow = 0;
-  private sourcesBefore = 0;
 
   /**
    * A burst of accepts is being set up (a few hundred microseconds each, in one run of callbacks):
@@ -129,8 +117,11 @@ export class PreciseScheduler implements Scheduler {
     const head = this.heap.head;
     if (head === undefined || head.dueNs > nowNs) return;
     this.catchingUp = true;
-    this.runDue(nowNs);
-    this.catchingUp = false;
+    try {
+      this.runDue(nowNs);
+    } finally {
+      this.catchingUp = false;
+    }
     this.plan();
   }
   /** Within catchUp: the re-arms of the lines that fired plan once, after. */
