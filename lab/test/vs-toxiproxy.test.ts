@@ -126,10 +126,12 @@ describe('the excess table', () => {
   });
 
   it('carries self.addedUs when the build reports it, and refuses a proxied run without its direct run', () => {
-    const self = { lateP99Us: 100, lateMaxUs: 200, addedP99Us: 1500, addedMaxUs: 4000 };
+    const self = { lateP99Us: 100, lateMaxUs: 200, addedP99Us: 1500, addedMaxUs: 4000, roundTripP99Us: 2500, roundTripMaxUs: 6000 };
     const [row] = excessTable([run(0, 'direct', 0, 0, 0), run(0, 'redis-rtt', 5, 6, 7, { self }), run(0, 'toxiproxy', 5, 6, 7)], [cell]);
     expect(row!.self.addedP99Ms).toEqual({ median: 1.5, min: 1.5, max: 1.5 });
     expect(row!.self.addedMaxMs).toEqual({ median: 4, min: 4, max: 4 });
+    expect(row!.self.roundTripP99Ms).toEqual({ median: 2.5, min: 2.5, max: 2.5 });
+    expect(row!.self.roundTripMaxMs).toEqual({ median: 6, min: 6, max: 6 });
     expect(() => excessTable([run(0, 'redis-rtt', 5, 6, 7), run(0, 'toxiproxy', 5, 6, 7)], [cell])).toThrow(/no direct run in round 1 at 5 ms, -c 1/);
   });
 
@@ -137,6 +139,14 @@ describe('the excess table', () => {
     const q = (p99: number, max: number) => ({ p50: 1, p90: 2, p99, max, count: 3, mean: 1 });
     expect(selfFigures({ lateUs: q(10, 20) })).toEqual({ lateP99Us: 10, lateMaxUs: 20 });
     expect(selfFigures({ lateUs: q(10, 20), addedUs: q(30, 40) })).toEqual({ lateP99Us: 10, lateMaxUs: 20, addedP99Us: 30, addedMaxUs: 40 });
+    expect(selfFigures({ lateUs: q(10, 20), addedUs: q(30, 40), roundTripAddedUs: q(50, 60) })).toEqual({
+      lateP99Us: 10,
+      lateMaxUs: 20,
+      addedP99Us: 30,
+      addedMaxUs: 40,
+      roundTripP99Us: 50,
+      roundTripMaxUs: 60,
+    });
     expect(() => selfFigures(undefined)).toThrow(/no self.lateUs/);
   });
 });

@@ -37,7 +37,18 @@ export function renderVsToxiproxy(r: VsToxiproxyReport): string {
     lines.push('');
     const added = r.latency.some((row) => row.self.addedP99Ms);
     lines.push(`redis-rtt's /stats self-report beside what redis-benchmark saw through it, ms${added ? '' : ' (this build has no self.addedUs)'}`);
-    const head = ['L, clients', 'client p99 excess', 'self.lateUs p99', ...(added ? ['self.addedUs p99'] : []), 'client max excess', 'self.lateUs max', ...(added ? ['self.addedUs max'] : [])];
+    const roundTrip = r.latency.some((row) => row.self.roundTripP99Ms);
+    const head = [
+      'L, clients',
+      'client p99 excess',
+      'self.lateUs p99',
+      ...(added ? ['self.addedUs p99'] : []),
+      ...(roundTrip ? ['self.roundTripAddedUs p99'] : []),
+      'client max excess',
+      'self.lateUs max',
+      ...(added ? ['self.addedUs max'] : []),
+      ...(roundTrip ? ['self.roundTripAddedUs max'] : []),
+    ];
     const selfRows: GridRow[] = [{ cells: head, tone: 'bold' }, RULE];
     for (const row of r.latency) {
       const seen = row.proxies['redis-rtt'];
@@ -48,9 +59,11 @@ export function renderVsToxiproxy(r: VsToxiproxyReport): string {
           fmt(seen.p99Ms, 3),
           fmt(s.lateP99Ms, 3),
           ...(added ? [s.addedP99Ms ? fmt(s.addedP99Ms, 3) : '-'] : []),
+          ...(roundTrip ? [s.roundTripP99Ms ? fmt(s.roundTripP99Ms, 3) : '-'] : []),
           fmt(seen.maxMs, 2),
           fmt(s.lateMaxMs, 2),
           ...(added ? [s.addedMaxMs ? fmt(s.addedMaxMs, 2) : '-'] : []),
+          ...(roundTrip ? [s.roundTripMaxMs ? fmt(s.roundTripMaxMs, 2) : '-'] : []),
         ],
       });
     }

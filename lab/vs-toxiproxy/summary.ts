@@ -48,7 +48,7 @@ export interface ExcessRow {
   cell: Cell;
   proxies: Record<ProxyName, ProxyExcess>;
   /** redis-rtt's own report over the same runs, ms: what it says beside what the client saw (proxies['redis-rtt']). */
-  self: { lateP99Ms: Spread; lateMaxMs: Spread; addedP99Ms?: Spread; addedMaxMs?: Spread };
+  self: { lateP99Ms: Spread; lateMaxMs: Spread; addedP99Ms?: Spread; addedMaxMs?: Spread; roundTripP99Ms?: Spread; roundTripMaxMs?: Spread };
 }
 
 const sameCell = (a: Cell, b: Cell): boolean => a.delayMs === b.delayMs && a.clients === b.clients;
@@ -75,6 +75,7 @@ export function excessTable(samples: readonly LatencySample[], cells: readonly C
     const selves = runsOf('redis-rtt').flatMap((s) => (s.self ? [s.self] : []));
     const ms = (xs: number[]): Spread => spread(xs.map((us) => us / 1000), 3);
     const added = selves.every((s) => s.addedP99Us !== undefined) && selves.length > 0;
+    const roundTrip = selves.every((s) => s.roundTripP99Us !== undefined) && selves.length > 0;
     return {
       cell,
       proxies: { 'redis-rtt': excess('redis-rtt'), toxiproxy: excess('toxiproxy') },
@@ -82,6 +83,7 @@ export function excessTable(samples: readonly LatencySample[], cells: readonly C
         lateP99Ms: ms(selves.map((s) => s.lateP99Us)),
         lateMaxMs: ms(selves.map((s) => s.lateMaxUs)),
         ...(added ? { addedP99Ms: ms(selves.map((s) => s.addedP99Us!)), addedMaxMs: ms(selves.map((s) => s.addedMaxUs ?? 0)) } : {}),
+        ...(roundTrip ? { roundTripP99Ms: ms(selves.map((s) => s.roundTripP99Us!)), roundTripMaxMs: ms(selves.map((s) => s.roundTripMaxUs ?? 0)) } : {}),
       },
     };
   });

@@ -41,6 +41,9 @@ export interface SelfFigures {
   /** `self.addedUs`, when this build reports it. */
   addedP99Us?: number;
   addedMaxUs?: number;
+  /** `self.roundTripAddedUs`, when this build reports it. */
+  roundTripP99Us?: number;
+  roundTripMaxUs?: number;
 }
 
 export interface RedisRttTarget extends Target {
@@ -85,14 +88,15 @@ interface Quantiles {
   max: number;
 }
 
-/** The fields printed from /stats `self`; `addedUs` only where the build has it. */
+/** The fields printed from /stats `self`; `addedUs` and `roundTripAddedUs` only where the build has them. */
 export function selfFigures(self: unknown): SelfFigures {
-  const s = (self ?? {}) as { lateUs?: Quantiles; addedUs?: Quantiles };
+  const s = (self ?? {}) as { lateUs?: Quantiles; addedUs?: Quantiles; roundTripAddedUs?: Quantiles };
   if (!s.lateUs) throw new Error('redis-rtt /stats has no self.lateUs');
   return {
     lateP99Us: s.lateUs.p99,
     lateMaxUs: s.lateUs.max,
     ...(s.addedUs ? { addedP99Us: s.addedUs.p99, addedMaxUs: s.addedUs.max } : {}),
+    ...(s.roundTripAddedUs ? { roundTripP99Us: s.roundTripAddedUs.p99, roundTripMaxUs: s.roundTripAddedUs.max } : {}),
   };
 }
 

@@ -213,6 +213,15 @@ export class PreciseScheduler implements Scheduler {
     return this.idleAtSpinEnd;
   }
   private idleAtSpinEnd = 0;
+  /**
+   * When the latest poll turn began, while it asked for another (so the loop has not slept since):
+   * a read in the turn after it found bytes that came after that turn's epoll, at worst while this
+   * poll fired its deliveries (the self-report's read wait). -1 once a run of poll turns ended.
+   */
+  get chainedPollStartNs(): number {
+    return this.chainedPollNs;
+  }
+  private chainedPollNs = -1;
   /** When the current run of poll turns began; -1 while not polling. */
   private spanStartNs = -1;
 
@@ -232,7 +241,8 @@ export class PreciseScheduler implements Scheduler {
 
   private readonly poll = (): void => {
     this.polling = false;
-    let fired = this.runDue(this.clock.nowNs());
+    const startNs = this.clock.nowNs();
+    let fired = this.runDue(startNs);
     const head = this.heap.head;
     if (head) {
       const spinStartNs = this.clock.nowNs();
@@ -257,9 +267,11 @@ export class PreciseScheduler implements Scheduler {
       // Stay awake a little after a zero-delay delivery: the reply (or the next request) usually
       // follows within tens of microseconds, and waking a sleeping process costs about that much.
       this.startPolling();
+      this.chainedPollNs = startNs;
       return;
     }
     this.plan();
+    this.chainedPollNs = this.polling ? startNs : -1;
     if (!this.polling) {
       this.pollDoneNs += endNs - this.spanStartNs;
       this.spanStartNs = -1;

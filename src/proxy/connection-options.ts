@@ -27,6 +27,8 @@ export interface ConnectionOptions {
   readWaitNs?: () => number;
   /** Per delivered chunk: time beyond the configured delay, ns (the self-report's addedUs). */
   onAdded?: (addedNs: number) => void;
+  /** Per reply chunk delivered: its time beyond the configured delay and that of the last request chunk, ns. */
+  onReplyAdded?: (addedNs: number, requestAddedNs: number) => void;
   onClosed: (conn: ProxiedConnection) => void;
   /** Redis refused this connection's dial (it is down): the listener may stop listening (refusal-watch.ts). */
   onRefused?: () => void;

@@ -75,13 +75,23 @@ export class ProxiedConnection implements StagedConnection {
     const tap = o.tap;
     const late = o.onLateness;
     const tls = o.clientTls;
-    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), arrivalWaitNs: o.readWaitNs, onAdded: o.onAdded };
+    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), arrivalWaitNs: o.readWaitNs };
+    // A reply's round trip carries the added time of the request chunk before it, as well as its own.
+    const added = o.onAdded;
+    const replyAdded = o.onReplyAdded;
+    let requestAddedNs = 0;
     this.up = new DirectionPath({
       direction: 'up',
       context: this.context,
       socket: this.upstream,
       link: {
         ...linkOptions,
+        onAdded:
+          added &&
+          ((ns) => {
+            requestAddedNs = ns;
+            added(ns);
+          }),
         onLateness: late && ((ns) => late(ns, 'up')),
         sampleDelayNs: () => o.link.sampleNs('up'),
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave, and the
@@ -100,7 +110,10 @@ export class ProxiedConnection implements StagedConnection {
       direction: 'down',
       context: this.context,
       socket: client,
-      link: { ...linkOptions, onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down'), loss: o.link.lossPath('down') },
+      link: {
+        ...linkOptions,
+        onAdded: replyAdded && ((ns) => replyAdded(ns, requestAddedNs)),
+        onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down'), loss: o.link.lossPath('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
       tls,
       written: () => this.pressure.relieve(),

@@ -214,6 +214,7 @@ export class ProxyListener {
       onRead: this.o.monitor?.onRead,
       readWaitNs: this.o.monitor?.readWaitNs,
       onAdded: this.o.monitor?.onAdded,
+      onReplyAdded: this.o.monitor?.onReplyAdded,
       onRefused: () => {
         if (this.watchRefusals) this.refusals.refused();
       },

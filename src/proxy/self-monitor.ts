@@ -9,7 +9,7 @@
 import { monitorEventLoopDelay, performance, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { SelfQuantiles, SelfReport } from '../stats/self-report.js';
-import type { Direction } from '../stage/types.js';
+import type { Direction, Scheduler } from '../stage/types.js';
 
 export type { SelfReport } from '../stats/self-report.js';
 
@@ -20,16 +20,8 @@ export type { SelfReport } from '../stats/self-report.js';
  */
 const LOOP_RESOLUTION_MS = 50;
 
-/** What the scheduler tells of the loop's time (PreciseScheduler has both). */
-export interface LoopAccount {
-  /** Nanoseconds spent in the scheduler's own poll turns, cumulative. */
-  readonly pollNs?: number;
-  /** Learned: how long a sleeping main thread takes to run once woken. */
-  readonly wakeNs?: number;
-  /** Nanoseconds of busy-waits, cumulative, and libuv's idle time (ms) when the last one ended. */
-  readonly spunNs?: number;
-  readonly idleAtSpinEndMs?: number;
-}
+/** What the scheduler tells of the loop's time (PreciseScheduler has all of it). */
+export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs'>;
 /** A power of two. */
 const ARRIVAL_SAMPLE = 8;
 
@@ -40,6 +32,7 @@ export class SelfMonitor {
   private readonly arrival = new LatencyHistogram();
   private readonly gc = new LatencyHistogram();
   private readonly added = new LatencyHistogram();
+  private readonly roundTripAdded = new LatencyHistogram();
   /** For the read-wait estimate: the previous read, and the loop's idle and poll time then. */
   private lastReadNs = -1;
   private lastIdleNs = 0;
@@ -51,6 +44,11 @@ export class SelfMonitor {
   private open = 0;
   /** When the first read of the current event-loop turn ran (-1: none yet this turn). */
   private turnStartNs = -1;
+  /** The earliest the bytes of the current turn's batch can have come: its first read less that read's wait. */
+  private batchFloorNs = 0;
+  /** libuv's loop turn of the previous read, and that turn's first read. */
+  private lastTurn = -1;
+  private lastTurnFirstReadNs = 0;
   private reads = 0;
   private readonly endTurn = (): void => {
     this.turnStartNs = -1;
@@ -60,6 +58,8 @@ export class SelfMonitor {
     private readonly loopAccount: LoopAccount = {},
     /** libuv's idle time, ms (injectable for tests). */
     private readonly idleTimeMs: () => number = () => performance.nodeTiming.idleTime,
+    /** libuv's count of loop turns (injectable for tests); read once per batch, as it makes an object. */
+    private readonly loopTurn: () => number = () => performance.nodeTiming.uvMetricsInfo.loopCount,
   ) {}
 
   /** A connection opened: the monitors start with the first. */
@@ -88,32 +88,57 @@ export class SelfMonitor {
 
   /**
    * A read is about to be handed on: estimate how long its bytes were there before it (the
-   * read's wait, which its arrival stamp cannot show). Node stamps no readiness, so the estimate
-   * is built from what the loop did since the previous read:
-   * - the time it was neither asleep in epoll (libuv's idle time) nor turning the scheduler's
-   *   poll (in which a read is picked up within one short turn): a GC pause, a long callback, a
+   * read's wait, which its arrival stamp cannot show). Node stamps no readiness, but libuv counts
+   * its loop's turns, and a read in turn k found bytes that came after turn k-1's epoll (else
+   * that turn would have read them) and were there at turn k's:
+   * - a later read of the same turn waited as long as the turn's first read, and since: one poll
+   *   phase serves one epoll batch, whose sockets were all readable before its first callback;
+   * - the first read of a turn right after one we saw (a read in it, or a scheduler poll turn that
+   *   asked for this one): since the earliest of those, unless the loop slept in between (the
+   *   bytes then woke it). What it waited for is turn k-1's callbacks: its reads, the deliveries
+   *   its poll fired (each a socket write), a GC pause;
+   * - otherwise, the time since the previous read that the loop was neither asleep in epoll
+   *   (libuv's idle time) nor turning the scheduler's poll: a GC pause, a long callback, a
    *   busy-wait; bytes that came then waited for it. Busy-waits the loop has slept after do not
-   *   count: it sleeps only with nothing to read, so no bytes waited for them;
-   * - if it slept, the wake-up of a sleeping thread, as the timer thread's wakes measure it;
-   * - in a watched turn, at least the time since the turn's first read: one poll phase serves one
-   *   epoll batch, whose sockets were all readable before its first callback ran, so a read
-   *   queued behind several others waited for all of them, not only for the one before it.
+   *   count: it sleeps only with nothing to read, so no bytes waited for them. If it slept, add
+   *   the wake-up of a sleeping thread, as the scheduler's wakes measure it.
    */
   readonly onRead = (nowNs: number): void => {
+    if (this.turnStartNs >= 0) {
+      // Within a watched turn the Immediate that ends it has not run: the same batch. The
+      // previous read's figures stay those of the turn's first read, a stamp of this turn.
+      this.waitNs = nowNs - this.batchFloorNs;
+      this.arrival.record((nowNs - this.turnStartNs) / 1000);
+      return;
+    }
+    const turn = this.loopTurn();
     const idleMs = this.idleTimeMs();
     const idleNs = idleMs * 1e6;
     const account = this.loopAccount;
     const pollNs = account.pollNs ?? 0;
     const spunNs = account.spunNs ?? 0;
-    if (this.lastReadNs >= 0) {
+    if (this.lastReadNs < 0) this.waitNs = 0;
+    else if (turn === this.lastTurn) this.waitNs = nowNs - this.batchFloorNs;
+    else {
       const sleptNs = idleNs - this.lastIdleNs;
-      let stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
-      if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - this.lastSpunNs;
-      this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (account.wakeNs ?? 0) : 0);
-      // A sleep or a scheduler poll turn since the previous read: this read is in a batch of its own.
-      if (sleptNs > 0 || pollNs !== this.lastPollNs) this.turnStartNs = -1;
+      const chainedNs = account.chainedPollStartNs ?? -1;
+      const afterRead = turn === this.lastTurn + 1;
+      // The earliest stamp of the turn before this one: after its epoll, so no later than these bytes came.
+      let seenNs = afterRead ? this.lastTurnFirstReadNs : Infinity;
+      if (chainedNs >= 0) seenNs = Math.min(seenNs, chainedNs);
+      // A chained poll left this turn's epoll nothing to wait for; else a sleep was this turn's own.
+      if (seenNs !== Infinity && (chainedNs >= 0 || sleptNs <= 0)) this.waitNs = nowNs - seenNs;
+      else {
+        let stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
+        if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - this.lastSpunNs;
+        this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (account.wakeNs ?? 0) : 0);
+      }
     }
-    if (this.turnStartNs >= 0) this.waitNs = Math.max(this.waitNs, nowNs - this.turnStartNs);
+    if (turn !== this.lastTurn) {
+      this.lastTurn = turn;
+      this.lastTurnFirstReadNs = nowNs;
+      this.batchFloorNs = nowNs - this.waitNs;
+    }
     this.lastReadNs = nowNs;
     this.lastIdleNs = idleNs;
     this.lastPollNs = pollNs;
@@ -129,11 +154,13 @@ export class SelfMonitor {
     this.added.record(addedNs / 1000);
   };
 
+  /** A reply chunk left for the client: its own added time, and that of the request chunk it follows. */
+  readonly onReplyAdded = (addedNs: number, requestAddedNs: number): void => {
+    this.added.record(addedNs / 1000);
+    this.roundTripAdded.record((addedNs + requestAddedNs) / 1000);
+  };
+
   private watchTurn(nowNs: number): void {
-    if (this.turnStartNs >= 0) {
-      this.arrival.record((nowNs - this.turnStartNs) / 1000);
-      return;
-    }
     // With one connection open, one turn in ARRIVAL_SAMPLE is watched, from a read on: a
     // setImmediate per turn costs the one-client fast path measurably, and its reads rarely share
     // a turn. With more, every turn: there reads queue behind each other's callbacks, and a turn
@@ -146,7 +173,7 @@ export class SelfMonitor {
   };
 
   reset(): void {
-    for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc, this.added]) h.reset();
+    for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc, this.added, this.roundTripAdded]) h.reset();
     this.loop.reset();
   }
 
@@ -154,6 +181,7 @@ export class SelfMonitor {
     return {
       lateUs: quantiles(this.late),
       addedUs: quantiles(this.added),
+      roundTripAddedUs: quantiles(this.roundTripAdded),
       lateUsByDirection: { up: quantiles(this.lateUp), down: quantiles(this.lateDown) },
       arrivalLagUs: quantiles(this.arrival),
       eventLoopDelayUs: loopQuantiles(this.loop),

@@ -61,6 +61,8 @@ export interface Scheduler {
   readonly spunNs?: number;
   /** libuv's idle time (ms) when the last busy-wait ended. */
   readonly idleAtSpinEndMs?: number;
+  /** When the latest poll turn began if it asked for another turn (the loop has not slept since), else -1. */
+  readonly chainedPollStartNs?: number;
 }
 
 /** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */

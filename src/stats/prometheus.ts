@@ -164,6 +164,11 @@ export function selfFamilies(s: StatsSnapshot): MetricFamily[] {
       'Per delivered chunk: write time minus (estimated arrival + configured delay); what the proxy adds to what a client sees.',
       [[undefined, self.addedUs]],
     ),
+    summary(
+      'self_round_trip_added_seconds',
+      "Per reply chunk: its added time plus that of the connection's last request chunk; the proxy's own share of a round trip.",
+      [[undefined, self.roundTripAddedUs]],
+    ),
     summary('self_arrival_lag_seconds', 'Per read: time since the first read of the same event-loop turn.', [[undefined, self.arrivalLagUs]]),
     summary('self_event_loop_delay_seconds', 'Event-loop delay (perf_hooks), sampled while connections are open.', [[undefined, self.eventLoopDelayUs]]),
     summary('self_gc_pause_seconds', 'Garbage-collection pauses while connections are open.', [[undefined, self.gcPauseUs]]),

@@ -21,6 +21,12 @@ export interface SelfReport {
    */
   addedUs: SelfQuantiles;
   /**
+   * Per reply chunk delivered to the client: its addedUs plus that of the last request chunk
+   * delivered to Redis on the same connection before it. What one round trip of a client carries
+   * of the proxy's own time, both directions: the figure to hold against a client's excess.
+   */
+  roundTripAddedUs: SelfQuantiles;
+  /**
    * Per read, in one event-loop turn of eight: time since the turn's first watched read (0 for
    * it). What a read waited behind other connections' work; not the kernel-to-wake-up time.
    */
@@ -36,15 +42,17 @@ export function selfBudgetUs(rttUs: number): number {
 }
 
 /**
- * The line a report gives about one link's proxy: its own added time (addedUs), and a
- * warning when that p99 is past `selfBudgetUs`, since the link's figures then carry the proxy's
- * own delay as well as the configured one. Undefined when nothing was delivered.
+ * The line a report gives about one link's proxy: its own added time per round trip
+ * (roundTripAddedUs; per chunk, addedUs, where no reply left), and a warning when that p99 is past
+ * `selfBudgetUs`, since the link's figures then carry the proxy's own delay as well as the
+ * configured one. Undefined when nothing was delivered.
  */
 export function selfReportNote(linkName: string, self: SelfReport, rttUs: number): string | undefined {
-  const added = self.addedUs;
+  const perRoundTrip = self.roundTripAddedUs.count > 0;
+  const added = perRoundTrip ? self.roundTripAddedUs : self.addedUs;
   if (added.count === 0) return undefined;
   const budgetUs = selfBudgetUs(rttUs);
-  const figures = `p99 ${added.p99} us (p50 ${added.p50}, max ${added.max}, ${added.count} chunks)`;
+  const figures = `p99 ${added.p99} us (p50 ${added.p50}, max ${added.max}, ${added.count} ${perRoundTrip ? 'replies' : 'chunks'})`;
   if (added.p99 <= budgetUs) return `${linkName}: proxy's own added time ${figures}`;
   return (
     `warning: ${linkName}: the proxy's own added time is ${figures}, over max(100 us, RTT/10) = ` +

@@ -1,18 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { SelfMonitor, type LoopAccount } from '../../src/proxy/self-monitor.js';
 
-/** A loop account and libuv idle time the test moves by hand. */
-function rig(): { account: { pollNs: number; wakeNs: number; spunNs: number; idleAtSpinEndMs: number }; idle: { ms: number }; monitor: SelfMonitor } {
-  const account = { pollNs: 0, wakeNs: 20_000, spunNs: 0, idleAtSpinEndMs: 0 };
+/** A loop account, libuv idle time and libuv's turn count that the test moves by hand. */
+function rig(): {
+  account: { pollNs: number; wakeNs: number; spunNs: number; idleAtSpinEndMs: number; chainedPollStartNs: number };
+  idle: { ms: number };
+  turn: { n: number };
+  monitor: SelfMonitor;
+} {
+  const account = { pollNs: 0, wakeNs: 20_000, spunNs: 0, idleAtSpinEndMs: 0, chainedPollStartNs: -1 };
   const idle = { ms: 0 };
-  const monitor = new SelfMonitor(account satisfies LoopAccount, () => idle.ms);
-  return { account, idle, monitor };
+  const turn = { n: 1 };
+  const monitor = new SelfMonitor(account satisfies LoopAccount, () => idle.ms, () => turn.n);
+  return { account, idle, turn, monitor };
+}
+
+/** The loop's next turn: the check phase of this one runs (ending a watched turn), and libuv's count reads `n`. */
+async function turnTo(turn: { n: number }, n: number): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  turn.n = n;
 }
 
 describe("the read-wait estimate (self.addedUs's start)", () => {
-  it('counts a busy-wait the loop did not sleep after: bytes that came during it waited for it', () => {
-    const { account, idle, monitor } = rig();
+  it('counts a busy-wait the loop did not sleep after: bytes that came during it waited for it', async () => {
+    const { account, idle, turn, monitor } = rig();
     monitor.onRead(0);
+    await turnTo(turn, 5);
     idle.ms = 0.7; // slept 700 us, then woke and busy-waited 200 us, then this read ran
     account.spunNs = 200_000;
     account.pollNs = 0; // the poll span was the busy-wait alone
@@ -22,9 +35,10 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     expect(monitor.readWaitNs()).toBe(300_000 + 20_000);
   });
 
-  it('does not count a busy-wait the loop slept after: a sleeping loop had nothing to read', () => {
-    const { account, idle, monitor } = rig();
+  it('does not count a busy-wait the loop slept after: a sleeping loop had nothing to read', async () => {
+    const { account, idle, turn, monitor } = rig();
     monitor.onRead(0);
+    await turnTo(turn, 2); // the turn right after, but the loop slept in its epoll: the bytes woke it
     account.spunNs = 200_000; // a busy-wait before a delivery, then a sleep of 700 us, then this read
     account.idleAtSpinEndMs = 0;
     idle.ms = 0.7;
@@ -32,16 +46,44 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     expect(monitor.readWaitNs()).toBe(100_000 + 20_000);
   });
 
-  it('a read with no sleep since the previous one waited for the whole stall, and no wake-up', () => {
-    const { account, monitor } = rig();
+  it('a read turns after the previous one, with no sleep between, waited for the whole stall, and no wake-up', async () => {
+    const { account, turn, monitor } = rig();
     monitor.onRead(0);
-    account.pollNs = 400_000; // 0.4 ms of poll turns: a read there waits one short turn at most
+    await turnTo(turn, 9);
+    account.pollNs = 400_000; // 0.4 ms of poll turns, since ended: a read there waits one short turn at most
     monitor.onRead(1_000_000);
     expect(monitor.readWaitNs()).toBe(600_000);
   });
 
+  it('a read in the turn after one it saw waited, at worst, since that turn began: its reads, writes and deliveries', async () => {
+    const { idle, turn, monitor } = rig();
+    monitor.onRead(0);
+    monitor.onRead(400_000); // the same turn (one connection: no Immediate watches it)
+    expect(monitor.readWaitNs()).toBe(400_000);
+    await turnTo(turn, 2);
+    monitor.onRead(1_500_000); // the bytes came after turn 1's epoll, before 0 at the earliest
+    expect(monitor.readWaitNs()).toBe(1_500_000);
+    monitor.onRead(1_600_000); // the same batch
+    expect(monitor.readWaitNs()).toBe(1_600_000);
+    await turnTo(turn, 3);
+    idle.ms = 0.3; // turn 3's epoll slept 300 us: the bytes woke it
+    monitor.onRead(2_000_000);
+    expect(monitor.readWaitNs()).toBe(100_000 + 20_000);
+  });
+
+  it("a read right after a poll turn waited since that turn began, whatever the loop did before it (the poll's deliveries)", async () => {
+    const { account, idle, turn, monitor } = rig();
+    monitor.onRead(0);
+    idle.ms = 3; // slept 3 ms, then woke and polled from 4 ms; the poll turn that began at 5 ms
+    account.pollNs = 3_000_000; // fired deliveries for 2 ms and asked for one more turn
+    account.chainedPollStartNs = 5_000_000;
+    await turnTo(turn, 40);
+    monitor.onRead(7_100_000);
+    expect(monitor.readWaitNs()).toBe(2_100_000);
+  });
+
   it('a read queued behind several others of one turn waited for all of them: at least the time since the turn began', async () => {
-    const { idle, monitor } = rig();
+    const { idle, turn, monitor } = rig();
     monitor.opened();
     monitor.opened(); // two connections: every turn is watched
     try {
@@ -52,10 +94,11 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
       // The third read of the turn: 200 us since the second, 500 us since the turn's first read.
       monitor.onRead(500_000);
       expect(monitor.readWaitNs()).toBe(500_000);
-      await new Promise((r) => setImmediate(r)); // the check phase ended that turn
+      await turnTo(turn, 2); // its bytes came after turn 1's epoll: at worst right after it, at 0
       monitor.onRead(600_000);
-      expect(monitor.readWaitNs()).toBe(100_000);
-      // The loop slept 50 us before the next read: a batch of its own, whatever the Immediate said.
+      expect(monitor.readWaitNs()).toBe(600_000);
+      // The loop slept 50 us in turn 3's epoll: the bytes woke it.
+      await turnTo(turn, 3);
       idle.ms = 0.05;
       monitor.onRead(800_000);
       expect(monitor.readWaitNs()).toBe(150_000 + 20_000);
@@ -67,11 +110,12 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
   });
 
   it('with one connection open only one turn in eight is watched (the one-client fast path pays one Immediate in eight)', async () => {
-    const { monitor } = rig();
+    const { turn, monitor } = rig();
     monitor.opened();
     try {
-      for (let turn = 0; turn < 16; turn++) {
-        monitor.onRead(turn * 1_000_000);
+      for (let t = 0; t < 16; t++) {
+        turn.n = t + 1;
+        monitor.onRead(t * 1_000_000);
         await new Promise((r) => setImmediate(r));
       }
       expect(monitor.report().arrivalLagUs.count).toBe(2);

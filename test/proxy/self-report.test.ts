@@ -49,7 +49,7 @@ describe("the proxy's self-report (/stats self)", () => {
     await p.exec();
     const self = proxy.stats().self!;
     expect(self).toBeDefined();
-    expect(Object.keys(self).sort()).toEqual(['addedUs', 'arrivalLagUs', 'eventLoopDelayUs', 'gcPauseUs', 'lateUs', 'lateUsByDirection']);
+    expect(Object.keys(self).sort()).toEqual(['addedUs', 'arrivalLagUs', 'eventLoopDelayUs', 'gcPauseUs', 'lateUs', 'lateUsByDirection', 'roundTripAddedUs']);
     // Every delivered chunk has an added time, and it is at least the chunk's lateness.
     expect(self.addedUs.count).toBe(self.lateUs.count);
     expect(self.addedUs.max).toBeGreaterThanOrEqual(self.lateUs.max);
@@ -58,7 +58,11 @@ describe("the proxy's self-report (/stats self)", () => {
     expect(self.lateUs.count).toBe(self.lateUsByDirection.up.count + self.lateUsByDirection.down.count);
     expect(self.lateUsByDirection.up.count).toBeGreaterThanOrEqual(61);
     expect(self.lateUsByDirection.down.count).toBeGreaterThanOrEqual(61);
-    for (const q of [self.addedUs, self.lateUs, self.lateUsByDirection.up, self.lateUsByDirection.down, self.arrivalLagUs, self.eventLoopDelayUs]) {
+    // One round trip figure per reply chunk, each its reply's added time plus its request's.
+    expect(self.roundTripAddedUs.count).toBe(self.lateUsByDirection.down.count);
+    expect(self.roundTripAddedUs.p50).toBeGreaterThanOrEqual(self.addedUs.p50);
+    const all = [self.addedUs, self.roundTripAddedUs, self.lateUs, self.lateUsByDirection.up, self.lateUsByDirection.down, self.arrivalLagUs];
+    for (const q of [...all, self.eventLoopDelayUs]) {
       expect(Number.isFinite(q.p99)).toBe(true);
       expect(q.p50).toBeLessThanOrEqual(q.p90);
       expect(q.p90).toBeLessThanOrEqual(q.p99);
@@ -91,6 +95,8 @@ describe("the proxy's self-report (/stats self)", () => {
     expect(out.match(/PONG/g)).toHaveLength(2);
     const self = proxy.stats().self!;
     expect(self.addedUs.max).toBeGreaterThan(100_000);
+    // The stalled PING's reply carries its request's wait into its round trip.
+    expect(self.roundTripAddedUs.max).toBeGreaterThan(100_000);
     expect(self.lateUs.max).toBeLessThan(100_000);
   });
 

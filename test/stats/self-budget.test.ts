@@ -3,10 +3,11 @@ import { selfBudgetUs, selfReportNote, type SelfQuantiles, type SelfReport } fro
 
 const q = (p99: number, count = 100): SelfQuantiles => ({ p50: Math.round(p99 / 4), p90: Math.round(p99 / 2), p99, max: p99 * 2, count, mean: p99 / 3 });
 const zero = q(0, 0);
-const report = (addedP99: number, count = 100): SelfReport => ({
+const report = (addedP99: number, count = 100, roundTrip = zero): SelfReport => ({
   lateUs: q(10, count),
   lateUsByDirection: { up: zero, down: zero },
   addedUs: q(addedP99, count),
+  roundTripAddedUs: roundTrip,
   arrivalLagUs: zero,
   eventLoopDelayUs: zero,
   gcPauseUs: zero,
@@ -28,6 +29,14 @@ describe("the proxy's own budget", () => {
     expect(warning).toMatch(/^warning: cross-az: the proxy's own added time is p99 121 us .* = 120 us/);
     expect(selfReportNote('same-az', report(101), 200)).toMatch(/^warning: same-az: .* = 100 us/);
     expect(selfReportNote('cross-region', report(8000), 170_000)).not.toMatch(/warning/);
+  });
+
+  it('gives the round trip figure where replies left: a round trip carries both directions', () => {
+    expect(selfReportNote('cross-az', report(90, 100, q(150, 40)), 1200)).toBe(
+      "warning: cross-az: the proxy's own added time is p99 150 us (p50 38, max 300, 40 replies), over max(100 us, RTT/10) = " +
+        "120 us: this link's latencies include that much of the proxy's own delay (a loaded machine, or the driver sharing its CPU)",
+    );
+    expect(selfReportNote('cross-az', report(200, 100, q(110, 40)), 1200)).toBe("cross-az: proxy's own added time p99 110 us (p50 28, max 220, 40 replies)");
   });
 
   it('says nothing when no chunk was delivered', () => {
