@@ -23,7 +23,7 @@ export function dashboardEvent(source: DashboardSource, window: StatsWindow, atN
     link: stats.link,
     toxics: (source.toxics?.() ?? []).map((t) => ({ ...t, applications: counts.get(t.name) ?? 0 })),
   };
-  if (stats.self) event.self = { addedUs: stats.self.addedUs, lateUs: stats.self.lateUs };
+  if (stats.self) event.self = { addedUs: stats.self.addedUs, roundTripAddedUs: stats.self.roundTripAddedUs, lateUs: stats.self.lateUs };
   if (nodes) event.nodes = nodes.map(({ counters: _counters, ...rest }, i) => ({ ...rest, rates: figures.nodeRates[i]! }));
   return event;
 }

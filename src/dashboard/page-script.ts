@@ -32,7 +32,8 @@ export const PAGE_SCRIPT = String.raw`
     set('bytesDown', fmtBytes(r.bytesDown) + '/s');
     set('errorReplies', fmtRate(r.errorReplies) + '/s');
     set('connections', e.connections.active + ' open, ' + e.connections.total + ' total');
-    set('self', e.self ? 'p50 ' + fmtUs(e.self.addedUs.p50) + ', p99 ' + fmtUs(e.self.addedUs.p99) + ', max ' + fmtUs(e.self.addedUs.max) : '-');
+    const own = e.self && (e.self.roundTripAddedUs.count > 0 ? e.self.roundTripAddedUs : e.self.addedUs);
+    set('self', own ? 'p50 ' + fmtUs(own.p50) + ', p99 ' + fmtUs(own.p99) + ', max ' + fmtUs(own.max) : '-');
     set('late', e.self ? 'p99 ' + fmtUs(e.self.lateUs.p99) : '-');
     const l = e.link;
     const extra = lossKeys(l).map((k) => ', ' + k + ' ' + l[k]).join('');

@@ -63,7 +63,7 @@ export interface DashboardEvent {
   chartSvg: string | null;
   connections: { active: number; total: number };
   /** The proxy's own lateness since start or the last reset (/stats `self`), when it has one. */
-  self?: { addedUs: SelfQuantiles; lateUs: SelfQuantiles };
+  self?: { addedUs: SelfQuantiles; roundTripAddedUs: SelfQuantiles; lateUs: SelfQuantiles };
   /** /stats `link` as it is (a field the link gains, loss for one, shows up here). */
   link: StatsSnapshot['link'];
   toxics: (ToxicSpec & { applications: number })[];

@@ -21,8 +21,11 @@ export interface ConnectionOptions {
   log: (line: string) => void;
   /** Lateness of each scheduled delivery (ns), for the proxy's precision histogram. */
   onLateness?: (lateNs: number, direction: Direction) => void;
-  /** Each read from either socket, when it ran, before it is handed on (the proxy's self-report). */
-  onRead?: (nowNs: number) => void;
+  /**
+   * Each read from either socket, when it ran, before it is handed on (the proxy's self-report),
+   * with when the connection last wrote the other way (what the bytes likely answer; -1: never).
+   */
+  onRead?: (nowNs: number, answersNs: number) => void;
   /** The current read's estimated wait for the read, ns (the self-report's addedUs). */
   readWaitNs?: () => number;
   /** Per delivered chunk: time beyond the configured delay, ns (the self-report's addedUs). */

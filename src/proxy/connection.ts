@@ -27,6 +27,9 @@ export class ProxiedConnection implements StagedConnection {
   readonly upstream: net.Socket;
   private readonly up: DirectionPath;
   private readonly down: DirectionPath;
+  /** When bytes last went to Redis and to the client (-1: not yet): the self-report's read-wait cap. */
+  private upWrittenNs = -1;
+  private downWrittenNs = -1;
   /** Frame stages and the frame chain, once one reached this connection (framing.ts). */
   private readonly framing: Framing;
   private readonly context: ConnectionContext;
@@ -103,7 +106,10 @@ export class ProxiedConnection implements StagedConnection {
       tls,
       beforeChunk: () => this.framing.beforeRequest(),
       tapOffset: (end) => this.framing.clientOffsetAt(end),
-      written: () => this.pressure.relieve(),
+      written: (_end, ns) => {
+        this.upWrittenNs = ns;
+        this.pressure.relieve();
+      },
       onEnd: (kind) => this.closeRules.finish(this.upstream, kind),
     });
     this.down = new DirectionPath({
@@ -116,7 +122,10 @@ export class ProxiedConnection implements StagedConnection {
         onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down'), loss: o.link.lossPath('down') },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
       tls,
-      written: () => this.pressure.relieve(),
+      written: (_end, ns) => {
+        this.downWrittenNs = ns;
+        this.pressure.relieve();
+      },
       onEnd: (kind) => this.closeRules.finish(client, kind),
     });
     const framing = (this.framing = new Framing({
@@ -145,7 +154,7 @@ export class ProxiedConnection implements StagedConnection {
   private upstreamRead(chunk: Buffer): void {
     const o = this.o;
     const now = o.scheduler.clock.nowNs();
-    o.onRead?.(now);
+    o.onRead?.(now, this.upWrittenNs);
     this.framing.downIn.push(chunk, now);
     this.framing.afterReply();
     this.pressure.afterDown();
@@ -160,7 +169,7 @@ export class ProxiedConnection implements StagedConnection {
     const clock = o.scheduler.clock;
     client.on('data', (chunk: Buffer) => {
       const now = clock.nowNs();
-      o.onRead?.(now);
+      o.onRead?.(now, this.downWrittenNs);
       up.entry.push(chunk, now);
       pressure.afterUp();
     });

@@ -35,8 +35,8 @@ export interface DirectionPathOptions {
   tls?: TlsStagePair;
   /** Before each chunk of the client's stream goes on (plaintext; where frame stages may start). */
   beforeChunk?: () => void;
-  /** Bytes were written to the socket (stream offset one past the last), after the tap heard of it. */
-  written: (endOffset: number) => void;
+  /** Bytes were written to the socket (stream offset one past the last) at nowNs, after the tap heard of it. */
+  written: (endOffset: number, nowNs: number) => void;
   onEnd: (kind: EndKind) => void;
   /** Maps the socket's stream offset to the offset the tap counts in (frame stages may change lengths). */
   tapOffset?: (endOffset: number) => number;
@@ -65,7 +65,7 @@ export class DirectionPath {
       (endOffset, nowNs) => {
         if (tls !== undefined && o.direction === 'down') tls.written(endOffset, nowNs);
         else if (tap !== undefined) tap.written(tapOffset ? tapOffset(endOffset) : endOffset, nowNs);
-        o.written(endOffset);
+        o.written(endOffset, nowNs);
       },
       o.onEnd,
     ));

@@ -102,12 +102,14 @@ export class SelfMonitor {
    *   busy-wait; bytes that came then waited for it. Busy-waits the loop has slept after do not
    *   count: it sleeps only with nothing to read, so no bytes waited for them. If it slept, add
    *   the wake-up of a sleeping thread, as the scheduler's wakes measure it.
+   * Each is then capped at the time since the connection last wrote the other way (`answersNs`,
+   * see `capped`): the first two count from the start of a turn, and most reads came later in it.
    */
-  readonly onRead = (nowNs: number): void => {
+  readonly onRead = (nowNs: number, answersNs = -1): void => {
     if (this.turnStartNs >= 0) {
       // Within a watched turn the Immediate that ends it has not run: the same batch. The
       // previous read's figures stay those of the turn's first read, a stamp of this turn.
-      this.waitNs = nowNs - this.batchFloorNs;
+      this.waitNs = this.capped(nowNs - this.batchFloorNs, nowNs, answersNs);
       this.arrival.record((nowNs - this.turnStartNs) / 1000);
       return;
     }
@@ -139,12 +141,23 @@ export class SelfMonitor {
       this.lastTurnFirstReadNs = nowNs;
       this.batchFloorNs = nowNs - this.waitNs;
     }
+    this.waitNs = this.capped(this.waitNs, nowNs, answersNs);
     this.lastReadNs = nowNs;
     this.lastIdleNs = idleNs;
     this.lastPollNs = pollNs;
     this.lastSpunNs = spunNs;
     this.watchTurn(nowNs);
   };
+
+  /**
+   * A read's bytes most likely answer the connection's last write the other way (a reply its
+   * request, a client's next request the reply before it), so they came after it: the wait is
+   * at most the time since. A pipelining client or a subscriber's pushes can break that, and
+   * then the wait is under-counted.
+   */
+  private capped(waitNs: number, nowNs: number, answersNs: number): number {
+    return answersNs >= 0 && nowNs - answersNs < waitNs ? Math.max(0, nowNs - answersNs) : waitNs;
+  }
 
   /** The current read's estimated wait (see onRead), for the delay lines to stamp their chunks. */
   readonly readWaitNs = (): number => this.waitNs;

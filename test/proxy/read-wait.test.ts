@@ -82,6 +82,21 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     expect(monitor.readWaitNs()).toBe(2_100_000);
   });
 
+  it("a read waited at most since its connection's last write the other way: what it answers", async () => {
+    const { turn, monitor } = rig();
+    monitor.onRead(0);
+    await turnTo(turn, 2);
+    monitor.onRead(2_000_000, 1_700_000); // the turn before began at 0, but the request went to Redis at 1.7 ms
+    expect(monitor.readWaitNs()).toBe(300_000);
+    monitor.onRead(2_100_000, -1); // the same batch, a connection that never wrote the other way: the batch's bound
+    expect(monitor.readWaitNs()).toBe(2_100_000);
+    monitor.onRead(2_200_000, 500_000); // a write after the batch's floor (0): it bounds the wait
+    expect(monitor.readWaitNs()).toBe(1_700_000);
+    await turnTo(turn, 3);
+    monitor.onRead(2_300_000, 100_000); // a write before the turn that came first (turn 2's, at 2 ms): that bounds it
+    expect(monitor.readWaitNs()).toBe(300_000);
+  });
+
   it('a read queued behind several others of one turn waited for all of them: at least the time since the turn began', async () => {
     const { idle, turn, monitor } = rig();
     monitor.opened();
