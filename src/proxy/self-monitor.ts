@@ -22,6 +22,15 @@ const LOOP_RESOLUTION_MS = 50;
 
 /** What the scheduler tells of the loop's time (PreciseScheduler has all of it). */
 export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs'>;
+/**
+ * libuv's count of loop turns, or -1 where Node does not give it (`uvMetricsInfo` came in 20.18
+ * and 22.8): each read is then taken to start a turn of its own, after turns not seen.
+ */
+const HAS_LOOP_COUNT = (performance.nodeTiming as { uvMetricsInfo?: unknown }).uvMetricsInfo !== undefined;
+function loopCount(): number {
+  return HAS_LOOP_COUNT ? performance.nodeTiming.uvMetricsInfo.loopCount : -1;
+}
+
 /** A power of two. */
 const ARRIVAL_SAMPLE = 8;
 
@@ -59,7 +68,7 @@ export class SelfMonitor {
     /** libuv's idle time, ms (injectable for tests). */
     private readonly idleTimeMs: () => number = () => performance.nodeTiming.idleTime,
     /** libuv's count of loop turns (injectable for tests); read once per batch, as it makes an object. */
-    private readonly loopTurn: () => number = () => performance.nodeTiming.uvMetricsInfo.loopCount,
+    private readonly loopTurn: () => number = loopCount,
   ) {}
 
   /** A connection opened: the monitors start with the first. */
@@ -120,11 +129,11 @@ export class SelfMonitor {
     const pollNs = account.pollNs ?? 0;
     const spunNs = account.spunNs ?? 0;
     if (this.lastReadNs < 0) this.waitNs = 0;
-    else if (turn === this.lastTurn) this.waitNs = nowNs - this.batchFloorNs;
+    else if (turn >= 0 && turn === this.lastTurn) this.waitNs = nowNs - this.batchFloorNs;
     else {
       const sleptNs = idleNs - this.lastIdleNs;
       const chainedNs = account.chainedPollStartNs ?? -1;
-      const afterRead = turn === this.lastTurn + 1;
+      const afterRead = turn >= 0 && turn === this.lastTurn + 1;
       // The earliest stamp of the turn before this one: after its epoll, so no later than these bytes came.
       let seenNs = afterRead ? this.lastTurnFirstReadNs : Infinity;
       if (chainedNs >= 0) seenNs = Math.min(seenNs, chainedNs);
@@ -136,7 +145,7 @@ export class SelfMonitor {
         this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (account.wakeNs ?? 0) : 0);
       }
     }
-    if (turn !== this.lastTurn) {
+    if (turn !== this.lastTurn || turn < 0) {
       this.lastTurn = turn;
       this.lastTurnFirstReadNs = nowNs;
       this.batchFloorNs = nowNs - this.waitNs;

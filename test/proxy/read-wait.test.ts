@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SelfMonitor, type LoopAccount } from '../../src/proxy/self-monitor.js';
 
 /** A loop account, libuv idle time and libuv's turn count that the test moves by hand. */
-function rig(): {
+function rig(firstTurn = 1): {
   account: { pollNs: number; wakeNs: number; spunNs: number; idleAtSpinEndMs: number; chainedPollStartNs: number };
   idle: { ms: number };
   turn: { n: number };
@@ -10,7 +10,7 @@ function rig(): {
 } {
   const account = { pollNs: 0, wakeNs: 20_000, spunNs: 0, idleAtSpinEndMs: 0, chainedPollStartNs: -1 };
   const idle = { ms: 0 };
-  const turn = { n: 1 };
+  const turn = { n: firstTurn };
   const monitor = new SelfMonitor(account satisfies LoopAccount, () => idle.ms, () => turn.n);
   return { account, idle, turn, monitor };
 }
@@ -95,6 +95,23 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     await turnTo(turn, 3);
     monitor.onRead(2_300_000, 100_000); // a write before the turn that came first (turn 2's, at 2 ms): that bounds it
     expect(monitor.readWaitNs()).toBe(300_000);
+  });
+
+  it("where Node gives no turn count, each read is timed from the one before (and a chained poll's start)", async () => {
+    const { account, idle, monitor } = rig(-1);
+    monitor.onRead(0);
+    await turnTo({ n: -1 }, -1);
+    monitor.onRead(400_000);
+    expect(monitor.readWaitNs()).toBe(400_000);
+    await turnTo({ n: -1 }, -1);
+    account.chainedPollStartNs = 900_000;
+    monitor.onRead(1_000_000);
+    expect(monitor.readWaitNs()).toBe(100_000);
+    account.chainedPollStartNs = -1;
+    idle.ms = 0.5;
+    await turnTo({ n: -1 }, -1);
+    monitor.onRead(2_000_000);
+    expect(monitor.readWaitNs()).toBe(500_000 + 20_000);
   });
 
   it('a read queued behind several others of one turn waited for all of them: at least the time since the turn began', async () => {
