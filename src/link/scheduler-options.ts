@@ -31,6 +31,13 @@ export interface PreciseSchedulerOptions {
    */
   quietSpinNs?: number;
   /**
+   * A poll turn fires at most this many due timers; the rest go in the next turn, after that
+   * turn's reads. Fifty connections' deliveries due together are fifty socket writes: fired in
+   * one run, the requests they answer wait for all of them, and Redis idles meanwhile
+   * (docs/precision.md, "Eight deliveries a turn"). @default 8
+   */
+  maxFiresPerTurn?: number;
+  /**
    * Keep polling this long after a zero-delay delivery, so the reply or next request that usually
    * follows within tens of microseconds does not pay a sleeping process's wake-up. Costs CPU only
    * while traffic flows. @default 1 ms

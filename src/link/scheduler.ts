@@ -26,6 +26,7 @@ export class PreciseScheduler implements Scheduler {
   private readonly fixedEarlyNs: number | undefined;
   private readonly spinNs: number;
   private readonly quietSpinNs: number;
+  private readonly maxFiresPerTurn: number;
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
   private readonly lingerGate: LingerGate;
@@ -51,6 +52,7 @@ export class PreciseScheduler implements Scheduler {
     this.wakeKind = options.wake ?? (real ? 'timerfd' : 'timeout');
     this.fixedEarlyNs = options.spinWindowNs;
     this.spinNs = options.spinNs ?? (real ? 20_000 : 0);
+    this.maxFiresPerTurn = options.maxFiresPerTurn ?? 8;
     this.quietSpinNs = Math.max(this.spinNs, options.quietSpinNs ?? (real ? MAX_EARLY_NS : 0));
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
@@ -242,9 +244,9 @@ export class PreciseScheduler implements Scheduler {
   private readonly poll = (): void => {
     this.polling = false;
     const startNs = this.clock.nowNs();
-    let fired = this.runDue(startNs);
+    let fired = this.runDue(startNs, this.maxFiresPerTurn);
     const head = this.heap.head;
-    if (head) {
+    if (head && head.dueNs > startNs) {
       const spinStartNs = this.clock.nowNs();
       const overBudget = this.overBudget(spinStartNs);
       const limitNs = overBudget ? this.spinNs : this.quietSpinNs;
@@ -258,7 +260,7 @@ export class PreciseScheduler implements Scheduler {
         while (nowNs < dueNs) nowNs = this.clock.nowNs(); // no allocation, no loop turn
         this.spunTotalNs += nowNs - spinStartNs;
         this.idleAtSpinEnd = performance.nodeTiming.idleTime;
-        fired = this.runDue(nowNs) || fired;
+        fired = this.runDue(nowNs, this.maxFiresPerTurn) || fired;
       }
     }
     const endNs = this.clock.nowNs();
@@ -285,9 +287,9 @@ export class PreciseScheduler implements Scheduler {
     return leftNs - this.margins.short.earlyNs >= w.minSleepNs;
   }
 
-  private runDue(now: number): boolean {
+  private runDue(now: number, max = Infinity): boolean {
     let fired = false;
-    for (;;) {
+    for (let n = 0; n < max; n++) {
       const head = this.heap.head;
       if (!head || head.dueNs > now) return fired;
       this.heap.removeAt(0);
@@ -297,6 +299,7 @@ export class PreciseScheduler implements Scheduler {
       fired = true;
       this.lastTimedNs = now;
     }
+    return fired;
   }
 }
 

@@ -37,6 +37,22 @@ describe('PreciseScheduler', () => {
     expect(fired).toEqual(['a', 'b', 'c']);
   });
 
+  it('fires at most maxFiresPerTurn due timers a turn, the rest in the turns after, in due order', async () => {
+    const clock = new FakeClock(0);
+    const s = new PreciseScheduler({ clock, spinWindowNs: 10_000_000, lingerNs: 0, maxFiresPerTurn: 8 });
+    const fired: number[] = [];
+    for (let i = 19; i >= 0; i--) s.schedule(1_000 + i, () => fired.push(i));
+    await ticks(2);
+    clock.setNs(5_000);
+    const counts: number[] = [];
+    for (let turn = 0; turn < 4; turn++) {
+      await tick();
+      counts.push(fired.length);
+    }
+    expect(counts).toEqual([8, 16, 20, 20]);
+    expect(fired).toEqual(Array.from({ length: 20 }, (_, i) => i));
+  });
+
   it('after a zero-delay delivery it polls for the linger, then stops (an idle proxy spins nothing)', async () => {
     const clock = new CountingClock(0);
     const s = new PreciseScheduler({ clock, lingerNs: 1_000_000 });
