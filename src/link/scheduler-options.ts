@@ -32,7 +32,7 @@ export interface PreciseSchedulerOptions {
   quietSpinNs?: number;
   /**
    * A poll turn fires at most this many due timers; the rest go in the next turn, after that
-   * turn's reads. Fifty connections' deliveries due together are fifty socket writes: fired in
+   * turn's reads, unless already 0.5 ms late. Fifty connections' deliveries due together are fifty socket writes: fired in
    * one run, the requests they answer wait for all of them, and Redis idles meanwhile
    * (docs/precision.md, "Eight deliveries a turn"). @default 8
    */

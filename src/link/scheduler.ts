@@ -287,11 +287,17 @@ export class PreciseScheduler implements Scheduler {
     return leftNs - this.margins.short.earlyNs >= w.minSleepNs;
   }
 
+  /**
+   * Fires what is due by `now`, at most `max` of them unless the next is already `MAX_HOLD_NS`
+   * late: a cap that held deliveries back without bound would let them fall ever further behind
+   * when more come due each turn than it lets out (hundreds of busy connections).
+   */
   private runDue(now: number, max = Infinity): boolean {
     let fired = false;
-    for (let n = 0; n < max; n++) {
+    for (let n = 0; ; n++) {
       const head = this.heap.head;
       if (!head || head.dueNs > now) return fired;
+      if (n >= max && now - head.dueNs < MAX_HOLD_NS) return fired;
       this.heap.removeAt(0);
       head.index = -1;
       this.budget.fired(head);
@@ -299,9 +305,11 @@ export class PreciseScheduler implements Scheduler {
       fired = true;
       this.lastTimedNs = now;
     }
-    return fired;
   }
 }
+
+/** The longest `maxFiresPerTurn` holds a due delivery back. */
+const MAX_HOLD_NS = 500_000;
 
 let processScheduler: PreciseScheduler | undefined;
 

@@ -53,6 +53,20 @@ describe('PreciseScheduler', () => {
     expect(fired).toEqual(Array.from({ length: 20 }, (_, i) => i));
   });
 
+  it('holds no due timer back more than 0.5 ms: when more fall due each turn than the cap lets out, the late ones go at once', async () => {
+    const clock = new FakeClock(0);
+    const s = new PreciseScheduler({ clock, spinWindowNs: 10_000_000, lingerNs: 0, maxFiresPerTurn: 8 });
+    const fired: number[] = [];
+    for (let i = 0; i < 20; i++) s.schedule(1_000 + i * 100_000, () => fired.push(i)); // due 0.001 ms to 1.901 ms
+    await ticks(2);
+    clock.setNs(1_901_000);
+    await tick();
+    // Fifteen are 0.5 ms late or more (due by 1.401 ms): all of them go, then the cap stops the rest.
+    expect(fired).toEqual(Array.from({ length: 15 }, (_, i) => i));
+    await tick();
+    expect(fired).toHaveLength(20);
+  });
+
   it('after a zero-delay delivery it polls for the linger, then stops (an idle proxy spins nothing)', async () => {
     const clock = new CountingClock(0);
     const s = new PreciseScheduler({ clock, lingerNs: 1_000_000 });
