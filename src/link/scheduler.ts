@@ -1,7 +1,7 @@
-import { performance } from 'node:perf_hooks';
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 import { LingerGate } from './linger-gate.js';
+import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
@@ -23,6 +23,7 @@ export function newTimer(fire: () => void): Timer {
 export class PreciseScheduler implements Scheduler {
   readonly clock: Clock;
   private readonly heap = new TimerHeap();
+  private readonly account: PollAccount;
   private readonly fixedEarlyNs: number | undefined;
   private readonly spinNs: number;
   private readonly quietSpinNs: number;
@@ -48,6 +49,7 @@ export class PreciseScheduler implements Scheduler {
 
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
+    this.account = new PollAccount(this.clock);
     const real = this.clock === realClock;
     this.wakeKind = options.wake ?? (real ? 'timerfd' : 'timeout');
     this.fixedEarlyNs = options.spinWindowNs;
@@ -163,7 +165,7 @@ export class PreciseScheduler implements Scheduler {
   }
 
   private overBudget(nowNs: number): boolean {
-    return this.budget.over(nowNs, this.pollSpanNs());
+    return this.budget.over(nowNs, this.account.spanNs());
   }
 
   private openWaker(): Waker {
@@ -183,49 +185,23 @@ export class PreciseScheduler implements Scheduler {
   private startPolling(): void {
     if (this.polling) return;
     this.polling = true;
-    if (this.spanStartNs < 0) this.spanStartNs = this.clock.nowNs();
+    this.account.polling();
     setImmediate(this.poll);
   }
 
-  /**
-   * Wall time the loop spent polling (from the first poll turn of a run of them to the last),
-   * cumulative, less the busy-waits: while it polls, a read waits at most one short turn, so the
-   * self-report's read-wait estimate does not count this time as a stall (a busy-wait it does).
-   */
+  /** The self-report's view of the loop (poll-account.ts). */
   get pollNs(): number {
-    return this.pollSpanNs() - this.spunTotalNs;
+    return this.account.pollNs;
   }
-
-  /** Wall time of all poll runs, busy-waits included (what the poll budget counts). */
-  private pollSpanNs(): number {
-    return this.spanStartNs < 0 ? this.pollDoneNs : this.pollDoneNs + (this.clock.nowNs() - this.spanStartNs);
-  }
-  private pollDoneNs = 0;
-  /** Time spent in busy-waits, cumulative: the loop was blocked then, a read that came waited for it. */
   get spunNs(): number {
-    return this.spunTotalNs;
+    return this.account.spunNs;
   }
-  private spunTotalNs = 0;
-  /**
-   * libuv's idle time (ms, `performance.nodeTiming.idleTime`) when the last busy-wait ended. Once
-   * the loop has slept since, no read can still be waiting for that busy-wait: a sleeping loop has
-   * nothing ready to read.
-   */
   get idleAtSpinEndMs(): number {
-    return this.idleAtSpinEnd;
+    return this.account.idleAtSpinEndMs;
   }
-  private idleAtSpinEnd = 0;
-  /**
-   * When the latest poll turn began, while it asked for another (so the loop has not slept since):
-   * a read in the turn after it found bytes that came after that turn's epoll, at worst while this
-   * poll fired its deliveries (the self-report's read wait). -1 once a run of poll turns ended.
-   */
   get chainedPollStartNs(): number {
-    return this.chainedPollNs;
+    return this.account.chainedPollStartNs;
   }
-  private chainedPollNs = -1;
-  /** When the current run of poll turns began; -1 while not polling. */
-  private spanStartNs = -1;
 
   /**
    * How long a sleeping main thread takes to run once woken, learned: the loop's share of a
@@ -258,26 +234,17 @@ export class PreciseScheduler implements Scheduler {
         const dueNs = head.dueNs;
         let nowNs = spinStartNs;
         while (nowNs < dueNs) nowNs = this.clock.nowNs(); // no allocation, no loop turn
-        this.spunTotalNs += nowNs - spinStartNs;
-        this.idleAtSpinEnd = performance.nodeTiming.idleTime;
+        this.account.spun(spinStartNs, nowNs);
         fired = this.runDue(nowNs, this.maxFiresPerTurn) || fired;
       }
     }
     const endNs = this.clock.nowNs();
     if (fired && this.lingerAfterTimed) this.hotUntilNs = endNs + this.lingerNs;
-    if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) {
-      // Stay awake a little after a zero-delay delivery: the reply (or the next request) usually
-      // follows within tens of microseconds, and waking a sleeping process costs about that much.
-      this.startPolling();
-      this.chainedPollNs = startNs;
-      return;
-    }
-    this.plan();
-    this.chainedPollNs = this.polling ? startNs : -1;
-    if (!this.polling) {
-      this.pollDoneNs += endNs - this.spanStartNs;
-      this.spanStartNs = -1;
-    }
+    // Stay awake a little after a zero-delay delivery: the reply (or the next request) usually
+    // follows within tens of microseconds, and waking a sleeping process costs about that much.
+    if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) this.startPolling();
+    else this.plan();
+    this.account.turnEnded(startNs, endNs, this.polling);
   };
 
   /** Whether `leftNs` before the head's deadline is enough for a short sleep (fixed margins never sleep twice). */
