@@ -119,7 +119,10 @@ export class ProxiedConnection implements StagedConnection {
       link: {
         ...linkOptions,
         onAdded: replyAdded && ((ns) => replyAdded(ns, requestAddedNs)),
-        onLateness: late && ((ns) => late(ns, 'down')), sampleDelayNs: () => o.link.sampleNs('down'), loss: o.link.lossPath('down') },
+        onLateness: late && ((ns) => late(ns, 'down')),
+        sampleDelayNs: () => o.link.sampleNs('down'),
+        loss: o.link.lossPath('down'),
+      },
       tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
       tls,
       written: (_end, ns) => {

@@ -178,7 +178,7 @@ export class SelfMonitor {
 
   /** A reply chunk left for the client: its own added time, and that of the request chunk it follows. */
   readonly onReplyAdded = (addedNs: number, requestAddedNs: number): void => {
-    this.added.record(addedNs / 1000);
+    this.onAdded(addedNs);
     this.roundTripAdded.record((addedNs + requestAddedNs) / 1000);
   };
 
