@@ -23,11 +23,15 @@ function setName(name: string): string {
   return `*3\r\n$6\r\nCLIENT\r\n$7\r\nSETNAME\r\n$${name.length}\r\n${name}\r\n`;
 }
 
-/** Connects to `where` (a proxy's host:port or unix path), resolved once connected. */
+/** Connects to `where` (a proxy's host:port or unix path): resolved once connected, rejected if the connect fails. */
 async function connectTo(where: { host?: string; port?: number; path?: string }): Promise<net.Socket> {
   const s = where.path ? net.connect({ path: where.path }) : net.connect({ host: where.host!, port: where.port!, noDelay: true });
+  await new Promise<void>((resolve, reject) => {
+    s.once('connect', () => resolve());
+    s.once('error', reject);
+  });
+  // Later errors (the resets these tests cause) are what is under test, not failures.
   s.on('error', () => undefined);
-  await new Promise<void>((r) => s.once('connect', () => r()));
   return s;
 }
 
@@ -163,7 +167,10 @@ describe('resets where one side is a unix socket', () => {
       await Promise.all(closed);
       await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
       await redis.restart();
-      const s = await connectTo({ path });
+      // A client whose dial Redis refused while down (its own, set up late under load) closed the
+      // listener; it listens again once its probe reaches Redis (refusal-watch.ts), as a client's
+      // reconnect would find.
+      const s = await vi.waitFor(() => connectTo({ path }), { timeout: 5000, interval: 20 });
       expect(await pingRaw(s)).toBe('+PONG\r\n');
       s.destroy();
     } finally {
