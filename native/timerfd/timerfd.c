@@ -11,6 +11,7 @@
  *                             setting; a time in the past fires at once; keeps the process alive while armed
  *   clear(t)                  disarm
  *   close(t)                  disarm and free; the alarm is unusable after
+ * The same addon holds the turn hook (turns.c): a call once per loop turn, for polling.
  */
 #define NAPI_VERSION 8
 #include <errno.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 #include <node_api.h>
 #include <uv.h>
+#include "turns.h"
 
 typedef struct {
   uv_poll_t poll;
@@ -246,6 +248,7 @@ static napi_value init(napi_env env, napi_value exports) {
       {"close", NULL, close_alarm, NULL, NULL, NULL, napi_default, NULL},
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
+  if (register_turns(env, exports) != napi_ok) return NULL;
   return exports;
 }
 

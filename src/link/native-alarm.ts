@@ -2,16 +2,22 @@
  * The timerfd alarm (native/timerfd, built at install on Linux by scripts/build-native.mjs): a
  * deadline the main thread arms with one syscall that wakes nobody, and that wakes the main
  * thread's own event loop when it comes. Optional: where it was not built, `openAlarm` answers
- * undefined and the scheduler sleeps on the timer thread instead.
+ * undefined and the scheduler sleeps on the timer thread instead. The same addon has the turn
+ * hook, a call once per loop turn that makes no garbage (`openTurnHook`), where the scheduler
+ * would otherwise poll with setImmediate.
  */
 import { createRequire } from 'node:module';
 
-/** The addon's functions (native/timerfd/timerfd.c). */
+/** The addon's functions (native/timerfd/timerfd.c, and the turn hook's in turns.c). */
 interface Binding {
   create(onWake: () => void): object;
   set(alarm: object, atNs: number): void;
   clear(alarm: object): void;
   close(alarm: object): void;
+  createTurns(onTurn: () => void): object;
+  startTurns(hook: object): void;
+  stopTurns(hook: object): void;
+  closeTurns(hook: object): void;
 }
 
 /** One alarm on CLOCK_MONOTONIC, the clock of `monotonicNs` (clock.ts). */
@@ -49,5 +55,41 @@ export function openAlarm(onWake: () => void): Alarm | undefined {
     set: (atNs) => b.set(handle, atNs),
     clear: () => b.clear(handle),
     close: () => b.close(handle),
+  };
+}
+
+/** A call once per event-loop turn, after the turn's I/O, while started (native/timerfd/turns.c). */
+export interface TurnHook {
+  /** From the next turn on; keeps the process alive while started. Starting a started hook does nothing. */
+  start(): void;
+  /** No more calls (from inside the call too). */
+  stop(): void;
+  /** Frees it; it must not be used after. */
+  close(): void;
+}
+
+/** A new turn hook calling `onTurn`, or undefined without the addon. */
+export function openTurnHook(onTurn: () => void): TurnHook | undefined {
+  const b = timerfdBinding();
+  // An addon built before the hook existed has the alarm only.
+  if (b === null || typeof b.createTurns !== 'function') return undefined;
+  const handle = b.createTurns(onTurn);
+  // A crossing into the addon per poll turn is what the hook saves elsewhere: only on a change.
+  let started = false;
+  return {
+    start: () => {
+      if (started) return;
+      started = true;
+      b.startTurns(handle);
+    },
+    stop: () => {
+      if (!started) return;
+      started = false;
+      b.stopTurns(handle);
+    },
+    close: () => {
+      started = false;
+      b.closeTurns(handle);
+    },
   };
 }

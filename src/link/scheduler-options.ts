@@ -12,6 +12,14 @@ export interface PreciseSchedulerOptions {
    */
   wake?: WakeKind;
   /**
+   * Poll on the addon's turn hook (native/timerfd/turns.c): a call once per event-loop turn that
+   * makes no garbage, where a setImmediate per turn makes an Immediate and its async context, and
+   * at hundreds of thousands of poll turns a second that was a scavenge every few tens of
+   * milliseconds (docs/precision.md, "Poll turns without garbage"). @default true with the real
+   * clock where the addon is built; setImmediate otherwise
+   */
+  turnHook?: boolean;
+  /**
    * A fixed margin: poll the clock with setImmediate for this long before each deadline instead of
    * the margin learned from how late wakes come. @default learned
    */

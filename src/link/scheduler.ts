@@ -1,6 +1,7 @@
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 import { LingerGate } from './linger-gate.js';
+import { openTurnHook, type TurnHook } from './native-alarm.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
 import { TimerHeap } from './timer-heap.js';
@@ -45,6 +46,8 @@ export class PreciseScheduler implements Scheduler {
   /** The wake time asked of the waker, for learning how late it comes; Infinity when none. */
   private askedNs = Infinity;
   private polling = false;
+  /** Poll turns without an Immediate each (native-alarm.ts); undefined: setImmediate. */
+  private turns: TurnHook | undefined;
   private hotUntilNs = 0;
 
   constructor(options: PreciseSchedulerOptions = {}) {
@@ -64,6 +67,7 @@ export class PreciseScheduler implements Scheduler {
     this.budget = new PollBudget(options.maxPollShare ?? 0.1, this.maxLingerSources);
     this.margins = new SleepMargins(this.wakeKind);
     this.askedLearner = this.margins.long;
+    if (real && (options.turnHook ?? true)) this.turns = openTurnHook(this.poll);
     // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
     if (this.wakeKind !== 'timeout') this.openWaker();
   }
@@ -96,6 +100,10 @@ export class PreciseScheduler implements Scheduler {
   close(): void {
     this.waker?.close();
     this.waker = new TimeoutWaker(this.onWake);
+    this.turns?.close();
+    this.turns = undefined;
+    // A run of poll turns under way goes on with setImmediate.
+    if (this.polling) setImmediate(this.poll);
   }
 
   /**
@@ -186,7 +194,8 @@ export class PreciseScheduler implements Scheduler {
     if (this.polling) return;
     this.polling = true;
     this.account.polling();
-    setImmediate(this.poll);
+    if (this.turns) this.turns.start();
+    else setImmediate(this.poll);
   }
 
   /** The self-report's view of the loop (poll-account.ts). */
@@ -244,6 +253,7 @@ export class PreciseScheduler implements Scheduler {
     // follows within tens of microseconds, and waking a sleeping process costs about that much.
     if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) this.startPolling();
     else this.plan();
+    if (!this.polling) this.turns?.stop();
     this.account.turnEnded(startNs, endNs, this.polling);
   };
 
