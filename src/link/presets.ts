@@ -13,19 +13,19 @@ export const PRESETS: Readonly<Record<string, Preset>> = Object.freeze(Object.as
   local: { rttUs: 0, source: 'no added delay: only the proxy hop, to measure the proxy itself' },
   docker: {
     rttUs: 80,
-    source: 'Docker port-mapped Redis on the same host, ~0.08 ms (seed 004: "local Docker RTT about 0.08 ms")',
+    source: 'Docker port-mapped Redis on the same host, ~0.08 ms (docs/method.md, article C: "local Docker RTT about 0.08 ms")',
   },
   'same-az': {
     rttUs: 200,
-    source: 'same availability zone, 0.18-0.22 ms (seed 002: ElastiCache r6g.large and EC2 in one AZ, us-east-1)',
+    source: 'same availability zone, 0.18-0.22 ms (docs/method.md, article A: ElastiCache r6g.large and EC2 in one AZ, us-east-1)',
   },
   'cross-az': {
     rttUs: 1200,
-    source: 'between availability zones of one region, 1.1-1.4 ms (seed 002)',
+    source: 'between availability zones of one region, 1.1-1.4 ms (docs/method.md, article A)',
   },
   'cross-region': {
     rttUs: 85_000,
-    source: 'between regions, e.g. Frankfurt <-> N. Virginia, 80-95 ms (seed 002)',
+    source: 'between regions, e.g. Frankfurt <-> N. Virginia, 80-95 ms (docs/method.md, article A)',
   },
 }));
 
