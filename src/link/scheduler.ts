@@ -100,9 +100,10 @@ export class PreciseScheduler implements Scheduler {
   close(): void {
     this.waker?.close();
     this.waker = new TimeoutWaker(this.onWake);
-    this.turns?.close();
+    if (this.turns === undefined) return;
+    this.turns.close();
     this.turns = undefined;
-    // A run of poll turns under way goes on with setImmediate.
+    // A run of poll turns under way on the hook goes on with setImmediate.
     if (this.polling) setImmediate(this.poll);
   }
 
