@@ -126,11 +126,12 @@ describe.runIf(process.platform === 'linux')('PreciseScheduler polling on the tu
       expect(late.every((ns) => ns >= 0)).toBe(true);
       const pollsBy = (): number => spy.mock.calls.filter(([fn]) => fn.name === 'poll').length;
       expect(pollsBy()).toBe(0);
-      // The same schedule without the hook polls with setImmediate: what the spy would have seen.
+      // The same schedule without the hook polls with setImmediate, and the spy sees it (how many
+      // turns depends on how the busy-waits fall, so only that it does).
       const plain = new PreciseScheduler({ turnHook: false });
       await pollThrough(plain, 200);
       plain.close();
-      expect(pollsBy()).toBeGreaterThan(100);
+      expect(pollsBy()).toBeGreaterThan(0);
     } finally {
       spy.mockRestore();
     }
