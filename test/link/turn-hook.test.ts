@@ -147,6 +147,7 @@ describe.runIf(process.platform === 'linux')('PreciseScheduler polling on the tu
     s.close();
     const lateNs = (await firedNs) - dueNs;
     expect(lateNs).toBeGreaterThanOrEqual(0);
-    expect(lateNs).toBeLessThan(2_000_000);
+    // Without the hand-over nothing is armed and it never fires; the bound leaves room for a loaded machine.
+    expect(lateNs).toBeLessThan(20_000_000);
   });
 });
