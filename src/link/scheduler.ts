@@ -100,11 +100,13 @@ export class PreciseScheduler implements Scheduler {
   close(): void {
     this.waker?.close();
     this.waker = new TimeoutWaker(this.onWake);
-    if (this.turns === undefined) return;
-    this.turns.close();
+    const onHook = this.turns !== undefined;
+    this.turns?.close();
     this.turns = undefined;
-    // A run of poll turns under way on the hook goes on with setImmediate.
-    if (this.polling) setImmediate(this.poll);
+    // A run of poll turns under way on the hook goes on with setImmediate; a sleep under way, on
+    // the new waker (the closed one will not wake).
+    if (!this.polling) this.plan();
+    else if (onHook) setImmediate(this.poll);
   }
 
   /**

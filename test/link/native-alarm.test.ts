@@ -169,6 +169,18 @@ describe.runIf(process.platform === 'linux')('PreciseScheduler on the timerfd al
     }
   });
 
+  it('closed while asleep, wakes for the deadline it slept to on setTimeout instead', { timeout: 10_000 }, async () => {
+    const s = new PreciseScheduler();
+    const dueNs = realClock.nowNs() + 30_000_000;
+    const firedNs = new Promise<number>((resolve) => s.schedule(dueNs, () => resolve(realClock.nowNs())));
+    s.close();
+    expect(s.wakeKindInUse).toBe('timeout');
+    const lateNs = (await firedNs) - dueNs;
+    expect(lateNs).toBeGreaterThanOrEqual(0);
+    // setTimeout's whole milliseconds, then a poll: late by a loaded machine's turn at most, never lost.
+    expect(lateNs).toBeLessThan(20_000_000);
+  });
+
   it('a wake that comes early enough sleeps again for the rest instead of spinning through it', { retry: 2 }, async () => {
     // A 20 ms sleep wakes its learned margin early; what is left, less a short wake's own margin, is
     // slept again when it is more than the waker's shortest sleep. Before, every deadline was one
