@@ -1,9 +1,9 @@
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
 import { LingerGate } from './linger-gate.js';
-import { openTurnHook, type TurnHook } from './native-alarm.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
+import { PollTurns } from './poll-turns.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
 import { MAX_EARLY_NS, openWaker, SleepMargins, ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
@@ -46,8 +46,7 @@ export class PreciseScheduler implements Scheduler {
   /** The wake time asked of the waker, for learning how late it comes; Infinity when none. */
   private askedNs = Infinity;
   private polling = false;
-  /** Poll turns without an Immediate each (native-alarm.ts); undefined: setImmediate. */
-  private turns: TurnHook | undefined;
+  private readonly turns: PollTurns;
   private hotUntilNs = 0;
 
   constructor(options: PreciseSchedulerOptions = {}) {
@@ -67,7 +66,7 @@ export class PreciseScheduler implements Scheduler {
     this.budget = new PollBudget(options.maxPollShare ?? 0.1, this.maxLingerSources);
     this.margins = new SleepMargins(this.wakeKind);
     this.askedLearner = this.margins.long;
-    if (real && (options.turnHook ?? true)) this.turns = openTurnHook(this.poll);
+    this.turns = new PollTurns(this.poll, real && (options.turnHook ?? true));
     // The thread takes tens of milliseconds to start: start it now, not at the first delivery.
     if (this.wakeKind !== 'timeout') this.openWaker();
   }
@@ -100,13 +99,9 @@ export class PreciseScheduler implements Scheduler {
   close(): void {
     this.waker?.close();
     this.waker = new TimeoutWaker(this.onWake);
-    const onHook = this.turns !== undefined;
-    this.turns?.close();
-    this.turns = undefined;
-    // A run of poll turns under way on the hook goes on with setImmediate; a sleep under way, on
-    // the new waker (the closed one will not wake).
+    this.turns.close(this.polling);
+    // A sleep under way goes on on the new waker: the closed one will not wake.
     if (!this.polling) this.plan();
-    else if (onHook) setImmediate(this.poll);
   }
 
   /**
@@ -197,8 +192,7 @@ export class PreciseScheduler implements Scheduler {
     if (this.polling) return;
     this.polling = true;
     this.account.polling();
-    if (this.turns) this.turns.start();
-    else setImmediate(this.poll);
+    this.turns.next();
   }
 
   /** The self-report's view of the loop (poll-account.ts). */
@@ -256,7 +250,7 @@ export class PreciseScheduler implements Scheduler {
     // follows within tens of microseconds, and waking a sleeping process costs about that much.
     if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) this.startPolling();
     else this.plan();
-    if (!this.polling) this.turns?.stop();
+    if (!this.polling) this.turns.ended();
     this.account.turnEnded(startNs, endNs, this.polling);
   };
 
