@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <node_api.h>
 #include <uv.h>
+#include "call-js.h"
 #include "turns.h"
 
 typedef struct {
@@ -104,17 +105,7 @@ static void on_readable(uv_poll_t *poll, int status, int events) {
   if (status < 0 || n != (ssize_t)sizeof expirations || a->closed) return;
   a->armed = 0;
   uv_unref((uv_handle_t *)&a->poll);
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(a->env, &scope) != napi_ok) return;
-  napi_value cb, recv, result;
-  if (napi_get_reference_value(a->env, a->callback, &cb) == napi_ok && napi_get_global(a->env, &recv) == napi_ok) {
-    if (napi_make_callback(a->env, a->async, recv, cb, 0, NULL, &result) == napi_pending_exception) {
-      /* Thrown by onWake: an uncaught exception, as from any I/O callback. */
-      napi_value err;
-      if (napi_get_and_clear_last_exception(a->env, &err) == napi_ok) napi_fatal_exception(a->env, err);
-    }
-  }
-  napi_close_handle_scope(a->env, scope);
+  call_js(a->env, a->callback, a->async);
 }
 
 static alarm_t *unwrap(napi_env env, napi_value v) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <node_api.h>
 #include <uv.h>
+#include "call-js.h"
 #include "turns.h"
 
 typedef struct {
@@ -57,16 +58,7 @@ static void on_idle(uv_idle_t *idle) {
 static void on_check(uv_check_t *check) {
   turns_t *t = check->data;
   if (t->closed) return;
-  napi_handle_scope scope;
-  if (napi_open_handle_scope(t->env, &scope) != napi_ok) return;
-  napi_value cb, recv, result;
-  if (napi_get_reference_value(t->env, t->callback, &cb) == napi_ok && napi_get_global(t->env, &recv) == napi_ok) {
-    if (napi_make_callback(t->env, t->async, recv, cb, 0, NULL, &result) == napi_pending_exception) {
-      napi_value err;
-      if (napi_get_and_clear_last_exception(t->env, &err) == napi_ok) napi_fatal_exception(t->env, err);
-    }
-  }
-  napi_close_handle_scope(t->env, scope);
+  call_js(t->env, t->callback, t->async);
 }
 
 static void shut(turns_t *t, int tearing_down) {
