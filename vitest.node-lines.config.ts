@@ -15,7 +15,7 @@ export default defineConfig({
     ...base.test,
     include: [
       'test/{resp,link,stage,stats,http,numbers,layout,toxics,tap}/**/*.test.ts',
-      'test/proxy/{forwarding,clients,stages,byte-stages,live-framing,stats,start-control,normalize-options,options-schema}.test.ts',
+      'test/proxy/{forwarding,clients,stages,byte-stages,live-framing,stats,start-control,normalize-options,options-schema,closed-connections}.test.ts',
       'test/cluster/{cluster-proxy,clients,rewrite,rewrite-stage,placement}.test.ts',
       'test/toxiproxy-api/{client-crud,effects}.test.ts',
       'test/tls/{proxy-tls,tls-stage-pair}.test.ts',

@@ -1,16 +1,17 @@
 import type net from 'node:net';
 import { formatEndpoint as describe } from '../endpoint.js';
 import { describeFailure, dialRedis } from '../redis/dial.js';
-import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
-import type { ConnectionContext, StageFactory } from '../stage/types.js';
-import { DirectionPath } from './direction-path.js';
+import type { StageFactory } from '../stage/types.js';
+import type { ConnectionTap } from '../tap/types.js';
+import { DirectionPath, type DirectionPathOptions } from './direction-path.js';
 import { handshakeLossNs } from '../link/loss-model.js';
 import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
 import { Backpressure } from './backpressure.js';
 import { CloseRules } from './close-rules.js';
 import { Framing } from './framing.js';
-import { PartitionFlight, synHealNs, type PartitionWindow } from '../link/partition.js';
+import { synHealNs, type PartitionWindow } from '../link/partition.js';
+import { ConnectionParts } from './connection-parts.js';
 import { StageContext } from './stage-context.js';
 
 export type { ConnectionOptions };
@@ -25,16 +26,20 @@ export type { ConnectionOptions };
  */
 export class ProxiedConnection implements StagedConnection {
   readonly upstream: net.Socket;
-  private readonly up: DirectionPath;
-  private readonly down: DirectionPath;
+  /**
+   * The paths, the framing, the high-water rule and the close rules, until the last close lets
+   * go of them (release()). Every callback of ours reaches them through here, never by a variable
+   * of its own: on Node 24 and 26 a socket, and what its callbacks reach, outlives young-generation
+   * collections until a full one, so a closed connection that held on to its parts had them all
+   * promoted, and each scavenge under connection churn copied thousands of them
+   * (docs/precision.md, "Closed connections and the scavenger").
+   */
+  private parts: ConnectionParts | undefined;
+  /** Its place among the listener's live connections (live-set.ts). */
+  liveIndex = -1;
   /** When bytes last went to Redis and to the client (-1: not yet): the self-report's read-wait cap. */
   private upWrittenNs = -1;
   private downWrittenNs = -1;
-  /** Frame stages and the frame chain, once one reached this connection (framing.ts). */
-  private readonly framing: Framing;
-  private readonly context: ConnectionContext;
-  private readonly pressure: Backpressure;
-  private readonly closeRules: CloseRules;
   /** Until Redis answered the dial (connect, or the TLS handshake). */
   private connectTimer: NodeJS.Timeout | undefined;
   private everConnected = false;
@@ -64,29 +69,33 @@ export class ProxiedConnection implements StagedConnection {
     const openNs = held ? synHealNs(acceptedNs, held) : acceptedNs;
     client.setNoDelay(true);
     const meter = o.upstreamMeter;
-    this.upstream = dialRedis(o.upstream, {
+    const upstream = (this.upstream = dialRedis(o.upstream, {
       tls: o.upstreamTls,
       allowHalfOpen: true,
       onTls: meter && ((raw, s) => meter.track(raw, s)),
       onData: (chunk) => this.upstreamRead(chunk),
-    });
-    this.context = new StageContext(o.id, clock, (kind) => this.closeRules.closeFromStage(kind), () => this.closeRules.closedOnce());
+    }));
+    const context = new StageContext(
+      o.id,
+      clock,
+      (kind) => this.parts?.closeRules.closeFromStage(kind),
+      () => this.parts?.closeRules.closedOnce() ?? Promise.resolve(),
+    );
     const pending = (d: 'up' | 'down'): number => this.pending(d);
     // Before the paths: their `written` callbacks relieve it.
-    this.pressure = new Backpressure(client, this.upstream, o.highWaterBytes, pending);
+    const pressure = new Backpressure(client, upstream, o.highWaterBytes, pending);
 
-    const tap = o.tap;
-    const late = o.onLateness;
     const tls = o.clientTls;
     const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), arrivalWaitNs: o.readWaitNs };
+    const late = o.onLateness;
     // A reply's round trip carries the added time of the request chunk before it, as well as its own.
     const added = o.onAdded;
     const replyAdded = o.onReplyAdded;
     let requestAddedNs = 0;
-    this.up = new DirectionPath({
+    const up = new DirectionPath({
       direction: 'up',
-      context: this.context,
-      socket: this.upstream,
+      context,
+      socket: upstream,
       link: {
         ...linkOptions,
         onAdded:
@@ -102,19 +111,19 @@ export class ProxiedConnection implements StagedConnection {
         notBeforeNs: o.handshake ? openNs + o.link.rttUs * 1000 + this.handshakeLossNs() : held && openNs,
         loss: o.link.lossPath('up'),
       },
-      tap: tap && { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t) },
+      tap: tapHooks(o.tap, 'up'),
       tls,
-      beforeChunk: () => this.framing.beforeRequest(),
-      tapOffset: (end) => this.framing.clientOffsetAt(end),
+      beforeChunk: () => this.parts?.framing.beforeRequest(),
+      tapOffset: (end) => this.parts?.framing.clientOffsetAt(end) ?? end,
       written: (_end, ns) => {
         this.upWrittenNs = ns;
-        this.pressure.relieve();
+        this.parts?.pressure.relieve();
       },
-      onEnd: (kind) => this.closeRules.finish(this.upstream, kind),
+      onEnd: (kind) => this.parts?.closeRules.finish(this.upstream, kind),
     });
-    this.down = new DirectionPath({
+    const down = new DirectionPath({
       direction: 'down',
-      context: this.context,
+      context,
       socket: client,
       link: {
         ...linkOptions,
@@ -123,76 +132,95 @@ export class ProxiedConnection implements StagedConnection {
         sampleDelayNs: () => o.link.sampleNs('down'),
         loss: o.link.lossPath('down'),
       },
-      tap: tap && { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) },
+      tap: tapHooks(o.tap, 'down'),
       tls,
       written: (_end, ns) => {
         this.downWrittenNs = ns;
-        this.pressure.relieve();
+        this.parts?.pressure.relieve();
       },
-      onEnd: (kind) => this.closeRules.finish(client, kind),
+      onEnd: (kind) => this.parts?.closeRules.finish(this.client, kind),
     });
-    const framing = (this.framing = new Framing({
-      context: this.context,
+    const framing = new Framing({
+      context,
       scheduler: o.scheduler,
       upDelayNs: () => o.link.sampleNs('up'),
-      up: this.up,
-      down: this.down,
-      tap,
-      tapArrivalNs: tls && (() => tls.arrivalNs()),
+      up,
+      down,
+      tap: o.tap,
+      tapArrivalNs: tls && tls.arrivalNs.bind(tls),
       log: o.log,
-    }));
-    // Before the stages below: a stage may close the connection through its context when created.
-    this.closeRules = new CloseRules(client, this.upstream, this.up, this.down, framing, pending, o.scheduler, () => {
-      this.clearConnectTimer();
-      o.tap?.close(clock.nowNs());
-      o.onClosed(this);
     });
+    // Before the stages below: a stage may close the connection through its context when created.
+    const closeRules = new CloseRules(client, upstream, up, down, framing, pending, o.scheduler, () => {
+      this.clearConnectTimer();
+      this.o.tap?.close(clock.nowNs());
+      this.o.onClosed(this);
+      this.release();
+    });
+    this.parts = new ConnectionParts(up, down, framing, pressure, closeRules);
     if (held) this.partition(held, o.link.rtoNs());
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
     for (const f of o.stages?.chain('frame') ?? []) if (f.kind === 'frame') framing.add(f, Infinity, true);
     this.listen(acceptedNs);
   }
 
+  /**
+   * After the last close: let go of the parts, and of the tap and client TLS the options hold
+   * (the options stay reachable from the sockets' callbacks). Nothing calls in after this: the
+   * connection has left the live set, and both sockets are closed.
+   */
+  private release(): void {
+    this.parts = undefined;
+    this.o.tap = undefined;
+    this.o.clientTls = undefined;
+  }
+
   /** A read from Redis (dialRedis's onData): into the reply side, as the client's reads go up. */
   private upstreamRead(chunk: Buffer): void {
+    const p = this.parts;
+    if (p === undefined) return;
     const o = this.o;
     const now = o.scheduler.clock.nowNs();
     o.onRead?.(now, this.upWrittenNs);
-    this.framing.downIn.push(chunk, now);
-    this.framing.afterReply();
-    this.pressure.afterDown();
+    p.framing.downIn.push(chunk, now);
+    p.framing.afterReply();
+    p.pressure.afterDown();
   }
 
   /**
    * The two sockets' events, and the upstream's connect timer: reads into the chains, ends, errors
-   * (a refused dial resets the client when a direct one would have been refused) and closes.
+   * (a refused dial resets the client when a direct one would have been refused) and closes. The
+   * sockets keep these callbacks after the close, so they reach the parts through `parts` only.
    */
   private listen(acceptedNs: number): void {
-    const { client, o, up, pressure, framing, closeRules } = this;
+    const { client, o } = this;
     const clock = o.scheduler.clock;
     client.on('data', (chunk: Buffer) => {
+      const p = this.parts;
+      if (p === undefined) return;
       const now = clock.nowNs();
       o.onRead?.(now, this.downWrittenNs);
-      up.entry.push(chunk, now);
-      pressure.afterUp();
+      p.up.entry.push(chunk, now);
+      p.pressure.afterUp();
     });
 
-    client.on('end', () => up.end('end', clock.nowNs()));
-    this.upstream.on('end', () => framing.endReplies('end', clock.nowNs()));
+    client.on('end', () => this.parts?.up.end('end', clock.nowNs()));
+    this.upstream.on('end', () => this.parts?.framing.endReplies('end', clock.nowNs()));
     client.on('error', (err: NodeJS.ErrnoException) => {
       o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
-      closeRules.failed(client);
+      this.parts?.closeRules.failed(client);
     });
     this.upstream.on('error', (err: NodeJS.ErrnoException) => {
+      const closeRules = this.parts?.closeRules;
       if (this.upstream.connecting || !this.everConnected) {
         o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
-        closeRules.destroyStages();
+        closeRules?.destroyStages();
         if (err.code === 'ECONNREFUSED') {
           // Redis is down. This client was accepted already, so it cannot be refused: a reset when a
           // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
           // the clients after it are refused by the kernel (refusal-watch.ts).
           o.onRefused?.();
-          closeRules.resetAt(acceptedNs + o.link.rttUs * 1000);
+          closeRules?.resetAt(acceptedNs + o.link.rttUs * 1000);
           return;
         }
         // Nothing reached Redis: tell the client at once rather than after a fake delay.
@@ -200,7 +228,7 @@ export class ProxiedConnection implements StagedConnection {
         return;
       }
       o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
-      closeRules.failed(this.upstream);
+      closeRules?.failed(this.upstream);
     });
     // A plain timer from the dial, not the socket's idle timeout: that one also costs a bound
     // function, a 'timeout' listener and a refresh on every read and write (docs/precision.md).
@@ -217,7 +245,7 @@ export class ProxiedConnection implements StagedConnection {
       this.everConnected = true;
       this.clearConnectTimer();
     });
-    const maybeClosed = (): void => closeRules.maybeClosed();
+    const maybeClosed = (): void => this.parts?.closeRules.maybeClosed();
     client.on('close', maybeClosed);
     this.upstream.on('close', maybeClosed);
   }
@@ -234,41 +262,31 @@ export class ProxiedConnection implements StagedConnection {
    * boundary is known (no tap, or a tap that stopped following the stream).
    */
   addStage(stage: StageFactory, indexInChain: number): boolean {
-    if (stage.kind === 'byte') {
-      // Among the byte stages: the link, TLS and the frame chain's request side keep their places.
-      const path = stage.direction === 'up' ? this.up : this.down;
-      path.chain.add(stage, path.stageAt(indexInChain));
-      return true;
-    }
-    return this.framing.add(stage, indexInChain, false);
+    return this.parts?.addStage(stage, indexInChain) ?? false;
   }
 
   removeStage(stage: StageFactory): void {
-    if (stage.kind === 'frame') return this.framing.remove(stage.name);
-    const chain = stage.direction === 'up' ? this.up.chain : this.down.chain;
-    chain.remove(stage.name, this.o.scheduler.clock.nowNs());
-    this.pressure.relieve();
+    this.parts?.removeStage(stage, this.o.scheduler.clock.nowNs());
   }
 
-  /** Stage names on this connection, per chain (the link and client TLS included). */
+  /** Stage names on this connection, per chain (the link and client TLS included); none once closed. */
   stageNames(): { up: string[]; down: string[]; frame: string[] } {
-    return { up: this.up.chain.names.filter((n) => n !== FRAME_CHAIN_NAME), down: this.down.chain.names, frame: this.framing.stages.map((s) => s.name) };
+    return this.parts?.stageNames() ?? { up: [], down: [], frame: [] };
   }
 
   /** A partition starts: both directions hold what it takes until their sender's resend (partition.ts). */
   partition(window: PartitionWindow, rtoNs: number): void {
-    this.up.link.line.partition(new PartitionFlight(window, rtoNs));
-    this.down.link.line.partition(new PartitionFlight(window, rtoNs));
+    this.parts?.partition(window, rtoNs);
   }
 
   /** At the end of `window`: true when this connection's sender gives up instead of resending (close-rules.ts). */
   givesUpAfter(window: PartitionWindow): boolean {
-    return this.closeRules.givesUpAfter(window);
+    return this.parts?.closeRules.givesUpAfter(window) ?? false;
   }
 
   /** Resets both sides now, dropping what the chains hold (a sender that gave up). */
   reset(): void {
-    this.closeRules.closeFromStage('reset');
+    this.parts?.closeRules.closeFromStage('reset');
   }
 
   /** Bytes pending delivery in both directions (all stages plus socket buffers). */
@@ -278,12 +296,20 @@ export class ProxiedConnection implements StagedConnection {
 
   /** Closes both sides now (proxy shutdown). */
   destroy(): void {
-    this.closeRules.destroy();
+    this.parts?.closeRules.destroy();
   }
 
-  /** Bytes the stages of one direction hold (frame chain included), not the socket's. */
+  /** Bytes the stages of one direction hold, not the socket's; none once closed. */
   private pending(d: 'up' | 'down'): number {
-    if (d === 'up') return this.up.chain.pendingBytes;
-    return this.down.chain.pendingBytes + this.framing.downPendingBytes;
+    return this.parts?.pending(d) ?? 0;
   }
+}
+
+/**
+ * The tap's side of one path, made here so that no variable of the connection's constructor holds
+ * the tap (its callbacks outlive the connection: see `ProxiedConnection.parts`).
+ */
+function tapHooks(tap: ConnectionTap | undefined, d: 'up' | 'down'): DirectionPathOptions['tap'] {
+  if (tap === undefined) return undefined;
+  return d === 'up' ? { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t) } : { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) };
 }

@@ -18,6 +18,7 @@ import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';
 import type { Direction, Scheduler } from '../stage/types.js';
+import { LiveSet } from '../stats/live-set.js';
 
 /** The --max-connections refusal is logged at most once per this. */
 const REFUSED_LOG_INTERVAL_NS = 1e9;
@@ -71,7 +72,7 @@ export class ProxyListener {
   private readonly refusals: RefusalWatch;
   /** Off until the proxy has started: the start-up hop measurement must not close the listener. */
   watchRefusals = false;
-  private readonly live = new Set<ProxiedConnection>();
+  private readonly live = new LiveSet<ProxiedConnection>();
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
   private readonly clientTls = newTlsCounters();
   private readonly upstreamMeter = new UpstreamTlsMeter();
@@ -229,15 +230,21 @@ export class ProxyListener {
     });
     this.live.add(conn);
     this.o.monitor?.opened();
-    const idleMs = this.o.idleTimeoutMs;
-    if (idleMs) {
-      socket.setTimeout(idleMs, () => {
-        // A request waiting for its reply (BLPOP, a slow script) is not idleness.
-        if (tap !== undefined && tap.info().outstanding > 0) return;
-        this.o.log(`conn ${id}: idle for ${idleMs} ms (--idle-timeout), closing`);
-        conn.destroy();
-      });
-    }
+    if (this.o.idleTimeoutMs) this.closeWhenIdle(socket, conn, tap, this.o.idleTimeoutMs);
+  }
+
+  /**
+   * --idle-timeout. A method of its own: its callback outlives the connection on the socket, and
+   * made in accept() it would hold all of accept()'s variables, the connection and its tap among
+   * them (connection.ts, `ProxiedConnection.parts`).
+   */
+  private closeWhenIdle(socket: net.Socket, conn: ProxiedConnection, tap: ConnectionTap | undefined, idleMs: number): void {
+    socket.setTimeout(idleMs, () => {
+      // A request waiting for its reply (BLPOP, a slow script) is not idleness.
+      if (tap !== undefined && tap.info().outstanding > 0) return;
+      this.o.log(`conn ${conn.id}: idle for ${idleMs} ms (--idle-timeout), closing`);
+      conn.destroy();
+    });
   }
 }
 

@@ -9,6 +9,7 @@ import { Tap } from '../tap/tap.js';
 import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from '../tap/command-table.js';
 import { addCounters, copyCounters, newCounters } from '../tap/counters.js';
 import { PendingBudget } from '../tap/pending-budget.js';
+import { LiveSet } from './live-set.js';
 import type { ConnectionInfo, Counters, StatsSnapshot, TapEvent } from './types.js';
 
 export interface StatsCollectorOptions {
@@ -41,7 +42,7 @@ export interface OpenConnectionOptions {
 
 export class StatsCollector {
   readonly commands: CommandTable;
-  private readonly live = new Set<Tap>();
+  private readonly live = new LiveSet<Tap>();
   private closedTotals: Counters = newCounters();
   private totalConnections = 0;
   private nextId = 1;

@@ -58,6 +58,8 @@ export class Tap extends FramedFeed implements ConnectionTap {
   readonly id: number;
   readonly openedAtMs: number;
   closedAtMs: number | undefined;
+  /** Its place among the stats collector's live taps (stats/live-set.ts). */
+  liveIndex = -1;
   protected readonly correlator: Correlator;
   protected readonly requests: RequestFramer;
   protected readonly replies: ReplyFramer;
