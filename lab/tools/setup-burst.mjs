@@ -11,8 +11,11 @@
 // has seen decides its max (docs/precision.md, "The set-up burst is the JIT's warm-up").
 // `--down-ms L`: a one-way delay of L ms toward the clients, on redis-rtt (`--down Lms`) and toxiproxy (a
 // downstream latency toxic) alike, not on the pipe; each figure is then the excess over L.
+// `--gc`: the Node targets run with --trace-gc, and a second table gives their young-generation
+// collections over the measured rounds (after the warm-up): how many, their pauses' sum per 1000
+// connections, p99 and max (docs/precision.md, "Closed connections and the scavenger").
 //   npm run build && node lab/tools/setup-burst.mjs [--old DIR] [--pipe] [--proxy-args '--no-tap'] [--rounds 5] [--runs 5] [--warm 3]
-//       [--down-ms 5] [--long 20000]
+//       [--down-ms 5] [--long 20000] [--gc]
 import { spawn, execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +34,31 @@ const CLIENTS = 50;
 const proxyArgs = (flag(argv, '--proxy-args') ?? '').split(' ').filter(Boolean);
 const downMs = Number(flag(argv, '--down-ms', '0'));
 const longRequests = Number(flag(argv, '--long', '20000'));
+const withGc = argv.includes('--gc');
+const nodeFlags = withGc ? ['--trace-gc'] : [];
+/** Scavenge pauses (ms) per Node target's pid, from its --trace-gc lines; emptied after the warm-up. */
+/** @type {Map<number, number[]>} */
+const scavenges = new Map();
+
+/**
+ * Collects a Node target's scavenge pauses from its stdout (--trace-gc prints a line per collection,
+ * "... Scavenge 35.8 (58.1) -> 29.9 (60.3) MB, pooled: 0 MB, 7.51 / 0.00 ms ...").
+ * @param {import('node:child_process').ChildProcess} child
+ */
+function watchGc(child) {
+  /** @type {number[]} */
+  const pauses = [];
+  scavenges.set(/** @type {number} */ (child.pid), pauses);
+  let rest = '';
+  child.stdout?.on('data', (d) => {
+    const lines = (rest + String(d)).split('\n');
+    rest = lines.pop() ?? '';
+    for (const l of lines) {
+      const m = / Scavenge .*?MB, (?:pooled: [\d.]+ MB, )?([\d.]+) \/ [\d.]+ ms/.exec(l);
+      if (m) pauses.push(Number(m[1]));
+    }
+  });
+}
 
 const children = [];
 const redisPort = await freePort();
@@ -55,10 +83,23 @@ function bench(port, requests) {
  * @returns {Promise<{ port: number, pid: number | undefined }>}
  */
 async function redisRtt(tree) {
-  const child = spawn(process.execPath, [...cliArgv(tree), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', `${downMs}ms`, '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [...nodeFlags, ...cliArgv(tree), 'proxy', '--upstream', `127.0.0.1:${redisPort}`, '--listen', '127.0.0.1:0', '--up', '0', '--down', `${downMs}ms`, '--compensate', 'off', '--no-handshake', ...proxyArgs], { stdio: ['ignore', 'pipe', 'ignore'] });
   children.push(child);
+  // The listening line is the first line that is JSON (--trace-gc may print before it).
   /** @type {{ listen: string }} */
-  const line = await new Promise((r) => child.stdout.once('data', (d) => r(JSON.parse(String(d).split('\n')[0] ?? '{}'))));
+  const line = await new Promise((r) => {
+    let out = '';
+    const onData = (/** @type {Buffer} */ d) => {
+      out += String(d);
+      const json = out.split('\n').find((l) => l.startsWith('{') && l.endsWith('}'));
+      if (json === undefined) return;
+      child.stdout.off('data', onData);
+      r(JSON.parse(json));
+    };
+    child.stdout.on('data', onData);
+  });
+  if (withGc) watchGc(child);
+  else child.stdout.resume();
   return { port: Number(line.listen.split(':').pop()), pid: child.pid };
 }
 
@@ -68,8 +109,9 @@ targets.push({ name: 'redis-rtt', ...(await redisRtt(here)) });
 if (old) targets.push({ name: `old (${path.basename(old)})`, ...(await redisRtt(old)) });
 if (argv.includes('--pipe')) {
   const port = await freePort();
-  const pipe = spawn(process.execPath, ['-e', PIPE_SOURCE, String(port), String(redisPort)], { stdio: 'ignore' });
+  const pipe = spawn(process.execPath, [...nodeFlags, '-e', PIPE_SOURCE, String(port), String(redisPort)], { stdio: ['ignore', withGc ? 'pipe' : 'ignore', 'ignore'] });
   children.push(pipe);
+  if (withGc) watchGc(pipe);
   await new Promise((r) => setTimeout(r, 300));
   targets.push({ name: 'bare Node pipe', port, pid: pipe.pid });
 }
@@ -92,6 +134,9 @@ const delayOf = (/** @type {{ name: string }} */ t) => (t.name === 'direct' || t
 
 // Warm-up: a fresh Node proxy runs its first set-ups unoptimized.
 for (let i = 0; i < warm; i++) for (const t of targets) bench(t.port, 100);
+for (const pauses of scavenges.values()) pauses.length = 0;
+/** Connections each target saw in the measured rounds. */
+const measuredConnections = rounds * (runs * CLIENTS + CLIENTS);
 /** @typedef {{ max: number[], p50: number[], max20k: number[], cpuUs: number[] }} Figures */
 /** @type {Map<string, Figures>} */
 const res = new Map(targets.map((t) => [t.name, { max: [], p50: [], max20k: [], cpuUs: [] }]));
@@ -125,4 +170,19 @@ console.log(`${new Date().toISOString()}, load average ${loads.map((l) => l.toFi
 console.log(`| target | -c 50 -n 100 max, ms | -c 50 -n 100 p50, ms | -c 50 -n ${longRequests} max, ms | CPU us per connection (-n 100, per round) |`);
 console.log('|---|---|---|---|---|');
 for (const [name, r] of res) console.log(`| ${name} | ${fmt(r.max)} | ${fmt(r.p50)} | ${fmt(r.max20k)} | ${fmt(r.cpuUs)} |`);
+if (withGc) {
+  // Let the last collections' lines arrive.
+  await new Promise((r) => setTimeout(r, 200));
+  console.log(`\nScavenges over the measured rounds (${measuredConnections} connections per target)`);
+  console.log('| target | scavenges | pause sum per 1000 connections, ms | p99 pause, ms | max pause, ms |');
+  console.log('|---|---|---|---|---|');
+  for (const t of targets) {
+    const pauses = t.pid === undefined ? undefined : scavenges.get(t.pid);
+    if (pauses === undefined) continue;
+    const sorted = [...pauses].sort((a, b) => a - b);
+    const sum = pauses.reduce((a, b) => a + b, 0);
+    const p99 = sorted[Math.min(sorted.length - 1, Math.floor(0.99 * sorted.length))] ?? NaN;
+    console.log(`| ${t.name} | ${pauses.length} | ${((sum * 1000) / measuredConnections).toFixed(1)} | ${p99.toFixed(2)} | ${(sorted.at(-1) ?? NaN).toFixed(2)} |`);
+  }
+}
 for (const c of children) c.kill();
