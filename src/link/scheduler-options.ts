@@ -62,8 +62,8 @@ export interface PreciseSchedulerOptions {
    * The most of its time the scheduler polls for precision: past this share (of the last 10-20 ms)
    * it sleeps on its waker until each deadline itself, which costs a wake (tens of microseconds
    * late) instead of a core. Dense deliveries (many connections) reach it; one connection's do
-   * not. A tenth since the timerfd alarm made a wake cheap and prompt (docs/precision.md).
-   * @default 0.1
+   * not. A twentieth: as precise as a tenth at 10 and 50 connections, for about four fifths of
+   * the CPU (docs/precision.md, "A twentieth for the poll budget"). @default 0.05
    */
   maxPollShare?: number;
   /**

@@ -63,7 +63,7 @@ export class PreciseScheduler implements Scheduler {
     this.lingerAfterTimed = options.lingerAfterTimed ?? false;
     this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
     this.lingerGate = new LingerGate(this.lingerNs, this.maxLingerSources);
-    this.budget = new PollBudget(options.maxPollShare ?? 0.1, this.maxLingerSources);
+    this.budget = new PollBudget(options.maxPollShare ?? 0.05, this.maxLingerSources);
     this.margins = new SleepMargins(this.wakeKind);
     this.askedLearner = this.margins.long;
     this.turns = new PollTurns(this.poll, real && (options.turnHook ?? true));
