@@ -1,6 +1,5 @@
 import type net from 'node:net';
-import { formatEndpoint as describe } from '../endpoint.js';
-import { describeFailure, dialRedis } from '../redis/dial.js';
+import { dialRedis } from '../redis/dial.js';
 import type { StageFactory } from '../stage/types.js';
 import type { ConnectionTap } from '../tap/types.js';
 import { DirectionPath, type DirectionPathOptions } from './direction-path.js';
@@ -13,6 +12,7 @@ import { Framing } from './framing.js';
 import { synHealNs, type PartitionWindow } from '../link/partition.js';
 import { ConnectionParts } from './connection-parts.js';
 import { StageContext } from './stage-context.js';
+import { UpstreamDial } from './upstream-dial.js';
 
 export type { ConnectionOptions };
 
@@ -40,9 +40,8 @@ export class ProxiedConnection implements StagedConnection {
   /** When bytes last went to Redis and to the client (-1: not yet): the self-report's read-wait cap. */
   private upWrittenNs = -1;
   private downWrittenNs = -1;
-  /** Until Redis answered the dial (connect, or the TLS handshake). */
-  private connectTimer: NodeJS.Timeout | undefined;
-  private everConnected = false;
+  /** The dial to Redis: its timer and its failures (upstream-dial.ts). */
+  private dial: UpstreamDial | undefined;
 
   /** Loss's share of the handshake: 0 on a link without loss (no draw is made). */
   private handshakeLossNs(): number {
@@ -152,7 +151,7 @@ export class ProxiedConnection implements StagedConnection {
     });
     // Before the stages below: a stage may close the connection through its context when created.
     const closeRules = new CloseRules(client, upstream, up, down, framing, pending, o.scheduler, () => {
-      this.clearConnectTimer();
+      this.dial?.stop();
       this.o.tap?.close(clock.nowNs());
       this.o.onClosed(this);
       this.release();
@@ -188,9 +187,9 @@ export class ProxiedConnection implements StagedConnection {
   }
 
   /**
-   * The two sockets' events, and the upstream's connect timer: reads into the chains, ends, errors
-   * (a refused dial resets the client when a direct one would have been refused) and closes. The
-   * sockets keep these callbacks after the close, so they reach the parts through `parts` only.
+   * The two sockets' events: reads into the chains, ends, the client's errors and closes; the
+   * dial's timer and failures are upstream-dial.ts's. The sockets keep these callbacks after the
+   * close, so they reach the parts through `parts` only.
    */
   private listen(acceptedNs: number): void {
     const { client, o } = this;
@@ -210,50 +209,10 @@ export class ProxiedConnection implements StagedConnection {
       o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
       this.parts?.closeRules.failed(client);
     });
-    this.upstream.on('error', (err: NodeJS.ErrnoException) => {
-      const closeRules = this.parts?.closeRules;
-      if (this.upstream.connecting || !this.everConnected) {
-        o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
-        closeRules?.destroyStages();
-        if (err.code === 'ECONNREFUSED') {
-          // Redis is down. This client was accepted already, so it cannot be refused: a reset when a
-          // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
-          // the clients after it are refused by the kernel (refusal-watch.ts).
-          o.onRefused?.();
-          closeRules?.resetAt(acceptedNs + o.link.rttUs * 1000);
-          return;
-        }
-        // Nothing reached Redis: tell the client at once rather than after a fake delay.
-        client.destroy();
-        return;
-      }
-      o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
-      closeRules?.failed(this.upstream);
-    });
-    // A plain timer from the dial, not the socket's idle timeout: that one also costs a bound
-    // function, a 'timeout' listener and a refresh on every read and write (docs/precision.md).
-    this.connectTimer = setTimeout(() => {
-      this.connectTimer = undefined;
-      if (this.everConnected) return;
-      // A plaintext Redis reads a ClientHello as an unfinished inline command and waits.
-      const what = o.upstreamTls && !this.upstream.connecting ? 'finished no TLS handshake (plaintext Redis?)' : 'did not answer';
-      o.log(`conn ${o.id}: upstream ${describe(o.upstream)} ${what} within ${o.connectTimeoutMs} ms`);
-      this.upstream.destroy();
-      client.destroy();
-    }, o.connectTimeoutMs).unref();
-    this.upstream.on(o.upstreamTls ? 'secureConnect' : 'connect', () => {
-      this.everConnected = true;
-      this.clearConnectTimer();
-    });
+    this.dial = new UpstreamDial(this.upstream, client, o, acceptedNs, () => this.parts?.closeRules);
     const maybeClosed = (): void => this.parts?.closeRules.maybeClosed();
     client.on('close', maybeClosed);
     this.upstream.on('close', maybeClosed);
-  }
-
-  private clearConnectTimer(): void {
-    if (this.connectTimer === undefined) return;
-    clearTimeout(this.connectTimer);
-    this.connectTimer = undefined;
   }
 
   /**

@@ -1,0 +1,68 @@
+import type net from 'node:net';
+import { formatEndpoint as describe } from '../endpoint.js';
+import { describeFailure } from '../redis/dial.js';
+import type { CloseRules } from './close-rules.js';
+import type { ConnectionOptions } from './connection-options.js';
+
+/**
+ * A connection's dial to Redis, from the dial to the close: the connect timer, a dial that fails
+ * (a refused one resets the client when a direct one would have been refused) and the upstream's
+ * errors after it connected. The close rules are asked for at each event (`closeRules`): a
+ * closed connection has let go of them (connection.ts, `parts`).
+ */
+export class UpstreamDial {
+  /** Redis answered the dial (connect, or the TLS handshake). */
+  private connected = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    upstream: net.Socket,
+    client: net.Socket,
+    o: ConnectionOptions,
+    acceptedNs: number,
+    closeRules: () => CloseRules | undefined,
+  ) {
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
+      const rules = closeRules();
+      if (upstream.connecting || !this.connected) {
+        o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
+        rules?.destroyStages();
+        if (err.code === 'ECONNREFUSED') {
+          // Redis is down. This client was accepted already, so it cannot be refused: a reset when a
+          // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
+          // the clients after it are refused by the kernel (refusal-watch.ts).
+          o.onRefused?.();
+          rules?.resetAt(acceptedNs + o.link.rttUs * 1000);
+          return;
+        }
+        // Nothing reached Redis: tell the client at once rather than after a fake delay.
+        client.destroy();
+        return;
+      }
+      o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
+      rules?.failed(upstream);
+    });
+    // A plain timer from the dial, not the socket's idle timeout: that one also costs a bound
+    // function, a 'timeout' listener and a refresh on every read and write (docs/precision.md).
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      if (this.connected) return;
+      // A plaintext Redis reads a ClientHello as an unfinished inline command and waits.
+      const what = o.upstreamTls && !upstream.connecting ? 'finished no TLS handshake (plaintext Redis?)' : 'did not answer';
+      o.log(`conn ${o.id}: upstream ${describe(o.upstream)} ${what} within ${o.connectTimeoutMs} ms`);
+      upstream.destroy();
+      client.destroy();
+    }, o.connectTimeoutMs).unref();
+    upstream.on(o.upstreamTls ? 'secureConnect' : 'connect', () => {
+      this.connected = true;
+      this.stop();
+    });
+  }
+
+  /** No more waiting for the dial (it answered, or the connection closed). */
+  stop(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
