@@ -13,19 +13,20 @@ export const MAX_AUTO_COMPENSATION_US = 80;
 
 /**
  * What to take off each one-way delay: half the extra PING round trip the proxy adds with no delay
- * (measured through its own listener against the real upstream), plus the scheduler's lateness.
+ * (measured through the start-up's own listener against the real upstream), plus the scheduler's lateness.
  * Falls back to a loopback estimate when the upstream cannot be reached at start, and to nothing
  * when something answers there that is not Redis (then there was no hop to measure).
- * The measuring connections are closed here, before anyone else knows the address, so the caller's
- * counter reset leaves none of them in /stats.
+ * `self` is the start-up's own listener (start-up-listener.ts): no client reaches the proxy yet, so
+ * the measuring connections are all there is to close here, and the caller's counter reset leaves
+ * none of them in /stats.
  */
 export async function autoCompensation(
   server: ProxyListener,
+  self: Endpoint,
   upstream: Endpoint,
   secure: ProxyTls,
   log: (line: string) => void,
 ): Promise<{ up: number; down: number }> {
-  const self = server.selfEndpoint();
   // Our own listener's certificate may be generated or for another name: this probe trusts it.
   const hop = await measureHopThrough(self, upstream, { self: secure.listen && { rejectUnauthorized: false }, upstream: secure.upstream });
   let perDirectionUs: number;

@@ -17,6 +17,7 @@ import type { Endpoint } from '../endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';
+import { openStartUpListener, type StartUpListener } from './start-up-listener.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
 
@@ -158,10 +159,22 @@ export class ProxyListener {
     return this.live.size;
   }
 
-  /** Where the proxy reaches its own listener (the start-up's hop measurement and warm-up). */
-  selfEndpoint(): Endpoint {
-    return this.port !== undefined ? { kind: 'tcp', host: this.host ?? '127.0.0.1', port: this.port } : { kind: 'unix', path: this.address };
+  /**
+   * Opens the start-up's own listener (start-up-listener.ts) and resolves with where to dial it:
+   * its connections take the same accept path as a client's, before `listen()` binds `--listen`.
+   */
+  async openStartUp(): Promise<Endpoint> {
+    this.startUp ??= await openStartUpListener(this.newServer(), this.o.listen);
+    return this.startUp.at;
   }
+
+  /** Closes the start-up's listener; its connections are the caller's to have closed. */
+  async closeStartUp(): Promise<void> {
+    const s = this.startUp;
+    this.startUp = undefined;
+    await s?.close();
+  }
+  private startUp: StartUpListener | undefined;
 
   /** Resolves once no connection is live or `withinMs` passed (checked every millisecond); false if some still are. */
   async drained(withinMs: number): Promise<boolean> {
@@ -176,6 +189,7 @@ export class ProxyListener {
 
   async close(): Promise<void> {
     this.refusals.close();
+    await this.closeStartUp();
     // Already closed while Redis was down: close() then calls back at once (with an error to ignore).
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const c of this.live) c.destroy();

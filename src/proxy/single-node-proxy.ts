@@ -16,7 +16,7 @@ import { ToxicSet } from '../toxics/toxic-set.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import { autoCompensation } from './auto-compensation.js';
 import type { ControlHandlers, ControlServer } from './control.js';
-import { isLoopback } from '../endpoint.js';
+import { isLoopback, type Endpoint } from '../endpoint.js';
 import { SelfMonitor } from './self-monitor.js';
 import { ProxyListener, type TapSource } from './listener.js';
 import { startControl } from './start-control.js';
@@ -98,15 +98,15 @@ export class SingleNodeProxy implements RedisRttProxy {
   /** The start-up steps, in order. One that fails closes what the ones before it opened. */
   async start(): Promise<this> {
     try {
-      await this.server.listen();
-      await this.calibrate();
-      await this.warmUp();
+      await this.ownConnections();
       this.addStartStages();
       const { partition, then, ...link } = this.o.link ?? {};
       this.linkState.update(link);
       if (partition !== undefined) this.partitions.start({ durationUs: partition, then: then ?? 'heal' });
       // The clock of a moving link starts here, once the hop measurement is behind it.
       this.timeline.start();
+      // Clients only now: before this, --listen refuses them (start-up-listener.ts).
+      await this.server.listen();
       this.server.watchRefusals = true;
       this.warnAtStart();
       this.control = await startControl(this.o.control, this.controlHandlers(), this.o.log);
@@ -117,10 +117,22 @@ export class SingleNodeProxy implements RedisRttProxy {
     }
   }
 
+  /** The hop measurement and the warm-up, through a listener of their own. */
+  private async ownConnections(): Promise<void> {
+    if (!this.calibrating && this.o.warmUpConnections === 0) return;
+    const at = await this.server.openStartUp();
+    try {
+      await this.calibrate(at);
+      await this.warmUp(at);
+    } finally {
+      await this.server.closeStartUp();
+    }
+  }
+
   /** Auto compensation: measured through the bare link (no delay, no stages), then counters zeroed. */
-  private async calibrate(): Promise<void> {
+  private async calibrate(at: Endpoint): Promise<void> {
     if (!this.calibrating) return;
-    this.linkState.setCompensation(await autoCompensation(this.server, this.o.upstream, this.secure, this.o.log));
+    this.linkState.setCompensation(await autoCompensation(this.server, at, this.o.upstream, this.secure, this.o.log));
     this.resetStats();
     this.calibrating = false;
   }
@@ -129,14 +141,14 @@ export class SingleNodeProxy implements RedisRttProxy {
    * --warm-up: connections through the bare link (no delay, no stages yet), then counters zeroed
    * once the proxy has closed them all, so the first client finds the set-up path compiled.
    */
-  private async warmUp(): Promise<void> {
+  private async warmUp(at: Endpoint): Promise<void> {
     const count = this.o.warmUpConnections;
     if (count === 0) return;
     this.warming = true;
     try {
       // Our own listener's certificate may be generated or for another name: the warm-up trusts it.
       const tls = this.secure.listen && { rejectUnauthorized: false };
-      await warmUp({ at: this.server.selfEndpoint(), tls, count, log: this.o.log });
+      await warmUp({ at, tls, count, log: this.o.log });
       if (!(await this.server.drained(5000))) this.o.log('warm-up: some of its connections were still open after 5 s');
     } finally {
       this.warming = false;
