@@ -41,9 +41,20 @@ export class ToxicSet {
     this.host = undefined;
   }
 
-  /** Validates (ConfigError naming the field) and adds a toxic as toxiproxy's API takes it. */
+  /**
+   * Validates (ConfigError naming the field) and adds a toxic as toxiproxy's API takes it. As
+   * toxiproxy (AddToxicJson), a name in use is refused before the attributes are read: a second
+   * `latency` with bad attributes is 409, not 400.
+   */
   add(input: unknown): ToxicSpec {
-    const toxic = createToxic(input, this.env);
+    let toxic: Toxic;
+    try {
+      toxic = createToxic(input, this.env);
+    } catch (err) {
+      const name = err instanceof ConfigError && err.flag.startsWith('attributes') ? nameOf(input) : undefined;
+      if (name !== undefined && this.get(name)) throw new ToxicExistsError(name);
+      throw err;
+    }
     if (this.get(toxic.spec.name)) throw new ToxicExistsError(toxic.spec.name);
     this.host?.addStage(toxic.stage);
     this.toxics.push(toxic);
@@ -81,11 +92,20 @@ export class ToxicSet {
     return t && { ...t.spec };
   }
 
+  /** As toxiproxy lists them (GetToxicArray): the upstream ones, then the downstream ones, each in the order added. */
   list(): ToxicSpec[] {
-    return this.toxics.map((t) => ({ ...t.spec }));
+    const inStream = (stream: string): ToxicSpec[] => this.toxics.filter((t) => t.spec.stream === stream).map((t) => ({ ...t.spec }));
+    return [...inStream('upstream'), ...inStream('downstream')];
   }
 
   counts(): ToxicCount[] {
     return this.toxics.map((t) => ({ name: t.spec.name, type: t.spec.type, stream: t.spec.stream, applications: t.applications }));
   }
+}
+
+/** The name a toxic whose type and stream parsed will have: its own, or `<type>_<stream>` as toxiproxy. */
+function nameOf(input: unknown): string | undefined {
+  if (!isJsonObject(input)) return undefined;
+  if (typeof input.name === 'string' && input.name !== '') return input.name;
+  return `${String(input.type)}_${typeof input.stream === 'string' ? input.stream : 'downstream'}`;
 }

@@ -168,10 +168,29 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     });
     expect((await call('POST', '/proxies/e/toxics', '{"type":"latency"}')).status).toBe(200);
     expect(await call('POST', '/proxies/e/toxics', '{"type":"latency"}')).toMatchObject({ status: 409, body: { error: 'toxic already exists' } });
+    // toxiproxy looks at the name before the attributes: a taken name is 409 whatever they hold.
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","attributes":{"latency":"abc"}}')).toMatchObject({
+      status: 409,
+      body: { error: 'toxic already exists' },
+    });
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","name":"x","attributes":{"latency":"abc"}}')).toMatchObject({ status: 400 });
     expect(await call('GET', '/proxies/e/toxics/nope')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
     expect(await call('DELETE', '/proxies/nope/toxics/latency_downstream')).toMatchObject({ status: 404, body: { error: 'proxy not found' } });
     expect((await call('PATCH', '/proxies/e/toxics/latency_downstream', '{"attributes":{"latency":2}}')).body.attributes.latency).toBe(2);
     expect((await call('DELETE', '/proxies/e')).status).toBe(204);
+  });
+
+  it('lists toxics as toxiproxy does: the upstream ones first, then the downstream ones, each in the order added', async () => {
+    await call('POST', '/proxies', JSON.stringify({ name: 'order', upstream: redis.address }));
+    const add = (body: object) => call('POST', '/proxies/order/toxics', JSON.stringify(body));
+    await add({ type: 'latency', name: 'd1', attributes: { latency: 1 } });
+    await add({ type: 'bandwidth', name: 'u1', stream: 'upstream', attributes: { rate: 100 } });
+    await add({ type: 'latency', name: 'd2', attributes: { latency: 2 } });
+    await add({ type: 'slicer', name: 'u2', stream: 'upstream' });
+    const names = (list: { name: string }[]) => list.map((t) => t.name);
+    expect(names((await call('GET', '/proxies/order/toxics')).body)).toEqual(['u1', 'u2', 'd1', 'd2']);
+    expect(names((await call('GET', '/proxies/order')).body.toxics)).toEqual(['u1', 'u2', 'd1', 'd2']);
+    await call('DELETE', '/proxies/order');
   });
 
   it('a listen address in use is a 500, not a 409', async () => {
