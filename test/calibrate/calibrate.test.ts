@@ -1,5 +1,4 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -10,6 +9,7 @@ import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { CalibrateRow } from '../../src/results/types.js';
 import { startCliProxy, runCli } from '../hardening/helpers/cli-proxy.js';
+import { closedPort } from '../proxy/helpers.js';
 
 describe('the long-lived pinger', () => {
   let redis: PrivateRedis;
@@ -36,10 +36,7 @@ describe('the long-lived pinger', () => {
       expect([...a, ...b].every((us) => us > 0 && us < 1_000_000)).toBe(true);
       // Both blocks on one connection (the +1 after it is the INFO's own).
       expect((await connections()) - before).toBe(2);
-      const s = net.createServer();
-      await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-      const { port } = s.address() as net.AddressInfo;
-      await new Promise<void>((r) => s.close(() => r()));
+      const port = await closedPort();
       await expect(pinger.ping({ kind: 'tcp', host: '127.0.0.1', port }, 5)).rejects.toThrow(/ECONNREFUSED/);
     } finally {
       pinger.close();

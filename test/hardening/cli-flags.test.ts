@@ -1,15 +1,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { closedPort } from '../proxy/helpers.js';
 import { runCli, startCliProxy } from './helpers/cli-proxy.js';
 
-/** A port nothing listens on: bind, read it back, close (port 0, never a guessed number). */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('every proxy flag with a bad value exits 2 naming the flag and what it accepts', () => {
   const up = ['proxy', '--upstream', '127.0.0.1:1'];

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Endpoint } from '../../src/endpoint.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
+import { closedPort } from './helpers.js';
 
 const DOWN_US = 3000;
 const PING = '*1\r\n$4\r\nPING\r\n';
@@ -26,14 +27,6 @@ afterAll(async () => {
   await redis?.stop();
   rmSync(dir, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as net.AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** One connection attempt: the socket once connected, or the errno that refused it. */
 function dial(at: Endpoint): Promise<net.Socket | string> {
@@ -61,7 +54,7 @@ async function ping(s: net.Socket): Promise<{ reply: string; ms: number }> {
 describe('clients that dial before the proxy is ready', () => {
   for (const kind of ['tcp', 'unix'] as const) {
     it(`${kind}: refused until start() resolves, then on the configured link and in the counters`, async () => {
-      const at: Endpoint = kind === 'tcp' ? { kind, host: '127.0.0.1', port: await freePort() } : { kind, path: join(dir, 'p.sock') };
+      const at: Endpoint = kind === 'tcp' ? { kind, host: '127.0.0.1', port: await closedPort() } : { kind, path: join(dir, 'p.sock') };
       let started = false;
       // Auto compensation and a warm-up: both start-up steps make connections of their own.
       const starting = startSingleNodeProxy({

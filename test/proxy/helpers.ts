@@ -19,6 +19,15 @@ export function proxyClient(p: RedisRttProxy, extra: RedisOptions = {}): Redis {
   return client({ host: p.host, port: p.port }, extra);
 }
 
+/** A port nothing listens on: bind, read it back, close (port 0, never a guessed number). */
+export async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as net.AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
 /** A raw socket to an address, resolved once connected. */
 export async function rawSocket(host: string, port: number): Promise<net.Socket> {
   const s = net.connect({ host, port, noDelay: true, allowHalfOpen: true });
