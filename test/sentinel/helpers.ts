@@ -3,6 +3,7 @@ import type { PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import type { PrivateRedis } from '../../src/redis/private-redis.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
 import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
+import { onceItRan } from '../cluster/helpers.js';
 
 /**
  * Connections of TYPE normal or pubsub, on every running node and sentinel, that are not one of the
@@ -16,11 +17,17 @@ export async function directClients(setup: PrivateSentinel, proxy: RedisRttSenti
   for (const p of [...setup.nodes, ...setup.sentinels].filter((x) => !down.includes(x))) {
     const at = { kind: 'tcp' as const, host: '127.0.0.1', port: p.port! };
     const replies = await rawCommands(at, [['CLIENT', 'LIST', 'TYPE', 'normal'], ['CLIENT', 'LIST', 'TYPE', 'pubsub']], 2000);
-    for (const line of replies.flatMap((r) => (r.text ?? '').split('\n'))) {
-      if (line.trim() === '' || / cmd=client\|list /.test(line) || line.includes(` name=${DISCOVERY_CLIENT_NAME} `) || / name=sentinel-/.test(line)) continue;
-      if (/ flags=\S*[SM]/.test(line)) continue;
-      const port = Number(/ addr=\S+:(\d+) /.exec(line)?.[1]);
-      if (!ports.has(port)) bad.push(`${p.address}: ${line}`);
+    const ours = (line: string): boolean =>
+      / cmd=client\|list /.test(line) ||
+      line.includes(` name=${DISCOVERY_CLIENT_NAME} `) ||
+      / name=sentinel-/.test(line) ||
+      / flags=\S*[SM]/.test(line) ||
+      ports.has(Number(/ addr=\S+:(\d+) /.exec(line)?.[1]));
+    for (let line of replies.flatMap((r) => (r.text ?? '').split('\n'))) {
+      if (line.trim() === '' || ours(line)) continue;
+      // Just connected (a discovery or a sentinel connection before it names itself): look again.
+      if (/ cmd=NULL /.test(line)) line = await onceItRan(at, line);
+      if (line !== '' && !ours(line)) bad.push(`${p.address}: ${line}`);
     }
   }
   return bad;
