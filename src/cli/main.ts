@@ -7,7 +7,7 @@ import { registerBench } from './bench.js';
 import { registerDemo } from './demo.js';
 import { registerReport } from './report.js';
 import { registerAnalyze } from './analyze.js';
-import { registerMovedToLab } from './moved-to-lab.js';
+import { registerPointerCommands } from './pointer-commands.js';
 import { registerServer } from './server-command.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
@@ -32,7 +32,7 @@ export function buildProgram(): Command {
   registerDemo(program);
   registerReport(program);
   registerAnalyze(program);
-  registerMovedToLab(program);
+  registerPointerCommands(program);
   registerServer(program);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput(CLI_OUTPUT);
   return program;

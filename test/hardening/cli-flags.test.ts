@@ -61,12 +61,17 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
   }
 });
 
-describe('commands moved to the lab', () => {
-  for (const [name, script] of [['overhead', 'npm run lab:overhead'], ['bench-framer', 'npm run lab:bench-framer']]) {
-    it(`${name} exits 2 and says where it went`, async () => {
+describe('names that are not commands point to what to run', () => {
+  for (const [name, instead] of [
+    ['overhead', 'npm run lab:overhead'],
+    ['bench-framer', 'npm run lab:bench-framer'],
+    ['record', 'redis-rtt proxy --upstream HOST:PORT --record FILE'],
+  ]) {
+    it(`${name} exits 2 and says what to run instead`, async () => {
       const r = await runCli([name!, '--repeat', '3']);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain(script);
+      expect(r.stderr).toContain(instead);
+      expect(r.stderr).not.toContain('Did you mean');
       expect(r.stdout).toBe('');
     });
   }
