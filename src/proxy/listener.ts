@@ -74,6 +74,8 @@ export class ProxyListener {
   /** Off until the proxy has started: the start-up hop measurement must not close the listener. */
   watchRefusals = false;
   private readonly live = new LiveSet<ProxiedConnection>();
+  /** The start-up's own listener while the hop measurement and the warm-up run (start-up-listener.ts). */
+  private startUp: StartUpListener | undefined;
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
   private readonly clientTls = newTlsCounters();
   private readonly upstreamMeter = new UpstreamTlsMeter();
@@ -174,7 +176,6 @@ export class ProxyListener {
     this.startUp = undefined;
     await s?.close();
   }
-  private startUp: StartUpListener | undefined;
 
   /** Resolves once no connection is live or `withinMs` passed (checked every millisecond); false if some still are. */
   async drained(withinMs: number): Promise<boolean> {

@@ -14,11 +14,12 @@ export interface StartUpListener {
 }
 
 /**
- * Listens on a private address of the same kind as `listen`: loopback port 0 for TCP, a socket file in a fresh temporary folder for a unix socket. The
- * hop measurement and the warm-up connect here, so the address clients know is bound only once
- * the proxy is ready: a client that dials it earlier is refused by the kernel, as by a Redis that is
- * still starting, instead of being accepted onto the bare link, closed by the measurement, or
- * zeroed from the counters with the measurement's own connections.
+ * Listens on a private address of the same kind as `listen`: loopback port 0 for TCP, a socket
+ * file in a fresh temporary folder for a unix socket. The hop measurement and the warm-up connect
+ * here, so the address clients know is bound only once the proxy is ready: a client that dials it
+ * earlier is refused by the kernel, as by a Redis that is still starting, instead of being accepted
+ * onto the bare link, closed by the measurement, or zeroed from the counters with the
+ * measurement's own connections.
  */
 export async function openStartUpListener(server: net.Server, listen: Endpoint): Promise<StartUpListener> {
   if (listen.kind === 'unix') {
