@@ -7,6 +7,19 @@ import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
 const run = promisify(execFile);
 
+// The ports one SENTINEL REPLICAS reply names, from redis-cli's raw output: RESP2 prints a field and its value on
+// two lines, RESP3 on one. Timings such as down-after-milliseconds are numbers too, so only these fields are ports.
+function replicaPorts(stdout: string, resp3: boolean): number[] {
+  const lines = stdout.trim().split('\n');
+  const pairs = resp3
+    ? lines.map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
+    : lines.flatMap((l, i) => (i % 2 === 0 ? [[l, lines[i + 1] ?? ''] as const] : []));
+  return pairs.flatMap(([field, value]) => {
+    if (field === 'port' || field === 'master-port') return [Number(value)];
+    return field === 'name' ? [Number(value.split(':').at(-1))] : [];
+  });
+}
+
 interface NodeLine {
   upstream: string;
   listen: string;
@@ -50,7 +63,12 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
         const { stdout } = await run('redis-cli', [proto, '-h', p.host, '-p', String(p.port), 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mymaster']);
         expect(stdout.trim().split('\n')).toEqual(master.listen.split(':'));
         const replicas = await run('redis-cli', [proto, '-h', p.host, '-p', String(p.port), 'SENTINEL', 'REPLICAS', 'mymaster']);
-        for (const n of [...setup.nodes, ...setup.sentinels]) expect(replicas.stdout).not.toContain(String(n.port));
+        const ports = new Set(replicaPorts(replicas.stdout, proto === '-3'));
+        const listeners = [...byRole('master'), ...byRole('replica')].map((n) => Number(n.listen.split(':')[1]));
+        expect([...ports].every((x) => listeners.includes(x)), [...ports].join()).toBe(true);
+        expect(ports.size).toBe(3);
+        const upstream = [...setup.nodes, ...setup.sentinels].map((n) => n.port);
+        expect([...ports].filter((x) => upstream.includes(x))).toEqual([]);
       }
       const stats = (await p.stats()) as unknown as { sentinel: { primary: string; disagree: boolean; rewrites: Record<string, number> } };
       expect(stats.sentinel).toMatchObject({ primary, disagree: false, rewrites: { 'primary-address': 2, replicas: 2 } });
