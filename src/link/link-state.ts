@@ -126,9 +126,18 @@ export class LinkState {
     return this.samplers[direction]() * 1000;
   }
 
-  bandwidthBps(): number {
-    return this.current.bandwidthBps;
-  }
+  /**
+   * sampleNs for one direction, as one function for the link's life: every connection's delay line
+   * calls these, so none holds a closure of its own (each is one object more touched per chunk, and
+   * with hundreds of connections those are cache misses: docs/precision.md, "Fewer objects per chunk").
+   */
+  readonly sampleNsOf: Readonly<Record<Direction, () => number>> = {
+    up: () => this.samplers.up() * 1000,
+    down: () => this.samplers.down() * 1000,
+  };
+
+  /** The rate limit now, bits per second (0: none); a property, shared as sampleNsOf is. */
+  readonly bandwidthBps = (): number => this.current.bandwidthBps;
 
   /** The loss a delay line of this direction reads (the same object for the link's life). */
   lossPath(direction: Direction): LossPath {

@@ -15,13 +15,13 @@ export class Backpressure {
     private readonly client: net.Socket,
     private readonly upstream: net.Socket,
     private readonly highWaterBytes: number,
-    /** Bytes the stages of one direction hold (not the socket's). */
-    private readonly pending: (d: 'up' | 'down') => number,
+    /** Bytes the stages of one direction hold (not the socket's): the connection, asked per read. */
+    private readonly held: { pending(d: 'up' | 'down'): number },
   ) {}
 
   /** After a client read went up: pause the client if too much waits for Redis. */
   afterUp(): void {
-    if (this.pending('up') + this.upstream.writableLength <= this.highWaterBytes) return;
+    if (this.held.pending('up') + this.upstream.writableLength <= this.highWaterBytes) return;
     this.clientPaused = true;
     this.client.pause();
     this.listenForDrain();
@@ -29,7 +29,7 @@ export class Backpressure {
 
   /** After a Redis read went down: pause Redis if too much waits for the client. */
   afterDown(): void {
-    if (this.pending('down') + this.client.writableLength <= this.highWaterBytes) return;
+    if (this.held.pending('down') + this.client.writableLength <= this.highWaterBytes) return;
     this.upstreamPaused = true;
     this.upstream.pause();
     this.listenForDrain();
@@ -38,11 +38,11 @@ export class Backpressure {
   /** Something left a chain or a socket buffer: resume a paused side that is under half now. */
   relieve(): void {
     const low = this.highWaterBytes / 2;
-    if (this.clientPaused && this.pending('up') + this.upstream.writableLength < low) {
+    if (this.clientPaused && this.held.pending('up') + this.upstream.writableLength < low) {
       this.clientPaused = false;
       this.client.resume();
     }
-    if (this.upstreamPaused && this.pending('down') + this.client.writableLength < low) {
+    if (this.upstreamPaused && this.held.pending('down') + this.client.writableLength < low) {
       this.upstreamPaused = false;
       this.upstream.resume();
     }

@@ -1,8 +1,7 @@
 import type net from 'node:net';
 import { dialRedis } from '../redis/dial.js';
 import type { StageFactory } from '../stage/types.js';
-import type { ConnectionTap } from '../tap/types.js';
-import { DirectionPath, type DirectionPathOptions } from './direction-path.js';
+import { DirectionPath } from './direction-path.js';
 import { handshakeLossNs } from '../link/loss-model.js';
 import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
@@ -37,9 +36,6 @@ export class ProxiedConnection implements StagedConnection {
   private parts: ConnectionParts | undefined;
   /** Its place among the listener's live connections (live-set.ts). */
   liveIndex = -1;
-  /** When bytes last went to Redis and to the client (-1: not yet): the self-report's read-wait cap. */
-  private upWrittenNs = -1;
-  private downWrittenNs = -1;
   /** The dial to Redis: its timer and its failures (upstream-dial.ts). */
   private dial: UpstreamDial | undefined;
 
@@ -81,11 +77,13 @@ export class ProxiedConnection implements StagedConnection {
       () => this.parts?.closeRules.closedOnce() ?? Promise.resolve(),
     );
     const pending = (d: 'up' | 'down'): number => this.pending(d);
-    // Before the paths: their `written` callbacks relieve it.
-    const pressure = new Backpressure(client, upstream, o.highWaterBytes, pending);
+    // Before the paths: their writes relieve it. It asks this connection what the stages hold, a
+    // method rather than a closure of its own, since it asks on every read.
+    const pressure = new Backpressure(client, upstream, o.highWaterBytes, this);
 
     const tls = o.clientTls;
-    const linkOptions = { scheduler: o.scheduler, bandwidthBps: () => o.link.bandwidthBps(), arrivalWaitNs: o.readWaitNs };
+    // The link's own functions, shared by every connection (link-state.ts, sampleNsOf).
+    const linkOptions = { scheduler: o.scheduler, bandwidthBps: o.link.bandwidthBps, arrivalWaitNs: o.readWaitNs };
     const late = o.onLateness;
     // A reply's round trip carries the added time of the request chunk before it, as well as its own.
     const added = o.onAdded;
@@ -104,20 +102,17 @@ export class ProxiedConnection implements StagedConnection {
             added(ns);
           }),
         onLateness: late && ((ns) => late(ns, 'up')),
-        sampleDelayNs: () => o.link.sampleNs('up'),
+        sampleDelayNs: o.link.sampleNsOf.up,
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave, and the
         // SYN timer for each lost try.
         notBeforeNs: o.handshake ? openNs + o.link.rttUs * 1000 + this.handshakeLossNs() : held && openNs,
         loss: o.link.lossPath('up'),
       },
-      tap: tapHooks(o.tap, 'up'),
+      tap: o.tap,
       tls,
       beforeChunk: () => this.parts?.framing.beforeRequest(),
       tapOffset: (end) => this.parts?.framing.clientOffsetAt(end) ?? end,
-      written: (_end, ns) => {
-        this.upWrittenNs = ns;
-        this.parts?.pressure.relieve();
-      },
+      pressure,
       onEnd: (kind) => this.parts?.closeRules.finish(this.upstream, kind),
     });
     const down = new DirectionPath({
@@ -128,21 +123,18 @@ export class ProxiedConnection implements StagedConnection {
         ...linkOptions,
         onAdded: replyAdded && ((ns) => replyAdded(ns, requestAddedNs)),
         onLateness: late && ((ns) => late(ns, 'down')),
-        sampleDelayNs: () => o.link.sampleNs('down'),
+        sampleDelayNs: o.link.sampleNsOf.down,
         loss: o.link.lossPath('down'),
       },
-      tap: tapHooks(o.tap, 'down'),
+      tap: o.tap,
       tls,
-      written: (_end, ns) => {
-        this.downWrittenNs = ns;
-        this.parts?.pressure.relieve();
-      },
+      pressure,
       onEnd: (kind) => this.parts?.closeRules.finish(this.client, kind),
     });
     const framing = new Framing({
       context,
       scheduler: o.scheduler,
-      upDelayNs: () => o.link.sampleNs('up'),
+      upDelayNs: o.link.sampleNsOf.up,
       up,
       down,
       tap: o.tap,
@@ -180,7 +172,7 @@ export class ProxiedConnection implements StagedConnection {
     if (p === undefined) return;
     const o = this.o;
     const now = o.scheduler.clock.nowNs();
-    o.onRead?.(now, this.upWrittenNs);
+    o.onRead?.(now, p.up.writtenNs);
     p.framing.downIn.push(chunk, now);
     p.framing.afterReply();
     p.pressure.afterDown();
@@ -198,7 +190,7 @@ export class ProxiedConnection implements StagedConnection {
       const p = this.parts;
       if (p === undefined) return;
       const now = clock.nowNs();
-      o.onRead?.(now, this.downWrittenNs);
+      o.onRead?.(now, p.down.writtenNs);
       p.up.entry.push(chunk, now);
       p.pressure.afterUp();
     });
@@ -259,16 +251,7 @@ export class ProxiedConnection implements StagedConnection {
   }
 
   /** Bytes the stages of one direction hold, not the socket's; none once closed. */
-  private pending(d: 'up' | 'down'): number {
+  pending(d: 'up' | 'down'): number {
     return this.parts?.pending(d) ?? 0;
   }
-}
-
-/**
- * The tap's side of one path, made here so that no variable of the connection's constructor holds
- * the tap (its callbacks outlive the connection: see `ProxiedConnection.parts`).
- */
-function tapHooks(tap: ConnectionTap | undefined, d: 'up' | 'down'): DirectionPathOptions['tap'] {
-  if (tap === undefined) return undefined;
-  return d === 'up' ? { seen: (c, t) => tap.upChunk(c, t), written: (e, t) => tap.upWritten(e, t) } : { seen: (c, t) => tap.downChunk(c, t), written: (e, t) => tap.downWritten(e, t) };
 }

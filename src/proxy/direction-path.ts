@@ -16,27 +16,25 @@ import type { DelayLineOptions } from '../link/delay-line.js';
 import { LINK_STAGE_NAME, LinkStage } from '../link/link-stage.js';
 import { ByteChain } from '../stage/byte-chain.js';
 import { FRAME_CHAIN_NAME } from '../stage/frame-chain.js';
-import { SocketSink } from '../stage/socket-sink.js';
+import { SocketSink, type WriteReport } from '../stage/socket-sink.js';
 import type { ByteSink, ConnectionContext, Direction, EndKind } from '../stage/types.js';
-import { TapAfterForward, type ChunkTarget } from '../tap/tap-after.js';
+import { TapAfterForward, type ChunkTarget, type StreamTap } from '../tap/tap-after.js';
 import { TLS_STAGE_NAME, type TlsStagePair } from '../tls/tls-stage-pair.js';
+import type { Backpressure } from './backpressure.js';
 
 export interface DirectionPathOptions {
   direction: Direction;
   context: ConnectionContext;
   socket: net.Socket;
   link: Omit<DelayLineOptions, 'deliver' | 'onEnd'>;
-  /** The tap's hooks for this direction, if the proxy taps. */
-  tap?: {
-    seen: (chunk: Buffer, nowNs: number) => void;
-    written: (endOffset: number, nowNs: number) => void;
-  };
+  /** The connection's tap, if the proxy taps; this direction calls its half. */
+  tap?: StreamTap;
   /** Client TLS: its stage in this chain, and where the tap's stamps come from. */
   tls?: TlsStagePair;
   /** Before each chunk of the client's stream goes on (plaintext; where frame stages may start). */
   beforeChunk?: () => void;
-  /** Bytes were written to the socket (stream offset one past the last) at nowNs, after the tap heard of it. */
-  written: (endOffset: number, nowNs: number) => void;
+  /** The connection's high-water rule: a write may let a paused side read again. */
+  pressure: Pick<Backpressure, 'relieve'>;
   onEnd: (kind: EndKind) => void;
   /** Maps the socket's stream offset to the offset the tap counts in (frame stages may change lengths). */
   tapOffset?: (endOffset: number) => number;
@@ -45,7 +43,7 @@ export interface DirectionPathOptions {
 /** Stages the proxy keeps at a chain's head and tail; byte stages go between them. */
 const HEAD = new Set([FRAME_CHAIN_NAME, LINK_STAGE_NAME]);
 
-export class DirectionPath {
+export class DirectionPath implements WriteReport {
   readonly chain: ByteChain;
   readonly link: LinkStage;
   /** The socket end of the chain. */
@@ -54,32 +52,34 @@ export class DirectionPath {
   readonly entry: ChunkTarget;
   private readonly head: Set<string>;
   private readonly tail: number;
-  private readonly tls: boolean;
+  private readonly tls: TlsStagePair | undefined;
+  private readonly down: boolean;
+  private readonly tapOffset: ((endOffset: number) => number) | undefined;
+  private readonly pressure: Pick<Backpressure, 'relieve'>;
+  /** When this path last wrote to its socket (-1: not yet): the self-report's read-wait cap (connection.ts). */
+  writtenNs = -1;
+  /** Where the tap sits in this direction, if it taps. */
+  private tapAfter: TapAfterForward | undefined;
 
   constructor(o: DirectionPathOptions) {
-    const tapOffset = o.tapOffset;
-    const tls = o.tls;
-    let tap: TapAfterForward | undefined;
-    const sink = (this.sink = new SocketSink(
-      o.socket,
-      (endOffset, nowNs) => {
-        if (tls !== undefined && o.direction === 'down') tls.written(endOffset, nowNs);
-        else if (tap !== undefined) tap.written(tapOffset ? tapOffset(endOffset) : endOffset, nowNs);
-        o.written(endOffset, nowNs);
-      },
-      o.onEnd,
-    ));
+    const tls = (this.tls = o.tls);
+    this.down = o.direction === 'down';
+    this.tapOffset = o.tapOffset;
+    this.pressure = o.pressure;
+    // The sink reports its writes to this path's written(), not to a closure of its own.
+    const sink = (this.sink = new SocketSink(o.socket, this, o.onEnd));
     this.chain = new ByteChain(o.context, sink);
     let link: LinkStage | undefined;
     this.chain.add({ name: LINK_STAGE_NAME, create: (_c, next) => (link = new LinkStage(o.link, next)) });
     this.link = link!;
     const tapped = (target: ChunkTarget): ChunkTarget => {
-      tap = o.tap && new TapAfterForward(target, o.tap.seen, o.tap.written, tls && (() => tls.arrivalNs()));
-      const t = tap ?? target;
       const before = o.beforeChunk;
-      return before ? { push: (c, ns) => (before(), t.push(c, ns)) } : t;
+      if (o.tap !== undefined) {
+        const seenAt = tls && (() => tls.arrivalNs());
+        return (this.tapAfter = new TapAfterForward(target, o.tap, o.direction, { seenAt, before }));
+      }
+      return before ? { push: (c, ns) => (before(), target.push(c, ns)) } : target;
     };
-    this.tls = tls !== undefined;
     if (tls === undefined) {
       this.head = HEAD;
       this.tail = 0;
@@ -98,10 +98,20 @@ export class DirectionPath {
     } else {
       this.head = new Set();
       this.tail = 2;
-      const report = (end: number, ns: number): void => tap?.written(end, ns);
+      const report = (end: number, ns: number): void => this.tapAfter?.written(end, ns);
       this.chain.add({ name: TLS_STAGE_NAME, create: (_c, next) => tls.downStage(next, report) }, 0);
       this.entry = tapped(this.chain);
     }
+  }
+
+  /** The sink wrote up to `endOffset` at `nowNs` (WriteReport): the tap hears of it, then the high-water rule. */
+  written(endOffset: number, nowNs: number): void {
+    const tls = this.tls;
+    // With client TLS the tap's down stamps come from the TLS stage, when the bytes carrying a reply leave.
+    if (tls !== undefined && this.down) tls.written(endOffset, nowNs);
+    else if (this.tapAfter !== undefined) this.tapAfter.written(this.tapOffset === undefined ? endOffset : this.tapOffset(endOffset), nowNs);
+    this.writtenNs = nowNs;
+    this.pressure.relieve();
   }
 
   /** Where a byte stage goes at `index` among the byte stages (clamped to their range). */
@@ -115,7 +125,7 @@ export class DirectionPath {
 
   /** Where the frame chain's request side goes: the head of the up chain, after TLS if any. */
   get frameChainAt(): number {
-    return this.tls ? this.chain.names.indexOf(TLS_STAGE_NAME) + 1 : 0;
+    return this.tls !== undefined ? this.chain.names.indexOf(TLS_STAGE_NAME) + 1 : 0;
   }
 
   end(kind: EndKind, nowNs: number): void {

@@ -2,6 +2,12 @@ import type net from 'node:net';
 import type { ByteSink } from '../stage/types.js';
 import type { EndKind } from './types.js';
 
+/** Who hears of each write: the direction's path (an object of the connection's, not a closure of its own). */
+export interface WriteReport {
+  /** Bytes up to stream offset `endOffset` (one past the last) were written to the socket at `nowNs`. */
+  written(endOffset: number, nowNs: number): void;
+}
+
 /**
  * The end of a direction's chain: writes to the socket and counts the stream offset written, for
  * the tap's delivery stamps. A run of chunks handed on together (a delay line's due batch) goes
@@ -21,7 +27,7 @@ export class SocketSink implements ByteSink {
 
   constructor(
     private readonly socket: net.Socket,
-    private readonly written: (endOffset: number, nowNs: number) => void,
+    private readonly report: WriteReport,
     private readonly onEnd: (kind: EndKind) => void,
   ) {}
 
@@ -36,7 +42,7 @@ export class SocketSink implements ByteSink {
       }
       s.write(chunk);
     }
-    if (!this.batching) this.written(this.offset, nowNs);
+    if (!this.batching) this.report.written(this.offset, nowNs);
   }
 
   /** From now on, pushes of one turn go out in one write (see `coalescing`). */
@@ -61,7 +67,7 @@ export class SocketSink implements ByteSink {
       this.batching = false;
       s.uncork();
     }
-    this.written(this.offset, nowNs);
+    this.report.written(this.offset, nowNs);
   }
 
   end(kind: EndKind): void {

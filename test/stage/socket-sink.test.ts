@@ -54,7 +54,7 @@ describe('SocketSink', () => {
   it('writes each push by itself until told to coalesce (one chunk per read needs no cork)', async () => {
     const p = await pair();
     cleanup = p.close;
-    const sink = new SocketSink(p.near, () => {}, () => {});
+    const sink = new SocketSink(p.near, { written: () => {} }, () => {});
     for (let i = 0; i < 10; i++) sink.push(Buffer.from(`+r${i}\r\n`), 0);
     expect(p.writes()).toBe(10);
     expect((await readAll(p.far, 50)).toString()).toBe(Array.from({ length: 10 }, (_, i) => `+r${i}\r\n`).join(''));
@@ -64,7 +64,7 @@ describe('SocketSink', () => {
     const p = await pair();
     cleanup = p.close;
     const written: number[] = [];
-    const sink = new SocketSink(p.near, (end) => written.push(end), () => {});
+    const sink = new SocketSink(p.near, { written: (end) => void written.push(end) }, () => {});
     sink.coalesceTurns();
     for (let i = 0; i < 100; i++) sink.push(Buffer.from(`+r${String(i).padStart(2, '0')}\r\n`), 0);
     expect(p.writes()).toBe(0); // held corked until the turn ends
@@ -83,7 +83,7 @@ describe('SocketSink', () => {
   it('coalescing, lets what a turn pushed out before a FIN or a reset in the same turn', async () => {
     const p = await pair();
     cleanup = p.close;
-    const sink = new SocketSink(p.near, () => {}, (kind) => (kind === 'end' ? p.near.end() : reset(p.near)));
+    const sink = new SocketSink(p.near, { written: () => {} }, (kind) => (kind === 'end' ? p.near.end() : reset(p.near)));
     sink.coalesceTurns();
     sink.push(Buffer.from('+OK\r\n'), 0);
     sink.push(Buffer.from('+OK\r\n'), 0);
@@ -96,7 +96,7 @@ describe('SocketSink', () => {
     const q = await pair();
     const prev = cleanup;
     cleanup = () => (prev(), q.close());
-    const rst = new SocketSink(q.near, () => {}, () => reset(q.near));
+    const rst = new SocketSink(q.near, { written: () => {} }, () => reset(q.near));
     rst.coalesceTurns();
     rst.push(Buffer.from('+A\r\n'), 0);
     expect(q.near.writableCorked).toBe(1);

@@ -40,8 +40,8 @@ function unframed(clock: FakeClock): Side {
   const t = newTap();
   let upOut = 0;
   let downOut = 0;
-  const up = new TapAfterForward({ push: (c) => void (upOut += c.length) }, (c, ns) => t.tap.upChunk(c, ns), (e, ns) => t.tap.upWritten(e, ns));
-  const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, (c, ns) => t.tap.downChunk(c, ns), (e, ns) => t.tap.downWritten(e, ns));
+  const up = new TapAfterForward({ push: (c) => void (upOut += c.length) }, t.tap, 'up');
+  const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, t.tap, 'down');
   return {
     ...t,
     client: (c) => up.push(c, clock.nowNs()),
@@ -56,7 +56,7 @@ function framed(clock: FakeClock, stage: FrameStage = {}): Side & { chain: Frame
   const t = newTap();
   let upOut = 0;
   let downOut = 0;
-  const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, (c, ns) => t.tap.downChunk(c, ns), (e, ns) => t.tap.downWritten(e, ns));
+  const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, t.tap, 'down');
   const chain = new FrameChain({
     conn: { id: 1, nowNs: () => clock.nowNs(), close: () => undefined, closed: new Promise(() => undefined) },
     scheduler: new ManualScheduler(clock),
@@ -68,7 +68,7 @@ function framed(clock: FakeClock, stage: FrameStage = {}): Side & { chain: Frame
   });
   chain.add('stage', stage, 0);
   chain.startReplies();
-  const up = new TapAfterForward(chain, (c, ns) => t.tap.upChunk(c, ns), (e, ns) => t.tap.upWritten(e, ns));
+  const up = new TapAfterForward(chain, t.tap, 'up');
   return {
     ...t,
     chain,
