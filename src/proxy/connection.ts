@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import { dialRedis } from '../redis/dial.js';
 import type { StageFactory } from '../stage/types.js';
-import { DirectionPath } from './direction-path.js';
+import { DirectionPath, type ClientStream } from './direction-path.js';
 import { handshakeLossNs } from '../link/loss-model.js';
 import type { StagedConnection } from './proxy-stages.js';
 import type { ConnectionOptions } from './connection-options.js';
@@ -23,7 +23,7 @@ export type { ConnectionOptions };
  * pauses when what is pending for the other side passes the high-water mark, so a slow reader
  * pushes back on Redis's output buffer, not the proxy's.
  */
-export class ProxiedConnection implements StagedConnection {
+export class ProxiedConnection implements StagedConnection, ClientStream {
   readonly upstream: net.Socket;
   /**
    * The paths, the framing, the high-water rule and the close rules, until the last close lets
@@ -110,8 +110,7 @@ export class ProxiedConnection implements StagedConnection {
       },
       tap: o.tap,
       tls,
-      beforeChunk: () => this.parts?.framing.beforeRequest(),
-      tapOffset: (end) => this.parts?.framing.clientOffsetAt(end) ?? end,
+      clientStream: this,
       pressure,
       onEnd: (kind) => this.parts?.closeRules.finish(this.upstream, kind),
     });
@@ -248,6 +247,15 @@ export class ProxiedConnection implements StagedConnection {
   /** Closes both sides now (proxy shutdown). */
   destroy(): void {
     this.parts?.closeRules.destroy();
+  }
+
+  /** The up path's ClientStream (direction-path.ts): the framing's, once it exists. */
+  beforeRequest(): void {
+    this.parts?.framing.beforeRequest();
+  }
+
+  clientOffsetAt(endOffset: number): number {
+    return this.parts?.framing.clientOffsetAt(endOffset) ?? endOffset;
   }
 
   /** Bytes the stages of one direction hold, not the socket's; none once closed. */

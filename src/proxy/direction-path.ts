@@ -31,13 +31,21 @@ export interface DirectionPathOptions {
   tap?: StreamTap;
   /** Client TLS: its stage in this chain, and where the tap's stamps come from. */
   tls?: TlsStagePair;
-  /** Before each chunk of the client's stream goes on (plaintext; where frame stages may start). */
-  beforeChunk?: () => void;
+  /**
+   * The client's stream (the up path): its hook before each chunk goes on (plaintext; where frame
+   * stages may start), and the offset the tap counts in for a socket offset (frame stages may change
+   * lengths). The connection, which passes them on to its framing, not closures of its own.
+   */
+  clientStream?: ClientStream;
   /** The connection's high-water rule: a write may let a paused side read again. */
   pressure: Pick<Backpressure, 'relieve'>;
   onEnd: (kind: EndKind) => void;
-  /** Maps the socket's stream offset to the offset the tap counts in (frame stages may change lengths). */
-  tapOffset?: (endOffset: number) => number;
+}
+
+/** See DirectionPathOptions.clientStream; framing.ts does both. */
+export interface ClientStream {
+  beforeRequest(): void;
+  clientOffsetAt(endOffset: number): number;
 }
 
 /** Stages the proxy keeps at a chain's head and tail; byte stages go between them. */
@@ -54,7 +62,7 @@ export class DirectionPath implements WriteReport {
   private readonly tail: number;
   private readonly tls: TlsStagePair | undefined;
   private readonly down: boolean;
-  private readonly tapOffset: ((endOffset: number) => number) | undefined;
+  private readonly clientStream: ClientStream | undefined;
   private readonly pressure: Pick<Backpressure, 'relieve'>;
   /** When this path last wrote to its socket (-1: not yet): the self-report's read-wait cap (connection.ts). */
   writtenNs = -1;
@@ -64,7 +72,7 @@ export class DirectionPath implements WriteReport {
   constructor(o: DirectionPathOptions) {
     const tls = (this.tls = o.tls);
     this.down = o.direction === 'down';
-    this.tapOffset = o.tapOffset;
+    this.clientStream = o.clientStream;
     this.pressure = o.pressure;
     // The sink reports its writes to this path's written(), not to a closure of its own.
     const sink = (this.sink = new SocketSink(o.socket, this, o.onEnd));
@@ -73,12 +81,12 @@ export class DirectionPath implements WriteReport {
     this.chain.add({ name: LINK_STAGE_NAME, create: (_c, next) => (link = new LinkStage(o.link, next)) });
     this.link = link!;
     const tapped = (target: ChunkTarget): ChunkTarget => {
-      const before = o.beforeChunk;
+      const client = o.clientStream;
       if (o.tap !== undefined) {
         const seenAt = tls && (() => tls.arrivalNs());
-        return (this.tapAfter = new TapAfterForward(target, o.tap, o.direction, { seenAt, before }));
+        return (this.tapAfter = new TapAfterForward(target, o.tap, o.direction, { seenAt, before: client }));
       }
-      return before ? { push: (c, ns) => (before(), target.push(c, ns)) } : target;
+      return client ? { push: (c, ns) => (client.beforeRequest(), target.push(c, ns)) } : target;
     };
     if (tls === undefined) {
       this.head = HEAD;
@@ -109,7 +117,10 @@ export class DirectionPath implements WriteReport {
     const tls = this.tls;
     // With client TLS the tap's down stamps come from the TLS stage, when the bytes carrying a reply leave.
     if (tls !== undefined && this.down) tls.written(endOffset, nowNs);
-    else if (this.tapAfter !== undefined) this.tapAfter.written(this.tapOffset === undefined ? endOffset : this.tapOffset(endOffset), nowNs);
+    else if (this.tapAfter !== undefined) {
+      const client = this.clientStream;
+      this.tapAfter.written(client === undefined ? endOffset : client.clientOffsetAt(endOffset), nowNs);
+    }
     this.writtenNs = nowNs;
     this.pressure.relieve();
   }

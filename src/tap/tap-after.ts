@@ -12,8 +12,8 @@ export type StreamTap = Pick<ConnectionTap, 'upChunk' | 'upWritten' | 'downChunk
 export interface TapAfterOptions {
   /** When the bytes really arrived, if not at push() (client TLS: at the raw socket, before the up delay). */
   seenAt?: () => number;
-  /** Runs before each chunk goes on (the client's stream: where frame stages may start, framing.ts). */
-  before?: () => void;
+  /** Told before each chunk goes on (the client's stream: where frame stages may start, framing.ts). */
+  before?: { beforeRequest(): void };
 }
 
 /**
@@ -32,7 +32,7 @@ export class TapAfterForward {
   private pendingNs = 0;
   private readonly up: boolean;
   private readonly seenAt: (() => number) | undefined;
-  private readonly before: (() => void) | undefined;
+  private readonly before: { beforeRequest(): void } | undefined;
 
   constructor(
     private readonly target: ChunkTarget,
@@ -46,7 +46,7 @@ export class TapAfterForward {
   }
 
   push(chunk: Buffer, nowNs: number): void {
-    if (this.before !== undefined) this.before();
+    if (this.before !== undefined) this.before.beforeRequest();
     this.inPush = true;
     try {
       this.target.push(chunk, nowNs);

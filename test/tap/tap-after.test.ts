@@ -28,7 +28,7 @@ function setup(delayNs: number, direction: Direction = 'up', seenAt?: () => numb
   const up = half('up');
   const down = half('down');
   const tap: StreamTap = { ...up, downChunk: down.upChunk, downWritten: down.upWritten };
-  side = new TapAfterForward(line, tap, direction, { before: () => void log.push('before'), seenAt });
+  side = new TapAfterForward(line, tap, direction, { before: { beforeRequest: () => void log.push('before') }, seenAt });
   return { clock, scheduler, side, log };
 }
 
