@@ -121,7 +121,7 @@ export class DelayLine extends LossyLine {
     this.ended = true;
     const due = this.dueFor(0, arrivalNs);
     if (this.count === 0 && due <= this.options.scheduler.clock.nowNs()) {
-      this.options.onEnd(kind, this.options.scheduler.clock.nowNs());
+      this.endOut(kind, this.options.scheduler.clock.nowNs());
       return;
     }
     this.enqueue(kind, due, 0);
@@ -198,10 +198,23 @@ export class DelayLine extends LossyLine {
     return item;
   }
 
+  /**
+   * Where due chunks go: `deliver`. A method, so that the link stage (link-stage.ts), a delay line
+   * itself, hands them to the next stage with no callback of its own per line.
+   */
+  protected handOut(chunks: Buffer[], endOffset: number, nowNs: number): void {
+    this.options.deliver(chunks, endOffset, nowNs);
+  }
+
+  /** Where the end marker goes: `onEnd` (a method for the same reason as handOut). */
+  protected endOut(kind: EndKind, nowNs: number): void {
+    this.options.onEnd(kind, nowNs);
+  }
+
   private handOn(chunk: Buffer, nowNs: number): void {
     const one = this.one;
     one[0] = chunk;
-    this.options.deliver(one, this.offset, nowNs);
+    this.handOut(one, this.offset, nowNs);
     one[0] = EMPTY;
   }
 
@@ -230,11 +243,11 @@ export class DelayLine extends LossyLine {
       }
     }
     if (batch.length > 0) {
-      this.options.deliver(batch, this.offset, now);
+      this.handOut(batch, this.offset, now);
       batch.length = 0;
     } else if (first !== undefined) this.handOn(first, now);
     if (endKind) {
-      this.options.onEnd(endKind, now);
+      this.endOut(endKind, now);
       return;
     }
     if (this.destroyed) return;

@@ -64,7 +64,7 @@ export class CloseRules {
    * instead of resending (`then: reset`, or longer than Linux retransmits).
    */
   givesUpAfter(window: PartitionWindow): boolean {
-    for (const line of [this.up.link.line, this.down.link.line]) {
+    for (const line of [this.up.link, this.down.link]) {
       const f = line.partitionFlight;
       if (f !== undefined && f.window === window && f.lost && (window.then === 'reset' || f.gaveUp())) return true;
     }

@@ -45,8 +45,8 @@ export class ConnectionParts {
 
   /** Both directions hold what the partition takes until their sender's resend (partition.ts). */
   partition(window: PartitionWindow, rtoNs: number): void {
-    this.up.link.line.partition(new PartitionFlight(window, rtoNs));
-    this.down.link.line.partition(new PartitionFlight(window, rtoNs));
+    this.up.link.partition(new PartitionFlight(window, rtoNs));
+    this.down.link.partition(new PartitionFlight(window, rtoNs));
   }
 
   /** Bytes the stages of one direction hold (frame chain included), not the socket's. */
