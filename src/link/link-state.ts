@@ -123,7 +123,7 @@ export class LinkState {
   }
 
   sampleNs(direction: Direction): number {
-    return this.samplers[direction]() * 1000;
+    return this.sampleNsOf[direction]();
   }
 
   /**

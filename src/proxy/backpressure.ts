@@ -1,5 +1,10 @@
 import type net from 'node:net';
 
+/** What a connection's stages hold per direction, not its sockets (the connection answers). */
+export interface StagedBytes {
+  pending(d: 'up' | 'down'): number;
+}
+
 /**
  * A connection's high-water rule: reading from a side pauses while what is pending for the other
  * side (the stages' bytes plus the socket's buffer) is past `highWaterBytes`, and resumes under
@@ -16,7 +21,7 @@ export class Backpressure {
     private readonly upstream: net.Socket,
     private readonly highWaterBytes: number,
     /** Bytes the stages of one direction hold (not the socket's): the connection, asked per read. */
-    private readonly held: { pending(d: 'up' | 'down'): number },
+    private readonly held: StagedBytes,
   ) {}
 
   /** After a client read went up: pause the client if too much waits for Redis. */

@@ -2,6 +2,7 @@ import type net from 'node:net';
 import type { PartitionWindow } from '../link/partition.js';
 import { reset } from '../stage/socket-sink.js';
 import type { EndKind, Scheduler } from '../stage/types.js';
+import type { StagedBytes } from './backpressure.js';
 import type { DirectionPath } from './direction-path.js';
 import type { Framing } from './framing.js';
 
@@ -33,8 +34,8 @@ export class CloseRules {
     private readonly down: DirectionPath,
     /** Where Redis's bytes go in (the down path or a frame chain's reply side), so its end too. */
     private readonly framing: Framing,
-    /** Bytes the stages of one direction hold (frame chain included), not the socket's. */
-    private readonly pending: (d: 'up' | 'down') => number,
+    /** Bytes the stages of one direction hold (frame chain included), not the socket's: the connection. */
+    private readonly held: StagedBytes,
     private readonly scheduler: Scheduler,
     /** Once, when both sockets are closed: after the stages are destroyed and `closed` settled. */
     private readonly onClosed: () => void,
@@ -124,8 +125,8 @@ export class CloseRules {
       return;
     }
     // One side is gone for good: once the other has nothing left to receive, close it too.
-    const upIdle = this.up.link.queued === 0 && this.pending('up') === 0;
-    const downIdle = this.down.link.queued === 0 && this.pending('down') === 0;
+    const upIdle = this.up.link.queued === 0 && this.held.pending('up') === 0;
+    const downIdle = this.down.link.queued === 0 && this.held.pending('down') === 0;
     if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
     if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
     if (this.upstream.destroyed && downIdle && !this.client.writableEnded && !this.resetPending) this.client.end();

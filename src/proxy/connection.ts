@@ -76,7 +76,6 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
       (kind) => this.parts?.closeRules.closeFromStage(kind),
       () => this.parts?.closeRules.closedOnce() ?? Promise.resolve(),
     );
-    const pending = (d: 'up' | 'down'): number => this.pending(d);
     // Before the paths: their writes relieve it. It asks this connection what the stages hold, a
     // method rather than a closure of its own, since it asks on every read.
     const pressure = new Backpressure(client, upstream, o.highWaterBytes, this);
@@ -141,7 +140,7 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
       log: o.log,
     });
     // Before the stages below: a stage may close the connection through its context when created.
-    const closeRules = new CloseRules(client, upstream, up, down, framing, pending, o.scheduler, () => {
+    const closeRules = new CloseRules(client, upstream, up, down, framing, this, o.scheduler, () => {
       this.dial?.stop();
       this.o.tap?.close(clock.nowNs());
       this.o.onClosed(this);

@@ -3,7 +3,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../proxy/helpers.js';
 import { runCli, startCliProxy } from './helpers/cli-proxy.js';
 
-
 describe('every proxy flag with a bad value exits 2 naming the flag and what it accepts', () => {
   const up = ['proxy', '--upstream', '127.0.0.1:1'];
   const cases: { args: string[]; flag: string; accepts: RegExp }[] = [
