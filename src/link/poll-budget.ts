@@ -38,6 +38,11 @@ export class PollBudget {
     return this.share(nowNs, pollNs) > this.maxShare && Math.max(this.timersBefore, this.timersInWindow) > this.maxTimers;
   }
 
+  /** At most one connection's timers (`maxTimers`) fired in this window or the one before. */
+  fewTimers(): boolean {
+    return Math.max(this.timersBefore, this.timersInWindow) <= this.maxTimers;
+  }
+
   /**
    * The share of the recent past (10 to 20 ms: the window before this one and this one so far)
    * spent polling (`pollNs`: cumulative poll time). Running, so the budget holds within a window

@@ -73,9 +73,11 @@ export interface PreciseSchedulerOptions {
    */
   lingerUntimedNs?: number;
   /**
-   * Linger after timed deliveries too (the behaviour before the timer thread). With a delay, what
-   * follows a delivery comes a round trip later, so lingering there buys little and polls for it.
-   * @default false
+   * Keep polling this long after a timed delivery, while few timers fire (one connection) and the
+   * timed delivery before was followed within it: the client's next request, and with no delay up
+   * Redis's reply to it, then find the process awake instead of paying a wake-up each
+   * (timed-linger.ts). 0 = never. @default 300 us (real clock), 0 (any other: a fake clock never
+   * moves by itself)
    */
-  lingerAfterTimed?: boolean;
+  timedLingerNs?: number;
 }

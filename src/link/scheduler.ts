@@ -4,6 +4,7 @@ import { LingerGate } from './linger-gate.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
 import { PollTurns } from './poll-turns.js';
+import { TimedLinger } from './timed-linger.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
 import { MAX_EARLY_NS, openWaker, SleepMargins, ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
@@ -32,7 +33,8 @@ export class PreciseScheduler implements Scheduler {
   private readonly lingerNs: number;
   private readonly maxLingerSources: number;
   private readonly lingerGate: LingerGate;
-  private readonly lingerAfterTimed: boolean;
+  /** Lingering after timed deliveries; none when `timedLingerNs` is 0. */
+  private readonly timedLinger: TimedLinger | undefined;
   private readonly lingerUntimedNs: number;
   /** When a timed delivery last left. */
   private lastTimedNs = -Infinity;
@@ -60,7 +62,8 @@ export class PreciseScheduler implements Scheduler {
     this.quietSpinNs = Math.max(this.spinNs, options.quietSpinNs ?? (real ? MAX_EARLY_NS : 0));
     this.lingerNs = options.lingerNs ?? 1_000_000;
     this.maxLingerSources = options.maxLingerSources ?? 2;
-    this.lingerAfterTimed = options.lingerAfterTimed ?? false;
+    const timedLingerNs = options.timedLingerNs ?? (real ? 300_000 : 0);
+    this.timedLinger = timedLingerNs > 0 ? new TimedLinger(timedLingerNs) : undefined;
     this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
     this.lingerGate = new LingerGate(this.lingerNs, this.maxLingerSources);
     this.budget = new PollBudget(options.maxPollShare ?? 0.05, this.maxLingerSources);
@@ -79,6 +82,7 @@ export class PreciseScheduler implements Scheduler {
 
   arm(timer: Timer, dueNs: number): void {
     if (timer.index >= 0) this.heap.removeAt(timer.index);
+    else if (this.heap.length === 0 && !this.firing) this.noteActivity();
     timer.dueNs = dueNs;
     this.heap.push(timer);
     if (timer.index === 0) this.plan();
@@ -108,13 +112,15 @@ export class PreciseScheduler implements Scheduler {
    * A zero-delay delivery happened in a read callback: linger, so the reply does not find the
    * proxy asleep, but only while one connection is exchanging data (lingering pays for one
    * sequential client and costs CPU, on a 2-core machine Redis's CPU, for several) and only on
-   * links with no delay (docs/precision.md has the measurements).
+   * links with no delay (docs/precision.md has the measurements). It is also a read that came in,
+   * which the timed linger learns from.
    */
   delivered(nowNs: number, source: DeliverySource): void {
+    this.timedLinger?.activity(nowNs);
     if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
     if (!this.lingerGate.allows(nowNs, source)) return;
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
-    if (this.heap.length === 0) this.startPolling();
+    if (this.heap.length === 0) this.startPolling(true);
   }
 
   /**
@@ -136,6 +142,17 @@ export class PreciseScheduler implements Scheduler {
   }
   /** Within catchUp: the re-arms of the lines that fired plan once, after. */
   private catchingUp = false;
+  /** Within a timer's fire(): its line arming again for what it still holds is not new activity. */
+  private firing = false;
+
+  /**
+   * A timer armed with none waiting: a read queued at a line (the first after a timed delivery
+   * tells the timed linger whether it came soon; the clock is read for that one only).
+   */
+  private noteActivity(): void {
+    const timed = this.timedLinger;
+    if (timed !== undefined && timed.awaiting) timed.activity(this.clock.nowNs());
+  }
 
   /** Timers waiting (for tests and stats). */
   get size(): number {
@@ -188,11 +205,12 @@ export class PreciseScheduler implements Scheduler {
     this.plan();
   };
 
-  private startPolling(): void {
+  /** `lingering`: the turns wait for other processes' bytes, not for a deadline (poll-turns.ts). */
+  private startPolling(lingering = false): void {
     if (this.polling) return;
     this.polling = true;
     this.account.polling();
-    this.turns.next();
+    this.turns.next(lingering);
   }
 
   /** The self-report's view of the loop (poll-account.ts). */
@@ -245,10 +263,14 @@ export class PreciseScheduler implements Scheduler {
       }
     }
     const endNs = this.clock.nowNs();
-    if (fired && this.lingerAfterTimed) this.hotUntilNs = endNs + this.lingerNs;
-    // Stay awake a little after a zero-delay delivery: the reply (or the next request) usually
-    // follows within tens of microseconds, and waking a sleeping process costs about that much.
-    if (this.heap.length === 0 && this.lingerNs > 0 && endNs < this.hotUntilNs) this.startPolling();
+    // After a timed delivery, for one connection whose client follows it at once (timed-linger.ts).
+    const timed = this.timedLinger;
+    if (fired && timed !== undefined && timed.fired(endNs) && this.budget.fewTimers()) {
+      this.hotUntilNs = Math.max(this.hotUntilNs, endNs + timed.lingerNs);
+    }
+    // Stay awake a little after a delivery: the reply (or the next request) usually follows
+    // within tens of microseconds, and waking a sleeping process costs about that much.
+    if (this.heap.length === 0 && endNs < this.hotUntilNs) this.startPolling(true);
     else this.plan();
     if (!this.polling) this.turns.ended();
     this.account.turnEnded(startNs, endNs, this.polling);
@@ -275,7 +297,9 @@ export class PreciseScheduler implements Scheduler {
       this.heap.removeAt(0);
       head.index = -1;
       this.budget.fired(head);
+      this.firing = true;
       head.fire();
+      this.firing = false;
       fired = true;
       this.lastTimedNs = now;
     }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock, realClock } from '../../src/clock.js';
+import { PollTurns } from '../../src/link/poll-turns.js';
 import { newTimer, PreciseScheduler } from '../../src/link/scheduler.js';
 import { TIMER_THREAD_SLOTS } from '../../src/link/timer-thread.js';
 import { ThreadWaker, WakeLearner } from '../../src/link/waker.js';
@@ -223,19 +224,106 @@ describe('PreciseScheduler on the timer thread (real clock)', () => {
   });
 });
 
-describe('lingering', () => {
-  it('does not linger after a timed delivery unless asked to', async () => {
-    for (const lingerAfterTimed of [false, true]) {
-      const clock = new CountingClock(0);
-      const s = new PreciseScheduler({ clock, lingerNs: 1_000_000, spinWindowNs: 10_000_000, lingerAfterTimed });
+describe('lingering after a timed delivery', () => {
+  /** Whether the scheduler polls while the fake clock stands still: with no timer waiting, whether it lingers. */
+  const polling = async (clock: CountingClock): Promise<boolean> => {
+    await ticks(3);
+    const before = clock.reads;
+    await ticks(10);
+    return clock.reads - before >= 8;
+  };
+  // A poll window longer than any wait here: the scheduler never sleeps on a real timer.
+  const POLLED = 100_000_000;
+  /** A scheduler that lingers 300 us after timed deliveries, on a clock that counts its reads. */
+  const timedLingering = (): { clock: CountingClock; s: PreciseScheduler } => {
+    const clock = new CountingClock(0);
+    return { clock, s: new PreciseScheduler({ clock, spinWindowNs: POLLED, timedLingerNs: 300_000 }) };
+  };
+
+  it('does not linger after one with no timed linger (the default off the real clock)', async () => {
+    const clock = new CountingClock(0);
+    const s = new PreciseScheduler({ clock, lingerNs: 1_000_000, spinWindowNs: POLLED });
+    s.schedule(1_000, () => undefined);
+    clock.setNs(2_000);
+    expect(await polling(clock)).toBe(false);
+  });
+
+  it('polls through the linger after it, then stops; again after the next while the client follows at once', async () => {
+    const { clock, s } = timedLingering();
+    const line = { activeWindow: -1 };
+    s.schedule(1_000, () => undefined);
+    clock.setNs(2_000);
+    expect(await polling(clock)).toBe(true); // the first one lingers: nothing learned yet
+    clock.setNs(100_000);
+    s.delivered(100_000, line); // the next request, 98 us after the delivery, sent with no delay
+    expect(await polling(clock)).toBe(true); // still inside the linger
+    clock.setNs(302_100); // past it
+    expect(await polling(clock)).toBe(false);
+    s.schedule(20_000_000, () => undefined);
+    clock.setNs(20_001_000);
+    expect(await polling(clock)).toBe(true); // followed at once last time: lingers
+    clock.setNs(20_400_000);
+    expect(await polling(clock)).toBe(false);
+  });
+
+  it('stops lingering for a client that thinks between requests, and starts again once it does not', async () => {
+    const { clock, s } = timedLingering();
+    const line = { activeWindow: -1 };
+    s.schedule(1_000_000, () => undefined);
+    clock.setNs(1_001_000);
+    expect(await polling(clock)).toBe(true);
+    clock.setNs(6_000_000); // the next request 5 ms later: the linger polled for nothing
+    s.delivered(6_000_000, line);
+    s.schedule(10_000_000, () => undefined);
+    clock.setNs(10_001_000);
+    expect(await polling(clock)).toBe(false); // learned: no linger
+    // The next request comes 50 us after this delivery and waits at a line (a delay up): seen
+    // while asleep, from its time.
+    clock.setNs(10_051_000);
+    s.schedule(15_000_000, () => undefined);
+    clock.setNs(15_001_000);
+    expect(await polling(clock)).toBe(true);
+  });
+
+  it('does not linger after a timed delivery nothing came in before (a line arming again as it fires is not a read)', async () => {
+    const { clock, s } = timedLingering();
+    const third = newTimer(() => undefined);
+    s.schedule(1_000, () => undefined);
+    // The line's next chunk, due 199 us later; as it leaves, the line arms for the one behind it.
+    s.schedule(200_000, () => s.arm(third, 5_000_000));
+    clock.setNs(2_000);
+    await ticks(3); // the first leaves and lingers, to 302 us
+    clock.setNs(201_000);
+    await ticks(3); // the second leaves: no read came since the first, so no linger of its own
+    s.cancel(third);
+    clock.setNs(303_000);
+    expect(await polling(clock)).toBe(false);
+  });
+
+  it('lingers yielding the CPU (the turns wait for other processes), and polls for a deadline without', async () => {
+    const next = vi.spyOn(PollTurns.prototype, 'next');
+    try {
+      const { clock, s } = timedLingering();
       s.schedule(1_000, () => undefined);
+      expect(next.mock.calls.at(-1)).toEqual([false]); // polling for the deadline
       clock.setNs(2_000);
-      await ticks(5); // fires, then either stops or keeps polling through the linger
-      const after = clock.reads;
-      await ticks(20);
-      if (lingerAfterTimed) expect(clock.reads - after).toBeGreaterThanOrEqual(15);
-      else expect(clock.reads).toBe(after);
+      await ticks(3);
+      expect(next.mock.calls.at(-1)).toEqual([true]); // after it: the timed linger
+      clock.setNs(200_000_000); // no timed delivery for lingerUntimedNs: a link with no delay
+      await ticks(3);
+      const stopped = next.mock.calls.length;
+      s.delivered(200_000_000, { activeWindow: -1 });
+      expect(next.mock.calls.slice(stopped)).toEqual([[true]]); // the zero-delay linger
+    } finally {
+      next.mockRestore();
     }
+  });
+
+  it('does not linger while more than one connection\'s timers fire', async () => {
+    const { clock, s } = timedLingering();
+    for (let i = 0; i < 3; i++) s.schedule(1_000 + i, () => undefined);
+    clock.setNs(2_000);
+    expect(await polling(clock)).toBe(false);
   });
 });
 
