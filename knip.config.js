@@ -12,8 +12,8 @@ export default {
   project: ['src/**/*.ts', 'test/**/*.ts', 'lab/**/*.{ts,mjs}', 'bin/*.js'],
   ignoreExportsUsedInFile: true,
   // Programs the tests and tools run, installed by .ci/run (apt), not by npm.
-  // taskset (util-linux): test/link/turn-hook.test.ts. tcpdump: lab/tools/wire-truth.mjs only, a lab tool run by hand (as root) and never by CI.
-  ignoreBinaries: ['redis-server', 'redis-cli', 'redis-benchmark', 'openssl', 'promtool', 'tcpdump', 'taskset'],
+  // tcpdump: lab/tools/wire-truth.mjs only, a lab tool run by hand (as root) and never by CI.
+  ignoreBinaries: ['redis-server', 'redis-cli', 'redis-benchmark', 'openssl', 'promtool', 'tcpdump'],
   // Run by path (node .../cli.js) against the packed tarball in test/package/packed.test.ts.
   ignoreDependencies: ['publint', '@arethetypeswrong/cli'],
   compilers: { mjs: fromDist, js: fromDist },

@@ -9,15 +9,11 @@
  *
  * JavaScript API (src/link/native-alarm.ts):
  *   const t = createTurns(onTurn)  onTurn() runs on the main thread after each loop turn's I/O while started
- *   startTurns(t, yielding)        from the next turn on; keeps the process alive while started.
- *                                  yielding: give the CPU to any thread waiting for it before each
- *                                  turn's poll (sched_yield), for a poll that waits on other processes
+ *   startTurns(t)                  from the next turn on; keeps the process alive while started
  *   stopTurns(t)                   no more calls (from inside onTurn too)
  *   closeTurns(t)                  stop and free; unusable after
  */
 #define NAPI_VERSION 8
-#include <sched.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <node_api.h>
 #include <uv.h>
@@ -28,7 +24,6 @@ typedef struct {
   uv_idle_t idle;
   uv_check_t check;
   int closed;
-  int yielding;
   /* Freed once all three are done: libuv's close of both handles, and V8's collection of the external. */
   int handles_closed;
   int finalized;
@@ -55,16 +50,9 @@ static void on_finalized(napi_env env, void *data, void *hint) {
   free_if_done(t);
 }
 
-/*
- * An active idle handle makes the loop poll without blocking. When the turns wait for another
- * process (a reply from Redis, the client's next request), that process may have been woken onto
- * this CPU, where the kernel lets a running thread finish its slice before a woken one preempts
- * it: yielding lets it run now rather than after the wait (docs/precision.md). With nothing else
- * runnable here, sched_yield returns at once.
- */
+/* Nothing to do: an active idle handle only makes the loop poll without blocking. */
 static void on_idle(uv_idle_t *idle) {
-  turns_t *t = idle->data;
-  if (t->yielding) sched_yield();
+  (void)idle;
 }
 
 static void on_check(uv_check_t *check) {
@@ -148,11 +136,6 @@ static napi_value create_turns(napi_env env, napi_callback_info info) {
 static napi_value start_turns(napi_env env, napi_callback_info info) {
   turns_t *t = unwrap_turns(env, info);
   if (t == NULL) return NULL;
-  size_t argc = 2;
-  napi_value argv[2];
-  bool yielding = false;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) == napi_ok && argc >= 2) napi_get_value_bool(env, argv[1], &yielding);
-  t->yielding = yielding;
   uv_idle_start(&t->idle, on_idle);
   uv_check_start(&t->check, on_check);
   return NULL;

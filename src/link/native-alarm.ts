@@ -15,7 +15,7 @@ interface Binding {
   clear(alarm: object): void;
   close(alarm: object): void;
   createTurns(onTurn: () => void): object;
-  startTurns(hook: object, yielding: boolean): void;
+  startTurns(hook: object): void;
   stopTurns(hook: object): void;
   closeTurns(hook: object): void;
 }
@@ -60,12 +60,8 @@ export function openAlarm(onWake: () => void): Alarm | undefined {
 
 /** A call once per event-loop turn, after the turn's I/O, while started (native/timerfd/turns.c). */
 export interface TurnHook {
-  /**
-   * From the next turn on; keeps the process alive while started. `yielding`: give the CPU to a
-   * thread waiting for it before each turn's poll (turns.c). Starting a started hook the same way
-   * does nothing.
-   */
-  start(yielding: boolean): void;
+  /** From the next turn on; keeps the process alive while started. Starting a started hook does nothing. */
+  start(): void;
   /** No more calls (from inside the call too). */
   stop(): void;
   /** Frees it; it must not be used after. */
@@ -80,13 +76,11 @@ export function openTurnHook(onTurn: () => void): TurnHook | undefined {
   const handle = b.createTurns(onTurn);
   // A crossing into the addon per poll turn is what the hook saves elsewhere: only on a change.
   let started = false;
-  let yieldingNow = false;
   return {
-    start: (yielding) => {
-      if (started && yielding === yieldingNow) return;
+    start: () => {
+      if (started) return;
       started = true;
-      yieldingNow = yielding;
-      b.startTurns(handle, yielding);
+      b.startTurns(handle);
     },
     stop: () => {
       if (!started) return;

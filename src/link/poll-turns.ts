@@ -15,13 +15,9 @@ export class PollTurns {
     if (useHook) this.hook = openTurnHook(poll);
   }
 
-  /**
-   * Poll in the next turn: on the hook, in every turn after it too, until `ended()`. `yielding`:
-   * the poll waits for another process (a linger), which may be waiting for this CPU; without the
-   * hook it cannot yield.
-   */
-  next(yielding = false): void {
-    if (this.hook) this.hook.start(yielding);
+  /** Poll in the next turn: on the hook, in every turn after it too, until `ended()`. */
+  next(): void {
+    if (this.hook) this.hook.start();
     else setImmediate(this.poll);
   }
 

@@ -120,7 +120,7 @@ export class PreciseScheduler implements Scheduler {
     if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
     if (!this.lingerGate.allows(nowNs, source)) return;
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
-    if (this.heap.length === 0) this.startPolling(true);
+    if (this.heap.length === 0) this.startPolling();
   }
 
   /**
@@ -205,12 +205,11 @@ export class PreciseScheduler implements Scheduler {
     this.plan();
   };
 
-  /** `lingering`: the turns wait for other processes' bytes, not for a deadline (poll-turns.ts). */
-  private startPolling(lingering = false): void {
+  private startPolling(): void {
     if (this.polling) return;
     this.polling = true;
     this.account.polling();
-    this.turns.next(lingering);
+    this.turns.next();
   }
 
   /** The self-report's view of the loop (poll-account.ts). */
@@ -270,7 +269,7 @@ export class PreciseScheduler implements Scheduler {
     }
     // Stay awake a little after a delivery: the reply (or the next request) usually follows
     // within tens of microseconds, and waking a sleeping process costs about that much.
-    if (this.heap.length === 0 && endNs < this.hotUntilNs) this.startPolling(true);
+    if (this.heap.length === 0 && endNs < this.hotUntilNs) this.startPolling();
     else this.plan();
     if (!this.polling) this.turns.ended();
     this.account.turnEnded(startNs, endNs, this.polling);

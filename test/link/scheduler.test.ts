@@ -2,7 +2,6 @@ import { spawn } from 'node:child_process';
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock, realClock } from '../../src/clock.js';
-import { PollTurns } from '../../src/link/poll-turns.js';
 import { newTimer, PreciseScheduler } from '../../src/link/scheduler.js';
 import { TIMER_THREAD_SLOTS } from '../../src/link/timer-thread.js';
 import { ThreadWaker, WakeLearner } from '../../src/link/waker.js';
@@ -298,25 +297,6 @@ describe('lingering after a timed delivery', () => {
     s.cancel(third);
     clock.setNs(303_000);
     expect(await polling(clock)).toBe(false);
-  });
-
-  it('lingers yielding the CPU (the turns wait for other processes), and polls for a deadline without', async () => {
-    const next = vi.spyOn(PollTurns.prototype, 'next');
-    try {
-      const { clock, s } = timedLingering();
-      s.schedule(1_000, () => undefined);
-      expect(next.mock.calls.at(-1)).toEqual([false]); // polling for the deadline
-      clock.setNs(2_000);
-      await ticks(3);
-      expect(next.mock.calls.at(-1)).toEqual([true]); // after it: the timed linger
-      clock.setNs(200_000_000); // no timed delivery for lingerUntimedNs: a link with no delay
-      await ticks(3);
-      const stopped = next.mock.calls.length;
-      s.delivered(200_000_000, { activeWindow: -1 });
-      expect(next.mock.calls.slice(stopped)).toEqual([[true]]); // the zero-delay linger
-    } finally {
-      next.mockRestore();
-    }
   });
 
   it('does not linger while more than one connection\'s timers fire', async () => {

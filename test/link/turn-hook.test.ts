@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it, vi } from 'vitest';
 import { realClock } from '../../src/clock.js';
@@ -46,8 +45,8 @@ describe.runIf(process.platform === 'linux')('the turn hook (native/timerfd/turn
           resolve();
         }
       })!;
-      hook.start(false);
-      hook.start(false);
+      hook.start();
+      hook.start();
     });
     await new Promise((r) => setTimeout(r, 20));
     expect(calls).toBe(1000);
@@ -91,32 +90,11 @@ describe.runIf(process.platform === 'linux')('the turn hook (native/timerfd/turn
     expect(r).toMatchObject({ out: 'turned\nexit 0', status: 0 });
   });
 
-  it('yielding, gives the CPU to a thread waiting for it before each turn; not yielding, keeps its share', () => {
-    // One CPU for the process (the first this one may use), and a worker thread that wants all of it.
-    const cpu = /Cpus_allowed_list:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]!;
-    const turnsIn200ms = (yielding: boolean): number => {
-      const source =
-        `const b = require('./${ADDON}'); const { Worker } = require('node:worker_threads');` +
-        `const w = new Worker('const end = Date.now() + 2000; while (Date.now() < end);', { eval: true });` +
-        `w.on('online', () => setTimeout(() => { let n = 0; const end = Date.now() + 200;` +
-        `const h = b.createTurns(() => { n++; if (Date.now() >= end) { b.stopTurns(h); console.log(n); w.terminate(); } });` +
-        `b.startTurns(h, ${yielding}); }, 20));`;
-      const r = spawnSync('taskset', ['-c', cpu, process.execPath, '-e', source], { cwd: ROOT, encoding: 'utf8', timeout: 20_000 });
-      expect(r.status).toBe(0);
-      return Number(r.stdout.trim());
-    };
-    const sharing = turnsIn200ms(false);
-    const yielding = turnsIn200ms(true);
-    // Sharing the CPU it turns tens of thousands of times; yielding, once per slice the worker gets.
-    expect(sharing).toBeGreaterThan(10_000);
-    expect(yielding).toBeLessThan(sharing / 20);
-  });
-
   it('refuses a closed hook and a call without a function', () => {
     const b = timerfdBinding()!;
     const h = b.createTurns(() => undefined);
     b.closeTurns(h);
-    expect(() => b.startTurns(h, false)).toThrow(/not an open turn hook/);
+    expect(() => b.startTurns(h)).toThrow(/not an open turn hook/);
     expect(() => b.stopTurns({})).toThrow(/not an open turn hook/);
     expect(() => b.createTurns(1 as unknown as () => void)).toThrow(/needs a function/);
   });

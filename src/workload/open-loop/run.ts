@@ -61,7 +61,8 @@ const LEAD_NS = 20e6;
  */
 export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOutcome> {
   const clock = realClock;
-  const scheduler = new PreciseScheduler({ clock, lingerNs: 0, maxPollShare: 1, quietSpinNs: GENERATOR_SPIN_NS });
+  // No linger of either kind: a proxy's, for reads that follow its deliveries; the generator has none.
+  const scheduler = new PreciseScheduler({ clock, lingerNs: 0, timedLingerNs: 0, maxPollShare: 1, quietSpinNs: GENERATOR_SPIN_NS });
   const schedule =
     o.ratePerSec === undefined ? undefined : buildArrivalSchedule({ ratePerSec: o.ratePerSec, durationUs: o.durationUs, arrival: o.arrival, seed: o.seed });
   const startNs = clock.nowNs() + LEAD_NS;
