@@ -73,11 +73,10 @@ export interface PreciseSchedulerOptions {
    */
   lingerUntimedNs?: number;
   /**
-   * Keep polling this long after a timed delivery, while few timers fire (one connection) and the
-   * timed delivery before was followed within it: the client's next request, and with no delay up
-   * Redis's reply to it, then find the process awake instead of paying a wake-up each
-   * (timed-linger.ts). 0 = never. @default 300 us (real clock), 0 (any other: a fake clock never
-   * moves by itself)
+   * Keep polling up to this long after a timed delivery, until the next read, while few timers fire
+   * (one connection) and the timed delivery before was followed within it: the client's next
+   * request then finds the process awake instead of paying a wake-up (timed-linger.ts). 0 = never.
+   * @default 300 us (real clock), 0 (any other: a fake clock never moves by itself)
    */
   timedLingerNs?: number;
 }

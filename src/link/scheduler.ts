@@ -116,7 +116,8 @@ export class PreciseScheduler implements Scheduler {
    * which the timed linger learns from.
    */
   delivered(nowNs: number, source: DeliverySource): void {
-    this.timedLinger?.activity(nowNs);
+    const timed = this.timedLinger;
+    if (timed !== undefined && timed.awaiting) this.followed(timed, nowNs);
     if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
     if (!this.lingerGate.allows(nowNs, source)) return;
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
@@ -151,7 +152,18 @@ export class PreciseScheduler implements Scheduler {
    */
   private noteActivity(): void {
     const timed = this.timedLinger;
-    if (timed !== undefined && timed.awaiting) timed.activity(this.clock.nowNs());
+    if (timed !== undefined && timed.awaiting) this.followed(timed, this.clock.nowNs());
+  }
+
+  /**
+   * The first read after a timed delivery came: the timed linger learns when, and ends. Polling on
+   * would wait for Redis's reply to a request just written to it, and Linux puts a process woken by
+   * a socket write on the writer's CPU when that is busy only with the writer (it expects it to
+   * sleep), where Redis would wait for the poll to end (docs/precision.md).
+   */
+  private followed(timed: TimedLinger, nowNs: number): void {
+    timed.activity(nowNs);
+    this.hotUntilNs = Math.min(this.hotUntilNs, nowNs);
   }
 
   /** Timers waiting (for tests and stats). */

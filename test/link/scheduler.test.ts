@@ -247,21 +247,20 @@ describe('lingering after a timed delivery', () => {
     expect(await polling(clock)).toBe(false);
   });
 
-  it('polls through the linger after it, then stops; again after the next while the client follows at once', async () => {
+  it('polls after it until the next read comes, and no longer; again after the next while the client follows at once', async () => {
     const { clock, s } = timedLingering();
     const line = { activeWindow: -1 };
     s.schedule(1_000, () => undefined);
     clock.setNs(2_000);
     expect(await polling(clock)).toBe(true); // the first one lingers: nothing learned yet
     clock.setNs(100_000);
-    s.delivered(100_000, line); // the next request, 98 us after the delivery, sent with no delay
-    expect(await polling(clock)).toBe(true); // still inside the linger
-    clock.setNs(302_100); // past it
-    expect(await polling(clock)).toBe(false);
+    expect(await polling(clock)).toBe(true); // 98 us on: still lingering
+    s.delivered(100_000, line); // the next request, sent with no delay
+    expect(await polling(clock)).toBe(false); // it came: no polling for Redis's reply
     s.schedule(20_000_000, () => undefined);
     clock.setNs(20_001_000);
     expect(await polling(clock)).toBe(true); // followed at once last time: lingers
-    clock.setNs(20_400_000);
+    clock.setNs(20_400_000); // nothing came within 300 us
     expect(await polling(clock)).toBe(false);
   });
 
