@@ -113,11 +113,11 @@ export class PreciseScheduler implements Scheduler {
    * proxy asleep, but only while one connection is exchanging data (lingering pays for one
    * sequential client and costs CPU, on a 2-core machine Redis's CPU, for several) and only on
    * links with no delay (docs/precision.md has the measurements). It is also a read that came in,
-   * which the timed linger learns from.
+   * which the timed linger learns from and ends at.
    */
   delivered(nowNs: number, source: DeliverySource): void {
     const timed = this.timedLinger;
-    if (timed !== undefined && timed.awaiting) this.followed(timed, nowNs);
+    if (timed !== undefined && timed.awaiting) this.readAfterTimed(timed, nowNs);
     if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
     if (!this.lingerGate.allows(nowNs, source)) return;
     this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
@@ -152,7 +152,7 @@ export class PreciseScheduler implements Scheduler {
    */
   private noteActivity(): void {
     const timed = this.timedLinger;
-    if (timed !== undefined && timed.awaiting) this.followed(timed, this.clock.nowNs());
+    if (timed !== undefined && timed.awaiting) this.readAfterTimed(timed, this.clock.nowNs());
   }
 
   /**
@@ -161,7 +161,7 @@ export class PreciseScheduler implements Scheduler {
    * a socket write on the writer's CPU when that is busy only with the writer (it expects it to
    * sleep), where Redis would wait for the poll to end (docs/precision.md).
    */
-  private followed(timed: TimedLinger, nowNs: number): void {
+  private readAfterTimed(timed: TimedLinger, nowNs: number): void {
     timed.activity(nowNs);
     this.hotUntilNs = Math.min(this.hotUntilNs, nowNs);
   }
