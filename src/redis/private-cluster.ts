@@ -66,6 +66,10 @@ export interface PrivateCluster {
 }
 
 const POLL_INTERVAL_MS = 50;
+/** After this long with a node that does not know every other, the wait sends the missing CLUSTER MEETs itself, and again every MEET_EVERY_MS. */
+const MEET_AFTER_MS = 3000;
+const MEET_EVERY_MS = 2000;
+const UNKNOWN_NODES = 'does not know every node yet';
 const START_ATTEMPTS = 3;
 const INSTALL_HINT = 'install it with `apt-get install -y redis-tools` (or set REDIS_CLI to its path)';
 
@@ -93,7 +97,7 @@ export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Pro
     const started = await Promise.all(Array.from({ length: total }, () => startNode(opts, tls)));
     nodes.push(...started);
     await createCluster(nodes, replicas, opts.cliPath ?? process.env.REDIS_CLI ?? 'redis-cli', tls);
-    await waitReady(nodes, masters, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_CLUSTER.readyTimeoutMs);
+    await waitClusterReady(nodes, masters, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_CLUSTER.readyTimeoutMs);
   } catch (err) {
     await stopAll();
     throw err;
@@ -146,15 +150,38 @@ function createCluster(nodes: readonly PrivateClusterNode[], replicas: number, c
   });
 }
 
-/** Every node: cluster_state ok, all slots ok, all nodes known; and the replicas are attached. */
-async function waitReady(nodes: readonly PrivateClusterNode[], masters: number, replicas: number, timeoutMs: number): Promise<void> {
+/**
+ * Every node: cluster_state ok, all slots ok, all nodes known; and the replicas are attached.
+ * Exported for its test (test/redis/private-cluster.test.ts); startPrivateCluster() calls it.
+ */
+export async function waitClusterReady(nodes: readonly PrivateClusterNode[], masters: number, replicas: number, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  let meetAtMs = Date.now() + MEET_AFTER_MS;
   let last = '';
   for (;;) {
     last = await readinessProblem(nodes, masters, replicas);
     if (last === '') return;
     if (Date.now() >= deadline) throw new RedisSpawnError(`private cluster not ready within ${timeoutMs} ms: ${last}`);
+    if (last.endsWith(UNKNOWN_NODES) && Date.now() >= meetAtMs) {
+      await meetUnknown(nodes);
+      meetAtMs = Date.now() + MEET_EVERY_MS;
+    }
     await sleep(POLL_INTERVAL_MS);
+  }
+}
+
+/**
+ * Has each node MEET every node it does not list. Gossip spreads the nodes within a second or two;
+ * but a node whose handshake with another was lost, or that forgot one (CLUSTER FORGET keeps it out
+ * of gossip for 60 s), stays short of one, and a CI run once waited its 20 s out that way.
+ */
+async function meetUnknown(nodes: readonly PrivateClusterNode[]): Promise<void> {
+  for (const n of nodes) {
+    const [text] = await rawCommands(n.endpoint, [['CLUSTER', 'NODES']], 1000, n.clientTls).catch(() => []);
+    // A line: <id> <ip:port@busport[,hostname]> <flags> ...
+    const listed = new Set((text?.text ?? '').split('\n').map((l) => l.split(' ')[1]?.split('@')[0]));
+    const meets = nodes.filter((o) => o !== n && !listed.has(o.address)).map((o) => ['CLUSTER', 'MEET', '127.0.0.1', String(o.port), String(o.busPort)]);
+    if (meets.length > 0) await rawCommands(n.endpoint, meets, 1000, n.clientTls).catch(() => []);
   }
 }
 
@@ -166,7 +193,7 @@ async function readinessProblem(nodes: readonly PrivateClusterNode[], masters: n
     const i = info?.text ?? '';
     if (!/cluster_state:ok/.test(i)) return `${n.address} cluster_state not ok`;
     if (!/cluster_slots_ok:16384\b/.test(i)) return `${n.address} not all slots ok`;
-    if (!new RegExp(`cluster_known_nodes:${nodes.length}\\b`).test(i)) return `${n.address} does not know every node yet`;
+    if (!new RegExp(`cluster_known_nodes:${nodes.length}\\b`).test(i)) return `${n.address} ${UNKNOWN_NODES}`;
     const lines = (text?.text ?? '').split('\n').filter((l) => l.trim() !== '');
     const seenReplicas = lines.filter((l) => l.split(' ')[2]?.split(',').some((f) => f === 'slave' || f === 'replica')).length;
     if (seenReplicas < masters * replicas) return `${n.address} sees ${seenReplicas} of ${masters * replicas} replicas`;

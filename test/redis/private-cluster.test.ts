@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RedisSpawnError } from '../../src/errors.js';
 import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
+import { waitClusterReady } from '../../src/redis/private-cluster.js';
 import { trackedCount } from '../../src/redis/tracked-children.js';
 
 function alive(pid: number): boolean {
@@ -49,6 +50,25 @@ describe('startPrivateCluster', () => {
       }
     }
   });
+
+  it('the wait has a node that lacks one MEET it (a forgotten node is kept out of gossip for 60 s)', async () => {
+    const role = async (n: (typeof cluster.nodes)[number]): Promise<string> => (await rawCommands(n.endpoint, [['ROLE']]))[0]!.items![0]!.text!;
+    const roles = await Promise.all(cluster.nodes.map(role));
+    // A primary forgets a replica (a replica may not forget its own primary, and a forgotten primary's slots would
+    // leave the cluster not ok on that node).
+    const a = cluster.nodes[roles.indexOf('master')]!;
+    const b = cluster.nodes[roles.indexOf('slave')]!;
+    const [bId] = await rawCommands(b.endpoint, [['CLUSTER', 'MYID']]);
+    const [forgot] = await rawCommands(a.endpoint, [['CLUSTER', 'FORGET', bId!.text!]]);
+    expect(forgot?.text).toBe('OK');
+    const known = async (): Promise<string> => /cluster_known_nodes:(\d+)/.exec((await rawCommands(a.endpoint, [['CLUSTER', 'INFO']]))[0]!.text!)![1]!;
+    expect(await known()).toBe('5');
+    const startMs = Date.now();
+    await waitClusterReady(cluster.nodes, 3, 1, 15_000);
+    expect(await known()).toBe('6');
+    // Gossip had its 3 s first; the MEET came after.
+    expect(Date.now() - startMs).toBeGreaterThanOrEqual(3000);
+  }, 20_000);
 
   it('stop() (and Symbol.asyncDispose) ends every node and removes every temp dir', async () => {
     const pids = cluster.nodes.map((n) => n.server.pid);
