@@ -1,10 +1,9 @@
 import { realClock, type Clock } from '../clock.js';
 import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
-import { LingerGate } from './linger-gate.js';
+import { Linger } from './linger.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
 import { PollTurns } from './poll-turns.js';
-import { TimedLinger } from './timed-linger.js';
 import { TimerHeap } from './timer-heap.js';
 import type { PreciseSchedulerOptions } from './scheduler-options.js';
 import { MAX_EARLY_NS, openWaker, SleepMargins, ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
@@ -30,14 +29,8 @@ export class PreciseScheduler implements Scheduler {
   private readonly spinNs: number;
   private readonly quietSpinNs: number;
   private readonly maxFiresPerTurn: number;
-  private readonly lingerNs: number;
-  private readonly maxLingerSources: number;
-  private readonly lingerGate: LingerGate;
-  /** Lingering after timed deliveries; none when `timedLingerNs` is 0. */
-  private readonly timedLinger: TimedLinger | undefined;
-  private readonly lingerUntimedNs: number;
-  /** When a timed delivery last left. */
-  private lastTimedNs = -Infinity;
+  /** When to keep polling after a delivery (linger.ts). */
+  private readonly linger: Linger;
   private readonly budget: PollBudget;
   private readonly wakeKind: WakeKind;
   private waker: Waker | undefined;
@@ -49,7 +42,6 @@ export class PreciseScheduler implements Scheduler {
   private askedNs = Infinity;
   private polling = false;
   private readonly turns: PollTurns;
-  private hotUntilNs = 0;
 
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -60,13 +52,14 @@ export class PreciseScheduler implements Scheduler {
     this.spinNs = options.spinNs ?? (real ? 20_000 : 0);
     this.maxFiresPerTurn = options.maxFiresPerTurn ?? 8;
     this.quietSpinNs = Math.max(this.spinNs, options.quietSpinNs ?? (real ? MAX_EARLY_NS : 0));
-    this.lingerNs = options.lingerNs ?? 1_000_000;
-    this.maxLingerSources = options.maxLingerSources ?? 2;
-    const timedLingerNs = options.timedLingerNs ?? (real ? 300_000 : 0);
-    this.timedLinger = timedLingerNs > 0 ? new TimedLinger(timedLingerNs) : undefined;
-    this.lingerUntimedNs = options.lingerUntimedNs ?? 100_000_000;
-    this.lingerGate = new LingerGate(this.lingerNs, this.maxLingerSources);
-    this.budget = new PollBudget(options.maxPollShare ?? 0.05, this.maxLingerSources);
+    const maxSources = options.maxLingerSources ?? 2;
+    this.linger = new Linger({
+      lingerNs: options.lingerNs ?? 1_000_000,
+      maxSources,
+      untimedNs: options.lingerUntimedNs ?? 100_000_000,
+      timedNs: options.timedLingerNs ?? (real ? 300_000 : 0),
+    });
+    this.budget = new PollBudget(options.maxPollShare ?? 0.05, maxSources);
     this.margins = new SleepMargins(this.wakeKind);
     this.askedLearner = this.margins.long;
     this.turns = new PollTurns(this.poll, real && (options.turnHook ?? true));
@@ -82,7 +75,8 @@ export class PreciseScheduler implements Scheduler {
 
   arm(timer: Timer, dueNs: number): void {
     if (timer.index >= 0) this.heap.removeAt(timer.index);
-    else if (this.heap.length === 0 && !this.firing) this.noteActivity();
+    // A read queued at a line with none waiting; the clock is read only for the first after a timed delivery.
+    else if (this.heap.length === 0 && !this.firing && this.linger.awaitingRead) this.linger.read(this.clock.nowNs());
     timer.dueNs = dueNs;
     this.heap.push(timer);
     if (timer.index === 0) this.plan();
@@ -116,12 +110,7 @@ export class PreciseScheduler implements Scheduler {
    * which the timed linger learns from and ends at.
    */
   delivered(nowNs: number, source: DeliverySource): void {
-    const timed = this.timedLinger;
-    if (timed !== undefined && timed.awaiting) this.readAfterTimed(timed, nowNs);
-    if (this.lingerNs <= 0 || nowNs - this.lastTimedNs < this.lingerUntimedNs) return;
-    if (!this.lingerGate.allows(nowNs, source)) return;
-    this.hotUntilNs = Math.max(this.hotUntilNs, nowNs + this.lingerNs);
-    if (this.heap.length === 0) this.startPolling();
+    if (this.linger.zeroDelay(nowNs, source) && this.heap.length === 0) this.startPolling();
   }
 
   /**
@@ -143,28 +132,8 @@ export class PreciseScheduler implements Scheduler {
   }
   /** Within catchUp: the re-arms of the lines that fired plan once, after. */
   private catchingUp = false;
-  /** Within a timer's fire(): its line arming again for what it still holds is not new activity. */
+  /** Within a timer's fire(): its line arming again for what it still holds is not a read. */
   private firing = false;
-
-  /**
-   * A timer armed with none waiting: a read queued at a line (the first after a timed delivery
-   * tells the timed linger whether it came soon; the clock is read for that one only).
-   */
-  private noteActivity(): void {
-    const timed = this.timedLinger;
-    if (timed !== undefined && timed.awaiting) this.readAfterTimed(timed, this.clock.nowNs());
-  }
-
-  /**
-   * The first read after a timed delivery came: the timed linger learns when, and ends. Polling on
-   * would wait for Redis's reply to a request just written to it, and Linux puts a process woken by
-   * a socket write on the writer's CPU when that is busy only with the writer (it expects it to
-   * sleep), where Redis would wait for the poll to end (docs/precision.md).
-   */
-  private readAfterTimed(timed: TimedLinger, nowNs: number): void {
-    timed.activity(nowNs);
-    this.hotUntilNs = Math.min(this.hotUntilNs, nowNs);
-  }
 
   /** Timers waiting (for tests and stats). */
   get size(): number {
@@ -274,14 +243,10 @@ export class PreciseScheduler implements Scheduler {
       }
     }
     const endNs = this.clock.nowNs();
-    // After a timed delivery, for one connection whose client follows it at once (timed-linger.ts).
-    const timed = this.timedLinger;
-    if (fired && timed !== undefined && timed.fired(endNs) && this.budget.fewTimers()) {
-      this.hotUntilNs = Math.max(this.hotUntilNs, endNs + timed.lingerNs);
-    }
+    this.linger.turnEnded(endNs, fired, fired && this.budget.fewTimers());
     // Stay awake a little after a delivery: the reply (or the next request) usually follows
     // within tens of microseconds, and waking a sleeping process costs about that much.
-    if (this.heap.length === 0 && endNs < this.hotUntilNs) this.startPolling();
+    if (this.heap.length === 0 && this.linger.hot(endNs)) this.startPolling();
     else this.plan();
     if (!this.polling) this.turns.ended();
     this.account.turnEnded(startNs, endNs, this.polling);
@@ -312,7 +277,7 @@ export class PreciseScheduler implements Scheduler {
       head.fire();
       this.firing = false;
       fired = true;
-      this.lastTimedNs = now;
+      this.linger.timedLeft(now);
     }
   }
 }
