@@ -58,7 +58,7 @@ const epochOffsetNs = (performance.timeOrigin + performance.now()) * 1e6 - nowNs
  * it throws, instead of measuring nothing, when they change).
  * @typedef {object} SchedulerInternals
  * @property {number | undefined} fixedEarlyNs the `spinWindowNs` option
- * @property {number} lingerNs
+ * @property {{ o: { lingerNs: number } }} linger its options (src/link/linger.ts)
  * @property {boolean} [__tuned]
  * @typedef {{ dueNs: number, fire: () => void, __wakesAtArm?: number, __wrapped?: boolean }} DiagTimer
  */
@@ -88,9 +88,11 @@ proto.arm = /** @this {SchedulerInternals} @param {DiagTimer} timer @param {numb
   if (!this.__tuned) {
     this.__tuned = true;
     need(this, 'fixedEarlyNs');
-    need(this, 'lingerNs');
+    need(this, 'linger');
+    need(this.linger, 'o');
+    need(this.linger.o, 'lingerNs');
     if (spinUs !== undefined) this.fixedEarlyNs = Number(spinUs) * 1000;
-    if (lingerUs !== undefined) this.lingerNs = Number(lingerUs) * 1000;
+    if (lingerUs !== undefined) this.linger.o.lingerNs = Number(lingerUs) * 1000;
   }
   timer.__wakesAtArm = wakes;
   if (!timer.__wrapped) {

@@ -189,7 +189,8 @@ describe.runIf(process.platform === 'linux')('PreciseScheduler on the timerfd al
     // (a CI runner) it can come later than the whole margin, and then there is rightly nothing to
     // sleep. So each deadline's first wake is recorded, and the rule is checked on what it left.
     const sets = vi.spyOn(TimerfdWaker.prototype, 'set');
-    const s = new PreciseScheduler();
+    // Its deadlines are armed from outside their fire, as a client's reads would be: no timed linger between them.
+    const s = new PreciseScheduler({ timedLingerNs: 0 });
     const margins = (s as unknown as { margins: SleepMargins }).margins;
     const minSleepNs = (s as unknown as { waker: TimerfdWaker }).waker.minSleepNs;
     for (let i = 0; i < 32; i++) margins.long.observe(0, 400_000);
