@@ -163,6 +163,7 @@ for (let r = 0; r < rounds; r++) {
   const added = [];
   const up = [];
   const down = [];
+  const atRedis = [];
   for (const [c, u] of pairs) {
     const cv = client.get(c);
     const uv = upstream.get(u);
@@ -174,6 +175,7 @@ for (let r = 0; r < rounds; r++) {
       up.push(upUs);
       down.push(downUs);
       added.push(upUs + downUs);
+      atRedis.push(at(uv.from, k) - at(uv.to, k));
       wire.push(at(cv.from, k) - at(cv.to, k));
     }
   }
@@ -185,6 +187,8 @@ for (let r = 0; r < rounds; r++) {
     addedUs: p99(added),
     upUs: p99(up),
     downUs: p99(down),
+    redisUs: p99(atRedis),
+    directUs: p99(directWire),
     selfUs: self.addedUs.p99,
     selfRoundTripUs: self.roundTripAddedUs?.p99 ?? NaN,
     lateUs: self.lateUs.p99,
@@ -197,6 +201,7 @@ for (let r = 0; r < rounds; r++) {
     `round ${r + 1} (load ${load}): client p99 excess ${ms(x.clientExcessUs)}, wire ${ms(x.wireExcessUs)}; ` +
       `proxy's share on the wire p99 ${ms(x.addedUs)} (up ${ms(x.upUs)}, down ${ms(x.downUs)}); ` +
       `self.addedUs p99 ${ms(x.selfUs)}, roundTripAddedUs p99 ${ms(x.selfRoundTripUs)}, lateUs p99 ${ms(x.lateUs)}; ` +
+      `Redis's time on the wire p99 ${ms(x.redisUs)} through the proxy, ${ms(x.directUs)} direct; ` +
       `${x.n} requests over ${x.pairs} connections, ${x.dropped} packets dropped`,
   );
 }
@@ -206,5 +211,6 @@ const col = (/** @type {string} */ k) => {
 };
 console.log(`\nL = ${downMs} ms, ${clients} clients, ${requests} requests, ${rounds} rounds, median (range), ms:`);
 console.log(`client p99 excess ${col('clientExcessUs')}; wire p99 excess ${col('wireExcessUs')}`);
+console.log(`Redis's time on the wire (request in to reply out), p99 ${col('redisUs')} through the proxy, ${col('directUs')} direct`);
 console.log(`proxy's share on the wire, p99 ${col('addedUs')} (up ${col('upUs')}, down ${col('downUs')}); self.addedUs p99 ${col('selfUs')}, roundTripAddedUs p99 ${col('selfRoundTripUs')}`);
 process.exit(0);
