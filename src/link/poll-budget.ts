@@ -35,7 +35,7 @@ export class PollBudget {
    * with a short delay keeps all its precision, as it keeps its linger.
    */
   over(nowNs: number, pollNs: number): boolean {
-    return this.share(nowNs, pollNs) > this.maxShare && Math.max(this.timersBefore, this.timersInWindow) > this.maxTimers;
+    return this.share(nowNs, pollNs) > this.maxShare && !this.fewTimers();
   }
 
   /** At most one connection's timers (`maxTimers`) fired in this window or the one before. */
