@@ -76,7 +76,10 @@ export interface PreciseSchedulerOptions {
    * Keep polling up to this long after a timed delivery, until the next read, while few timers fire
    * (one connection) and the timed delivery before was followed within it: the client's next
    * request then finds the process awake instead of paying a wake-up (timed-linger.ts). 0 = never.
-   * @default 300 us (real clock), 0 (any other: a fake clock never moves by itself)
+   * Short, because the client that the delivery woke may have to wait for it to end: on a VM whose
+   * vCPUs share a host CPU, a polling vCPU holds the other one back (docs/precision.md, "How long
+   * to linger").
+   * @default 100 us (real clock), 0 (any other: a fake clock never moves by itself)
    */
   timedLingerNs?: number;
 }

@@ -57,7 +57,7 @@ export class PreciseScheduler implements Scheduler {
       lingerNs: options.lingerNs ?? 1_000_000,
       maxSources,
       untimedNs: options.lingerUntimedNs ?? 100_000_000,
-      timedNs: options.timedLingerNs ?? (real ? 300_000 : 0),
+      timedNs: options.timedLingerNs ?? (real ? 100_000 : 0),
     });
     this.budget = new PollBudget(options.maxPollShare ?? 0.05, maxSources);
     this.margins = new SleepMargins(this.wakeKind);
