@@ -3,7 +3,7 @@
  * usually a read: the client's next request, tens of microseconds later. A sleeping process pays
  * a wake-up for it, and on a VM a wake costs about as much CPU as polling through the gap and
  * makes the read late by its own lateness (docs/precision.md, "Lingering after a timed delivery").
- * The linger ends at that read (the scheduler's `readAfterTimed`).
+ * The linger ends at that read (`Linger.read`, linger.ts).
  *
  * It lingers only when the timed delivery before was followed within the linger: a client that
  * thinks between requests would only be polled for. What came after is learned from time stamps
