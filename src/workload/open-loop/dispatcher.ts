@@ -75,6 +75,9 @@ export class OpenLoopDispatcher {
     this.endNs = options.startNs + options.durationNs;
     this.ledger = new OpenLoopLedger(options.startNs, options.durationNs, options.bucketNs ?? 100e6);
     for (let c = 0; c < options.connections; c++) this.free.push(c);
+    // The punctual replay models commands sent alone, one in flight per connection.
+    const s = options.schedule;
+    if (s && options.batchWindowNs <= 0 && options.inFlightPerConnection === 1) this.ledger.keepServiceTimes(s.length);
   }
 
   /** Releases what is due, closes what the window closed, and sends what has a connection. */
@@ -226,7 +229,7 @@ export class OpenLoopDispatcher {
     batch.conn = conn;
     batch.sentNs = sentNs;
     this.inFlight++;
-    this.ledger.onSent(batch.dues.length, sentNs);
+    this.ledger.onSent(batch.dues.length, sentNs, batch.closedNs);
     if (!batch.lateTaken) {
       batch.lateTaken = true;
       this.ledger.onLate(batch.dues[0] as number, sentNs);

@@ -1,4 +1,5 @@
 import { LatencyHistogram } from '../../numbers/histogram.js';
+import { ServiceTimes } from './punctual.js';
 
 /**
  * The latency bookkeeping of an open-loop run, pure: every method takes the time from the caller.
@@ -10,6 +11,8 @@ import { LatencyHistogram } from '../../numbers/histogram.js';
  *               when the generator saw it due: the wait for a connection is the link's); for a
  *               command in a window's batch, when the generator saw it due - when it was due
  * batch wait  = when the command's batch closed - when the command was due (the price of a window)
+ * connection wait = when the command's write began - when it joined the backlog (seen due alone,
+ *               or its batch closed): the wait for a free connection, the link's queueing
  *
  * Also kept: the backlog (due, not yet sent) over time, and the time-average of commands
  * outstanding (due, not yet answered), which Little's law relates to rate x latency.
@@ -22,6 +25,9 @@ export class OpenLoopLedger {
   readonly correctedSecondHalf = new LatencyHistogram();
   readonly lateness = new LatencyHistogram();
   readonly batchWait = new LatencyHistogram();
+  readonly connectionWait = new LatencyHistogram();
+  /** Each answered command's due and service time, for the punctual replay; kept once keepServiceTimes() asked. */
+  serviceTimes: ServiceTimes | undefined;
   released = 0;
   sent = 0;
   completed = 0;
@@ -65,7 +71,14 @@ export class OpenLoopLedger {
     for (let i = 0; i < dues.length; i++) this.batchWait.record((nowNs - (dues[i] as number)) / 1000);
   }
 
-  onSent(count: number, nowNs: number): void {
+  /** Keep every answered command's service time (commands sent alone, one in flight per connection: punctual.ts). */
+  keepServiceTimes(expected: number): void {
+    this.serviceTimes = new ServiceTimes(expected);
+  }
+
+  /** `count` commands that joined the backlog at joinedNs were written at nowNs. */
+  onSent(count: number, nowNs: number, joinedNs: number): void {
+    for (let i = 0; i < count; i++) this.connectionWait.record((nowNs - joinedNs) / 1000);
     this.sent += count;
     this.batchesSent++;
     this.setBacklog(this.backlog - count, nowNs);
@@ -91,6 +104,7 @@ export class OpenLoopLedger {
       this.corrected.record(correctedUs);
       this.uncorrected.record(uncorrectedUs);
       (due < halfNs ? this.correctedFirstHalf : this.correctedSecondHalf).record(correctedUs);
+      this.serviceTimes?.add(due, nowNs - sentNs);
     }
   }
 

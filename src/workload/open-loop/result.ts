@@ -1,7 +1,8 @@
 import type { LatencyHistogram } from '../../numbers/histogram.js';
 import type { OpenLoopRunOutcome } from './run.js';
-import { DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
+import { CORRECTED_GAP_SHARE, CORRECTED_GAP_US, DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
 import type { Arrival } from './schedule.js';
+import { punctualCorrected } from './punctual.js';
 
 export interface ResultContext {
   link: string;
@@ -38,12 +39,24 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
   const corrected = percentilesUs(l.corrected);
   const late = l.lateness.summary();
   const wait = l.batchWait.summary();
+  const connWait = l.connectionWait.summary();
+  const uncorrected = percentilesUs(l.uncorrected);
+  const punctualP99Us = l.serviceTimes ? punctualCorrected(l.serviceTimes, c.clients).valueAtPercentile(99) : null;
   const driverSaturated = late.p99 > DRIVER_LATENESS_BOUND_US;
   let saturated: OpenLoopResult['saturated'] = null;
   if (c.ratePerSec !== undefined && achievedRate < SATURATION_SHARE * c.ratePerSec) saturated = 'rate';
   else if (c.sloUs !== undefined && corrected.p99 > c.sloUs) saturated = 'slo';
   const notes: string[] = [];
   if (driverSaturated) notes.push(`driver saturated: its own scheduling lateness p99 ${late.p99} us is past ${DRIVER_LATENESS_BOUND_US} us, so the driver, not the link, limited this run`);
+  const gapUs = corrected.p99 - uncorrected.p99;
+  if (punctualP99Us !== null && gapUs > Math.max(CORRECTED_GAP_SHARE * uncorrected.p99, CORRECTED_GAP_US)) {
+    const lateCostUs = Math.max(0, corrected.p99 - punctualP99Us);
+    notes.push(
+      `corrected p99 is ${gapUs} us over uncorrected; sent on time, it would have been ${punctualP99Us} us: ` +
+        `the driver's lateness cost ${lateCostUs} us of it, the wait for a free connection ${gapUs - lateCostUs} us ` +
+        `(connection wait p99 ${connWait.p99} us), which more connections shorten and a punctual driver cannot`,
+    );
+  }
   if (out.stopped === 'drain-limit') notes.push(`${out.unsent} commands still in the backlog at the drain limit were never sent: the corrected tail is a lower bound`);
   if (out.stopped === 'aborted') notes.push(`stopped on request: ${out.unsent} commands not sent`);
   const endNs = l.startNs + l.durationNs;
@@ -63,7 +76,7 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
     failed: l.failed,
     unsent: out.unsent,
     correctedLatencyUs: corrected,
-    uncorrectedLatencyUs: percentilesUs(l.uncorrected),
+    uncorrectedLatencyUs: uncorrected,
     correctedP99FirstHalfUs: l.correctedFirstHalf.valueAtPercentile(99),
     correctedP99SecondHalfUs: l.correctedSecondHalf.valueAtPercentile(99),
     correctedMeanUs: Math.round(l.corrected.summary().mean),
@@ -74,6 +87,8 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
     roundTrips: out.roundTrips,
     batchWaitUs: { p50: wait.p50, p99: wait.p99, mean: Math.round(wait.mean) },
     latenessUs: { p50: late.p50, p99: late.p99, max: late.max },
+    connectionWaitUs: { p50: connWait.p50, p99: connWait.p99, max: connWait.max },
+    punctualCorrectedP99Us: punctualP99Us,
     driverSaturated,
     backlog: { bucketMs: l.bucketNs / 1e6, max: l.backlogMax, peak: l.peakBacklog },
     littleConcurrency: c.ratePerSec !== undefined && c.linkRttUs > 0 ? round(c.ratePerSec * (c.linkRttUs / 1e6), 2) : null,

@@ -58,6 +58,18 @@ export interface OpenLoopResult {
   batchWaitUs: { p50: number; p99: number; mean: number };
   /** The generator's own scheduling lateness: when it noticed a command was due - when it was due. */
   latenessUs: { p50: number; p99: number; max: number };
+  /**
+   * The wait for a free connection: from when a command joined the backlog (seen due, or its batch
+   * closed) to its write. Corrected latency counts it; it is the link's queueing, not the driver's.
+   * Absent in older reports.
+   */
+  connectionWaitUs?: { p50: number; p99: number; max: number };
+  /**
+   * The corrected p99 had every command been written at its due time, replayed from the run's own
+   * service times (punctual.ts); null where the replay does not apply (a window, auto-pipelining,
+   * closed loops). Corrected p99 minus this is what the driver's lateness cost. Absent in older reports.
+   */
+  punctualCorrectedP99Us?: number | null;
   /** The lateness p99 passed DRIVER_LATENESS_BOUND_US: the driver, not the link, limited this run. */
   driverSaturated: boolean;
   /** Largest backlog (due, not yet sent) per bucket of bucketMs, from the start. */
@@ -93,5 +105,11 @@ export interface OpenLoopReport {
 
 /** p99 scheduling lateness past this means the generator could not keep its own schedule. */
 export const DRIVER_LATENESS_BOUND_US = 1000;
+/**
+ * A corrected p99 more than this share of the uncorrected one over it (and more than
+ * CORRECTED_GAP_US) gets a note saying how much of the gap the driver's lateness made.
+ */
+export const CORRECTED_GAP_SHARE = 0.05;
+export const CORRECTED_GAP_US = 100;
 /** Below this share of the target rate a run counts as saturated. */
 export const SATURATION_SHARE = 0.95;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/clock.js';
 import { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from '../../../src/workload/open-loop/dispatcher.js';
+import { punctualCorrected } from '../../../src/workload/open-loop/punctual.js';
 import { buildArrivalSchedule } from '../../../src/workload/open-loop/schedule.js';
 
 const MS = 1e6;
@@ -190,6 +191,39 @@ describe('OpenLoopDispatcher (fake clock)', () => {
     // The lateness is part of the corrected latency, not of the uncorrected one.
     expect(d.ledger.corrected.summary().p50).toBe(1300);
     expect(d.ledger.uncorrected.summary().p50).toBe(1000);
+  });
+
+  it('counts the wait for a free connection apart, and replays a punctual run from the service times', () => {
+    // One connection, service 1.2 ms, commands due at 0 and 0.4 ms: the second waits 0.8 ms for the connection.
+    const { d } = simulate({ ...base, schedule: [0, 0.4 * MS], durationNs: 10 * MS }, 1.2 * MS);
+    const wait = d.ledger.connectionWait.summary();
+    expect([wait.count, wait.p50, wait.max]).toEqual([2, 0, 800]);
+    // On time, so the replay gives the run back: 1.2 and 2.0 ms.
+    const punctual = punctualCorrected(d.ledger.serviceTimes!, 1).summary();
+    expect([punctual.count, punctual.p50, punctual.max]).toEqual([2, 1200, 2000]);
+    expect(punctual.max).toBe(d.ledger.corrected.summary().max);
+  });
+
+  it("a late driver's cost is corrected minus the punctual replay", () => {
+    // Commands 1 ms apart on two connections, service 1.5 ms: on time, nobody waits for a
+    // connection (each frees 0.5 ms before its next command). The driver wakes 300 us late for
+    // every command after the first, so those are answered 1.8 ms after due; the replay, 1.5 ms.
+    const schedule = Array.from({ length: 50 }, (_, i) => i * MS);
+    const { d } = simulate({ ...base, connections: 2, schedule, durationNs: 60 * MS }, 1.5 * MS, { lateNs: 0.3 * MS });
+    const punctual = punctualCorrected(d.ledger.serviceTimes!, 2).summary();
+    const corrected = d.ledger.corrected.summary();
+    expect([punctual.count, punctual.p50, punctual.max]).toEqual([50, 1500, 1500]);
+    expect([corrected.count, corrected.p50, corrected.max]).toEqual([50, 1800, 1800]);
+    expect(d.ledger.connectionWait.summary().max).toBe(0);
+    expect(d.ledger.uncorrected.summary().max).toBe(1500);
+  });
+
+  it('keeps service times only for commands sent alone on one-in-flight connections with a schedule', () => {
+    const schedule = [0, MS];
+    expect(simulate({ ...base, schedule, durationNs: 5 * MS }, MS).d.ledger.serviceTimes?.count).toBe(2);
+    expect(simulate({ ...base, schedule, durationNs: 5 * MS, batchWindowNs: MS, maxBatch: 4 }, MS).d.ledger.serviceTimes).toBeUndefined();
+    expect(simulate({ ...base, schedule, durationNs: 5 * MS, inFlightPerConnection: Infinity }, MS).d.ledger.serviceTimes).toBeUndefined();
+    expect(simulate({ ...base, durationNs: 5 * MS }, MS).d.ledger.serviceTimes).toBeUndefined();
   });
 
   it('a batch window gathers the commands due within W of the first, closes at B, and costs the wait', () => {

@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../../../src/clock.js';
+import { OpenLoopDispatcher, type OpenLoopBatch } from '../../../src/workload/open-loop/dispatcher.js';
+import { openLoopResult } from '../../../src/workload/open-loop/result.js';
+
+const MS = 1e6;
+
+/**
+ * Runs commands due every `gapNs` on `connections` connections of a fake link answering each in
+ * `serviceNs`, the driver waking `lateNs` after each due time, and returns the run's JSON row.
+ */
+function run(o: { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number }): ReturnType<typeof openLoopResult> {
+  const clock = new FakeClock(0);
+  const replies: { atNs: number; batch: OpenLoopBatch }[] = [];
+  const schedule = Array.from({ length: o.count }, (_, i) => i * o.gapNs);
+  const durationNs = o.count * o.gapNs;
+  const d = new OpenLoopDispatcher({
+    clock,
+    startNs: 0,
+    durationNs,
+    schedule,
+    connections: o.connections,
+    inFlightPerConnection: 1,
+    batchWindowNs: 0,
+    maxBatch: 1,
+    send: (batch) => void replies.push({ atNs: clock.nowNs() + o.serviceNs, batch }),
+  });
+  for (let guard = 0; guard < 1e6 && !d.finished; guard++) {
+    const wake = d.nextWakeNs();
+    const wakeAt = wake === undefined ? Infinity : wake + o.lateNs;
+    replies.sort((a, b) => a.atNs - b.atNs);
+    const reply = replies[0];
+    if (reply && reply.atNs <= wakeAt) {
+      clock.setNs(reply.atNs);
+      replies.shift();
+      d.completed(reply.batch, true);
+    } else {
+      clock.setNs(Math.max(clock.nowNs(), wakeAt));
+      d.advance();
+    }
+  }
+  return openLoopResult(
+    { link: 'fake', linkRttUs: o.serviceNs / 1000, mode: 'seq', arrival: 'uniform', clients: o.connections, ratePerSec: 1e9 / o.gapNs, durationUs: durationNs / 1000, batchWindowUs: 0, maxBatch: 1 },
+    { ledger: d.ledger, scheduled: o.count, unsent: d.unsent, roundTrips: null, stopped: null, processCpuPct: 0, proxyCpuPct: null },
+  );
+}
+
+describe('openLoopResult: how much of corrected over uncorrected the driver made', () => {
+  it('a late driver on free connections: all of the gap is its lateness', () => {
+    const r = run({ count: 200, gapNs: MS, connections: 2, serviceNs: 1.5 * MS, lateNs: 0.3 * MS });
+    expect([r.correctedLatencyUs.p99, r.uncorrectedLatencyUs.p99, r.punctualCorrectedP99Us]).toEqual([1800, 1500, 1500]);
+    expect(r.connectionWaitUs?.p99).toBe(0);
+    expect(r.note).toContain("corrected p99 is 300 us over uncorrected; sent on time, it would have been 1500 us: the driver's lateness cost 300 us of it, the wait for a free connection 0 us");
+  });
+
+  it('a punctual driver short of connections: all of the gap is the wait for one', () => {
+    // One connection, a command every 0.5 ms, on time.
+    const r = run({ count: 100, gapNs: 0.5 * MS, connections: 1, serviceNs: 0.4 * MS, lateNs: 0 });
+    expect(r.note).toBeUndefined(); // nobody waits: 0.4 ms service every 0.5 ms
+    const q = run({ count: 100, gapNs: 0.5 * MS, connections: 1, serviceNs: 0.6 * MS, lateNs: 0 });
+    // Each command waits 0.1 ms longer than the one before: the last, 9.9 ms.
+    expect(q.punctualCorrectedP99Us).toBe(q.correctedLatencyUs.p99);
+    expect(q.connectionWaitUs!.max).toBeGreaterThanOrEqual(9900);
+    expect(q.note).toContain("the driver's lateness cost 0 us of it");
+    expect(q.note).toContain('which more connections shorten and a punctual driver cannot');
+  });
+
+  it('no note while corrected stays within 5% (and 100 us) of uncorrected', () => {
+    const r = run({ count: 200, gapNs: MS, connections: 2, serviceNs: 1.5 * MS, lateNs: 0.05 * MS });
+    expect(r.correctedLatencyUs.p99 - r.uncorrectedLatencyUs.p99).toBe(50);
+    expect(r.note).toBeUndefined();
+  });
+});
