@@ -154,7 +154,7 @@ for (let r = 0; r < rounds; r++) {
   }
   await globalThis.fetch(`http://${line.control}/reset`, { method: 'POST' });
   const proxied = await captured([redisPort, proxyPort], () => bench(proxyPort, requests));
-  const self = /** @type {{ self: { addedUs: { p99: number }, roundTripAddedUs?: { p99: number }, lateUs: { p99: number } } }} */ (await (await globalThis.fetch(`http://${line.control}/stats`)).json()).self;
+  const self = /** @type {{ self: { addedUs: { p99: number }, roundTripAddedUs?: { p50: number, p99: number }, lateUs: { p99: number } } }} */ (await (await globalThis.fetch(`http://${line.control}/stats`)).json()).self;
   const segs = segments(proxied.file);
   const client = byConnection(segs, proxyPort);
   const upstream = byConnection(segs, redisPort);
@@ -187,6 +187,11 @@ for (let r = 0; r < rounds; r++) {
     addedUs: p99(added),
     upUs: p99(up),
     downUs: p99(down),
+    upP50Us: quantile(up, 0.5),
+    downP50Us: quantile(down, 0.5),
+    addedP50Us: quantile(added, 0.5),
+    selfRoundTripP50Us: self.roundTripAddedUs?.p50 ?? NaN,
+    downP1Us: quantile(down, 0.01),
     redisUs: p99(atRedis),
     directUs: p99(directWire),
     selfUs: self.addedUs.p99,
@@ -199,8 +204,8 @@ for (let r = 0; r < rounds; r++) {
   rows.push(x);
   console.log(
     `round ${r + 1} (load ${load}): client p99 excess ${ms(x.clientExcessUs)}, wire ${ms(x.wireExcessUs)}; ` +
-      `proxy's share on the wire p99 ${ms(x.addedUs)} (up ${ms(x.upUs)}, down ${ms(x.downUs)}); ` +
-      `self.addedUs p99 ${ms(x.selfUs)}, roundTripAddedUs p99 ${ms(x.selfRoundTripUs)}, lateUs p99 ${ms(x.lateUs)}; ` +
+      `proxy's share on the wire p99 ${ms(x.addedUs)} (up ${ms(x.upUs)}, down ${ms(x.downUs)}); p50 ${ms(x.addedP50Us)} (up ${ms(x.upP50Us)}, down ${ms(x.downP50Us)}); down p1 ${ms(x.downP1Us)}; ` +
+      `self.addedUs p99 ${ms(x.selfUs)}, roundTripAddedUs p99 ${ms(x.selfRoundTripUs)} (p50 ${ms(x.selfRoundTripP50Us)}), lateUs p99 ${ms(x.lateUs)}; ` +
       `Redis's time on the wire p99 ${ms(x.redisUs)} through the proxy, ${ms(x.directUs)} direct; ` +
       `${x.n} requests over ${x.pairs} connections, ${x.dropped} packets dropped`,
   );
