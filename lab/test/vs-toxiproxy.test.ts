@@ -6,9 +6,10 @@ import { ConfigError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { parseCells, parseRunSeconds, parseShapes, requestsFor, rotated, type Cell } from '../vs-toxiproxy/plan.js';
 import { BENCH_KEY, checkGetRun, parseBenchmarkCsv, parseGetCounters, runGetBenchmark } from '../vs-toxiproxy/redis-benchmark.js';
+import { cellVerdicts, goalCounts } from '../vs-toxiproxy/goals.js';
 import { renderVsToxiproxy } from '../vs-toxiproxy/render.js';
 import type { VsToxiproxyReport } from '../vs-toxiproxy/run.js';
-import { excessTable, loadWarnings, throughputTable, type LatencySample, type LatencyTarget, type ThroughputSample } from '../vs-toxiproxy/summary.js';
+import { excessTable, loadWarnings, throughputTable, type ExcessRow, type LatencySample, type LatencyTarget, type ThroughputSample } from '../vs-toxiproxy/summary.js';
 import { selfFigures, toxiproxyPath } from '../vs-toxiproxy/targets.js';
 
 // What redis-benchmark 7.0 prints with --csv (-t get).
@@ -184,6 +185,47 @@ describe('the throughput table', () => {
   });
 });
 
+describe("issue 23's goals per cell", () => {
+  const at = (median: number) => ({ median, min: median, max: median });
+  /** A cell where redis-rtt's and toxiproxy's medians are given; the self-report's p99 as asked. */
+  function row(delayMs: number, ours: [number, number, number, number], theirs: [number, number, number, number], selfP99Ms?: number): ExcessRow {
+    const e = ([p50, p99, max, cpu]: [number, number, number, number]) => ({ p50Ms: at(p50), p99Ms: at(p99), maxMs: at(max), cpuUsPerRequest: at(cpu) });
+    return {
+      cell: { delayMs, clients: 1 },
+      proxies: { 'redis-rtt': e(ours), toxiproxy: e(theirs) },
+      self: { lateP99Ms: at(0), lateMaxMs: at(0), ...(selfP99Ms === undefined ? {} : { roundTripP99Ms: at(selfP99Ms) }) },
+    };
+  }
+
+  it('meets each goal at its bound and misses it just past', () => {
+    // At the bounds: p50 and p99 equal, max + 2 ms, CPU equal, self-report 0.2 ms over a 0.5 ms excess.
+    expect(cellVerdicts(row(5, [0.3, 0.5, 4, 100], [0.3, 0.5, 2, 100], 0.7))).toEqual({ p50: true, p99: true, max: true, cpu: true, self: true });
+    expect(cellVerdicts(row(5, [0.31, 0.51, 4.01, 101], [0.3, 0.5, 2, 100], 0.72))).toEqual({ p50: false, p99: false, max: false, cpu: false, self: false });
+  });
+
+  it('takes a p99 under 0.1 ms as met, twice the CPU at 1 ms, and 30% of a large excess for the self-report', () => {
+    const v = cellVerdicts(row(1, [0.05, 0.09, 1, 199], [0.01, 0.02, 1, 100], 0.2));
+    expect([v.p99, v.cpu]).toEqual([true, true]);
+    expect(cellVerdicts(row(1, [0, 0.09, 1, 201], [0, 0.02, 1, 100])).cpu).toBe(false);
+    // 30% of 2.0 ms is 0.6 ms: 2.55 is within, 1.35 (0.65 under) is not.
+    expect(cellVerdicts(row(5, [0, 2.0, 1, 1], [0, 2.0, 1, 1], 2.55)).self).toBe(true);
+    expect(cellVerdicts(row(5, [0, 2.0, 1, 1], [0, 2.0, 1, 1], 1.35)).self).toBe(false);
+  });
+
+  it('judges the self-report on addedUs where a build has no round trips, and not at all without either', () => {
+    const r = row(5, [0, 0.5, 1, 1], [0, 0.5, 1, 1]);
+    expect(cellVerdicts(r).self).toBeNull();
+    expect(cellVerdicts({ ...r, self: { ...r.self, addedP99Ms: at(0.6) } }).self).toBe(true);
+    expect(goalCounts([r, row(5, [0, 0.5, 1, 1], [0, 0.4, 1, 1], 0.5)])).toEqual({
+      p50: { met: 2, of: 2 },
+      p99: { met: 1, of: 2 },
+      max: { met: 2, of: 2 },
+      cpu: { met: 2, of: 2 },
+      self: { met: 1, of: 1 },
+    });
+  });
+});
+
 describe('the report text', () => {
   it('prints the excess table, the self-report beside the client, the throughput ratios and the load', () => {
     const cell: Cell = { delayMs: 1, clients: 50 };
@@ -217,6 +259,9 @@ describe('the report text', () => {
     expect(text).toContain('(this build has no self.addedUs)');
     expect(text).toMatch(/1 ms, -c 50 +1\.200 +0\.900 +8\.00 +3\.00/);
     expect(text).toMatch(/redis-rtt\/toxiproxy rps, per round +2\.00/);
+    // p50 0.2 against 0.1, p99 1.2 against 1.0, max 8.0 against 2.0 + 2, CPU 36 against twice 30; no self.addedUs.
+    expect(text).toMatch(/1 ms, -c 50 +missed +missed +missed +met +-/);
+    expect(text).toMatch(/cells met +0\/1 +0\/1 +0\/1 +1\/1 +0\/0/);
   });
 });
 

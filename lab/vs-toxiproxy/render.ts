@@ -2,6 +2,7 @@
 import { renderGrid, RULE, type GridRow } from '../../src/text-grid.js';
 import { cellLabel, shapeLabel } from './plan.js';
 import type { VsToxiproxyReport } from './run.js';
+import { cellVerdicts, goalCounts, GOALS } from './goals.js';
 import { PROXIES, type Spread } from './summary.js';
 
 export function renderVsToxiproxy(r: VsToxiproxyReport): string {
@@ -68,6 +69,19 @@ export function renderVsToxiproxy(r: VsToxiproxyReport): string {
       });
     }
     lines.push(...renderGrid(selfRows, ['left', ...head.slice(1).map(() => 'right' as const)]));
+
+    lines.push('');
+    lines.push("issue 23's goals, medians over rounds: p50 and p99 at most toxiproxy's (p99: or under 0.1 ms), max at most");
+    lines.push("its + 2 ms, CPU at most its (twice at 1 ms), self-report p99 within max(0.2 ms, 30%) of the client's p99 excess");
+    const word = (v: boolean | null): string => (v === null ? '-' : v ? 'met' : 'missed');
+    const goalRows: GridRow[] = [{ cells: ['L, clients', ...GOALS], tone: 'bold' }, RULE];
+    for (const row of r.latency) {
+      const v = cellVerdicts(row);
+      goalRows.push({ cells: [cellLabel(row.cell), ...GOALS.map((g) => word(v[g]))] });
+    }
+    const counts = goalCounts(r.latency);
+    goalRows.push({ cells: ['cells met', ...GOALS.map((g) => `${counts[g].met}/${counts[g].of}`)], tone: 'bold' });
+    lines.push(...renderGrid(goalRows, ['left', ...GOALS.map(() => 'right' as const)]));
   }
 
   if (r.throughput.length > 0) {
