@@ -14,6 +14,7 @@ export class PollAccount {
   private spunTotalNs = 0;
   private idleAtSpinEnd = 0;
   private chainedNs = -1;
+  private turnEndNs = -1;
 
   constructor(private readonly clock: Clock) {}
 
@@ -31,6 +32,7 @@ export class PollAccount {
   /** The poll turn that began at startNs ended at endNs, asking for another turn or not. */
   turnEnded(startNs: number, endNs: number, again: boolean): void {
     this.chainedNs = again ? startNs : -1;
+    this.turnEndNs = endNs;
     if (again) return;
     this.doneNs += endNs - this.spanStartNs;
     this.spanStartNs = -1;
@@ -71,5 +73,10 @@ export class PollAccount {
    */
   get chainedPollStartNs(): number {
     return this.chainedNs;
+  }
+
+  /** When the latest poll turn ended, or -1 before the first. */
+  get lastTurnEndNs(): number {
+    return this.turnEndNs;
   }
 }

@@ -208,11 +208,16 @@ export class PreciseScheduler implements Scheduler {
   }
 
   /**
-   * How long a sleeping main thread takes to run once woken, learned: the loop's share of a
-   * wake's lateness (waker.ts `loopShare`).
+   * How long a main thread that slept `sleptNs` takes to run once woken, learned: the loop's share
+   * of the lateness of the scheduler's own wakes after sleeps as long (waker.ts `loopShare`;
+   * SleepMargins keeps sleeps under a millisecond apart, which wake several times sooner).
    */
-  get wakeNs(): number {
-    return (this.waker?.loopShare ?? 0) * this.margins.long.meanLateNs;
+  wakeAfterNs(sleptNs: number): number {
+    return (this.waker?.loopShare ?? 0) * this.margins.for(sleptNs).meanLateNs;
+  }
+
+  get lastTurnEndNs(): number {
+    return this.account.lastTurnEndNs;
   }
 
   /** What the scheduler sleeps on now (a fallback when the one asked for was not to be had). */

@@ -21,7 +21,7 @@ export type { SelfReport } from '../stats/self-report.js';
 const LOOP_RESOLUTION_MS = 50;
 
 /** What the scheduler tells of the loop's time (PreciseScheduler has all of it). */
-export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs'>;
+export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeAfterNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs' | 'lastTurnEndNs'>;
 /**
  * libuv's count of loop turns, or -1 where Node does not give it (`uvMetricsInfo` came in 20.18
  * and 22.8): each read is then taken to start a turn of its own, after turns not seen.
@@ -142,7 +142,7 @@ export class SelfMonitor {
       else {
         let stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
         if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - this.lastSpunNs;
-        this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? (account.wakeNs ?? 0) : 0);
+        this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? this.wakeNs(nowNs) : 0);
       }
     }
     if (turn !== this.lastTurn || turn < 0) {
@@ -157,6 +157,19 @@ export class SelfMonitor {
     this.lastSpunNs = spunNs;
     this.watchTurn(nowNs);
   };
+
+  /**
+   * The wake-up of a read that found the loop asleep, as the scheduler learned it for a sleep as
+   * long as the last one. That sleep began after the previous read and after the scheduler's last
+   * poll turn (a linger after a delivery, say), at the earliest: one client 20 ms away sleeps 20 ms
+   * before a delivery but only a client's wake-up before its next request, and on a VM a thread
+   * that slept 20 ms wakes several times later than one that slept 0.2 ms (docs/self-report.md).
+   */
+  private wakeNs(nowNs: number): number {
+    const account = this.loopAccount;
+    if (account.wakeAfterNs === undefined) return 0;
+    return account.wakeAfterNs(nowNs - Math.max(this.lastReadNs, account.lastTurnEndNs ?? -1));
+  }
 
   /**
    * A read's bytes most likely answer the connection's last write the other way (a reply its

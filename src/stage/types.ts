@@ -55,8 +55,13 @@ export interface Scheduler {
   catchUp?(nowNs: number): void;
   /** Nanoseconds spent in the scheduler's own poll turns, cumulative (the self-report). */
   readonly pollNs?: number;
-  /** How long a sleeping main thread takes to run once woken, ns, as the scheduler learned it. */
-  readonly wakeNs?: number;
+  /**
+   * How long a main thread that slept `sleptNs` takes to run once woken, ns, as the scheduler
+   * learned it from its own wakes after sleeps about that long (a longer sleep wakes later).
+   */
+  wakeAfterNs?(sleptNs: number): number;
+  /** When the scheduler's latest poll turn ended, or -1: a loop asleep since fell asleep after it. */
+  readonly lastTurnEndNs?: number;
   /** Nanoseconds spent in busy-waits, cumulative (the self-report). */
   readonly spunNs?: number;
   /** libuv's idle time (ms) when the last busy-wait ended. */

@@ -3,12 +3,14 @@ import { SelfMonitor, type LoopAccount } from '../../src/proxy/self-monitor.js';
 
 /** A loop account, libuv idle time and libuv's turn count that the test moves by hand. */
 function rig(firstTurn = 1): {
-  account: { pollNs: number; wakeNs: number; spunNs: number; idleAtSpinEndMs: number; chainedPollStartNs: number };
+  account: LoopAccount & { pollNs: number; spunNs: number; idleAtSpinEndMs: number; chainedPollStartNs: number; lastTurnEndNs: number };
   idle: { ms: number };
   turn: { n: number };
   monitor: SelfMonitor;
 } {
-  const account = { pollNs: 0, wakeNs: 20_000, spunNs: 0, idleAtSpinEndMs: 0, chainedPollStartNs: -1 };
+  // A wake-up of 20 us after sleeps under 5 ms, 150 us after longer ones.
+  const wakeAfterNs = (sleptNs: number): number => (sleptNs < 5_000_000 ? 20_000 : 150_000);
+  const account = { pollNs: 0, wakeAfterNs, spunNs: 0, idleAtSpinEndMs: 0, chainedPollStartNs: -1, lastTurnEndNs: -1 };
   const idle = { ms: 0 };
   const turn = { n: firstTurn };
   const monitor = new SelfMonitor(account satisfies LoopAccount, () => idle.ms, () => turn.n);
@@ -33,6 +35,23 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     monitor.onRead(1_000_000);
     // 1 ms since the last read, less 0.7 ms asleep: 0.3 ms stalled (the busy-wait among it), plus the wake.
     expect(monitor.readWaitNs()).toBe(300_000 + 20_000);
+  });
+
+  it("adds the wake-up of the last sleep: after a poll turn (a linger), a short one, not the whole gap since the last read", async () => {
+    const { account, idle, turn, monitor } = rig();
+    monitor.onRead(0);
+    await turnTo(turn, 7);
+    // 20 ms later: asleep 19.7 ms until a delivery, polling 100 us after it, then asleep 150 us until this read.
+    idle.ms = 19.85;
+    account.pollNs = 150_000;
+    account.lastTurnEndNs = 19_850_000;
+    monitor.onRead(20_000_000);
+    expect(monitor.readWaitNs()).toBe(20_000);
+    // The next read, 20 ms on with no poll turn since: the loop slept all that time, so the long sleep's wake-up.
+    await turnTo(turn, 9);
+    idle.ms = 39.85;
+    monitor.onRead(40_000_000);
+    expect(monitor.readWaitNs()).toBe(150_000);
   });
 
   it('does not count a busy-wait the loop slept after: a sleeping loop had nothing to read', async () => {
