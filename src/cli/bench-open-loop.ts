@@ -100,7 +100,9 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
         const r = ev.result;
         const c = r.correctedLatencyUs;
         process.stderr.write(
-          `redis-rtt:   achieved ${r.achievedRate}/s, corrected p99 ${c.p99} us, uncorrected p99 ${r.uncorrectedLatencyUs.p99} us, late p99 ${r.latenessUs.p99} us${r.saturated ? ', saturated' : ''}\n`,
+          `redis-rtt:   achieved ${r.achievedRate}/s, corrected p99 ${c.p99} us` +
+            (r.punctualCorrectedP99Us != null ? ` (${r.punctualCorrectedP99Us} us sent on time)` : '') +
+            `, uncorrected p99 ${r.uncorrectedLatencyUs.p99} us, late p99 ${r.latenessUs.p99} us${r.saturated ? ', saturated' : ''}\n`,
         );
       }
     });

@@ -70,12 +70,16 @@ describe('redis-rtt bench open-loop flags', () => {
         expect(r.scheduled).toBe(120); // 400/s x 0.3 s (a bare number is ms), uniform
         expect(r.roundTrips).toBeGreaterThan(0);
         expect(r.achievedRate).toBeGreaterThan(0);
+        // Sent alone on one-in-flight connections: the punctual replay applies, and is never above what was measured.
+        expect(r.punctualCorrectedP99Us).toBeGreaterThan(0);
+        expect(r.punctualCorrectedP99Us!).toBeLessThanOrEqual(r.correctedLatencyUs.p99);
+        expect(Object.keys(r.connectionWaitUs!)).toEqual(['p50', 'p99', 'max']);
       }
       const hgrms = readdirSync(join(dir, 'h')).sort();
       expect(hgrms).toHaveLength(4);
       expect(hgrms.filter((f) => f.endsWith('-corrected.hgrm'))).toHaveLength(2);
       expect(readFileSync(join(dir, 'h', hgrms[0]!), 'utf8')).toMatch(/Value\s+Percentile\s+TotalCount/);
-      expect(stderr).toMatch(/corrected.*uncorrected/);
+      expect(stderr).toMatch(/corrected p99 \d+ us \(\d+ us sent on time\), uncorrected p99/);
       const html = readFileSync(join(dir, 'r.html'), 'utf8');
       expect(html).toContain('data-chart="backlog local"');
       expect(html).toContain('data-chart="spectrum local"');
@@ -89,7 +93,7 @@ describe('redis-rtt bench open-loop flags', () => {
     const report = JSON.parse(stdout) as OpenLoopReport;
     expect(report.results).toHaveLength(1);
     const r = report.results[0]!;
-    expect([r.arrival, r.clients, r.targetRate, r.roundTrips]).toEqual(['closed', 3, null, null]);
+    expect([r.arrival, r.clients, r.targetRate, r.roundTrips, r.punctualCorrectedP99Us]).toEqual(['closed', 3, null, null, null]);
     expect(r.completed).toBeGreaterThan(10);
     expect(r.correctedLatencyUs).toEqual(r.uncorrectedLatencyUs);
   });
