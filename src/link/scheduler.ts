@@ -289,13 +289,3 @@ export class PreciseScheduler implements Scheduler {
 
 /** The longest `maxFiresPerTurn` holds a due delivery back. */
 const MAX_HOLD_NS = 500_000;
-
-let processScheduler: PreciseScheduler | undefined;
-
-/**
- * The process's scheduler, for every proxy started without one of its own: one heap, one poll and
- * one timer-thread slot however many proxies a process runs.
- */
-export function sharedScheduler(): PreciseScheduler {
-  return (processScheduler ??= new PreciseScheduler());
-}

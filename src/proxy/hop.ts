@@ -1,7 +1,8 @@
 import net from 'node:net';
 import { realClock } from '../clock.js';
 import { median } from '../numbers/quantiles.js';
-import { newTimer, sharedScheduler } from '../link/scheduler.js';
+import { newTimer } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/shared-scheduler.js';
 
 export interface HopEstimate {
   /** Median one-way loopback transit seen by this process (write -> 'data' on the other socket). */

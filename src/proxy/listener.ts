@@ -6,7 +6,7 @@ import { TlsStagePair } from '../tls/tls-stage-pair.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
 import { LinkState } from '../link/link-state.js';
-import { sharedScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { LinkSettings } from '../link/types.js';
 import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';

@@ -2,7 +2,7 @@ import type { Compensation } from '../link/compensation.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import { LinkState } from '../link/link-state.js';
 import { seededUniform } from '../link/rng.js';
-import { sharedScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { StageFactory } from '../stage/types.js';

@@ -5,7 +5,7 @@ import { HttpEndpoint } from '../http/endpoint.js';
 import { bindPolicy } from '../http/guard.js';
 import { Router } from '../http/router.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
-import { sharedScheduler } from '../link/scheduler.js';
+import { sharedScheduler } from '../link/shared-scheduler.js';
 import { ApiError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
 import { apiRoutes } from './routes.js';

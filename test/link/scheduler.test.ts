@@ -344,7 +344,7 @@ describe('WakeLearner', () => {
 
 describe('the timer thread and the process', () => {
   it('keeps a process alive while a wake is armed, and not after: the process fires its timer, then exits', async () => {
-    const url = new URL('../../dist/link/scheduler.js', import.meta.url).href;
+    const url = new URL('../../dist/link/shared-scheduler.js', import.meta.url).href;
     const code = `const { sharedScheduler } = await import(${JSON.stringify(url)});
       const s = sharedScheduler();
       s.schedule(s.clock.nowNs() + 3e6, () => console.log('fired'));`;
