@@ -17,17 +17,20 @@ export class ServiceTimes {
 
   add(dueNs: number, serviceNs: number): void {
     if (this.count === this.dueNs.length) {
-      const dues = new Float64Array(this.count * 2);
-      dues.set(this.dueNs);
-      this.dueNs = dues;
-      const services = new Float64Array(this.count * 2);
-      services.set(this.serviceNs);
-      this.serviceNs = services;
+      this.dueNs = doubled(this.dueNs);
+      this.serviceNs = doubled(this.serviceNs);
     }
     this.dueNs[this.count] = dueNs;
     this.serviceNs[this.count] = serviceNs;
     this.count++;
   }
+}
+
+/** A copy of `a` with room for twice as many. */
+function doubled(a: Float64Array): Float64Array {
+  const bigger = new Float64Array(a.length * 2);
+  bigger.set(a);
+  return bigger;
 }
 
 /**
