@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Clock } from '../clock.js';
+import type { PollRunEnd } from '../stage/types.js';
 
 /**
  * What the scheduler's polling cost the loop: the wall time of its runs of poll turns and of its
@@ -15,6 +16,7 @@ export class PollAccount {
   private idleAtSpinEnd = 0;
   private chainedNs = -1;
   private turnEndNs = -1;
+  private readonly runEnd: PollRunEnd = { endNs: -1, idleMs: 0, pollNs: 0, spunNs: 0 };
 
   constructor(private readonly clock: Clock) {}
 
@@ -36,6 +38,11 @@ export class PollAccount {
     if (again) return;
     this.doneNs += endNs - this.spanStartNs;
     this.spanStartNs = -1;
+    const run = this.runEnd;
+    run.endNs = endNs;
+    run.idleMs = performance.nodeTiming.idleTime;
+    run.pollNs = this.pollNs;
+    run.spunNs = this.spunTotalNs;
   }
 
   /** Wall time of all poll runs, busy-waits included (what the poll budget counts). */
@@ -73,6 +80,11 @@ export class PollAccount {
    */
   get chainedPollStartNs(): number {
     return this.chainedNs;
+  }
+
+  /** Where the latest run of poll turns ended, and the loop's account then (one object, rewritten). */
+  get lastRunEnd(): Readonly<PollRunEnd> {
+    return this.runEnd;
   }
 
   /** When the latest poll turn ended, or -1 before the first. */

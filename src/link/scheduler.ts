@@ -1,5 +1,5 @@
 import { realClock, type Clock } from '../clock.js';
-import type { DeliverySource, Scheduler, Timer } from '../stage/types.js';
+import type { DeliverySource, PollRunEnd, Scheduler, Timer } from '../stage/types.js';
 import { Linger } from './linger.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
@@ -218,6 +218,9 @@ export class PreciseScheduler implements Scheduler {
 
   get lastTurnEndNs(): number {
     return this.account.lastTurnEndNs;
+  }
+  get lastRunEnd(): Readonly<PollRunEnd> {
+    return this.account.lastRunEnd;
   }
 
   /** What the scheduler sleeps on now (a fallback when the one asked for was not to be had). */

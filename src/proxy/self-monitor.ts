@@ -21,7 +21,7 @@ export type { SelfReport } from '../stats/self-report.js';
 const LOOP_RESOLUTION_MS = 50;
 
 /** What the scheduler tells of the loop's time (PreciseScheduler has all of it). */
-export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeAfterNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs' | 'lastTurnEndNs'>;
+export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeAfterNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs' | 'lastTurnEndNs' | 'lastRunEnd'>;
 /**
  * libuv's count of loop turns, or -1 where Node does not give it (`uvMetricsInfo` came in 20.18
  * and 22.8): each read is then taken to start a turn of its own, after turns not seen.
@@ -106,7 +106,8 @@ export class SelfMonitor {
    *   asked for this one): since the earliest of those, unless the loop slept in between (the
    *   bytes then woke it). What it waited for is turn k-1's callbacks: its reads, the deliveries
    *   its poll fired (each a socket write), a GC pause;
-   * - otherwise, the time since the previous read that the loop was neither asleep in epoll
+   * - otherwise, the time since the previous read (or since the scheduler's last run of poll
+   *   turns ended, if later and the loop slept after it) that the loop was neither asleep in epoll
    *   (libuv's idle time) nor turning the scheduler's poll: a GC pause, a long callback, a
    *   busy-wait; bytes that came then waited for it. Busy-waits the loop has slept after do not
    *   count: it sleeps only with nothing to read, so no bytes waited for them. If it slept, add
@@ -139,11 +140,7 @@ export class SelfMonitor {
       if (chainedNs >= 0) seenNs = Math.min(seenNs, chainedNs);
       // A chained poll left this turn's epoll nothing to wait for; else a sleep was this turn's own.
       if (seenNs !== Infinity && (chainedNs >= 0 || sleptNs <= 0)) this.waitNs = nowNs - seenNs;
-      else {
-        let stallNs = nowNs - this.lastReadNs - sleptNs - (pollNs - this.lastPollNs);
-        if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - this.lastSpunNs;
-        this.waitNs = Math.max(0, stallNs) + (sleptNs > 0 ? this.wakeNs(nowNs) : 0);
-      }
+      else this.waitNs = Math.max(0, this.stallNs(nowNs, idleMs, idleNs, pollNs, spunNs)) + (sleptNs > 0 ? this.wakeNs(nowNs) : 0);
     }
     if (turn !== this.lastTurn || turn < 0) {
       this.lastTurn = turn;
@@ -157,6 +154,23 @@ export class SelfMonitor {
     this.lastSpunNs = spunNs;
     this.watchTurn(nowNs);
   };
+
+  /**
+   * The loop's busy time, neither asleep nor polling, since the previous read, or since the last
+   * run of poll turns ended if it came later and the loop slept after it: a loop that fell asleep
+   * had nothing to read, so these bytes came later and the callbacks before (the last read's own,
+   * the wake that began the poll run) cannot have held them.
+   */
+  private stallNs(nowNs: number, idleMs: number, idleNs: number, pollNs: number, spunNs: number): number {
+    const account = this.loopAccount;
+    const run = account.lastRunEnd;
+    const fromRun = run !== undefined && run.endNs > this.lastReadNs && idleMs > run.idleMs;
+    const fromNs = fromRun ? run.endNs : this.lastReadNs;
+    let stallNs = nowNs - fromNs - (idleNs - (fromRun ? run.idleMs * 1e6 : this.lastIdleNs));
+    stallNs -= pollNs - (fromRun ? run.pollNs : this.lastPollNs);
+    if (idleMs > (account.idleAtSpinEndMs ?? Infinity)) stallNs -= spunNs - (fromRun ? run.spunNs : this.lastSpunNs);
+    return stallNs;
+  }
 
   /**
    * The wake-up of a read that found the loop asleep, as the scheduler learned it for a sleep as

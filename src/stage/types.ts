@@ -38,6 +38,17 @@ export interface Timer {
   readonly fire: () => void;
 }
 
+/**
+ * The loop's account where a run of poll turns ended: its end, libuv's idle time then (ms), and the
+ * scheduler's poll and busy-wait totals (ns). A loop that slept after it had nothing left to read.
+ */
+export interface PollRunEnd {
+  endNs: number;
+  idleMs: number;
+  pollNs: number;
+  spunNs: number;
+}
+
 /** What stages need from a scheduler: call fire() no earlier than dueNs, as close to it as possible. */
 export interface Scheduler {
   readonly clock: Clock;
@@ -62,6 +73,8 @@ export interface Scheduler {
   wakeAfterNs?(sleptNs: number): number;
   /** When the scheduler's latest poll turn ended, or -1: a loop asleep since fell asleep after it. */
   readonly lastTurnEndNs?: number;
+  /** Where the scheduler's latest run of poll turns ended (endNs -1 before the first). */
+  readonly lastRunEnd?: Readonly<PollRunEnd>;
   /** Nanoseconds spent in busy-waits, cumulative (the self-report). */
   readonly spunNs?: number;
   /** libuv's idle time (ms) when the last busy-wait ended. */

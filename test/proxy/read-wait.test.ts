@@ -1,16 +1,25 @@
 import { describe, expect, it } from 'vitest';
 import { SelfMonitor, type LoopAccount } from '../../src/proxy/self-monitor.js';
+import type { PollRunEnd } from '../../src/stage/types.js';
 
 /** A loop account, libuv idle time and libuv's turn count that the test moves by hand. */
 function rig(firstTurn = 1): {
-  account: LoopAccount & { pollNs: number; spunNs: number; idleAtSpinEndMs: number; chainedPollStartNs: number; lastTurnEndNs: number };
+  account: LoopAccount & {
+    pollNs: number;
+    spunNs: number;
+    idleAtSpinEndMs: number;
+    chainedPollStartNs: number;
+    lastTurnEndNs: number;
+    lastRunEnd: PollRunEnd;
+  };
   idle: { ms: number };
   turn: { n: number };
   monitor: SelfMonitor;
 } {
   // A wake-up of 20 us after sleeps under 5 ms, 150 us after longer ones.
   const wakeAfterNs = (sleptNs: number): number => (sleptNs < 5_000_000 ? 20_000 : 150_000);
-  const account = { pollNs: 0, wakeAfterNs, spunNs: 0, idleAtSpinEndMs: 0, chainedPollStartNs: -1, lastTurnEndNs: -1 };
+  const lastRunEnd = { endNs: -1, idleMs: 0, pollNs: 0, spunNs: 0 };
+  const account = { pollNs: 0, wakeAfterNs, spunNs: 0, idleAtSpinEndMs: 0, chainedPollStartNs: -1, lastTurnEndNs: -1, lastRunEnd };
   const idle = { ms: 0 };
   const turn = { n: firstTurn };
   const monitor = new SelfMonitor(account satisfies LoopAccount, () => idle.ms, () => turn.n);
@@ -52,6 +61,27 @@ describe("the read-wait estimate (self.addedUs's start)", () => {
     idle.ms = 39.85;
     monitor.onRead(40_000_000);
     expect(monitor.readWaitNs()).toBe(150_000);
+  });
+
+  it('counts no busy time from before the last run of poll turns when the loop slept after it: the bytes came later', async () => {
+    const { account, idle, turn, monitor } = rig();
+    monitor.onRead(0); // Redis's reply, then 40 us of its own callback
+    await turnTo(turn, 6);
+    // Asleep 19.7 ms from 40 us; the wake's callback until 19.8 ms; a poll run (the delivery, a linger) until 19.95
+    // ms; asleep 40 us; then 10 us of another callback before this read, the client's next request, at 20 ms.
+    account.pollNs = 150_000;
+    account.lastTurnEndNs = 19_950_000;
+    account.lastRunEnd = { endNs: 19_950_000, idleMs: 19.7, pollNs: 150_000, spunNs: 0 };
+    idle.ms = 19.74;
+    monitor.onRead(20_000_000);
+    // Since the run ended: 50 us, 40 of them asleep; the short sleep's wake-up.
+    expect(monitor.readWaitNs()).toBe(10_000 + 20_000);
+    // Had the loop not slept after the run, the bytes could have come during any of it: since the last read.
+    await turnTo(turn, 9);
+    account.lastRunEnd = { endNs: 20_500_000, idleMs: 19.74, pollNs: 150_000, spunNs: 0 };
+    idle.ms = 19.74;
+    monitor.onRead(21_000_000);
+    expect(monitor.readWaitNs()).toBe(1_000_000);
   });
 
   it('does not count a busy-wait the loop slept after: a sleeping loop had nothing to read', async () => {
