@@ -6,7 +6,9 @@
 // bytes reached its socket, which the proxy itself cannot stamp (docs/self-report.md). Printed per
 // round beside `self.addedUs` and beside what redis-benchmark saw (its p99 minus the direct run's,
 // minus L), and the wire's own view of the same excess (t3 - t0 against the direct run's wire times):
-// where the wire and the client part, the time is the client's, outside any proxy.
+// where the wire and the client part, the time is the client's, outside any proxy. Each round also
+// takes the request with the longest time on the wire apart: up, at Redis, down, and when it was its
+// connection's first request, how long after the client's SYN the proxy dialed Redis (its accept).
 // Needs tcpdump (Debian's `tcpdump`) and root or CAP_NET_RAW.
 //   npm run build && node lab/tools/wire-truth.mjs [--down-ms 5] [--clients 50] [--requests 20000] [--rounds 3]
 import { spawn, execFileSync } from 'node:child_process';
@@ -41,14 +43,14 @@ const line = await new Promise((r) => proxy.stdout.once('data', (d) => r(JSON.pa
 const proxyPort = Number(line.listen.split(':').pop());
 
 /**
- * redis-benchmark GET's p99 in ms (its CSV line).
+ * redis-benchmark GET's p99 and max in ms (its CSV line).
  * @param {number} port
  * @param {number} n
  */
 function bench(port, n) {
   const out = execFileSync('redis-benchmark', ['-h', '127.0.0.1', '-p', String(port), '-t', 'get', '-n', String(n), '-c', String(clients), '-P', '1', '--csv'], { encoding: 'utf8' });
   const f = (out.trim().split('\n').pop() ?? '').split(',').map((s) => Number(s.replaceAll('"', '')));
-  return f[6] ?? NaN;
+  return { p99: f[6] ?? NaN, max: f[7] ?? NaN };
 }
 
 /**
@@ -164,6 +166,8 @@ for (let r = 0; r < rounds; r++) {
   const up = [];
   const down = [];
   const atRedis = [];
+  // The request with the longest time on the wire, in parts: where a maximum was spent.
+  let worst = { wireUs: -Infinity, upUs: NaN, redisUs: NaN, downUs: NaN, k: -1, afterOpenUs: NaN, dialUs: NaN, firstUpUs: NaN };
   for (const [c, u] of pairs) {
     const cv = client.get(c);
     const uv = upstream.get(u);
@@ -176,10 +180,15 @@ for (let r = 0; r < rounds; r++) {
       down.push(downUs);
       added.push(upUs + downUs);
       atRedis.push(at(uv.from, k) - at(uv.to, k));
-      wire.push(at(cv.from, k) - at(cv.to, k));
+      const wireUs = at(cv.from, k) - at(cv.to, k);
+      wire.push(wireUs);
+      if (wireUs > worst.wireUs) {
+        const redisUs = at(uv.from, k) - at(uv.to, k);
+        worst = { wireUs, upUs, redisUs, downUs, k, afterOpenUs: at(cv.to, k) - cv.synUs, dialUs: uv.synUs - cv.synUs, firstUpUs: at(uv.to, 0) - uv.synUs };
+      }
     }
   }
-  const clientExcessUs = (proxied.result - direct.result - downMs) * 1000;
+  const clientExcessUs = (proxied.result.p99 - direct.result.p99 - downMs) * 1000;
   const wireExcessUs = p99(wire) - p99(directWire) - downMs * 1000;
   const x = {
     clientExcessUs,
@@ -200,6 +209,17 @@ for (let r = 0; r < rounds; r++) {
     n: added.length,
     pairs: pairs.size,
     dropped: direct.dropped + proxied.dropped,
+    clientMaxUs: (proxied.result.max - downMs) * 1000,
+    wireMaxUs: worst.wireUs - downMs * 1000,
+    worstUpUs: worst.upUs,
+    worstRedisUs: worst.redisUs,
+    worstDownUs: worst.downUs,
+    worstK: worst.k,
+    worstAfterOpenUs: worst.afterOpenUs,
+    worstDialUs: worst.dialUs,
+    worstFirstUpUs: worst.firstUpUs,
+    upMaxUs: Math.max(...up),
+    downMaxUs: Math.max(...down),
   };
   rows.push(x);
   console.log(
@@ -208,6 +228,10 @@ for (let r = 0; r < rounds; r++) {
       `self.addedUs p99 ${ms(x.selfUs)}, roundTripAddedUs p99 ${ms(x.selfRoundTripUs)} (p50 ${ms(x.selfRoundTripP50Us)}), lateUs p99 ${ms(x.lateUs)}; ` +
       `Redis's time on the wire p99 ${ms(x.redisUs)} through the proxy, ${ms(x.directUs)} direct; ` +
       `${x.n} requests over ${x.pairs} connections, ${x.dropped} packets dropped`,
+  );
+  console.log(
+    `  max less L: client ${ms(x.clientMaxUs)}, wire ${ms(x.wireMaxUs)} (up ${ms(x.worstUpUs)}, at Redis ${ms(x.worstRedisUs)}, ` +
+      `down ${ms(x.worstDownUs)}; the connection's request ${x.worstK + 1}, ${ms(x.worstAfterOpenUs)} after it opened; the proxy dialed Redis ${ms(x.worstDialUs)} after the client's SYN and wrote to it ${ms(x.worstFirstUpUs)} after the dial); proxy's share on the wire max up ${ms(x.upMaxUs)}, down ${ms(x.downMaxUs)}`,
   );
 }
 const col = (/** @type {string} */ k) => {
@@ -218,4 +242,5 @@ console.log(`\nL = ${downMs} ms, ${clients} clients, ${requests} requests, ${rou
 console.log(`client p99 excess ${col('clientExcessUs')}; wire p99 excess ${col('wireExcessUs')}`);
 console.log(`Redis's time on the wire (request in to reply out), p99 ${col('redisUs')} through the proxy, ${col('directUs')} direct`);
 console.log(`proxy's share on the wire, p99 ${col('addedUs')} (up ${col('upUs')}, down ${col('downUs')}); self.addedUs p99 ${col('selfUs')}, roundTripAddedUs p99 ${col('selfRoundTripUs')}`);
+console.log(`max less L: client ${col('clientMaxUs')}, wire ${col('wireMaxUs')}; the proxy's share on the wire, max up ${col('upMaxUs')}, down ${col('downMaxUs')}`);
 process.exit(0);
