@@ -26,6 +26,7 @@
 #include <uv.h>
 #include "call-js.h"
 #include "turns.h"
+#include "accepts.h"
 
 typedef struct {
   uv_poll_t poll;
@@ -240,6 +241,7 @@ static napi_value init(napi_env env, napi_value exports) {
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   if (register_turns(env, exports) != napi_ok) return NULL;
+  if (register_accepts(env, exports) != napi_ok) return NULL;
   return exports;
 }
 

@@ -4,7 +4,8 @@
  * thread's own event loop when it comes. Optional: where it was not built, `openAlarm` answers
  * undefined and the scheduler sleeps on the timer thread instead. The same addon has the turn
  * hook, a call once per loop turn that makes no garbage (`openTurnHook`), where the scheduler
- * would otherwise poll with setImmediate.
+ * would otherwise poll with setImmediate, and the accept of every connection a listening socket
+ * holds at once (`acceptPendingCall`, for src/proxy/pending-accepts.ts).
  */
 import { createRequire } from 'node:module';
 
@@ -18,6 +19,8 @@ interface Binding {
   startTurns(hook: object): void;
   stopTurns(hook: object): void;
   closeTurns(hook: object): void;
+  /** Missing from an addon built before it existed. */
+  acceptPending?(fd: number, out: Int32Array, max: number): number;
 }
 
 /** One alarm on CLOCK_MONOTONIC, the clock of `monotonicNs` (clock.ts). */
@@ -92,4 +95,14 @@ export function openTurnHook(onTurn: () => void): TurnHook | undefined {
       b.closeTurns(handle);
     },
   };
+}
+
+/**
+ * accept4() of up to `max` connections waiting on listening socket `fd` into `out`, returning how
+ * many (native/timerfd/accepts.c); undefined without the addon.
+ */
+export function acceptPendingCall(): ((fd: number, out: Int32Array, max: number) => number) | undefined {
+  const b = timerfdBinding();
+  const call = b?.acceptPending;
+  return b === null || call === undefined ? undefined : call.bind(b);
 }

@@ -18,6 +18,7 @@ import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';
 import { openStartUpListener, type StartUpListener } from './start-up-listener.js';
+import { PendingAccepts } from './pending-accepts.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
 
@@ -81,6 +82,8 @@ export class ProxyListener {
   private readonly upstreamMeter = new UpstreamTlsMeter();
   private nextId = 1;
   private readonly scheduler: Scheduler;
+  /** The rest of a burst of clients, accepted with the first (pending-accepts.ts); undefined without the addon. */
+  private readonly pending = PendingAccepts.open(true);
   /** The stages every connection runs (the proxy handle's StageHost). */
   readonly stages = new ProxyStages(() => this.live, (line) => this.o.log(line));
   address = '';
@@ -99,22 +102,32 @@ export class ProxyListener {
   }
 
   private newServer(): net.Server {
-    const o = this.o;
-    const server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) => this.accept(socket));
-    if (o.maxConnections) {
-      server.maxConnections = o.maxConnections;
-      // Node closes the socket itself; say so, at most once a second (on the scheduler's clock, so a
-      // test can step through the window).
-      server.on('drop', () => {
-        this.refused++;
-        const nowNs = this.scheduler.clock.nowNs();
-        if (nowNs - this.refusedLoggedNs < REFUSED_LOG_INTERVAL_NS) return;
-        this.refusedLoggedNs = nowNs;
-        o.log(`--max-connections ${o.maxConnections} reached: refused a client (${this.refused} so far)`);
-      });
-    }
+    // Not Node's maxConnections: it counts only the clients libuv accepted, not the rest of a burst.
+    const server: net.Server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) => {
+      this.admit(socket);
+      this.pending?.drain(server, this.admit);
+    });
     return server;
   }
+
+  /**
+   * A client accepted, by libuv or with the rest of its burst. Beyond --max-connections it is closed
+   * at once, and that is logged at most once a second (on the scheduler's clock, so a test can
+   * step through the window).
+   */
+  private readonly admit = (socket: net.Socket): void => {
+    const max = this.o.maxConnections;
+    if (!max || this.live.size < max) {
+      this.accept(socket);
+      return;
+    }
+    socket.destroy();
+    this.refused++;
+    const nowNs = this.scheduler.clock.nowNs();
+    if (nowNs - this.refusedLoggedNs < REFUSED_LOG_INTERVAL_NS) return;
+    this.refusedLoggedNs = nowNs;
+    this.o.log(`--max-connections ${max} reached: refused a client (${this.refused} so far)`);
+  };
 
   /** After Redis was down: a new server on the address the first one bound (its port, not port 0). */
   private async listenAgain(): Promise<void> {

@@ -1,5 +1,10 @@
 import net from 'node:net';
 import { Redis, type RedisOptions } from 'ioredis';
+import { FakeClock } from '../../src/clock.js';
+import { parseEndpoint } from '../../src/endpoint.js';
+import { LinkState } from '../../src/link/link-state.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { ProxyListener, type ProxyListenerOptions } from '../../src/proxy/listener.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 
 /** An ioredis client with retries and offline queue off, so a failure shows instead of hiding. */
@@ -50,3 +55,23 @@ export function collect(s: net.Socket): Promise<Buffer> {
 }
 
 export { median } from '../../src/numbers/quantiles.js';
+
+/**
+ * A bare ProxyListener (no stats server, no control endpoint) on a free port in front of `upstream`,
+ * with no delay, on a hand-driven clock: zero-delay chunks pass in the read callback.
+ */
+export function bareListener(upstream: string, extra: Partial<ProxyListenerOptions> = {}): ProxyListener {
+  return new ProxyListener({
+    upstream: parseEndpoint(upstream, '--upstream'),
+    listen: parseEndpoint('127.0.0.1:0', '--listen'),
+    link: new LinkState({ rttUs: 0 }),
+    taps: undefined,
+    scheduler: new ManualScheduler(new FakeClock(0)),
+    highWaterBytes: 1 << 20,
+    handshake: false,
+    connectTimeoutMs: 5_000,
+    argSizes: false,
+    log: () => undefined,
+    ...extra,
+  });
+}

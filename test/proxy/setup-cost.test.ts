@@ -5,13 +5,11 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { parseEndpoint } from '../../src/endpoint.js';
 import { LinkState } from '../../src/link/link-state.js';
-import { FakeClock } from '../../src/clock.js';
-import { ManualScheduler } from '../../src/link/manual-scheduler.js';
-import { ProxyListener } from '../../src/proxy/listener.js';
+import type { ProxyListener } from '../../src/proxy/listener.js';
 import { StatsCollector } from '../../src/stats/stats-collector.js';
 import { fakeServer, type FakeServer } from '../hardening/helpers/fake-server.js';
+import { bareListener } from './helpers.js';
 
 const PING = '*1\r\n$4\r\nPING\r\n';
 const CONNECTIONS = 10;
@@ -43,18 +41,7 @@ describe('a connection set-up does only what its first bytes need', () => {
   async function start(): Promise<{ listener: ProxyListener; stats: StatsCollector }> {
     server = await pongServer();
     const stats = new StatsCollector();
-    const l = (listener = new ProxyListener({
-      upstream: parseEndpoint(server.address, '--upstream'),
-      listen: parseEndpoint('127.0.0.1:0', '--listen'),
-      link: new LinkState({ rttUs: 0 }),
-      taps: stats,
-      scheduler: new ManualScheduler(new FakeClock(0)),
-      highWaterBytes: 1 << 20,
-      handshake: false,
-      connectTimeoutMs: 5_000,
-      argSizes: false,
-      log: () => undefined,
-    }));
+    const l = (listener = bareListener(server.address, { taps: stats }));
     await l.listen();
     return { listener: l, stats };
   }
