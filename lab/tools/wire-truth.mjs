@@ -140,6 +140,8 @@ function pair(client, upstream) {
 }
 
 const at = (/** @type {number[]} */ xs, /** @type {number} */ k) => xs[k] ?? NaN;
+/** The start of a run, where its connections' set-up falls. */
+const EARLY_US = 100_000;
 const p99 = (/** @type {number[]} */ xs) => quantile(xs, 0.99);
 const ms = (/** @type {number} */ us) => (us / 1000).toFixed(3);
 
@@ -166,6 +168,8 @@ for (let r = 0; r < rounds; r++) {
   const up = [];
   const down = [];
   const atRedis = [];
+  /** When each request reached the proxy (its client's segment), for where in the run the tail falls. */
+  const sentUs = [];
   // The request with the longest time on the wire, in parts: where a maximum was spent.
   let worst = { wireUs: -Infinity, upUs: NaN, redisUs: NaN, downUs: NaN, k: -1, afterOpenUs: NaN, dialUs: NaN, firstUpUs: NaN };
   for (const [c, u] of pairs) {
@@ -180,6 +184,7 @@ for (let r = 0; r < rounds; r++) {
       down.push(downUs);
       added.push(upUs + downUs);
       atRedis.push(at(uv.from, k) - at(uv.to, k));
+      sentUs.push(at(cv.to, k));
       const wireUs = at(cv.from, k) - at(cv.to, k);
       wire.push(wireUs);
       if (wireUs > worst.wireUs) {
@@ -187,6 +192,18 @@ for (let r = 0; r < rounds; r++) {
         worst = { wireUs, upUs, redisUs, downUs, k, afterOpenUs: at(cv.to, k) - cv.synUs, dialUs: uv.synUs - cv.synUs, firstUpUs: at(uv.to, 0) - uv.synUs };
       }
     }
+  }
+  // The slowest hundredth on the wire, in parts (means): where a p99 is spent.
+  const tailFromUs = p99(wire);
+  const tail = { n: 0, upUs: 0, redisUs: 0, downUs: 0, early: 0 };
+  const startUs = Math.min(...sentUs);
+  for (let i = 0; i < wire.length; i++) {
+    if ((wire[i] ?? 0) < tailFromUs) continue;
+    tail.n++;
+    tail.upUs += up[i] ?? 0;
+    tail.redisUs += atRedis[i] ?? 0;
+    tail.downUs += down[i] ?? 0;
+    if ((sentUs[i] ?? 0) - startUs < EARLY_US) tail.early++;
   }
   const clientExcessUs = (proxied.result.p99 - direct.result.p99 - downMs) * 1000;
   const wireExcessUs = p99(wire) - p99(directWire) - downMs * 1000;
@@ -218,6 +235,10 @@ for (let r = 0; r < rounds; r++) {
     worstAfterOpenUs: worst.afterOpenUs,
     worstDialUs: worst.dialUs,
     worstFirstUpUs: worst.firstUpUs,
+    tailUpUs: tail.upUs / tail.n,
+    tailRedisUs: tail.redisUs / tail.n,
+    tailDownUs: tail.downUs / tail.n,
+    tailEarlyShare: tail.early / tail.n,
     upMaxUs: Math.max(...up),
     downMaxUs: Math.max(...down),
   };
@@ -228,6 +249,10 @@ for (let r = 0; r < rounds; r++) {
       `self.addedUs p99 ${ms(x.selfUs)}, roundTripAddedUs p99 ${ms(x.selfRoundTripUs)} (p50 ${ms(x.selfRoundTripP50Us)}), lateUs p99 ${ms(x.lateUs)}; ` +
       `Redis's time on the wire p99 ${ms(x.redisUs)} through the proxy, ${ms(x.directUs)} direct; ` +
       `${x.n} requests over ${x.pairs} connections, ${x.dropped} packets dropped`,
+  );
+  console.log(
+    `  the slowest 1% on the wire, mean: up ${ms(x.tailUpUs)}, at Redis ${ms(x.tailRedisUs)}, down ${ms(x.tailDownUs)} (L off); ` +
+      `${(100 * x.tailEarlyShare).toFixed(0)}% of them sent in the run's first ${EARLY_US / 1000} ms`,
   );
   console.log(
     `  max less L: client ${ms(x.clientMaxUs)}, wire ${ms(x.wireMaxUs)} (up ${ms(x.worstUpUs)}, at Redis ${ms(x.worstRedisUs)}, ` +
