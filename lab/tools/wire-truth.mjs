@@ -8,7 +8,8 @@
 // minus L), and the wire's own view of the same excess (t3 - t0 against the direct run's wire times):
 // where the wire and the client part, the time is the client's, outside any proxy. Each round also
 // takes the request with the longest time on the wire apart: up, at Redis, down, and when it was its
-// connection's first request, how long after the client's SYN the proxy dialed Redis (its accept).
+// connection's first request, how long after the client's SYN the proxy dialed Redis (its accept); and
+// the slowest hundredth, as means of the same parts, with the share of it sent in the run's first 100 ms.
 // Needs tcpdump (Debian's `tcpdump`) and root or CAP_NET_RAW.
 //   npm run build && node lab/tools/wire-truth.mjs [--down-ms 5] [--clients 50] [--requests 20000] [--rounds 3]
 import { spawn, execFileSync } from 'node:child_process';
