@@ -103,6 +103,5 @@ export function openTurnHook(onTurn: () => void): TurnHook | undefined {
  */
 export function acceptPendingCall(): ((fd: number, out: Int32Array, max: number) => number) | undefined {
   const b = timerfdBinding();
-  const call = b?.acceptPending;
-  return b === null || call === undefined ? undefined : call.bind(b);
+  return b?.acceptPending?.bind(b);
 }

@@ -22,6 +22,9 @@ import { PendingAccepts } from './pending-accepts.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
 
+/** A client's FIN is forwarded, not answered: the accepted sockets, libuv's and the rest of a burst, stay half open. */
+const ALLOW_HALF_OPEN = true;
+
 /** The --max-connections refusal is logged at most once per this. */
 const REFUSED_LOG_INTERVAL_NS = 1e9;
 
@@ -83,7 +86,7 @@ export class ProxyListener {
   private nextId = 1;
   private readonly scheduler: Scheduler;
   /** The rest of a burst of clients, accepted with the first (pending-accepts.ts); undefined without the addon. */
-  private readonly pending = PendingAccepts.open(true);
+  private readonly pending = PendingAccepts.open(ALLOW_HALF_OPEN);
   /** The stages every connection runs (the proxy handle's StageHost). */
   readonly stages = new ProxyStages(() => this.live, (line) => this.o.log(line));
   address = '';
@@ -103,7 +106,7 @@ export class ProxyListener {
 
   private newServer(): net.Server {
     // Not Node's maxConnections: it counts only the clients libuv accepted, not the rest of a burst.
-    const server: net.Server = net.createServer({ allowHalfOpen: true, pauseOnConnect: false, noDelay: true }, (socket) => {
+    const server: net.Server = net.createServer({ allowHalfOpen: ALLOW_HALF_OPEN, pauseOnConnect: false, noDelay: true }, (socket) => {
       this.admit(socket);
       this.pending?.drain(server, this.admit);
     });
