@@ -1,16 +1,17 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { parseCells, parseRunSeconds, parseShapes, requestsFor, rotated, type Cell } from '../vs-toxiproxy/plan.js';
+import { parseCells, parseNice, parseRunSeconds, parseShapes, requestsFor, rotated, type Cell } from '../vs-toxiproxy/plan.js';
 import { BENCH_KEY, checkGetRun, parseBenchmarkCsv, parseGetCounters, runGetBenchmark } from '../vs-toxiproxy/redis-benchmark.js';
 import { cellVerdicts, goalCounts } from '../vs-toxiproxy/goals.js';
 import { renderVsToxiproxy } from '../vs-toxiproxy/render.js';
 import type { VsToxiproxyReport } from '../vs-toxiproxy/run.js';
 import { excessTable, loadWarnings, throughputTable, type ExcessRow, type LatencySample, type LatencyTarget, type ThroughputSample } from '../vs-toxiproxy/summary.js';
-import { selfFigures, toxiproxyPath } from '../vs-toxiproxy/targets.js';
+import { selfFigures, setProcessNice, toxiproxyPath } from '../vs-toxiproxy/targets.js';
 
 // What redis-benchmark 7.0 prints with --csv (-t get).
 const CSV = [
@@ -262,6 +263,8 @@ describe('the report text', () => {
     // p50 0.2 against 0.1, p99 1.2 against 1.0, max 8.0 against 2.0 + 2, CPU 36 against twice 30; no self.addedUs.
     expect(text).toMatch(/1 ms, -c 50 +missed +missed +missed +met +-/);
     expect(text).toMatch(/cells met +0\/1 +0\/1 +0\/1 +1\/1 +0\/0/);
+    expect(text).not.toContain('nice');
+    expect(renderVsToxiproxy({ ...report, nice: -5 })).toContain('every proxy at nice -5, all its threads; Redis and redis-benchmark at their own');
   });
 });
 
@@ -299,6 +302,30 @@ describe('a checked redis-benchmark run against a private Redis', () => {
     expect(r.rps).toBeGreaterThan(0);
     expect(r.p50Ms).toBeLessThanOrEqual(r.p99Ms);
     expect(r.p99Ms).toBeLessThanOrEqual(r.maxMs);
+  });
+});
+
+describe('--nice', () => {
+  it('takes an integer from -20 to 19, and names the flag otherwise', () => {
+    expect(parseNice('-5')).toBe(-5);
+    expect(parseNice('19')).toBe(19);
+    expect(parseNice('-20')).toBe(-20);
+    for (const bad of ['-21', '20', '1.5', 'x', '']) expect(() => parseNice(bad)).toThrow(/--nice: invalid value .*; expected an integer from -20 to 19/);
+  });
+
+  it("sets every thread of a process, threads started before it included", async () => {
+    // A Node child: V8's and libuv's threads are up before its first line of JavaScript runs.
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000); console.log("up")'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      await new Promise((resolve) => child.stdout.once('data', resolve));
+      const niceOf = (tid: string): number => Number(readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+      const tids = readdirSync(`/proc/${child.pid}/task`);
+      expect(tids.length).toBeGreaterThan(1);
+      setProcessNice(child.pid!, 7);
+      expect(tids.map(niceOf)).toEqual(tids.map(() => 7));
+    } finally {
+      child.kill();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { parsePositiveInt } from '../../src/units.js';
-import { DEFAULT_CELLS, DEFAULT_SHAPES, parseCells, parseRunSeconds, parseShapes } from './plan.js';
+import { DEFAULT_CELLS, DEFAULT_SHAPES, parseCells, parseNice, parseRunSeconds, parseShapes } from './plan.js';
 import { renderVsToxiproxy } from './render.js';
 import { runVsToxiproxy } from './run.js';
 import { TOXIPROXY_ENV, toxiproxyPath } from './targets.js';
@@ -17,6 +17,7 @@ interface VsFlags {
   haproxy?: string | boolean;
   json?: string;
   settle: string;
+  nice?: string;
 }
 
 export function registerVsToxiproxy(program: Command): void {
@@ -36,13 +37,15 @@ export function registerVsToxiproxy(program: Command): void {
     .option('--throughput-requests <n>', 'redis-benchmark -n per throughput run at -P 1 (times P when pipelined)', '20000')
     .option('--haproxy [path]', `add HAProxy (TCP mode) to the throughput runs (default path ${HAPROXY_PATH})`)
     .option('--settle <seconds>', 'before each round, wait up to this long for the load average to fall under 1.0 (0: do not wait)', '120')
+    .option('--nice <n>', 'run every proxy, all its threads, at this nice value (-20..19; below 0 needs root); Redis and redis-benchmark keep theirs')
     .option('--json <file>', 'also write the report, with every run, as JSON')
     .addHelpText(
       'after',
       '\nExamples:\n' +
         `  ${TOXIPROXY_ENV}=/path/to/toxiproxy-server npm run lab:vs-toxiproxy\n` +
         `  ${TOXIPROXY_ENV}=/path/to/toxiproxy-server npm run lab:vs-toxiproxy -- --rounds 1 --cells 1ms:1,20ms:50 --requests 2000 --shapes none\n` +
-        `  ${TOXIPROXY_ENV}=/path/to/toxiproxy-server npm run lab:vs-toxiproxy -- --haproxy --json /tmp/vs.json\n`,
+        `  ${TOXIPROXY_ENV}=/path/to/toxiproxy-server npm run lab:vs-toxiproxy -- --haproxy --json /tmp/vs.json\n` +
+        `  sudo ${TOXIPROXY_ENV}=/path/to/toxiproxy-server npm run lab:vs-toxiproxy -- --nice -5   # the proxies favoured by the OS scheduler\n`,
     )
     .action(async (flags: VsFlags) => {
       const serverPath = toxiproxyPath();
@@ -56,6 +59,7 @@ export function registerVsToxiproxy(program: Command): void {
         throughputRequests: parsePositiveInt(flags.throughputRequests, '--throughput-requests', 10_000_000),
         ...(flags.haproxy === undefined ? {} : { haproxyPath: flags.haproxy === true ? HAPROXY_PATH : String(flags.haproxy) }),
         settleSeconds: parseRunSeconds(flags.settle, '--settle'),
+        ...(flags.nice === undefined ? {} : { nice: parseNice(flags.nice) }),
         progress: (line) => process.stderr.write(line + '\n'),
       });
       process.stdout.write(renderVsToxiproxy(report));

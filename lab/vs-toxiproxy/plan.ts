@@ -69,6 +69,13 @@ export function requestsFor(cell: Cell, seconds: number): number {
  * `--seconds`: a duration (200ms, 4s); a bare number is seconds, as the flag's name says (it
  * once read a bare 4 as 4 ms, which made every one-client run 20 requests long).
  */
+/** --nice: a nice value for the proxies, -20 (most favoured) to 19. */
+export function parseNice(text: string): number {
+  const n = /^\s*-?\d+\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isInteger(n) || n < -20 || n > 19) throw new ConfigError('--nice', text, 'an integer from -20 to 19');
+  return n;
+}
+
 export function parseRunSeconds(text: string, flag = '--seconds'): number {
   const bare = /^\s*\d+(?:\.\d+)?\s*$/.test(text);
   return parseDurationUs(bare ? `${text.trim()}s` : text, flag) / 1e6;

@@ -14,6 +14,7 @@ export function renderVsToxiproxy(r: VsToxiproxyReport): string {
   const rounds = `${r.rounds} round${r.rounds === 1 ? '' : 's'}`;
   lines.push(`redis-rtt ${r.environment.redisRtt} vs toxiproxy ${r.toxiproxyVersion}, ${rounds}, targets in rotated order, warm-up first`);
   lines.push(`load average at the start of each round: ${r.loadByRound.map((l) => l.toFixed(2)).join(', ')}`);
+  if (r.nice !== undefined) lines.push(`every proxy at nice ${r.nice}, all its threads; Redis and redis-benchmark at their own`);
   for (const w of r.warnings) lines.push(`warning: ${w}`);
 
   if (r.latency.length > 0) {

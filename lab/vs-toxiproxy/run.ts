@@ -20,7 +20,7 @@ import {
   type ThroughputSample,
   type ThroughputTarget,
 } from './summary.js';
-import { startHaproxy, startRedisRtt, startToxiproxy, type RedisRttTarget, type Target, type ToxiproxyTarget } from './targets.js';
+import { setProcessNice, startHaproxy, startRedisRtt, startToxiproxy, type RedisRttTarget, type Target, type ToxiproxyTarget } from './targets.js';
 
 export interface VsToxiproxyOptions {
   toxiproxyPath: string;
@@ -36,6 +36,8 @@ export interface VsToxiproxyOptions {
   haproxyPath?: string;
   /** Before each round, wait up to this long for the 1-minute load average to fall under LOAD_WARNING. */
   settleSeconds?: number;
+  /** Every proxy's nice value (all its threads); Redis and redis-benchmark keep theirs. Unset: not changed. */
+  nice?: number;
   progress: (line: string) => void;
 }
 
@@ -44,6 +46,8 @@ export interface VsToxiproxyReport {
   environment: Environment;
   toxiproxyVersion: string;
   rounds: number;
+  /** The proxies' nice value, if the run set one. */
+  nice?: number;
   /** 1-minute load average at the start of each round. */
   loadByRound: number[];
   warnings: string[];
@@ -90,7 +94,10 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
     const direct: Target = { port: redisPort, pid: 0, setDelayDownMs: async () => {}, close: async () => {} };
     const latencyTargets: Record<LatencyTarget, Target> = { direct, 'redis-rtt': rtt, toxiproxy: toxi };
     const throughputTargets: Partial<Record<ThroughputTarget, Target>> = { ...latencyTargets, ...(haproxy ? { haproxy } : {}) };
-    for (const t of [rtt, toxi, ...(haproxy ? [haproxy] : [])]) await checkOneGet(t.port);
+    for (const t of [rtt, toxi, ...(haproxy ? [haproxy] : [])]) {
+      if (o.nice !== undefined) setProcessNice(t.pid, o.nice);
+      await checkOneGet(t.port);
+    }
 
     const loadByRound: number[] = [];
     const latency: LatencySample[] = [];
@@ -150,6 +157,7 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
       environment: describeEnvironment(redis.version, started),
       toxiproxyVersion: toxi.version,
       rounds: o.rounds,
+      ...(o.nice === undefined ? {} : { nice: o.nice }),
       loadByRound,
       warnings: loadWarnings(loadByRound),
       latency: excessTable(latency, o.cells),

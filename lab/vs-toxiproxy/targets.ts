@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readdirSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { ConfigError } from '../../src/errors.js';
 import { parseEndpoint } from '../../src/endpoint.js';
 import { CLI_ARGV, spawnServerChild } from '../overhead/server-child.js';
@@ -32,6 +33,24 @@ export function toxiproxyPath(env: NodeJS.ProcessEnv = process.env): string {
   }
   if (!executable) throw new ConfigError(TOXIPROXY_ENV, path, accepts);
   return path;
+}
+
+/**
+ * Sets the nice value of every thread of process `pid` (Linux keeps one per thread, and a Go or
+ * Node process does its work on several); threads started later inherit it from the thread that
+ * starts them. Below 0 needs root or CAP_SYS_NICE: a ConfigError naming --nice otherwise.
+ */
+export function setProcessNice(pid: number, nice: number): void {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      os.setPriority(Number(tid), nice);
+    } catch (err) {
+      const code = (err as { info?: { code?: string } }).info?.code;
+      if (code === 'ESRCH') continue; // the thread ended since the listing
+      if (code === 'EACCES' || code === 'EPERM') throw new ConfigError('--nice', nice, 'a value this user may set (below 0 needs root or CAP_SYS_NICE)');
+      throw err;
+    }
+  }
 }
 
 /** What `GET /stats` of redis-rtt says about itself (the fields this benchmark prints). */
