@@ -13,7 +13,8 @@ export default {
   ignoreExportsUsedInFile: true,
   // Programs the tests and tools run, installed by .ci/run (apt), not by npm.
   // tcpdump: lab/tools/wire-truth.mjs only, a lab tool run by hand (as root) and never by CI.
-  ignoreBinaries: ['redis-server', 'redis-cli', 'redis-benchmark', 'openssl', 'promtool', 'tcpdump'],
+  // taskset: util-linux, which every Debian system has (lab/test/vs-toxiproxy.test.ts puts two processes on one CPU).
+  ignoreBinaries: ['redis-server', 'redis-cli', 'redis-benchmark', 'openssl', 'promtool', 'tcpdump', 'taskset'],
   // Run by path (node .../cli.js) against the packed tarball in test/package/packed.test.ts.
   ignoreDependencies: ['publint', '@arethetypeswrong/cli'],
   compilers: { mjs: fromDist, js: fromDist },

@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { parseCells, parseNice, parseRunSeconds, parseShapes, requestsFor, rotated, type Cell } from '../vs-toxiproxy/plan.js';
@@ -12,6 +12,7 @@ import { renderVsToxiproxy } from '../vs-toxiproxy/render.js';
 import type { VsToxiproxyReport } from '../vs-toxiproxy/run.js';
 import { excessTable, loadWarnings, throughputTable, type ExcessRow, type LatencySample, type LatencyTarget, type ThroughputSample } from '../vs-toxiproxy/summary.js';
 import { selfFigures, setProcessNice, toxiproxyPath } from '../vs-toxiproxy/targets.js';
+import { preemptions } from '../tools/proc.mjs';
 
 // What redis-benchmark 7.0 prints with --csv (-t get).
 const CSV = [
@@ -101,15 +102,15 @@ describe('the excess table', () => {
   it('subtracts the same round\'s direct run and L, then takes median and range over rounds', () => {
     const samples = [
       run(0, 'direct', 0.1, 0.2, 0.5),
-      run(0, 'redis-rtt', 5.3, 6.2, 9.5, { cpuUsPerRequest: 100, self: { lateP99Us: 400, lateMaxUs: 900 } }),
-      run(0, 'toxiproxy', 5.2, 5.8, 6.5, { cpuUsPerRequest: 40 }),
+      run(0, 'redis-rtt', 5.3, 6.2, 9.5, { cpuUsPerRequest: 100, preemptedPerRequest: 0.4, self: { lateP99Us: 400, lateMaxUs: 900 } }),
+      run(0, 'toxiproxy', 5.2, 5.8, 6.5, { cpuUsPerRequest: 40, preemptedPerRequest: 0.1 }),
       // A slower round: direct is slower too, and only the difference counts.
       run(1, 'direct', 0.3, 1.2, 3.5),
-      run(1, 'redis-rtt', 5.6, 7.4, 10.5, { cpuUsPerRequest: 300, self: { lateP99Us: 600, lateMaxUs: 1900 } }),
-      run(1, 'toxiproxy', 5.4, 7.0, 8.5, { cpuUsPerRequest: 60 }),
+      run(1, 'redis-rtt', 5.6, 7.4, 10.5, { cpuUsPerRequest: 300, preemptedPerRequest: 0.5, self: { lateP99Us: 600, lateMaxUs: 1900 } }),
+      run(1, 'toxiproxy', 5.4, 7.0, 8.5, { cpuUsPerRequest: 60, preemptedPerRequest: 0.3 }),
       run(2, 'direct', 0.1, 0.2, 0.5),
-      run(2, 'redis-rtt', 5.2, 6.0, 6.5, { cpuUsPerRequest: 200, self: { lateP99Us: 500, lateMaxUs: 1000 } }),
-      run(2, 'toxiproxy', 5.3, 5.9, 6.0, { cpuUsPerRequest: 50 }),
+      run(2, 'redis-rtt', 5.2, 6.0, 6.5, { cpuUsPerRequest: 200, preemptedPerRequest: 0.45, self: { lateP99Us: 500, lateMaxUs: 1000 } }),
+      run(2, 'toxiproxy', 5.3, 5.9, 6.0, { cpuUsPerRequest: 50, preemptedPerRequest: 0.2 }),
     ];
     const [row] = excessTable(samples, [cell]);
     expect(row!.proxies['redis-rtt']).toEqual({
@@ -117,13 +118,18 @@ describe('the excess table', () => {
       p99Ms: { median: 1.0, min: 0.8, max: 1.2 },
       maxMs: { median: 2.0, min: 1.0, max: 4.0 },
       cpuUsPerRequest: { median: 200, min: 100, max: 300 },
+      preemptedPerRequest: { median: 0.45, min: 0.4, max: 0.5 },
     });
     expect(row!.proxies.toxiproxy).toEqual({
       p50Ms: { median: 0.1, min: 0.1, max: 0.2 },
       p99Ms: { median: 0.7, min: 0.6, max: 0.8 },
       maxMs: { median: 0.5, min: 0, max: 1.0 },
       cpuUsPerRequest: { median: 50, min: 40, max: 60 },
+      preemptedPerRequest: { median: 0.2, min: 0.1, max: 0.3 },
     });
+    // A report from runs that did not count them has no such spread (and no such column).
+    const older = excessTable(samples.map(({ preemptedPerRequest: _, ...rest }) => rest), [cell]);
+    expect(older[0]!.proxies['redis-rtt'].preemptedPerRequest).toBeUndefined();
     expect(row!.self).toEqual({ lateP99Ms: { median: 0.5, min: 0.4, max: 0.6 }, lateMaxMs: { median: 1, min: 0.9, max: 1.9 } });
   });
 
@@ -233,8 +239,8 @@ describe('the report text', () => {
     const direct = { round: 0, cell, requests: 10, p50Ms: 0.1, p99Ms: 0.2, maxMs: 0.3 };
     const latency: LatencySample[] = [
       { ...direct, target: 'direct' },
-      { ...direct, target: 'redis-rtt', p50Ms: 1.3, p99Ms: 2.4, maxMs: 9.3, cpuUsPerRequest: 36, self: { lateP99Us: 900, lateMaxUs: 3000 } },
-      { ...direct, target: 'toxiproxy', p50Ms: 1.2, p99Ms: 2.2, maxMs: 3.3, cpuUsPerRequest: 30 },
+      { ...direct, target: 'redis-rtt', p50Ms: 1.3, p99Ms: 2.4, maxMs: 9.3, cpuUsPerRequest: 36, preemptedPerRequest: 0.46, self: { lateP99Us: 900, lateMaxUs: 3000 } },
+      { ...direct, target: 'toxiproxy', p50Ms: 1.2, p99Ms: 2.2, maxMs: 3.3, cpuUsPerRequest: 30, preemptedPerRequest: 0.12 },
     ];
     const shape = { clients: 1, pipeline: 1 };
     const throughput: ThroughputSample[] = [
@@ -255,8 +261,9 @@ describe('the report text', () => {
     const text = renderVsToxiproxy(report);
     expect(text).toContain('load average at the start of each round: 1.50');
     expect(text).toContain('warning: round 1 started at load average 1.50');
-    expect(text).toMatch(/1 ms, -c 50 +redis-rtt +0\.200 +1\.200 +8\.00 +36\.0/);
-    expect(text).toMatch(/ +toxiproxy +0\.100 +1\.000 +2\.00 +30\.0/);
+    expect(text).toMatch(/proxy +p50 excess +p99 excess +max excess +CPU us\/request +preempted\/request/);
+    expect(text).toMatch(/1 ms, -c 50 +redis-rtt +0\.200 +1\.200 +8\.00 +36\.0 +0\.46/);
+    expect(text).toMatch(/ +toxiproxy +0\.100 +1\.000 +2\.00 +30\.0 +0\.12/);
     expect(text).toContain('(this build has no self.addedUs)');
     expect(text).toMatch(/1 ms, -c 50 +1\.200 +0\.900 +8\.00 +3\.00/);
     expect(text).toMatch(/redis-rtt\/toxiproxy rps, per round +2\.00/);
@@ -264,6 +271,10 @@ describe('the report text', () => {
     expect(text).toMatch(/1 ms, -c 50 +missed +missed +missed +met +-/);
     expect(text).toMatch(/cells met +0\/1 +0\/1 +0\/1 +1\/1 +0\/0/);
     expect(text).not.toContain('nice');
+    const older = latency.map(({ preemptedPerRequest: _, ...rest }) => rest);
+    const olderText = renderVsToxiproxy({ ...report, latency: excessTable(older, [cell]), samples: { latency: older, throughput } });
+    expect(olderText).not.toContain('preempted');
+    expect(olderText).toMatch(/1 ms, -c 50 +redis-rtt +0\.200 +1\.200 +8\.00 +36\.0\n/);
     expect(renderVsToxiproxy({ ...report, nice: -5 })).toContain('every proxy at nice -5, all its threads; Redis and redis-benchmark at their own');
   });
 });
@@ -325,6 +336,24 @@ describe('--nice', () => {
       expect(tids.map(niceOf)).toEqual(tids.map(() => 7));
     } finally {
       child.kill();
+    }
+  });
+});
+
+describe('preemptions of a process', () => {
+  it('counts the times its threads were switched out while runnable, and 0 without a pid', async () => {
+    expect(preemptions(undefined)).toBe(0);
+    // Two busy processes on one CPU (the first this process may use): the scheduler must switch them out in turn,
+    // each runnable throughout.
+    const cpu = /^Cpus_allowed_list:\s*(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]!;
+    const spin = (): ChildProcess => spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' });
+    const a = spin();
+    const b = spin();
+    try {
+      await vi.waitFor(() => expect(preemptions(a.pid)).toBeGreaterThan(5), { timeout: 10_000, interval: 50 });
+    } finally {
+      a.kill('SIGKILL');
+      b.kill('SIGKILL');
     }
   });
 });

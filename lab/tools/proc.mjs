@@ -93,3 +93,23 @@ export function cpuNs(pid) {
   }
   return total;
 }
+
+/**
+ * Times any thread of the process was switched out while still runnable (involuntary context
+ * switches, from /proc/PID/task/N/status): another task took its core. 0 without a pid.
+ * @param {number | undefined} pid
+ * @returns {number}
+ */
+export function preemptions(pid) {
+  if (!pid) return 0;
+  let total = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const m = /^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(readFileSync(`/proc/${pid}/task/${t}/status`, 'utf8'));
+      total += m ? Number(m[1]) : 0;
+    } catch {
+      // a thread ended between the listing and the read
+    }
+  }
+  return total;
+}

@@ -27,14 +27,19 @@ export function renderVsToxiproxy(r: VsToxiproxyReport): string {
       return `${cellLabel(row.cell)} ${s?.requests ?? '?'}`;
     });
     lines.push(`requests per run: ${perRun.join('; ')}`);
-    const rows: GridRow[] = [{ cells: ['L, clients', 'proxy', 'p50 excess', 'p99 excess', 'max excess', 'CPU us/request'], tone: 'bold' }, RULE];
+    // A report written before the preemptions were counted has no such column.
+    const preempted = r.latency.every((row) => PROXIES.every((name) => row.proxies[name].preemptedPerRequest));
+    const excessHead = ['L, clients', 'proxy', 'p50 excess', 'p99 excess', 'max excess', 'CPU us/request', ...(preempted ? ['preempted/request'] : [])];
+    const rows: GridRow[] = [{ cells: excessHead, tone: 'bold' }, RULE];
     for (const row of r.latency) {
       for (const name of PROXIES) {
         const e = row.proxies[name];
-        rows.push({ cells: [name === PROXIES[0] ? cellLabel(row.cell) : '', name, fmt(e.p50Ms, 3), fmt(e.p99Ms, 3), fmt(e.maxMs, 2), fmt(e.cpuUsPerRequest, 1)] });
+        const first = name === PROXIES[0] ? cellLabel(row.cell) : '';
+        const cells = [first, name, fmt(e.p50Ms, 3), fmt(e.p99Ms, 3), fmt(e.maxMs, 2), fmt(e.cpuUsPerRequest, 1)];
+        rows.push({ cells: preempted ? [...cells, fmt(e.preemptedPerRequest!, 2)] : cells });
       }
     }
-    lines.push(...renderGrid(rows, ['left', 'left', 'right', 'right', 'right', 'right']));
+    lines.push(...renderGrid(rows, excessHead.map((_, i) => (i < 2 ? 'left' : 'right'))));
 
     lines.push('');
     const added = r.latency.some((row) => row.self.addedP99Ms);

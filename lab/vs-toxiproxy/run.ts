@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { describeEnvironment } from '../../src/results/environment.js';
 import type { Environment } from '../../src/results/types.js';
-import { cpuNs } from '../tools/proc.mjs';
+import { cpuNs, preemptions } from '../tools/proc.mjs';
 import { rotated, requestsFor, shapeLabel, cellLabel, type Cell, type Shape } from './plan.js';
 import { BENCH_KEY, runGetBenchmark } from './redis-benchmark.js';
 import {
@@ -121,12 +121,14 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
           const t = latencyTargets[target];
           if (target === 'redis-rtt') await rtt.resetStats();
           const cpu0 = cpuNs(t.pid);
+          const preempted0 = preemptions(t.pid);
           const r = await runGetBenchmark({ ...run, port: t.port });
           const cpuUsPerRequest = t.pid ? (cpuNs(t.pid) - cpu0) / 1000 / requests : undefined;
+          const preemptedPerRequest = t.pid ? (preemptions(t.pid) - preempted0) / requests : undefined;
           const self = target === 'redis-rtt' ? await rtt.self() : undefined;
           const { p50Ms, p99Ms, maxMs } = r;
           const sample: LatencySample = { round, cell, target, requests, p50Ms, p99Ms, maxMs, ...(self ? { self } : {}) };
-          latency.push(cpuUsPerRequest === undefined ? sample : { ...sample, cpuUsPerRequest });
+          latency.push(cpuUsPerRequest === undefined || preemptedPerRequest === undefined ? sample : { ...sample, cpuUsPerRequest, preemptedPerRequest });
           o.progress(`  ${cellLabel(cell)} ${target}: p50/p99/max ${r.p50Ms}/${r.p99Ms}/${r.maxMs} ms`);
         }
       }

@@ -23,6 +23,8 @@ export interface LatencySample {
   maxMs: number;
   /** CPU the proxy's process used during the run / requests (absent for direct). */
   cpuUsPerRequest?: number;
+  /** Times the proxy's threads were switched out while runnable during the run / requests (absent for direct). */
+  preemptedPerRequest?: number;
   /** redis-rtt's /stats `self` over the run. */
   self?: SelfFigures;
 }
@@ -42,6 +44,8 @@ export interface ProxyExcess {
   p99Ms: Spread;
   maxMs: Spread;
   cpuUsPerRequest: Spread;
+  /** Absent in a report written before it was measured. */
+  preemptedPerRequest?: Spread;
 }
 
 export interface ExcessRow {
@@ -70,7 +74,14 @@ export function excessTable(samples: readonly LatencySample[], cells: readonly C
           }),
           3,
         );
-      return { p50Ms: over('p50Ms'), p99Ms: over('p99Ms'), maxMs: over('maxMs'), cpuUsPerRequest: spread(runs.map((s) => s.cpuUsPerRequest ?? 0), 1) };
+      const preempted = runs.every((s) => s.preemptedPerRequest !== undefined) && runs.length > 0;
+      return {
+        p50Ms: over('p50Ms'),
+        p99Ms: over('p99Ms'),
+        maxMs: over('maxMs'),
+        cpuUsPerRequest: spread(runs.map((s) => s.cpuUsPerRequest ?? 0), 1),
+        ...(preempted ? { preemptedPerRequest: spread(runs.map((s) => s.preemptedPerRequest!), 3) } : {}),
+      };
     };
     const selves = runsOf('redis-rtt').flatMap((s) => (s.self ? [s.self] : []));
     const ms = (xs: number[]): Spread => spread(xs.map((us) => us / 1000), 3);
