@@ -346,7 +346,8 @@ describe('preemptions of a process', () => {
     // Two busy processes on one CPU (the first this process may use): the scheduler must switch them out in turn,
     // each runnable throughout.
     const cpu = /^Cpus_allowed_list:\s*(\d+)/m.exec(readFileSync('/proc/self/status', 'utf8'))![1]!;
-    const spin = (): ChildProcess => spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' });
+    // Without taskset the spawn fails: the wait below then fails, naming the missing process, instead of the worker.
+    const spin = (): ChildProcess => spawn('taskset', ['-c', cpu, process.execPath, '-e', 'for (;;) {}'], { stdio: 'ignore' }).on('error', () => {});
     const a = spin();
     const b = spin();
     try {
