@@ -19,14 +19,12 @@ import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';
 import { openStartUpListener, type StartUpListener } from './start-up-listener.js';
 import { PendingAccepts } from './pending-accepts.js';
+import { ConnectionCap } from './connection-cap.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
 
 /** A client's FIN is forwarded, not answered: the accepted sockets, libuv's and the rest of a burst, stay half open. */
 const ALLOW_HALF_OPEN = true;
-
-/** The --max-connections refusal is logged at most once per this. */
-const REFUSED_LOG_INTERVAL_NS = 1e9;
 
 /** What the proxy needs from the stats side: one tap per connection and a snapshot. */
 export interface TapSource {
@@ -85,6 +83,7 @@ export class ProxyListener {
   private readonly upstreamMeter = new UpstreamTlsMeter();
   private nextId = 1;
   private readonly scheduler: Scheduler;
+  private readonly cap: ConnectionCap;
   /** The rest of a burst of clients, accepted with the first (pending-accepts.ts); undefined without the addon. */
   private readonly pending = PendingAccepts.open(ALLOW_HALF_OPEN);
   /** The stages every connection runs (the proxy handle's StageHost). */
@@ -95,6 +94,7 @@ export class ProxyListener {
 
   constructor(private readonly o: ProxyListenerOptions) {
     this.scheduler = o.scheduler ?? sharedScheduler();
+    this.cap = new ConnectionCap(o.maxConnections, this.scheduler.clock, o.log);
     this.server = this.newServer();
     this.refusals = new RefusalWatch({
       upstream: o.upstream,
@@ -113,23 +113,9 @@ export class ProxyListener {
     return server;
   }
 
-  /**
-   * A client accepted, by libuv or with the rest of its burst. Beyond --max-connections it is closed
-   * at once, and that is logged at most once a second (on the scheduler's clock, so a test can
-   * step through the window).
-   */
+  /** A client accepted, by libuv or with the rest of its burst: opened, unless past --max-connections. */
   private readonly admit = (socket: net.Socket): void => {
-    const max = this.o.maxConnections;
-    if (!max || this.live.size < max) {
-      this.accept(socket);
-      return;
-    }
-    socket.destroy();
-    this.refused++;
-    const nowNs = this.scheduler.clock.nowNs();
-    if (nowNs - this.refusedLoggedNs < REFUSED_LOG_INTERVAL_NS) return;
-    this.refusedLoggedNs = nowNs;
-    this.o.log(`--max-connections ${max} reached: refused a client (${this.refused} so far)`);
+    if (this.cap.admits(socket, this.live.size)) this.accept(socket);
   };
 
   /** After Redis was down: a new server on the address the first one bound (its port, not port 0). */
@@ -142,8 +128,9 @@ export class ProxyListener {
   }
 
   /** Clients closed at once because --max-connections live connections existed. */
-  refused = 0;
-  private refusedLoggedNs = -Infinity;
+  get refused(): number {
+    return this.cap.refused;
+  }
 
   async listen(): Promise<void> {
     const l = this.o.listen;
