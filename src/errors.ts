@@ -11,7 +11,7 @@ export class ConfigError extends Error {
     readonly value: unknown,
     readonly accepts: string,
   ) {
-    super(`${flag}: invalid value ${JSON.stringify(value)}; expected ${accepts}`);
+    super(`${flag}: ${value === undefined ? 'missing' : `invalid value ${JSON.stringify(value)}`}; expected ${accepts}`);
   }
 }
 

@@ -106,9 +106,10 @@ export function registerBench(program: Command): void {
       if (jsonToStdout(flags.json) && flags.format !== undefined) {
         throw new ConfigError('--json', '-', 'a file when --format is given (stdout holds one output)');
       }
+      const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
+      refuseIgnoredFlags(flags, given);
       if (flags.cluster) return runClusterBenchCommand(flags, cmd);
       if (isOpenLoop(flags)) {
-        const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
         const options = openLoopOptionsFromFlags(flags as OpenLoopFlags, given);
         await runOpenLoopCommand(options, flags as OpenLoopFlags);
         return;
@@ -116,6 +117,18 @@ export function registerBench(program: Command): void {
       const options = benchOptionsFromFlags(flags);
       await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });
     });
+}
+
+/** A flag that only means something with another is refused without it (exit 2), not ignored. */
+function refuseIgnoredFlags(flags: BenchFlags, given: (key: string) => boolean): void {
+  if (!flags.cluster) {
+    if (flags.zones !== undefined) throw new ConfigError('--zones', flags.zones, 'to be given with --cluster');
+    if (flags.clientZones !== undefined) throw new ConfigError('--client-zones', flags.clientZones, 'to be given with --cluster');
+  }
+  if (given('arrival') && flags.rate === undefined) throw new ConfigError('--arrival', flags.arrival, 'to be given with --rate (closed loops have no schedule)');
+  if (given('duration') && flags.rate === undefined && flags.clients === undefined) {
+    throw new ConfigError('--duration', flags.duration, 'to be given with --rate or --clients (a closed-loop bench runs -n commands; --max-seconds caps it)');
+  }
 }
 
 /** Turns flags into options; every bad value is a ConfigError naming its flag (exit status 2). */

@@ -26,6 +26,14 @@ export function registerDemo(program: Command): void {
     .option('--html <file>', 'where to write the HTML report', 'redis-rtt-report.html')
     .option('--no-html', 'do not write the HTML report')
     .option('--cluster', 'instead: a private 3+3 Redis Cluster in 3 zones behind per-node links, ioredis Cluster shapes (well under 90 s)')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt demo                                   # table on stdout, redis-rtt-report.json and .html written\n' +
+        '  redis-rtt demo --json - --no-html | jq .results  # JSON on stdout, the table on stderr\n' +
+        '  redis-rtt demo --cluster                         # the same idea on a 3+3 Cluster in 3 zones\n' +
+        '  redis-rtt report redis-rtt-report.json --format markdown',
+    )
     .action(async (flags: DemoFlags) => {
       const started = Date.now();
       if (flags.cluster) {

@@ -29,6 +29,13 @@ export function registerReport(program: Command): void {
     .option('--html <FILE>', 'write a self-contained HTML report (inline SVG charts, no scripts, opens offline)')
     .option('--format <FORMAT>', `text on stdout: ${FORMATS.join(', ')} (default: table; with --html, none unless given)`)
     .option('--title <TEXT>', 'HTML page title')
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt report redis-rtt-report.json                       # the table again\n' +
+        '  redis-rtt report redis-rtt-report.json --format csv > r.csv\n' +
+        '  redis-rtt report calibrate.json --html calibrate.html --title "laptop, Node 24"',
+    )
     .action((file: string, flags: ReportFlags) => {
       runReport(file, flags);
     });

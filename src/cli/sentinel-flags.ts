@@ -35,7 +35,7 @@ export function sentinelFromFlags(
   if (f.sentinel.length === 0) {
     if (f.sentinelMaster !== undefined) throw new ConfigError('--sentinel-master', f.sentinelMaster, 'to be used with --sentinel');
     if (f.sentinelUser !== undefined) throw new ConfigError('--sentinel-user', f.sentinelUser, 'to be used with --sentinel');
-    if (f.upstream === undefined) throw new ConfigError('--upstream', undefined, 'required: host:port or unix:/path of the Redis to proxy (or --sentinel HOST:PORT --sentinel-master NAME)');
+    if (f.upstream === undefined) throw new ConfigError('--upstream', undefined, 'host:port or unix:/path of the Redis to proxy (or --sentinel HOST:PORT --sentinel-master NAME)');
     return undefined;
   }
   const given = f.sentinel.join(',');

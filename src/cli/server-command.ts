@@ -42,7 +42,7 @@ export function registerServer(program: Command): void {
       const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
       const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
       const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
-      const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, seed });
+      const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });
       collectStartupGarbage();
       process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
       await new Promise<void>((resolve) => {

@@ -120,14 +120,15 @@ export class HttpGuard {
 
 /**
  * Refuses a start that would expose the endpoint with nothing guarding it: bound to a wildcard
- * address without --allow-host or a token. Returns the warning to log for any non-loopback bind.
+ * address without --allow-host or a token (`token` says how to give one). Returns the warning to log
+ * for any non-loopback bind.
  */
-export function bindPolicy(o: HttpGuardOptions, flag: string): string | undefined {
+export function bindPolicy(o: HttpGuardOptions, flag: string, token = '--control-token (or REDIS_RTT_CONTROL_TOKEN)'): string | undefined {
   if (o.bound.kind === 'unix') return undefined;
   const host = o.bound.host;
   for (const h of o.allowHosts ?? []) parseAllowHost(h, '--allow-host');
   if (WILDCARD_HOSTS.includes(host) && (o.allowHosts ?? []).length === 0 && o.token === undefined) {
-    throw new ConfigError(flag, host, 'a loopback address, or --allow-host NAME / a control token (REDIS_RTT_CONTROL_TOKEN) to accept remote requests');
+    throw new ConfigError(flag, host, `a loopback address, or --allow-host NAME or ${token} to accept remote requests`);
   }
   if (isLoopback(host)) return undefined;
   return `control endpoint on ${host} is reachable from other machines${o.token === undefined ? ' and has no control token (only the Host check guards it)' : ''}`;

@@ -124,9 +124,11 @@ export class CloseRules {
       this.onClosed();
       return;
     }
-    // One side is gone for good: once the other has nothing left to receive, close it too.
-    const upIdle = this.up.link.queued === 0 && this.held.pending('up') === 0;
-    const downIdle = this.down.link.queued === 0 && this.held.pending('down') === 0;
+    // One side is gone for good: once the other has nothing left to receive, close it too. Unless
+    // that side's FIN was read: it is on its way through the chain (a slow_close may hold it), and
+    // finish() passes it on when it arrives.
+    const upIdle = this.up.link.queued === 0 && this.held.pending('up') === 0 && !this.client.readableEnded;
+    const downIdle = this.down.link.queued === 0 && this.held.pending('down') === 0 && !this.upstream.readableEnded;
     if (this.client.destroyed && upIdle && !this.upstream.destroyed && this.upstream.writableEnded) return;
     if (this.client.destroyed && upIdle && !this.upstream.writableEnded) this.upstream.end();
     if (this.upstream.destroyed && downIdle && !this.client.writableEnded && !this.resetPending) this.client.end();

@@ -4,7 +4,7 @@ import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
 const ATTRS = attributesOf({
-  rate: numberAttr({ default: 0, unit: 'KB/s (1 KB = 1000 bytes, as toxiproxy computes it), 0 = unlimited' }),
+  rate: numberAttr({ default: 0, integer: true, unit: 'KB/s (1 KB = 1000 bytes, as toxiproxy computes it), 0 = unlimited' }),
 });
 export type BandwidthAttrs = z.output<typeof ATTRS>;
 

@@ -2,6 +2,7 @@ import { bandwidthToxic } from './bandwidth.js';
 import type { ToxicDefinition } from './definition.js';
 import { latencyToxic } from './latency.js';
 import { limitDataToxic } from './limit-data.js';
+import { noopToxic } from './noop.js';
 import { packetLossToxic } from './packet-loss.js';
 import { failoverToxic } from './redis/failover.js';
 import { redisDropToxic } from './redis/redis-drop.js';
@@ -23,6 +24,7 @@ export const TOXIC_TYPES: ReadonlyMap<string, ToxicDefinition> = new Map(
     slicerToxic,
     limitDataToxic,
     packetLossToxic,
+    noopToxic,
     redisErrorToxic,
     redisLatencyToxic,
     redisDropToxic,

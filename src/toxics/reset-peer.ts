@@ -4,7 +4,7 @@ import type { ByteToxicDefinition } from './definition.js';
 import type { EndKind, Timer } from '../stage/types.js';
 
 const ATTRS = attributesOf({
-  timeout: numberAttr({ default: 0, unit: 'milliseconds' }).describe('Milliseconds after the first data (or the end) before the RST; 0 = at once.'),
+  timeout: numberAttr({ default: 0, integer: true, unit: 'milliseconds' }).describe('Milliseconds after the first data (or the end) before the RST; 0 = at once.'),
 });
 export type ResetPeerAttrs = z.output<typeof ATTRS>;
 

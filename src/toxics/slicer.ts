@@ -9,7 +9,7 @@ const ATTRS = attributesOf({
   size_variation: numberAttr({ default: 0, integer: true, unit: 'bytes' }).describe(
     'Slices vary by up to this many bytes either way (at most average_size - 1 is applied).',
   ),
-  delay: numberAttr({ default: 0, unit: 'microseconds' }).describe('Microseconds between slices.'),
+  delay: numberAttr({ default: 0, integer: true, unit: 'microseconds' }).describe('Microseconds between slices.'),
 });
 export type SlicerAttrs = z.output<typeof ATTRS>;
 

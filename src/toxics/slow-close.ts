@@ -4,7 +4,7 @@ import type { ByteToxicDefinition } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
 const ATTRS = attributesOf({
-  delay: numberAttr({ default: 0, unit: 'milliseconds' }).describe('Milliseconds the close (FIN or RST) is held after the data before it.'),
+  delay: numberAttr({ default: 0, integer: true, unit: 'milliseconds' }).describe('Milliseconds the close (FIN or RST) is held after the data before it.'),
 });
 export type SlowCloseAttrs = z.output<typeof ATTRS>;
 

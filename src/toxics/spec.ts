@@ -16,8 +16,9 @@ export const TOXICITY = z
 /** The fields every toxic has, as toxiproxy's API takes them (defaults as toxiproxy's). */
 const ENVELOPE = {
   name: z.string({ error: 'a string' }).default('').describe('Unique on its proxy. Default: <type>_<stream>.'),
+  // toxiproxy lower-cases it before it compares.
   stream: z
-    .enum(['upstream', 'downstream'], { error: 'upstream or downstream' })
+    .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['upstream', 'downstream'], { error: 'upstream or downstream' }))
     .default('downstream')
     .describe('upstream = client to Redis; Redis-aware toxics act on request/reply pairs and ignore it.'),
   toxicity: TOXICITY.default(1),

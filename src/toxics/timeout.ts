@@ -4,7 +4,7 @@ import type { ByteToxicDefinition } from './definition.js';
 import type { Timer } from '../stage/types.js';
 
 const ATTRS = attributesOf({
-  timeout: numberAttr({ default: 0, unit: 'milliseconds, 0 = never close' }).describe(
+  timeout: numberAttr({ default: 0, integer: true, unit: 'milliseconds, 0 = never close' }).describe(
     'Milliseconds until the connection closes; 0 = never (data is still dropped).',
   ),
 });

@@ -1,6 +1,6 @@
 import type { ToxicEnv } from '../toxics/types.js';
 import { proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
-import { ManagedProxy } from './managed-proxy.js';
+import { checkAddresses, ManagedProxy } from './managed-proxy.js';
 import type { Scheduler } from '../stage/types.js';
 import { parseProxyCreate } from './proxy-body.js';
 
@@ -39,6 +39,8 @@ export class ProxyCollection {
   async create(input: unknown, where = ''): Promise<ManagedProxy> {
     const { name, listen, upstream, enabled } = parseProxyCreate(input, where);
     if (this.proxies.has(name)) throw proxyAlreadyExists();
+    // Also when created disabled: enabling it later must not be what finds the address bad.
+    checkAddresses(listen, upstream);
     const p = new ManagedProxy(name, listen, upstream, this.env, this.log);
     if (enabled) await p.start();
     this.proxies.set(name, p);

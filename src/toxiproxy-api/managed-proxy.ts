@@ -1,6 +1,7 @@
 import { isJsonObject } from '../validation/schema.js';
 import { NO_DELAY } from '../link/types.js';
-import { parseEndpoint } from '../endpoint.js';
+import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
+import { NetworkError } from '../errors.js';
 import { startSingleNodeProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
 import type { StatsSnapshot } from '../stats/types.js';
@@ -49,16 +50,22 @@ export class ManagedProxy {
 
   async start(): Promise<void> {
     if (this.handle) return;
-    parseEndpoint(this.upstream, 'upstream');
-    parseEndpoint(this.listen, 'listen');
-    const h = await startSingleNodeProxy({
-      upstream: this.upstream,
-      listen: this.listen,
-      // toxiproxy adds nothing of its own to take off; no link delay, so no calibration at start.
-      compensationUs: { up: 0, down: 0 },
-      scheduler: this.env.scheduler,
-      log: (line) => this.log(`${this.name}: ${line}`),
-    });
+    checkAddresses(this.listen, this.upstream);
+    let h: RedisRttProxy;
+    try {
+      h = await startSingleNodeProxy({
+        upstream: this.upstream,
+        listen: this.listen,
+        // toxiproxy adds nothing of its own to take off; no link delay, so no calibration at start.
+        compensationUs: { up: 0, down: 0 },
+        scheduler: this.env.scheduler,
+        log: (line) => this.log(`${this.name}: ${line}`),
+      });
+    } catch (err) {
+      // The proxy's errors name its CLI flag; an API client sent the field.
+      if (err instanceof NetworkError && err.message.startsWith('--listen ')) throw new NetworkError(err.message.slice(2), err.code);
+      throw err;
+    }
     this.handle = h;
     this.listen = h.address;
     this.toxics.attach(h);
@@ -75,11 +82,15 @@ export class ManagedProxy {
 
   /** toxiproxy's ProxyUpdate: fields not given keep their values; a changed address restarts it. */
   async update(input: { listen?: string; upstream?: string; enabled?: boolean }): Promise<void> {
-    const moved = (input.listen !== undefined && input.listen !== this.listen) || (input.upstream !== undefined && input.upstream !== this.upstream);
+    const listen = input.listen ?? this.listen;
+    const upstream = input.upstream ?? this.upstream;
+    // A bad address is refused before anything changes: the proxy stays as it was, enabled or not.
+    checkAddresses(listen, upstream);
+    const moved = listen !== this.listen || upstream !== this.upstream;
     const enabled = input.enabled ?? this.enabled;
     if (moved || !enabled) await this.stop();
-    if (input.listen !== undefined) this.listen = input.listen;
-    if (input.upstream !== undefined) this.upstream = input.upstream;
+    this.listen = listen;
+    this.upstream = upstream;
     if (enabled) await this.start();
   }
 
@@ -120,4 +131,14 @@ export class ManagedProxy {
     const s = this.handle?.stats() ?? this.lastStats ?? emptySnapshot({ ...NO_DELAY });
     return { ...s, enabled: this.enabled, toxics: this.toxics.counts() };
   }
+}
+
+/**
+ * A proxy's addresses as the API takes them (a ConfigError naming the field, the API's 400): what
+ * it listens on, as `proxy --listen` (port 0 = a free port), and the Redis, as `proxy --upstream`
+ * (a bare host means port 6379). toxiproxy takes any string and fails at the listen or the dial.
+ */
+export function checkAddresses(listen: string, upstream: string): void {
+  parseEndpoint(listen, 'listen');
+  parseRedisEndpoint(upstream, 'upstream');
 }

@@ -20,6 +20,8 @@ export interface ToxiproxyServerOptions {
   allowHosts?: readonly string[];
   /** Proxies to create at start: the JSON array POST /populate takes. */
   config?: unknown;
+  /** Where `config` was read from, for its errors. */
+  configPath?: string;
   /** Seed for toxicity rolls and jitter. @default random */
   seed?: number;
   log?: (line: string) => void;
@@ -45,7 +47,7 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
   if (at.kind !== 'tcp') throw new ConfigError('--api', o.api, 'host:port (toxiproxy clients speak HTTP over TCP)');
   const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));
   // Refuses a wildcard bind with neither --allow-host nor a token; a warning for any non-loopback bind.
-  const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api');
+  const bindWarning = bindPolicy({ bound: at, allowHosts: o.allowHosts, token: o.apiToken }, '--api', '--api-token (or REDIS_RTT_API_TOKEN)');
   const scheduler = sharedScheduler();
   const proxies = new ProxyCollection({ scheduler, uniform: seededUniform(o.seed ?? randomSeed()) }, log);
   const ui = new ServerUi(proxies, log);
@@ -72,7 +74,7 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
       await proxies.serial(() => proxies.populate(o.config));
     } catch (err) {
       await close();
-      throw new ConfigError('--config', '(file)', `toxiproxy's populate JSON: ${toApiError(err).message}`);
+      throw new ConfigError('--config', o.configPath ?? '(given)', `toxiproxy's populate JSON: ${toApiError(err).message}`);
     }
   }
   return { api: endpoint.address, proxies, close, [Symbol.asyncDispose]: close };

@@ -30,7 +30,7 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
     { args: [...up, '--listen', 'here'], flag: '--listen', accepts: /host:port/ },
     { args: [...up, '--control', 'x:y'], flag: '--control', accepts: /host:port/ },
     { args: [...up, '--record-keys', 'all'], flag: '--record-keys', accepts: /none|hashed/ },
-    { args: ['proxy'], flag: '--upstream', accepts: /required/ },
+    { args: ['proxy'], flag: '--upstream', accepts: /--upstream: missing; expected host:port/ },
     { args: [...up, '--no-such-flag'], flag: '--no-such-flag', accepts: /unknown option/ },
   ];
   for (const c of cases) {
@@ -48,6 +48,12 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
 describe('bench flags with a bad value exit 2 before anything starts', () => {
   const cases: { args: string[]; flag: string; accepts: RegExp }[] = [
     { args: ['bench', '--driver-warmup', 'abc'], flag: '--driver-warmup', accepts: /duration like 200us/ },
+    // Flags that mean something only with another are refused without it, not ignored.
+    { args: ['bench', '--zones', '3'], flag: '--zones', accepts: /to be given with --cluster/ },
+    { args: ['bench', '--client-zones', '2'], flag: '--client-zones', accepts: /to be given with --cluster/ },
+    { args: ['bench', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
+    { args: ['bench', '--clients', '2', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
+    { args: ['bench', '--duration', '5s'], flag: '--duration', accepts: /to be given with --rate or --clients/ },
   ];
   for (const c of cases) {
     it(c.args.join(' '), async () => {

@@ -16,9 +16,9 @@ describe('a chain of toxics alters no byte it was not asked to', () => {
       const e = env(seed);
       const specs = [
         { type: 'latency', attributes: { latency: r() * 2, jitter: r() * 3 } },
-        { type: 'slicer', attributes: { average_size: 1 + Math.floor(r() * 20), size_variation: 0, delay: r() * 100 } },
+        { type: 'slicer', attributes: { average_size: 1 + Math.floor(r() * 20), size_variation: 0, delay: Math.floor(r() * 100) } },
         { type: 'bandwidth', attributes: { rate: 50 + Math.floor(r() * 500) } },
-        { type: 'slow_close', attributes: { delay: r() * 5 } },
+        { type: 'slow_close', attributes: { delay: Math.floor(r() * 5) } },
         { type: 'latency', name: 'l2', attributes: { latency: 0.05 } },
       ];
       // Shuffle the order of the chain.

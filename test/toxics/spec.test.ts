@@ -31,7 +31,7 @@ describe('toxic specs as toxiproxy reads them', () => {
 
   it('knows the toxiproxy types and the Redis-aware ones', () => {
     expect([...TOXIC_TYPES.keys()].sort()).toEqual(
-      ['bandwidth', 'failover', 'latency', 'limit_data', 'packet_loss', 'redis_drop', 'redis_error', 'redis_latency', 'reset_peer', 'slicer', 'slow_close', 'timeout'],
+      ['bandwidth', 'failover', 'latency', 'limit_data', 'noop', 'packet_loss', 'redis_drop', 'redis_error', 'redis_latency', 'reset_peer', 'slicer', 'slow_close', 'timeout'],
     );
   });
 

@@ -201,6 +201,45 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     await call('DELETE', '/proxies/a');
   });
 
+  it('a refused update changes nothing: the proxy keeps its addresses and stays enabled (or disabled)', async () => {
+    const a = (await call('POST', '/proxies', JSON.stringify({ name: 'u', upstream: redis.address }))).body;
+    const refused = await call('PATCH', '/proxies/u', '{"upstream":"127.0.0.1:0"}');
+    expect(refused).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^bad request body: upstream: invalid value "127\.0\.0\.1:0"; expected host:port \(port 6379/) } });
+    expect((await call('GET', '/proxies/u')).body).toMatchObject({ listen: a.listen, upstream: redis.address, enabled: true });
+    const c = new Redis(Number(a.listen.split(':')[1]), '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 0 });
+    await c.connect();
+    expect(await c.ping()).toBe('PONG');
+    c.disconnect();
+    expect((await call('POST', '/proxies/u', '{"enabled":false}')).body.enabled).toBe(false);
+    expect(await call('POST', '/proxies/u', '{"listen":"bad"}')).toMatchObject({ status: 400, body: { error: expect.stringContaining('listen: invalid value "bad"') } });
+    expect((await call('GET', '/proxies/u')).body).toMatchObject({ listen: a.listen, enabled: false });
+    expect((await call('POST', '/proxies/u', '{"enabled":true}')).body).toMatchObject({ listen: a.listen, enabled: true });
+    // Created disabled, a bad address is refused at once, not when it is enabled.
+    expect((await call('POST', '/proxies', JSON.stringify({ name: 'v', upstream: 'h:x', enabled: false }))).status).toBe(400);
+    // A bare host means Redis's port, as `proxy --upstream` takes it.
+    expect((await call('POST', '/proxies', JSON.stringify({ name: 'w', upstream: 'localhost', enabled: false }))).body).toMatchObject({ upstream: 'localhost' });
+    for (const n of ['u', 'w']) await call('DELETE', `/proxies/${n}`);
+  });
+
+  it('takes a stream in any case and the noop toxic, and refuses a fraction where toxiproxy decodes an integer', async () => {
+    await call('POST', '/proxies', JSON.stringify({ name: 'n', upstream: redis.address }));
+    expect((await call('POST', '/proxies/n/toxics', '{"type":"latency","stream":"UPSTREAM"}')).body).toMatchObject({ name: 'latency_upstream', stream: 'upstream' });
+    expect((await call('POST', '/proxies/n/toxics', '{"type":"noop"}')).body).toEqual({ name: 'noop_downstream', stream: 'downstream', toxicity: 1, type: 'noop', attributes: {} });
+    const integers: [string, string][] = [
+      ['bandwidth', 'rate'],
+      ['slow_close', 'delay'],
+      ['timeout', 'timeout'],
+      ['reset_peer', 'timeout'],
+      ['slicer', 'delay'],
+    ];
+    for (const [type, field] of integers) {
+      const r = await call('POST', '/proxies/n/toxics', JSON.stringify({ type, name: `${type}1`, attributes: { [field]: 1.5 } }));
+      expect(r, type).toMatchObject({ status: 400, body: { error: expect.stringContaining(`attributes.${field}: invalid value 1.5; expected an integer`) } });
+    }
+    expect(await call('POST', '/proxies/n/toxics', '{"stream":"up"}')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^invalid toxic type: type: missing; expected one of latency/) } });
+    await call('DELETE', '/proxies/n');
+  });
+
   it('serves stats per proxy and Prometheus metrics', async () => {
     await call('POST', '/proxies', JSON.stringify({ name: 'm', upstream: redis.address }));
     await call('POST', '/proxies/m/toxics', '{"type":"redis_error","attributes":{"error":"ERR x"}}');

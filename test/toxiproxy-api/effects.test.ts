@@ -122,6 +122,19 @@ describe('byte toxics through redis-rtt server', () => {
     await proxy.remove();
   });
 
+  it.each(['downstream', 'upstream'])('slow_close %s: the client closes first, and the FIN it gets back is held `delay` ms', async (stream) => {
+    // Client FIN -> Redis closes -> Redis's FIN comes back; the toxic holds one of the two.
+    const { proxy, port } = await freshProxy();
+    await proxy.addToxic(toxic({ type: 'slow_close', stream, attributes: { delay: 300 } }));
+    const s = await rawSocket('127.0.0.1', port);
+    const got = collect(s);
+    const t0 = performance.now();
+    s.end('PING\r\n');
+    expect((await got).toString()).toBe('+PONG\r\n');
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(300);
+    await proxy.remove();
+  });
+
   it('limit_data: the client gets exactly `bytes` bytes, then the connection closes', async () => {
     const { proxy, port } = await freshProxy();
     await proxy.addToxic(toxic({ type: 'limit_data', attributes: { bytes: 1234 } }));
