@@ -15,6 +15,8 @@ import { placeZones } from './zones.js';
  */
 export class NodeSet {
   private readonly byKey = new Map<string, ClusterNode>();
+  /** "hostname:port" to a node's key: Redis names a node by its announced hostname in redirects. */
+  private readonly byHostname = new Map<string, string>();
   private readonly opening = new Map<string, Promise<ClusterNode>>();
   private readonly zoneOf = new Map<string, number>();
   private readonly applied = new Map<ClusterNode, string>();
@@ -29,7 +31,12 @@ export class NodeSet {
   }
 
   listenerFor(host: string, port: number): ListenAddress | undefined {
-    return this.byKey.get(nodeKey(host, port))?.listen;
+    return this.known(nodeKey(host, port))?.listen;
+  }
+
+  /** A node by its real address, or by the hostname it announces. */
+  private known(key: string): ClusterNode | undefined {
+    return this.byKey.get(key) ?? this.byKey.get(this.byHostname.get(key) ?? '');
   }
 
   /** Opens a listener for each address not known yet; resolves once all accept clients. */
@@ -39,7 +46,7 @@ export class NodeSet {
 
   private openOne(a: RealAddress, listenPort: number | undefined): Promise<ClusterNode> {
     const key = nodeKey(a.host, a.port);
-    const known = this.byKey.get(key);
+    const known = this.known(key);
     if (known) return Promise.resolve(known);
     let p = this.opening.get(key);
     if (!p) {
@@ -79,6 +86,7 @@ export class NodeSet {
    * role, new ones a zone; then every node's link is re-derived (a failover moves role links).
    */
   async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
+    for (const n of nodes) if (n.hostname !== undefined) this.byHostname.set(nodeKey(n.hostname, n.port), nodeKey(n.host, n.port));
     await this.open(nodes.filter((n) => !n.unusable).map((n) => ({ host: n.host, port: n.port })));
     const placed = this.o.zoneCount === undefined ? undefined : placeZones(nodes, this.o.zoneCount);
     this.label(nodes.map((t) => ({ host: t.host, port: t.port, id: t.id, role: t.role, zone: placed?.get(t.id) })));

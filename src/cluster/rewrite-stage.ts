@@ -56,8 +56,9 @@ class RewriteStage implements FrameStage {
       else if (req.name === 'DISCARD') this.queued = undefined;
       else if (req.name === 'MULTI' && this.queued === undefined) this.queued = [];
       else if (req.inMulti && this.queued !== undefined) {
-        // Its reply is +QUEUED; the topology reply comes in EXEC's array.
-        this.queued.push(kind);
+        // +QUEUED: its topology reply comes in EXEC's array. An error (a nested MULTI, a WATCH in
+        // MULTI) was not queued and has no element there.
+        if (reply.bytes[0] !== 0x2d /* - */) this.queued.push(kind);
         kind = undefined;
       }
     }

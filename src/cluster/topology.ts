@@ -11,6 +11,11 @@ export interface TopologyNode {
   readonly id: string;
   readonly host: string;
   readonly port: number;
+  /**
+   * The name it announces (`cluster-announce-hostname`), if any: with `cluster-preferred-endpoint-type
+   * hostname` Redis names the node by it in -MOVED and -ASK.
+   */
+  readonly hostname: string | undefined;
   readonly role: NodeRole;
   /** The primary's id, for a replica. */
   readonly masterId: string | undefined;
@@ -31,7 +36,9 @@ export function parseClusterNodes(text: string, fallbackHost: string): TopologyN
   for (const line of text.split('\n')) {
     const f = line.trim().split(' ');
     if (f.length < 8) continue;
-    const addr = f[1]!.split(/[@,]/)[0]!;
+    // ip:port@cport[,hostname[,aux=value...]] (Redis 7 and 7.2)
+    const [endpoint = '', hostname = ''] = f[1]!.split(',');
+    const addr = endpoint.split('@')[0]!;
     const colon = addr.lastIndexOf(':');
     const port = Number(addr.slice(colon + 1));
     const flags = f[2]!.split(',');
@@ -40,6 +47,7 @@ export function parseClusterNodes(text: string, fallbackHost: string): TopologyN
       id: f[0]!,
       host: addr.slice(0, colon) || fallbackHost,
       port,
+      hostname: hostname === '' || hostname.includes('=') ? undefined : hostname,
       role: flags.includes('master') ? 'master' : 'replica',
       masterId: f[3] === '-' ? undefined : f[3],
       firstSlot: slots.length > 0 ? Math.min(...slots) : undefined,

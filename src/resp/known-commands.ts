@@ -1,7 +1,7 @@
 /**
  * Command names redis-server 7.0.15 reports in COMMAND LIST (regenerate with
- * `redis-cli command list`), plus commands of later versions and DEBUG's subcommands, which
- * COMMAND does not list. Outside these tables a dotted (module) name is learned only once Redis
+ * `redis-cli command list`), plus commands of later versions, SENTINEL (a Sentinel's own, which a
+ * data node does not list) and DEBUG's subcommands, which COMMAND does not list. Outside these tables a dotted (module) name is learned only once Redis
  * answered it without an error, up to a cap (see command-name.ts).
  */
 
@@ -27,7 +27,7 @@ ZINCRBY ZINTER ZINTERCARD ZINTERSTORE ZLEXCOUNT ZMPOP ZMSCORE ZPOPMAX ZPOPMIN ZR
 ZRANGEBYLEX ZRANGEBYSCORE ZRANGESTORE ZRANK ZREM ZREMRANGEBYLEX ZREMRANGEBYRANK ZREMRANGEBYSCORE
 ZREVRANGE ZREVRANGEBYLEX ZREVRANGEBYSCORE ZREVRANK ZSCAN ZSCORE ZUNION ZUNIONSTORE
 WAITAOF HEXPIRE HPEXPIRE HEXPIREAT HPEXPIREAT HTTL HPTTL HEXPIRETIME HPEXPIRETIME HPERSIST
-HGETDEL HGETEX HSETEX`;
+HGETDEL HGETEX HSETEX SENTINEL`;
 
 /**
  * Commands of the widely used modules (RedisJSON, RediSearch, RedisTimeSeries, RedisBloom,
@@ -78,6 +78,10 @@ export const CONTAINER_SUBCOMMANDS: Record<string, string> = {
   OBJECT: 'ENCODING FREQ HELP IDLETIME REFCOUNT',
   PUBSUB: 'CHANNELS HELP NUMPAT NUMSUB SHARDCHANNELS SHARDNUMSUB',
   SCRIPT: 'DEBUG EXISTS FLUSH HELP KILL LOAD',
+  SENTINEL:
+    'CKQUORUM CONFIG DEBUG FAILOVER FLUSHCONFIG GET-MASTER-ADDR-BY-NAME HELP INFO-CACHE ' +
+    'IS-MASTER-DOWN-BY-ADDR MASTER MASTERS MONITOR MYID PENDING-SCRIPTS REMOVE REPLICAS RESET ' +
+    'SENTINELS SET SIMULATE-FAILURE SLAVES',
   SLOWLOG: 'GET HELP LEN RESET',
   XGROUP: 'CREATE CREATECONSUMER DELCONSUMER DESTROY HELP SETID',
   XINFO: 'CONSUMERS GROUPS HELP STREAM',

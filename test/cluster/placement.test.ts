@@ -13,7 +13,7 @@ const NODES = [
   'dddd 127.0.0.1:7004@17004 slave bbbb 0 1 1 connected',
   'eeee 127.0.0.1:7005@17005 slave cccc 0 1 2 connected',
   'ffff 127.0.0.1:7006@17006 slave aaaa 0 1 3 connected',
-  'ff01 127.0.0.1:7007@17007 slave aaaa 0 1 3 connected',
+  'ff01 127.0.0.1:7007@17007,,shard-id=77 slave aaaa 0 1 3 connected',
   '9999 :0@0 noaddr,master - 0 1 0 disconnected',
   '',
 ].join('\n');
@@ -22,8 +22,10 @@ describe('parseClusterNodes', () => {
   it('reads id, address, role, primary, first slot, myself and unusable nodes', () => {
     const n = parseClusterNodes(NODES, '10.0.0.1');
     expect(n).toHaveLength(8);
-    expect(n[1]).toEqual({ id: 'bbbb', host: '127.0.0.1', port: 7001, role: 'master', masterId: undefined, firstSlot: 0, myself: true, unusable: false });
-    expect(n[2]!.port).toBe(7002);
+    expect(n[1]).toEqual({ id: 'bbbb', host: '127.0.0.1', port: 7001, hostname: undefined, role: 'master', masterId: undefined, firstSlot: 0, myself: true, unusable: false });
+    // The announced hostname (Redis 7), and none where 7.2's aux fields follow an empty one.
+    expect(n[2]).toMatchObject({ host: '127.0.0.1', port: 7002, hostname: 'host-c' });
+    expect(n[6]).toMatchObject({ host: '127.0.0.1', port: 7007, hostname: undefined });
     expect(n[3]).toMatchObject({ role: 'replica', masterId: 'bbbb', firstSlot: undefined });
     expect(n[7]).toMatchObject({ host: '10.0.0.1', port: 0, unusable: true });
   });
@@ -45,7 +47,7 @@ describe('placeZones', () => {
     expect(new Set(placeZones(nodes, 1).values())).toEqual(new Set([1]));
   });
   it('a primary without slots comes after the shards', () => {
-    const extra: TopologyNode = { id: '1234', host: '127.0.0.1', port: 7010, role: 'master', masterId: undefined, firstSlot: undefined, myself: false, unusable: false };
+    const extra: TopologyNode = { id: '1234', host: '127.0.0.1', port: 7010, hostname: undefined, role: 'master', masterId: undefined, firstSlot: undefined, myself: false, unusable: false };
     expect(placeZones([...nodes, extra], 3).get('1234')).toBe(1);
   });
 });

@@ -56,6 +56,16 @@ describe('the rewrite stage on one connection', () => {
     expect(text(stage.onReply!(reply(req('LRANGE', ['l', '0', '-1']), `*1\r\n$5\r\nhello\r\n`)))).toBe('pass');
   });
 
+  it('a command refused inside MULTI (a nested MULTI, WATCH) has no element in the EXEC array', () => {
+    const { stage } = setup({ 7001: 9001 });
+    stage.onReply!(reply(req('MULTI'), '+OK\r\n'));
+    stage.onReply!(reply(req('GET', ['k'], true), '+QUEUED\r\n'));
+    stage.onReply!(reply(req('WATCH', ['k'], true), '-ERR WATCH inside MULTI is not allowed\r\n'));
+    stage.onReply!(reply(req('MULTI', [], true), '-ERR MULTI calls can not be nested\r\n'));
+    stage.onReply!(reply(req('CLUSTER', ['SLOTS'], true), '+QUEUED\r\n'));
+    expect(text(stage.onReply!(reply(req('EXEC', [], true), `*2\r\n$1\r\nx\r\n${slots(7001)}`)))).toBe(`*2\r\n$1\r\nx\r\n${slotsOut(9001)}`);
+  });
+
   it('a node with no listener: the reply waits (a promise) until it is opened, then goes out rewritten', async () => {
     const known: Record<number, number> = { 7001: 9001 };
     const opened: number[] = [];

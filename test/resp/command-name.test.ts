@@ -19,6 +19,8 @@ describe('commandName', () => {
     expect(name('xinfo', 'STREAM', 's')).toBe('XINFO STREAM');
     expect(name('object', 'encoding', 'k')).toBe('OBJECT ENCODING');
     expect(name('debug', 'sleep', '0')).toBe('DEBUG SLEEP');
+    // A Sentinel's own command, which a data node's COMMAND LIST does not have.
+    expect(name('SENTINEL', 'get-master-addr-by-name', 'mymaster')).toBe('SENTINEL GET-MASTER-ADDR-BY-NAME');
     expect(name('CLIENT', 'no-evict', 'on')).toBe('CLIENT NO-EVICT');
     expect(name('CLIENT')).toBe('CLIENT');
     expect(name('CLIENT', 'no-such-thing')).toBe(`CLIENT ${UNKNOWN_COMMAND_NAME}`);

@@ -70,8 +70,13 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
         const upstream = [...setup.nodes, ...setup.sentinels].map((n) => n.port);
         expect([...ports].filter((x) => upstream.includes(x))).toEqual([]);
       }
-      const stats = (await p.stats()) as unknown as { sentinel: { primary: string; disagree: boolean; rewrites: Record<string, number> } };
+      type Stats = { sentinel: { primary: string; disagree: boolean; rewrites: Record<string, number> }; commands: Record<string, { count: number }> };
+      const stats = (await p.stats()) as unknown as Stats;
       expect(stats.sentinel).toMatchObject({ primary, disagree: false, rewrites: { 'primary-address': 2, replicas: 2 } });
+      // Named as CLUSTER's and CLIENT's subcommands are, not "?".
+      expect(stats.commands['SENTINEL GET-MASTER-ADDR-BY-NAME']?.count).toBe(2);
+      expect(stats.commands['SENTINEL REPLICAS']?.count).toBe(2);
+      expect(stats.commands['?']).toBeUndefined();
     } finally {
       expect((await p.stop('SIGINT')).code).toBe(0);
     }
