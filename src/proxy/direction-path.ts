@@ -83,7 +83,8 @@ export class DirectionPath implements WriteReport {
     const tapped = (target: ChunkTarget): ChunkTarget => {
       const client = o.clientStream;
       if (o.tap !== undefined) {
-        const seenAt = tls && (() => tls.arrivalNs());
+        // Client TLS stamps a request when its TLS bytes came; a reply comes from Redis in plaintext.
+        const seenAt = tls && o.direction === 'up' ? () => tls.arrivalNs() : undefined;
         return (this.tapAfter = new TapAfterForward(target, o.tap, o.direction, { seenAt, before: client }));
       }
       return client ? { push: (c, ns) => (client.beforeRequest(), target.push(c, ns)) } : target;
