@@ -86,6 +86,9 @@ export class PreciseScheduler implements Scheduler {
     if (timer.index < 0) return;
     this.heap.removeAt(timer.index);
     timer.index = -1;
+    // The last one: disarm, or the alarm would keep a process whose proxies have closed alive until
+    // it rang. A head cancelled with others left only makes one wake early, which plans again.
+    if (this.heap.length === 0) this.plan();
   }
 
   /** How early a wake after a long sleep is asked for: the fixed window, or what the wakes taught. */

@@ -8,11 +8,13 @@ import { ConfigError } from '../errors.js';
 import type { LinkState } from '../link/link-state.js';
 import type { PartitionRequest, PartitionWindow } from '../link/partition.js';
 import type { PartitionReport } from '../link/timeline-report.js';
-import type { Scheduler } from '../stage/types.js';
+import type { Scheduler, Timer } from '../stage/types.js';
 import type { ProxiedConnection } from './connection.js';
 
 export class Partitions {
   private resetCount = 0;
+  /** The running partition's end (cancelled when the proxy closes). */
+  private endTimer: Timer | undefined;
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -38,9 +40,15 @@ export class Partitions {
     const rtoNs = this.link.rtoNs();
     for (const c of this.connections()) c.partition(window, rtoNs);
     this.resetCount = 0;
-    this.scheduler.schedule(window.endNs, () => this.ended(window));
+    this.endTimer = this.scheduler.schedule(window.endNs, () => this.ended(window));
     this.log(`partition for ${request.durationUs / 1000} ms, then ${request.then} (RTO ${rtoNs / 1e6} ms)`);
     return window;
+  }
+
+  /** The proxy closed: its connections are gone, and nothing is left to end. */
+  close(): void {
+    if (this.endTimer) this.scheduler.cancel(this.endTimer);
+    this.endTimer = undefined;
   }
 
   report(): PartitionReport | undefined {

@@ -295,6 +295,7 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   close(): Promise<void> {
     this.timeline.stop();
+    this.partitions.close();
     return (this.closing ??= Promise.all([this.server.close(), this.control?.close()]).then(() => this.secure.cleanup()));
   }
 }
