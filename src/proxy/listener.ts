@@ -23,6 +23,9 @@ import { ConnectionCap } from './connection-cap.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
 
+/** How long close() waits for its connections' sockets to say they closed (they do at once). */
+const CLOSE_WAIT_MS = 2000;
+
 /** A client's FIN is forwarded, not answered: the accepted sockets, libuv's and the rest of a burst, stay half open. */
 const ALLOW_HALF_OPEN = true;
 
@@ -76,6 +79,8 @@ export class ProxyListener {
   /** Off until the proxy has started: the start-up hop measurement must not close the listener. */
   watchRefusals = false;
   private readonly live = new LiveSet<ProxiedConnection>();
+  /** close() is waiting for the last connection to close. */
+  private emptied: (() => void) | undefined;
   /** The start-up's own listener while the hop measurement and the warm-up run (start-up-listener.ts). */
   private startUp: StartUpListener | undefined;
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
@@ -196,8 +201,15 @@ export class ProxyListener {
     await this.closeStartUp();
     // Already closed while Redis was down: close() then calls back at once (with an error to ignore).
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Each connection's close (its tap's last events) before close() resolves: the server's close
+    // does not wait for upstream sockets. Bounded, so a socket that never closes cannot hang it.
+    const emptied = new Promise<void>((resolve) => {
+      if (this.live.size === 0) return resolve();
+      this.emptied = resolve;
+      setTimeout(resolve, CLOSE_WAIT_MS).unref();
+    });
     for (const c of this.live) c.destroy();
-    await closed;
+    await Promise.all([closed, emptied]);
   }
 
   private accept(socket: net.Socket): void {
@@ -240,6 +252,7 @@ export class ProxyListener {
       onClosed: (c) => {
         this.live.delete(c);
         this.o.monitor?.closed();
+        if (this.live.size === 0) this.emptied?.();
       },
       stages: this.stages,
       upstreamTls: this.o.upstreamTls,

@@ -6,8 +6,12 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { analyzeTrace } from '../../src/record/analyze.js';
+import { createRecorder } from '../../src/record/recorder.js';
+import { readTrace } from '../../src/record/trace-reader.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { loopAndPipelines, loopAndPipelinesProcess, recordSession, redisCli, timeSession } from './session.js';
 
@@ -215,4 +219,31 @@ describe('what a trace never holds', () => {
       }
     });
   }
+});
+
+describe('closing the proxy with clients still connected', () => {
+  it("records every connection's last events before the end line: a blocked BLPOP and both closes", async () => {
+    const path = join(dir, 'close.trace');
+    const link = { upUs: 0, downUs: 0, jitterUs: 0, jitterDist: 'uniform' as const, bandwidthBps: 0, lossUp: 0, lossDown: 0, lossBurst: 0, mssBytes: 1448, handshake: true };
+    const recorder = createRecorder({ path, link, keys: 'none' });
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, argSizes: true, onEvent: (e) => recorder.onEvent(e), log: () => {} });
+    const idle = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    const blocked = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    for (const c of [idle, blocked]) c.on('error', () => {});
+    await Promise.all([idle.connect(), blocked.connect()]);
+    await idle.ping();
+    const pending = blocked.blpop('e2e:never', 0).catch(() => undefined);
+    // BLPOP has reached Redis and blocks there.
+    const admin = new Redis({ host: redis.host, port: redis.port });
+    await vi.waitUntil(async () => /blocked_clients:1\r/.test(await admin.info('clients')), { timeout: 2000, interval: 5 });
+    admin.disconnect();
+    await proxy.close();
+    const summary = await recorder.close();
+    await pending;
+    const trace = await readTrace(path);
+    expect(summary.dropped).toBe(0);
+    expect(trace.end).toMatchObject({ dropped: 0, events: summary.events });
+    expect(trace.events.filter((e) => e.type === 'close')).toHaveLength(2);
+    expect(trace.events.filter((e) => e.type === 'command').map((e) => e.name)).toContain('BLPOP');
+  });
 });
