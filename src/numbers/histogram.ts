@@ -24,6 +24,8 @@ export interface LatencySummary {
   p999: number;
   max: number;
   mean: number;
+  /** Every value added up, exactly: a Prometheus summary's _sum (mean x count would wobble with the rounding). */
+  sum: number;
 }
 
 /** Largest value kept: one hour in microseconds. */
@@ -55,6 +57,7 @@ export const EMPTY_SUMMARY: Readonly<LatencySummary> = Object.freeze({
   p999: 0,
   max: 0,
   mean: 0,
+  sum: 0,
 });
 
 const SUMMARY_PERCENTILES = [50, 90, 99, 99.9, 100] as const;
@@ -158,6 +161,7 @@ export class LatencyHistogram {
       p999: p999!,
       max: max!,
       mean: Math.round((this.sumUs / h.totalCount) * 1000) / 1000,
+      sum: this.sumUs,
     };
   }
 

@@ -59,6 +59,8 @@ export class SelfMonitor {
   private lastTurn = -1;
   private lastTurnFirstReadNs = 0;
   private reads = 0;
+  /** The event-loop delay's sum as last reported (loopQuantiles). */
+  private loopSumUs = 0;
   private readonly endTurn = (): void => {
     this.turnStartNs = -1;
   };
@@ -224,6 +226,21 @@ export class SelfMonitor {
   reset(): void {
     for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc, this.added, this.roundTripAdded]) h.reset();
     this.loop.reset();
+    this.loopSumUs = 0;
+  }
+
+  /**
+   * perf_hooks keeps no sum, and its mean is read off the buckets, so mean x count can fall as
+   * samples come: the sum a Prometheus summary needs is held from falling until a reset.
+   */
+  private loopQuantiles(): SelfQuantiles {
+    const h = this.loop;
+    if (h.count === 0) return { p50: 0, p90: 0, p99: 0, max: 0, count: 0, mean: 0, sum: this.loopSumUs };
+    // The histogram counts the timer's whole period; what is beyond it is the delay.
+    const us = (ns: number): number => Math.max(0, Math.round(ns / 1000 - LOOP_RESOLUTION_MS * 1000));
+    const mean = us(h.mean);
+    this.loopSumUs = Math.max(this.loopSumUs, mean * h.count);
+    return { p50: us(h.percentile(50)), p90: us(h.percentile(90)), p99: us(h.percentile(99)), max: us(h.max), count: h.count, mean, sum: this.loopSumUs };
   }
 
   report(): SelfReport {
@@ -233,7 +250,7 @@ export class SelfMonitor {
       roundTripAddedUs: quantiles(this.roundTripAdded),
       lateUsByDirection: { up: quantiles(this.lateUp), down: quantiles(this.lateDown) },
       arrivalLagUs: quantiles(this.arrival),
-      eventLoopDelayUs: loopQuantiles(this.loop),
+      eventLoopDelayUs: this.loopQuantiles(),
       gcPauseUs: quantiles(this.gc),
     };
   }
@@ -241,12 +258,7 @@ export class SelfMonitor {
 
 function quantiles(h: LatencyHistogram): SelfQuantiles {
   const s = h.summary();
-  return { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count, mean: s.mean };
+  return { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count, mean: s.mean, sum: s.sum };
 }
 
-function loopQuantiles(h: IntervalHistogram): SelfQuantiles {
-  if (h.count === 0) return { p50: 0, p90: 0, p99: 0, max: 0, count: 0, mean: 0 };
-  // The histogram counts the timer's whole period; what is beyond it is the delay.
-  const us = (ns: number): number => Math.max(0, Math.round(ns / 1000 - LOOP_RESOLUTION_MS * 1000));
-  return { p50: us(h.percentile(50)), p90: us(h.percentile(90)), p99: us(h.percentile(99)), max: us(h.max), count: h.count, mean: us(h.mean) };
-}
+

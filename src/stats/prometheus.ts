@@ -59,7 +59,7 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
       for (const [quantile, field] of QUANTILES) {
         latency.push({ labels: { command, kind, quantile }, value: summary.count === 0 ? Number.NaN : summary[field] / US_PER_SECOND });
       }
-      latency.push({ labels: { command, kind }, value: Math.round(summary.mean * summary.count) / US_PER_SECOND, suffix: '_sum' });
+      latency.push({ labels: { command, kind }, value: summary.sum / US_PER_SECOND, suffix: '_sum' });
       latency.push({ labels: { command, kind }, value: summary.count, suffix: '_count' });
     }
   }
@@ -147,7 +147,7 @@ export function selfFamilies(s: StatsSnapshot): MetricFamily[] {
       for (const [quantile, field] of SELF_QUANTILES) {
         samples.push({ labels: { ...labels, quantile }, value: q.count === 0 ? Number.NaN : q[field] / US_PER_SECOND });
       }
-      samples.push({ labels, value: (q.mean * q.count) / US_PER_SECOND, suffix: '_sum' });
+      samples.push({ labels, value: q.sum / US_PER_SECOND, suffix: '_sum' });
       samples.push({ labels, value: q.count, suffix: '_count' });
     }
     return { name: PREFIX + name, help, type: 'summary', samples };

@@ -5,8 +5,9 @@ export interface SelfQuantiles {
   p99: number;
   max: number;
   count: number;
-  /** Mean, for a Prometheus summary's _sum. */
   mean: number;
+  /** Every value added up: a Prometheus summary's _sum. */
+  sum: number;
 }
 
 export interface SelfReport {

@@ -77,6 +77,39 @@ describe("the proxy's self-report (/stats self)", () => {
     await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
   });
 
+  it("each figure's sum (a Prometheus summary's _sum) never falls while its count grows, and is the values' sum", async () => {
+    const c = proxyClient(proxy);
+    await c.connect();
+    proxy.resetStats();
+    const figures = (s = proxy.stats().self!) => ({
+      added: s.addedUs,
+      late: s.lateUs,
+      lag: s.arrivalLagUs,
+      loop: s.eventLoopDelayUs,
+      gc: s.gcPauseUs,
+    });
+    let before = figures();
+    // Long enough for the 50 ms loop monitor to take several samples between reads.
+    for (let round = 0; round < 12; round++) {
+      const p = c.pipeline();
+      for (let i = 0; i < 50; i++) p.get(`k${i}`);
+      await p.exec();
+      await sleep(20);
+      const now = figures();
+      for (const [name, q] of Object.entries(now)) {
+        const was = before[name as keyof typeof before];
+        expect(q.sum, `${name} round ${round}`).toBeGreaterThanOrEqual(was.sum);
+        expect(q.count, name).toBeGreaterThanOrEqual(was.count);
+        // Within the rounding of the mean to a thousandth of a microsecond.
+        if (name !== 'loop' && q.count > 0) expect(Math.abs(q.sum - q.mean * q.count), name).toBeLessThanOrEqual(q.count * 0.0005 + 1e-6);
+      }
+      before = now;
+    }
+    expect(before.loop.count).toBeGreaterThan(0);
+    c.disconnect();
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 5000, interval: 5 });
+  });
+
   it('counts a stall of the loop while bytes wait unread in addedUs, which lateUs cannot see', async () => {
     // redis-cli in its own process sends a second PING 100 ms after the first. This process
     // busy-waits 300 ms from the first reply on, so the second PING waits unread for ~200 ms; the

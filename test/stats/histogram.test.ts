@@ -18,11 +18,11 @@ describe('LatencyHistogram', () => {
   it('summarises integer microseconds exactly below 2048 us', () => {
     const h = new LatencyHistogram();
     for (let v = 1; v <= 1000; v++) h.record(v);
-    expect(h.summary()).toEqual({ count: 1000, p50: 500, p90: 900, p99: 990, p999: 999, max: 1000, mean: 500.5 });
+    expect(h.summary()).toEqual({ count: 1000, p50: 500, p90: 900, p99: 990, p999: 999, max: 1000, mean: 500.5, sum: 500500 });
   });
 
   it('is all zeros when empty', () => {
-    expect(new LatencyHistogram().summary()).toEqual({ count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0 });
+    expect(new LatencyHistogram().summary()).toEqual({ count: 0, p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0, sum: 0 });
   });
 
   it('rounds, records 0 and negatives as 0, clamps past an hour, never throws', () => {
@@ -68,11 +68,12 @@ describe('LatencyHistogram', () => {
     const encoded = h.encode();
     expect(encoded).toMatch(/^[A-Za-z0-9+/]+=*$/);
     const back = LatencyHistogram.decode(encoded);
-    // Percentiles read the same; the mean is exact live and HDR's bucket mean once decoded.
-    const { mean: liveMean, ...live } = h.summary();
-    const { mean: decodedMean, ...decoded } = back.summary();
+    // Percentiles read the same; the mean and sum are exact live and HDR's bucket mean once decoded.
+    const { mean: liveMean, sum: liveSum, ...live } = h.summary();
+    const { mean: decodedMean, sum: decodedSum, ...decoded } = back.summary();
     expect(decoded).toEqual(live);
     expect(Math.abs(decodedMean - liveMean) / liveMean).toBeLessThan(0.001);
+    expect(Math.abs(decodedSum - liveSum) / liveSum).toBeLessThan(0.001);
     back.record(3_000_000_000); // a decoded histogram still grows
     expect(back.count).toBe(5001);
   });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { selfBudgetUs, selfReportNote, type SelfQuantiles, type SelfReport } from '../../src/stats/self-report.js';
 
-const q = (p99: number, count = 100): SelfQuantiles => ({ p50: Math.round(p99 / 4), p90: Math.round(p99 / 2), p99, max: p99 * 2, count, mean: p99 / 3 });
+const q = (p99: number, count = 100): SelfQuantiles => {
+  const mean = p99 / 3;
+  return { p50: Math.round(p99 / 4), p90: Math.round(p99 / 2), p99, max: p99 * 2, count, mean, sum: mean * count };
+};
 const zero = q(0, 0);
 const report = (addedP99: number, count = 100, roundTrip = zero): SelfReport => ({
   lateUs: q(10, count),

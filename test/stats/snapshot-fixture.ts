@@ -11,6 +11,7 @@ const lat = (count: number, p50: number, p99: number, max: number, mean: number)
   p999: max,
   max,
   mean,
+  sum: mean * count,
 });
 
 export const SNAPSHOT: StatsSnapshot = {
