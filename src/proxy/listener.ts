@@ -100,7 +100,7 @@ export class ProxyListener {
   constructor(private readonly o: ProxyListenerOptions) {
     this.scheduler = o.scheduler ?? sharedScheduler();
     this.cap = new ConnectionCap(o.maxConnections, this.scheduler.clock, o.log);
-    this.server = this.newServer();
+    this.server = this.newServer(false);
     this.refusals = new RefusalWatch({
       upstream: o.upstream,
       stopListening: () => this.server.close(),
@@ -109,24 +109,35 @@ export class ProxyListener {
     });
   }
 
-  private newServer(): net.Server {
+  /** `startUp`: the start-up's own listener (openStartUp), whose connections are the proxy's own. */
+  private newServer(startUp: boolean): net.Server {
+    const admit = startUp ? this.admitOwn : this.admit;
     // Not Node's maxConnections: it counts only the clients libuv accepted, not the rest of a burst.
     const server: net.Server = net.createServer({ allowHalfOpen: ALLOW_HALF_OPEN, pauseOnConnect: false, noDelay: true }, (socket) => {
-      this.admit(socket);
-      this.pending?.drain(server, this.admit);
+      admit(socket);
+      this.pending?.drain(server, admit);
     });
     return server;
   }
 
   /** A client accepted, by libuv or with the rest of its burst: opened, unless past --max-connections. */
   private readonly admit = (socket: net.Socket): void => {
-    if (this.cap.admits(socket, this.live.size)) this.accept(socket);
+    if (this.cap.admits(socket, this.live.size)) this.accept(socket, this.o.listenTls);
+  };
+
+  /**
+   * The start-up's hop measurement and warm-up: TLS as a client's, but no client certificate asked
+   * for (they have none to give, and a failed handshake would be all they measured).
+   */
+  private readonly admitOwn = (socket: net.Socket): void => {
+    const secure = this.o.listenTls;
+    this.accept(socket, secure?.requestCert ? { ...secure, requestCert: false, rejectUnauthorized: false } : secure);
   };
 
   /** After Redis was down: a new server on the address the first one bound (its port, not port 0). */
   private async listenAgain(): Promise<void> {
     const l = this.o.listen;
-    const server = this.newServer();
+    const server = this.newServer(false);
     await listenOn(server, l.kind === 'tcp' ? { ...l, port: this.port ?? l.port } : l, '--listen');
     server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
     this.server = server;
@@ -165,6 +176,12 @@ export class ProxyListener {
     return this.upstreamMeter.fill({ ...this.clientTls });
   }
 
+  /** The TLS counters count from here, as the tap's totals do after a reset. */
+  resetTlsCounters(): void {
+    Object.assign(this.clientTls, newTlsCounters());
+    this.upstreamMeter.reset();
+  }
+
   get connectionCount(): number {
     return this.live.size;
   }
@@ -174,7 +191,7 @@ export class ProxyListener {
    * its connections take the same accept path as a client's, before `listen()` binds `--listen`.
    */
   async openStartUp(): Promise<Endpoint> {
-    this.startUp ??= await openStartUpListener(this.newServer(), this.o.listen);
+    this.startUp ??= await openStartUpListener(this.newServer(true), this.o.listen);
     return this.startUp.at;
   }
 
@@ -212,7 +229,7 @@ export class ProxyListener {
     await Promise.all([closed, emptied]);
   }
 
-  private accept(socket: net.Socket): void {
+  private accept(socket: net.Socket, secure: tls.TLSSocketOptions | undefined): void {
     // A burst of connections is set up in one run of callbacks: deliveries due meanwhile go first.
     this.scheduler.catchUp?.(this.scheduler.clock.nowNs());
     const id = this.nextId++;
@@ -225,8 +242,8 @@ export class ProxyListener {
       keyHash: this.o.keyHash,
     });
     let clientTls: TlsStagePair | undefined;
-    if (this.o.listenTls) {
-      const t = (clientTls = new TlsStagePair({ id, secure: this.o.listenTls, clock: this.scheduler.clock, counters: this.clientTls, log: this.o.log }));
+    if (secure) {
+      const t = (clientTls = new TlsStagePair({ id, secure, clock: this.scheduler.clock, counters: this.clientTls, log: this.o.log }));
       const onEvent = this.o.onEvent;
       // Which version, and whether resumed, is what a recording needs to know the set-up's round trips.
       if (onEvent) t.plain.once('secure', () => onEvent({ type: 'tls', conn: id, atUs: realClock.nowNs() / 1000, version: t.plain.getProtocol() ?? '?', resumed: t.plain.isSessionReused() }));

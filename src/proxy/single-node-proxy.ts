@@ -256,6 +256,7 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   resetStats(): void {
     this.taps?.reset();
+    this.server.resetTlsCounters();
     this.lateness.reset();
     this.monitor.reset();
     this.linkState.resetLossCounters();

@@ -51,6 +51,8 @@ export class UpstreamTlsMeter {
   private closedDown = 0;
   private handshakes = 0;
   private failures = 0;
+  /** What fill() gave at the last reset(): live sockets' counts run on, so they are taken off. */
+  private base = newTlsCounters();
 
   track(raw: net.Socket, secure: tls.TLSSocket): void {
     this.live.add(raw);
@@ -77,10 +79,17 @@ export class UpstreamTlsMeter {
       up += raw.bytesWritten;
       down += raw.bytesRead;
     }
-    c.upstreamHandshakes = this.handshakes;
-    c.upstreamHandshakeFailures = this.failures;
-    c.upstreamWireBytesUp = up;
-    c.upstreamWireBytesDown = down;
+    const b = this.base;
+    c.upstreamHandshakes = this.handshakes - b.upstreamHandshakes;
+    c.upstreamHandshakeFailures = this.failures - b.upstreamHandshakeFailures;
+    c.upstreamWireBytesUp = up - b.upstreamWireBytesUp;
+    c.upstreamWireBytesDown = down - b.upstreamWireBytesDown;
     return c;
+  }
+
+  /** Counts from now on. */
+  reset(): void {
+    this.base = newTlsCounters();
+    this.base = this.fill(newTlsCounters());
   }
 }

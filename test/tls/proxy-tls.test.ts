@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { RedisRttProxy } from '../../src/proxy/index.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
+import { newTlsCounters } from '../../src/tls/counters.js';
 
 const run = promisify(execFile);
 
@@ -242,5 +243,30 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       );
       expect(without).not.toMatch(/PONG/);
     });
+  });
+
+  it("with --listen-tls-ca the start-up's own hop measurement and warm-up get through, and the TLS counters start at 0", async () => {
+    const t = redis.tls!;
+    const logs: string[] = [];
+    const listenTls = { cert: t.certFile, key: t.keyFile, ca: t.caFile };
+    // No compensationUs: the hop is measured at start, through the proxy's own TLS listener.
+    const p = await startProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls, warmUpConnections: 2, log: (l) => logs.push(l) });
+    try {
+      expect(logs.join('\n')).not.toMatch(/ERR_SSL|client TLS/);
+      expect(p.stats().tls).toEqual({ ...newTlsCounters() });
+      expect(p.compensationUs.up).toBeGreaterThan(0);
+      const c = await run('redis-cli', ['--tls', '--cacert', t.caFile, '--cert', t.clientCertFile!, '--key', t.clientKeyFile!, '-p', String(p.port), 'PING']);
+      expect(c.stdout.trim()).toBe('PONG');
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+      const s = p.stats();
+      expect([s.tls!.handshakes, s.tls!.handshakeFailures, s.tls!.upstreamHandshakes]).toEqual([1, 0, 1]);
+      // What TLS costs on the wire is the difference: the counters hold this client's bytes alone.
+      expect(s.tls!.wireBytesUp).toBeGreaterThan(s.totals.bytesUp);
+      expect(s.tls!.wireBytesUp).toBeLessThan(s.totals.bytesUp + 4000);
+      p.resetStats();
+      expect(p.stats().tls).toEqual({ ...newTlsCounters() });
+    } finally {
+      await p.close();
+    }
   });
 });
