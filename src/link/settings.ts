@@ -20,36 +20,36 @@ const delayUs = (what: string) =>
     .describe(what);
 
 /**
- * A partial change to a link, as setLink(), PUT /link and the `link` option take it: the one
- * definition of its keys, their types and what each accepts. Unknown keys are dropped (the control
- * endpoint refuses them itself, naming the keys it accepts).
+ * A partial change to a link, as setLink(), PUT /link, a config file's and the `link` option take
+ * it: the one definition of its keys, their types and what each accepts. An unknown key (`rtt` for
+ * `rttUs`) is refused, naming the key, rather than dropped as if the link were as asked.
  */
-export const LINK_UPDATE = z.object(
-  {
-    rttUs: delayUs('Round-trip time: sets upUs and downUs to half each (odd microseconds: down gets the extra).').optional(),
-    upUs: delayUs('One-way delay client -> Redis, microseconds.').optional(),
-    downUs: delayUs('One-way delay Redis -> client, microseconds.').optional(),
-    jitterUs: delayUs('Jitter scale per direction, microseconds (0 = none); the mean delay stays upUs/downUs.').optional(),
-    jitterDist: z.enum(JITTER_DISTS as [JitterDist, ...JitterDist[]], { error: JITTER_DISTS.join(' | ') }).optional(),
-    bandwidthBps: BANDWIDTH_BPS.describe('Per-direction rate limit in bits per second (0 = unlimited).').optional(),
-    loss: LOSS_FRACTION.describe('Segment loss both ways, in [0, 1) (0.01 or "1%"); lost segments are resent as Linux TCP would.').optional(),
-    lossUp: LOSS_FRACTION.describe('Segment loss client -> Redis, in [0, 1).').optional(),
-    lossDown: LOSS_FRACTION.describe('Segment loss Redis -> client, in [0, 1).').optional(),
-    lossBurst: z
-      .number({ error: 'a mean burst length of at least 1 segment, or 0 for independent losses' })
-      .refine((n) => n === 0 || (n >= 1 && n <= MAX_BURST_SEGMENTS), { error: `a mean burst length from 1 to ${MAX_BURST_SEGMENTS} segments, or 0 for independent losses` })
-      .describe('Mean length of a run of lost segments (0 = independent losses).')
-      .optional(),
-    mssBytes: wholeNumber(MIN_MSS_BYTES, MAX_MSS_BYTES).describe('Segment size the loss model cuts chunks into, bytes.').optional(),
-    preset: z
-      .enum(PRESET_NAMES as [string, ...string[]], { error: PRESET_NAMES.join(' | ') })
-      .describe('A named link (applied first; explicit keys win).')
-      .optional(),
-    // Not settings: a partition starts now and ends on its own (the proxy runs it, partitions.ts).
-    ...PARTITION_FIELDS,
-  },
-  { error: 'an object of link settings' },
-);
+const LINK_UPDATE_SHAPE = {
+  rttUs: delayUs('Round-trip time: sets upUs and downUs to half each (odd microseconds: down gets the extra).').optional(),
+  upUs: delayUs('One-way delay client -> Redis, microseconds.').optional(),
+  downUs: delayUs('One-way delay Redis -> client, microseconds.').optional(),
+  jitterUs: delayUs('Jitter scale per direction, microseconds (0 = none); the mean delay stays upUs/downUs.').optional(),
+  jitterDist: z.enum(JITTER_DISTS as [JitterDist, ...JitterDist[]], { error: JITTER_DISTS.join(' | ') }).optional(),
+  bandwidthBps: BANDWIDTH_BPS.describe('Per-direction rate limit in bits per second (0 = unlimited).').optional(),
+  loss: LOSS_FRACTION.describe('Segment loss both ways, in [0, 1) (0.01 or "1%"); lost segments are resent as Linux TCP would.').optional(),
+  lossUp: LOSS_FRACTION.describe('Segment loss client -> Redis, in [0, 1).').optional(),
+  lossDown: LOSS_FRACTION.describe('Segment loss Redis -> client, in [0, 1).').optional(),
+  lossBurst: z
+    .number({ error: 'a mean burst length of at least 1 segment, or 0 for independent losses' })
+    .refine((n) => n === 0 || (n >= 1 && n <= MAX_BURST_SEGMENTS), { error: `a mean burst length from 1 to ${MAX_BURST_SEGMENTS} segments, or 0 for independent losses` })
+    .describe('Mean length of a run of lost segments (0 = independent losses).')
+    .optional(),
+  mssBytes: wholeNumber(MIN_MSS_BYTES, MAX_MSS_BYTES).describe('Segment size the loss model cuts chunks into, bytes.').optional(),
+  preset: z
+    .enum(PRESET_NAMES as [string, ...string[]], { error: PRESET_NAMES.join(' | ') })
+    .describe('A named link (applied first; explicit keys win).')
+    .optional(),
+  // Not settings: a partition starts now and ends on its own (the proxy runs it, partitions.ts).
+  ...PARTITION_FIELDS,
+};
+export const LINK_UPDATE = z.strictObject(LINK_UPDATE_SHAPE, {
+  error: (issue) => (issue.code === 'unrecognized_keys' ? `a link key: ${Object.keys(LINK_UPDATE_SHAPE).join(', ')}` : 'an object of link settings'),
+});
 
 /**
  * Applies a partial update (optionally naming a preset) to settings, validating every field

@@ -30,7 +30,7 @@ export interface ControlHandlers {
 
 /** A control request body is a few fields; anything near this is not one. */
 export const CONTROL_BODY_LIMIT_BYTES = 64 * 1024;
-/** The keys PUT /link accepts: the link schema's own (it drops unknown keys; this endpoint refuses them). */
+/** The keys PUT /link accepts: the link schema's own; the endpoint names every unknown one at once. */
 const LINK_KEYS = new Set(Object.keys(LINK_UPDATE.shape));
 const NOT_FOUND_HINT = '; try GET / (the dashboard), GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset';
 

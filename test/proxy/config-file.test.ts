@@ -55,6 +55,10 @@ describe('mergeProxyConfig', () => {
     expect(await refusal(unknown)).toBe(`${unknown}: lnk`);
     const badLink = file({ link: { rttUs: -5 } });
     expect(await refusal(badLink)).toBe(`${badLink}: link.rttUs`);
+    // A misspelled link key is refused, not dropped (the proxy would run with no delay).
+    const misspelled = file({ link: { rtt: 5 } });
+    expect(await refusal(misspelled)).toBe(`${misspelled}: link.rtt`);
+    await expect(readProxyConfig(misspelled)).rejects.toThrow(/expected a link key: rttUs, upUs, downUs/);
     const badToxic = file({ toxics: [{ type: 'latency', attributes: { latency: '1' } }] });
     expect(await refusal(badToxic)).toBe(`${badToxic}: toxics[0].attributes.latency`);
     const badRecord = file({ record: { file: 't', keys: 'plain' } });

@@ -86,6 +86,9 @@ describe('the delay a client sees (wall clock, real sockets)', { retry: 2 }, () 
     try {
       const s = await rawSocket(proxy.host!, proxy.port!);
       const before = median(await pingRttsUs(s, 20));
+      // A misspelled key is refused, naming it, and changes nothing.
+      expect(() => proxy.setLink({ rtt: 10_000 } as never)).toThrow(/^rtt: invalid value 10000; expected a link key: rttUs/);
+      expect(proxy.link().upUs).toBe(0);
       proxy.setLink({ rttUs: 10_000 });
       const after = median(await pingRttsUs(s, 10));
       s.destroy();
