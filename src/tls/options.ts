@@ -48,7 +48,9 @@ export function loadUpstreamTls(o: UpstreamTlsOptions, upstreamHost: string | un
   const out: tls.ConnectionOptions = {};
   if (o.ca !== undefined) out.ca = readCertificate(o.ca, '--upstream-ca');
   if ((o.cert === undefined) !== (o.key === undefined)) {
-    throw new ConfigError(o.cert === undefined ? '--upstream-cert' : '--upstream-key', o.cert ?? o.key, '--upstream-cert and --upstream-key together');
+    // The one left out is what is missing; the other is named with its file.
+    const [missing, given] = o.cert === undefined ? ['--upstream-cert', `--upstream-key ${o.key}`] : ['--upstream-key', `--upstream-cert ${o.cert}`];
+    throw new ConfigError(missing, undefined, `a PEM file to go with ${given} (--upstream-cert and --upstream-key together)`);
   }
   if (o.cert !== undefined && o.key !== undefined) {
     Object.assign(out, readPair(o.cert, o.key, '--upstream-cert', '--upstream-key'));

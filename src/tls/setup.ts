@@ -31,7 +31,8 @@ export function prepareProxyTls(
   if (listenOpt) {
     const l: ListenTlsOptions = listenOpt === true ? {} : listenOpt;
     if ((l.cert === undefined) !== (l.key === undefined)) {
-      throw new ConfigError(l.cert === undefined ? '--tls-cert' : '--tls-key', l.cert ?? l.key, '--tls-cert and --tls-key together (or neither, for a generated pair)');
+      const [missing, given] = l.cert === undefined ? ['--tls-cert', `--tls-key ${l.key}`] : ['--tls-key', `--tls-cert ${l.cert}`];
+      throw new ConfigError(missing, undefined, `a PEM file to go with ${given} (--tls-cert and --tls-key together, or neither for a generated pair)`);
     }
     let cert = l.cert;
     let key = l.key;

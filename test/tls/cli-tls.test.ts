@@ -22,7 +22,8 @@ describe('redis-rtt proxy with TLS flags', () => {
       { args: [...up, '--upstream-tls', '--upstream-ca', '/nonexistent/ca.pem'], flag: '--upstream-ca', accepts: /readable PEM file \(ENOENT\)/ },
       { args: [...up, '--upstream-tls', '--upstream-cert', t.clientCertFile!, '--upstream-key', t.keyFile], flag: '--upstream-key', accepts: /does not match/ },
       { args: [...up, '--upstream-ca', t.caFile], flag: '--upstream-ca', accepts: /with --upstream-tls/ },
-      { args: [...up, '--listen-tls', '--tls-cert', t.certFile], flag: '--tls-key', accepts: /together/ },
+      { args: [...up, '--listen-tls', '--tls-cert', t.certFile], flag: '--tls-key', accepts: /--tls-key: missing; expected a PEM file to go with --tls-cert .*together/ },
+      { args: [...up, '--upstream-tls', '--upstream-cert', t.clientCertFile!], flag: '--upstream-key', accepts: /--upstream-key: missing; expected a PEM file to go with --upstream-cert / },
       { args: [...up, '--listen-tls', '--tls-max-version', '1.1'], flag: '--tls-max-version', accepts: /1\.2 or 1\.3/ },
       { args: [...up, '--tls-cert', t.certFile, '--tls-key', t.keyFile], flag: '--tls-cert', accepts: /with --listen-tls/ },
       {
