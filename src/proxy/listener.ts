@@ -287,12 +287,14 @@ export class ProxyListener {
    * them (connection.ts, `ProxiedConnection.parts`).
    */
   private closeWhenIdle(socket: net.Socket, conn: ProxiedConnection, tap: ConnectionTap | undefined, idleMs: number): void {
-    socket.setTimeout(idleMs, () => {
-      // A request waiting for its reply (BLPOP, a slow script) is not idleness.
-      if (tap !== undefined && tap.info().outstanding > 0) return;
+    const onIdle = (): void => {
+      // A request waiting for its reply (BLPOP, a slow script) is not idleness. setTimeout's
+      // callback is a `once` listener: give it again, and the reply's write moves the timer on.
+      if (tap !== undefined && tap.info().outstanding > 0) return void socket.setTimeout(idleMs, onIdle);
       this.o.log(`conn ${conn.id}: idle for ${idleMs} ms (--idle-timeout), closing`);
       conn.destroy();
-    });
+    };
+    socket.setTimeout(idleMs, onIdle);
   }
 }
 

@@ -3,8 +3,9 @@
  * order. The tap's correlator (an unframed connection) and the frame chain's reply sequencer (a
  * framed one) both extend it, so every connection runs exactly one matcher:
  *
- * - Requests are answered in order; one that expects no reply (CLIENT REPLY OFF/SKIP) is skipped by
- *   the owner's `waiting()`.
+ * - Requests are answered in order; one that expects no reply (CLIENT REPLY OFF/SKIP) is passed
+ *   over by the owner's `waiting()`, which calls `passed()` for it: what it changes (HELLO, MONITOR,
+ *   RESET) takes effect there, before the frames after it are told apart.
  * - (P/S)SUBSCRIBE with k channels is answered by its k confirmation frames (RESP2 arrays or RESP3
  *   pushes alike). An argument-less (P/S)UNSUBSCRIBE expects one confirmation per subscription at
  *   the time it is next to be answered (at least one). If any other frame comes before all
@@ -44,6 +45,11 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
   /** `f` answers no request: a push of `kind`. */
   protected abstract pushed(f: ReplyFrame, kind: string, firstByteNs: number): void;
 
+  /** `waiting()` passed over `r`, a request answered with nothing. */
+  protected passed(r: R): void {
+    this.replyModes.silent(r.kind, r.helloProtocol);
+  }
+
   /** The request the next reply frame answers, or null; resolves an UNSUBSCRIBE-all's count. */
   protected target(): R | null {
     const r = this.waiting();
@@ -53,6 +59,8 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
 
   /** One server frame, in Redis's order, whose first byte arrived at `firstByteNs`. */
   match(f: ReplyFrame, firstByteNs: number): void {
+    // Past the silent requests before this frame, so that what they changed decides what it is.
+    this.waiting();
     const modes = this.replyModes;
     const cls = classifyFrame(f, modes);
     if (cls === FrameClass.Confirmation) {

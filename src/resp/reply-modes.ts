@@ -94,6 +94,22 @@ export class ReplyModes {
     else if (kind === CommandKind.Reset) this.reset();
   }
 
+  /**
+   * A command that got no reply (CLIENT REPLY OFF or SKIP) took effect all the same, after the
+   * replies before it: HELLO 2/3 (taken to have succeeded) sets the protocol, MONITOR starts
+   * monitor mode, RESET resets.
+   */
+  silent(kind: number, helloProtocol: number): void {
+    if (kind === CommandKind.Hello && helloProtocol !== 0) this.protocol = helloProtocol === 3 ? 3 : 2;
+    else if (kind === CommandKind.Monitor) this.monitor = true;
+    else if (kind === CommandKind.Reset) this.reset();
+  }
+
+  /** Whether silent() does anything for a command of `kind`. */
+  static changedBySilent(kind: number): boolean {
+    return kind === CommandKind.Hello || kind === CommandKind.Monitor || kind === CommandKind.Reset;
+  }
+
   /** Takes over another connection view's state (framing starting on a live connection). */
   copyFrom(o: ReplyModes): void {
     this.protocol = o.protocol;

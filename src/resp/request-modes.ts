@@ -5,7 +5,10 @@
  *
  * - CLIENT REPLY OFF: no reply to it nor to anything after, until CLIENT REPLY ON (which gets +OK)
  *   or RESET (+RESET).
- * - CLIENT REPLY SKIP: no reply to it nor to the next command (ignored while OFF, like Redis).
+ * - CLIENT REPLY SKIP: no reply to it nor to the next command (ignored while OFF, like Redis), a
+ *   RESET included: it clears OFF, not the skip of the command it is.
+ * - Pub/sub confirmations are pushed whatever the reply mode: (P/S)(UN)SUBSCRIBE gets them under
+ *   OFF and SKIP too (Redis 7).
  * - MULTI .. EXEC/DISCARD: every queued command gets exactly one reply (+QUEUED or an error) and
  *   none of its special effects apply at queue time (a SUBSCRIBE or BLPOP in a transaction is
  *   queued like any other). Effects that take place later, at EXEC, are not followed.
@@ -51,10 +54,10 @@ export class RequestModes {
         this.replyOff = false;
         return 1;
       case CommandKind.Reset:
-        // RESET clears the reply flags before it answers, so +RESET always comes.
+        // RESET clears OFF before it answers, so +RESET comes then; a skip of RESET itself stays.
         this.replyOff = false;
         this.inMulti = false;
-        return 1;
+        return skipThis ? 0 : 1;
       case CommandKind.ClientReplyOff:
         this.replyOff = true;
         return 0;
@@ -69,12 +72,11 @@ export class RequestModes {
         this.inMulti = false;
         break;
     }
-    if (this.replyOff || skipThis) return 0;
     if (isPubSubKind(kind)) {
       if (argc > 1) return argc - 1;
-      // SUBSCRIBE with no channel is an arity error: one error reply.
-      return kind >= CommandKind.Unsubscribe ? EXPECT_PER_SUBSCRIPTION : 1;
+      if (kind >= CommandKind.Unsubscribe) return EXPECT_PER_SUBSCRIPTION;
+      // SUBSCRIBE with no channel is an arity error: one error reply, a reply like any other.
     }
-    return 1;
+    return this.replyOff || skipThis ? 0 : 1;
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { ReplyFrame } from '../resp/types.js';
 import { ReplyMatching } from '../resp/reply-matching.js';
+import { ReplyModes } from '../resp/reply-modes.js';
 import type { MatchedReply, RequestInfo } from './types.js';
 
 export const SlotKind = { Forwarded: 0, Local: 1, Dropped: 2 } as const;
@@ -71,7 +72,9 @@ export class SlotMatching extends ReplyMatching<Slot> {
   private current = new SlotMatch();
 
   add(slot: Slot): void {
-    if (slot.slotKind === SlotKind.Forwarded && slot.expected !== 0) this.forwarded.push(slot);
+    // One with no reply only if it changes what later frames are (ReplyModes.silent): a client
+    // under CLIENT REPLY OFF sends any number of the others.
+    if (slot.slotKind === SlotKind.Forwarded && (slot.expected !== 0 || ReplyModes.changedBySilent(slot.kind))) this.forwarded.push(slot);
   }
 
   /** Matches `f`; `keepFrame`: keep a copy of its summary for the tap. */
@@ -83,7 +86,12 @@ export class SlotMatching extends ReplyMatching<Slot> {
   }
 
   protected waiting(): Slot | null {
-    return this.forwarded[this.at] ?? null;
+    let slot = this.forwarded[this.at];
+    while (slot !== undefined && slot.expected === 0) {
+      this.passed(slot);
+      slot = this.forwarded[++this.at];
+    }
+    return slot ?? null;
   }
 
   protected answered(slot: Slot): void {

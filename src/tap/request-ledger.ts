@@ -117,6 +117,7 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     while (this.matchAt < ring.tail) {
       const rec = ring.at(this.matchAt);
       if (rec.expected !== 0) return rec;
+      this.passed(rec);
       this.matchAt++;
     }
     return null;
@@ -162,6 +163,9 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     const onEvent = this.onEvent;
     if (onEvent !== undefined) onEvent(commandEvent(this.conn, rec));
     const ring = this.ring;
+    // A silent request done before a frame came to pass it over: every reply before it came (they
+    // are done too), so what it changes takes effect now.
+    if (rec.expected === 0 && this.matchAt === ring.head) this.passed(rec);
     ring.shift();
     this.budget.used--;
     if (this.matchAt < ring.head) this.matchAt = ring.head;

@@ -47,7 +47,15 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
       const other = new Redis({ host: p.host, port: p.port });
       await other.lpush('limits:q', 'v');
       other.disconnect();
+      const blockedClosed = new Promise<number>((r) => {
+        const t0 = Date.now();
+        blocked.once('end', () => r(Date.now() - t0));
+      });
       expect(await pop).toEqual(['limits:q', 'v']);
+      // Idle once its reply is out, it is closed about one timeout later, not never.
+      const afterMs = await blockedClosed;
+      expect(afterMs).toBeGreaterThanOrEqual(IDLE_TIMEOUT_MS - 20);
+      expect(afterMs).toBeLessThan(IDLE_TIMEOUT_MS + 1000);
     } finally {
       idle.disconnect();
       blocked.disconnect();

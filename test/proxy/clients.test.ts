@@ -107,6 +107,42 @@ describe('counts for real clients through the proxy', () => {
     expect(proxy.stats().commands['CLIENT REPLY']?.count).toBe(2);
   });
 
+  // The tap's matcher alone, and the frame chain's (a Redis-aware toxic frames the stream).
+  it.each([false, true])('what Redis 7 does under CLIENT REPLY SKIP/OFF is followed: a skipped RESET, pushed confirmations, a silent HELLO 3 (frame chain %s)', async (framed) => {
+    const toxics = [{ type: 'redis_latency', attributes: { commands: ['GET'], latency: 1 } }];
+    const p = framed ? await startSingleNodeProxy({ upstream: redis.address, toxics, compensationUs: { up: 0, down: 0 } }) : proxy;
+    try {
+      await replyModesSession(p);
+    } finally {
+      if (p !== proxy) await p.close();
+    }
+  });
+
+  async function replyModesSession(proxy: RedisRttProxy): Promise<void> {
+    // Each step waits for its reply, so every reply is its own round trip and nothing is left waiting.
+    const s = await rawSocket(proxy.host!, proxy.port!);
+    let got = '';
+    s.on('data', (c: Buffer) => (got += c.toString('latin1')));
+    const step = async (bytes: string, until: string): Promise<void> => {
+      s.write(bytes);
+      await vi.waitUntil(() => got.endsWith(until), { timeout: 3000, interval: 2 });
+    };
+    s.write('CLIENT REPLY SKIP\r\nRESET\r\n');
+    await step('ECHO a\r\n', '$1\r\na\r\n');
+    await step('ECHO b\r\n', '$1\r\nb\r\n');
+    s.write('CLIENT REPLY OFF\r\nHELLO 3\r\n');
+    await step('CLIENT REPLY ON\r\n', '+OK\r\n');
+    await step('CLIENT REPLY SKIP\r\nSUBSCRIBE ch\r\n', ':1\r\n');
+    await step('PING\r\n', '+PONG\r\n');
+    expect(got).toBe('$1\r\na\r\n$1\r\nb\r\n+OK\r\n>3\r\n$9\r\nsubscribe\r\n$2\r\nch\r\n:1\r\n+PONG\r\n');
+    const conn = proxy.connections()[0]!;
+    expect(conn).toMatchObject({ protocol: 3, mode: 'subscribed', outstanding: 0 });
+    s.destroy();
+    await vi.waitUntil(() => proxy.stats().connections.active === 0, { timeout: 3000, interval: 5 });
+    const t = proxy.stats().totals;
+    expect(t).toMatchObject({ commands: 10, replies: 5, pushes: 0, roundTrips: 5, maxDepth: 1 });
+  }
+
   it('MULTI/EXEC with an error inside: B+2 commands in one round trip, the error counted', async () => {
     const c = proxyClient(proxy, { protocol: 2 });
     await c.connect();

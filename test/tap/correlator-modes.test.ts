@@ -233,6 +233,60 @@ describe('correlator: CLIENT REPLY', () => {
     expect(w.c.outstanding).toBe(0);
     expect(w.commandEvents().map((e) => e.reply)).toEqual(['none', '+']);
   });
+
+  it('SKIP then RESET: RESET clears OFF, not its own skip, so +RESET does not come (Redis 7)', () => {
+    const w = new Wire();
+    w.send(['CLIENT', 'REPLY', 'SKIP'], 0);
+    w.send(['RESET'], 0);
+    w.sent(1);
+    w.roundTrip(['ECHO', 'x'], bulk, 10);
+    w.roundTrip(['ECHO', 'y'], bulk, 20);
+    expect(w.c.outstanding).toBe(0);
+    expect(w.commandEvents().map((e) => `${e.name}:${e.reply}`)).toEqual(['CLIENT REPLY:none', 'RESET:none', 'ECHO:$', 'ECHO:$']);
+    expect(w.c.counters).toMatchObject({ replies: 2, roundTrips: 2, maxDepth: 1 });
+  });
+
+  it('pub/sub confirmations come under OFF and SKIP, and are SUBSCRIBE\'s; a later PING is answered by its own reply', () => {
+    const w = new Wire();
+    w.send(['CLIENT', 'REPLY', 'SKIP'], 0);
+    w.send(['SUBSCRIBE', 'a', 'b'], 0);
+    w.sent(1);
+    w.reply(arr('subscribe', 3, 1), 2);
+    w.reply(arr('subscribe', 3, 2), 2);
+    w.delivered(3);
+    expect(w.c.replyModes.mode).toBe('subscribed');
+    w.send(['PING'], 10_000);
+    w.sent(11_000);
+    w.reply(arr('message', 3), 12_000); // a message while the PING waits: a push, not its reply
+    w.reply(arr('pong', 2), 20_000);
+    w.delivered(21_000);
+    const ping = w.commands.entry('PING', false).stats();
+    expect(ping.serverUs.max).toBe(9); // sent at 11 us, its pong at 20 us
+    expect(w.pushEvents().map((e) => e.kind)).toEqual(['message']);
+    expect(w.c.outstanding).toBe(0);
+  });
+
+  it('what a silent command changes takes effect in reply order: HELLO 3 under OFF, MONITOR under SKIP', () => {
+    const w = new Wire();
+    w.send(['CLIENT', 'REPLY', 'OFF'], 0);
+    w.send(['HELLO', '3'], 0);
+    w.roundTrip(['CLIENT', 'REPLY', 'ON'], ok, 10);
+    expect(w.c.replyModes.protocol).toBe(3);
+    w.roundTrip(['SUBSCRIBE', 'ch'], push('subscribe', 3, 1), 20);
+    // In RESP3 an array is a reply, never a message: LRANGE's is its own.
+    w.reply(push('message', 3), 30);
+    w.roundTrip(['PING'], pong, 40);
+    expect(w.c.counters).toMatchObject({ pushes: 1, roundTrips: 3 });
+    expect(w.c.outstanding).toBe(0);
+
+    const m = new Wire();
+    m.send(['CLIENT', 'REPLY', 'SKIP'], 0);
+    m.send(['MONITOR'], 0);
+    m.sent(1);
+    m.reply(simple('1700000000.123456 [0 127.0.0.1:1] "GET" "k"'), 2);
+    expect(m.c.replyModes.mode).toBe('monitor');
+    expect(m.pushEvents().map((e) => e.kind)).toEqual(['monitor']);
+  });
 });
 
 describe('correlator: MULTI/EXEC', () => {
