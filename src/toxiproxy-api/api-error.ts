@@ -17,6 +17,21 @@ export class ApiError extends HttpError {
   }
 }
 
+/** A populate that failed part way: toxiproxy's body also lists the proxies it made or kept before. */
+export class PopulateError extends ApiError {
+  override name = 'PopulateError';
+  constructor(
+    cause: ApiError,
+    readonly proxies: readonly { toJSON(): unknown }[],
+  ) {
+    super(cause.message, cause.status);
+  }
+
+  override toJSON(): { error: string; status: number; proxies: unknown[] } {
+    return { ...super.toJSON(), proxies: this.proxies.map((p) => p.toJSON()) };
+  }
+}
+
 export const badRequestBody = (why: string): ApiError => new ApiError(`bad request body: ${why}`, 400);
 export const missingField = (field: string): ApiError => new ApiError(`missing required field: ${field}`, 400);
 export const proxyNotFound = (): ApiError => new ApiError('proxy not found', 404);

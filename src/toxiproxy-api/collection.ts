@@ -1,5 +1,5 @@
 import type { ToxicEnv } from '../toxics/types.js';
-import { proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError } from './api-error.js';
+import { proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError, PopulateError, toApiError } from './api-error.js';
 import { checkAddresses, ManagedProxy } from './managed-proxy.js';
 import type { Scheduler } from '../stage/types.js';
 import { parseProxyCreate } from './proxy-body.js';
@@ -66,15 +66,20 @@ export class ProxyCollection {
       seen.add(i.name);
     }
     const out: ManagedProxy[] = [];
-    for (const i of inputs) {
-      const old = this.proxies.get(i.name);
-      if (old && old.upstream === i.upstream && (old.listen === i.listen || i.listen === '127.0.0.1:0')) {
-        await old.update({ enabled: i.enabled });
-        out.push(old);
-        continue;
+    try {
+      for (const i of inputs) {
+        const old = this.proxies.get(i.name);
+        if (old && old.upstream === i.upstream && (old.listen === i.listen || i.listen === '127.0.0.1:0')) {
+          await old.update({ enabled: i.enabled });
+          out.push(old);
+          continue;
+        }
+        if (old) await this.remove(i.name);
+        out.push(await this.create(i));
       }
-      if (old) await this.remove(i.name);
-      out.push(await this.create(i));
+    } catch (err) {
+      // toxiproxy's error body lists what was populated before the failure.
+      throw new PopulateError(toApiError(err), out);
     }
     return out;
   }

@@ -4,6 +4,7 @@ import type { Params, Route } from '../http/router.js';
 import { VERSION } from '../version.js';
 import type { ProxyCollection } from './collection.js';
 import { renderServerMetrics } from './metrics.js';
+import { PopulateError } from './api-error.js';
 import { parseProxyBody } from './proxy-body.js';
 
 /**
@@ -58,8 +59,13 @@ async function metrics(c: ProxyCollection, _req: http.IncomingMessage, res: http
 
 async function populate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const body = await readJson(req, API_BODY_LIMIT_BYTES);
-  const proxies = await c.serial(() => c.populate(body));
-  sendJson(res, 201, { proxies: proxies.map((p) => p.toJSON()) });
+  try {
+    const proxies = await c.serial(() => c.populate(body));
+    sendJson(res, 201, { proxies: proxies.map((p) => p.toJSON()) });
+  } catch (err) {
+    if (!(err instanceof PopulateError)) throw err;
+    sendJson(res, err.status, err.toJSON());
+  }
 }
 
 async function proxyIndex(c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -193,6 +193,17 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     await call('DELETE', '/proxies/order');
   });
 
+  it('a populate that fails part way lists, as toxiproxy does, the proxies it made before', async () => {
+    const a = await call('POST', '/proxies', JSON.stringify({ name: 'busy', upstream: redis.address }));
+    const r = await call('POST', '/populate', JSON.stringify([
+      { name: 'made', upstream: redis.address },
+      { name: 'clash', listen: a.body.listen, upstream: redis.address },
+    ]));
+    expect(r).toMatchObject({ status: 500, body: { status: 500, error: expect.stringContaining('address already in use') } });
+    expect(r.body.proxies.map((p: { name: string }) => p.name)).toEqual(['made']);
+    for (const n of ['busy', 'made']) await call('DELETE', `/proxies/${n}`);
+  });
+
   it('a listen address in use is a 500, not a 409', async () => {
     const a = await call('POST', '/proxies', JSON.stringify({ name: 'a', upstream: redis.address }));
     const b = await call('POST', '/proxies', JSON.stringify({ name: 'b', listen: a.body.listen, upstream: redis.address }));
