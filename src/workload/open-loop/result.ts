@@ -33,9 +33,12 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
   const l = out.ledger;
   const durationS = c.durationUs / 1e6;
   // Answers per second of the run: over the duration, or up to the last reply when the backlog
-  // drained past it (then it is the link's capacity, not the offered rate).
-  const spanS = Math.max(durationS, (l.lastCompletionNs - l.startNs) / 1e9);
-  const achievedRate = l.completed / spanS;
+  // drained past it (then it is the link's capacity, not the offered rate). A run stopped on
+  // request counts up to its last reply: the rest of the schedule never came due.
+  const ranS = Math.max(0, (l.lastCompletionNs - l.startNs) / 1e9);
+  const aborted = out.stopped === 'aborted';
+  const spanS = aborted ? Math.min(durationS, ranS) : Math.max(durationS, ranS);
+  const achievedRate = spanS > 0 ? l.completed / spanS : 0;
   const corrected = percentilesUs(l.corrected);
   const late = l.lateness.summary();
   const wait = l.batchWait.summary();
@@ -44,7 +47,7 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
   const punctualP99Us = l.serviceTimes ? punctualCorrected(l.serviceTimes, c.clients).valueAtPercentile(99) : null;
   const driverSaturated = late.p99 > DRIVER_LATENESS_BOUND_US;
   let saturated: OpenLoopResult['saturated'] = null;
-  if (c.ratePerSec !== undefined && achievedRate < SATURATION_SHARE * c.ratePerSec) saturated = 'rate';
+  if (c.ratePerSec !== undefined && !aborted && achievedRate < SATURATION_SHARE * c.ratePerSec) saturated = 'rate';
   else if (c.sloUs !== undefined && corrected.p99 > c.sloUs) saturated = 'slo';
   const notes: string[] = [];
   if (driverSaturated) notes.push(`driver saturated: its own scheduling lateness p99 ${late.p99} us is past ${DRIVER_LATENESS_BOUND_US} us, so the driver, not the link, limited this run`);

@@ -9,7 +9,8 @@ const MS = 1e6;
  * Runs commands due every `gapNs` on `connections` connections of a fake link answering each in
  * `serviceNs`, the driver waking `lateNs` after each due time, and returns the run's JSON row.
  */
-function run(o: { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number }): ReturnType<typeof openLoopResult> {
+type RunShape = { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number; stopAtNs?: number };
+function run(o: RunShape): ReturnType<typeof openLoopResult> {
   const clock = new FakeClock(0);
   const replies: { atNs: number; batch: OpenLoopBatch }[] = [];
   const schedule = Array.from({ length: o.count }, (_, i) => i * o.gapNs);
@@ -25,7 +26,13 @@ function run(o: { count: number; gapNs: number; connections: number; serviceNs: 
     maxBatch: 1,
     send: (batch) => void replies.push({ atNs: clock.nowNs() + o.serviceNs, batch }),
   });
+  let stopped: 'aborted' | null = null;
   for (let guard = 0; guard < 1e6 && !d.finished; guard++) {
+    if (o.stopAtNs !== undefined && stopped === null && clock.nowNs() >= o.stopAtNs) {
+      stopped = 'aborted';
+      d.stop();
+      continue;
+    }
     const wake = d.nextWakeNs();
     const wakeAt = wake === undefined ? Infinity : wake + o.lateNs;
     replies.sort((a, b) => a.atNs - b.atNs);
@@ -41,9 +48,20 @@ function run(o: { count: number; gapNs: number; connections: number; serviceNs: 
   }
   return openLoopResult(
     { link: 'fake', linkRttUs: o.serviceNs / 1000, mode: 'seq', arrival: 'uniform', clients: o.connections, ratePerSec: 1e9 / o.gapNs, durationUs: durationNs / 1000, batchWindowUs: 0, maxBatch: 1 },
-    { ledger: d.ledger, scheduled: o.count, unsent: d.unsent, roundTrips: null, stopped: null, processCpuPct: 0, proxyCpuPct: null },
+    { ledger: d.ledger, scheduled: o.count, unsent: d.unsent, roundTrips: null, stopped, processCpuPct: 0, proxyCpuPct: null },
   );
 }
+
+describe('openLoopResult: a run stopped on request (Ctrl-C)', () => {
+  it('counts its rate over the time it ran, and is not called saturated', () => {
+    // 1000/s for 100 ms, stopped at 40 ms: about 40 answered in 40 ms.
+    const r = run({ count: 100, gapNs: MS, connections: 4, serviceNs: 0.2 * MS, lateNs: 0, stopAtNs: 40 * MS });
+    expect(r.achievedRate).toBeGreaterThan(950);
+    expect(r.achievedRate).toBeLessThanOrEqual(1050);
+    expect(r.saturated).toBeNull();
+    expect(r.note).toContain('stopped on request');
+  });
+});
 
 describe('openLoopResult: how much of corrected over uncorrected the driver made', () => {
   it('a late driver on free connections: all of the gap is its lateness', () => {
