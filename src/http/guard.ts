@@ -138,8 +138,9 @@ function refuse(status: 401 | 403, reason: string): GuardDecision {
   return { allow: false, status, reason };
 }
 
+/** The token of an `Authorization: Bearer <token>` header; the scheme in any case (RFC 7235). */
 function bearer(auth: string | undefined): string | undefined {
-  return auth?.startsWith('Bearer ') ? auth.slice(7) : undefined;
+  return auth !== undefined && auth.length > 7 && auth.slice(0, 7).toLowerCase() === 'bearer ' ? auth.slice(7) : undefined;
 }
 
 function digest(s: string): Buffer {

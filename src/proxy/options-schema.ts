@@ -25,7 +25,9 @@ export const PROXY_OPTIONS = z.object(
     ),
     control: address('host:port or a unix socket path', 'Start the HTTP control endpoint here ("127.0.0.1:0" for any free port).').optional(),
     controlToken: z
+      // An empty token would count as one (a 0.0.0.0 bind allowed) and match no request.
       .string({ error: 'a string' })
+      .min(1, { error: 'a non-empty token' })
       .describe('When set, control requests must carry `Authorization: Bearer <token>` (compared in constant time).')
       .optional(),
     allowHosts: z

@@ -30,6 +30,9 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
     { args: [...up, '--listen', 'here'], flag: '--listen', accepts: /host:port/ },
     { args: [...up, '--control', 'x:y'], flag: '--control', accepts: /host:port/ },
     { args: [...up, '--record-keys', 'all'], flag: '--record-keys', accepts: /none|hashed/ },
+    // An empty token would count as one (allowing 0.0.0.0) and match no request.
+    { args: [...up, '--control', '0.0.0.0:0', '--control-token', ''], flag: '--control-token', accepts: /a non-empty token/ },
+    { args: ['server', '--api', '0.0.0.0:0', '--api-token', ''], flag: '--api-token', accepts: /a non-empty token/ },
     { args: ['proxy'], flag: '--upstream', accepts: /--upstream: missing; expected host:port/ },
     { args: [...up, '--no-such-flag'], flag: '--no-such-flag', accepts: /unknown option/ },
   ];

@@ -33,8 +33,11 @@ describe('HttpGuard decisions', () => {
   });
   it('checks the token after Host and Origin, whatever its length', () => {
     const t = new HttpGuard({ bound: { kind: 'tcp', host: '127.0.0.1', port: 1 }, token: 's3cret' });
-    expect(t.check({ host: '127.0.0.1:1', authorization: 'Bearer s3cret' })).toEqual({ allow: true });
-    for (const authorization of ['Bearer s3cre', 'Bearer s3cret!', 'Bearer ', 's3cret', 'bearer s3cret']) {
+    // The scheme in any case, as RFC 7235 has it; the token exactly.
+    for (const authorization of ['Bearer s3cret', 'bearer s3cret', 'BEARER s3cret']) {
+      expect(t.check({ host: '127.0.0.1:1', authorization })).toEqual({ allow: true });
+    }
+    for (const authorization of ['Bearer s3cre', 'Bearer s3cret!', 'Bearer ', 's3cret', 'Bearer S3CRET', 'Bearers3cret']) {
       expect(t.check({ host: '127.0.0.1:1', authorization })).toMatchObject({ allow: false, status: 401 });
     }
     expect(t.check({ host: 'evil:1', authorization: 'Bearer s3cret' })).toMatchObject({ status: 403 });
