@@ -14,6 +14,8 @@ const PING_LINE = /^\[(\d+(?:\.\d+)?)\].*\btime[=<]\s*(\d+(?:\.\d+)?)\s*ms/;
 const PING_STAMP = /^\[\d+(?:\.\d+)?\]/;
 const CSV_ROW = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*$/;
 const ACCEPTS = 'rows of seconds,rtt_ms (e.g. 0,1.2), or the output of ping -D';
+/** As for every delay (`--rtt`, `PUT /link`): one hour. */
+const MAX_RTT_US = 3_600_000_000;
 
 /**
  * Parses a CSV of `seconds,rtt_ms` (a header line, blank lines and # comments allowed) or the
@@ -35,7 +37,8 @@ export function parseRttSeries(text: string, flag = '--rtt-series'): RttSeries {
     if (line === '' || line.startsWith('#')) return;
     const m = CSV_ROW.exec(line);
     if (m) rows.push({ atS: Number(m[1]), rttMs: Number(m[2]), line: i + 1 });
-    else if (rows.length > 0 || /\d\s*,\s*\d/.test(line)) throw new ConfigError(`${flag} line ${i + 1}`, raw, ACCEPTS);
+    // A header is words; a line of numbers that is not a row (a negative RTT) is refused.
+    else if (rows.length > 0 || /\d\s*,\s*-?\d/.test(line)) throw new ConfigError(`${flag} line ${i + 1}`, raw, ACCEPTS);
   });
   if (rows.length === 0) throw new ConfigError(flag, `${lines.length} line(s), no row`, `at least one row: ${ACCEPTS}`);
   const first = rows[0]!.atS;
@@ -44,8 +47,10 @@ export function parseRttSeries(text: string, flag = '--rtt-series'): RttSeries {
   for (const r of rows) {
     const at = Math.round((r.atS - first) * 1e6);
     if (atUs.length > 0 && at < atUs[atUs.length - 1]!) throw new ConfigError(`${flag} line ${r.line}`, r.atS, 'rows in time order');
+    const rtt = Math.round(r.rttMs * 1000);
+    if (rtt > MAX_RTT_US) throw new ConfigError(`${flag} line ${r.line}`, r.rttMs, `an RTT of at most 1 hour (${MAX_RTT_US / 1000} ms)`);
     atUs.push(at);
-    rttUs.push(Math.round(r.rttMs * 1000));
+    rttUs.push(rtt);
   }
   const n = atUs.length;
   const lastGapUs = n > 1 ? atUs[n - 1]! - atUs[n - 2]! : 0;

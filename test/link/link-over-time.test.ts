@@ -92,6 +92,10 @@ describe('--rtt-series', () => {
     expect(() => parseRttSeries('PING x (1.2.3.4) 56(84) bytes of data.\n[1.0] no answer yet for icmp_seq=1\n')).toThrow(/at least one row/);
     expect(() => parseRttSeries('0,1\n1,x\n')).toThrow(/--rtt-series line 2/);
     expect(() => parseRttSeries('0,1\n2,1\n1,1\n')).toThrow(/--rtt-series line 3: .*time order/);
+    // At most an hour, as every delay; a negative RTT is a bad row, not a header.
+    expect(() => parseRttSeries('0,1\n1,99999999\n')).toThrow(/--rtt-series line 2: invalid value 99999999; expected an RTT of at most 1 hour/);
+    expect(parseRttSeries('0,3600000\n').rttUs).toEqual([3_600_000_000]);
+    expect(() => parseRttSeries('0,-5\n1,2\n')).toThrow(/--rtt-series line 1/);
   });
 
   it('holds each value until the next, loops at the end, or keeps the last with once', () => {
