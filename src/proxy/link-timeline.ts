@@ -60,6 +60,14 @@ export class LinkTimeline {
     if (this.rampEnd) this.scheduler.cancel(this.rampEnd);
   }
 
+  /** A ramp under way ends where it is: the delays given now hold at once (PUT /link, setLink). */
+  endRamp(): void {
+    if (this.rampEnd === undefined || this.rampEnd.index < 0) return;
+    this.scheduler.cancel(this.rampEnd);
+    this.rampEnd = undefined;
+    this.link.reshape((s) => s.setRamp(undefined));
+  }
+
   report(): TimelineReport | undefined {
     if (!this.moving) return undefined;
     const nowNs = this.scheduler.clock.nowNs();

@@ -219,6 +219,8 @@ export class SingleNodeProxy implements RedisRttProxy {
     const partition = partitionRequestOf(update);
     if (partition) this.partitions.check(partition, this.closing !== undefined);
     const next = this.linkState.update(update);
+    // New delays hold at once, not at the end of a schedule's ramp toward the old target.
+    if (['rttUs', 'upUs', 'downUs', 'preset'].some((k) => k in update)) this.timeline.endRamp();
     if (partition) this.partitions.start(partition);
     this.o.onLinkChange?.(next);
     return next;

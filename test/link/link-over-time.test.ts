@@ -166,6 +166,18 @@ describe('LinkTimeline on a fake clock', () => {
     expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0 });
   });
 
+  it('new delays given mid-ramp (PUT /link: the proxy ends the ramp) hold at once, not at its end', () => {
+    const { scheduler, link, timeline } = setup([{ at: '1s', link: { rttUs: 11_000 }, ramp: '6s' }]);
+    scheduler.runUntil(1.5 * S);
+    expect(link.delaysNowUs().upUs).toBeLessThan(5500);
+    link.update({ rttUs: 100_000 });
+    timeline.endRamp();
+    expect(link.delaysNowUs()).toEqual({ upUs: 50_000, downUs: 50_000 });
+    expect(link.shape.constant).toBe(true);
+    scheduler.runUntil(8 * S);
+    expect(link.delaysNowUs()).toEqual({ upUs: 50_000, downUs: 50_000 });
+  });
+
   it('loops, and starts a partition at a partition step', () => {
     const { scheduler, timeline, partitions } = setup({
       loop: true,
