@@ -12,7 +12,7 @@ import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
-import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
+import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { abortOnSigint, progressPrinter } from './bench-progress.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 
@@ -108,6 +108,7 @@ export function registerBench(program: Command): void {
       }
       const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
       refuseIgnoredFlags(flags, given);
+      checkOutputs({ '--json': flags.json, '--csv': flags.csv, '--markdown': flags.markdown, '--html': flags.html }, { '--hgrm-dir': flags.hgrmDir });
       if (flags.cluster) return runClusterBenchCommand(flags, cmd);
       if (isOpenLoop(flags)) {
         const options = openLoopOptionsFromFlags(flags as OpenLoopFlags, given);

@@ -6,7 +6,7 @@ import { renderHtml } from '../report/html.js';
 import { ConfigError } from '../errors.js';
 import { parseDurationUs, parsePositiveInt } from '../units.js';
 import { parseCompensateFlag } from './compensate-flag.js';
-import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
+import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 
 interface CalibrateFlags {
   rtts: string;
@@ -44,6 +44,7 @@ export function registerCalibrate(program: Command): void {
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --preset cross-az --compensate calibrate.json',
     )
     .action(async (flags: CalibrateFlags) => {
+      checkOutputs({ '--json': flags.json, '--html': flags.html });
       const rttsUs = flags.rtts.split(',').map((t) => parseDurationUs(t.trim(), '--rtts'));
       if (rttsUs.length === 0) throw new ConfigError('--rtts', flags.rtts, 'a comma-separated list of durations');
       const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);

@@ -1,4 +1,7 @@
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ConfigError } from '../errors.js';
 
 /** The one `--json` grammar: `--json FILE` writes the JSON there, `--json -` prints it on stdout. */
 export const JSON_FLAG = '--json <file>';
@@ -16,4 +19,23 @@ export async function writeJsonTarget(target: string, text: string): Promise<str
   }
   await writeFile(target, text);
   return target;
+}
+
+/**
+ * Checks, before a run, that each output can be written where its flag says (a missing folder is
+ * made, as --hgrm-dir's is): a bad path is an exit 2 naming the flag, not a stack trace after the
+ * run. `dirs` are folders to write into (--hgrm-dir), the rest files; `-` is stdout.
+ */
+export function checkOutputs(files: Record<string, string | undefined>, dirs: Record<string, string | undefined> = {}): void {
+  const check = (flag: string, path: string, folder: string): void => {
+    try {
+      mkdirSync(folder, { recursive: true });
+      accessSync(folder, constants.W_OK);
+      if (folder !== path && statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
+    } catch (err) {
+      throw new ConfigError(flag, path, `a path whose folder can be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
+  };
+  for (const [flag, path] of Object.entries(files)) if (path !== undefined && !jsonToStdout(path)) check(flag, path, dirname(path));
+  for (const [flag, path] of Object.entries(dirs)) if (path !== undefined) check(flag, path, path);
 }

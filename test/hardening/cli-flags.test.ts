@@ -57,6 +57,10 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     { args: ['bench', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
     { args: ['bench', '--clients', '2', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
     { args: ['bench', '--duration', '5s'], flag: '--duration', accepts: /to be given with --rate or --clients/ },
+    // An output that cannot be written is found before the run, not after it.
+    { args: ['bench', '--json', '/dev/null/x.json'], flag: '--json', accepts: /a path whose folder can be written/ },
+    { args: ['bench', '--hgrm-dir', '/dev/null/h'], flag: '--hgrm-dir', accepts: /a path whose folder can be written/ },
+    { args: ['calibrate', '--rtts', '0', '--html', '/dev/null/c.html'], flag: '--html', accepts: /a path whose folder can be written/ },
   ];
   for (const c of cases) {
     it(c.args.join(' '), async () => {
