@@ -43,6 +43,9 @@ export function parseReport(text: string, source: string, flag = 'RESULT'): Benc
     return fail(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isObject(data)) return fail('the top level is not an object');
+  if (data.kind === 'open-loop') {
+    return fail('kind is "open-loop": report renders closed-loop bench and calibrate results; an open-loop run writes its own with bench --rate --html');
+  }
   if (data.kind !== 'bench' && data.kind !== 'calibrate') {
     return fail(`kind is ${JSON.stringify(data.kind) ?? 'missing'}, not "bench" or "calibrate"`);
   }

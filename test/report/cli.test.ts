@@ -51,6 +51,8 @@ describe('parseReport', () => {
     expect(notJson.message).toMatch(/^RESULT: invalid value "x\.json"; expected .*not JSON/);
     expect(configError(() => parseReport('[1]', 'x.json')).message).toContain('the top level is not an object');
     expect(configError(() => parseReport('{"kind":"snapshot"}', 'x.json')).message).toContain('kind is "snapshot", not "bench" or "calibrate"');
+    // An open-loop run's JSON: refused, saying where its rendering comes from.
+    expect(configError(() => parseReport('{"kind":"open-loop"}', 'x.json')).message).toContain('an open-loop run writes its own with bench --rate --html');
     expect(configError(() => parseReport('{}', 'x.json')).message).toContain('kind is missing');
   });
 
