@@ -120,10 +120,20 @@ export class ProxyListener {
     return server;
   }
 
+  /** Clients accepted since start (or the last resetAccepted()): /stats' total when there is no tap. */
+  accepted = 0;
+
   /** A client accepted, by libuv or with the rest of its burst: opened, unless past --max-connections. */
   private readonly admit = (socket: net.Socket): void => {
-    if (this.cap.admits(socket, this.live.size)) this.accept(socket, this.o.listenTls);
+    if (!this.cap.admits(socket, this.live.size)) return;
+    this.accepted++;
+    this.accept(socket, this.o.listenTls);
   };
+
+  /** Counts from here, those still open included (as a tap's total after a reset). */
+  resetAccepted(): void {
+    this.accepted = this.live.size;
+  }
 
   /**
    * The start-up's hop measurement and warm-up: TLS as a client's, but no client certificate asked

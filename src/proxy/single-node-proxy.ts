@@ -238,7 +238,7 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   stats(): StatsSnapshot {
     const s = this.taps ? this.taps.snapshot(this.linkState.settings) : emptySnapshot(this.linkState.settings);
-    if (!this.taps) s.connections = { active: this.server.connectionCount, total: s.connections.total };
+    if (!this.taps) s.connections = { active: this.server.connectionCount, total: this.server.accepted };
     s.self = this.monitor.report();
     if (this.secure.listen || this.secure.upstream) s.tls = this.server.tlsCounters();
     const counts = this.toxicSet.counts();
@@ -258,6 +258,7 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   resetStats(): void {
     this.taps?.reset();
+    this.server.resetAccepted();
     this.server.resetTlsCounters();
     this.lateness.reset();
     this.monitor.reset();

@@ -124,7 +124,12 @@ describe('a frame stage added with --no-tap', () => {
     const fresh = proxyClient(proxy);
     await fresh.connect();
     expect(await fresh.get('local:e')).toBe('local:e');
+    // With no tap the listener counts the clients: never fewer in all than open now.
+    expect(proxy.stats().connections).toEqual({ active: 2, total: 2 });
     live.disconnect();
+    proxy.resetStats();
+    await vi.waitUntil(() => proxy.stats().connections.active === 1, { timeout: 3000, interval: 5 });
+    expect(proxy.stats().connections.total).toBeGreaterThanOrEqual(1);
     fresh.disconnect();
   });
 });
