@@ -1,4 +1,5 @@
-import type net from 'node:net';
+import { lstat } from 'node:fs/promises';
+import net from 'node:net';
 import { formatEndpoint, type Endpoint } from '../endpoint.js';
 import { NetworkError } from '../errors.js';
 
@@ -34,3 +35,21 @@ export async function listenOn(server: net.Server, at: Endpoint, flag: string): 
   if (a === null || typeof a === 'string') return { address: at.kind === 'unix' ? at.path : String(a) };
   return { address: formatEndpoint({ kind: 'tcp', host: a.address, port: a.port }), host: a.address, port: a.port };
 }
+
+/** True when `path` is a socket file nobody accepts on (connect is refused), never for a live one. */
+export async function isStaleSocket(path: string): Promise<boolean> {
+  try {
+    if (!(await lstat(path)).isSocket()) return false;
+  } catch {
+    return false;
+  }
+  return new Promise((resolve) => {
+    const probe = net.connect({ path });
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(false);
+    });
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
+

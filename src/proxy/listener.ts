@@ -1,4 +1,4 @@
-import { lstat, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type tls from 'node:tls';
 import { newTlsCounters, UpstreamTlsMeter, type TlsCounters } from '../tls/counters.js';
@@ -11,7 +11,7 @@ import type { LinkSettings } from '../link/types.js';
 import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
 import type { ConnectionTap } from '../tap/types.js';
-import { listenOn } from '../http/listen.js';
+import { isStaleSocket, listenOn } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
 import type { Endpoint } from '../endpoint.js';
 import type { SelfMonitor } from './self-monitor.js';
@@ -312,21 +312,3 @@ export class ProxyListener {
 function peerName(socket: net.Socket): string {
   return socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
 }
-
-/** True when `path` is a socket file nobody accepts on (connect is refused), never for a live one. */
-async function isStaleSocket(path: string): Promise<boolean> {
-  try {
-    if (!(await lstat(path)).isSocket()) return false;
-  } catch {
-    return false;
-  }
-  return new Promise((resolve) => {
-    const probe = net.connect({ path });
-    probe.once('connect', () => {
-      probe.destroy();
-      resolve(false);
-    });
-    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
-  });
-}
-
