@@ -13,6 +13,9 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { parseRttSeries } from '../link/rtt-series.js';
+import { parseLinkSchedule } from '../link/schedule.js';
+import { parseRttWave } from '../link/wave.js';
 import { PROXY_OPTIONS } from '../proxy/options-schema.js';
 import { DEFAULT_RECORDER } from '../record/recorder.js';
 import { KEY_MODES } from '../record/trace-format.js';
@@ -63,6 +66,12 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   }
   parseWith(PROXY_CONFIG, json, (p) => `${path}: ${keyPath()(p) || '(the file)'}`);
   const { $schema: _schema, ...config } = json as ProxyConfig;
+  // What the schema takes as text or any JSON is read now, so an error names the file's key (and
+  // --print-config refuses what the start would).
+  const at = (key: string): string => `${path}: ${key}`;
+  if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
+  if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
+  if (typeof config.rttSeries === 'string') parseRttSeries(config.rttSeries, at('rttSeries'));
   return config;
 }
 

@@ -61,6 +61,13 @@ describe('mergeProxyConfig', () => {
     await expect(readProxyConfig(misspelled)).rejects.toThrow(/expected a link key: rttUs, upUs, downUs/);
     const badToxic = file({ toxics: [{ type: 'latency', attributes: { latency: '1' } }] });
     expect(await refusal(badToxic)).toBe(`${badToxic}: toxics[0].attributes.latency`);
+    // Text the schema takes as a string is read at once too, and named by its key.
+    const badWave = file({ rttWave: 'bogus' });
+    expect(await refusal(badWave)).toBe(`${badWave}: rttWave`);
+    const badSchedule = file({ linkSchedule: [{ at: '1s' }] });
+    expect(await refusal(badSchedule)).toBe(`${badSchedule}: linkSchedule steps[0]`);
+    const badSeries = file({ rttSeries: '0,5\n1,x' });
+    expect(await refusal(badSeries)).toBe(`${badSeries}: rttSeries line 2`);
     const badRecord = file({ record: { file: 't', keys: 'plain' } });
     expect(await refusal(badRecord)).toBe(`${badRecord}: record.keys`);
     expect(await refusal(join(dir, 'none.json'))).toBe('--config');
