@@ -1,7 +1,7 @@
 import { unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type tls from 'node:tls';
-import { newTlsCounters, UpstreamTlsMeter, type TlsCounters } from '../tls/counters.js';
+import { ProxyTlsCounters, type TlsCounters } from '../tls/counters.js';
 import { TlsStagePair } from '../tls/tls-stage-pair.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
@@ -20,6 +20,7 @@ import { RefusalWatch } from './refusal-watch.js';
 import { openStartUpListener, type StartUpListener } from './start-up-listener.js';
 import { PendingAccepts } from './pending-accepts.js';
 import { ConnectionCap } from './connection-cap.js';
+import { closeWhenIdle } from './idle-timeout.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
 
@@ -84,8 +85,7 @@ export class ProxyListener {
   /** The start-up's own listener while the hop measurement and the warm-up run (start-up-listener.ts). */
   private startUp: StartUpListener | undefined;
   /** Client-side TLS handshakes and wire bytes (all zero without listenTls). */
-  private readonly clientTls = newTlsCounters();
-  private readonly upstreamMeter = new UpstreamTlsMeter();
+  private readonly tls = new ProxyTlsCounters();
   private nextId = 1;
   private readonly scheduler: Scheduler;
   private readonly cap: ConnectionCap;
@@ -183,13 +183,12 @@ export class ProxyListener {
 
   /** Both sides' TLS counters (zero for a side without TLS). */
   tlsCounters(): TlsCounters {
-    return this.upstreamMeter.fill({ ...this.clientTls });
+    return this.tls.snapshot();
   }
 
   /** The TLS counters count from here, as the tap's totals do after a reset. */
   resetTlsCounters(): void {
-    Object.assign(this.clientTls, newTlsCounters());
-    this.upstreamMeter.reset();
+    this.tls.reset();
   }
 
   get connectionCount(): number {
@@ -253,7 +252,7 @@ export class ProxyListener {
     });
     let clientTls: TlsStagePair | undefined;
     if (secure) {
-      const t = (clientTls = new TlsStagePair({ id, secure, clock: this.scheduler.clock, counters: this.clientTls, log: this.o.log }));
+      const t = (clientTls = new TlsStagePair({ id, secure, clock: this.scheduler.clock, counters: this.tls.client, log: this.o.log }));
       const onEvent = this.o.onEvent;
       // Which version, and whether resumed, is what a recording needs to know the set-up's round trips.
       if (onEvent) t.plain.once('secure', () => onEvent({ type: 'tls', conn: id, atUs: realClock.nowNs() / 1000, version: t.plain.getProtocol() ?? '?', resumed: t.plain.isSessionReused() }));
@@ -283,28 +282,12 @@ export class ProxyListener {
       },
       stages: this.stages,
       upstreamTls: this.o.upstreamTls,
-      upstreamMeter: this.o.upstreamTls && this.upstreamMeter,
+      upstreamMeter: this.o.upstreamTls && this.tls.upstream,
       clientTls,
     });
     this.live.add(conn);
     this.o.monitor?.opened();
-    if (this.o.idleTimeoutMs) this.closeWhenIdle(socket, conn, tap, this.o.idleTimeoutMs);
-  }
-
-  /**
-   * --idle-timeout. A method of its own: its callback outlives the connection on the socket, and
-   * made in accept() it would hold all of accept()'s variables, the connection and its tap among
-   * them (connection.ts, `ProxiedConnection.parts`).
-   */
-  private closeWhenIdle(socket: net.Socket, conn: ProxiedConnection, tap: ConnectionTap | undefined, idleMs: number): void {
-    const onIdle = (): void => {
-      // A request waiting for its reply (BLPOP, a slow script) is not idleness. setTimeout's
-      // callback is a `once` listener: give it again, and the reply's write moves the timer on.
-      if (tap !== undefined && tap.info().outstanding > 0) return void socket.setTimeout(idleMs, onIdle);
-      this.o.log(`conn ${conn.id}: idle for ${idleMs} ms (--idle-timeout), closing`);
-      conn.destroy();
-    };
-    socket.setTimeout(idleMs, onIdle);
+    if (this.o.idleTimeoutMs) closeWhenIdle(socket, conn, tap, this.o.idleTimeoutMs, this.o.log);
   }
 }
 

@@ -88,7 +88,8 @@ export class SingleNodeProxy implements RedisRttProxy {
       listenTls: secure.listen,
     });
     this.partitions = new Partitions(scheduler, this.linkState, () => this.server.connections(), o.log);
-    this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), (r) => this.scheduledPartition(r));
+    const scheduledPartition = (r: PartitionRequest): void => this.partitions.startScheduled(r, this.closing !== undefined);
+    this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), scheduledPartition);
     // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
     // after the hop measurement, which must see the bare link.
     const dryRun = new ProxyStages(() => []);
@@ -224,16 +225,6 @@ export class SingleNodeProxy implements RedisRttProxy {
     if (partition) this.partitions.start(partition);
     this.o.onLinkChange?.(next);
     return next;
-  }
-
-  /** A schedule's partition step: one that cannot start (another runs) is logged, the schedule goes on. */
-  private scheduledPartition(request: PartitionRequest): void {
-    try {
-      this.partitions.check(request, this.closing !== undefined);
-      this.partitions.start(request);
-    } catch (err) {
-      this.o.log(`--link-schedule: ${(err as Error).message}`);
-    }
   }
 
   stats(): StatsSnapshot {

@@ -93,3 +93,20 @@ export class UpstreamTlsMeter {
     this.base = this.fill(newTlsCounters());
   }
 }
+
+/** One proxy's TLS counters: its clients' side and its upstream side, read and reset together. */
+export class ProxyTlsCounters {
+  /** Client side: the TLS stages add to it. */
+  readonly client = newTlsCounters();
+  readonly upstream = new UpstreamTlsMeter();
+
+  snapshot(): TlsCounters {
+    return this.upstream.fill({ ...this.client });
+  }
+
+  /** Counts from here, as the tap's totals do after a reset. */
+  reset(): void {
+    Object.assign(this.client, newTlsCounters());
+    this.upstream.reset();
+  }
+}

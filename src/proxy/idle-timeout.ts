@@ -1,0 +1,19 @@
+import type net from 'node:net';
+import type { ConnectionTap } from '../tap/types.js';
+import type { ProxiedConnection } from './connection.js';
+
+/**
+ * --idle-timeout on one client socket. A function of its own, not made in the listener's accept():
+ * its callback outlives the connection on the socket, and there it would hold all of accept()'s
+ * variables, the connection and its tap among them (connection.ts, `ProxiedConnection.parts`).
+ */
+export function closeWhenIdle(socket: net.Socket, conn: ProxiedConnection, tap: ConnectionTap | undefined, idleMs: number, log: (line: string) => void): void {
+  const onIdle = (): void => {
+    // A request waiting for its reply (BLPOP, a slow script) is not idleness. setTimeout's
+    // callback is a `once` listener: give it again, and the reply's write moves the timer on.
+    if (tap !== undefined && tap.info().outstanding > 0) return void socket.setTimeout(idleMs, onIdle);
+    log(`conn ${conn.id}: idle for ${idleMs} ms (--idle-timeout), closing`);
+    conn.destroy();
+  };
+  socket.setTimeout(idleMs, onIdle);
+}
