@@ -260,5 +260,3 @@ function quantiles(h: LatencyHistogram): SelfQuantiles {
   const s = h.summary();
   return { p50: s.p50, p90: s.p90, p99: s.p99, max: s.max, count: s.count, mean: s.mean, sum: s.sum };
 }
-
-

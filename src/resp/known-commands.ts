@@ -1,8 +1,9 @@
 /**
  * Command names redis-server 7.0.15 reports in COMMAND LIST (regenerate with
  * `redis-cli command list`), plus commands of later versions, SENTINEL (a Sentinel's own, which a
- * data node does not list) and DEBUG's subcommands, which COMMAND does not list. Outside these tables a dotted (module) name is learned only once Redis
- * answered it without an error, up to a cap (see command-name.ts).
+ * data node does not list) and DEBUG's subcommands, which COMMAND does not list. Outside these
+ * tables a dotted (module) name is learned only once Redis answered it without an error, up to a
+ * cap (see command-name.ts).
  */
 
 export const KNOWN_COMMANDS = `

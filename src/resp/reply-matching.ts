@@ -45,8 +45,17 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
   /** `f` answers no request: a push of `kind`. */
   protected abstract pushed(f: ReplyFrame, kind: string, firstByteNs: number): void;
 
+  /**
+   * Requests answered with nothing that change what later frames are (ReplyModes.changedBySilent),
+   * not passed yet: the owners count them in, passed() out. While there are none, a frame needs no
+   * look past them first.
+   */
+  protected silentPending = 0;
+
   /** `waiting()` passed over `r`, a request answered with nothing. */
   protected passed(r: R): void {
+    if (!ReplyModes.changedBySilent(r.kind)) return;
+    this.silentPending--;
     this.replyModes.silent(r.kind, r.helloProtocol);
   }
 
@@ -60,7 +69,7 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
   /** One server frame, in Redis's order, whose first byte arrived at `firstByteNs`. */
   match(f: ReplyFrame, firstByteNs: number): void {
     // Past the silent requests before this frame, so that what they changed decides what it is.
-    this.waiting();
+    if (this.silentPending > 0) this.waiting();
     const modes = this.replyModes;
     const cls = classifyFrame(f, modes);
     if (cls === FrameClass.Confirmation) {

@@ -89,15 +89,14 @@ export class ReplyModes {
    */
   answered(kind: number, helloProtocol: number, type: number): void {
     if (type === RespType.Error || type === RespType.BlobError) return;
-    if (kind === CommandKind.Hello && helloProtocol !== 0) this.protocol = helloProtocol === 3 ? 3 : 2;
-    else if (kind === CommandKind.Monitor && type === RespType.SimpleString) this.monitor = true;
-    else if (kind === CommandKind.Reset) this.reset();
+    if (kind === CommandKind.Monitor && type !== RespType.SimpleString) return;
+    this.silent(kind, helloProtocol);
   }
 
   /**
-   * A command that got no reply (CLIENT REPLY OFF or SKIP) took effect all the same, after the
-   * replies before it: HELLO 2/3 (taken to have succeeded) sets the protocol, MONITOR starts
-   * monitor mode, RESET resets.
+   * What a command of `kind` changes once it took effect: HELLO 2/3 sets the protocol, MONITOR
+   * starts monitor mode, RESET resets. Called by answered(), and for a command that got no reply
+   * (CLIENT REPLY OFF or SKIP), after the replies before it: a HELLO is then taken to have succeeded.
    */
   silent(kind: number, helloProtocol: number): void {
     if (kind === CommandKind.Hello && helloProtocol !== 0) this.protocol = helloProtocol === 3 ? 3 : 2;

@@ -74,7 +74,12 @@ export class SlotMatching extends ReplyMatching<Slot> {
   add(slot: Slot): void {
     // One with no reply only if it changes what later frames are (ReplyModes.silent): a client
     // under CLIENT REPLY OFF sends any number of the others.
-    if (slot.slotKind === SlotKind.Forwarded && (slot.expected !== 0 || ReplyModes.changedBySilent(slot.kind))) this.forwarded.push(slot);
+    if (slot.slotKind !== SlotKind.Forwarded) return;
+    if (slot.expected === 0) {
+      if (!ReplyModes.changedBySilent(slot.kind)) return;
+      this.silentPending++;
+    }
+    this.forwarded.push(slot);
   }
 
   /** Matches `f`; `keepFrame`: keep a copy of its summary for the tap. */

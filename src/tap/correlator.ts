@@ -44,6 +44,7 @@
  */
 import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/command-name.js';
 import { CommandKind, helloProtocol } from '../resp/command-kind.js';
+import { ReplyModes } from '../resp/reply-modes.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
 import type { MatchedReply } from '../stage/types.js';
@@ -114,6 +115,7 @@ export class Correlator extends RequestLedger {
     rec.arrivedNs = nowNs;
     rec.blocking = blocking;
     rec.expected = modes.admit(kind, frame.argc);
+    if (rec.expected === 0 && ReplyModes.changedBySilent(kind)) this.silentPending++;
     if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
     if (name === UNKNOWN_COMMAND_NAME) rec.candidate = moduleCandidate(frame.head[0]);
     if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
