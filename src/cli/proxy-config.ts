@@ -12,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import { parseLinkSchedule } from '../link/schedule.js';
@@ -69,6 +70,10 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   // What the schema takes as text or any JSON is read now, so an error names the file's key (and
   // --print-config refuses what the start would).
   const at = (key: string): string => `${path}: ${key}`;
+  // The addresses are read the way their flags are (proxy.ts), by the same parsers.
+  if (typeof config.upstream === 'string') parseRedisEndpoint(config.upstream, at('upstream'));
+  if (typeof config.listen === 'string') parseEndpoint(config.listen, at('listen'));
+  if (typeof config.control === 'string') parseEndpoint(config.control, at('control'));
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') parseRttSeries(config.rttSeries, at('rttSeries'));

@@ -68,6 +68,11 @@ describe('mergeProxyConfig', () => {
     expect(await refusal(badSchedule)).toBe(`${badSchedule}: linkSchedule steps[0]`);
     const badSeries = file({ rttSeries: '0,5\n1,x' });
     expect(await refusal(badSeries)).toBe(`${badSeries}: rttSeries line 2`);
+    // The addresses too, by the parsers their flags use.
+    for (const [key, value] of [['upstream', '127.0.0.1:0'], ['listen', 'here'], ['control', 'h:99999']] as const) {
+      const badAddress = file({ upstream: '127.0.0.1:6379', [key]: value });
+      expect(await refusal(badAddress)).toBe(`${badAddress}: ${key}`);
+    }
     const badRecord = file({ record: { file: 't', keys: 'plain' } });
     expect(await refusal(badRecord)).toBe(`${badRecord}: record.keys`);
     expect(await refusal(join(dir, 'none.json'))).toBe('--config');
@@ -98,6 +103,17 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${path}: link.rttUs: invalid value "fast"`);
     expect(r.stdout).toBe('');
+  });
+
+  it("a bad address exits 2 naming the file's key; the same value as a flag names the flag", async () => {
+    const path = file({ upstream: '127.0.0.1:6379', listen: 'here' });
+    const r = await runCli(['proxy', '--config', path, '--print-config']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${path}: listen: invalid value "here"`);
+    expect(r.stderr).not.toContain('--listen');
+    const flagged = await runCli(['proxy', '--config', file({ upstream: '127.0.0.1:6379' }), '--control', 'here', '--print-config']);
+    expect(flagged.code).toBe(2);
+    expect(flagged.stderr).toContain('--control: invalid value "here"');
   });
 
   it("runs with the file's link, toxics and control endpoint", async () => {
