@@ -107,11 +107,20 @@ export function parsePositiveInt(text: string, flag: string, max = Number.MAX_SA
   return parseWholeNumber(text, flag, 1, max);
 }
 
+/**
+ * The one reader of a comma-separated flag value: its items, trimmed. An empty item ("1,,2", "1,",
+ * an empty value) is refused, not dropped: a stray comma is a typo, and skipping it would run
+ * something other than what was typed. `items` says what the list holds, for the message.
+ */
+export function parseList(text: string, flag: string, items: string): string[] {
+  const parts = String(text).split(',').map((p) => p.trim());
+  if (parts.some((p) => p === '')) throw new ConfigError(flag, text, `${items}, comma-separated, with no empty item`);
+  return parts;
+}
+
 /** Comma-separated list of positive integers ("1,8,64,256"). */
 export function parseIntList(text: string, flag: string, max = 1_000_000): number[] {
-  const parts = String(text).split(',').map((p) => p.trim()).filter((p) => p !== '');
-  if (parts.length === 0) throw new ConfigError(flag, text, 'a comma-separated list of whole numbers, like 1,8,64,256');
-  return parts.map((p) => parsePositiveInt(p, flag, max));
+  return parseList(text, flag, 'whole numbers like 1,8,64,256').map((p) => parsePositiveInt(p, flag, max));
 }
 
 const BYTES_RE = /^\s*(\d+(?:\.\d+)?)\s*(b|k|kb|kib|m|mb|mib|g|gb|gib)?\s*$/i;
@@ -130,10 +139,8 @@ const RATE_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(k|m)?\s*$/i;
 
 /** Comma-separated rates per second ("2000", "1k,5k,20k", "1.5M"); each above 0. */
 export function parseRateList(text: string, flag: string): number[] {
-  const parts = String(text).split(',').map((p) => p.trim());
   const accepts = 'commands per second above 0, like 2000 or 1k,5k,20k';
-  if (parts.length === 0 || parts.some((p) => p === '')) throw new ConfigError(flag, text, accepts);
-  return parts.map((p) => {
+  return parseList(text, flag, accepts).map((p) => {
     const m = RATE_RE.exec(p);
     if (!m) throw new ConfigError(flag, p, accepts);
     const unit = (m[2] ?? '').toLowerCase();

@@ -6,7 +6,7 @@ import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/an
 import { renderHtml } from '../record/render-html.js';
 import { renderJson, renderText } from '../record/render.js';
 import { readTrace, TraceFormatError } from '../record/trace-reader.js';
-import { parseDurationUs, parseLossFraction, parsePositiveInt } from '../units.js';
+import { parseDurationUs, parseList, parseLossFraction, parsePositiveInt } from '../units.js';
 
 interface AnalyzeFlags {
   rtt: string;
@@ -62,8 +62,7 @@ export function registerAnalyze(program: Command): void {
 }
 
 export function analyzeOptionsFromFlags(flags: AnalyzeFlags): AnalyzeOptions {
-  const parts = String(flags.rtt).split(',').map((p) => p.trim()).filter((p) => p !== '');
-  if (parts.length === 0) throw new ConfigError('--rtt', flags.rtt, 'a comma-separated list of durations, like 0.2ms,1.2ms,85ms');
+  const parts = parseList(String(flags.rtt), '--rtt', 'durations like 0.2ms,1.2ms,85ms');
   const minRun = parsePositiveInt(flags.minRun, '--min-run', 1_000_000);
   if (minRun < 2) throw new ConfigError('--min-run', flags.minRun, 'a whole number of at least 2 (a run of one saves nothing)');
   return {

@@ -5,12 +5,12 @@ import { ConfigError } from '../errors.js';
 import { renderOpenLoopHtml } from '../report/open-loop/html.js';
 import { renderOpenLoopTable, rowLabel } from '../report/open-loop/table.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
-import { parseDurationUs, parseIntList, parseNonNegativeInt, parseRateList } from '../units.js';
+import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parseRateList } from '../units.js';
 import { parseAddress } from '../endpoint.js';
 import { runOpenLoopBench } from '../workload/open-loop/bench.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
-import type { OpenLoopMode, OpenLoopReport } from '../workload/open-loop/types.js';
+import { OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
 import { abortOnSigint } from './bench-progress.js';
 import { writeJsonTarget } from './json-out.js';
 
@@ -56,7 +56,6 @@ export function isOpenLoop(flags: { clients?: string; rate?: string; batchWindow
  * (--modes defaults to seq,pipeline there; open-loop runs default to seq and B = 64).
  */
 export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: string) => boolean): OpenLoopOptions {
-  const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
   if (flags.csv !== undefined) throw new ConfigError('--csv', flags.csv, 'no --csv with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
   if (flags.markdown !== undefined) throw new ConfigError('--markdown', flags.markdown, 'no --markdown with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
   if (flags.batchWindow !== undefined && flags.rate === undefined) {
@@ -71,14 +70,14 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
     maxBatch = batches[0];
   }
   const options: OpenLoopOptions = {
-    links: list(flags.links),
+    links: parseList(flags.links, '--links', 'links'),
     clients: flags.clients === undefined ? [1] : parseIntList(flags.clients, '--clients', 10_000),
     ...(flags.rate !== undefined ? { rates: parseRateList(flags.rate, '--rate') } : {}),
     durationUs: parseDurationUs(flags.duration, '--duration'),
     arrival: flags.arrival as Arrival,
-    ...(flags.batchWindow !== undefined ? { batchWindowsUs: list(flags.batchWindow).map((w) => parseDurationUs(w, '--batch-window')) } : {}),
+    ...(flags.batchWindow !== undefined ? { batchWindowsUs: parseList(flags.batchWindow, '--batch-window', 'durations like 0,100us,1ms').map((w) => parseDurationUs(w, '--batch-window')) } : {}),
     ...(maxBatch !== undefined ? { maxBatch } : {}),
-    modes: (given('modes') ? list(flags.modes) : ['seq']) as OpenLoopMode[],
+    modes: (given('modes') ? parseList(flags.modes, '--modes', `shapes (${OPEN_LOOP_MODES.join(', ')})`) : ['seq']) as OpenLoopMode[],
     ...(flags.slo !== undefined ? { sloUs: parseDurationUs(flags.slo, '--slo') } : {}),
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,

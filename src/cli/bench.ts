@@ -6,7 +6,7 @@ import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { PRESET_NAMES } from '../link/presets.js';
-import { parseDurationUs, parseIntList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { parseAddress } from '../endpoint.js';
 import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
@@ -134,8 +134,7 @@ function refuseIgnoredFlags(flags: BenchFlags, given: (key: string) => boolean):
 
 /** Turns flags into options; every bad value is a ConfigError naming its flag (exit status 2). */
 export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
-  const list = (s: string): string[] => s.split(',').map((x) => x.trim()).filter((x) => x !== '');
-  const modes = list(flags.modes);
+  const modes = parseList(flags.modes, '--modes', MODES.join(', '));
   for (const m of modes) if (!MODES.includes(m as Mode)) throw new ConfigError('--modes', m, MODES.join(', '));
   if (!WORKLOADS.includes(flags.workload as Workload)) throw new ConfigError('--workload', flags.workload, WORKLOADS.join(' | '));
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
@@ -145,7 +144,7 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     if (!(maxSeconds > 0) || !Number.isFinite(maxSeconds)) throw new ConfigError('--max-seconds', flags.maxSeconds, 'a positive number of seconds');
   }
   const options: BenchOptions = {
-    links: list(flags.links),
+    links: parseList(flags.links, '--links', 'links'),
     modes: modes as Mode[],
     batches: parseIntList(flags.batch, '--batch'),
     workload: flags.workload as Workload,
@@ -199,7 +198,7 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   const zones = flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16));
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
   const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parseNonNegativeInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
-  const links = given('links') ? flags.links.split(',').map((x) => x.trim()).filter((x) => x !== '') : undefined;
+  const links = given('links') ? parseList(flags.links, '--links', 'links') : undefined;
   // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
   const onInt = (): never => process.exit(130);
   process.once('SIGINT', onInt);

@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import { runCalibrate, DEFAULT_CALIBRATE_RTTS_US } from '../calibrate/run.js';
 import { renderCalibrateTable } from '../report/calibrate-table.js';
 import { renderHtml } from '../report/html.js';
-import { ConfigError } from '../errors.js';
-import { parseDurationUs, parsePositiveInt } from '../units.js';
+import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
 import { parseCompensateFlag } from './compensate-flag.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 
@@ -45,8 +44,7 @@ export function registerCalibrate(program: Command): void {
     )
     .action(async (flags: CalibrateFlags) => {
       checkOutputs({ '--json': flags.json, '--html': flags.html });
-      const rttsUs = flags.rtts.split(',').map((t) => parseDurationUs(t.trim(), '--rtts'));
-      if (rttsUs.length === 0) throw new ConfigError('--rtts', flags.rtts, 'a comma-separated list of durations');
+      const rttsUs = parseList(flags.rtts, '--rtts', 'durations like 0,200us,1.2ms').map((t) => parseDurationUs(t, '--rtts'));
       const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);
       const compensationUs = parseCompensateFlag(flags.compensate);
       const rounds = parsePositiveInt(flags.rounds, '--rounds', 1000);

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { parseList } from '../units.js';
 import type { SentinelProxyOptions } from '../sentinel/options.js';
 
 /** Where the password of the proxy's own sentinel connections comes from, so it does not show in `ps`. */
@@ -17,7 +18,7 @@ export function addSentinelFlags(cmd: Command): Command {
     .option(
       '--sentinel <host:port,...>',
       'Sentinel mode (no --upstream): the sentinels to ask; one listener per sentinel and per data node, addresses in SENTINEL replies and events rewritten; the first sentinel is on --listen (repeatable)',
-      (v: string, all: string[]) => [...all, ...v.split(',').map((s) => s.trim()).filter((s) => s !== '')],
+      (v: string, all: string[]) => [...all, ...parseList(v, '--sentinel', 'host:port addresses')],
       [] as string[],
     )
     .option('--sentinel-master <name>', 'sentinel mode: the master name the sentinels monitor')

@@ -43,6 +43,26 @@ describe('redis-rtt bench flags', () => {
     expect(stderr).toContain(`redis-rtt: ${flag}`);
   });
 
+  // One reader (parseList) takes every comma list apart: a stray comma is refused, not dropped.
+  it.each([
+    [['bench', '--batch', '1,,2'], '--batch'],
+    [['bench', '--batch', '8,'], '--batch'],
+    [['bench', '--links', 'direct,,local'], '--links'],
+    [['bench', '--modes', ',seq'], '--modes'],
+    [['bench', '--cluster', '--links', 'same-az,'], '--links'],
+    [['bench', '--clients', '1,,2'], '--clients'],
+    [['bench', '--clients', '1', '--modes', 'seq,,auto'], '--modes'],
+    [['bench', '--rate', '1k,,2k'], '--rate'],
+    [['bench', '--rate', '1k', '--batch-window', '0,,1ms'], '--batch-window'],
+    [['calibrate', '--rtts', '0,,1ms'], '--rtts'],
+    [['analyze', 'missing.trace', '--rtt', '1ms,,2ms'], '--rtt'],
+    [['proxy', '--sentinel', '127.0.0.1:26379,,127.0.0.1:26380', '--sentinel-master', 'm'], '--sentinel'],
+  ])('%j: an empty item in a comma list exits 2 naming the flag', async (args, flag) => {
+    expect(await main(['node', 'redis-rtt', ...args])).toBe(2);
+    expect(stderr).toContain(`redis-rtt: ${flag}: invalid value`);
+    expect(stderr).toContain('with no empty item');
+  });
+
   it('runs, prints the estimate and the table, and writes json, csv, markdown and .hgrm files', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-cli-'));
     try {
