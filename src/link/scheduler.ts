@@ -1,5 +1,5 @@
 import { realClock, type Clock } from '../clock.js';
-import type { DeliverySource, PollRunEnd, Scheduler, Timer } from '../stage/types.js';
+import type { DeliverySource, PollRunEnd, Scheduler, Timer, WakeListener } from '../stage/types.js';
 import { Linger } from './linger.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
@@ -42,6 +42,7 @@ export class PreciseScheduler implements Scheduler {
   private askedNs = Infinity;
   private polling = false;
   private readonly turns: PollTurns;
+  private wakeListeners: readonly WakeListener[] = [];
 
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -184,10 +185,22 @@ export class PreciseScheduler implements Scheduler {
   }
 
   private readonly onWake = (): void => {
-    if (this.askedNs !== Infinity) this.askedLearner.observe(this.askedNs, this.clock.nowNs());
+    const askedNs = this.askedNs;
+    if (askedNs !== Infinity) {
+      const nowNs = this.clock.nowNs();
+      this.askedLearner.observe(askedNs, nowNs);
+      for (const listener of this.wakeListeners) listener(nowNs - askedNs, nowNs);
+    }
     this.askedNs = Infinity;
     this.plan();
   };
+
+  watchWakes(listener: WakeListener): () => void {
+    this.wakeListeners = [...this.wakeListeners, listener];
+    return () => {
+      this.wakeListeners = this.wakeListeners.filter((l) => l !== listener);
+    };
+  }
 
   private startPolling(): void {
     if (this.polling) return;

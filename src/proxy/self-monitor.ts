@@ -1,27 +1,21 @@
 /**
  * The proxy's own tail, reported beside what it measures (/stats `self`, /metrics): how late each
  * delivery left against its due time (all, and per direction), how long a read waited behind the
- * other callbacks of its event-loop turn, the event loop's delay (perf_hooks) and GC pauses
+ * other callbacks of its event-loop turn, the event loop's delay (loop-delay.ts) and GC pauses
  * (a PerformanceObserver), and per delivered chunk the time it spent beyond the configured delay,
- * counted from an estimate of when its bytes came (`addedUs`). The loop and GC monitors run only while a connection is open, so an
- * idle proxy wakes for nothing.
+ * counted from an estimate of when its bytes came (`addedUs`). The loop and GC monitors run only
+ * while a connection is open, so an idle proxy wakes for nothing.
  */
-import { monitorEventLoopDelay, performance, PerformanceObserver, type IntervalHistogram } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { SelfQuantiles, SelfReport } from '../stats/self-report.js';
 import type { Direction, Scheduler } from '../stage/types.js';
+import { LoopDelay, type WakeSource } from './loop-delay.js';
 
 export type { SelfReport } from '../stats/self-report.js';
 
-/**
- * The loop monitor's timer wakes a sleeping loop for nothing else, so every period is one more wake
- * in each idle gap: at 10 ms, two per request of a client 20 ms away (docs/precision.md has the
- * cost). Long blocks, what it is there to catch, still show at 50 ms.
- */
-const LOOP_RESOLUTION_MS = 50;
-
 /** What the scheduler tells of the loop's time (PreciseScheduler has all of it). */
-export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeAfterNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs' | 'lastTurnEndNs' | 'lastRunEnd'>;
+export type LoopAccount = Pick<Scheduler, 'pollNs' | 'wakeAfterNs' | 'spunNs' | 'idleAtSpinEndMs' | 'chainedPollStartNs' | 'lastTurnEndNs' | 'lastRunEnd'> & WakeSource;
 /**
  * libuv's count of loop turns, or -1 where Node does not give it (`uvMetricsInfo` came in 20.18
  * and 22.8): each read is then taken to start a turn of its own, after turns not seen.
@@ -48,7 +42,7 @@ export class SelfMonitor {
   private lastPollNs = 0;
   private lastSpunNs = 0;
   private waitNs = 0;
-  private readonly loop: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
+  private readonly loop: LoopDelay;
   private gcObserver: PerformanceObserver | undefined;
   private open = 0;
   /** When the first read of the current event-loop turn ran (-1: none yet this turn). */
@@ -59,8 +53,6 @@ export class SelfMonitor {
   private lastTurn = -1;
   private lastTurnFirstReadNs = 0;
   private reads = 0;
-  /** The event-loop delay's sum as last reported (loopQuantiles). */
-  private loopSumUs = 0;
   private readonly endTurn = (): void => {
     this.turnStartNs = -1;
   };
@@ -71,7 +63,9 @@ export class SelfMonitor {
     private readonly idleTimeMs: () => number = () => performance.nodeTiming.idleTime,
     /** libuv's count of loop turns (injectable for tests); read once per batch, as it makes an object. */
     private readonly loopTurn: () => number = loopCount,
-  ) {}
+  ) {
+    this.loop = new LoopDelay(loopAccount);
+  }
 
   /** A connection opened: the monitors start with the first. */
   opened(): void {
@@ -225,22 +219,7 @@ export class SelfMonitor {
 
   reset(): void {
     for (const h of [this.late, this.lateUp, this.lateDown, this.arrival, this.gc, this.added, this.roundTripAdded]) h.reset();
-    this.loop.reset();
-    this.loopSumUs = 0;
-  }
-
-  /**
-   * perf_hooks keeps no sum, and its mean is read off the buckets, so mean x count can fall as
-   * samples come: the sum a Prometheus summary needs is held from falling until a reset.
-   */
-  private loopQuantiles(): SelfQuantiles {
-    const h = this.loop;
-    if (h.count === 0) return { p50: 0, p90: 0, p99: 0, max: 0, count: 0, mean: 0, sum: this.loopSumUs };
-    // The histogram counts the timer's whole period; what is beyond it is the delay.
-    const us = (ns: number): number => Math.max(0, Math.round(ns / 1000 - LOOP_RESOLUTION_MS * 1000));
-    const mean = us(h.mean);
-    this.loopSumUs = Math.max(this.loopSumUs, mean * h.count);
-    return { p50: us(h.percentile(50)), p90: us(h.percentile(90)), p99: us(h.percentile(99)), max: us(h.max), count: h.count, mean, sum: this.loopSumUs };
+    this.loop.histogram.reset();
   }
 
   report(): SelfReport {
@@ -250,7 +229,7 @@ export class SelfMonitor {
       roundTripAddedUs: quantiles(this.roundTripAdded),
       lateUsByDirection: { up: quantiles(this.lateUp), down: quantiles(this.lateDown) },
       arrivalLagUs: quantiles(this.arrival),
-      eventLoopDelayUs: this.loopQuantiles(),
+      eventLoopDelayUs: quantiles(this.loop.histogram),
       gcPauseUs: quantiles(this.gc),
     };
   }

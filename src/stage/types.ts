@@ -81,7 +81,16 @@ export interface Scheduler {
   readonly idleAtSpinEndMs?: number;
   /** When the latest poll turn began if it asked for another turn (the loop has not slept since), else -1. */
   readonly chainedPollStartNs?: number;
+  /**
+   * Calls `listener` after each of the scheduler's own wakes from a sleep, with how late the wake
+   * came (ns past the time asked) and the time: a timer's lateness, what an event-loop delay
+   * monitor samples, to be had with no wake of the monitor's own. Returns what stops the calls.
+   */
+  watchWakes?(listener: WakeListener): () => void;
 }
+
+/** See `Scheduler.watchWakes`. */
+export type WakeListener = (lateNs: number, nowNs: number) => void;
 
 /** Whatever delivers (a delay line). The scheduler stamps it to count how many deliver at once. */
 export interface DeliverySource {

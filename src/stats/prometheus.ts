@@ -170,7 +170,7 @@ export function selfFamilies(s: StatsSnapshot): MetricFamily[] {
       [[undefined, self.roundTripAddedUs]],
     ),
     summary('self_arrival_lag_seconds', 'Per read: time since the first read of the same event-loop turn.', [[undefined, self.arrivalLagUs]]),
-    summary('self_event_loop_delay_seconds', 'Event-loop delay (perf_hooks), sampled while connections are open.', [[undefined, self.eventLoopDelayUs]]),
+    summary('self_event_loop_delay_seconds', 'Event-loop delay: how late a timer runs, sampled every 50 ms while connections are open.', [[undefined, self.eventLoopDelayUs]]),
     summary('self_gc_pause_seconds', 'Garbage-collection pauses while connections are open.', [[undefined, self.gcPauseUs]]),
   ];
 }

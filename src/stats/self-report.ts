@@ -32,7 +32,7 @@ export interface SelfReport {
    * it). What a read waited behind other connections' work; not the kernel-to-wake-up time.
    */
   arrivalLagUs: SelfQuantiles;
-  /** perf_hooks.monitorEventLoopDelay at 50 ms resolution, while connections were open. */
+  /** How late a timer runs, sampled every 50 ms while connections were open (proxy/loop-delay.ts). */
   eventLoopDelayUs: SelfQuantiles;
   gcPauseUs: SelfQuantiles;
 }

@@ -20,6 +20,35 @@ const ticks = async (n: number): Promise<void> => {
 };
 
 describe('PreciseScheduler', () => {
+  it('tells its wake listeners how late each wake from a sleep came, until they stop', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const clock = new FakeClock(0);
+      // Wakes 1 ms before each deadline, on setTimeout (a fake clock's waker).
+      const s = new PreciseScheduler({ clock, spinWindowNs: 1_000_000, lingerNs: 0 });
+      const wakes: [number, number][] = [];
+      const stop = s.watchWakes((lateNs, nowNs) => wakes.push([lateNs, nowNs]));
+      let fired = 0;
+      s.schedule(50_000_000, () => fired++);
+      clock.setNs(49_300_000);
+      vi.advanceTimersByTime(49);
+      expect(wakes).toEqual([[300_000, 49_300_000]]);
+      clock.setNs(50_000_000);
+      await ticks(3);
+      expect(fired).toBe(1);
+      stop();
+      s.schedule(100_000_000, () => fired++);
+      clock.setNs(99_100_000);
+      vi.advanceTimersByTime(49);
+      clock.setNs(100_000_000);
+      await ticks(3);
+      expect(fired).toBe(2);
+      expect(wakes).toHaveLength(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('fires timers in due order once their time comes, and not before', async () => {
     const clock = new FakeClock(0);
     const s = new PreciseScheduler({ clock, spinWindowNs: 10_000_000 });
