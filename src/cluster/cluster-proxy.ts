@@ -1,6 +1,7 @@
 import { formatEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import type { Compensation } from '../link/compensation.js';
+import { jitterFloorWarning } from '../link/jitter.js';
 import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ControlServer } from '../proxy/control.js';
@@ -11,6 +12,7 @@ import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counter
 import { clientZoneViews, clusterConnections, clusterStats, mergedCommandLatency } from './cluster-proxy-stats.js';
 import { nodeView, type ClientZoneView, type ClusterNodeView, type ClusterStats, type RedisRttClusterProxy } from './cluster-view.js';
 import type { ClientZones } from './client-zones.js';
+import type { ClusterNode } from './cluster-node.js';
 import { NodeFanOut } from './node-fan-out.js';
 import type { NodeStarter } from './node-starter.js';
 import type { RewriteCounts } from './rewrite-counts.js';
@@ -46,8 +48,16 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
         metrics: () => renderPrometheus(this.stats()),
         reset: () => this.resetStats(),
         connections: () => this.connections(),
-        // PUT /link?node=SELECTOR answers with every node's link, not only the first's.
-        setLink: (u, node) => (this.setLink(u, node), { nodes: this.nodes() }),
+        // PUT /link?node=SELECTOR answers with every node's link, not only the first's; the
+        // warnings are the chosen nodes' (a listener per client zone: one per node).
+        setLink: (u, node) => {
+          const chosen = this.setLinkOf(u, node);
+          const warnings = chosen.flatMap((n) => {
+            const warning = jitterFloorWarning(n.proxy.link());
+            return warning ? [`node ${n.host}:${n.port}: ${warning}`] : [];
+          });
+          return { link: { nodes: this.nodes() }, warnings: [...new Set(warnings)] };
+        },
       },
       log,
     );
@@ -85,9 +95,14 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
     return this.first.link();
   }
   setLink(update: LinkUpdate & { preset?: string }, selector?: string): LinkSettings {
+    return this.setLinkOf(update, selector)[0]!.proxy.link();
+  }
+
+  /** The nodes the selector chose, their link changed; at least one. */
+  private setLinkOf(update: LinkUpdate & { preset?: string }, selector: string | undefined): ClusterNode[] {
     const chosen = this.zones.setLink(update, selector);
     if (chosen.length === 0) throw new ConfigError('node', selector, 'a selector that picks at least one node (host:port, id prefix, masters, replicas)');
-    return chosen[0]!.proxy.link();
+    return chosen;
   }
 
   stats(): ClusterStats {

@@ -21,11 +21,20 @@ export interface ControlHandlers {
   commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]>;
   metrics(): string;
   /** `node` is PUT /link?node=SELECTOR (cluster mode); a single-node proxy ignores it. */
-  setLink(update: LinkUpdate & { preset?: string }, node?: string): unknown;
+  setLink(update: LinkUpdate & { preset?: string }, node?: string): LinkReply;
   reset(): void;
   connections(): ConnectionInfo[];
   /** The proxy's toxics (GET/POST /toxics, PATCH/DELETE /toxics/{name}, toxiproxy's JSON). */
   toxics?: ToxicSet;
+}
+
+/**
+ * What PUT /link answers: the link(s) after the change, and the warnings the flags would have
+ * logged at start for them (jitterFloorWarning), so a change over HTTP is not silently worse.
+ */
+export interface LinkReply {
+  link: object;
+  warnings: string[];
 }
 
 /** A control request body is a few fields; anything near this is not one. */
@@ -89,7 +98,8 @@ function controlRoutes(h: ControlHandlers): Route[] {
     const unknown = Object.keys(body).filter((k) => !LINK_KEYS.has(k));
     if (unknown.length > 0) throw new HttpError(400, `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}`);
     const node = new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
-    sendJson(res, 200, h.setLink(body as LinkUpdate, node));
+    const { link, warnings } = h.setLink(body as LinkUpdate, node);
+    sendJson(res, 200, { ...link, warnings });
   };
   return [
     { path: '/stats', methods: { GET: (_req, res) => sendJson(res, 200, h.stats()) } },

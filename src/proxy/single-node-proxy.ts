@@ -175,7 +175,11 @@ export class SingleNodeProxy implements RedisRttProxy {
     return {
       stats: () => this.stats(),
       commandLatencyUs: () => this.commandLatencyUs(),
-      setLink: (u) => this.setLink(u),
+      setLink: (u) => {
+        const link = this.setLink(u);
+        const warning = jitterFloorWarning(link);
+        return { link, warnings: warning ? [warning] : [] };
+      },
       reset: () => this.resetStats(),
       connections: () => this.connections(),
       metrics: () => renderPrometheus(this.stats(), [toxicFamily(this.toxicSet.counts())]),

@@ -87,6 +87,12 @@ describe('cluster mode: discovery and listeners', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as { nodes: { role: string; linkSettings: { upUs: number; downUs: number } }[] };
     for (const n of body.nodes) expect(n.linkSettings.upUs + n.linkSettings.downUs).toBe(n.role === 'master' ? 4000 : 0);
+    // Jitter past the 2 ms one-way delay: the chosen nodes' warnings, each naming its node.
+    const jittery = await fetch(`http://${p.controlAddress}/link?node=masters`, { method: 'PUT', body: JSON.stringify({ jitterUs: 5000 }) });
+    const { warnings } = (await jittery.json()) as { warnings: string[] };
+    const masters = p.nodes().filter((n) => n.role === 'master');
+    expect(warnings.map((w) => w.slice(0, w.indexOf(': warning')))).toEqual(masters.map((n) => `node ${n.upstream}`));
+    for (const w of warnings) expect(w).toMatch(/warning: jitter 5000 us \(uniform\) reaches zero delay .* 2000 us one-way delay/);
     const bad = await fetch(`http://${p.controlAddress}/link?node=nosuchnode:1`, { method: 'PUT', body: JSON.stringify({ rttUs: 1 }) });
     expect(bad.status).toBe(400);
     const stats = (await (await fetch(`http://${p.controlAddress}/stats`)).json()) as { cluster: { nodes: unknown[]; rewrites: Record<string, number> } };

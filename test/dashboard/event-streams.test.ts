@@ -27,7 +27,7 @@ function handlers(p: RedisRttProxy): ControlHandlers {
     stats: () => p.stats(),
     commandLatencyUs: () => p.commandLatencyUs(),
     metrics: () => '',
-    setLink: (u) => p.setLink(u),
+    setLink: (u) => ({ link: p.setLink(u), warnings: [] }),
     reset: () => p.resetStats(),
     connections: () => p.connections(),
   };

@@ -6,8 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseCompensateFlag } from '../../src/cli/compensate-flag.js';
 import { parseRedisEndpoint } from '../../src/endpoint.js';
+import { jitterFloorWarning } from '../../src/link/jitter.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { runCli, startCliProxy } from './helpers/cli-proxy.js';
+import { controlRequest } from './helpers/http.js';
 
 let redis: PrivateRedis;
 beforeAll(async () => {
@@ -107,4 +109,24 @@ describe('jitter whose lower tail reaches zero delay', () => {
       }
     });
   }
+
+  it('PUT /link answers with the same warning in `warnings`, and [] for a safe link', async () => {
+    const p = await startCliProxy(['--upstream', redis.address, '--compensate', 'off', '--rtt', '0.5ms', '--control', '127.0.0.1:0']);
+    try {
+      const put = async (body: object) => {
+        const r = await controlRequest(p.line.control!, 'PUT', '/link', { body: JSON.stringify(body) });
+        expect(r.status, r.body).toBe(200);
+        return JSON.parse(r.body) as { upUs: number; warnings: string[] };
+      };
+      expect(await put({ jitterUs: 100 })).toMatchObject({ upUs: 250, warnings: [] });
+      const { warnings } = await put({ jitterUs: 5000 });
+      expect(warnings).toEqual([expect.stringMatching(/^warning: jitter 5000 us \(uniform\) reaches zero delay in its lower tail on a 250 us one-way delay: .* keep jitter at most 250 us/)]);
+      expect(warnings[0]).toBe(jitterFloorWarning({ upUs: 250, downUs: 250, jitterUs: 5000, jitterDist: 'uniform' }));
+      // A delay change under that jitter earns it too; the link is what the reply says either way.
+      expect((await put({ rttUs: 20_000 })).warnings).toEqual([]);
+      expect((await put({ rttUs: 2000 })).warnings).toHaveLength(1);
+    } finally {
+      await p.stop();
+    }
+  });
 });

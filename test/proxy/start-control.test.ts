@@ -14,7 +14,7 @@ function handlers() {
     metrics: () => 'redis_rtt_up 1\n',
     setLink: (u, node) => {
       calls.push(`setLink ${JSON.stringify(u)} ${node}`);
-      return { nodes: [node] };
+      return { link: { nodes: [node] }, warnings: [`${node}: a warning`] };
     },
     reset: () => void calls.push('reset'),
     connections: () => [],
@@ -52,7 +52,7 @@ describe('startControl', () => {
     expect(JSON.parse((await controlRequest(control.address, 'GET', '/stats')).body)).toMatchObject({ totals: { roundTrips: 7 } });
     expect((await controlRequest(control.address, 'GET', '/metrics')).body).toBe('redis_rtt_up 1\n');
     const put = await controlRequest(control.address, 'PUT', '/link?node=masters', { body: '{"rttUs": 1000}' });
-    expect([put.status, JSON.parse(put.body)]).toEqual([200, { nodes: ['masters'] }]);
+    expect([put.status, JSON.parse(put.body)]).toEqual([200, { nodes: ['masters'], warnings: ['masters: a warning'] }]);
     expect((await controlRequest(control.address, 'POST', '/reset')).status).toBe(200);
     expect(calls).toEqual(['setLink {"rttUs":1000} masters', 'reset']);
     expect(logs).toEqual([]);
