@@ -82,13 +82,14 @@ export function buildTableModel(report: BenchReport): TableModel {
     footnotes.push(text);
     return footnotes.length;
   };
+  const shareWidth = whereShareWidth(report.results);
   const blocks = groupByLink(report.results).map((g) => ({
     link: g.link,
     rows: g.results.map((r, i) => {
       const refs: number[] = [];
       if (r.note) refs.push(ref(r.note));
       if (!isOk(r)) refs.push(ref(`${configLabel(r, ambiguous)} on ${r.link} failed: ${r.error}`));
-      const values = isOk(r) ? cellsFor(r) : failedCells(r);
+      const values = isOk(r) ? cellsFor(r, shareWidth) : failedCells(r);
       values.link = linkCell(g, i);
       values.mode = r.mode;
       return { cells: columns.map((c) => values[c.key] ?? ''), failed: !isOk(r), refs };
@@ -124,7 +125,7 @@ function failedCells(r: BenchResult): Cells {
   return { workload: r.workload, batch: String(r.batch), n: String(r.n), median: 'FAILED' };
 }
 
-function cellsFor(r: BenchResult): Cells {
+function cellsFor(r: BenchResult, shareWidth: number): Cells {
   return {
     workload: r.workload,
     batch: String(r.batch),
@@ -143,19 +144,40 @@ function cellsFor(r: BenchResult): Cells {
     p99: fmtUs(r.latencyUs.p99),
     p999: orDash(r.latencyUs.p999, fmtUs),
     max: fmtUs(r.latencyUs.max),
-    where: whereTimeWent(r),
+    where: whereTimeWent(r, shareWidth),
   };
 }
 
+/** The narrowest a share is printed ("85%", " 3%"), so a table of small shares keeps its old look. */
+const SHARE_WIDTH = 3;
+
 /**
- * "link 85% srv  3% cpu  9% prx 30%": shares of the median, padded so the column reads as a grid;
- * prx (the link's proxy process) only when the report has it.
+ * "link 85% srv  3% cpu  9% prx 30%": shares of the median, each after a space and right-aligned in
+ * `shareWidth` characters, so the sub-columns never run together (a share reaches 100% and more: the
+ * parts overlap, and the proxy's CPU is apart from the median) and line up down the table when every
+ * row gets the table's widest (`whereShareWidth`). prx (the link's proxy process) only when the
+ * report has it.
  */
-export function whereTimeWent(r: BenchResult): string {
+export function whereTimeWent(r: BenchResult, shareWidth = SHARE_WIDTH): string {
+  const parts = whereShares(r);
+  if (parts.length === 0) return '-';
+  return parts.map(([label, share]) => `${label} ${share.padStart(shareWidth)}`).join(' ');
+}
+
+/** The widest share over the results, at least SHARE_WIDTH: one width for the whole column. */
+export function whereShareWidth(results: readonly BenchResult[]): number {
+  return Math.max(SHARE_WIDTH, ...results.filter(isOk).flatMap((r) => whereShares(r).map(([, share]) => share.length)));
+}
+
+function whereShares(r: BenchResult): Array<[label: string, share: string]> {
   const total = r.medianMs;
-  if (!(total > 0)) return '-';
-  const pct = (v: number): string => `${Math.round((Math.max(0, v) / total) * 100)}%`.padStart(4);
+  if (!(total > 0)) return [];
+  const pct = (v: number): string => `${Math.round((Math.max(0, v) / total) * 100)}%`;
   const b = r.breakdown;
-  const proxy = b.proxyCpuMs !== undefined ? ` prx${pct(b.proxyCpuMs)}` : '';
-  return `link${pct(b.linkWaitMs)} srv${pct(b.serverMs)} cpu${pct(b.clientCpuMs)}${proxy}`;
+  return [
+    ['link', pct(b.linkWaitMs)],
+    ['srv', pct(b.serverMs)],
+    ['cpu', pct(b.clientCpuMs)],
+    ...(b.proxyCpuMs !== undefined ? [['prx', pct(b.proxyCpuMs)] as [string, string]] : []),
+  ];
 }

@@ -36,6 +36,32 @@ describe('the cpu share in the bench table', () => {
   });
 });
 
+describe('the where-the-time-went column', () => {
+  // Shares reach 100% and more: the parts overlap, and the proxy's CPU is apart from the median.
+  const wide = (report: BenchReport): BenchReport => ({
+    ...report,
+    results: report.results.map((r, i) =>
+      i === 0 ? { ...r, breakdown: { ...r.breakdown, linkWaitMs: r.medianMs } }
+      : i === 1 ? { ...r, breakdown: { ...r.breakdown, proxyCpuMs: r.medianMs * 12.34 } }
+      : r),
+  });
+
+  it('keeps a space between a label and a share of 100% or more', () => {
+    const [full, over] = wide(benchFixture()).results;
+    expect(whereTimeWent(full!)).toMatch(/^link 100% srv +\d+% cpu +\d+%$/);
+    expect(whereTimeWent(over!)).toMatch(/ prx 1234%$/);
+  });
+
+  it('gives every row the widest share, so the sub-columns line up down the table', () => {
+    const lines = renderTable(wide(benchFixture())).split('\n').filter((l) => / srv +\d+%/.test(l));
+    expect(lines.length).toBeGreaterThan(20);
+    for (const label of ['link', 'srv', 'cpu']) {
+      expect(new Set(lines.map((l) => l.indexOf(` ${label} `))).size, label).toBe(1);
+    }
+    for (const l of lines) expect(l).toMatch(/link +\d+% srv +\d+% cpu +\d+%( prx +\d+%)?$/);
+  });
+});
+
 describe('the open-loop load table', () => {
   it('gives the proxy process\'s CPU its own column, - without a proxy', () => {
     const base = { processCpuPct: 21.2, error: undefined } as unknown as OpenLoopResult;
