@@ -18,6 +18,13 @@ import { CommandKind, isPubSubKind } from './command-kind.js';
 /** `expected` value meaning "one confirmation per current subscription", decided later. */
 export const EXPECT_PER_SUBSCRIPTION = -1;
 
+/** unseen(): Redis would have answered the request. */
+export const UNSEEN_ANSWERED = 0;
+/** unseen(): no reply, CLIENT REPLY OFF. */
+export const UNSEEN_SILENT = 1;
+/** unseen(): no reply, the request used up a CLIENT REPLY SKIP that Redis still holds. */
+export const UNSEEN_SKIPPED = 2;
+
 export class RequestModes {
   replyOff = false;
   inMulti = false;
@@ -39,6 +46,18 @@ export class RequestModes {
     return kind === CommandKind.Exec || kind === CommandKind.Discard || kind === CommandKind.Reset || kind === CommandKind.Multi
       ? kind
       : CommandKind.Normal;
+  }
+
+  /**
+   * A request Redis never reads (a frame stage answered it in Redis's place): whether Redis would
+   * have answered it. Not under CLIENT REPLY OFF; not when a CLIENT REPLY SKIP is pending either,
+   * and then that skip is used up here while Redis's still waits for a command to use it up
+   * (UNSEEN_SKIPPED: the frame chain sends Redis an empty line, which does).
+   */
+  unseen(): number {
+    const skipThis = this.skipNext;
+    this.skipNext = false;
+    return this.replyOff ? UNSEEN_SILENT : skipThis ? UNSEEN_SKIPPED : UNSEEN_ANSWERED;
   }
 
   /**

@@ -18,7 +18,7 @@
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import { commandKind, helloProtocol } from '../resp/command-kind.js';
-import { RequestModes } from '../resp/request-modes.js';
+import { RequestModes, UNSEEN_ANSWERED, UNSEEN_SKIPPED } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
@@ -239,6 +239,15 @@ export class FrameChain implements ByteStage {
       out.push(r.wire);
       this.offsets.handedOn(r.wire.length, r.clientEnd);
     } else if (a.kind === 'answer') {
+      const unseen = this.requestModes.unseen();
+      if (unseen === UNSEEN_SKIPPED) {
+        // Redis's pending skip would fall on the next command it reads: an empty line is one
+        // (no reply, no MONITOR line), so the skip ends where the client's does.
+        out.push(EMPTY_LINE);
+        this.offsets.handedOn(EMPTY_LINE.length, r.clientEnd);
+      }
+      // Under CLIENT REPLY OFF/SKIP Redis would not have answered it, an error included.
+      if (unseen !== UNSEEN_ANSWERED) return;
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
       slot.local = a.reply;
       this.replies.addSlot(slot);
@@ -296,3 +305,4 @@ export class FrameChain implements ByteStage {
 }
 
 const isForward = (a: RequestAction): boolean => a.kind === 'forward';
+const EMPTY_LINE = Buffer.from('\r\n');

@@ -1,0 +1,52 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { collect, rawSocket } from '../proxy/helpers.js';
+
+/**
+ * A command a Redis-aware toxic answers in Redis's place while the client switched replies off:
+ * Redis would have sent nothing for it, an error included, so neither may the proxy; and a
+ * pending CLIENT REPLY SKIP is used up by it, not by the next command Redis reads.
+ */
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+function cmd(...args: string[]): string {
+  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
+}
+
+async function exchange(port: number, host: string, requests: string): Promise<string> {
+  const s = await rawSocket(host, port);
+  const all = collect(s);
+  s.write(requests + cmd('QUIT'));
+  return (await all).toString('latin1');
+}
+
+describe('redis_error under CLIENT REPLY OFF and SKIP', () => {
+  it('answers nothing where Redis would answer nothing, and the skip ends where the client expects', async () => {
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['GET'], keys: 'err:*', error: 'LOADING Redis is loading' } }],
+    });
+    try {
+      const { host = '127.0.0.1', port = 0 } = p;
+      expect(await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'err:1'))).toBe('+OK\r\n-LOADING Redis is loading\r\n+OK\r\n');
+      const off = cmd('CLIENT', 'REPLY', 'OFF') + cmd('GET', 'err:1') + cmd('SET', 'k', 'w') + cmd('CLIENT', 'REPLY', 'ON') + cmd('GET', 'k');
+      expect(await exchange(port, host, off)).toBe('+OK\r\n$1\r\nw\r\n+OK\r\n');
+      const skip = cmd('CLIENT', 'REPLY', 'SKIP') + cmd('GET', 'err:1') + cmd('GET', 'k') + cmd('PING');
+      expect(await exchange(port, host, skip)).toBe('$1\r\nw\r\n+PONG\r\n+OK\r\n');
+      expect(p.stats().toxics?.[0]?.applications).toBe(3);
+      const t = p.stats().totals;
+      expect([t.commands, t.replies, t.pushes]).toEqual([14, 9, 0]);
+    } finally {
+      await p.close();
+    }
+  });
+});
