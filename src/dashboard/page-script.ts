@@ -124,7 +124,8 @@ export const PAGE_SCRIPT = String.raw`
     const b = document.createElement('button');
     b.textContent = 'Remove';
     b.dataset.toxic = name;
-    b.addEventListener('click', () => call('DELETE', cfg.toxics + '/' + encodeURIComponent(name), undefined, $('toxic-error')));
+    // ?name=, not /NAME: the browser drops a "." or ".." path segment (percent-encoded too) before sending.
+    b.addEventListener('click', () => call('DELETE', cfg.toxics + '?name=' + encodeURIComponent(name), undefined, $('toxic-error')));
     return b;
   }
 

@@ -43,6 +43,16 @@ export function pathOf(url: string | undefined): string {
   return (url ?? '/').split('?')[0]!;
 }
 
+/**
+ * A query parameter the route needs (a 400 without it): for what a browser cannot carry in a path
+ * segment, a toxic named "." or ".." (it removes such segments, percent-encoded too, before sending).
+ */
+export function requiredQueryParam(req: http.IncomingMessage, key: string): string {
+  const value = new URL(req.url ?? '/', 'http://query').searchParams.get(key);
+  if (value === null) throw new HttpError(400, `missing ?${key}= in ${pathOf(req.url)}`);
+  return value;
+}
+
 function match(pattern: string | RegExp, path: string): Params | undefined {
   if (typeof pattern === 'string') return pattern === path ? [] : undefined;
   const m = pattern.exec(path);

@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import { readJson, readJsonObject, sendEmpty, sendJson } from '../http/json.js';
-import type { Params, Route } from '../http/router.js';
+import { requiredQueryParam, type Params, type Route } from '../http/router.js';
 import { VERSION } from '../version.js';
 import type { ProxyCollection } from './collection.js';
 import { renderServerMetrics } from './metrics.js';
@@ -26,7 +26,7 @@ const TABLE: [string | RegExp, Record<string, Handler>][] = [
   ['/proxies', { GET: proxyIndex, POST: proxyCreate }],
   [/^\/proxies\/([^/]+)$/, { GET: proxyShow, POST: proxyUpdate, PATCH: proxyUpdate, DELETE: proxyDelete }],
   [/^\/proxies\/([^/]+)\/stats$/, { GET: proxyStats }],
-  [/^\/proxies\/([^/]+)\/toxics$/, { GET: toxicIndex, POST: toxicCreate }],
+  [/^\/proxies\/([^/]+)\/toxics$/, { GET: toxicIndex, POST: toxicCreate, DELETE: toxicDeleteByQuery }],
   [/^\/proxies\/([^/]+)\/toxics\/([^/]+)$/, { GET: toxicShow, POST: toxicUpdate, PATCH: toxicUpdate, DELETE: toxicDelete }],
 ];
 
@@ -122,4 +122,12 @@ async function toxicDelete(c: ProxyCollection, _req: http.IncomingMessage, res: 
   const proxy = c.get(p.proxy);
   await c.serial(() => proxy.removeToxic(p.toxic));
   sendEmpty(res, 204);
+}
+
+/**
+ * DELETE /proxies/{proxy}/toxics?name=TOXIC, ours (toxiproxy has no DELETE here): toxiproxy takes any
+ * toxic name, and a browser cannot send "." or ".." as a path segment (the dashboard's form).
+ */
+async function toxicDeleteByQuery(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string }): Promise<void> {
+  await toxicDelete(c, req, res, { proxy: p.proxy, toxic: requiredQueryParam(req, 'name') });
 }

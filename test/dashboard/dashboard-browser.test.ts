@@ -199,6 +199,13 @@ describe('the dashboard in Chromium', () => {
     expect(statSync(screenshot).size).toBeGreaterThan(20_000);
     await b.page.click('button[data-toxic="slow_down"]');
     await vi.waitFor(() => expect(proxy.toxics()).toEqual([]), { timeout: 10_000, interval: 50 });
+    // Names the browser would drop from a URL path (a request to / before): removed all the same.
+    for (const name of ['..', '.']) {
+      proxy.addToxic({ type: 'latency', name, attributes: { latency: 1 } });
+      await b.page.click(`button[data-toxic="${name}"]`);
+      await vi.waitFor(() => expect(proxy.toxics()).toEqual([]), { timeout: 10_000, interval: 50 });
+    }
+    expect(await b.page.locator('#toxic-error').innerText()).toBe('');
     await vi.waitFor(async () => expect(await b.page.locator('#toxics-empty').isVisible()).toBe(true), { timeout: 10_000, interval: 100 });
   });
 

@@ -46,6 +46,14 @@ describe('startSingleNodeProxy({ toxics })', () => {
       await expect(c.get('k')).rejects.toThrow(/^TRYAGAIN later/);
       expect((await fetch(`${base}/toxics/e`, { method: 'DELETE' })).status).toBe(204);
       expect((await fetch(`${base}/toxics/e`, { method: 'DELETE' })).status).toBe(404);
+      // Any name, as toxiproxy takes; "." and ".." by ?name= (fetch drops them from a path, as a browser does).
+      for (const name of ['.', '..']) {
+        expect((await fetch(`${base}/toxics`, { method: 'POST', body: JSON.stringify({ type: 'latency', name }) })).status).toBe(200);
+        expect((await fetch(`${base}/toxics?name=${encodeURIComponent(name)}`, { method: 'DELETE' })).status).toBe(204);
+        expect((await fetch(`${base}/toxics?name=${encodeURIComponent(name)}`, { method: 'DELETE' })).status).toBe(404);
+      }
+      expect(p.toxics()).toEqual([]);
+      expect((await fetch(`${base}/toxics`, { method: 'DELETE' })).status).toBe(400);
       expect(await c.get('k')).toBe('v');
     } finally {
       c.disconnect();

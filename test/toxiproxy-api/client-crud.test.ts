@@ -177,6 +177,11 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     expect(await call('GET', '/proxies/e/toxics/nope')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
     expect(await call('DELETE', '/proxies/nope/toxics/latency_downstream')).toMatchObject({ status: 404, body: { error: 'proxy not found' } });
     expect((await call('PATCH', '/proxies/e/toxics/latency_downstream', '{"attributes":{"latency":2}}')).body.attributes.latency).toBe(2);
+    // toxiproxy takes a toxic named ".."; no path can name it from fetch or a browser, ?name= can (ours).
+    expect((await call('POST', '/proxies/e/toxics', '{"type":"latency","name":".."}')).status).toBe(200);
+    expect((await call('DELETE', '/proxies/e/toxics?name=..')).status).toBe(204);
+    expect(await call('DELETE', '/proxies/e/toxics?name=..')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
+    expect(await call('DELETE', '/proxies/e/toxics')).toMatchObject({ status: 400, body: { error: expect.stringContaining('?name=') } });
     expect((await call('DELETE', '/proxies/e')).status).toBe(204);
   });
 
