@@ -27,9 +27,17 @@ export class PopulateError extends ApiError {
     super(cause.message, cause.status);
   }
 
-  override toJSON(): { error: string; status: number; proxies: unknown[] } {
-    return { ...super.toJSON(), proxies: this.proxies.map((p) => p.toJSON()) };
+  override toJSON(): { error: string; status: number; proxies: unknown[] | null } {
+    return { ...super.toJSON(), proxies: populatedJson(this.proxies) };
   }
+}
+
+/**
+ * POST /populate's `proxies`, in every reply, as toxiproxy writes it: null when there are none
+ * (its proxiesWithToxics appends to a nil slice, which encodes as null), even for `[]`.
+ */
+export function populatedJson(proxies: readonly { toJSON(): unknown }[]): unknown[] | null {
+  return proxies.length > 0 ? proxies.map((p) => p.toJSON()) : null;
 }
 
 export const badRequestBody = (why: string): ApiError => new ApiError(`bad request body: ${why}`, 400);

@@ -1,10 +1,10 @@
 import type http from 'node:http';
-import { readJson, readJsonObject, sendEmpty, sendJson } from '../http/json.js';
+import { BodyError, readJson, readJsonObject, sendEmpty, sendJson } from '../http/json.js';
 import { requiredQueryParam, type Params, type Route } from '../http/router.js';
 import { VERSION } from '../version.js';
 import type { ProxyCollection } from './collection.js';
 import { renderServerMetrics } from './metrics.js';
-import { PopulateError } from './api-error.js';
+import { PopulateError, populatedJson, toApiError } from './api-error.js';
 import { parseProxyBody } from './proxy-body.js';
 
 /**
@@ -57,14 +57,17 @@ async function metrics(c: ProxyCollection, _req: http.IncomingMessage, res: http
   res.end(renderServerMetrics(c.list()));
 }
 
+/** toxiproxy's reply carries `proxies` whatever happened: an error before any was made too (its null). */
 async function populate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const body = await readJson(req, API_BODY_LIMIT_BYTES);
   try {
+    const body = await readJson(req, API_BODY_LIMIT_BYTES);
     const proxies = await c.serial(() => c.populate(body));
-    sendJson(res, 201, { proxies: proxies.map((p) => p.toJSON()) });
+    sendJson(res, 201, { proxies: populatedJson(proxies) });
   } catch (err) {
-    if (!(err instanceof PopulateError)) throw err;
-    sendJson(res, err.status, err.toJSON());
+    // An oversized body goes to the endpoint, which drops the connection rather than read the rest.
+    if (err instanceof BodyError && err.reason === 'too-large') throw err;
+    const e = err instanceof PopulateError ? err : new PopulateError(toApiError(err), []);
+    sendJson(res, e.status, e.toJSON());
   }
 }
 

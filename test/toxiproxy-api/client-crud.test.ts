@@ -209,6 +209,20 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     for (const n of ['busy', 'made']) await call('DELETE', `/proxies/${n}`);
   });
 
+  it("POST /populate answers `proxies` as toxiproxy does: null when none, for [] and for an error before any was made", async () => {
+    const raw = async (body: string) => {
+      const res = await fetch(`${base}/populate`, { method: 'POST', body });
+      return [res.status, await res.text()];
+    };
+    expect(await raw('[]')).toEqual([201, '{"proxies":null}']);
+    expect(await raw('[{"upstream":"127.0.0.1:1"}]')).toEqual([400, '{"error":"missing required field: name at proxy 1","status":400,"proxies":null}']);
+    expect(await raw('{}')).toEqual([400, '{"error":"bad request body: expected a JSON array of proxies","status":400,"proxies":null}']);
+    const [status, text] = await raw('not json');
+    expect([status, JSON.parse(text as string)]).toEqual([400, { error: expect.stringMatching(/^bad request body: /), status: 400, proxies: null }]);
+    // toxiproxy-node-client 4.1.0 iterates `proxies`: it throws on toxiproxy's null, from either server (docs/toxiproxy.md).
+    await expect(tp.populate([])).rejects.toThrow(TypeError);
+  });
+
   it('a listen address in use is a 500, not a 409', async () => {
     const a = await call('POST', '/proxies', JSON.stringify({ name: 'a', upstream: redis.address }));
     const b = await call('POST', '/proxies', JSON.stringify({ name: 'b', listen: a.body.listen, upstream: redis.address }));
