@@ -7,7 +7,7 @@ import { ConfigError } from '../errors.js';
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 
 type Json = Record<string, unknown>;
-type Check = 'string' | 'number' | 'number|null' | 'object' | 'array' | 'string?';
+type Check = 'string' | 'number' | 'number|null' | 'object' | 'object|null' | 'array' | 'string?' | 'string|null';
 
 const ENVIRONMENT: Record<string, Check> = {
   node: 'string', redis: 'string', ioredis: 'string', redisRtt: 'string', cpus: 'number', cpuModel: 'string',
@@ -16,11 +16,17 @@ const ENVIRONMENT: Record<string, Check> = {
 const METHOD: Record<string, Check> = { repeat: 'number', warmup: 'number', order: 'string', timing: 'string' };
 const RESULT: Record<string, Check> = {
   link: 'string', linkRttUs: 'number', mode: 'string', workload: 'string', batch: 'number', n: 'number',
-  repeat: 'number', samplesMs: 'array', medianMs: 'number', minMs: 'number', maxMs: 'number', opsPerSec: 'number',
-  waits: 'number', roundTrips: 'number|null', bytesUp: 'number|null', bytesDown: 'number|null',
-  speedup: 'number|null', modelMs: 'number|null', modelErrorPct: 'number|null', latencyUs: 'object',
-  histogram: 'string', breakdown: 'object', note: 'string?', error: 'string?',
+  repeat: 'number', samplesMs: 'array', waits: 'number', roundTrips: 'number|null', bytesUp: 'number|null',
+  bytesDown: 'number|null', speedup: 'number|null', modelMs: 'number|null', modelErrorPct: 'number|null',
+  note: 'string?', error: 'string?',
 };
+/** A result's figures: there when it has no error; null when it failed (zeros in reports from before). */
+const FIGURES: Record<string, Check> = {
+  medianMs: 'number', minMs: 'number', maxMs: 'number', opsPerSec: 'number', latencyUs: 'object', histogram: 'string', breakdown: 'object',
+};
+const FAILED_FIGURES: Record<string, Check> = Object.fromEntries(
+  Object.entries(FIGURES).map(([key, check]) => [key, `${check}|null` as Check]),
+);
 const LATENCY: Record<string, Check> = { p50: 'number', p90: 'number', p99: 'number', max: 'number' };
 const BREAKDOWN: Record<string, Check> = { linkWaitMs: 'number', serverMs: 'number', clientCpuMs: 'number', otherMs: 'number' };
 const ROW: Record<string, Check> = {
@@ -60,13 +66,21 @@ function benchProblem(d: Json): string | null {
     shape(d, { environment: 'object', method: 'object', results: 'array', notes: 'array' }, '') ??
     shape(d.environment as Json, ENVIRONMENT, 'environment.') ??
     shape(d.method as Json, METHOD, 'method.') ??
-    firstProblem(d.results as unknown[], (r, p) =>
-      !isObject(r) ? `${p} is not an object` : (shape(r, RESULT, `${p}.`) ??
-        shape(r.latencyUs as Json, LATENCY, `${p}.latencyUs.`) ??
-        shape(r.breakdown as Json, BREAKDOWN, `${p}.breakdown.`)),
-      'results') ??
+    firstProblem(d.results as unknown[], resultProblem, 'results') ??
     firstProblem(d.notes as unknown[], (n, p) => (typeof n === 'string' ? null : `${p} is not a string`), 'notes') ??
     setupProblem(d.connectionSetup)
+  );
+}
+
+function resultProblem(r: unknown, p: string): string | null {
+  if (!isObject(r)) return `${p} is not an object`;
+  // The renderers read a result's figures only when it has no error (isOk).
+  const failed = typeof r.error === 'string' && r.error !== '';
+  return (
+    shape(r, RESULT, `${p}.`) ??
+    shape(r, failed ? FAILED_FIGURES : FIGURES, `${p}.`) ??
+    (isObject(r.latencyUs) ? shape(r.latencyUs, LATENCY, `${p}.latencyUs.`) : null) ??
+    (isObject(r.breakdown) ? shape(r.breakdown, BREAKDOWN, `${p}.breakdown.`) : null)
   );
 }
 
@@ -104,6 +118,8 @@ function shape(obj: Json, fields: Record<string, Check>, prefix: string): string
       : check === 'string?' ? v === undefined || typeof v === 'string'
       : check === 'number' ? typeof v === 'number' && Number.isFinite(v)
       : check === 'number|null' ? v === null || (typeof v === 'number' && Number.isFinite(v))
+      : check === 'string|null' ? v === null || typeof v === 'string'
+      : check === 'object|null' ? v === null || isObject(v)
       : check === 'array' ? Array.isArray(v)
       : isObject(v);
     if (!ok) return `${prefix}${key} ${v === undefined ? 'is missing' : `is not ${check.replace('|', ' or ').replace('?', '')}`}`;

@@ -3,7 +3,9 @@
  * reading agree: links from nearest to farthest (direct before the local proxy), then modes in
  * MODES order, then batch size.
  */
-import { MODES, WORKLOADS, type BenchResult, type Mode, type Workload } from '../results/types.js';
+import { isOk, MODES, WORKLOADS, type BenchResult, type Mode, type Workload } from '../results/types.js';
+
+export { isOk };
 
 export interface LinkGroup {
   link: string;
@@ -17,10 +19,6 @@ export function isDirect(link: string): boolean {
   return link.trim().toLowerCase() === 'direct';
 }
 
-/** A result that produced numbers (failed configurations keep only their error). */
-export function isOk(r: BenchResult): boolean {
-  return r.error === undefined || r.error === '';
-}
 
 export function compareConfig(a: BenchResult, b: BenchResult): number {
   return (

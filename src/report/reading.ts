@@ -3,15 +3,15 @@
  * and what the same change did on the nearest one. Says nothing rather than something wrong when
  * the runs needed for a comparison are missing.
  */
-import type { BenchReport, BenchResult, Mode, Workload } from '../results/types.js';
+import type { BenchReport, MeasuredResult, Mode, Workload } from '../results/types.js';
 import { fmtMsProse, fmtFactor, fmtUsLabel } from '../format.js';
 import { groupByLink, isOk, type LinkGroup } from './order.js';
 
 interface Comparison {
   group: LinkGroup;
-  seq: BenchResult;
+  seq: MeasuredResult;
   /** Batched results of one mode, same workload and N as seq, by batch size. */
-  batched: BenchResult[];
+  batched: MeasuredResult[];
 }
 
 /** Share of the whole possible saving at which a batch size counts as "enough". */
@@ -36,7 +36,7 @@ export function renderReading(report: BenchReport): string[] {
 }
 
 function compare(group: LinkGroup): Comparison | null {
-  const ok = group.results.filter((r) => isOk(r) && r.medianMs > 0);
+  const ok = group.results.filter(isOk).filter((r) => r.medianMs > 0);
   const seq = ok.find((r) => r.mode === 'seq');
   if (!seq) return null;
   const peers = ok.filter((r) => r.mode !== 'seq' && r.workload === seq.workload && r.n === seq.n);
@@ -46,19 +46,19 @@ function compare(group: LinkGroup): Comparison | null {
   return { group, seq, batched };
 }
 
-function fastestMode(results: BenchResult[]): Mode | null {
+function fastestMode(results: MeasuredResult[]): Mode | null {
   const best = [...results].sort((a, b) => a.medianMs - b.medianMs)[0];
   return best ? best.mode : null;
 }
 
 /** Smallest batch that already gets 95% of the best saving: past it, bigger batches buy little. */
-function kneeOf(c: Comparison): BenchResult {
+function kneeOf(c: Comparison): MeasuredResult {
   const bestMs = Math.min(...c.batched.map((r) => r.medianMs));
   const bestSaving = c.seq.medianMs - bestMs;
   return c.batched.find((r) => c.seq.medianMs - r.medianMs >= ENOUGH_OF_BEST_SAVING * bestSaving) ?? c.batched[0]!;
 }
 
-function farLine(c: Comparison, knee: BenchResult): string {
+function farLine(c: Comparison, knee: MeasuredResult): string {
   const seq = c.seq;
   const head =
     `at ${linkName(c.group)}, ${changeName(knee.mode, knee.batch)} cut ${seq.n} ${opNoun(seq.workload)} ` +
@@ -75,7 +75,7 @@ function farLine(c: Comparison, knee: BenchResult): string {
   );
 }
 
-function nearLine(c: Comparison, same: BenchResult, farSavingMs: number): string {
+function nearLine(c: Comparison, same: MeasuredResult, farSavingMs: number): string {
   const savedMs = c.seq.medianMs - same.medianMs;
   const only = savedMs < farSavingMs ? 'only ' : '';
   const verb = savedMs >= 0 ? `saves ${only}${fmtMsProse(savedMs)}` : `costs ${fmtMsProse(-savedMs)}`;

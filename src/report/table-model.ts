@@ -2,7 +2,7 @@
  * The comparison table as data (columns, link blocks, rows of formatted cells, footnotes), so the
  * terminal and HTML renderers lay out exactly the same content.
  */
-import type { BenchReport, BenchResult } from '../results/types.js';
+import type { BenchReport, BenchResult, MeasuredResult } from '../results/types.js';
 import {
   fmtBytes,
   fmtCount,
@@ -125,7 +125,7 @@ function failedCells(r: BenchResult): Cells {
   return { workload: r.workload, batch: String(r.batch), n: String(r.n), median: 'FAILED' };
 }
 
-function cellsFor(r: BenchResult, shareWidth: number): Cells {
+function cellsFor(r: MeasuredResult, shareWidth: number): Cells {
   return {
     workload: r.workload,
     batch: String(r.batch),
@@ -159,7 +159,7 @@ const SHARE_WIDTH = 3;
  * report has it.
  */
 export function whereTimeWent(r: BenchResult, shareWidth = SHARE_WIDTH): string {
-  const parts = whereShares(r);
+  const parts = isOk(r) ? whereShares(r) : [];
   if (parts.length === 0) return '-';
   return parts.map(([label, share]) => `${label} ${share.padStart(shareWidth)}`).join(' ');
 }
@@ -169,7 +169,7 @@ export function whereShareWidth(results: readonly BenchResult[]): number {
   return Math.max(SHARE_WIDTH, ...results.filter(isOk).flatMap((r) => whereShares(r).map(([, share]) => share.length)));
 }
 
-function whereShares(r: BenchResult): Array<[label: string, share: string]> {
+function whereShares(r: MeasuredResult): Array<[label: string, share: string]> {
   const total = r.medianMs;
   if (!(total > 0)) return [];
   const pct = (v: number): string => `${Math.round((Math.max(0, v) / total) * 100)}%`;

@@ -64,16 +64,21 @@ export interface BenchResult {
   batch: number;
   /** Operations per sample. */
   n: number;
-  /** Timed repetitions actually kept. */
+  /** Timed repetitions actually kept (a failed configuration: those that finished before it failed). */
   repeat: number;
   samplesMs: number[];
-  medianMs: number;
-  minMs: number;
-  maxMs: number;
-  opsPerSec: number;
+  /*
+   * The figures below are null when the configuration failed (`error`): the table says FAILED, and a
+   * 0 would read as a measurement. Reports from before kept zeros there. `MeasuredResult` is a result
+   * without an error, whose figures are all there.
+   */
+  medianMs: number | null;
+  minMs: number | null;
+  maxMs: number | null;
+  opsPerSec: number | null;
   /** ceil(n / batch): the waits the round-trip arithmetic predicts. */
   waits: number;
-  /** Round trips the proxy saw per sample (median); null on `direct` (no proxy to count). */
+  /** Round trips the proxy saw per sample (median); null on `direct` (no proxy to count) and when failed. */
   roundTrips: number | null;
   bytesUp: number | null;
   bytesDown: number | null;
@@ -82,17 +87,41 @@ export interface BenchResult {
   /** waits x link RTT + the same mode/batch's median on `local`; null when local did not run. */
   modelMs: number | null;
   modelErrorPct: number | null;
-  /** Latency per wait (one batch from send to last reply), microseconds; p999 on a lossy link only. */
-  latencyUs: { p50: number; p90: number; p99: number; p999?: number; max: number };
+  latencyUs: LatencyUs | null;
   /** The link loses segments (`--links cross-az/loss=0.5%`): the table puts p99 and p99.9 next to the median. */
   lossy?: true;
   /** HdrHistogram compressed base64 of latency per wait (integer microseconds). */
-  histogram: string;
-  breakdown: Breakdown;
+  histogram: string | null;
+  breakdown: Breakdown | null;
   /** Why this cell differs from the request (lowered n, fewer repetitions, skipped...). */
   note?: string;
   /** The failure, when this configuration failed verification. */
   error?: string;
+}
+
+/** A result without an error: every figure a failed configuration leaves null is there. */
+export type MeasuredResult = BenchResult & {
+  medianMs: number;
+  minMs: number;
+  maxMs: number;
+  opsPerSec: number;
+  latencyUs: LatencyUs;
+  histogram: string;
+  breakdown: Breakdown;
+};
+
+/** A result that produced figures; a failed configuration keeps its error and the samples that finished. */
+export function isOk(r: BenchResult): r is MeasuredResult {
+  return r.error === undefined || r.error === '';
+}
+
+/** Latency per wait (one batch from send to last reply), microseconds; p999 on a lossy link only. */
+export interface LatencyUs {
+  p50: number;
+  p90: number;
+  p99: number;
+  p999?: number;
+  max: number;
 }
 
 export interface BenchReport {

@@ -3,7 +3,7 @@ import { LatencyHistogram } from '../numbers/histogram.js';
 import { median } from '../numbers/quantiles.js';
 import { waitsOf } from './plan.js';
 import { runLabel, type ConfigOutcome } from './runner.js';
-import type { BenchResult } from '../results/types.js';
+import { isOk, type BenchResult, type MeasuredResult } from '../results/types.js';
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 const medianOrNull = (xs: (number | null)[]): number | null =>
@@ -25,63 +25,109 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
       notes.push(sk ? `skipped: ${runLabel(c)}: one sample takes about ${s(sk.expectedMs)}, more than the ${s(Math.max(0, sk.leftMs))} left` : `not run: ${runLabel(c)}`);
       continue;
     }
-    const samplesMs = o.samples.map((s) => round3(s.ms));
-    const medianMs = median(samplesMs);
-    const latency = new LatencyHistogram();
-    for (const s of o.samples) for (const us of s.waitsUs) latency.record(us);
-    const summary = latency.summary();
-    const roundTrips = medianOrNull(o.samples.map((s) => s.roundTrips));
-    const waits = waitsOf(c.n, c.batch);
-    const linkWaitMs = ((roundTrips ?? waits) * c.link.rttUs) / 1000;
-    const linkNow = c.link.direct ? undefined : applyLinkUpdate(defaultLinkSettings(), c.link.update);
-    const lossy = linkNow !== undefined && (linkNow.lossUp > 0 || linkNow.lossDown > 0);
-    const serverMs = median(o.samples.map((s) => s.serverMs));
-    const clientCpuMs = median(o.samples.map((s) => s.clientCpuMs));
-    const proxyCpu = o.samples.map((s) => s.proxyCpuMs);
-    const proxyCpuMs = proxyCpu.length > 0 && proxyCpu.every((x) => x !== undefined) ? median(proxyCpu as number[]) : undefined;
-    const r: BenchResult = {
-      link: c.link.name,
-      linkRttUs: c.link.rttUs,
-      mode: c.mode,
-      workload: c.workload,
-      batch: c.batch,
-      n: c.n,
-      repeat: o.samples.length,
-      samplesMs,
-      medianMs,
-      minMs: samplesMs.length ? Math.min(...samplesMs) : 0,
-      maxMs: samplesMs.length ? Math.max(...samplesMs) : 0,
-      opsPerSec: medianMs > 0 ? Math.round(c.n / (medianMs / 1000)) : 0,
-      waits,
-      roundTrips: o.samples.length ? roundTrips : null,
-      bytesUp: o.samples.length ? medianOrNull(o.samples.map((s) => s.bytesUp)) : null,
-      bytesDown: o.samples.length ? medianOrNull(o.samples.map((s) => s.bytesDown)) : null,
-      speedup: null,
-      modelMs: null,
-      modelErrorPct: null,
-      latencyUs: { p50: summary.p50, p90: summary.p90, p99: summary.p99, ...(lossy ? { p999: summary.p999 } : {}), max: summary.max },
-      histogram: latency.encode(),
-      breakdown: {
-        linkWaitMs: round3(linkWaitMs),
-        serverMs: round3(serverMs),
-        clientCpuMs: round3(clientCpuMs),
-        // Clamped: the driver's CPU overlaps link waits (and older reports' drivers held the proxies),
-        // so the three parts can add up to more than the median; "other" is then nothing, never negative.
-        otherMs: round3(Math.max(0, medianMs - linkWaitMs - serverMs - clientCpuMs)),
-        // Its own process, on the other core or between the driver's turns: not a part of the median.
-        ...(proxyCpuMs !== undefined ? { proxyCpuMs: round3(proxyCpuMs) } : {}),
-      },
-      ...(lossy ? { lossy: true as const } : {}),
-      ...(c.note ? { note: c.note } : {}),
-      ...(o.error ? { error: o.error } : {}),
-    };
-    results.push(r);
+    results.push(o.error ? failedResult(o, o.error) : measuredResult(o));
   }
   addCrossCellFigures(results);
   return { results, notes };
 }
 
-const usable = (r: BenchResult): boolean => !r.error && r.repeat > 0 && r.medianMs > 0;
+/** What a result says of its configuration, measured or failed: link, shape, n, the samples kept. */
+function configFields(o: ConfigOutcome): Pick<BenchResult, 'link' | 'linkRttUs' | 'mode' | 'workload' | 'batch' | 'n' | 'repeat' | 'samplesMs'> {
+  const c = o.config;
+  return {
+    link: c.link.name,
+    linkRttUs: c.link.rttUs,
+    mode: c.mode,
+    workload: c.workload,
+    batch: c.batch,
+    n: c.n,
+    repeat: o.samples.length,
+    samplesMs: o.samples.map((s) => round3(s.ms)),
+  };
+}
+
+/** The link loses segments: the table puts p99 and p99.9 next to the median. */
+function isLossy(o: ConfigOutcome): boolean {
+  const link = o.config.link;
+  const now = link.direct ? undefined : applyLinkUpdate(defaultLinkSettings(), link.update);
+  return now !== undefined && (now.lossUp > 0 || now.lossDown > 0);
+}
+
+/** A configuration whose samples all passed: medians, ranges, latency and where the time went. */
+function measuredResult(o: ConfigOutcome): MeasuredResult {
+  const c = o.config;
+  const fields = configFields(o);
+  const samplesMs = fields.samplesMs;
+  const waits = waitsOf(c.n, c.batch);
+  const lossy = isLossy(o);
+  const medianMs = median(samplesMs);
+  const latency = new LatencyHistogram();
+  for (const s of o.samples) for (const us of s.waitsUs) latency.record(us);
+  const summary = latency.summary();
+  const roundTrips = medianOrNull(o.samples.map((s) => s.roundTrips));
+  const linkWaitMs = ((roundTrips ?? waits) * c.link.rttUs) / 1000;
+  const serverMs = median(o.samples.map((s) => s.serverMs));
+  const clientCpuMs = median(o.samples.map((s) => s.clientCpuMs));
+  const proxyCpu = o.samples.map((s) => s.proxyCpuMs);
+  const proxyCpuMs = proxyCpu.every((x) => x !== undefined) ? median(proxyCpu as number[]) : undefined;
+  return {
+    ...fields,
+    medianMs,
+    minMs: Math.min(...samplesMs),
+    maxMs: Math.max(...samplesMs),
+    opsPerSec: medianMs > 0 ? Math.round(c.n / (medianMs / 1000)) : 0,
+    waits,
+    roundTrips,
+    bytesUp: medianOrNull(o.samples.map((s) => s.bytesUp)),
+    bytesDown: medianOrNull(o.samples.map((s) => s.bytesDown)),
+    speedup: null,
+    modelMs: null,
+    modelErrorPct: null,
+    latencyUs: { p50: summary.p50, p90: summary.p90, p99: summary.p99, ...(lossy ? { p999: summary.p999 } : {}), max: summary.max },
+    histogram: latency.encode(),
+    breakdown: {
+      linkWaitMs: round3(linkWaitMs),
+      serverMs: round3(serverMs),
+      clientCpuMs: round3(clientCpuMs),
+      // Clamped: the driver's CPU overlaps link waits (and older reports' drivers held the proxies),
+      // so the three parts can add up to more than the median; "other" is then nothing, never negative.
+      otherMs: round3(Math.max(0, medianMs - linkWaitMs - serverMs - clientCpuMs)),
+      // Its own process, on the other core or between the driver's turns: not a part of the median.
+      ...(proxyCpuMs !== undefined ? { proxyCpuMs: round3(proxyCpuMs) } : {}),
+    },
+    ...(lossy ? { lossy: true as const } : {}),
+    ...(c.note ? { note: c.note } : {}),
+  };
+}
+
+/**
+ * A failed configuration: its figures are null, not computed from the samples that finished before
+ * the failure (those stay in samplesMs), so nothing reads as a measurement of a configuration that failed.
+ */
+function failedResult(o: ConfigOutcome, error: string): BenchResult {
+  return {
+    ...configFields(o),
+    medianMs: null,
+    minMs: null,
+    maxMs: null,
+    opsPerSec: null,
+    waits: waitsOf(o.config.n, o.config.batch),
+    roundTrips: null,
+    bytesUp: null,
+    bytesDown: null,
+    speedup: null,
+    modelMs: null,
+    modelErrorPct: null,
+    latencyUs: null,
+    histogram: null,
+    breakdown: null,
+    ...(isLossy(o) ? { lossy: true as const } : {}),
+    ...(o.config.note ? { note: o.config.note } : {}),
+    error,
+  };
+}
+
+const usable = (r: BenchResult): r is MeasuredResult => isOk(r) && r.repeat > 0 && r.medianMs > 0;
 
 /**
  * speedup: seq's time per operation / this cell's, same link and workload (per operation, because
@@ -89,13 +135,11 @@ const usable = (r: BenchResult): boolean => !r.error && r.repeat > 0 && r.median
  * scaled to this cell's n.
  */
 function addCrossCellFigures(results: BenchResult[]): void {
-  for (const r of results) {
-    if (!usable(r)) continue;
-    const seq = results.find((s) => s.mode === 'seq' && s.link === r.link && s.workload === r.workload && usable(s));
+  const measured = results.filter(usable);
+  for (const r of measured) {
+    const seq = measured.find((s) => s.mode === 'seq' && s.link === r.link && s.workload === r.workload);
     if (seq) r.speedup = round3(seq.medianMs / seq.n / (r.medianMs / r.n));
-    const local = results.find(
-      (l) => l.link === 'local' && l.mode === r.mode && l.batch === r.batch && l.workload === r.workload && usable(l),
-    );
+    const local = measured.find((l) => l.link === 'local' && l.mode === r.mode && l.batch === r.batch && l.workload === r.workload);
     // direct has no proxy hop to model: comparing it with local would only show the hop's cost.
     if (local && r.link !== 'direct') {
       const modelMs = (r.waits * r.linkRttUs) / 1000 + local.medianMs * (r.n / local.n);

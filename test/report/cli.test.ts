@@ -69,6 +69,34 @@ describe('parseReport', () => {
   });
 });
 
+describe('a failed configuration read back', () => {
+  const report = JSON.parse(readFileSync(BENCH, 'utf8'));
+  const failed = report.results.findIndex((r: { error?: string }) => r.error);
+
+  it('has null figures, which parseReport accepts; CSV leaves them empty and the table says FAILED', () => {
+    expect(report.results[failed]).toMatchObject({ medianMs: null, latencyUs: null, breakdown: null, histogram: null });
+    const io = capture();
+    runReport(BENCH, { format: 'csv' });
+    const lines = io.out().split('\r\n');
+    const header = lines[0]!.split(',');
+    const row = lines.find((l) => l.includes('VerificationError'))!.split(',');
+    for (const name of ['medianMs', 'minMs', 'maxMs', 'opsPerSec', 'latencyUs.p50', 'latencyUs.max', 'breakdown.linkWaitMs', 'breakdown.otherMs']) {
+      expect(row[header.indexOf(name)], name).toBe('');
+    }
+    runReport(BENCH, {});
+    expect(io.out()).toMatch(/mget \[\d\]\s+get\s+1000\s+1000\s+FAILED/);
+  });
+
+  it('a result without an error must have its figures; a report from before (zeros when failed) still reads', () => {
+    const measured = structuredClone(report);
+    measured.results[0].medianMs = null;
+    expect(configError(() => parseReport(JSON.stringify(measured), 'x.json')).message).toContain('results[0].medianMs is not number');
+    const older = structuredClone(report);
+    Object.assign(older.results[failed], { medianMs: 0, minMs: 0, maxMs: 0, opsPerSec: 0, latencyUs: { p50: 0, p90: 0, p99: 0, max: 0 }, histogram: '', breakdown: { linkWaitMs: 0, serverMs: 0, clientCpuMs: 0, otherMs: 0 } });
+    expect(parseReport(JSON.stringify(older), 'old.json').kind).toBe('bench');
+  });
+});
+
 describe('redis-rtt report', () => {
   it('prints the table by default, csv and markdown on request', () => {
     const io = capture();

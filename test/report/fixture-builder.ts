@@ -5,7 +5,7 @@
  */
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import { mulberry32 } from '../../src/link/rng.js';
-import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow, Environment, Mode, Workload } from '../../src/results/types.js';
+import { isOk, type BenchReport, type BenchResult, type CalibrateReport, type CalibrateRow, type Environment, type LatencyUs, type MeasuredResult, type Mode, type Workload } from '../../src/results/types.js';
 
 export const ENVIRONMENT: Environment = {
   node: 'v20.19.5',
@@ -66,7 +66,7 @@ function histogramOf(r: () => number, us: number, count: number, floorUs: number
   return text;
 }
 
-function summary(base64: string): BenchResult['latencyUs'] {
+function summary(base64: string): LatencyUs {
   // Read back from the encoded form, as the renderers will.
   const h = decodeFromCompressedBase64(base64, 32, false);
   const s = { p50: h.getValueAtPercentile(50), p90: h.getValueAtPercentile(90), p99: h.getValueAtPercentile(99), max: h.maxValue };
@@ -103,7 +103,7 @@ function costOf(mode: Mode, batch: number): Cost {
   }
 }
 
-function resultFor(l: LinkDef, c: (typeof CONFIGS)[number]): BenchResult {
+function resultFor(l: LinkDef, c: (typeof CONFIGS)[number]): MeasuredResult {
   const r = rng(`${l.link}/${c.mode}/${c.batch}`);
   const cost = costOf(c.mode, c.batch);
   const waits = Math.ceil(N / c.batch);
@@ -155,11 +155,11 @@ function resultFor(l: LinkDef, c: (typeof CONFIGS)[number]): BenchResult {
 
 /** Speedup and model are derived across results, as the bench driver does. */
 function derive(results: BenchResult[]): void {
-  for (const r of results) {
-    if (r.error) continue;
-    const seq = results.find((s) => s.link === r.link && s.mode === 'seq' && s.workload === r.workload && !s.error);
+  const measured = results.filter(isOk);
+  for (const r of measured) {
+    const seq = measured.find((s) => s.link === r.link && s.mode === 'seq' && s.workload === r.workload);
     r.speedup = seq ? round3(seq.medianMs / r.medianMs) : null;
-    const local = results.find((s) => s.link === 'local' && s.mode === r.mode && s.batch === r.batch && s.workload === r.workload && !s.error);
+    const local = measured.find((s) => s.link === 'local' && s.mode === r.mode && s.batch === r.batch && s.workload === r.workload);
     if (local) {
       r.modelMs = round3((r.waits * r.linkRttUs) / 1000 + local.medianMs);
       r.modelErrorPct = round3(((r.medianMs - r.modelMs) / r.modelMs) * 100);
@@ -169,14 +169,13 @@ function derive(results: BenchResult[]): void {
 
 function failed(r: BenchResult, error: string): BenchResult {
   return {
-    ...r, samplesMs: [], medianMs: 0, minMs: 0, maxMs: 0, opsPerSec: 0, roundTrips: null, bytesUp: null, bytesDown: null,
-    speedup: null, modelMs: null, modelErrorPct: null, latencyUs: { p50: 0, p90: 0, p99: 0, max: 0 }, histogram: '',
-    breakdown: { linkWaitMs: 0, serverMs: 0, clientCpuMs: 0, otherMs: 0 }, error,
+    ...r, repeat: 0, samplesMs: [], medianMs: null, minMs: null, maxMs: null, opsPerSec: null, roundTrips: null, bytesUp: null, bytesDown: null,
+    speedup: null, modelMs: null, modelErrorPct: null, latencyUs: null, histogram: null, breakdown: null, error,
   };
 }
 
 export function buildBenchReport(): BenchReport {
-  const results = LINKS.flatMap((l) => CONFIGS.map((c) => resultFor(l, c)));
+  const results: BenchResult[] = LINKS.flatMap((l) => CONFIGS.map((c) => resultFor(l, c)));
   const i = results.findIndex((r) => r.link === 'cross-az' && r.mode === 'mget' && r.batch === 1000);
   results[i] = failed(results[i]!, 'VerificationError: MGET reply had 999 elements, expected 1000 (command 1)');
   derive(results);

@@ -120,7 +120,7 @@ describe('a lossy link in bench', () => {
     expect(plain).not.toContain('p99.9');
     const lossy: BenchReport = {
       ...report,
-      results: report.results.map((r, i) => (i === 0 ? { ...r, lossy: true as const, latencyUs: { ...r.latencyUs, p999: 402_400 } } : r)),
+      results: report.results.map((r, i) => (i === 0 ? { ...r, lossy: true as const, latencyUs: { ...r.latencyUs!, p999: 402_400 } } : r)),
     };
     const text = renderTable(lossy);
     expect(text.split('\n').find((l) => l.includes('median ms'))).toMatch(/median ms\s+p99 us\s+p99\.9 us\s+range ms/);

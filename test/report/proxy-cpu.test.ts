@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { renderTable } from '../../src/report/index.js';
 import { loadRows } from '../../src/report/open-loop/table.js';
 import { whereTimeWent } from '../../src/report/table-model.js';
-import type { BenchReport } from '../../src/results/types.js';
+import { isOk, type BenchReport } from '../../src/results/types.js';
 import type { OpenLoopResult } from '../../src/workload/open-loop/types.js';
 import { benchFixture } from './helpers.js';
 
@@ -14,7 +14,7 @@ function withOwnProcesses(report: BenchReport): BenchReport {
   return {
     ...report,
     method: { ...report.method, proxies: 'own-process' },
-    results: report.results.map((r) => (r.link === 'direct' ? r : { ...r, breakdown: { ...r.breakdown, proxyCpuMs: r.medianMs * 0.4 } })),
+    results: report.results.map((r) => (r.link === 'direct' || !isOk(r) ? r : { ...r, breakdown: { ...r.breakdown, proxyCpuMs: r.medianMs * 0.4 } })),
   };
 }
 
@@ -41,7 +41,8 @@ describe('the where-the-time-went column', () => {
   const wide = (report: BenchReport): BenchReport => ({
     ...report,
     results: report.results.map((r, i) =>
-      i === 0 ? { ...r, breakdown: { ...r.breakdown, linkWaitMs: r.medianMs } }
+      !isOk(r) ? r
+      : i === 0 ? { ...r, breakdown: { ...r.breakdown, linkWaitMs: r.medianMs } }
       : i === 1 ? { ...r, breakdown: { ...r.breakdown, proxyCpuMs: r.medianMs * 12.34 } }
       : r),
   });

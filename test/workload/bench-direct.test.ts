@@ -18,7 +18,7 @@ describe('runBench on direct (private redis-server)', () => {
         expect(r.medianMs).toBeGreaterThan(0);
         expect(r.waits).toBe(Math.ceil(120 / r.batch));
         expect(r.roundTrips).toBeNull(); // no proxy on direct
-        expect(r.histogram.length).toBeGreaterThan(10);
+        expect(r.histogram!.length).toBeGreaterThan(10);
         expect(r.link).toBe('direct');
       }
       // seq runs once (batch 1), every other applicable shape once per batch.

@@ -6,7 +6,9 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runBench } from '../../src/workload/bench.js';
 import { connectClient } from '../../src/workload/clients.js';
 import { buildWorkloadData } from '../../src/workload/keys.js';
-import { runSample } from '../../src/workload/sample.js';
+import { runSample, type SampleOutcome } from '../../src/workload/sample.js';
+import { deriveResults } from '../../src/workload/derive.js';
+import { planConfigurations } from '../../src/workload/plan.js';
 import { startMitm, type Sabotage } from './helpers/mitm.js';
 
 let redis: PrivateRedis;
@@ -51,11 +53,34 @@ describe('a reply stream that lies is caught', () => {
         expect(report.results).toHaveLength(1);
         if (typeof expected === 'string') expect(report.results[0]?.error).toBe(expected);
         else expect(report.results[0]?.error).toMatch(expected);
+        // FAILED in the table: no figure in the JSON either, rather than zeros that read as measured.
+        const nulls = { medianMs: null, minMs: null, maxMs: null, opsPerSec: null, latencyUs: null, histogram: null, breakdown: null };
+        expect(report.results[0]).toMatchObject(nulls);
       } finally {
         await mitm.close();
       }
     });
   }
+});
+
+describe('a failed configuration in the results', () => {
+  it('has null figures, even when samples finished before it failed; they stay in samplesMs', () => {
+    const { configs } = planConfigurations({
+      links: [parseLinkSpec('local')], modes: ['seq', 'pipeline'], batches: [10], workloads: ['incr'], n: 100, repeat: 3, warmup: 0,
+    });
+    const sample: SampleOutcome = { ms: 4, waitsUs: [400], roundTrips: 10, bytesUp: 1, bytesDown: 1, serverMs: 0.5, clientCpuMs: 1 };
+    const [seq, pipeline] = deriveResults([
+      { config: configs[0]!, samples: [sample, { ...sample, ms: 5 }] },
+      { config: configs[1]!, samples: [sample], error: 'command 5 of 100: INCR returned 6, expected 5' },
+    ]).results;
+    expect(seq).toMatchObject({ mode: 'seq', medianMs: 4.5, repeat: 2 });
+    expect(pipeline).toEqual({
+      link: 'local', linkRttUs: 0, mode: 'pipeline', workload: 'incr', batch: 10, n: 100, repeat: 1, samplesMs: [4],
+      medianMs: null, minMs: null, maxMs: null, opsPerSec: null, waits: 10, roundTrips: null, bytesUp: null, bytesDown: null,
+      speedup: null, modelMs: null, modelErrorPct: null, latencyUs: null, histogram: null, breakdown: null,
+      error: 'command 5 of 100: INCR returned 6, expected 5',
+    });
+  });
 });
 
 describe('after a failed configuration', () => {

@@ -113,7 +113,7 @@ describe('bench leaves no proxy process', () => {
   it('after a normal run', async () => {
     const report = await runBench({ links: ['local', 'rtt=1ms'], redis: redis.address, allowNonempty: true, keyPrefix: 'pp1:', workload: 'incr', modes: ['seq'], n: 10, repeat: 1, warmup: 0, driverWarmupMs: 0 });
     expect(report.results.map((r) => r.error ?? r.roundTrips)).toEqual([10, 10]);
-    for (const r of report.results) expect(r.breakdown.proxyCpuMs).toBeGreaterThan(0);
+    for (const r of report.results) expect(r.breakdown!.proxyCpuMs).toBeGreaterThan(0);
     expect(report.method.proxies).toBe('own-process');
     expect(liveProxyProcesses()).toBe(0);
   });

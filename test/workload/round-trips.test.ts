@@ -22,7 +22,7 @@ describe('observed round trips equal ceil(N / B) on a delayed link', () => {
       expect(r.waits).toBe(Math.ceil(n / r.batch));
       expect(r.roundTrips, rows.join('\n')).toBe(r.waits);
       expect(r.bytesUp).toBeGreaterThan(0);
-      expect(r.breakdown.linkWaitMs).toBeCloseTo(r.waits * 1, 6);
+      expect(r.breakdown!.linkWaitMs).toBeCloseTo(r.waits * 1, 6);
       // 1 ms per wait is a floor nothing can beat.
       expect(r.medianMs).toBeGreaterThanOrEqual(r.waits * 1 * 0.95);
     }

@@ -3,7 +3,7 @@
  * model beside each link) and speedup over seq. Both follow one mode (pipeline when it ran) and
  * one colour, marker and dash per link, the same in every chart.
  */
-import type { BenchReport, BenchResult, Mode, Workload } from '../../results/types.js';
+import type { BenchReport, MeasuredResult, Mode, Workload } from '../../results/types.js';
 import { fmtUsLabel } from '../../format.js';
 import { groupByLink, isOk, mainWorkload, primaryBatchMode, type LinkGroup } from '../order.js';
 import { referenceStyle, seriesStyle } from '../../svg/style.js';
@@ -24,8 +24,8 @@ function focus(report: BenchReport): Focus | null {
   return { mode, workload, groups: groupByLink(report.results) };
 }
 
-function pick(g: LinkGroup, f: Focus): BenchResult[] {
-  return g.results.filter((r) => isOk(r) && r.mode === f.mode && r.workload === f.workload);
+function pick(g: LinkGroup, f: Focus): MeasuredResult[] {
+  return g.results.filter(isOk).filter((r) => r.mode === f.mode && r.workload === f.workload);
 }
 
 export function linkLabel(g: LinkGroup): string {

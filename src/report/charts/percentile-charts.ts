@@ -34,7 +34,8 @@ export function benchPercentileCharts(report: BenchReport): Chart[] {
   const charts: Chart[] = [];
   for (const g of groupByLink(report.results)) {
     const curves = g.results
-      .filter((r) => isOk(r) && r.histogram)
+      .filter(isOk)
+      .filter((r) => r.histogram !== '')
       .map((r) => {
         const label = configLabel(r, ambiguous);
         return { label, styleIndex: labels.indexOf(label), base64: r.histogram };
