@@ -12,8 +12,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
+import { parseNodeLink } from '../cluster/node-link.js';
 import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
+import { parseAllowHost } from '../http/guard.js';
+import { parseLinkSpec } from '../link/link-spec.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttWave } from '../link/wave.js';
@@ -74,6 +77,14 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   if (typeof config.upstream === 'string') parseRedisEndpoint(config.upstream, at('upstream'));
   if (typeof config.listen === 'string') parseEndpoint(config.listen, at('listen'));
   if (typeof config.control === 'string') parseEndpoint(config.control, at('control'));
+  // The links and hosts as their flags read them (cluster-settings.ts, guard.ts). A start reads them
+  // only where they apply (zones, cluster or Sentinel mode, a TCP --control), so a typo would
+  // otherwise pass until the file met that mode.
+  for (const key of ['sameZoneLink', 'crossZoneLink'] as const) {
+    if (typeof config[key] === 'string') parseLinkSpec(config[key], at(key));
+  }
+  (config.nodeLinks as string[] | undefined)?.forEach((rule, i) => parseNodeLink(rule, at(`nodeLinks[${i}]`)));
+  (config.allowHosts as string[] | undefined)?.forEach((host, i) => parseAllowHost(host, at(`allowHosts[${i}]`)));
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') parseRttSeries(config.rttSeries, at('rttSeries'));

@@ -157,7 +157,8 @@ function parseHostHeader(text: string): { name: string; port: number | undefined
   return { name: m[1] ?? m[2]!, port };
 }
 
-function parseAllowHost(text: string, flag = 'allowHosts'): { name: string; port: number | undefined } {
+/** One `--allow-host` entry (`allowHosts[i]` of a config file): `name` or `name:port`, as a Host header carries it. */
+export function parseAllowHost(text: string, flag = 'allowHosts'): { name: string; port: number | undefined } {
   const parsed = typeof text === 'string' ? parseHostHeader(text) : undefined;
   if (parsed === undefined) throw new ConfigError(flag, text, 'a host name or address, optionally with :port');
   return parsed;

@@ -73,6 +73,18 @@ describe('mergeProxyConfig', () => {
       const badAddress = file({ upstream: '127.0.0.1:6379', [key]: value });
       expect(await refusal(badAddress)).toBe(`${badAddress}: ${key}`);
     }
+    // The links and hosts too, by the parsers their flags use, whatever mode the start would be in.
+    const badLinksAndHosts: [string, unknown, string][] = [
+      ['sameZoneLink', 'bogus', 'sameZoneLink'],
+      ['crossZoneLink', 'rtt=fast', 'crossZoneLink rtt='],
+      ['nodeLinks', ['masters=same-az', 'x'], 'nodeLinks[1]'],
+      ['nodeLinks', ['masters=direct'], 'nodeLinks[0]'],
+      ['allowHosts', ['dash.local', 'a b'], 'allowHosts[1]'],
+    ];
+    for (const [key, value, named] of badLinksAndHosts) {
+      const bad = file({ upstream: '127.0.0.1:6379', [key]: value });
+      expect(await refusal(bad)).toBe(`${bad}: ${named}`);
+    }
     const badRecord = file({ record: { file: 't', keys: 'plain' } });
     expect(await refusal(badRecord)).toBe(`${badRecord}: record.keys`);
     expect(await refusal(join(dir, 'none.json'))).toBe('--config');
@@ -114,6 +126,20 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     const flagged = await runCli(['proxy', '--config', file({ upstream: '127.0.0.1:6379' }), '--control', 'here', '--print-config']);
     expect(flagged.code).toBe(2);
     expect(flagged.stderr).toContain('--control: invalid value "here"');
+  });
+
+  it('a bad link or host exits 2 naming the key even where the start would not read it (single-node, no --control)', async () => {
+    for (const [key, value, named] of [
+      ['sameZoneLink', 'bogus', 'sameZoneLink'],
+      ['nodeLinks', ['x'], 'nodeLinks[0]'],
+      ['allowHosts', ['a b'], 'allowHosts[0]'],
+    ] as const) {
+      const path = file({ upstream: '127.0.0.1:6379', [key]: value });
+      const r = await runCli(['proxy', '--config', path, '--print-config']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${path}: ${named}: invalid value`);
+      expect(r.stdout).toBe('');
+    }
   });
 
   it("runs with the file's link, toxics and control endpoint", async () => {
