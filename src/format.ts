@@ -9,6 +9,8 @@
  * - `fmtUsLabel`: a chart axis or a compact label, 3 significant digits ("850us", "1.2ms");
  * - `fmtUsSetting`: a configured delay as a flag would spell it, exact, so it parses back ("1.25ms").
  * Sizes print K as 1000 (docs/cli.md, Units), as every size and rate the tool reads.
+ * CSV and markdown round a figure as the table does, as a bare number (`fmtWhole`, `fmtFactorNumber`,
+ * `fmtPctNumber`, and `fmtMs`, `fmtUs` as they are), so a spreadsheet still reads it.
  */
 
 /** Milliseconds with precision that shrinks as the value grows: 0.123, 1.23, 12.3, 123, 1234. */
@@ -37,7 +39,12 @@ export function fmtUsLabel(us: number): string {
 
 /** Integer microseconds as a plain integer (table cells with a "us" header). */
 export function fmtUs(us: number): string {
-  return Number.isFinite(us) ? Math.round(us).toString() : '-';
+  return fmtWhole(us);
+}
+
+/** A count or a size rounded to a whole number, no unit: 834, 57900. */
+export function fmtWhole(n: number): string {
+  return Number.isFinite(n) ? Math.round(n).toString() : '-';
 }
 
 /** Counts: 834, 7912, 12.3k, 210k, 1.23M. */
@@ -62,18 +69,28 @@ export function fmtBytes(n: number): string {
 
 /** Speedup factor: 1.0x, 9.8x, 83x, 1234x. */
 export function fmtFactor(x: number): string {
+  return Number.isFinite(x) ? `${fmtFactorNumber(x)}x` : '-';
+}
+
+/** The number fmtFactor prints, without the x: 1.0, 9.8, 83. */
+export function fmtFactorNumber(x: number): string {
   if (!Number.isFinite(x)) return '-';
-  if (x >= 10) return `${x.toFixed(0)}x`;
-  return `${x.toFixed(1)}x`;
+  return x >= 10 ? x.toFixed(0) : x.toFixed(1);
 }
 
 /** Signed percent for errors: +3.1%, -12%. */
 export function fmtSignedPct(pct: number): string {
   if (!Number.isFinite(pct)) return '-';
+  const text = fmtPctNumber(pct);
+  return `${pct > 0 && text !== '0.0' ? '+' : ''}${text}%`;
+}
+
+/** The number fmtSignedPct prints, without the % and the + sign: 3.1, -12, 0.0. */
+export function fmtPctNumber(pct: number): string {
+  if (!Number.isFinite(pct)) return '-';
   const a = Math.abs(pct);
   const body = a >= 10 ? a.toFixed(0) : a.toFixed(1);
-  if (body === '0.0') return '0.0%';
-  return `${pct < 0 ? '-' : '+'}${body}%`;
+  return pct < 0 && body !== '0.0' ? `-${body}` : body;
 }
 
 /** Three significant digits without trailing zeros: 1.20 -> "1.2", 85.0 -> "85", 1234 -> "1234". */

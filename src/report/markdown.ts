@@ -6,7 +6,7 @@
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { notesWithSetup } from './connection-setup.js';
 import { environmentLine, methodLines } from './context.js';
-import { fieldTable, scalarText } from './fields.js';
+import { fieldTable } from './fields.js';
 import { renderReading } from './reading.js';
 
 export function renderMarkdown(report: BenchReport | CalibrateReport): string {
@@ -37,7 +37,7 @@ function mdTable(report: BenchReport | CalibrateReport): string[] {
   return [
     row(table.header.map(mdCell)),
     row(numeric.map((n) => (n ? '---:' : '---'))),
-    ...table.rows.map((r) => row(r.map((v) => mdCell(scalarText(v))))),
+    ...table.texts.map((r) => row(r.map(mdCell))),
   ];
 }
 

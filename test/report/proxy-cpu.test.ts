@@ -3,7 +3,7 @@
  * CPU is a figure of its own (prx). Older reports (the fixture is one) keep their old wording.
  */
 import { describe, expect, it } from 'vitest';
-import { renderTable } from '../../src/report/index.js';
+import { renderCsv, renderMarkdown, renderTable } from '../../src/report/index.js';
 import { loadRows } from '../../src/report/open-loop/table.js';
 import { whereTimeWent } from '../../src/report/table-model.js';
 import { isOk, type BenchReport } from '../../src/results/types.js';
@@ -33,6 +33,36 @@ describe('the cpu share in the bench table', () => {
     const text = renderTable(benchFixture());
     expect(text).toContain('cpu = driver user+system CPU (in-process proxies included');
     expect(text).not.toContain('prx');
+  });
+});
+
+describe('CSV and markdown', () => {
+  const report = withOwnProcesses(benchFixture());
+  const crossAz = report.results.find((r) => r.link === 'cross-az' && r.mode === 'pipeline' && r.batch === 100)!;
+  Object.assign(crossAz, { medianMs: 12.345678901, speedup: 70.98765, modelErrorPct: -2.34567, opsPerSec: 81000.4444 });
+  crossAz.breakdown = { ...crossAz.breakdown!, proxyCpuMs: 4.938271560 };
+  const cells = (lines: string[], split: (l: string) => string[]): Record<string, string> => {
+    const header = split(lines[0]!);
+    const row = split(lines.find((l) => split(l)[0] === 'cross-az' && split(l)[2] === 'pipeline' && split(l)[4] === '100')!);
+    return Object.fromEntries(header.map((h, i) => [h, row[i]!]));
+  };
+
+  it("carry the proxy's CPU (the table's prx), rounded as the table rounds milliseconds", () => {
+    const csv = cells(renderCsv(report).split('\r\n'), (l) => l.split(','));
+    expect(csv['breakdown.proxyCpuMs']).toBe('4.94');
+    const md = cells(renderMarkdown(report).split('\n').filter((l) => l.startsWith('| ')), (l) => l.slice(2, -2).split(' | '));
+    expect(md['breakdown.proxyCpuMs']).toBe('4.94');
+  });
+
+  it('print each figure as the table does, as a bare number: no float noise', () => {
+    const csv = cells(renderCsv(report).split('\r\n'), (l) => l.split(','));
+    expect(csv).toMatchObject({ medianMs: '12.3', speedup: '71', modelErrorPct: '-2.3', opsPerSec: '81000' });
+    expect(renderTable(report)).toMatch(/pipeline\s+set\s+100\s+1000\s+12\.3\s/);
+    expect(renderMarkdown(report)).toContain('| 12.3 |');
+    expect(renderMarkdown(report)).not.toContain('12.345');
+    for (const [name, value] of Object.entries(csv)) {
+      if (name !== 'histogram' && name !== 'error') expect(value, name).not.toMatch(/\.\d{4,}/);
+    }
   });
 });
 
