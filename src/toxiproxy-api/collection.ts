@@ -1,5 +1,5 @@
 import type { ToxicEnv } from '../toxics/types.js';
-import { proxyAlreadyExists, proxyNotFound, badRequestBody, ApiError, PopulateError, toApiError } from './api-error.js';
+import { proxyAlreadyExists, proxyNotFound, badRequestBody, PopulateError, toApiError } from './api-error.js';
 import { checkAddresses, ManagedProxy } from './managed-proxy.js';
 import type { Scheduler } from '../stage/types.js';
 import { parseProxyCreate } from './proxy-body.js';
@@ -55,16 +55,14 @@ export class ProxyCollection {
 
   /**
    * toxiproxy's populate: validate every entry first, then create each, or replace one of the same
-   * name whose listen or upstream differs (an identical one is kept, toxics and all).
+   * name whose listen or upstream differs (an identical one is kept, toxics and all). A name given
+   * twice is no error, as in toxiproxy (AddOrReplace): the later entry meets the earlier one as it
+   * would a proxy made before, so the last one wins. The reply has one proxy per entry, in order, as
+   * each is now: the same proxy twice when kept, the replaced one stopped.
    */
   async populate(body: unknown): Promise<ManagedProxy[]> {
     if (!Array.isArray(body)) throw badRequestBody('expected a JSON array of proxies');
     const inputs = body.map((x, i) => parseProxyCreate(x ?? {}, ` at proxy ${i + 1}`));
-    const seen = new Set<string>();
-    for (const i of inputs) {
-      if (seen.has(i.name)) throw new ApiError(`duplicate proxy name ${JSON.stringify(i.name)}`, 500);
-      seen.add(i.name);
-    }
     const out: ManagedProxy[] = [];
     try {
       for (const i of inputs) {

@@ -136,9 +136,32 @@ describe('toxiproxy-node-client against redis-rtt server', () => {
     expect(await (await fetch(`${base}/proxies/keep/toxics`)).json()).toHaveLength(1);
     await tp.populate([{ name: 'keep', listen: first!.listen, upstream: '127.0.0.1:1' }]);
     expect(await (await fetch(`${base}/proxies/keep/toxics`)).json()).toEqual([]);
-    const dup = await fetch(`${base}/populate`, { method: 'POST', body: JSON.stringify([{ name: 'd', upstream: redis.address }, { name: 'd', upstream: redis.address }]) });
-    expect(dup.status).toBe(500);
     await (await tp.get('keep')).remove();
+  });
+
+  it('populate with a name given twice: the last entry wins, one proxy per entry in the reply, as toxiproxy (AddOrReplace)', async () => {
+    const populate = async (entries: object[]) => {
+      const res = await fetch(`${base}/populate`, { method: 'POST', body: JSON.stringify(entries) });
+      return { status: res.status, body: (await res.json()) as { proxies: { name: string; listen: string; upstream: string; enabled: boolean }[] } };
+    };
+    // Identical: the second keeps the first; the reply lists it twice.
+    const same = await populate([{ name: 'd', upstream: redis.address }, { name: 'd', upstream: redis.address }]);
+    expect(same.status).toBe(201);
+    expect(same.body.proxies).toHaveLength(2);
+    expect(same.body.proxies[1]).toEqual(same.body.proxies[0]);
+    expect(same.body.proxies[0]).toMatchObject({ name: 'd', upstream: redis.address, enabled: true });
+    // Another upstream: the second replaces the first, which the reply shows stopped.
+    const other = await populate([{ name: 'e', upstream: redis.address }, { name: 'e', upstream: '127.0.0.1:1' }]);
+    expect(other.status).toBe(201);
+    expect(other.body.proxies.map((p) => [p.name, p.upstream, p.enabled])).toEqual([['e', redis.address, false], ['e', '127.0.0.1:1', true]]);
+    // Kept, it takes the last entry's `enabled` (toxiproxy would leave it enabled: docs/toxiproxy.md).
+    const off = await populate([{ name: 'd', upstream: redis.address }, { name: 'd', upstream: redis.address, enabled: false }]);
+    expect(off.body.proxies.map((p) => [p.listen, p.enabled])).toEqual([[same.body.proxies[0]!.listen, false], [same.body.proxies[0]!.listen, false]]);
+    const all = await tp.getAll();
+    expect(Object.keys(all).filter((n) => n === 'd' || n === 'e').sort()).toEqual(['d', 'e']);
+    expect(all['e']).toMatchObject({ upstream: '127.0.0.1:1', listen: other.body.proxies[1]!.listen, enabled: true });
+    await all['d']!.remove();
+    await all['e']!.remove();
   });
 });
 
