@@ -1,7 +1,8 @@
 /**
  * The dashboard page's script, as text: it runs in the browser (no build step, no library), so it
  * is plain ES2020 in a string. It renders each `stats` event and sends the controls' changes to
- * the same API a script would use, showing the API's error beside the control that caused it.
+ * the same API a script would use, showing the API's error, or the warnings of a change it made,
+ * beside the control that caused it.
  * Text from the proxy (command names, toxic names) is set with textContent, never as markup; the
  * chart's SVG comes from the proxy's own chart code, which escapes every label.
  */
@@ -82,7 +83,14 @@ export const PAGE_SCRIPT = String.raw`
       errorEl.textContent = String(err);
       return false;
     }
-    if (res.ok) return true;
+    if (res.ok) {
+      // PUT /link answers the warnings the flags would log at start (jitter that reaches zero
+      // delay): the change is made, but the user should hear why it may not act as asked.
+      let warnings = [];
+      try { const answer = await res.json(); if (Array.isArray(answer.warnings)) warnings = answer.warnings; } catch (err) { /* no body (204) */ }
+      errorEl.textContent = warnings.join('\n');
+      return true;
+    }
     let reason = res.status + ' ' + res.statusText;
     try { reason = (await res.json()).error || reason; } catch (err) { /* not JSON: the status says it */ }
     errorEl.textContent = reason;

@@ -37,7 +37,7 @@ th, td { text-align: left; padding: 3px 6px; border-bottom: 1px solid #eef0f3; }
 th { color: #6b7280; font-weight: 600; }
 .control { display: flex; gap: 6px; align-items: center; margin: 4px 0; flex-wrap: wrap; }
 .control label { display: flex; gap: 6px; align-items: center; min-width: 260px; }
-.error { color: #b91c1c; font-size: 12px; }
+.error { color: #b91c1c; font-size: 12px; white-space: pre-line; }
 .muted { color: #6b7280; }
 #chart svg { max-width: 100%; height: auto; }
 textarea { font-family: monospace; width: 100%; }

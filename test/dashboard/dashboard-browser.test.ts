@@ -2,8 +2,9 @@
  * The dashboard in real headless Chromium, in front of a real redis-server: opened once with the
  * control token (which becomes a cookie and leaves the address), it shows traffic that redis-cli
  * drives, its RTT control changes the link both /stats and a client's PINGs see, a bad value shows
- * the API's error and changes nothing, and a toxic is added and removed from the page. Set
- * UPDATE_SCREENSHOTS=1 to write docs/dashboard.png (the picture docs/dashboard.md shows).
+ * the API's error and changes nothing, a change the API warns about shows the warning, and a toxic
+ * is added and removed from the page. Set UPDATE_SCREENSHOTS=1 to write docs/dashboard.png (the
+ * picture docs/dashboard.md shows).
  */
 import { execFile } from 'node:child_process';
 import http from 'node:http';
@@ -167,6 +168,21 @@ describe('the dashboard in Chromium', () => {
     expect(afterUs - beforeUs).toBeGreaterThan(slowUs / 2);
     expect(afterUs).toBeLessThan(3 * slowUs);
     await vi.waitFor(async () => expect(await figure('link')).toContain('RTT 100 ms (up 50 ms, down 50 ms)'), { timeout: 10_000, interval: 100 });
+  });
+
+  it("a change PUT /link warns about shows the API's warnings beside the control; the next change clears them", async () => {
+    // 200 ms of uniform jitter on the 50 ms one-way delay reaches zero delay (jitterFloorWarning).
+    await b.page.fill('#jitter-input', '200');
+    await b.page.click('#jitter-apply');
+    await vi.waitFor(async () => expect((await stats()).link).toMatchObject({ jitterUs: 200_000 }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await b.page.locator('#jitter-error').innerText()).toMatch(/^warning: jitter 200000 us \(uniform\) reaches zero delay/), {
+      timeout: 10_000,
+      interval: 50,
+    });
+    await b.page.fill('#jitter-input', '0');
+    await b.page.click('#jitter-apply');
+    await vi.waitFor(async () => expect((await stats()).link).toMatchObject({ jitterUs: 0 }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await b.page.locator('#jitter-error').innerText()).toBe(''), { timeout: 10_000, interval: 50 });
   });
 
   it('the link\'s loss fields get controls of their own, through the same API', async () => {
