@@ -6,7 +6,7 @@
  */
 import type { BenchReport, BenchResult, CalibrateReport, CalibrateRow } from '../results/types.js';
 import { fmtFactorNumber, fmtMs, fmtPctNumber, fmtUs, fmtWhole } from '../format.js';
-import { groupByLink } from './order.js';
+import { inTableOrder } from '../results/order.js';
 
 export type Scalar = string | number | null | undefined;
 
@@ -88,7 +88,8 @@ export function fieldTable(report: BenchReport | CalibrateReport, opts: { bulky?
     };
   };
   if (report.kind === 'calibrate') return table(keep(CALIBRATE_FIELDS), report.rows);
-  return table(keep(BENCH_FIELDS), groupByLink(report.results).flatMap((g) => g.results));
+  // A report from before may hold its results in run order.
+  return table(keep(BENCH_FIELDS), inTableOrder(report.results));
 }
 
 /** Null (a figure a failed configuration has not) and non-finite numbers as empty; numbers through `text` when given. */

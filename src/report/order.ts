@@ -1,49 +1,12 @@
 /**
- * How results are grouped, ordered and named, decided once so the table, the charts and the
- * reading agree: links from nearest to farthest (direct before the local proxy), then modes in
- * MODES order, then batch size.
+ * How results are named, and which of them the charts follow. The order (links nearest first, then
+ * modes in MODES order, then batch size) is results/order.ts's, which the JSON's results follow too,
+ * so the table, the charts, the reading and the JSON agree.
  */
 import { isOk, MODES, WORKLOADS, type BenchResult, type Mode, type Workload } from '../results/types.js';
 
 export { isOk };
-
-export interface LinkGroup {
-  link: string;
-  linkRttUs: number;
-  /** False for `direct`: no proxy, so no round trips or bytes were counted. */
-  proxied: boolean;
-  results: BenchResult[];
-}
-
-export function isDirect(link: string): boolean {
-  return link.trim().toLowerCase() === 'direct';
-}
-
-
-export function compareConfig(a: BenchResult, b: BenchResult): number {
-  return (
-    rank(MODES, a.mode) - rank(MODES, b.mode) ||
-    a.batch - b.batch ||
-    rank(WORKLOADS, a.workload) - rank(WORKLOADS, b.workload) ||
-    a.n - b.n
-  );
-}
-
-/** Results grouped per link, nearest link first; rows inside a group in config order. */
-export function groupByLink(results: readonly BenchResult[]): LinkGroup[] {
-  const groups = new Map<string, LinkGroup & { first: number }>();
-  results.forEach((r, i) => {
-    let g = groups.get(r.link);
-    if (!g) {
-      g = { link: r.link, linkRttUs: r.linkRttUs, proxied: !isDirect(r.link), results: [], first: i };
-      groups.set(r.link, g);
-    }
-    g.results.push(r);
-  });
-  return [...groups.values()]
-    .sort((a, b) => a.linkRttUs - b.linkRttUs || Number(a.proxied) - Number(b.proxied) || a.first - b.first)
-    .map(({ first: _first, ...g }) => ({ ...g, results: [...g.results].sort(compareConfig) }));
-}
+export { compareConfig, groupByLink, type LinkGroup } from '../results/order.js';
 
 /** Workloads that share a mode and batch need naming apart; otherwise the mode says enough. */
 export function ambiguousWorkloads(results: readonly BenchResult[]): Set<string> {
@@ -95,9 +58,4 @@ export function mainWorkload(results: readonly BenchResult[], mode: Mode): Workl
   let best: Workload | null = null;
   for (const w of WORKLOADS) if ((counts.get(w) ?? 0) > (best ? (counts.get(best) ?? 0) : 0)) best = w;
   return best;
-}
-
-function rank<T>(list: readonly T[], v: T): number {
-  const i = list.indexOf(v);
-  return i < 0 ? list.length : i;
 }

@@ -3,6 +3,7 @@ import { LatencyHistogram } from '../numbers/histogram.js';
 import { median } from '../numbers/quantiles.js';
 import { waitsOf } from './plan.js';
 import { runLabel, type ConfigOutcome } from './runner.js';
+import { inTableOrder } from '../results/order.js';
 import { isOk, type BenchResult, type MeasuredResult } from '../results/types.js';
 
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
@@ -10,9 +11,10 @@ const medianOrNull = (xs: (number | null)[]): number | null =>
   xs.length > 0 && xs.every((x) => x !== null) ? median(xs as number[]) : null;
 
 /**
- * Turns raw samples into results: medians and ranges, then the cross-cell figures (speedup vs
- * seq on the same link, the round-trip model from `local`, for proxied links). Cells that never ran a sample and did
- * not fail (skipped to fit --max-seconds, with the sample's expected time; Ctrl-C) become notes instead of results.
+ * Turns raw samples into results, in the table's order (results/order.ts) rather than the run's:
+ * medians and ranges, then the cross-cell figures (speedup vs seq on the same link, the round-trip
+ * model from `local`, for proxied links). Cells that never ran a sample and did not fail (skipped to
+ * fit --max-seconds, with the sample's expected time; Ctrl-C) become notes instead of results.
  */
 export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: BenchResult[]; notes: string[] } {
   const results: BenchResult[] = [];
@@ -28,7 +30,7 @@ export function deriveResults(outcomes: readonly ConfigOutcome[]): { results: Be
     results.push(o.error ? failedResult(o, o.error) : measuredResult(o));
   }
   addCrossCellFigures(results);
-  return { results, notes };
+  return { results: inTableOrder(results), notes };
 }
 
 /** What a result says of its configuration, measured or failed: link, shape, n, the samples kept. */

@@ -96,6 +96,22 @@ describe('redis-rtt bench flags', () => {
     expect(stderr).toMatch(/^link\s+mode\s+batch\s+N\s+median ms\s+p99 us\s+p99\.9 us/m);
   }, 30_000);
 
+  it("lists the JSON's results in the table's order (nearest link first, then MODES order), not the order given", async () => {
+    expect(await bench('--links', 'same-az,direct', '--modes', 'pipeline,seq', '--batch', '5', '-n', '10', '--repeat', '1', '--driver-warmup', '0', '--format', 'json'), stderr).toBe(0);
+    const report = JSON.parse(stdout) as BenchReport;
+    const order = ['direct seq', 'direct pipeline', 'same-az seq', 'same-az pipeline'];
+    expect(report.results.map((r) => `${r.link} ${r.mode}`)).toEqual(order);
+    // The table on stderr, read top to bottom: its link column names a block's first row only.
+    const lines = stderr.split('\n');
+    const modeAt = lines.find((l) => l.startsWith('link '))!.indexOf('mode');
+    let link = '';
+    const rows = lines.filter((l) => /^(seq|pipeline) /.test(l.slice(modeAt))).map((l) => {
+      if (/^[^\s(]/.test(l)) link = l.split(' ')[0]!;
+      return `${link} ${l.slice(modeAt).split(' ')[0]}`;
+    });
+    expect(rows).toEqual(order);
+  });
+
   it('puts the table on stdout with --format table', async () => {
     expect(await bench('--links', 'direct', '--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'table')).toBe(0);
     expect(stdout).toMatch(/^link\s+mode\s+batch/m);
