@@ -15,9 +15,32 @@ export interface RowMeasurerOptions {
   through: Endpoint;
   /** Alternating direct/proxied blocks per row. */
   rounds: number;
-  /** PINGs per row (rows above 2 ms take fewer, ~3 s each). */
+  /** PINGs per row (rows above 2 ms take fewer, ~3 s each): see proxiedBlocks. */
   samples: number;
   progress: (line: string) => void;
+}
+
+/**
+ * The fewest PINGs in one block. A round's added p50 is the difference of two block medians; with
+ * fewer than this, one slow wake-up moves a median by a whole step and the round measures noise.
+ * runCalibrate refuses a --samples that cannot give every round this many, rather than silently
+ * measuring more than asked.
+ */
+export const MIN_PINGS_PER_ROUND = 20;
+
+/** Above this RTT a row is capped at about ROW_BUDGET_US of round trips, so a slow row does not take minutes. */
+const SLOW_ROW_RTT_US = 2000;
+const ROW_BUDGET_US = 3_000_000;
+const SLOW_ROW_MIN_PINGS = 50;
+
+/**
+ * PINGs in each round's proxied block: the row's PINGs (`samples`, or fewer on a slow row) spread
+ * over the rounds as evenly as whole numbers allow, so they add up to exactly that, and never fewer
+ * than MIN_PINGS_PER_ROUND in one block (only a slow row's cap can ask for fewer).
+ */
+export function proxiedBlocks(rttUs: number, samples: number, rounds: number): number[] {
+  const n = rttUs > SLOW_ROW_RTT_US ? Math.min(samples, Math.max(SLOW_ROW_MIN_PINGS, Math.round(ROW_BUDGET_US / rttUs))) : samples;
+  return Array.from({ length: rounds }, (_, r) => Math.max(MIN_PINGS_PER_ROUND, Math.floor(n / rounds) + (r < n % rounds ? 1 : 0)));
 }
 
 /**
@@ -36,27 +59,28 @@ export class RowMeasurer {
     const { samples, rounds, progress } = this.o;
     const out: CalibrateRow[] = [];
     for (const rttUs of rttsUs) {
-      const n = rttUs > 2000 ? Math.max(50, Math.min(samples, Math.round(3_000_000 / rttUs))) : samples;
-      progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : fmtUsSetting(rttUs) + ' RTT'}, ${n} PINGs in ${rounds} rounds`);
-      const r = await this.measureRow(rttUs, n);
+      const blocks = proxiedBlocks(rttUs, samples, rounds);
+      const pings = blocks.reduce((a, b) => a + b, 0);
+      progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : fmtUsSetting(rttUs) + ' RTT'}, ${pings} PINGs in ${rounds} rounds`);
+      const r = await this.measureRow(rttUs, blocks);
       progress(`calibrate:   added p50 ${r.addedP50Us} us (${r.addedMinUs}..${r.addedMaxUs})${r.errorPct === null ? '' : `, error ${r.errorPct}%`}`);
       out.push(r);
     }
     return out;
   }
 
-  private async measureRow(rttUs: number, n: number): Promise<CalibrateRow> {
+  private async measureRow(rttUs: number, blocks: number[]): Promise<CalibrateRow> {
     const { pinger, proxy, direct, directTls, through, rounds } = this.o;
     proxy.setLink({ rttUs });
     proxy.resetStats();
-    const perRound = Math.max(20, Math.ceil(n / rounds));
-    const directPerRound = Math.min(perRound, 400);
     const proxied: number[] = [];
     const base: number[] = [];
     const added: number[] = [];
     let cpuUs = 0;
     let wallUs = 0;
     for (let r = 0; r < rounds; r++) {
+      const perRound = blocks[r]!;
+      const directPerRound = Math.min(perRound, 400);
       let d: number[] = [];
       let p: number[] = [];
       const runProxied = async (): Promise<void> => {

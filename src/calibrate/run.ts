@@ -6,7 +6,7 @@ import { startSingleNodeProxy } from '../proxy/index.js';
 import { fmtUsSetting } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
-import { RowMeasurer } from './measure.js';
+import { MIN_PINGS_PER_ROUND, RowMeasurer } from './measure.js';
 import { startPingSession, type PingTls } from './pinger.js';
 import { loadUpstreamTls, type UpstreamTlsOptions } from '../tls/options.js';
 import { round1, row, tableFrom, verdict, withinTolerance } from './rows.js';
@@ -17,7 +17,10 @@ import { NO_COMPENSATION, type Compensation, type CompensationPoint } from '../l
 export interface CalibrateOptions {
   /** RTTs to test, microseconds (0 = the proxy with no delay). @default [0, 200, 1200, 5000, 10000] */
   rttsUs?: number[];
-  /** PINGs per row (rows above 2 ms take fewer, to bound the run). @default 1000 */
+  /**
+   * PINGs per row (rows above 2 ms take fewer, to bound the run), spread over `rounds`: at least
+   * MIN_PINGS_PER_ROUND (20) a round, so at least 20 x rounds, or a ConfigError. @default 1000
+   */
   samples?: number;
   /**
    * Undefined (auto): measure with no compensation, derive a table from each RTT's excess, then
@@ -59,6 +62,13 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
   }
   const samples = options.samples ?? 1000;
   const rounds = Math.max(1, Math.floor(options.rounds ?? 5));
+  if (!(samples >= MIN_PINGS_PER_ROUND * rounds)) {
+    throw new ConfigError(
+      '--samples',
+      samples,
+      `at least ${MIN_PINGS_PER_ROUND * rounds} with --rounds ${rounds} (${MIN_PINGS_PER_ROUND} PINGs a round: a round's median of fewer is mostly noise)`,
+    );
+  }
   const progress = options.progress ?? (() => {});
   const auto = options.compensationUs === undefined;
   const upstreamEndpoint = options.upstream === undefined ? undefined : parseRedisEndpoint(options.upstream, '--upstream');

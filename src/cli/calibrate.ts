@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { runCalibrate, DEFAULT_CALIBRATE_RTTS_US } from '../calibrate/run.js';
+import { MIN_PINGS_PER_ROUND } from '../calibrate/measure.js';
 import { renderCalibrateTable } from '../report/calibrate-table.js';
 import { renderHtml } from '../report/html.js';
 import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
@@ -27,7 +28,12 @@ export function registerCalibrate(program: Command): void {
         'and saves it with --json for `redis-rtt proxy --compensate FILE`.',
     )
     .option('--rtts <list>', 'comma-separated RTTs to test (0 = proxy with no delay)', DEFAULT_CALIBRATE_RTTS_US.map((u) => `${u}us`).join(','))
-    .option('--samples <n>', 'PINGs per row (rows above 2 ms use fewer, ~3 s each)', '1000')
+    .option(
+      '--samples <n>',
+      `PINGs per row, spread over --rounds: at least ${MIN_PINGS_PER_ROUND} a round, so at least ${MIN_PINGS_PER_ROUND} x --rounds ` +
+        `(rows above 2 ms use fewer, ~3 s each, still ${MIN_PINGS_PER_ROUND} a round)`,
+      '1000',
+    )
     .option(
       '--compensate <auto|off|duration|file>',
       'auto: measure with no compensation, derive a table from each RTT\'s excess, then measure again with it ' +

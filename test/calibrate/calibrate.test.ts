@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCalibrate, tableFrom } from '../../src/calibrate/run.js';
 import { verdict } from '../../src/calibrate/rows.js';
+import { proxiedBlocks } from '../../src/calibrate/measure.js';
+import { main } from '../../src/cli/main.js';
 import { startPingSession } from '../../src/calibrate/pinger.js';
 import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -99,6 +101,27 @@ describe('calibrate', () => {
 
   it('refuses a negative RTT before starting anything', async () => {
     await expect(runCalibrate({ rttsUs: [-5] })).rejects.toThrow(/--rtts/);
+  });
+
+  it('refuses --samples under 20 a round before starting anything, rather than measuring more than asked', async () => {
+    await expect(runCalibrate({ samples: 99, rounds: 5 })).rejects.toThrow(
+      '--samples: invalid value 99; expected at least 100 with --rounds 5 (20 PINGs a round',
+    );
+    const err = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      expect(await main(['node', 'redis-rtt', 'calibrate', '--samples', '19', '--rounds', '1'])).toBe(2);
+      expect(err.mock.calls.map(([c]) => String(c)).join('')).toContain('redis-rtt: --samples: invalid value 19; expected at least 20 with --rounds 1');
+    } finally {
+      err.mockRestore();
+    }
+  });
+
+  it('spreads a row\'s PINGs over the rounds to exactly --samples; a row above 2 ms takes fewer, never under 20 a round', () => {
+    expect(proxiedBlocks(1200, 1000, 3)).toEqual([334, 333, 333]);
+    expect(proxiedBlocks(0, 100, 5)).toEqual([20, 20, 20, 20, 20]);
+    expect(proxiedBlocks(10_000, 1000, 5)).toEqual([60, 60, 60, 60, 60]); // ~3 s of 10 ms round trips
+    expect(proxiedBlocks(85_000, 1000, 5)).toEqual([20, 20, 20, 20, 20]); // 50 by the cap, 20 a round by the floor
+    expect(proxiedBlocks(85_000, 30, 1)).toEqual([30]); // never more than asked
   });
 
   it('the table is half of each RTT\'s excess per one-way delay, never negative nor above the delay', () => {
