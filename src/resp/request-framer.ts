@@ -141,6 +141,7 @@ export class RequestFramer implements Framer {
           p++;
           if (this.length.negative || this.length.value === 0) {
             this.state = State.Start; // `*0` and `*-1`: Redis reads them and does nothing
+            this.sink.empty?.();
             return p;
           }
           this.argc = this.length.value;
@@ -243,7 +244,8 @@ export class RequestFramer implements Framer {
     if (next === LINE_UNBALANCED) return this.fail(end, p, 'unbalanced quotes in inline request');
     this.state = State.Start;
     this.argc = this.inlineLine.argc;
-    if (this.argc > 0) this.emit(next, true); // a blank line is a no-op to Redis
+    if (this.argc > 0) this.emit(next, true);
+    else this.sink.empty?.(); // a blank line: a no-op to Redis
     return next;
   }
 

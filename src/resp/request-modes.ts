@@ -6,7 +6,8 @@
  * - CLIENT REPLY OFF: no reply to it nor to anything after, until CLIENT REPLY ON (which gets +OK)
  *   or RESET (+RESET).
  * - CLIENT REPLY SKIP: no reply to it nor to the next command (ignored while OFF, like Redis), a
- *   RESET included: it clears OFF, not the skip of the command it is.
+ *   RESET included: it clears OFF, not the skip of the command it is. An empty request (a blank
+ *   line, `*0`) before the next command takes the skip: Redis resets the client after it too.
  * - Pub/sub confirmations are pushed whatever the reply mode: (P/S)(UN)SUBSCRIBE gets them under
  *   OFF and SKIP too (Redis 7).
  * - MULTI .. EXEC/DISCARD: every queued command gets exactly one reply (+QUEUED or an error) and
@@ -46,6 +47,11 @@ export class RequestModes {
     return kind === CommandKind.Exec || kind === CommandKind.Discard || kind === CommandKind.Reset || kind === CommandKind.Multi
       ? kind
       : CommandKind.Normal;
+  }
+
+  /** Redis read an empty request (FrameSink.empty): it ends a CLIENT REPLY SKIP as a command does. */
+  empty(): void {
+    this.skipNext = false;
   }
 
   /**

@@ -80,6 +80,11 @@ export interface FrameSink<F> {
    * unparsed; the framer never throws and never stalls the stream.
    */
   desync?(offset: number, reason: string): void;
+  /**
+   * A request Redis reads as nothing (a blank inline line, `*0`, `*-1`): no frame, no reply, but
+   * it uses up a pending CLIENT REPLY SKIP as a command does.
+   */
+  empty?(): void;
 }
 
 export interface FramerOptions {

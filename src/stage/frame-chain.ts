@@ -61,6 +61,8 @@ interface PendingRequest {
   clientEnd: number;
   kind: number;
   hello: number;
+  /** An empty request (FrameSink.empty) came after the previous frame: it ends a pending skip. */
+  afterEmpty: boolean;
 }
 
 /** The up side is a ByteStage: the head of the up byte chain, ahead of the link. */
@@ -108,12 +110,18 @@ export class FrameChain implements ByteStage {
             clientEnd: clientBase + f.end,
             kind: commandKind(tapName, f),
             hello: helloProtocol(f),
+            afterEmpty: this.emptySeen,
           });
+          this.emptySeen = false;
           this.upPendingBytes += wire.length;
         },
         desync: () => {
           tap?.requestsDesynced(this.requestFramer);
           this.fallBack();
+        },
+        empty: () => {
+          tap?.emptyRequest();
+          this.emptySeen = true;
         },
       },
       tap?.requestFramer,
@@ -169,6 +177,8 @@ export class FrameChain implements ByteStage {
   }
   /** When the chunk being framed was pushed (the tap's arrival stamp of its requests). */
   private pushNs = 0;
+  /** An empty request was framed since the last frame (PendingRequest.afterEmpty). */
+  private emptySeen = false;
 
   // ---- up ----
 
@@ -232,6 +242,8 @@ export class FrameChain implements ByteStage {
     if (this.requests[0] !== r) return;
     this.requests.shift();
     this.upPendingBytes -= r.wire.length;
+    // Its gap holds an empty request, which Redis reads before it (in request order, as here).
+    if (r.afterEmpty) this.requestModes.empty();
     if (a.kind === 'forward') {
       const kind = this.requestModes.effectiveKind(r.kind);
       const argc = r.info.args.length + 1;
@@ -239,6 +251,12 @@ export class FrameChain implements ByteStage {
       out.push(r.wire);
       this.offsets.handedOn(r.wire.length, r.clientEnd);
     } else if (a.kind === 'answer') {
+      // Blank lines before it still go to Redis: an empty request there may end a skip.
+      const gap = r.wire.length - r.info.bytes.length;
+      if (gap > 0) {
+        out.push(r.wire.subarray(0, gap));
+        this.offsets.handedOn(gap, r.clientEnd - r.info.bytes.length);
+      }
       const unseen = this.requestModes.unseen();
       if (unseen === UNSEEN_SKIPPED) {
         // Redis's pending skip would fall on the next command it reads: an empty line is one

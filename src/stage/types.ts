@@ -244,6 +244,8 @@ export interface FramedTap {
   request(frame: RequestFrame, name: string, endOffset: number, nowNs: number): void;
   /** The chain's request framer lost the stream: from here its unparsed bytes are the tap's. */
   requestsDesynced(framer: Framer): void;
+  /** The client sent a request Redis reads as nothing (a blank line, `*0`): FrameSink.empty. */
+  emptyRequest(): void;
   /** From now on the sequencer matches Redis's frames, following these modes. */
   repliesMatched(modes: ReplyModes): void;
   /**

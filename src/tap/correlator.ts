@@ -122,6 +122,11 @@ export class Correlator extends RequestLedger {
     rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
   }
 
+  /** The client sent a request Redis reads as nothing (FrameSink.empty). */
+  emptyRequest(): void {
+    if (!this.closed) this.requestModes.empty();
+  }
+
   /** An unframed connection's reply or push frame, whose first byte arrived at `firstByteNs`. */
   reply(f: ReplyFrame, firstByteNs: number): void {
     if (!this.frozen) this.match(f, firstByteNs);

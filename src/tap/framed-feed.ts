@@ -49,6 +49,7 @@ export abstract class FramedFeed {
     this.fed = {
       requestFramer: { headArgs: HEAD_ARGS, argSizes: this.options.argSizes === true },
       request: (f, name, endOffset, nowNs) => correlator.request(f, name, arrivalNs === undefined ? nowNs : arrivalNs(), endOffset),
+      emptyRequest: () => correlator.emptyRequest(),
       requestsDesynced: (framer) => {
         this.fedUpFramer = framer;
         correlator.desync();

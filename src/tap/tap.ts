@@ -96,6 +96,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
         correlator.request(f, requestCommandName(f), this.upNowNs);
       },
       desync: onDesync,
+      empty: () => correlator.emptyRequest(),
     };
     const replySink: FrameSink<ReplyFrame> = (this.replySink = {
       frame: (f) => {

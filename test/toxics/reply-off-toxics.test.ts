@@ -49,4 +49,31 @@ describe('redis_error under CLIENT REPLY OFF and SKIP', () => {
       await p.close();
     }
   });
+
+  it('an empty request (blank line, *0, *-1) ends a skip: counts and the order of an injected reply follow Redis', async () => {
+    const plain = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
+    const toxic = await startSingleNodeProxy({
+      upstream: redis.address,
+      // The injected reply waits out the up delay, so a reply matched to the wrong request would overtake it.
+      link: { upUs: 2000, downUs: 0 },
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['GET'], keys: 'err:*', error: 'ERR injected' } }],
+    });
+    try {
+      for (const empty of ['\r\n', '   \n', '*0\r\n', '*-1\r\n']) {
+        const requests = cmd('CLIENT', 'REPLY', 'SKIP') + empty + cmd('PING') + cmd('GET', 'err:1') + cmd('ECHO', 'e');
+        expect(await exchange(plain.port ?? 0, plain.host ?? '127.0.0.1', requests)).toBe('+PONG\r\n$-1\r\n$1\r\ne\r\n+OK\r\n');
+        expect(await exchange(toxic.port ?? 0, toxic.host ?? '127.0.0.1', requests)).toBe('+PONG\r\n-ERR injected\r\n$1\r\ne\r\n+OK\r\n');
+      }
+      // An injected reply right after the empty request: the skip is over, it is answered.
+      const after = cmd('CLIENT', 'REPLY', 'SKIP') + '\r\n' + cmd('GET', 'err:1') + cmd('PING');
+      expect(await exchange(toxic.port ?? 0, toxic.host ?? '127.0.0.1', after)).toBe('-ERR injected\r\n+PONG\r\n+OK\r\n');
+      const t = plain.stats().totals;
+      expect([t.commands, t.replies, t.pushes]).toEqual([20, 16, 0]);
+    } finally {
+      await plain.close();
+      await toxic.close();
+    }
+  });
 });
