@@ -18,6 +18,8 @@ export interface RowMeasurerOptions {
   /** PINGs per row (rows above 2 ms take fewer, ~3 s each): see proxiedBlocks. */
   samples: number;
   progress: (line: string) => void;
+  /** Aborted (Ctrl-C): stop before the next block; the row it was in is not reported. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -49,27 +51,30 @@ export function proxiedBlocks(rttUs: number, samples: number, rounds: number): n
  * the error. Added p50 is the median of the rounds' (proxied p50 - direct p50).
  */
 export class RowMeasurer {
-  /** Every direct sample taken, for the report's `direct` row. */
+  /** Every direct sample of the rows that finished, for the report's `direct` row. */
   readonly directAll: number[] = [];
 
   constructor(private readonly o: RowMeasurerOptions) {}
 
-  /** One row per RTT, in order, with a progress line before and after each. */
+  /** One row per RTT, in order, with a progress line before and after each; on abort, the rows that finished. */
   async pass(label: string, rttsUs: number[]): Promise<CalibrateRow[]> {
     const { samples, rounds, progress } = this.o;
     const out: CalibrateRow[] = [];
     for (const rttUs of rttsUs) {
+      if (this.o.signal?.aborted) break;
       const blocks = proxiedBlocks(rttUs, samples, rounds);
       const pings = blocks.reduce((a, b) => a + b, 0);
       progress(`calibrate: ${label}${rttUs === 0 ? 'proxy, no delay' : fmtUsSetting(rttUs) + ' RTT'}, ${pings} PINGs in ${rounds} rounds`);
       const r = await this.measureRow(rttUs, blocks);
+      if (!r) break;
       progress(`calibrate:   added p50 ${r.addedP50Us} us (${r.addedMinUs}..${r.addedMaxUs})${r.errorPct === null ? '' : `, error ${r.errorPct}%`}`);
       out.push(r);
     }
     return out;
   }
 
-  private async measureRow(rttUs: number, blocks: number[]): Promise<CalibrateRow> {
+  /** The row, or undefined when the signal stopped it between two blocks. */
+  private async measureRow(rttUs: number, blocks: number[]): Promise<CalibrateRow | undefined> {
     const { pinger, proxy, direct, directTls, through, rounds } = this.o;
     proxy.setLink({ rttUs });
     proxy.resetStats();
@@ -94,18 +99,15 @@ export class RowMeasurer {
       const runDirect = async (): Promise<void> => {
         d = await pinger.ping(direct, directPerRound, 10, undefined, directTls);
       };
-      if (r % 2 === 0) {
-        await runDirect();
-        await runProxied();
-      } else {
-        await runProxied();
-        await runDirect();
+      for (const run of r % 2 === 0 ? [runDirect, runProxied] : [runProxied, runDirect]) {
+        if (this.o.signal?.aborted) return undefined;
+        await run();
       }
       proxied.push(...p);
       base.push(...d);
-      this.directAll.push(...d);
       added.push(quantile(p, 0.5) - quantile(d, 0.5));
     }
+    this.directAll.push(...base);
     const result = row(rttUs === 0 ? 'proxy, no delay' : fmtUsSetting(rttUs), rttUs, proxied, base, (cpuUs / wallUs) * 100);
     result.rounds = rounds;
     result.addedP50Us = round1(quantile(added, 0.5));

@@ -69,7 +69,10 @@ async function block(req: PingRequest): Promise<number[]> {
   return out;
 }
 
-createInterface({ input: process.stdin }).on('line', (line) => {
+// Ctrl-C reaches the whole process group: calibrate decides when the pinger stops (it stops after the
+// block in flight and reports the rows that finished), and closes stdin, which ends this process.
+process.on('SIGINT', () => {});
+createInterface({ input: process.stdin }).on('close', () => process.exit(0)).on('line', (line) => {
   const req = JSON.parse(line) as PingRequest;
   const answer = (a: PingAnswer): boolean => process.stdout.write(JSON.stringify(a) + '\n');
   block(req).then(

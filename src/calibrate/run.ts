@@ -39,14 +39,21 @@ export interface CalibrateOptions {
    * connection both use these options; the proxied PINGs reach the proxy in plaintext. @default false
    */
   upstreamTls?: boolean | UpstreamTlsOptions;
-  /** Measure the idle proxy's CPU at the end (one second). @default true */
+  /** Measure the idle proxy's CPU at the end (one second); without it, idleCpuPct is null. @default true */
   idleCpu?: boolean;
   progress?: (line: string) => void;
+  /**
+   * Aborted (the CLI's Ctrl-C): stop before the next block of PINGs and resolve with the rows that
+   * finished, `interrupted: true`; no pass or refinement starts after it, nor the idle CPU second.
+   */
+  signal?: AbortSignal;
 }
 
 export const DEFAULT_CALIBRATE_RTTS_US = [0, 200, 1200, 5000, 10_000];
 const WARMUP_PINGS = 5000;
 const MAX_REFINE_PASSES = 2;
+/** The verdict's first words when Ctrl-C cut the run short. */
+const INTERRUPTED = 'interrupted (Ctrl-C): only the rows that finished are reported.';
 
 /**
  * Measures what a client really sees: PING RTT direct and through the proxy at each RTT, from one
@@ -70,6 +77,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     );
   }
   const progress = options.progress ?? (() => {});
+  const stopped = (): boolean => options.signal?.aborted === true;
   const auto = options.compensationUs === undefined;
   const upstreamEndpoint = options.upstream === undefined ? undefined : parseRedisEndpoint(options.upstream, '--upstream');
   if (options.upstreamTls && upstreamEndpoint?.kind !== 'tcp') throw new ConfigError('--upstream-tls', options.upstream ?? 'a private Redis', 'a host:port --upstream');
@@ -86,19 +94,21 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       log: () => {},
     });
     const through: Endpoint = { kind: 'tcp', host: proxy.host!, port: proxy.port! };
-    let idleCpuPct = 0;
-    const measurer = new RowMeasurer({ pinger, proxy, direct, directTls: secure, through, rounds, samples, progress });
+    let idleCpuPct: number | null = null;
+    const signal = options.signal ? { signal: options.signal } : {};
+    const measurer = new RowMeasurer({ pinger, proxy, direct, directTls: secure, through, rounds, samples, progress, ...signal });
     let rows: CalibrateRow[];
     let uncalibratedRows: CalibrateRow[] | undefined;
     let compensationTable: CompensationPoint[] | undefined;
     try {
       progress(`calibrate: warming up (${WARMUP_PINGS} PINGs each way)`);
       proxy.setLink({ rttUs: 0 });
-      await pinger.ping(direct, WARMUP_PINGS, 0, undefined, secure);
-      await pinger.ping(through, WARMUP_PINGS);
+      if (!stopped()) await pinger.ping(direct, WARMUP_PINGS, 0, undefined, secure);
+      if (!stopped()) await pinger.ping(through, WARMUP_PINGS);
       rows = await measurer.pass(auto ? 'uncompensated, ' : '', rtts);
       const delayed = rtts.filter((r) => r > 0);
-      if (auto && delayed.length > 0) {
+      // A first pass cut short derives no table: its rows stay what they are, measured without one.
+      if (auto && delayed.length > 0 && !stopped()) {
         uncalibratedRows = rows;
         compensationTable = tableFrom(rows);
         proxy.setCompensation({ table: compensationTable });
@@ -107,26 +117,32 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
         // The excess is not linear in the delay taken off (a shorter sleep wakes faster), so rows
         // still outside the tolerance get their point moved by the remaining error and are
         // measured again; every row reported was measured with the table as finally saved.
-        for (let refine = 0; refine < MAX_REFINE_PASSES; refine++) {
+        for (let refine = 0; refine < MAX_REFINE_PASSES && !stopped(); refine++) {
           const off = calibrated.filter((r) => !withinTolerance(r));
           if (off.length === 0) break;
+          const pointOf = (r: CalibrateRow): CompensationPoint => compensationTable!.find((p) => p.delayUs === r.configuredRttUs! / 2)!;
+          const measuredWith = new Map(off.map((r) => [r, pointOf(r).compUs]));
           for (const r of off) {
-            const point = compensationTable.find((p) => p.delayUs === r.configuredRttUs! / 2)!;
+            const point = pointOf(r);
             point.compUs = Math.min(point.delayUs, Math.max(0, Math.round(point.compUs + (r.addedP50Us! - r.configuredRttUs!) / 2)));
           }
           proxy.setCompensation({ table: compensationTable });
           const again = await measurer.pass(`refining (${refine + 1}/${MAX_REFINE_PASSES}), `, off.map((r) => r.configuredRttUs!));
           calibrated = calibrated.map((r) => again.find((a) => a.configuredRttUs === r.configuredRttUs) ?? r);
+          // Ctrl-C before a row was measured again: its point goes back to what the row was measured with.
+          for (const [r, compUs] of measuredWith) if (!again.some((a) => a.configuredRttUs === r.configuredRttUs)) pointOf(r).compUs = compUs;
         }
         rows = [...rows.filter((r) => r.configuredRttUs === 0), ...calibrated];
       }
       proxy.setLink({ rttUs: 0 });
-      if (options.idleCpu !== false) idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
+      if (options.idleCpu !== false && !stopped()) idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
     } finally {
       await proxy.close();
     }
-    rows.unshift(row('direct', null, measurer.directAll, measurer.directAll, null));
+    if (measurer.directAll.length > 0) rows.unshift(row('direct', null, measurer.directAll, measurer.directAll, null));
     const constant = options.compensationUs && !('table' in options.compensationUs) ? options.compensationUs.up : undefined;
+    const interrupted = stopped();
+    const judged = verdict(rows, uncalibratedRows);
     return {
       kind: 'calibrate',
       environment,
@@ -135,7 +151,8 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       ...(constant === undefined ? {} : { compensationUs: constant }),
       ...(uncalibratedRows ? { uncalibratedRows } : {}),
       ...(compensationTable ? { compensationTable } : {}),
-      verdict: verdict(rows, uncalibratedRows),
+      ...(interrupted ? { interrupted: true as const } : {}),
+      verdict: interrupted ? `${INTERRUPTED} ${judged}` : judged,
     };
   } finally {
     pinger.close();

@@ -11,7 +11,7 @@ import { runOpenLoopBench } from '../workload/open-loop/bench.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
 import { OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
-import { abortOnSigint } from './bench-progress.js';
+import { abortOnSigint } from './sigint.js';
 import { writeJsonTarget } from './json-out.js';
 
 /** The open-loop flags of `bench`; with --rate or --clients the run is open-loop (or C closed loops). */

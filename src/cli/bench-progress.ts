@@ -52,20 +52,3 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): { 
   };
   return { onEvent, done: clear };
 }
-
-/**
- * Ctrl-C once: abort the run at the next wait and let it return what finished. Twice: leave now
- * (the 'exit' handler still kills a private redis-server).
- */
-export function abortOnSigint(onFirst: () => void): { signal: AbortSignal; dispose: () => void } {
-  const controller = new AbortController();
-  const handler = (): void => {
-    if (controller.signal.aborted) {
-      process.exit(130);
-    }
-    onFirst();
-    controller.abort();
-  };
-  process.on('SIGINT', handler);
-  return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
-}

@@ -13,7 +13,8 @@ import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
-import { abortOnSigint, progressPrinter } from './bench-progress.js';
+import { progressPrinter } from './bench-progress.js';
+import { abortOnSigint } from './sigint.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {

@@ -5,7 +5,8 @@ import { renderHtml, renderTable } from '../report/index.js';
 import { DEMO_LINKS, runDemo } from '../workload/demo.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
-import { abortOnSigint, fmtSeconds, progressPrinter } from './bench-progress.js';
+import { fmtSeconds, progressPrinter } from './bench-progress.js';
+import { abortOnSigint } from './sigint.js';
 
 interface DemoFlags {
   json: string;

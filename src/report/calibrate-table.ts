@@ -45,13 +45,19 @@ export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTab
       : []),
     ...(report.compensationUs === undefined ? [] : [`hop compensation: ${report.compensationUs} us taken off each one-way delay.`]),
     ...compensationLines(report),
-    `idle proxy CPU: ${report.idleCpuPct.toFixed(1)}% of one core (one idle connection).`,
+    `idle proxy CPU: ${idleCpuText(report)}.`,
     '',
     paint(`verdict: ${report.verdict}`, 'bold', color),
     '',
     paint(`environment: ${environmentLine(report.environment)}`, 'dim', color),
   );
   return `${lines.join('\n')}\n`;
+}
+
+/** "0.1% of one core (one idle connection)", or why there is no figure. */
+export function idleCpuText(report: CalibrateReport): string {
+  if (report.idleCpuPct === null) return report.interrupted ? 'not measured (interrupted)' : 'not measured';
+  return `${report.idleCpuPct.toFixed(1)}% of one core (one idle connection)`;
 }
 
 function configured(us: number): string {

@@ -6,6 +6,7 @@ import type { BenchReport, CalibrateReport, Environment } from '../results/types
 import { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
 import { environmentPairs, methodLines } from './context.js';
 import { HTML_STYLE } from './html-style.js';
+import { idleCpuText } from './calibrate-table.js';
 import { benchTableHtml, calibrateTableHtml, footnotesHtml } from './html-table.js';
 import { renderReading } from './reading.js';
 import { esc } from '../svg/escape.js';
@@ -41,7 +42,7 @@ function calibratePage(report: CalibrateReport, opts: HtmlOptions): string {
   const title = opts.title ?? 'redis-rtt calibration';
   const sections = [
     `<section class="reading" aria-label="verdict">\n<p class="verdict">${esc(report.verdict)}</p>\n` +
-      `<p>Idle proxy CPU: ${esc(report.idleCpuPct.toFixed(1))}% of one core (one idle connection).</p>\n</section>`,
+      `<p>Idle proxy CPU: ${esc(idleCpuText(report))}.</p>\n</section>`,
     chartsSection(calibrateCharts(report)),
     `<section>\n<h2>Rows</h2>\n${calibrateTableHtml(report)}\n` +
       '<p>added = measured PING round trip minus direct; error = (added p50 - configured) / configured.</p>\n</section>',

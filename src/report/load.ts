@@ -96,7 +96,7 @@ function setupProblem(v: unknown): string | null {
 
 function calibrateProblem(d: Json): string | null {
   return (
-    shape(d, { environment: 'object', rows: 'array', idleCpuPct: 'number', verdict: 'string' }, '') ??
+    shape(d, { environment: 'object', rows: 'array', idleCpuPct: 'number|null', verdict: 'string' }, '') ??
     shape(d.environment as Json, ENVIRONMENT, 'environment.') ??
     firstProblem(d.rows as unknown[], (r, p) => (!isObject(r) ? `${p} is not an object` : shape(r, ROW, `${p}.`)), 'rows')
   );

@@ -6,6 +6,7 @@
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { notesWithSetup } from './connection-setup.js';
 import { environmentLine, methodLines } from './context.js';
+import { idleCpuText } from './calibrate-table.js';
 import { fieldTable } from './fields.js';
 import { renderReading } from './reading.js';
 
@@ -14,7 +15,7 @@ export function renderMarkdown(report: BenchReport | CalibrateReport): string {
   if (report.kind === 'calibrate') {
     out.push('# redis-rtt calibrate', '', mdText(report.verdict), '');
     out.push(...mdTable(report), '');
-    out.push(`Idle proxy CPU: ${report.idleCpuPct}% of one core.`, '');
+    out.push(`Idle proxy CPU: ${mdText(idleCpuText(report))}.`, '');
   } else {
     out.push('# redis-rtt bench', '');
     const reading = renderReading(report);

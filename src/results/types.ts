@@ -185,8 +185,10 @@ export interface CalibrateReport {
   kind: 'calibrate';
   environment: Environment;
   rows: CalibrateRow[];
-  /** CPU of an idle proxy with one idle connection, percent of one core. */
-  idleCpuPct: number;
+  /** CPU of an idle proxy with one idle connection, percent of one core; null when not measured (interrupted, or turned off). */
+  idleCpuPct: number | null;
+  /** Ctrl-C stopped the run: `rows` hold only the rows that finished (the verdict says so too). */
+  interrupted?: true;
   /** Microseconds the proxy took off each one-way delay (a constant given with --compensate). */
   compensationUs?: number;
   /**

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,8 +10,8 @@ import { main } from '../../src/cli/main.js';
 import { startPingSession } from '../../src/calibrate/pinger.js';
 import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import type { CalibrateRow } from '../../src/results/types.js';
-import { startCliProxy, runCli } from '../hardening/helpers/cli-proxy.js';
+import type { CalibrateReport, CalibrateRow } from '../../src/results/types.js';
+import { BIN, startCliProxy, runCli } from '../hardening/helpers/cli-proxy.js';
 import { closedPort } from '../proxy/helpers.js';
 
 describe('the long-lived pinger', () => {
@@ -93,10 +94,26 @@ describe('calibrate', () => {
       expect(report.environment.redis).toBe(unix.version);
       expect(report.rows.map((r) => r.label)).toEqual(['direct', '1ms']);
       expect(report.rows[1]!.addedP50Us!).toBeGreaterThan(900);
-      expect(report.idleCpuPct).toBe(0);
+      expect(report.idleCpuPct).toBeNull(); // idleCpu: false: not measured, not 0
     } finally {
       await unix.stop();
     }
+  });
+
+  it('with the signal aborted after a row: the rows that finished, marked interrupted; no idle CPU second', { timeout: 60_000 }, async () => {
+    const stop = new AbortController();
+    const report = await runCalibrate({
+      rttsUs: [0, 1000, 2000], samples: 100, rounds: 2, signal: stop.signal,
+      progress: (line) => { if (line.includes('added p50')) stop.abort(); },
+    });
+    expect(report.interrupted).toBe(true);
+    // The first pass was cut short: no table from it, and its finished rows as they were measured.
+    expect(report.rows.map((r) => r.label)).toEqual(['direct', 'proxy, no delay']);
+    expect(report.rows[0]!.samples).toBe(100); // the direct blocks of the row that finished, no more
+    expect(report.compensationTable).toBeUndefined();
+    expect(report.idleCpuPct).toBeNull();
+    expect(report.verdict).toMatch(/^interrupted \(Ctrl-C\): only the rows that finished are reported\. proxy hop/);
+    expect(renderCalibrateTable(report)).toContain('idle proxy CPU: not measured (interrupted).');
   });
 
   it('refuses a negative RTT before starting anything', async () => {
@@ -133,6 +150,37 @@ describe('calibrate', () => {
       { delayUs: 200, compUs: 200 },
       { delayUs: 600, compUs: 130 },
     ]);
+  });
+});
+
+describe('calibrate stopped with Ctrl-C', () => {
+  it('prints and saves the rows that finished, marked interrupted, and exits 130', { timeout: 60_000 }, async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'redis-rtt-cal-int-'));
+    try {
+      const json = join(dir, 'cal.json');
+      const cli = spawn(process.execPath, [BIN, 'calibrate', '--rtts', '0,1ms,2ms', '--samples', '100', '--rounds', '2', '--json', json], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        // Its own group, signalled as a terminal does: the pinger process gets the SIGINT too.
+        detached: true,
+      });
+      let out = '';
+      let err = '';
+      cli.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      cli.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const exited = new Promise<number | null>((resolve) => cli.on('close', (c) => resolve(c)));
+      await vi.waitUntil(() => /added p50/.test(err), { timeout: 30_000, interval: 20 });
+      process.kill(-cli.pid!, 'SIGINT');
+      expect(await exited, err).toBe(130);
+      expect(err).toContain('stopping after the current block of PINGs');
+      expect(out).toMatch(/^direct\s/m);
+      expect(out).toMatch(/^proxy, no delay\s+0\s/m);
+      expect(out).toContain('verdict: interrupted (Ctrl-C): only the rows that finished are reported.');
+      const saved = JSON.parse(await readFile(json, 'utf8')) as CalibrateReport;
+      expect(saved.interrupted).toBe(true);
+      expect(saved.rows.map((r) => r.label).slice(0, 2)).toEqual(['direct', 'proxy, no delay']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -1,0 +1,18 @@
+/**
+ * The one Ctrl-C handling of a run that reports what finished (bench, demo, calibrate). Once: abort
+ * the run at its next stopping point (a bench's next wait, calibrate's next block of PINGs) and let
+ * it return what finished; the caller prints it and exits 130. Twice: leave now (the 'exit' handler
+ * still kills a private redis-server).
+ */
+export function abortOnSigint(onFirst: () => void): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const handler = (): void => {
+    if (controller.signal.aborted) {
+      process.exit(130);
+    }
+    onFirst();
+    controller.abort();
+  };
+  process.on('SIGINT', handler);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
+}
