@@ -43,7 +43,7 @@ export const PAGE_SCRIPT = String.raw`
     fill('commands-body', e.commands.map((c) => row([c.name, c.count, fmtRate(c.perSecond), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs)])));
     $('commands-empty').hidden = e.commands.length > 0;
     $('chart').innerHTML = e.chartSvg || '<p class="muted">no command answered in the window</p>';
-    fill('toxics-body', e.toxics.map((t) => row([t.name, t.type, t.stream, t.toxicity, JSON.stringify(t.attributes), t.applications, removeButton(t.name)])));
+    fill('toxics-body', e.toxics.map((t) => row([t.name, t.type, t.stream, t.toxicity, JSON.stringify(t.attributes), t.applications, cfg.toxics ? removeButton(t.name) : ''])));
     $('toxics-empty').hidden = e.toxics.length > 0;
     const nodes = e.nodes || [];
     $('nodes').hidden = nodes.length === 0;

@@ -13,7 +13,7 @@ export interface PageConfig {
   events: string;
   /** PUT here changes the link (the control endpoint's /link); null: the link is shown only. */
   link: string | null;
-  /** POST here adds a toxic, DELETE here/NAME removes one; null: toxics are shown only. */
+  /** POST here adds a toxic, DELETE here?name=NAME removes one; null: toxics are shown only. */
   toxics: string | null;
   presets: readonly string[];
   toxicTypes: readonly string[];

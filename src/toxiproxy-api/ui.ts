@@ -1,7 +1,7 @@
 /**
  * `redis-rtt server`'s dashboard: GET /ui?proxy=NAME is the control endpoint's page for one of its
- * proxies (its toxics through this API's /proxies/NAME/toxics; no link controls, toxiproxy's API
- * has no link), GET /ui alone lists the proxies. Each proxy gets its own event streams, made when
+ * proxies (its toxics through this API's /proxies/NAME/toxics, read only for a proxy named . or ..;
+ * no link controls, toxiproxy's API has no link), GET /ui alone lists the proxies. Each proxy gets its own event streams, made when
  * its first page connects; like the control endpoint's they do nothing while no page is open.
  */
 import type http from 'node:http';
@@ -15,6 +15,9 @@ import { esc } from '../svg/escape.js';
 import type { ProxyCollection } from './collection.js';
 
 export const UI_PATH = '/ui';
+
+/** Path segments a browser resolves away before it sends a request, percent-encoded too. */
+const DOT_SEGMENTS: ReadonlySet<string> = new Set(['.', '..']);
 
 export class ServerUi {
   private readonly streams = new Map<string, EventStreams>();
@@ -50,7 +53,11 @@ export class ServerUi {
         title: `redis-rtt server: ${chosen}`,
         events: `${UI_PATH}/events?proxy=${q}`,
         link: null,
-        toxics: `/proxies/${q}/toxics`,
+        // The browser would send /proxies/./toxics as /proxies/toxics (another proxy's path: the add
+        // would be taken as its update, a Remove would delete it) and /proxies/../toxics as /toxics,
+        // so such a proxy's toxics are shown read only. toxiproxy serves no path of it at all:
+        // gorilla/mux cleans /proxies/.. to / and redirects (docs/toxiproxy.md, Limits).
+        toxics: DOT_SEGMENTS.has(chosen) ? null : `/proxies/${q}/toxics`,
         presets: [],
         toxicTypes: [...TOXIC_TYPES.keys()],
       }),

@@ -18,6 +18,7 @@ import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { StatsSnapshot } from '../../src/stats/types.js';
 import type { ToxicSpec } from '../../src/toxics/types.js';
+import { startToxiproxyServer } from '../../src/toxiproxy-api/toxiproxy-server.js';
 import { controlRequest } from '../hardening/helpers/http.js';
 import { median, proxyClient } from '../proxy/helpers.js';
 import { openBrowser, type OpenBrowser } from './browser.js';
@@ -261,5 +262,31 @@ describe('the dashboard in Chromium', () => {
     expect((await stats()).connections).toBeDefined();
     await proxy.close();
     await vi.waitFor(async () => expect(await b.page.locator('#status').innerText()).toMatch(/disconnected/), { timeout: 15_000, interval: 100 });
+  });
+});
+
+describe("redis-rtt server's page for a proxy named .", () => {
+  it('shows its toxics read only: no form and no Remove button, whose request would reach /proxies/toxics', async () => {
+    const server = await startToxiproxyServer({
+      api: '127.0.0.1:0',
+      log: () => undefined,
+      seed: 1,
+      config: [
+        { name: '.', listen: '127.0.0.1:0', upstream: redis.address },
+        { name: 'toxics', listen: '127.0.0.1:0', upstream: redis.address },
+      ],
+    });
+    const page = await b.context.newPage();
+    try {
+      server.proxies.get('.').addToxic({ type: 'latency', name: 'dot_latency', attributes: { latency: 1 } });
+      await page.goto(`http://${server.api}/ui?proxy=.`);
+      await vi.waitFor(async () => expect(await page.locator('#toxics-body tr', { hasText: 'dot_latency' }).count()).toBe(1), { timeout: 15_000, interval: 100 });
+      expect(await page.locator('#toxics-body button').count()).toBe(0);
+      expect(await page.locator('#toxic-form').isVisible()).toBe(false);
+      expect(server.proxies.list().map((p) => p.name).sort()).toEqual(['.', 'toxics']);
+    } finally {
+      await page.close();
+      await server.close();
+    }
   });
 });

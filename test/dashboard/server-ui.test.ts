@@ -52,6 +52,17 @@ describe('redis-rtt server /ui', () => {
     expect((await controlRequest(server.api, 'GET', '/ui?proxy=nope', { headers: { cookie } })).status).toBe(404);
   });
 
+  it('a proxy named . or .. gets its toxics read only: the browser would send /proxies/./toxics as /proxies/toxics', async () => {
+    for (const name of ['.', '..']) {
+      await server.proxies.serial(() => server.proxies.create({ name, listen: '127.0.0.1:0', upstream: redis.address }));
+      const r = await controlRequest(server.api, 'GET', `/ui?proxy=${encodeURIComponent(name)}`, { headers: { cookie } });
+      expect(r.status).toBe(200);
+      const config = JSON.parse(/<script type="application\/json" id="dashboard-config">(.*?)<\/script>/.exec(r.body)![1]!) as Record<string, unknown>;
+      expect(config).toMatchObject({ events: `/ui/events?proxy=${encodeURIComponent(name)}`, link: null, toxics: null });
+      await server.proxies.serial(() => server.proxies.remove(name));
+    }
+  });
+
   it('streams the proxy\'s traffic and toxics', async () => {
     const listen = server.proxies.get('cache').listen;
     const add = await controlRequest(server.api, 'POST', '/proxies/cache/toxics', { token: TOKEN, body: '{"type":"latency","attributes":{"latency":1}}' });
