@@ -14,7 +14,7 @@ import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js'
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { progressPrinter } from './bench-progress.js';
-import { abortOnSigint } from './sigint.js';
+import { abortOnSigint, STOPPING_AFTER_SAMPLE } from './sigint.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
@@ -200,25 +200,30 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
   const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parseNonNegativeInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
   const links = given('links') ? parseList(flags.links, '--links', 'links') : undefined;
-  // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
-  const onInt = (): never => process.exit(130);
-  process.once('SIGINT', onInt);
+  // Ctrl-C: stop after the sample in flight, report what finished, exit 130 (the run's finally
+  // blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.
+  const sigint = abortOnSigint(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
   const common = {
     upstream: flags.redis,
     n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,
     repeat: given('repeat') ? parsePositiveInt(flags.repeat, '--repeat', 10_000) : undefined,
+    signal: sigint.signal,
     log: (line: string) => void process.stderr.write(`redis-rtt: ${line}\n`),
   };
-  const report =
-    clientZones !== undefined
-      ? await runClientZoneBench({ ...common, clientZones, zones })
-      : await runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
-  process.off('SIGINT', onInt);
-  const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
-  if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-  else process.stderr.write(table);
-  if (flags.json !== undefined) {
-    const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
-    if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+  try {
+    const report =
+      clientZones !== undefined
+        ? await runClientZoneBench({ ...common, clientZones, zones })
+        : await runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
+    const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
+    if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    else process.stderr.write(table);
+    if (flags.json !== undefined) {
+      const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+      if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+    }
+    if (report.interrupted) process.exitCode = 130;
+  } finally {
+    sigint.dispose();
   }
 }

@@ -6,7 +6,7 @@ import { DEMO_LINKS, runDemo } from '../workload/demo.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { fmtSeconds, progressPrinter } from './bench-progress.js';
-import { abortOnSigint } from './sigint.js';
+import { abortOnSigint, STOPPING_AFTER_SAMPLE } from './sigint.js';
 
 interface DemoFlags {
   json: string;
@@ -38,16 +38,21 @@ export function registerDemo(program: Command): void {
     .action(async (flags: DemoFlags) => {
       const started = Date.now();
       if (flags.cluster) {
-        // Ctrl-C: exit through process.exit, whose handler kills the private cluster and removes its dirs.
-        const onInt = (): never => process.exit(130);
-        process.once('SIGINT', onInt);
-        const report = await runClusterBench({ zones: 3, n: 100, repeat: 2 });
-        process.off('SIGINT', onInt);
-        const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
-        tableTo.write(renderClusterTable(report, { color: tableTo.isTTY === true }));
-        const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
-        if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
-        process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);
+        // Ctrl-C: stop after the sample in flight, report what finished, exit 130 (the run's
+        // finally blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.
+        const sigint = abortOnSigint(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
+        try {
+          const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
+          const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: sigint.signal, log });
+          const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
+          tableTo.write(renderClusterTable(report, { color: tableTo.isTTY === true }));
+          const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+          if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+          process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);
+          if (report.interrupted) process.exitCode = 130;
+        } finally {
+          sigint.dispose();
+        }
         return;
       }
       const progress = progressPrinter();

@@ -16,3 +16,6 @@ export function abortOnSigint(onFirst: () => void): { signal: AbortSignal; dispo
   process.on('SIGINT', handler);
   return { signal: controller.signal, dispose: () => process.off('SIGINT', handler) };
 }
+
+/** What a cluster bench says on the first Ctrl-C: its stopping point is the end of a sample. */
+export const STOPPING_AFTER_SAMPLE = 'redis-rtt: stopping after the sample in flight (Ctrl-C again to quit at once)\n';

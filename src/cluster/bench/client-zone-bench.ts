@@ -1,8 +1,8 @@
 import { Cluster, type Redis } from 'ioredis';
-import { startPrivateCluster, type PrivateCluster } from '../../redis/private-cluster.js';
 import type { ClientZoneView, RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
-import type { ClusterBenchReport, ClusterBenchRow } from './cluster-bench.js';
+import { clusterSeed } from './cluster-seed.js';
+import { clusterBenchReport, type ClusterBenchReport, type ClusterBenchRow } from './cluster-bench.js';
 import { sampleShapes, type BoundShape } from './sample-shapes.js';
 
 export interface ClientZoneBenchOptions {
@@ -16,6 +16,8 @@ export interface ClientZoneBenchOptions {
   n?: number;
   /** Timed samples per shape; the median is reported. @default 3 */
   repeat?: number;
+  /** Aborted (Ctrl-C): stop after the sample in flight and return what finished, marked interrupted. */
+  signal?: AbortSignal;
   log?: (line: string) => void;
 }
 
@@ -31,8 +33,9 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
   const log = o.log ?? (() => {});
   const n = o.n ?? 200;
   const repeat = o.repeat ?? 3;
-  let own: PrivateCluster | undefined;
-  const seed = o.upstream ?? (own = await startPrivateCluster({})).address;
+  const start = await clusterSeed(o.upstream, o.signal);
+  if (start === undefined) return clusterBenchReport([], 0, o.signal);
+  const { seed, own } = start;
   const rows: ClusterBenchRow[] = [];
   let nodeCount = 0;
   try {
@@ -40,17 +43,25 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
     try {
       const zones = proxy.clientZones()!;
       nodeCount = zones[0]!.nodes.length;
-      for (const z of zones) rows.push(...(await benchZone(proxy, z, n, repeat, log)));
+      for (const z of zones) {
+        if (o.signal?.aborted) break;
+        rows.push(...(await benchZone(proxy, z, { n, repeat, signal: o.signal, log })));
+      }
     } finally {
       await proxy.close();
     }
   } finally {
     await own?.stop();
   }
-  return { rows, nodes: nodeCount };
+  return clusterBenchReport(rows, nodeCount, o.signal);
 }
 
-async function benchZone(proxy: RedisRttClusterProxy, z: ClientZoneView, n: number, repeat: number, log: (line: string) => void): Promise<ClusterBenchRow[]> {
+async function benchZone(
+  proxy: RedisRttClusterProxy,
+  z: ClientZoneView,
+  o: { n: number; repeat: number; signal: AbortSignal | undefined; log: (line: string) => void },
+): Promise<ClusterBenchRow[]> {
+  const { n } = o;
   const at = z.seed.lastIndexOf(':');
   const startNode = { host: z.seed.slice(0, at), port: Number(z.seed.slice(at + 1)) };
   const byListen = new Map(z.nodes.map((x) => [x.listen, x]));
@@ -79,7 +90,7 @@ async function benchZone(proxy: RedisRttClusterProxy, z: ClientZoneView, n: numb
       shapes.push({ name: 'seq GET, shards with a zone replica', reads: 'master', run: loop(primaries, local) });
       shapes.push({ name: 'seq GET, shards with a zone replica', reads: 'zone-replica', run: loop(zoneReplica, local) });
     }
-    return await sampleShapes(proxy, `client zone ${z.zone}`, shapes, { n, repeat, clientZone: z.zone, log });
+    return await sampleShapes(proxy, `client zone ${z.zone}`, shapes, { ...o, clientZone: z.zone });
   } finally {
     primaries.disconnect();
     zoneReplica.disconnect();

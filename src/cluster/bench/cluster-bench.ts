@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
-import { startPrivateCluster, type PrivateCluster } from '../../redis/private-cluster.js';
+import { clusterSeed } from './cluster-seed.js';
 import { CLUSTER_SHAPES } from './shapes.js';
 import { sampleShapes } from './sample-shapes.js';
 import { parseLinkSpec } from '../../link/link-spec.js';
@@ -27,6 +27,8 @@ export interface ClusterBenchOptions {
   batch?: number;
   /** Timed samples per shape, in rotated order; the median is reported. @default 3 */
   repeat?: number;
+  /** Aborted (Ctrl-C): stop after the sample in flight and return what finished, marked interrupted. */
+  signal?: AbortSignal;
   log?: (line: string) => void;
 }
 
@@ -36,6 +38,8 @@ export interface ClusterBenchRow {
   /** Primaries, any replica (ioredis scaleReads 'slave'), or the replica in the client's own zone (--client-zones). */
   reads: 'master' | 'slave' | 'zone-replica';
   n: number;
+  /** Timed samples behind the median: `repeat`, fewer when the run was interrupted. */
+  samples: number;
   /** Median over the samples, and the range. */
   usPerOp: number;
   usPerOpMin: number;
@@ -46,8 +50,16 @@ export interface ClusterBenchRow {
 }
 
 export interface ClusterBenchReport {
+  /** One per shape and configuration with a timed sample (an interrupted run has fewer). */
   rows: ClusterBenchRow[];
   nodes: number;
+  /** Stopped with Ctrl-C: the rows are what finished. */
+  interrupted?: true;
+}
+
+/** The report of what finished; marked interrupted when `signal` was aborted. */
+export function clusterBenchReport(rows: ClusterBenchRow[], nodes: number, signal: AbortSignal | undefined): ClusterBenchReport {
+  return { rows, nodes, ...(signal?.aborted ? { interrupted: true as const } : {}) };
 }
 
 /**
@@ -59,13 +71,15 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   const n = o.n ?? 200;
   const batch = o.batch ?? 20;
   const repeat = o.repeat ?? 3;
-  let own: PrivateCluster | undefined;
-  const seed = o.upstream ?? (own = await startPrivateCluster({})).address;
+  const start = await clusterSeed(o.upstream, o.signal);
+  if (start === undefined) return clusterBenchReport([], 0, o.signal);
+  const { seed, own } = start;
   const configs = o.zones !== undefined ? [{ name: `zones=${o.zones}`, extra: { zones: o.zones } }] : (o.links ?? ['cross-az']).map((l) => ({ name: l, extra: { link: clusterLink(l) } }));
   const rows: ClusterBenchRow[] = [];
   let nodeCount = 0;
   try {
     for (const cfg of configs) {
+      if (o.signal?.aborted) break;
       const proxy = (await startProxy({ upstream: seed, cluster: 'on', log, ...cfg.extra })) as RedisRttClusterProxy;
       nodeCount = proxy.nodes().length;
       const clients = { master: new Cluster([{ host: proxy.host!, port: proxy.port! }], { scaleReads: 'master', enableAutoPipelining: true }), slave: new Cluster([{ host: proxy.host!, port: proxy.port! }], { scaleReads: 'slave', enableAutoPipelining: true }) };
@@ -74,7 +88,7 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
         for (const k of keys) await clients.master.set(k, 'v');
         for (const c of Object.values(clients)) for (const k of keys.slice(0, 8)) await c.get(k); // connect to every node, warm
         const bound = CLUSTER_SHAPES.map((shape) => ({ name: shape.name, reads: shape.reads, run: () => shape.run(clients[shape.reads], keys, n, batch) }));
-        rows.push(...(await sampleShapes(proxy, cfg.name, bound, { n, repeat, log })));
+        rows.push(...(await sampleShapes(proxy, cfg.name, bound, { n, repeat, signal: o.signal, log })));
       } finally {
         for (const c of Object.values(clients)) c.disconnect();
         await proxy.close();
@@ -83,5 +97,5 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   } finally {
     await own?.stop();
   }
-  return { rows, nodes: nodeCount };
+  return clusterBenchReport(rows, nodeCount, o.signal);
 }

@@ -4,6 +4,9 @@ import type { ClusterBenchReport, ClusterBenchRow } from './cluster-bench.js';
 
 const READS: Record<ClusterBenchRow['reads'], string> = { master: 'primaries', slave: 'replicas', 'zone-replica': 'same-zone replica' };
 
+/** What an interrupted run's table ends with, so a partial table is not read as the whole run. */
+const CLUSTER_INTERRUPTED_NOTE = 'interrupted (Ctrl-C): only the samples that finished are reported';
+
 /** The cluster bench as a text table: one row per configuration and shape, round trips per node. */
 export function renderClusterTable(report: ClusterBenchReport, opts: { color?: boolean } = {}): string {
   const head: GridRow = { cells: ['config', 'shape', 'reads', 'us/op (min-max)', 'round trips', 'per node: role zone rtt -> round trips'], tone: 'bold' };
@@ -20,5 +23,7 @@ export function renderClusterTable(report: ClusterBenchReport, opts: { color?: b
       cells: [r.config, r.shape, READS[r.reads], `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`, String(r.roundTrips), perNode],
     });
   }
-  return renderGrid(rows, ['left', 'left', 'left', 'right', 'right', 'left'], opts).join('\n') + '\n';
+  const lines = renderGrid(rows, ['left', 'left', 'left', 'right', 'right', 'left'], opts);
+  if (report.interrupted) lines.push(CLUSTER_INTERRUPTED_NOTE);
+  return lines.join('\n') + '\n';
 }

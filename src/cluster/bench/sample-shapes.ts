@@ -12,17 +12,18 @@ export interface BoundShape {
 /**
  * A warm-up sample of every shape, then `repeat` timed samples with the shapes in rotated order;
  * one row per shape with the median, the range, and the proxy's round trips per node in the
- * median sample (only `clientZone`'s listeners when given).
+ * median sample (only `clientZone`'s listeners when given). An aborted `signal` stops it after the
+ * sample in flight: only the shapes with a timed sample get a row (Ctrl-C reports what finished).
  */
 export async function sampleShapes(
   proxy: RedisRttClusterProxy,
   config: string,
   shapes: readonly BoundShape[],
-  o: { n: number; repeat: number; clientZone?: number; log(line: string): void },
+  o: { n: number; repeat: number; clientZone?: number; signal?: AbortSignal; log(line: string): void },
 ): Promise<ClusterBenchRow[]> {
   const samples = new Map<number, { us: number; rt: number; perNode: ClusterBenchRow['perNode'] }[]>();
-  for (let r = 0; r <= o.repeat; r++) {
-    for (let j = 0; j < shapes.length; j++) {
+  for (let r = 0; r <= o.repeat && !o.signal?.aborted; r++) {
+    for (let j = 0; j < shapes.length && !o.signal?.aborted; j++) {
       const i = (j + r) % shapes.length;
       const shape = shapes[i]!;
       proxy.resetStats();
@@ -44,12 +45,13 @@ export async function sampleShapes(
       o.log(`${config} ${shape.name} (${shape.reads}) sample ${r === 0 ? 'warm-up' : r}: ${us.toFixed(0)} us/op`);
     }
   }
-  return shapes.map((shape, i) => {
-    const list = samples.get(i)!;
+  return shapes.flatMap((shape, i) => {
+    const list = samples.get(i);
+    if (list === undefined) return [];
     const us = list.map((x) => x.us);
     const m = median(us);
     const mid = list.find((x) => x.us === m) ?? list[0]!;
     const range = { usPerOpMin: Math.min(...us), usPerOpMax: Math.max(...us) };
-    return { config, shape: shape.name, reads: shape.reads, n: o.n, usPerOp: m, ...range, roundTrips: mid.rt, perNode: mid.perNode };
+    return [{ config, shape: shape.name, reads: shape.reads, n: o.n, samples: list.length, usPerOp: m, ...range, roundTrips: mid.rt, perNode: mid.perNode }];
   });
 }
