@@ -79,7 +79,7 @@ export type { OpenLoopOptions } from './workload/open-loop/options.js';
 export type { OpenLoopReport, OpenLoopResult, PercentilesUs } from './workload/open-loop/types.js';
 export { buildArrivalSchedule, type Arrival } from './workload/open-loop/schedule.js';
 export { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from './workload/open-loop/dispatcher.js';
-export type { BenchReport, BenchResult, CalibrateReport, Mode, Workload } from './results/types.js';
+export { isOk, type BenchReport, type BenchResult, type MeasuredResult, type CalibrateReport, type Mode, type Workload } from './results/types.js';
 export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
