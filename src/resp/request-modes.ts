@@ -19,13 +19,6 @@ import { CommandKind, isPubSubKind } from './command-kind.js';
 /** `expected` value meaning "one confirmation per current subscription", decided later. */
 export const EXPECT_PER_SUBSCRIPTION = -1;
 
-/** unseen(): Redis would have answered the request. */
-export const UNSEEN_ANSWERED = 0;
-/** unseen(): no reply, CLIENT REPLY OFF. */
-export const UNSEEN_SILENT = 1;
-/** unseen(): no reply, the request used up a CLIENT REPLY SKIP that Redis still holds. */
-export const UNSEEN_SKIPPED = 2;
-
 export class RequestModes {
   replyOff = false;
   inMulti = false;
@@ -55,15 +48,14 @@ export class RequestModes {
   }
 
   /**
-   * A request Redis never reads (a frame stage answered it in Redis's place): whether Redis would
-   * have answered it. Not under CLIENT REPLY OFF; not when a CLIENT REPLY SKIP is pending either,
-   * and then that skip is used up here while Redis's still waits for a command to use it up
-   * (UNSEEN_SKIPPED: the frame chain sends Redis an empty line, which does).
+   * A request a frame stage answered in Redis's place (Redis reads an empty request instead, which
+   * uses up a pending skip as the request would have): whether Redis would have answered it. Not
+   * under CLIENT REPLY OFF, nor when a CLIENT REPLY SKIP is pending.
    */
-  unseen(): number {
+  answeredUnseen(): boolean {
     const skipThis = this.skipNext;
     this.skipNext = false;
-    return this.replyOff ? UNSEEN_SILENT : skipThis ? UNSEEN_SKIPPED : UNSEEN_ANSWERED;
+    return !this.replyOff && !skipThis;
   }
 
   /**

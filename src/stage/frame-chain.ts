@@ -18,7 +18,7 @@
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import { commandKind, helloProtocol } from '../resp/command-kind.js';
-import { RequestModes, UNSEEN_ANSWERED, UNSEEN_SKIPPED } from '../resp/request-modes.js';
+import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
@@ -251,21 +251,14 @@ export class FrameChain implements ByteStage {
       out.push(r.wire);
       this.offsets.handedOn(r.wire.length, r.clientEnd);
     } else if (a.kind === 'answer') {
-      // Blank lines before it still go to Redis: an empty request there may end a skip.
+      // Redis reads an empty line in its place (and the blank lines before it): nothing runs, no
+      // reply, no MONITOR line, but Redis ends what lasts one command (CLIENT REPLY SKIP, CLIENT
+      // CACHING, ASKING) here, as it would have at this request, not at the next one.
       const gap = r.wire.length - r.info.bytes.length;
-      if (gap > 0) {
-        out.push(r.wire.subarray(0, gap));
-        this.offsets.handedOn(gap, r.clientEnd - r.info.bytes.length);
-      }
-      const unseen = this.requestModes.unseen();
-      if (unseen === UNSEEN_SKIPPED) {
-        // Redis's pending skip would fall on the next command it reads: an empty line is one
-        // (no reply, no MONITOR line), so the skip ends where the client's does.
-        out.push(EMPTY_LINE);
-        this.offsets.handedOn(EMPTY_LINE.length, r.clientEnd);
-      }
+      out.push(gap === 0 ? EMPTY_LINE : Buffer.concat([r.wire.subarray(0, gap), EMPTY_LINE]));
+      this.offsets.handedOn(gap + EMPTY_LINE.length, r.clientEnd);
       // Under CLIENT REPLY OFF/SKIP Redis would not have answered it, an error included.
-      if (unseen !== UNSEEN_ANSWERED) return;
+      if (!this.requestModes.answeredUnseen()) return;
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
       slot.local = a.reply;
       this.replies.addSlot(slot);

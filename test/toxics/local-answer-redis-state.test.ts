@@ -4,9 +4,9 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { collect, rawSocket } from '../proxy/helpers.js';
 
 /**
- * A command a Redis-aware toxic answers in Redis's place while the client switched replies off:
- * Redis would have sent nothing for it, an error included, so neither may the proxy; and a
- * pending CLIENT REPLY SKIP is used up by it, not by the next command Redis reads.
+ * A command a Redis-aware toxic answers in Redis's place leaves Redis's connection state as Redis
+ * would have: under CLIENT REPLY OFF/SKIP it gets no reply, an error included; and what lasts
+ * one command (CLIENT REPLY SKIP, CLIENT CACHING) ends at it, not at the next command Redis reads.
  */
 let redis: PrivateRedis;
 beforeAll(async () => {
@@ -74,6 +74,29 @@ describe('redis_error under CLIENT REPLY OFF and SKIP', () => {
     } finally {
       await plain.close();
       await toxic.close();
+    }
+  });
+
+  it('CLIENT CACHING (tracking OPTIN/OPTOUT) ends at the injected command, as at a command Redis rejects', async () => {
+    // Redis's own error for an unknown command: the proxy's bytes must equal a direct connection's.
+    const error = "ERR unknown command 'NOSUCHCMD', with args beginning with: ";
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['NOSUCHCMD'], error } }],
+    });
+    try {
+      for (const [mode, caching] of [['OPTIN', 'YES'], ['OPTOUT', 'NO']] as const) {
+        const requests = cmd('HELLO', '3') + cmd('CLIENT', 'TRACKING', 'ON', mode) + cmd('CLIENT', 'CACHING', caching) +
+          cmd('NOSUCHCMD') + cmd('GET', 'c:1') + cmd('SET', 'c:1', 'v') + cmd('DEL', 'c:1') + cmd('PING');
+        const direct = (await exchange(redis.port ?? 0, '127.0.0.1', requests)).replace(/id\r\n:\d+/, 'id');
+        const proxied = (await exchange(p.port ?? 0, p.host ?? '127.0.0.1', requests)).replace(/id\r\n:\d+/, 'id');
+        expect(proxied).toBe(direct);
+        expect(direct.includes('invalidate')).toBe(mode === 'OPTOUT');
+      }
+    } finally {
+      await p.close();
     }
   });
 });
