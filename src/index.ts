@@ -76,7 +76,7 @@ export { runBench, type BenchOptions } from './workload/bench.js';
 export { runDemo } from './workload/demo.js';
 export { runOpenLoopBench, type OpenLoopProgress } from './workload/open-loop/bench.js';
 export type { OpenLoopOptions } from './workload/open-loop/options.js';
-export type { OpenLoopReport, OpenLoopResult, PercentilesUs } from './workload/open-loop/types.js';
+export { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopReport, type OpenLoopResult, type PercentilesUs } from './workload/open-loop/types.js';
 export { buildArrivalSchedule, type Arrival } from './workload/open-loop/schedule.js';
 export { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from './workload/open-loop/dispatcher.js';
 export { isOk, type BenchReport, type BenchResult, type MeasuredResult, type CalibrateReport, type Mode, type Workload } from './results/types.js';

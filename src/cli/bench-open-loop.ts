@@ -10,7 +10,7 @@ import { parseAddress } from '../endpoint.js';
 import { runOpenLoopBench } from '../workload/open-loop/bench.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
-import { OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
+import { isOpenLoopOk, OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
 import { abortOnSigint } from './sigint.js';
 import { writeJsonTarget } from './json-out.js';
 
@@ -95,6 +95,7 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
   try {
     const report = await runOpenLoopBench({ ...options, signal: sigint.signal }, (ev) => {
       if (ev.type === 'note') process.stderr.write(`redis-rtt: ${ev.text}\n`);
+      else if (!isOpenLoopOk(ev.result)) process.stderr.write(`redis-rtt:   FAILED: ${ev.result.error}\n`);
       else {
         const r = ev.result;
         const c = r.correctedLatencyUs;
@@ -131,7 +132,7 @@ async function writeOpenLoopFiles(report: OpenLoopReport, flags: OpenLoopFlags):
     await mkdir(flags.hgrmDir, { recursive: true });
     const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_');
     for (const r of report.results) {
-      if (r.completed === 0) continue;
+      if (!isOpenLoopOk(r) || r.completed === 0) continue;
       const base = safe(`${rowLabel(r)} r${r.targetRate ?? 'closed'}`);
       for (const kind of ['corrected', 'uncorrected'] as const) {
         const file = join(flags.hgrmDir, `${base}-${kind}.hgrm`);

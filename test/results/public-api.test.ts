@@ -20,4 +20,9 @@ describe('the public API: MeasuredResult and isOk', () => {
     expectTypeOf(measured[0]!.medianMs).toEqualTypeOf<number>();
     expect(measured.every((r) => typeof r.medianMs === 'number' && typeof r.opsPerSec === 'number')).toBe(true);
   });
+
+  it('exports isOpenLoopOk, the same check for open-loop results', () => {
+    expect(api.isOpenLoopOk).toBeTypeOf('function');
+    expectTypeOf(api.isOpenLoopOk).guards.toEqualTypeOf<api.MeasuredOpenLoopResult>();
+  });
 });

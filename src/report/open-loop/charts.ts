@@ -3,7 +3,7 @@
  * uncorrected dotted in the same colour: the gap between them is the queueing a closed-loop
  * driver hides), and the percentile spectrum of each run, corrected and uncorrected.
  */
-import type { OpenLoopResult, OpenLoopReport } from '../../workload/open-loop/types.js';
+import { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopResult, type OpenLoopReport } from '../../workload/open-loop/types.js';
 import { percentileChart, type Curve } from '../charts/percentile-charts.js';
 import type { Chart } from '../charts/chart.js';
 import { fmtCount, fmtUsLabel } from '../../format.js';
@@ -12,10 +12,10 @@ import { referenceStyle, seriesStyle } from '../../svg/style.js';
 import { renderXYChart, type XYSeries } from '../../svg/xy-chart.js';
 import { rowLabel } from './table.js';
 
-function byLink(results: readonly OpenLoopResult[]): Map<string, OpenLoopResult[]> {
-  const m = new Map<string, OpenLoopResult[]>();
+function byLink(results: readonly OpenLoopResult[]): Map<string, MeasuredOpenLoopResult[]> {
+  const m = new Map<string, MeasuredOpenLoopResult[]>();
   for (const r of results) {
-    if (r.error || r.completed === 0) continue;
+    if (!isOpenLoopOk(r) || r.completed === 0) continue;
     m.set(r.link, [...(m.get(r.link) ?? []), r]);
   }
   return m;

@@ -4,7 +4,7 @@
  * backlog, the driver's own lateness, saturation), and batching (only when windows were compared).
  */
 import type { OpenLoopReport, OpenLoopResult } from '../../workload/open-loop/types.js';
-import { DRIVER_LATENESS_BOUND_US } from '../../workload/open-loop/types.js';
+import { DRIVER_LATENESS_BOUND_US, isOpenLoopOk } from '../../workload/open-loop/types.js';
 import { notesWithSetup } from '../connection-setup.js';
 import { fmtCount, fmtUsLabel } from '../../format.js';
 import { renderGrid, RULE, type Align, type GridRow } from '../../text-grid.js';
@@ -20,10 +20,13 @@ export function rowLabel(r: OpenLoopResult): string {
 
 const rate = (x: number | null): string => (x === null ? 'closed' : fmtCount(x));
 const us = (x: number): string => fmtUsLabel(x);
+/** A figure a failed run has none of (null) is an empty cell, as in the closed-loop table. */
+const orEmpty = <T>(x: T | null, f: (v: T) => string): string => (x === null ? '' : f(x));
 
 export function latencyRows(results: readonly OpenLoopResult[]): { head: string[]; align: Align[]; rows: string[][] } {
   const head = ['configuration', 'target/s', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'max', '|', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'max'];
   const rows = results.map((r) => {
+    if (!isOpenLoopOk(r)) return [rowLabel(r), rate(r.targetRate), 'FAILED', '', '', '', '', '', '|', '', '', '', '', '', ''];
     const c = r.correctedLatencyUs;
     const u = r.uncorrectedLatencyUs;
     return [rowLabel(r), rate(r.targetRate), us(c.p50), us(c.p90), us(c.p99), us(c.p999), us(c.p9999), us(c.max), '|', us(u.p50), us(u.p90), us(u.p99), us(u.p999), us(u.p9999), us(u.max)];
@@ -36,14 +39,14 @@ export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; 
   const rows = results.map((r) => [
     rowLabel(r),
     rate(r.targetRate),
-    fmtCount(r.achievedRate),
-    fmtCount(r.perClientRate),
-    us(r.correctedP99FirstHalfUs),
-    us(r.correctedP99SecondHalfUs),
+    orEmpty(r.achievedRate, fmtCount),
+    orEmpty(r.perClientRate, fmtCount),
+    orEmpty(r.correctedP99FirstHalfUs, us),
+    orEmpty(r.correctedP99SecondHalfUs, us),
     fmtCount(r.backlog.peak),
     fmtCount(r.unsent),
     r.littleConcurrency === null ? '-' : String(r.littleConcurrency),
-    String(r.measuredConcurrency),
+    orEmpty(r.measuredConcurrency, String),
     us(r.latenessUs.p99),
     `${Math.round(r.processCpuPct)}%`,
     r.proxyCpuPct === undefined ? '-' : `${Math.round(r.proxyCpuPct)}%`,
@@ -57,14 +60,17 @@ export function batchRows(results: readonly OpenLoopResult[]): { head: string[];
   if (!results.some((r) => r.batchWindowUs > 0)) return null;
   const head = ['configuration', 'target/s', 'B', 'writes', 'round trips', 'saved', 'batch wait p50', 'p99', 'corrected p99', 'vs no window'];
   const rows = results.map((r) => {
-    const base = results.find(
+    const head = [rowLabel(r), rate(r.targetRate), String(r.maxBatch), fmtCount(r.batches)];
+    const waits = [us(r.batchWaitUs.p50), us(r.batchWaitUs.p99)];
+    if (!isOpenLoopOk(r)) return [...head, '', '', ...waits, 'FAILED', ''];
+    const base = results.filter(isOpenLoopOk).find(
       (b) => b.batchWindowUs === 0 && b.link === r.link && b.mode === r.mode && b.clients === r.clients && b.targetRate === r.targetRate,
     );
     const trips = r.roundTrips ?? r.batches;
     const baseTrips = base ? (base.roundTrips ?? base.batches) : null;
     const saved = baseTrips !== null && baseTrips > 0 ? `${Math.round((1 - trips / baseTrips) * 100)}%` : '-';
     const delta = base ? signedUs(r.correctedLatencyUs.p99 - base.correctedLatencyUs.p99) : '-';
-    return [rowLabel(r), rate(r.targetRate), String(r.maxBatch), fmtCount(r.batches), r.roundTrips === null ? '-' : fmtCount(r.roundTrips), saved, us(r.batchWaitUs.p50), us(r.batchWaitUs.p99), us(r.correctedLatencyUs.p99), delta];
+    return [...head, r.roundTrips === null ? '-' : fmtCount(r.roundTrips), saved, ...waits, us(r.correctedLatencyUs.p99), delta];
   });
   return { head, align: ['left', ...Array<Align>(9).fill('right')], rows };
 }
@@ -73,8 +79,9 @@ export function batchRows(results: readonly OpenLoopResult[]): { head: string[];
 export function batchReading(results: readonly OpenLoopResult[]): string[] {
   const lines: string[] = [];
   const keyOf = (r: OpenLoopResult): string => `${r.link} ${r.mode} C=${r.clients} ${r.targetRate ?? 'closed'}/s`;
-  for (const key of [...new Set(results.filter((r) => r.batchWindowUs > 0 && !r.error).map(keyOf))]) {
-    const group = results.filter((r) => keyOf(r) === key && !r.error);
+  const measured = results.filter(isOpenLoopOk);
+  for (const key of [...new Set(measured.filter((r) => r.batchWindowUs > 0).map(keyOf))]) {
+    const group = measured.filter((r) => keyOf(r) === key);
     const none = group.find((r) => r.batchWindowUs === 0);
     const best = [...group].sort((a, b) => a.correctedLatencyUs.p99 - b.correctedLatencyUs.p99)[0];
     if (!none || !best) continue;

@@ -1,6 +1,6 @@
 import type { LatencyHistogram } from '../../numbers/histogram.js';
 import type { OpenLoopRunOutcome } from './run.js';
-import { CORRECTED_GAP_SHARE, CORRECTED_GAP_US, DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
+import { CORRECTED_GAP_SHARE, CORRECTED_GAP_US, DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type MeasuredOpenLoopResult, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
 import type { Arrival } from './schedule.js';
 import { punctualCorrected } from './punctual.js';
 
@@ -28,8 +28,33 @@ export function percentilesUs(h: LatencyHistogram): PercentilesUs {
   };
 }
 
-/** One JSON row from a finished run: the figures, the saturation verdict and the notes. */
+/**
+ * One JSON row from a finished run: the figures, the saturation verdict and the notes. A failed run
+ * (`out.error`) keeps its counts and the driver's own figures; those made of its replies are null.
+ */
 export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenLoopResult {
+  const measured = measuredOpenLoopResult(c, out);
+  if (out.error === undefined) return measured;
+  return {
+    ...measured,
+    achievedRate: null,
+    correctedLatencyUs: null,
+    uncorrectedLatencyUs: null,
+    correctedP99FirstHalfUs: null,
+    correctedP99SecondHalfUs: null,
+    correctedMeanUs: null,
+    uncorrectedMeanUs: null,
+    roundTrips: null,
+    punctualCorrectedP99Us: null,
+    measuredConcurrency: null,
+    perClientRate: null,
+    saturated: null,
+    histograms: null,
+    error: out.error,
+  };
+}
+
+function measuredOpenLoopResult(c: ResultContext, out: OpenLoopRunOutcome): MeasuredOpenLoopResult {
   const l = out.ledger;
   const durationS = c.durationUs / 1e6;
   // Answers per second of the run: over the duration, or up to the last reply when the backlog
@@ -52,7 +77,7 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
   const notes: string[] = [];
   if (driverSaturated) notes.push(`driver saturated: its own scheduling lateness p99 ${late.p99} us is past ${DRIVER_LATENESS_BOUND_US} us, so the driver, not the link, limited this run`);
   const gapUs = corrected.p99 - uncorrected.p99;
-  if (punctualP99Us !== null && gapUs > Math.max(CORRECTED_GAP_SHARE * uncorrected.p99, CORRECTED_GAP_US)) {
+  if (out.error === undefined && punctualP99Us !== null && gapUs > Math.max(CORRECTED_GAP_SHARE * uncorrected.p99, CORRECTED_GAP_US)) {
     const lateCostUs = Math.max(0, corrected.p99 - punctualP99Us);
     notes.push(
       `corrected p99 is ${gapUs} us over uncorrected; sent on time, it would have been ${punctualP99Us} us: ` +
@@ -102,7 +127,6 @@ export function openLoopResult(c: ResultContext, out: OpenLoopRunOutcome): OpenL
     saturated,
     histograms: { corrected: l.corrected.encode(), uncorrected: l.uncorrected.encode() },
     ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
-    ...(out.error !== undefined ? { error: out.error } : {}),
   };
 }
 

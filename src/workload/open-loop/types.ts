@@ -24,8 +24,14 @@ export interface OpenLoopResult {
   clients: number;
   /** Commands per second asked for; null for closed loops. */
   targetRate: number | null;
+  /*
+   * The figures made of the replies (rates, latencies, concurrency, round trips, histograms) are null
+   * when the run failed (`error`): the table says FAILED, and a 0 would read as a measurement. The
+   * counts (scheduled ... unsent) and the driver's own figures stay. `MeasuredOpenLoopResult` is a
+   * result without an error, whose figures are all there (as `MeasuredResult` is for closed loops).
+   */
   /** Commands answered per second: over the duration, or up to the last reply if the backlog drained past it. */
-  achievedRate: number;
+  achievedRate: number | null;
   durationS: number;
   /** From the end of the duration to the last reply (the backlog draining). */
   drainS: number;
@@ -36,23 +42,23 @@ export interface OpenLoopResult {
   /** Due but never sent: left in the backlog when the drain limit or Ctrl-C stopped the run. */
   unsent: number;
   /** From each command's intended send time to its reply: counts the queueing. */
-  correctedLatencyUs: PercentilesUs;
+  correctedLatencyUs: PercentilesUs | null;
   /** From each command's actual send time to its reply: what a closed-loop driver would report. */
-  uncorrectedLatencyUs: PercentilesUs;
+  uncorrectedLatencyUs: PercentilesUs | null;
   /** Corrected p99 of the commands intended in the first and the second half of the duration. */
-  correctedP99FirstHalfUs: number;
-  correctedP99SecondHalfUs: number;
+  correctedP99FirstHalfUs: number | null;
+  correctedP99SecondHalfUs: number | null;
   /** Mean corrected latency (Little's law uses the mean). */
-  correctedMeanUs: number;
+  correctedMeanUs: number | null;
   /** Mean uncorrected latency: the service time S of the queueing model. */
-  uncorrectedMeanUs: number;
+  uncorrectedMeanUs: number | null;
   /** 0 = each command sent alone. */
   batchWindowUs: number;
   /** Most commands per batch (B). */
   maxBatch: number;
   /** Writes the driver made (one per batch, or per command without a window). */
   batches: number;
-  /** Round trips the proxy counted; null on `direct`. */
+  /** Round trips the proxy counted; null on `direct` and when failed. */
   roundTrips: number | null;
   /** Time a command waited for its batch to close (0 without a window). */
   batchWaitUs: { p50: number; p99: number; mean: number };
@@ -77,19 +83,39 @@ export interface OpenLoopResult {
   /** Little's law with the link's RTT: target rate x RTT, the commands in flight an unqueued link holds. */
   littleConcurrency: number | null;
   /** Time-average of commands outstanding (due, not yet answered), measured. */
-  measuredConcurrency: number;
+  measuredConcurrency: number | null;
   /** Achieved rate per connection. */
-  perClientRate: number;
+  perClientRate: number | null;
   /** The driver process's CPU over the run (the generator and its clients; each proxy runs in a process of its own), percent of one core. */
   processCpuPct: number;
   /** The link's proxy process's CPU over the run, percent of one core; absent on `direct` (and in older reports). */
   proxyCpuPct?: number;
-  /** Achieved < 95% of target ('rate'), or corrected p99 past --slo ('slo'); null within both. */
+  /** Achieved < 95% of target ('rate'), or corrected p99 past --slo ('slo'); null within both, and when failed. */
   saturated: 'rate' | 'slo' | null;
   /** HdrHistogram compressed base64 (integer us), corrected and uncorrected. */
-  histograms: { corrected: string; uncorrected: string };
+  histograms: { corrected: string; uncorrected: string } | null;
   note?: string;
+  /** The first wrong reply or failure: the run failed. */
   error?: string;
+}
+
+/** An open-loop result without an error: every figure a failed run leaves null is there. */
+export type MeasuredOpenLoopResult = OpenLoopResult & {
+  achievedRate: number;
+  correctedLatencyUs: PercentilesUs;
+  uncorrectedLatencyUs: PercentilesUs;
+  correctedP99FirstHalfUs: number;
+  correctedP99SecondHalfUs: number;
+  correctedMeanUs: number;
+  uncorrectedMeanUs: number;
+  measuredConcurrency: number;
+  perClientRate: number;
+  histograms: { corrected: string; uncorrected: string };
+};
+
+/** An open-loop run that produced figures; a failed one keeps its error, its counts and the driver's figures. */
+export function isOpenLoopOk(r: OpenLoopResult): r is MeasuredOpenLoopResult {
+  return r.error === undefined || r.error === '';
 }
 
 export interface OpenLoopReport {

@@ -2,6 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../../src/clock.js';
 import { OpenLoopDispatcher, type OpenLoopBatch } from '../../../src/workload/open-loop/dispatcher.js';
 import { openLoopResult } from '../../../src/workload/open-loop/result.js';
+import { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopResult } from '../../../src/workload/open-loop/types.js';
+import { renderOpenLoopTable } from '../../../src/report/open-loop/table.js';
+import { ENVIRONMENT } from '../../report/fixture-builder.js';
 
 const MS = 1e6;
 
@@ -9,8 +12,8 @@ const MS = 1e6;
  * Runs commands due every `gapNs` on `connections` connections of a fake link answering each in
  * `serviceNs`, the driver waking `lateNs` after each due time, and returns the run's JSON row.
  */
-type RunShape = { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number; stopAtNs?: number };
-function run(o: RunShape): ReturnType<typeof openLoopResult> {
+type RunShape = { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number; stopAtNs?: number; fail?: string };
+function runRow(o: RunShape): OpenLoopResult {
   const clock = new FakeClock(0);
   const replies: { atNs: number; batch: OpenLoopBatch }[] = [];
   const schedule = Array.from({ length: o.count }, (_, i) => i * o.gapNs);
@@ -40,7 +43,7 @@ function run(o: RunShape): ReturnType<typeof openLoopResult> {
     if (reply && reply.atNs <= wakeAt) {
       clock.setNs(reply.atNs);
       replies.shift();
-      d.completed(reply.batch, true);
+      d.completed(reply.batch, o.fail === undefined);
     } else {
       clock.setNs(Math.max(clock.nowNs(), wakeAt));
       d.advance();
@@ -48,9 +51,54 @@ function run(o: RunShape): ReturnType<typeof openLoopResult> {
   }
   return openLoopResult(
     { link: 'fake', linkRttUs: o.serviceNs / 1000, mode: 'seq', arrival: 'uniform', clients: o.connections, ratePerSec: 1e9 / o.gapNs, durationUs: durationNs / 1000, batchWindowUs: 0, maxBatch: 1 },
-    { ledger: d.ledger, scheduled: o.count, unsent: d.unsent, roundTrips: null, stopped, processCpuPct: 0, proxyCpuPct: null },
+    {
+      ledger: d.ledger, scheduled: o.count, unsent: d.unsent, roundTrips: 7, stopped, processCpuPct: 0, proxyCpuPct: null,
+      ...(o.fail !== undefined ? { error: o.fail } : {}),
+    },
   );
 }
+
+function run(o: RunShape): MeasuredOpenLoopResult {
+  const r = runRow(o);
+  if (!isOpenLoopOk(r)) throw new Error(`failed: ${r.error}`);
+  return r;
+}
+
+describe('openLoopResult: a failed run', () => {
+  it('has null figures, not zeros, where its replies gave none; its counts and the driver\'s own figures stay', () => {
+    const r = runRow({ count: 50, gapNs: MS, connections: 2, serviceNs: 0.5 * MS, lateNs: 0, fail: 'the connection closed' });
+    expect(isOpenLoopOk(r)).toBe(false);
+    expect(r).toMatchObject({
+      error: 'the connection closed',
+      achievedRate: null,
+      perClientRate: null,
+      correctedLatencyUs: null,
+      uncorrectedLatencyUs: null,
+      correctedP99FirstHalfUs: null,
+      correctedP99SecondHalfUs: null,
+      correctedMeanUs: null,
+      uncorrectedMeanUs: null,
+      measuredConcurrency: null,
+      roundTrips: null,
+      punctualCorrectedP99Us: null,
+      saturated: null,
+      histograms: null,
+      scheduled: 50,
+      sent: 50,
+      completed: 0,
+      failed: 50,
+      unsent: 0,
+    });
+    expect(r.latenessUs).toEqual({ p50: 0, p99: 0, max: 0 });
+    // The table says FAILED and leaves the figures empty, as the closed-loop table does.
+    const table = renderOpenLoopTable({ kind: 'open-loop', environment: ENVIRONMENT, sloUs: null, results: [r], notes: [] });
+    const [latencyRow, loadRow] = table.split('\n').filter((l) => l.startsWith('fake seq C=2 '));
+    expect(latencyRow).toMatch(/^fake seq C=2\s+1000\s+FAILED\s+\|\s*$/);
+    // Achieved, per connection, both halves' p99 and outstanding empty; backlog, unsent, rate x RTT, lateness, cpu there.
+    expect(loadRow).toMatch(/^fake seq C=2\s+1000\s+1\s+0\s+0\.5\s+0us\s+0%\s+-\s+FAILED$/);
+    expect(table).toContain('fake seq C=2: FAILED: the connection closed');
+  });
+});
 
 describe('openLoopResult: a run stopped on request (Ctrl-C)', () => {
   it('counts its rate over the time it ran, and is not called saturated', () => {
