@@ -17,7 +17,7 @@
  */
 import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
-import { commandKind, helloProtocol } from '../resp/command-kind.js';
+import { CommandKind, commandKind, helloProtocol } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
 import { LocalAnswers } from './local-answers.js';
@@ -220,7 +220,9 @@ export class FrameChain implements ByteStage {
     while (!this.upWaiting && !this.holding && this.requests.length > 0 && !this.passThrough) {
       const r = this.requests[0]!;
       if (r.info.seq < 0) {
-        (r as { info: RequestInfo }).info = { ...r.info, seq: this.seq++, inMulti: this.requestModes.inMulti };
+        // EXEC ends the transaction, it is not queued in it: a stage may answer it (decide()).
+        const inMulti = this.requestModes.inMulti && r.kind !== CommandKind.Exec;
+        (r as { info: RequestInfo }).info = { ...r.info, seq: this.seq++, inMulti };
       }
       const decided = runStages<RequestAction>(this.stages, (s) => s.onRequest?.(r.info), isForward, (a) => {
         this.upWaiting = false;
@@ -250,6 +252,17 @@ export class FrameChain implements ByteStage {
       this.replies.addSlot(newSlot(SlotKind.Forwarded, r.info, kind, r.hello, this.requestModes.admit(kind, argc)));
       out.push(r.wire);
       this.offsets.handedOn(r.wire.length, r.clientEnd);
+    } else if (a.kind === 'answer' && r.kind === CommandKind.Exec && this.requestModes.inMulti) {
+      // Left alone, Redis would keep the transaction open and queue what comes next: Redis gets
+      // DISCARD in EXEC's place (as Redis discards a transaction whose EXEC it rejects), and its
+      // reply, if the client is to get one, is shown as the answer.
+      const argc = 1;
+      const slot = newSlot(SlotKind.Forwarded, r.info, CommandKind.Discard, 0, this.requestModes.admit(CommandKind.Discard, argc));
+      slot.answer = a.reply;
+      this.replies.addSlot(slot);
+      const gap = r.wire.length - r.info.bytes.length;
+      out.push(gap === 0 ? DISCARD : Buffer.concat([r.wire.subarray(0, gap), DISCARD]));
+      this.offsets.handedOn(gap + DISCARD.length, r.clientEnd);
     } else if (a.kind === 'answer') {
       // Redis reads an empty line in its place (and the blank lines before it): nothing runs, no
       // reply, no MONITOR line, but Redis ends what lasts one command (CLIENT REPLY SKIP, CLIENT
@@ -317,3 +330,4 @@ export class FrameChain implements ByteStage {
 
 const isForward = (a: RequestAction): boolean => a.kind === 'forward';
 const EMPTY_LINE = Buffer.from('\r\n');
+const DISCARD = Buffer.from('*1\r\n$7\r\nDISCARD\r\n');

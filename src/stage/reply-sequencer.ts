@@ -133,7 +133,7 @@ export class ReplySequencer {
   private run(): void {
     while (!this.downWaiting && this.incoming.length > 0 && !this.passThrough) {
       const item = this.incoming[0]!;
-      const info = { request: item.slot?.info, bytes: item.frame, isPush: item.slot === undefined };
+      const info = { request: item.slot?.info, bytes: item.slot?.answer ?? item.frame, isPush: item.slot === undefined };
       const final = (a: ReplyAction): ReplyAction =>
         a.kind === 'drop' ? a : info.bytes !== item.frame ? { kind: 'replace', reply: info.bytes } : { kind: 'pass' };
       const decided = runStages<ReplyAction>(

@@ -27,6 +27,11 @@ export interface Slot {
   /** Local answer bytes, and whether its delay has passed. */
   local: Buffer | undefined;
   ready: boolean;
+  /**
+   * A forwarded stand-in's reply is shown as this (an EXEC answered locally: Redis got DISCARD in
+   * its place, and its +OK becomes the answer), or undefined.
+   */
+  answer: Buffer | undefined;
 }
 
 export function newSlot(slotKind: number, info: RequestInfo, kind: number, helloProtocol: number, expected: number): Slot {
@@ -42,6 +47,7 @@ export function newSlot(slotKind: number, info: RequestInfo, kind: number, hello
     complete: slotKind !== SlotKind.Forwarded || expected === 0,
     local: undefined,
     ready: false,
+    answer: undefined,
   };
 }
 

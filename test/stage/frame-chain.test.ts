@@ -42,7 +42,7 @@ describe('FrameChain (ManualScheduler)', () => {
     expect(seen.map((r) => [r.seq, r.name, r.args.map(String), r.firstKey?.toString(), r.inMulti])).toEqual([
       [0, 'MULTI', [], undefined, false],
       [1, 'SET', ['k1', 'v'], 'k1', true],
-      [2, 'EXEC', [], undefined, true],
+      [2, 'EXEC', [], undefined, false], // it ends the transaction, it is not queued in it
       [3, 'OBJECT', ['encoding', 'k2'], 'k2', false],
       [4, 'EVAL', ['s', '1', 'k3'], 'k3', false],
     ]);

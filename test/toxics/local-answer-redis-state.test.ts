@@ -99,4 +99,25 @@ describe('redis_error under CLIENT REPLY OFF and SKIP', () => {
       await p.close();
     }
   });
+
+  it('an EXEC answered in Redis\'s place discards the transaction, as Redis does with an EXEC it rejects', async () => {
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['EXEC'], error: 'EXECABORT Transaction discarded' } }],
+    });
+    try {
+      const { host = '127.0.0.1', port = 0 } = p;
+      const tx = cmd('MULTI') + cmd('SET', 'x:1', 'v') + cmd('EXEC') + cmd('GET', 'x:1') + cmd('EXEC');
+      expect(await exchange(port, host, tx)).toBe('+OK\r\n+QUEUED\r\n-EXECABORT Transaction discarded\r\n$-1\r\n-EXECABORT Transaction discarded\r\n+OK\r\n');
+      const off = cmd('CLIENT', 'REPLY', 'OFF') + cmd('MULTI') + cmd('SET', 'x:1', 'v') + cmd('EXEC') + cmd('CLIENT', 'REPLY', 'ON') + cmd('GET', 'x:1');
+      expect(await exchange(port, host, off)).toBe('+OK\r\n$-1\r\n+OK\r\n');
+      expect(p.stats().toxics?.[0]?.applications).toBe(3);
+      const t = p.stats().totals;
+      expect([t.commands, t.replies, t.errorReplies]).toEqual([13, 9, 2]);
+    } finally {
+      await p.close();
+    }
+  });
 });
