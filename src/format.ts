@@ -16,11 +16,38 @@
 /** Milliseconds with precision that shrinks as the value grows: 0.123, 1.23, 12.3, 123, 1234. */
 export function fmtMs(ms: number): string {
   if (!Number.isFinite(ms)) return '-';
-  const a = Math.abs(ms);
-  if (a >= 100) return ms.toFixed(0);
-  if (a >= 10) return ms.toFixed(1);
-  if (a >= 1) return ms.toFixed(2);
-  return ms.toFixed(3);
+  return fixedByMagnitude(ms, MS_DECIMALS);
+}
+
+const MS_DECIMALS: readonly Band[] = [
+  [100, 0],
+  [10, 1],
+  [1, 2],
+  [0, 3],
+];
+/** A factor or a percent: one decimal below 10, whole from 10. */
+const TENTHS_BELOW_10: readonly Band[] = [
+  [10, 0],
+  [0, 1],
+];
+
+/** [at least this magnitude, this many decimals], largest magnitude first, the last band from 0. */
+type Band = readonly [minAbs: number, decimals: number];
+
+/**
+ * `x` with the decimals of its magnitude's band, the band judged on the value as printed: 9.96 at
+ * one decimal prints "10.0", which is in the whole-number band, so it prints "10". Rounding into a
+ * band can only reach the next one up (its bound is a round number), so the loop ends.
+ */
+function fixedByMagnitude(x: number, bands: readonly Band[]): string {
+  const decimalsFor = (v: number): number => (bands.find(([minAbs]) => Math.abs(v) >= minAbs) ?? bands[bands.length - 1]!)[1];
+  let decimals = decimalsFor(x);
+  let text = x.toFixed(decimals);
+  for (let again = decimalsFor(Number(text)); again < decimals; again = decimalsFor(Number(text))) {
+    decimals = again;
+    text = x.toFixed(decimals);
+  }
+  return text;
 }
 
 /** A measured duration in a sentence: "1.25 s" above a second, else "12.3 ms" (3 significant digits). */
@@ -67,7 +94,7 @@ export function fmtBytes(n: number): string {
   return Math.round(n).toString();
 }
 
-/** Speedup factor: 1.0x, 9.8x, 83x, 1234x. */
+/** Speedup factor: 1.0x, 9.8x, 83x, 1234x; 9.96 is 10x (the band is judged after rounding). */
 export function fmtFactor(x: number): string {
   return Number.isFinite(x) ? `${fmtFactorNumber(x)}x` : '-';
 }
@@ -75,7 +102,7 @@ export function fmtFactor(x: number): string {
 /** The number fmtFactor prints, without the x: 1.0, 9.8, 83. */
 export function fmtFactorNumber(x: number): string {
   if (!Number.isFinite(x)) return '-';
-  return x >= 10 ? x.toFixed(0) : x.toFixed(1);
+  return fixedByMagnitude(x, TENTHS_BELOW_10);
 }
 
 /** Signed percent for errors: +3.1%, -12%. */
@@ -88,8 +115,7 @@ export function fmtSignedPct(pct: number): string {
 /** The number fmtSignedPct prints, without the % and the + sign: 3.1, -12, 0.0. */
 export function fmtPctNumber(pct: number): string {
   if (!Number.isFinite(pct)) return '-';
-  const a = Math.abs(pct);
-  const body = a >= 10 ? a.toFixed(0) : a.toFixed(1);
+  const body = fixedByMagnitude(Math.abs(pct), TENTHS_BELOW_10);
   return pct < 0 && body !== '0.0' ? `-${body}` : body;
 }
 
