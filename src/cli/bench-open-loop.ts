@@ -8,6 +8,7 @@ import { LatencyHistogram } from '../numbers/histogram.js';
 import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parseRateList } from '../units.js';
 import { parseAddress } from '../endpoint.js';
 import { runOpenLoopBench } from '../workload/open-loop/bench.js';
+import { LINKS_ACCEPTED } from '../workload/link-list.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
 import { isOpenLoopOk, OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
@@ -70,7 +71,7 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
     maxBatch = batches[0];
   }
   const options: OpenLoopOptions = {
-    links: parseList(flags.links, '--links', 'links'),
+    links: parseList(flags.links, '--links', LINKS_ACCEPTED),
     clients: flags.clients === undefined ? [1] : parseIntList(flags.clients, '--clients', 10_000),
     ...(flags.rate !== undefined ? { rates: parseRateList(flags.rate, '--rate') } : {}),
     durationUs: parseDurationUs(flags.duration, '--duration'),

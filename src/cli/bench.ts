@@ -5,11 +5,11 @@ import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { PRESET_NAMES } from '../link/presets.js';
 import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { parseAddress } from '../endpoint.js';
 import { runBench, type BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
+import { LINKS_ACCEPTED } from '../workload/link-list.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
@@ -54,7 +54,7 @@ export function registerBench(program: Command): void {
         'links, and compare. Each configuration gets a warm-up, then timed repetitions in rotated order; every ' +
         'reply is checked. Spawns a private redis-server (no persistence) unless --redis is given.',
     )
-    .option('--links <list>', `comma-separated: direct (no proxy), local (proxy, no delay), ${PRESET_NAMES.filter((p) => p !== 'local').join(', ')}, or rtt=2ms/jitter=0.2ms`, d.links.join(','))
+    .option('--links <list>', `comma-separated: ${LINKS_ACCEPTED}`, d.links.join(','))
     .option('--modes <list>', `comma-separated shapes: ${MODES.join(', ')}`, d.modes.join(','))
     .option('--batch <list>', 'operations per wait (commands in flight for auto); seq always runs one at a time', d.batches.join(','))
     .addOption(new Option('--workload <name>', 'incr (one counter, replies 1..N), set (--size byte values), get (preloaded keys)').choices([...WORKLOADS]).default(d.workload))
@@ -145,7 +145,7 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     if (!(maxSeconds > 0) || !Number.isFinite(maxSeconds)) throw new ConfigError('--max-seconds', flags.maxSeconds, 'a positive number of seconds');
   }
   const options: BenchOptions = {
-    links: parseList(flags.links, '--links', 'links'),
+    links: parseList(flags.links, '--links', LINKS_ACCEPTED),
     modes: modes as Mode[],
     batches: parseIntList(flags.batch, '--batch'),
     workload: flags.workload as Workload,

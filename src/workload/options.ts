@@ -1,6 +1,7 @@
 import { parseCompensationTable, type CompensationPoint } from '../link/compensation.js';
 import { ConfigError } from '../errors.js';
-import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
+import type { LinkSpec } from '../link/link-spec.js';
+import { resolveBenchLinks } from './link-list.js';
 import type { PlanRequest } from './plan.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 
@@ -108,8 +109,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
   const batches = o.batches ?? [...d.batches];
   if (batches.length === 0) throw new ConfigError('--batch', '', 'a comma-separated list of whole numbers, like 1,8,64,256');
   for (const b of batches) int(b, 1, '--batch', 1);
-  const names = [...new Set((o.links ?? d.links).map((l) => l.trim()))];
-  if (names.length === 0) throw new ConfigError('--links', '', 'direct, local, a preset or rtt=2ms/jitter=0.2ms');
+  const links = resolveBenchLinks(o.links ?? d.links);
   const keyPrefix = o.keyPrefix ?? d.keyPrefix;
   if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
   const c = o.compensation;
@@ -121,7 +121,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
   const driverWarmupMs = o.driverWarmupMs ?? d.driverWarmupMs;
   if (!(Number.isFinite(driverWarmupMs) && driverWarmupMs >= 0)) throw new ConfigError('--driver-warmup', o.driverWarmupMs, 'a duration of zero or more');
   return {
-    links: names.map((l) => parseLinkSpec(l, '--links')),
+    links,
     modes: [...new Set(modes)],
     batches: [...new Set(batches)],
     workloads,

@@ -1,5 +1,6 @@
 import { ConfigError } from '../../errors.js';
-import { parseLinkSpec, type LinkSpec } from '../../link/link-spec.js';
+import type { LinkSpec } from '../../link/link-spec.js';
+import { resolveBenchLinks } from '../link-list.js';
 import type { BenchOptions } from '../options.js';
 import { ARRIVALS, type Arrival } from './schedule.js';
 import { OPEN_LOOP_MODES, type OpenLoopMode } from './types.js';
@@ -88,14 +89,13 @@ export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOpti
   if (modes.length === 0) throw new ConfigError('--modes', '', OPEN_LOOP_MODES.join(', '));
   for (const m of modes) if (!OPEN_LOOP_MODES.includes(m)) throw new ConfigError('--modes', m, `${OPEN_LOOP_MODES.join(', ')} (open-loop runs)`);
   if (o.sloUs !== undefined && !(Number.isFinite(o.sloUs) && o.sloUs > 0)) throw new ConfigError('--slo', o.sloUs, 'a duration above 0, like 2ms');
-  const names = [...new Set((o.links ?? d.links).map((l) => l.trim()))];
-  if (names.length === 0) throw new ConfigError('--links', '', 'direct, local, a preset or rtt=2ms/jitter=0.2ms');
+  const links = resolveBenchLinks(o.links ?? d.links);
   const keyPrefix = o.keyPrefix ?? d.keyPrefix;
   if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
   const seed = o.seed ?? d.seed;
   if (!Number.isInteger(seed) || seed < 0) throw new ConfigError('--seed', seed, 'a whole number of 0 or more');
   return {
-    links: names.map((l) => parseLinkSpec(l, '--links')),
+    links,
     clients: [...new Set(clients)],
     rates: o.rates ? [...new Set(o.rates)].sort((a, b) => a - b) : undefined,
     durationUs,
