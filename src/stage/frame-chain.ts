@@ -197,7 +197,8 @@ export class FrameChain implements ByteStage {
   }
 
   end(kind: EndKind, nowNs: number): void {
-    if (this.upEnded !== undefined) return;
+    // A reset after a FIN still held here replaces it (see ReplySequencer.end).
+    if (this.upEnded !== undefined && (kind !== 'reset' || this.upEndSent)) return;
     this.upEnded = kind;
     if (kind === 'reset') {
       // A reset does not wait for held requests: they are lost, as on a network.

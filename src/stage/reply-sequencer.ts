@@ -102,7 +102,9 @@ export class ReplySequencer {
    * promises in progress are through; replies held behind a dropped request are lost with it.
    */
   end(kind: EndKind, nowNs: number): void {
-    if (this.downEnded !== undefined) return;
+    // A reset after a FIN still waiting here (Redis closed, then refused a write: EPIPE) replaces
+    // it: the chain is destroyed next, and a FIN waiting for local answers would never go.
+    if (this.downEnded !== undefined && (kind !== 'reset' || this.downEndSent)) return;
     this.downEnded = kind;
     if (kind === 'reset') {
       this.incoming.length = this.ready.length = this.slots.length = 0;
