@@ -113,6 +113,11 @@ for (let round = 1; round <= rounds; round++) {
   for (const [name, caseArgs] of CASES) {
     for (const [treeName, tree] of round % 2 ? trees : [...trees].reverse()) {
       const { load, r, driverRunq, proxyRunq } = await run(tree, caseArgs);
+      // A failed run has no figures made from replies (null): say so and go on.
+      if (r.error !== undefined || r.achievedRate === null) {
+        console.log([round, treeName, name, '|', `FAILED: ${r.error ?? 'no replies'}`, '|', load].join(' '));
+        continue;
+      }
       const share = r.achievedRate / r.targetRate;
       const c = r.correctedLatencyUs.p99;
       const u = r.uncorrectedLatencyUs.p99;
