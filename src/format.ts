@@ -50,18 +50,42 @@ function fixedByMagnitude(x: number, bands: readonly Band[]): string {
   return text;
 }
 
-/** A measured duration in a sentence: "1.25 s" above a second, else "12.3 ms" (3 significant digits). */
-export function fmtMsProse(ms: number): string {
-  if (Math.abs(ms) >= 1000) return `${sig3(ms / 1000)} s`;
-  return `${fmtMs(ms)} ms`;
+/** A unit and where it starts: values from `minAbs` on print divided by `divisor`, then `suffix`. */
+type UnitBand = readonly [minAbs: number, divisor: number, suffix: string];
+
+/**
+ * `n` in the largest of `bands` (largest first, the last from 0) that it reaches as printed: a
+ * value that rounds up to the next band's start prints in that band (9999.6 is 10k, not 10000).
+ */
+function fmtInBands(n: number, bands: readonly UnitBand[], print: (scaled: number, band: number) => string): string {
+  let band = bands.findIndex(([minAbs]) => Math.abs(n) >= minAbs);
+  let text = print(n / bands[band]![1], band);
+  while (band > 0 && Math.abs(Number(text)) * bands[band]![1] >= bands[band - 1]![0]) {
+    band--;
+    text = print(n / bands[band]![1], band);
+  }
+  return `${text}${bands[band]![2]}`;
 }
+
+const PROSE_MS_BANDS: readonly UnitBand[] = [
+  [1000, 1000, ' s'],
+  [0, 1, ' ms'],
+];
+
+/** A measured duration in a sentence: "1.25 s" from a second, else "12.3 ms" (3 significant digits). */
+export function fmtMsProse(ms: number): string {
+  return fmtInBands(ms, PROSE_MS_BANDS, (v, band) => (band === 0 ? sig3(v) : fmtMs(v)));
+}
+
+const LABEL_US_BANDS: readonly UnitBand[] = [
+  [1_000_000, 1_000_000, 's'],
+  [1000, 1000, 'ms'],
+  [0, 1, 'us'],
+];
 
 /** Microseconds for chart axes and compact labels: 850us, 1.2ms, 85ms, 1.5s (3 significant digits). */
 export function fmtUsLabel(us: number): string {
-  const a = Math.abs(us);
-  if (a >= 1_000_000) return `${sig3(us / 1_000_000)}s`;
-  if (a >= 1000) return `${sig3(us / 1000)}ms`;
-  return `${sig3(us)}us`;
+  return fmtInBands(us, LABEL_US_BANDS, sig3);
 }
 
 /** Integer microseconds as a plain integer (table cells with a "us" header). */
@@ -76,22 +100,27 @@ export function fmtWhole(n: number): string {
 
 /** Counts: 834, 7912, 12.3k, 210k, 1.23M. */
 export function fmtCount(n: number): string {
-  if (!Number.isFinite(n)) return '-';
-  const a = Math.abs(n);
-  if (a >= 1e9) return `${sig3(n / 1e9)}G`;
-  if (a >= 1e6) return `${sig3(n / 1e6)}M`;
-  if (a >= 1e4) return `${sig3(n / 1e3)}k`;
-  return Math.round(n).toString();
+  return Number.isFinite(n) ? fmtInBands(n, COUNT_BANDS, wholeBelowK) : '-';
 }
+
+const COUNT_BANDS: readonly UnitBand[] = [
+  [1e9, 1e9, 'G'],
+  [1e6, 1e6, 'M'],
+  [1e4, 1e3, 'k'],
+  [0, 1, ''],
+];
+const BYTE_BANDS: readonly UnitBand[] = [
+  [1e9, 1e9, 'G'],
+  [1e6, 1e6, 'M'],
+  [1e3, 1e3, 'K'],
+  [0, 1, ''],
+];
+/** The last band (no unit) whole, the others to 3 significant digits. */
+const wholeBelowK = (v: number, band: number): string => (band === 3 ? Math.round(v).toString() : sig3(v));
 
 /** Bytes with decimal units (K = 1000), so bytes / N per command stays mental arithmetic. */
 export function fmtBytes(n: number): string {
-  if (!Number.isFinite(n)) return '-';
-  const a = Math.abs(n);
-  if (a >= 1e9) return `${sig3(n / 1e9)}G`;
-  if (a >= 1e6) return `${sig3(n / 1e6)}M`;
-  if (a >= 1e3) return `${sig3(n / 1e3)}K`;
-  return Math.round(n).toString();
+  return Number.isFinite(n) ? fmtInBands(n, BYTE_BANDS, wholeBelowK) : '-';
 }
 
 /** Speedup factor: 1.0x, 9.8x, 83x, 1234x; 9.96 is 10x (the band is judged after rounding). */

@@ -3,7 +3,7 @@
  * one decimal is 10.0, which is in the whole-number band, so it prints 10, never "10.0".
  */
 import { describe, expect, it } from 'vitest';
-import { fmtFactor, fmtFactorNumber, fmtMs, fmtPctNumber, fmtSignedPct } from '../src/format.js';
+import { fmtBytes, fmtCount, fmtMsProse, fmtUsLabel, fmtFactor, fmtFactorNumber, fmtMs, fmtPctNumber, fmtSignedPct } from '../src/format.js';
 
 describe('fmtFactor: one decimal below 10x, whole from 10x, judged after rounding', () => {
   it.each([
@@ -43,5 +43,25 @@ describe('the other formatters with magnitude bands', () => {
     expect(fmtMs(-99.96)).toBe('-100');
     expect(fmtMs(0.9994)).toBe('0.999');
     expect(fmtMs(12.34)).toBe('12.3');
+  });
+});
+
+describe('values that round up into the next unit print in it', () => {
+  it('counts, sizes, labels and prose durations', () => {
+    expect(fmtCount(9999.6)).toBe('10k');
+    expect(fmtCount(999_960)).toBe('1M');
+    expect(fmtCount(9999.4)).toBe('9999');
+    expect(fmtCount(12_345)).toBe('12.3k');
+    expect(fmtBytes(999.6)).toBe('1K');
+    expect(fmtBytes(999_600)).toBe('1M');
+    expect(fmtBytes(512)).toBe('512');
+    expect(fmtUsLabel(999.6)).toBe('1ms');
+    expect(fmtUsLabel(999_600)).toBe('1s');
+    expect(fmtUsLabel(850)).toBe('850us');
+    expect(fmtUsLabel(1200)).toBe('1.2ms');
+    expect(fmtUsLabel(-999.6)).toBe('-1ms');
+    expect(fmtMsProse(999.96)).toBe('1 s');
+    expect(fmtMsProse(18.24)).toBe('18.2 ms');
+    expect(fmtMsProse(1250)).toBe('1.25 s');
   });
 });
