@@ -9,7 +9,8 @@ import type { HeadSlots } from './request-frame.js';
  *
  * Returns argc (0 for a blank line, which Redis ignores), or -1 for unbalanced quotes (Redis
  * replies with a protocol error and closes the connection). The decoded bytes of the first
- * `slots.count` arguments go to the slots' scratch area; every argument's length to `sizes`.
+ * `slots.count` arguments go to the slots' scratch area; every argument's length to `sizes`;
+ * every argument, whole, to `args` when given (what a frame stage sees, stage/request-info.ts).
  */
 export function splitInline(
   line: Uint8Array,
@@ -17,6 +18,7 @@ export function splitInline(
   e: number,
   slots: HeadSlots,
   sizes: number[] | undefined,
+  args?: Buffer[],
 ): number {
   for (let i = s; i < e; i++) {
     if (line[i] === 0) {
@@ -26,6 +28,8 @@ export function splitInline(
   }
   const cap = slots.capBytes;
   const scratch = slots.scratch;
+  // An argument decodes to at most its raw bytes.
+  const whole = args === undefined ? undefined : Buffer.allocUnsafe(e - s);
   slots.filled = 0;
   let argc = 0;
   let p = s;
@@ -80,6 +84,7 @@ export function splitInline(
       }
       if (out >= 0) {
         if (slot >= 0 && n < cap) scratch[at + n] = out;
+        if (whole !== undefined) whole[n] = out;
         n++;
       }
       if (p < e) p++;
@@ -90,6 +95,7 @@ export function splitInline(
       slots.filled = slot + 1;
     }
     if (sizes !== undefined) sizes.push(n);
+    if (whole !== undefined) args!.push(Buffer.from(whole.subarray(0, n)));
     argc++;
   }
 }

@@ -3,19 +3,18 @@
  * connections (a frame stage present), so the full argument split costs nothing elsewhere.
  */
 import { firstKeyIndex } from '../resp/first-key.js';
+import { splitInline } from '../resp/inline-split.js';
+import { HeadSlots } from '../resp/request-frame.js';
 import type { RequestInfo } from './types.js';
 
-/** Every argument of one whole request (name first). Inline lines split on blanks (no quotes). */
+/** Every argument of one whole request (name first), an inline line's as Redis splits it (quotes, escapes). */
 export function requestArgs(bytes: Buffer, inline: boolean): Buffer[] {
   if (inline) {
     let end = bytes.length;
     while (end > 0 && (bytes[end - 1] === 0x0a || bytes[end - 1] === 0x0d)) end--;
-    return bytes
-      .subarray(0, end)
-      .toString('latin1')
-      .split(/[ \t]+/)
-      .filter((s) => s.length > 0)
-      .map((s) => Buffer.from(s, 'latin1'));
+    const args: Buffer[] = [];
+    splitInline(bytes, 0, end, INLINE_SLOTS, undefined, args);
+    return args;
   }
   const args: Buffer[] = [];
   let i = bytes.indexOf(0x0d);
@@ -30,6 +29,9 @@ export function requestArgs(bytes: Buffer, inline: boolean): Buffer[] {
   }
   return args;
 }
+
+// splitInline's head slots, unused here (requestArgs takes every argument whole): the smallest.
+const INLINE_SLOTS = new HeadSlots(0, 0);
 
 /**
  * `tapName` is the tap's command name (`OBJECT ENCODING`), which decides where the first key is.
