@@ -5,7 +5,6 @@
  */
 import { isOk, MODES, WORKLOADS, type BenchResult, type Mode, type Workload } from '../results/types.js';
 
-export { isOk };
 export { compareConfig, groupByLink, type LinkGroup } from '../results/order.js';
 
 /** Workloads that share a mode and batch need naming apart; otherwise the mode says enough. */

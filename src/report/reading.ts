@@ -3,9 +3,9 @@
  * and what the same change did on the nearest one. Says nothing rather than something wrong when
  * the runs needed for a comparison are missing.
  */
-import type { BenchReport, MeasuredResult, Mode, Workload } from '../results/types.js';
+import { isOk, type BenchReport, type MeasuredResult, type Mode, type Workload } from '../results/types.js';
 import { fmtMsProse, fmtFactor, fmtUsLabel } from '../format.js';
-import { groupByLink, isOk, type LinkGroup } from './order.js';
+import { groupByLink, type LinkGroup } from './order.js';
 
 interface Comparison {
   group: LinkGroup;

@@ -2,7 +2,7 @@
  * The comparison table as data (columns, link blocks, rows of formatted cells, footnotes), so the
  * terminal and HTML renderers lay out exactly the same content.
  */
-import type { BenchReport, BenchResult, MeasuredResult } from '../results/types.js';
+import { isOk, type BenchReport, type BenchResult, type MeasuredResult } from '../results/types.js';
 import {
   fmtBytes,
   fmtCount,
@@ -14,7 +14,7 @@ import {
   orDash,
 } from '../format.js';
 import { notesWithSetup } from './connection-setup.js';
-import { ambiguousWorkloads, configLabel, groupByLink, isOk, type LinkGroup } from './order.js';
+import { ambiguousWorkloads, configLabel, groupByLink, type LinkGroup } from './order.js';
 
 export interface Column {
   key: ColumnKey;

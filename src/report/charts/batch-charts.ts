@@ -3,9 +3,9 @@
  * model beside each link) and speedup over seq. Both follow one mode (pipeline when it ran) and
  * one colour, marker and dash per link, the same in every chart.
  */
-import type { BenchReport, MeasuredResult, Mode, Workload } from '../../results/types.js';
+import { isOk, type BenchReport, type MeasuredResult, type Mode, type Workload } from '../../results/types.js';
 import { fmtUsLabel } from '../../format.js';
-import { groupByLink, isOk, mainWorkload, primaryBatchMode, type LinkGroup } from '../order.js';
+import { groupByLink, mainWorkload, primaryBatchMode, type LinkGroup } from '../order.js';
 import { referenceStyle, seriesStyle } from '../../svg/style.js';
 import { renderXYChart, type XYSeries } from '../../svg/xy-chart.js';
 import type { Chart } from './chart.js';

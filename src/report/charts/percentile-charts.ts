@@ -2,10 +2,10 @@
  * Latency by percentile, HdrHistogram style, from the stored histograms: one chart per link for
  * bench (a series per configuration) and one for calibrate (a series per row).
  */
-import type { BenchReport, CalibrateReport } from '../../results/types.js';
+import { isOk, type BenchReport, type CalibrateReport } from '../../results/types.js';
 import { percentileCurve } from '../../svg/percentile-curve.js';
 import { renderPercentileChart, type PercentileCurve } from '../../svg/percentile-chart.js';
-import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
+import { ambiguousWorkloads, compareConfig, configLabel, groupByLink } from '../order.js';
 import { esc } from '../../svg/escape.js';
 import { linkLabel } from './batch-charts.js';
 import type { Chart } from './chart.js';

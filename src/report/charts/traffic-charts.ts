@@ -2,9 +2,9 @@
  * What crossed the wire, as the proxy counted it: observed round trips against the ceil(N/B)
  * arithmetic, and bytes per command in each direction. Direct runs have no proxy and no counts.
  */
-import type { BenchReport, BenchResult } from '../../results/types.js';
+import { isOk, type BenchReport, type BenchResult } from '../../results/types.js';
 import { fmtBytes } from '../../format.js';
-import { ambiguousWorkloads, compareConfig, configLabel, groupByLink, isOk } from '../order.js';
+import { ambiguousWorkloads, compareConfig, configLabel, groupByLink } from '../order.js';
 import { renderCategoryChart, type CategorySeries } from '../../svg/category-chart.js';
 import { seriesStyle } from '../../svg/style.js';
 import { linkLabel } from './batch-charts.js';
