@@ -5,9 +5,11 @@
  * about a tenth of one such client's CPU per request at 20 ms (docs/precision.md, "The loop
  * monitor's own wakes"). So a sample every `periodMs` is the lateness of the scheduler's next wake
  * from a sleep, which happens anyway while deliveries are timed; a timer of the monitor's own
- * samples only when the scheduler has not woken for twice that, and then wakes the loop once per
- * two periods, where perf_hooks woke it twice.
+ * samples only when the scheduler has not woken for twice that, and once a second while the loop
+ * slept through the time before: a wake into JavaScript costs an idle loop more than perf_hooks'
+ * wake in C++ did, and an open connection with no traffic would pay it ten times a second.
  */
+import { performance } from 'node:perf_hooks';
 import { realClock, type Clock } from '../clock.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { WakeListener } from '../stage/types.js';
@@ -20,26 +22,36 @@ export interface WakeSource {
 
 /** Long blocks, what the figure is there to catch, show at any period; each period more is one wake more. */
 const PERIOD_MS = 50;
+/** The own timer's period while the loop sleeps through whole periods. */
+const ASLEEP_PERIOD_MS = 1000;
+/** The share of a period asleep past which the loop counts as asleep through it. */
+const ASLEEP_SHARE = 0.9;
 
 export class LoopDelay {
   readonly histogram = new LatencyHistogram();
   private readonly clock: Clock;
   private readonly periodNs: number;
-  /** The own timer's period: two of ours while the scheduler's wakes can stand in, else one. */
-  private readonly timerMs: number;
+  /** The own timer's period while the loop is awake: two of ours while the scheduler's wakes can stand in, else one. */
+  private readonly awakeTimerMs: number;
+  /** The own timer's period now. */
+  private timerMs: number;
   private lastSampleNs = -Infinity;
-  /** When the own timer was last armed, on the scheduler's clock. */
+  /** When the own timer was last armed, on the scheduler's clock, and libuv's idle time then (ms). */
   private armedAtNs = 0;
+  private idleAtArmMs = 0;
   private timer: NodeJS.Timeout | undefined;
   private unwatch: (() => void) | undefined;
 
   constructor(
     private readonly source: WakeSource = {},
     periodMs = PERIOD_MS,
+    /** libuv's idle time, ms (injectable for tests). */
+    private readonly idleTimeMs: () => number = () => performance.nodeTiming.idleTime,
   ) {
     this.clock = source.clock ?? realClock;
     this.periodNs = periodMs * 1e6;
-    this.timerMs = source.watchWakes === undefined ? periodMs : 2 * periodMs;
+    this.awakeTimerMs = source.watchWakes === undefined ? periodMs : 2 * periodMs;
+    this.timerMs = this.awakeTimerMs;
   }
 
   get enabled(): boolean {
@@ -49,10 +61,17 @@ export class LoopDelay {
   enable(): void {
     if (this.timer !== undefined) return;
     this.unwatch = this.source.watchWakes?.(this.onWake);
-    this.armedAtNs = this.clock.nowNs();
-    this.lastSampleNs = this.armedAtNs;
+    this.lastSampleNs = this.clock.nowNs();
+    this.arm(this.awakeTimerMs, this.lastSampleNs);
+  }
+
+  private arm(timerMs: number, nowNs: number): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timerMs = timerMs;
+    this.armedAtNs = nowNs;
+    this.idleAtArmMs = this.idleTimeMs();
     // Not a reason to keep the process alive: it samples for as long as connections are open.
-    this.timer = setTimeout(this.onTimer, this.timerMs).unref();
+    this.timer = setTimeout(this.onTimer, timerMs).unref();
   }
 
   disable(): void {
@@ -70,15 +89,27 @@ export class LoopDelay {
 
   private readonly onTimer = (): void => {
     const nowNs = this.clock.nowNs();
-    this.sample(nowNs - this.armedAtNs - this.timerMs * 1e6, nowNs);
+    const spanNs = nowNs - this.armedAtNs;
+    const asleep = (this.idleTimeMs() - this.idleAtArmMs) * 1e6 > ASLEEP_SHARE * spanNs;
+    this.histogram.record((spanNs - this.timerMs * 1e6) / 1000);
+    this.lastSampleNs = nowNs;
+    const timerMs = asleep ? ASLEEP_PERIOD_MS : this.awakeTimerMs;
+    if (timerMs !== this.timerMs) this.arm(timerMs, nowNs);
+    else this.rearm(nowNs);
   };
 
-  /** Records one sample and pushes the own timer a whole period past it (refresh re-arms one that fired). */
+  /** A wake of the scheduler's: one sample, and the own timer pushed a whole period past it. */
   private sample(lateNs: number, nowNs: number): void {
     this.histogram.record(lateNs / 1000);
     this.lastSampleNs = nowNs;
+    this.rearm(nowNs);
+  }
+
+  /** The own timer a whole period from now, with no new object (refresh re-arms one that fired). */
+  private rearm(nowNs: number): void {
     if (this.timer === undefined) return;
     this.armedAtNs = nowNs;
+    this.idleAtArmMs = this.idleTimeMs();
     this.timer.refresh();
   }
 }

@@ -74,6 +74,25 @@ describe('LoopDelay: the event-loop delay without a wake of its own', () => {
     expect(loop.histogram.summary().sum).toBe(7000);
   });
 
+  it('samples once a second while the loop sleeps through its periods, and every two again once it is awake', () => {
+    const source = wakeSource();
+    let idleMs = 0;
+    const loop = new LoopDelay(source, 50, () => idleMs);
+    loop.enable();
+    // Asleep all the time: after the first run of the own timer, one a second.
+    const asleep = (ms: number) => {
+      idleMs += ms;
+      source.pass(ms);
+    };
+    asleep(100);
+    expect(loop.histogram.summary().count).toBe(1);
+    for (let i = 0; i < 20; i++) asleep(100);
+    expect(loop.histogram.summary().count).toBe(3);
+    // Awake (traffic with no timed delivery): back to every 100 ms after the next run.
+    for (let i = 0; i < 20; i++) source.pass(100);
+    expect(loop.histogram.summary().count).toBe(3 + 1 + 10);
+  });
+
   it('counts a long block that holds a wake as that wake is late', () => {
     const source = wakeSource();
     const loop = new LoopDelay(source, 50);
