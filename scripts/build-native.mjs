@@ -22,7 +22,22 @@ if (process.platform !== 'linux') {
   const [cmd, args] = gyp ? [process.execPath, [gyp, 'rebuild']] : ['node-gyp', ['rebuild']];
   const r = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   if (r.status !== 0) {
-    const why = r.error ? r.error.message : (r.stderr || r.stdout).trim().split('\n').slice(-3).join(' | ');
+    const why = r.error ? r.error.message : reason(`${r.stderr ?? ''}\n${r.stdout ?? ''}`);
     say(`timerfd alarm not built (${why}); the scheduler sleeps on a worker thread instead (docs/precision.md)`);
   }
+}
+
+/**
+ * The cause in node-gyp's output, in one line: what make or the compiler said first ("make: cc: No such file
+ * or directory", "timerfd.c:1: error: ..."), else node-gyp's own `gyp ERR! stack Error: ...` ("not found:
+ * make"), else the last line. node-gyp's last lines are only `$npm_package_name`, `$npm_package_version`
+ * and `not ok`.
+ */
+function reason(output) {
+  const lines = output.split('\n').map((l) => l.trim()).filter(Boolean);
+  const tool = lines.find((l) => !l.startsWith('gyp') && /\berror: |No such file or directory|: not found/.test(l));
+  if (tool) return tool;
+  const stack = lines.find((l) => /^gyp ERR! stack \w*Error: /.test(l));
+  if (stack) return stack.replace(/^gyp ERR! stack \w*Error: /, '');
+  return lines.at(-1) ?? 'node-gyp failed without output';
 }
