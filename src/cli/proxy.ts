@@ -25,6 +25,9 @@ import { loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
 import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
+import { parseLinkSpec } from '../link/link-spec.js';
+import { parseNodeLink } from '../cluster/node-link.js';
+import { parseAllowHost } from '../http/guard.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
@@ -142,6 +145,13 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
+  // A start reads these only where they apply (zones, cluster or Sentinel mode, a TCP --control):
+  // read now, a typo fails here, not once the same command line meets that mode.
+  for (const [text, flag] of [[flags.sameZoneLink, '--same-zone-link'], [flags.crossZoneLink, '--cross-zone-link']] as const) {
+    if (text !== undefined) parseLinkSpec(text, flag);
+  }
+  for (const rule of flags.nodeLink) parseNodeLink(rule, '--node-link');
+  for (const host of flags.allowHost) parseAllowHost(host, '--allow-host');
   const calibrate = flags.compensate === 'calibrate';
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const highWaterBytes = parseBytes(flags.highWater, '--high-water');

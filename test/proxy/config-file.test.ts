@@ -142,6 +142,21 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     }
   });
 
+  it('the same links and hosts as flags exit 2 naming the flag, in single-node mode with no --control too', async () => {
+    for (const args of [
+      ['--same-zone-link', 'bogus'],
+      ['--cross-zone-link', 'rtt=fast'],
+      ['--node-link', 'x'],
+      ['--allow-host', 'a b'],
+    ]) {
+      const r = await runCli(['proxy', '--upstream', '127.0.0.1:6379', ...args, '--print-config']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${args[0]}`);
+      expect(r.stderr).toContain('invalid value');
+      expect(r.stdout).toBe('');
+    }
+  });
+
   it("runs with the file's link, toxics and control endpoint", async () => {
     await using redis = await startPrivateRedis();
     const path = file({ upstream: redis.address, link: { rttUs: 2000 }, control: '127.0.0.1:0', toxics: [{ type: 'latency', name: 'l', attributes: { latency: 0.5 } }] });
