@@ -67,7 +67,7 @@ export class ProxyCollection {
     try {
       for (const i of inputs) {
         const old = this.proxies.get(i.name);
-        if (old && old.upstream === i.upstream && (old.listen === i.listen || i.listen === '127.0.0.1:0')) {
+        if (old && (i.listen === '127.0.0.1:0' ? old.upstream === i.upstream : !(await old.differs(i.listen, i.upstream)))) {
           await old.update({ enabled: i.enabled });
           out.push(old);
           continue;

@@ -1,6 +1,8 @@
 import { isJsonObject } from '../validation/schema.js';
 import { NO_DELAY } from '../link/types.js';
-import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { NetworkError } from '../errors.js';
 import { startSingleNodeProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
@@ -80,17 +82,29 @@ export class ManagedProxy {
     await h.close();
   }
 
+  /**
+   * Whether `listen` and `upstream` name another proxy than this one, as toxiproxy's Differs tells:
+   * the listen address resolved first (`localhost:7070` is the proxy bound to 127.0.0.1:7070), the
+   * upstream as text.
+   */
+  async differs(listen: string, upstream: string): Promise<boolean> {
+    return upstream !== this.upstream || (listen !== this.listen && (await resolvedListen(listen)) !== this.listen);
+  }
+
   /** toxiproxy's ProxyUpdate: fields not given keep their values; a changed address restarts it. */
   async update(input: { listen?: string; upstream?: string; enabled?: boolean }): Promise<void> {
     const listen = input.listen ?? this.listen;
     const upstream = input.upstream ?? this.upstream;
     // A bad address is refused before anything changes: the proxy stays as it was, enabled or not.
     checkAddresses(listen, upstream);
-    const moved = listen !== this.listen || upstream !== this.upstream;
+    const moved = await this.differs(listen, upstream);
     const enabled = input.enabled ?? this.enabled;
     if (moved || !enabled) await this.stop();
-    this.listen = listen;
-    this.upstream = upstream;
+    // Not moved, the bound address stays as it reads (127.0.0.1:7070, not localhost:7070), as in toxiproxy.
+    if (moved) {
+      this.listen = listen;
+      this.upstream = upstream;
+    }
     if (enabled) await this.start();
   }
 
@@ -141,4 +155,20 @@ export class ManagedProxy {
 export function checkAddresses(listen: string, upstream: string): void {
   parseEndpoint(listen, 'listen');
   parseRedisEndpoint(upstream, 'upstream');
+}
+
+/**
+ * A listen address as toxiproxy compares it (Go's net.ResolveTCPAddr for "tcp"): a host name as the
+ * address it resolves to, IPv4 first; an address, a unix socket or a name that does not resolve as
+ * given.
+ */
+async function resolvedListen(listen: string): Promise<string> {
+  const e = parseEndpoint(listen, 'listen');
+  if (e.kind !== 'tcp' || isIP(e.host) !== 0) return formatEndpoint(e);
+  try {
+    const { address } = await lookup(e.host, { family: 4 }).catch(() => lookup(e.host));
+    return formatEndpoint({ ...e, host: address });
+  } catch {
+    return listen;
+  }
 }

@@ -165,6 +165,33 @@ describe('toxiproxy-node-client against redis-rtt server', () => {
   });
 });
 
+describe('a listen address named by its host name is the proxy bound there, as toxiproxy resolves it (Differs)', () => {
+  it('populate keeps the proxy, toxics and all, and an update with it restarts nothing', async () => {
+    const populate = async (entries: object[]) => {
+      const res = await fetch(`${base}/populate`, { method: 'POST', body: JSON.stringify(entries) });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { proxies: { listen: string }[] }).proxies;
+    };
+    const [made] = await populate([{ name: 'byname', upstream: redis.address }]);
+    const port = made!.listen.split(':').pop();
+    const p = await tp.get('byname');
+    await p.addToxic({ name: 'slow', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 1 } } as ICreateToxicBody<'latency'>);
+    const client = new Redis({ host: '127.0.0.1', port: Number(port), lazyConnect: true, maxRetriesPerRequest: 0 });
+    await client.connect();
+    await populate([{ name: 'byname', upstream: redis.address, listen: `localhost:${port}` }]);
+    const res = await fetch(`${base}/proxies/byname`, { method: 'POST', body: JSON.stringify({ listen: `localhost:${port}` }) });
+    expect(res.status).toBe(200);
+    const after = await tp.get('byname');
+    expect(after.listen).toBe(made!.listen);
+    const toxics = (await (await fetch(`${base}/proxies/byname/toxics`)).json()) as { name: string }[];
+    expect(toxics.map((t) => t.name)).toEqual(['slow']);
+    // The connection made before both lived through them: nothing restarted.
+    expect(await client.ping()).toBe('PONG');
+    client.disconnect();
+    await after.remove();
+  });
+});
+
 describe('status codes and error bodies as toxiproxy sends them', () => {
   const call = async (method: string, path: string, body?: string) => {
     const res = await fetch(base + path, { method, body });
