@@ -175,7 +175,7 @@ describe('a listen address named by its host name is the proxy bound there, as t
     const [made] = await populate([{ name: 'byname', upstream: redis.address }]);
     const port = made!.listen.split(':').pop();
     const p = await tp.get('byname');
-    await p.addToxic({ name: 'slow', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 1 } } as ICreateToxicBody<'latency'>);
+    await p.addToxic({ name: 'slow', type: 'latency', stream: 'downstream', toxicity: 1, attributes: { latency: 1 } } as ICreateToxicBody<unknown>);
     const client = new Redis({ host: '127.0.0.1', port: Number(port), lazyConnect: true, maxRetriesPerRequest: 0 });
     await client.connect();
     await populate([{ name: 'byname', upstream: redis.address, listen: `localhost:${port}` }]);
