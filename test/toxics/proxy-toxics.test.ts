@@ -74,6 +74,27 @@ describe('startSingleNodeProxy({ toxics })', () => {
     }
   });
 
+  it("failover loading: a new ioredis connection connects and passes its ready check as on a loading Redis; its commands get LOADING", async () => {
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [{ type: 'failover', attributes: { duration: 60_000, mode: 'loading' } }],
+    });
+    // ioredis sends INFO before its first command (enableReadyCheck) and, by default, CLIENT SETNAME with a name.
+    const c = new Redis({ host: p.host, port: p.port, maxRetriesPerRequest: 0, lazyConnect: true, connectionName: 'app' });
+    try {
+      await c.connect();
+      expect(c.status).toBe('ready');
+      await expect(c.get('k')).rejects.toThrow(/^LOADING Redis is loading/);
+      await expect(c.ping()).rejects.toThrow(/^LOADING/);
+      expect(await c.client('GETNAME')).toBe('app');
+    } finally {
+      c.disconnect();
+      await p.close();
+    }
+  });
+
   it('refuses a bad toxic before listening, naming the field', async () => {
     await expect(startSingleNodeProxy({ upstream: redis.address, toxics: [{ type: 'latency', attributes: { latency: 'slow' } }] })).rejects.toMatchObject({
       flag: 'attributes.latency',

@@ -106,6 +106,24 @@ describe('failover toxic', () => {
     expect(stage.onRequest!(request(0, 'PING'))).toEqual({ kind: 'drop' });
   });
 
+  it("lets through what such a Redis still serves (its connect, INFO, CLIENT), unless the commands are named", () => {
+    const loading = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'loading' } }).stage;
+    const served = (stage: typeof loading, name: string, sub?: string): boolean => stage.onRequest!(request(0, name, sub)).kind === 'forward';
+    for (const [name, sub] of [['HELLO'], ['AUTH'], ['INFO'], ['SELECT'], ['CLIENT', 'setname'], ['CONFIG', 'GET'], ['SUBSCRIBE', 'c'], ['QUIT']] as const) {
+      expect(served(loading, name, sub), name).toBe(true);
+    }
+    for (const [name, sub] of [['PING'], ['GET', 'k'], ['CLUSTER', 'info'], ['MEMORY', 'usage'], ['EVAL', 'return 1']] as const) {
+      expect(served(loading, name, sub), name).toBe(false);
+    }
+    const down = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'masterdown' } }).stage;
+    // A replica cut off from its master still runs scripts and CLUSTER INFO (their `stale` flag); not PING or GET.
+    for (const [name, sub, ok] of [['EVAL', 'return 1', true], ['CLUSTER', 'info', true], ['INFO', undefined, true], ['PING', undefined, false], ['GET', 'k', false]] as const) {
+      expect(served(down, name, sub), name).toBe(ok);
+    }
+    const named = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'loading', commands: ['info'] } }).stage;
+    expect(served(named, 'INFO')).toBe(false);
+  });
+
   it('masterdown answers MASTERDOWN', () => {
     const { stage } = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'masterdown' } });
     const a = stage.onRequest!(request(0, 'SET', 'k')) as { reply: Buffer };

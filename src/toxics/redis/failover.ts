@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { attributesOf, numberAttr, oneOfAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
 import { liveMatcher, MATCH_ATTRS } from './match.js';
+import { servedWhileDown } from './served-while-down.js';
 
 export const FAILOVER_MODES = ['refuse', 'loading', 'masterdown'] as const;
 export type FailoverMode = (typeof FAILOVER_MODES)[number];
@@ -22,8 +23,9 @@ export const FAILOVER_REPLIES: Record<Exclude<FailoverMode, 'refuse'>, string> =
 /**
  * A failover window that ends by itself. `refuse`: connections alive when it starts, and those
  * accepted during it, are reset (a client sees its connects fail until the window ends).
- * `loading` / `masterdown`: matching commands are answered with that error. After `duration` the
- * toxic stays listed but does nothing.
+ * `loading` / `masterdown`: matching commands are answered with that error; with no `commands`
+ * given, those such a Redis refuses (served-while-down.ts). After `duration` the toxic stays listed
+ * but does nothing.
  */
 export const failoverToxic: FrameToxicDefinition<FailoverAttrs> = {
   kind: 'frame',
@@ -41,6 +43,8 @@ export const failoverToxic: FrameToxicDefinition<FailoverAttrs> = {
           conn.close('reset');
           return { kind: 'drop' };
         }
+        // "Every command" is every one such a Redis refuses: its connect and ready check still work.
+        if (attrs().commands.length === 0 && servedWhileDown(mode, req)) return { kind: 'forward' };
         return { kind: 'answer', reply: Buffer.from(FAILOVER_REPLIES[mode]) };
       },
     };
