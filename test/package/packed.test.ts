@@ -97,6 +97,15 @@ describe('the packed package, installed into a fresh project', () => {
     expect(r, r.stderr).toMatchObject({ code: 0, stdout: `${version}\n` });
   });
 
+  it.runIf((process.features as { require_module?: boolean }).require_module === true)(
+    'loads from CommonJS with require() where Node loads ESM synchronously (README)',
+    async () => {
+      writeFileSync(join(consumer, 'require.cjs'), "const { startProxy, ConfigError } = require('redis-rtt');\nconsole.log(typeof startProxy, typeof ConfigError);\n");
+      const r = await run(process.execPath, [join(consumer, 'require.cjs')], consumer);
+      expect(r, r.stderr).toMatchObject({ code: 0, stdout: 'function function\n' });
+    },
+  );
+
   it("type-checks and runs the README's TypeScript example (await using) against the installed types", async () => {
     const example = readFileSync(join(HERE, 'consumer/example.ts'), 'utf8');
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8')).toContain('```ts\n' + example + '```');
