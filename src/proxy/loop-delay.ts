@@ -11,6 +11,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { realClock, type Clock } from '../clock.js';
+import { TimeoutWaker, TimerfdWaker, type Waker } from '../link/waker.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { WakeListener } from '../stage/types.js';
 
@@ -32,14 +33,19 @@ export class LoopDelay {
   private readonly clock: Clock;
   private readonly periodNs: number;
   /** The own timer's period while the loop is awake: two of ours while the scheduler's wakes can stand in, else one. */
-  private readonly awakeTimerMs: number;
+  private readonly awakeTimerNs: number;
   /** The own timer's period now. */
-  private timerMs: number;
+  private timerNs: number;
   private lastSampleNs = -Infinity;
-  /** When the own timer was last armed, on the scheduler's clock, and libuv's idle time then (ms). */
-  private armedAtNs = 0;
+  /** When the own timer is due, on the scheduler's clock, and libuv's idle time when it was armed (ms). */
+  private dueNs = Infinity;
   private idleAtArmMs = 0;
-  private timer: NodeJS.Timeout | undefined;
+  /**
+   * The own timer: the timerfd alarm where the addon is built, whose deadline moves with one
+   * syscall and wakes nobody. A Node timer moved each sample (refresh, or clear and set) still
+   * wakes the loop at the deadline it had, for Node to find nothing due: a wake a period.
+   */
+  private timer: Waker | undefined;
   private unwatch: (() => void) | undefined;
 
   constructor(
@@ -50,8 +56,8 @@ export class LoopDelay {
   ) {
     this.clock = source.clock ?? realClock;
     this.periodNs = periodMs * 1e6;
-    this.awakeTimerMs = source.watchWakes === undefined ? periodMs : 2 * periodMs;
-    this.timerMs = this.awakeTimerMs;
+    this.awakeTimerNs = (source.watchWakes === undefined ? 1 : 2) * this.periodNs;
+    this.timerNs = this.awakeTimerNs;
   }
 
   get enabled(): boolean {
@@ -60,23 +66,16 @@ export class LoopDelay {
 
   enable(): void {
     if (this.timer !== undefined) return;
+    this.timer = (this.clock === realClock ? TimerfdWaker.open(this.onTimer) : undefined) ?? new TimeoutWaker(this.onTimer);
     this.unwatch = this.source.watchWakes?.(this.onWake);
     this.lastSampleNs = this.clock.nowNs();
-    this.arm(this.awakeTimerMs, this.lastSampleNs);
-  }
-
-  private arm(timerMs: number, nowNs: number): void {
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    this.timerMs = timerMs;
-    this.armedAtNs = nowNs;
-    this.idleAtArmMs = this.idleTimeMs();
-    // Not a reason to keep the process alive: it samples for as long as connections are open.
-    this.timer = setTimeout(this.onTimer, timerMs).unref();
+    this.timerNs = this.awakeTimerNs;
+    this.arm(this.lastSampleNs);
   }
 
   disable(): void {
     if (this.timer === undefined) return;
-    clearTimeout(this.timer);
+    this.timer.close();
     this.timer = undefined;
     this.unwatch?.();
     this.unwatch = undefined;
@@ -84,32 +83,29 @@ export class LoopDelay {
 
   private readonly onWake = (lateNs: number, nowNs: number): void => {
     if (nowNs - this.lastSampleNs < this.periodNs) return;
-    this.sample(lateNs, nowNs);
+    this.record(lateNs, nowNs);
   };
 
   private readonly onTimer = (): void => {
     const nowNs = this.clock.nowNs();
-    const spanNs = nowNs - this.armedAtNs;
+    const spanNs = nowNs - (this.dueNs - this.timerNs);
     const asleep = (this.idleTimeMs() - this.idleAtArmMs) * 1e6 > ASLEEP_SHARE * spanNs;
-    this.histogram.record((spanNs - this.timerMs * 1e6) / 1000);
-    this.lastSampleNs = nowNs;
-    const timerMs = asleep ? ASLEEP_PERIOD_MS : this.awakeTimerMs;
-    if (timerMs !== this.timerMs) this.arm(timerMs, nowNs);
-    else this.rearm(nowNs);
+    this.timerNs = asleep ? ASLEEP_PERIOD_MS * 1e6 : this.awakeTimerNs;
+    this.record(nowNs - this.dueNs, nowNs);
   };
 
-  /** A wake of the scheduler's: one sample, and the own timer pushed a whole period past it. */
-  private sample(lateNs: number, nowNs: number): void {
+  /** One sample, and the own timer a whole period past it. */
+  private record(lateNs: number, nowNs: number): void {
     this.histogram.record(lateNs / 1000);
     this.lastSampleNs = nowNs;
-    this.rearm(nowNs);
+    this.arm(nowNs);
   }
 
-  /** The own timer a whole period from now, with no new object (refresh re-arms one that fired). */
-  private rearm(nowNs: number): void {
-    if (this.timer === undefined) return;
-    this.armedAtNs = nowNs;
+  private arm(nowNs: number): void {
+    const timer = this.timer;
+    if (timer === undefined) return;
+    this.dueNs = nowNs + this.timerNs;
     this.idleAtArmMs = this.idleTimeMs();
-    this.timer.refresh();
+    timer.set(this.dueNs, nowNs);
   }
 }

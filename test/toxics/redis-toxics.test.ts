@@ -108,7 +108,7 @@ describe('failover toxic', () => {
 
   it("lets through what such a Redis still serves (its connect, INFO, CLIENT), unless the commands are named", () => {
     const loading = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'loading' } }).stage;
-    const served = (stage: typeof loading, name: string, sub?: string): boolean => stage.onRequest!(request(0, name, sub)).kind === 'forward';
+    const served = (stage: typeof loading, name: string, sub?: string): boolean => (stage.onRequest!(request(0, name, sub)) as RequestAction).kind === 'forward';
     for (const [name, sub] of [['HELLO'], ['AUTH'], ['INFO'], ['SELECT'], ['CLIENT', 'setname'], ['CONFIG', 'GET'], ['SUBSCRIBE', 'c'], ['QUIT']] as const) {
       expect(served(loading, name, sub), name).toBe(true);
     }
