@@ -18,7 +18,7 @@ export function registerDemo(program: Command): void {
   program
     .command('demo')
     .description(
-      `One command, no setup: spawns a private redis-server and a proxy per link (${DEMO_LINKS.join(', ')}),\n` +
+      `One command, no setup: spawns a private redis-server and a proxy per link (${DEMO_LINKS.join(', ')}), ` +
         'compares 1000 SETs as a loop, pipelined 10/100/1000 and as MSET, and GETs as a loop and MGET, then prints ' +
         'the table and a two-line reading. Finishes in about a minute (at most 90 s); slow cross-region cells run fewer ' +
         'operations, and say so.',

@@ -26,6 +26,8 @@ import type { LinkUpdate } from '../link/types.js';
 import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { parseLinkSpec } from '../link/link-spec.js';
+import { sharedScheduler } from '../link/shared-scheduler.js';
+import type { WakeKind } from '../link/waker.js';
 import { parseNodeLink } from '../cluster/node-link.js';
 import { parseAllowHost } from '../http/guard.js';
 
@@ -232,6 +234,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
   const hint = hopOnlyHint(flags.compensate, proxy.link());
   if (hint) log(hint);
+  const wakeNote = wakeKindNote(process.platform, sharedScheduler().wakeKindInUse);
+  if (wakeNote) log(wakeNote);
   collectStartupGarbage();
   process.stdout.write(
     JSON.stringify({
@@ -285,6 +289,16 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
 /** The entries of `o` (only `keys`, when given) that are not undefined: they then override, absent ones do not. */
 function definedOnly<T extends object>(o: T, keys?: readonly string[]): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (!keys || keys.includes(k)))) as Partial<T>;
+}
+
+/**
+ * Where the timerfd alarm did not load on Linux: npm hides the install's one line about it when
+ * redis-rtt is a dependency, so a proxy running on the fallback says so at start.
+ */
+export function wakeKindNote(platform: string, kind: WakeKind): string | undefined {
+  if (platform !== 'linux' || kind === 'timerfd') return undefined;
+  const on = kind === 'thread' ? 'a timer thread' : "Node's setTimeout";
+  return `note: the timerfd alarm (native/timerfd) is not built or did not load: deliveries wake on ${on}, at more CPU per delayed request; reinstall with make and a C compiler`;
 }
 
 /**

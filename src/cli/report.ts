@@ -24,7 +24,7 @@ interface ReportFlags {
 export function registerReport(program: Command): void {
   program
     .command('report')
-    .description('re-render a saved bench or calibrate JSON as a table, CSV, markdown or one self-contained HTML file')
+    .description('Re-render a saved bench or calibrate JSON as a table, CSV, markdown or one self-contained HTML file')
     .argument('<RESULT>', 'JSON written by a closed-loop `redis-rtt bench --json` (not --rate/--clients) or `redis-rtt calibrate --json`')
     .option('--html <FILE>', 'write a self-contained HTML report (inline SVG charts, no scripts, opens offline)')
     .option('--format <FORMAT>', `text on stdout: ${FORMATS.join(', ')} (default: table; with --html, none unless given)`)

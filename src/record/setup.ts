@@ -114,7 +114,7 @@ export function setupAdvice(s: SetupSummary, rows: readonly { rttUs: number; set
   if (!worst || s.opened < 2 || worst.setupSharePct < SETUP_SHARE_WARN_PCT) return undefined;
   return (
     `${s.opened} connections opened for ${s.otherCommands} commands: connection set-up is ${worst.setupSharePct.toFixed(0)}% ` +
-    `of the time waited at RTT ${fmtUsSetting(worst.rttUs)} (${s.perConnection} round trips per connection before its first command); ` +
+    `of the time waited at RTT ${fmtUsSetting(worst.rttUs)} (${s.perConnection} round ${s.perConnection === 1 ? 'trip' : 'trips'} per connection before its first command); ` +
     'reuse connections (a pool, one long-lived client)'
   );
 }
