@@ -70,6 +70,8 @@ describe('connection set-up, pure', () => {
         '(2 round trips per connection before its first command); reuse connections (a pool, one long-lived client)',
     );
     expect(setupAdvice(s, [{ rttUs: 85_000, setupSharePct: 19.9 }])).toBeUndefined();
+    // One round trip, in the singular.
+    expect(setupAdvice({ ...s, perConnection: 1 }, [{ rttUs: 85_000, setupSharePct: 66.7 }])).toContain('(1 round trip per connection before');
     expect(setupAdvice(summarizeSetup(buildTimelines(perRequestSession(1), LINK)), [{ rttUs: 85_000, setupSharePct: 90 }])).toBeUndefined();
   });
 });
