@@ -11,7 +11,8 @@
  */
 import { performance } from 'node:perf_hooks';
 import { realClock, type Clock } from '../clock.js';
-import { TimeoutWaker, TimerfdWaker, type Waker } from '../link/waker.js';
+import { openAlarm } from '../link/native-alarm.js';
+import { TimeoutWaker, type Waker } from '../link/waker.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { WakeListener } from '../stage/types.js';
 
@@ -45,7 +46,7 @@ export class LoopDelay {
    * syscall and wakes nobody. A Node timer moved each sample (refresh, or clear and set) still
    * wakes the loop at the deadline it had, for Node to find nothing due: a wake a period.
    */
-  private timer: Waker | undefined;
+  private timer: Pick<Waker, 'set' | 'close'> | undefined;
   private unwatch: (() => void) | undefined;
 
   constructor(
@@ -66,7 +67,8 @@ export class LoopDelay {
 
   enable(): void {
     if (this.timer !== undefined) return;
-    this.timer = (this.clock === realClock ? TimerfdWaker.open(this.onTimer) : undefined) ?? new TimeoutWaker(this.onTimer);
+    // An alarm of its own, not a TimerfdWaker: those are the scheduler's wakes (lab/tools/lateness-diag.mjs times them).
+    this.timer = (this.clock === realClock ? openAlarm(this.onTimer) : undefined) ?? new TimeoutWaker(this.onTimer);
     this.unwatch = this.source.watchWakes?.(this.onWake);
     this.lastSampleNs = this.clock.nowNs();
     this.timerNs = this.awakeTimerNs;
