@@ -87,9 +87,13 @@ export class NodeSet {
    */
   async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
     for (const n of nodes) if (n.hostname !== undefined) this.byHostname.set(nodeKey(n.hostname, n.port), nodeKey(n.host, n.port));
-    await this.open(nodes.filter((n) => !n.unusable).map((n) => ({ host: n.host, port: n.port })));
+    const opened = await Promise.allSettled(nodes.filter((n) => !n.unusable).map((n) => this.openOne({ host: n.host, port: n.port }, undefined)));
+    // The nodes that have listeners take the reading even when one could not get a listener (no
+    // port left in --listen-ports): else one added node would freeze every role and role link.
     const placed = this.o.zoneCount === undefined ? undefined : placeZones(nodes, this.o.zoneCount);
     this.label(nodes.map((t) => ({ host: t.host, port: t.port, id: t.id, role: t.role, zone: placed?.get(t.id) })));
+    const failed = opened.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /**

@@ -43,18 +43,19 @@ export function rewriteReply(
   }
   const rb = new RewriteBuffer(ctx);
   const kinds: RewriteKind[] = [];
+  // A kind counts only where an address was rewritten: one with no listener is not.
   const one = (node: RespNode, k: RewriteKind | undefined): RewriteResult['unparsed'] => {
+    const before = rb.splices.length;
     const redirect = rewriteRedirect(node, rb);
-    if (redirect) kinds.push(redirect);
+    if (redirect && rb.splices.length > before) kinds.push(redirect);
     if (redirect || k === undefined || k === 'moved' || k === 'ask' || node.type === '-' || node.type === '!') return undefined;
-    const before = rb.splices.length + rb.missing.length;
     try {
       REWRITERS[k](node, rb);
     } catch (err) {
       if (err instanceof RespTreeError) return { kind: k, reason: err.message };
       throw err;
     }
-    if (rb.splices.length + rb.missing.length > before) kinds.push(k);
+    if (rb.splices.length > before) kinds.push(k);
     return undefined;
   };
   let unparsed: RewriteResult['unparsed'];
@@ -64,8 +65,7 @@ export function rewriteReply(
     unparsed = one(root, kind);
   }
   if (unparsed) return { ...unchanged(bytes), unparsed };
-  if (rb.missing.length > 0) return { bytes, kinds: [], missing: rb.missing };
-  return { bytes: applySplices(bytes, rb.splices), kinds, missing: [] };
+  return { bytes: applySplices(bytes, rb.splices), kinds, missing: rb.missing };
 }
 
 function unchanged(bytes: Buffer): RewriteResult {

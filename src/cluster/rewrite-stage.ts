@@ -19,7 +19,7 @@ export interface RewriteStageOptions {
   onRewrite(kind: RewriteKind): void;
   /** A topology reply that could not be parsed: passed on unchanged. */
   onUnparsed(kind: RewriteKind, reason: string): void;
-  /** Listeners could not be opened for a node: the reply goes out with its real address. */
+  /** Listeners could not be opened for a node: the reply names that node by its real address (the others by their listeners). */
   onOpenFailed(addresses: readonly RealAddress[], err: unknown): void;
 }
 
@@ -76,13 +76,14 @@ class RewriteStage implements FrameStage {
       this.o.onUnparsed(r.unparsed.kind, r.unparsed.reason);
       return PASS;
     }
-    if (r.missing.length > 0) {
-      if (!mayOpen) return PASS;
+    if (r.missing.length > 0 && mayOpen) {
+      // A node whose listener cannot open keeps its real address; the reply still names every
+      // other node's listener (passing it unchanged would send clients to every node directly).
       return this.o.directory.open(r.missing).then(
         () => this.rewrite(bytes, kind, exec, false),
         (err: unknown) => {
           this.o.onOpenFailed(r.missing, err);
-          return PASS;
+          return this.rewrite(bytes, kind, exec, false);
         },
       );
     }

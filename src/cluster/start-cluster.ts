@@ -58,7 +58,7 @@ export async function startClusterProxy(
           directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
           onRewrite: (k) => counts.rewritten(k),
           onUnparsed: (k, why) => counts.unparsedReply(k, why),
-          onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply went out unchanged`),
+          onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply named it by its real address`),
         }),
       startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
     });

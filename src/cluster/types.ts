@@ -39,8 +39,9 @@ export interface RewriteResult {
   /** Replies rewritten, by kind (a reply counts once however many addresses it names). */
   readonly kinds: readonly RewriteKind[];
   /**
-   * Real addresses that have no listener yet. When not empty, `bytes` is the input unchanged: open
-   * a listener for each, then rewrite again.
+   * Real addresses that have no listener yet; `bytes` and `kinds` then cover the addresses that
+   * have one. Open a listener for each and rewrite again; should one not open, `bytes` is the best
+   * there is (its node keeps its real address, every other node still names its listener).
    */
   readonly missing: readonly RealAddress[];
   /** Set when a topology reply could not be parsed; `bytes` is then the input unchanged. */

@@ -90,6 +90,17 @@ describe('the rewrite stage on one connection', () => {
     expect(events).toEqual(['open failed 7042']);
   });
 
+  it('a listener that cannot be opened for one node: every other node in the reply still names its listener', async () => {
+    const { stage, events } = setup({ 7001: 9001 }, async () => {
+      throw new Error('--listen-ports 9001-9001: no free port left');
+    });
+    const node = (port: number): string => `*3\r\n$9\r\n127.0.0.1\r\n:${port}\r\n$2\r\nid\r\n`;
+    const input = `*1\r\n*4\r\n:0\r\n:16383\r\n${node(7042)}${node(7001)}`;
+    const out = text(await stage.onReply!(reply(req('CLUSTER', ['SLOTS']), input)));
+    expect(out).toBe(`*1\r\n*4\r\n:0\r\n:16383\r\n${node(7042)}*3\r\n$2\r\npx\r\n:9001\r\n$2\r\nid\r\n`);
+    expect(events).toEqual(['open failed 7042', 'rewrite slots']);
+  });
+
   it('an unparseable topology reply passes and is reported', () => {
     const { stage, events } = setup({});
     expect(text(stage.onReply!(reply(req('CLUSTER', ['SHARDS']), '*1\r\n:5\r\n')))).toBe('pass');
