@@ -5,7 +5,7 @@
  *                    connection opened during the recording, and only when the what-if charges it
  *   TLS              TLS 1.3 1 RTT, TLS 1.2 2 (1 when the session was resumed), from the trace's tls line
  *   set-up commands  the leading round trips that carry only HELLO, AUTH, SELECT, CLIENT SETNAME /
- *                    SETINFO, READONLY...: the client's own hand-shake, already round trips in the trace
+ *                    SETINFO / MAINT_NOTIFICATIONS, READONLY...: the client's own hand-shake, already round trips in the trace
  *
  * The handshakes are not round trips the tap sees (they carry no RESP), so the projection adds them;
  * the set-up commands are ordinary round trips that this only labels.
@@ -13,10 +13,13 @@
 import { fmtUsSetting } from '../format.js';
 import type { ConnectionTimeline } from './timeline.js';
 
-/** Sent by clients on connect, before the application's first command. CLIENT subcommands by name. */
+/**
+ * Sent by clients on connect, before the application's first command. CLIENT subcommands by name.
+ * node-redis 5 sends CLIENT MAINT_NOTIFICATIONS in its connect round trip, with HELLO and SETINFO.
+ */
 export const SETUP_COMMANDS: ReadonlySet<string> = new Set([
   'HELLO', 'AUTH', 'SELECT', 'READONLY', 'READWRITE',
-  'CLIENT SETNAME', 'CLIENT SETINFO', 'CLIENT TRACKING', 'CLIENT NO-EVICT', 'CLIENT NO-TOUCH',
+  'CLIENT SETNAME', 'CLIENT SETINFO', 'CLIENT TRACKING', 'CLIENT NO-EVICT', 'CLIENT NO-TOUCH', 'CLIENT MAINT_NOTIFICATIONS',
 ]);
 
 export function isSetupCommand(name: string): boolean {
