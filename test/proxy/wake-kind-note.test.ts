@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { wakeKindNote } from '../../src/cli/proxy.js';
+import { wakeKindNote } from '../../src/cli/proxy-notes.js';
 import { timerfdBinding } from '../../src/link/native-alarm.js';
 import { sharedScheduler } from '../../src/link/shared-scheduler.js';
 
