@@ -1,4 +1,4 @@
-import { newTimer } from './scheduler.js';
+import { newTimer } from './timer-heap.js';
 import type { LossPath } from './loss-model.js';
 import { LossyLine } from './lossy-line.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';

@@ -1,6 +1,6 @@
 import type { Clock } from '../clock.js';
 import type { Scheduler, Timer } from '../stage/types.js';
-import { newTimer } from './scheduler.js';
+import { newTimer } from './timer-heap.js';
 
 /** A scheduler driven by hand with a FakeClock: `runUntil(ns)` fires what is due, in order. */
 export class ManualScheduler implements Scheduler {

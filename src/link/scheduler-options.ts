@@ -83,3 +83,6 @@ export interface PreciseSchedulerOptions {
    */
   timedLingerNs?: number;
 }
+
+/** The longest `maxFiresPerTurn` holds a due delivery back. */
+export const MAX_HOLD_NS = 500_000;

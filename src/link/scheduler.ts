@@ -4,14 +4,10 @@ import { Linger } from './linger.js';
 import { PollAccount } from './poll-account.js';
 import { PollBudget } from './poll-budget.js';
 import { PollTurns } from './poll-turns.js';
-import { TimerHeap } from './timer-heap.js';
-import type { PreciseSchedulerOptions } from './scheduler-options.js';
-import { MAX_EARLY_NS, openWaker, SleepMargins, ThreadWaker, TimeoutWaker, TimerfdWaker, WakeLearner, type Waker, type WakeKind } from './waker.js';
-
-/** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
-export function newTimer(fire: () => void): Timer {
-  return { dueNs: 0, index: -1, firedWindow: -1, fire };
-}
+import { newTimer, TimerHeap } from './timer-heap.js';
+import { WakeListeners } from './wake-listeners.js';
+import { MAX_HOLD_NS, type PreciseSchedulerOptions } from './scheduler-options.js';
+import { MAX_EARLY_NS, openWaker, SleepMargins, TimeoutWaker, wakeKindOf, WakeLearner, type Waker, type WakeKind } from './waker.js';
 
 /**
  * Sleeps until shortly before the earliest deadline (the timerfd alarm, the timer thread, or
@@ -42,7 +38,7 @@ export class PreciseScheduler implements Scheduler {
   private askedNs = Infinity;
   private polling = false;
   private readonly turns: PollTurns;
-  private wakeListeners: readonly WakeListener[] = [];
+  private readonly wakeListeners = new WakeListeners();
 
   constructor(options: PreciseSchedulerOptions = {}) {
     this.clock = options.clock ?? realClock;
@@ -189,17 +185,14 @@ export class PreciseScheduler implements Scheduler {
     if (askedNs !== Infinity) {
       const nowNs = this.clock.nowNs();
       this.askedLearner.observe(askedNs, nowNs);
-      for (const listener of this.wakeListeners) listener(nowNs - askedNs, nowNs);
+      this.wakeListeners.woke(nowNs - askedNs, nowNs);
     }
     this.askedNs = Infinity;
     this.plan();
   };
 
   watchWakes(listener: WakeListener): () => void {
-    this.wakeListeners = [...this.wakeListeners, listener];
-    return () => {
-      this.wakeListeners = this.wakeListeners.filter((l) => l !== listener);
-    };
+    return this.wakeListeners.add(listener);
   }
 
   private startPolling(): void {
@@ -241,8 +234,7 @@ export class PreciseScheduler implements Scheduler {
 
   /** What the scheduler sleeps on now (a fallback when the one asked for was not to be had). */
   get wakeKindInUse(): WakeKind {
-    const w = this.waker;
-    return w instanceof TimerfdWaker ? 'timerfd' : w instanceof ThreadWaker ? 'thread' : 'timeout';
+    return wakeKindOf(this.waker);
   }
 
   private readonly poll = (): void => {
@@ -305,6 +297,3 @@ export class PreciseScheduler implements Scheduler {
     }
   }
 }
-
-/** The longest `maxFiresPerTurn` holds a due delivery back. */
-const MAX_HOLD_NS = 500_000;

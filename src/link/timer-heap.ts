@@ -1,5 +1,10 @@
 import type { Timer } from '../stage/types.js';
 
+/** A timer, unarmed. A delay line keeps one and arms it again for each next chunk. */
+export function newTimer(fire: () => void): Timer {
+  return { dueNs: 0, index: -1, firedWindow: -1, fire };
+}
+
 /** A binary min-heap of timers on `dueNs`; each timer keeps its own position (`index`) for removal. */
 export class TimerHeap {
   private readonly items: Timer[] = [];

@@ -173,6 +173,11 @@ export class TimerfdWaker implements Waker {
   }
 }
 
+/** What a waker is (the fallback taken when the one asked for was not to be had shows here). */
+export function wakeKindOf(waker: Waker | undefined): WakeKind {
+  return waker instanceof TimerfdWaker ? 'timerfd' : waker instanceof ThreadWaker ? 'thread' : 'timeout';
+}
+
 /**
  * How late wakes come, learned: a running mean and mean deviation (1/16 weights), so the margin
  * follows the machine's load within tens of wakes. Asking `mean + 4 deviations` early makes most

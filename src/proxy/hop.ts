@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { realClock } from '../clock.js';
 import { median } from '../numbers/quantiles.js';
-import { newTimer } from '../link/scheduler.js';
+import { newTimer } from '../link/timer-heap.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 
 export interface HopEstimate {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { PollBudget } from '../../src/link/poll-budget.js';
-import { newTimer } from '../../src/link/scheduler.js';
+import { newTimer } from '../../src/link/timer-heap.js';
 import type { Timer } from '../../src/stage/types.js';
 
 const MS = 1_000_000;

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { setImmediate as tick } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { FakeClock, realClock } from '../../src/clock.js';
-import { newTimer, PreciseScheduler } from '../../src/link/scheduler.js';
+import { PreciseScheduler } from '../../src/link/scheduler.js';
+import { newTimer } from '../../src/link/timer-heap.js';
 import { TIMER_THREAD_SLOTS } from '../../src/link/timer-thread.js';
 import { ThreadWaker, WakeLearner } from '../../src/link/waker.js';
 

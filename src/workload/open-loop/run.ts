@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { realClock } from '../../clock.js';
-import { newTimer, PreciseScheduler } from '../../link/scheduler.js';
+import { PreciseScheduler } from '../../link/scheduler.js';
+import { newTimer } from '../../link/timer-heap.js';
 import { OpenLoopDispatcher, type OpenLoopBatch } from './dispatcher.js';
 import type { OpenLoopLedger } from './ledger.js';
 import { buildArrivalSchedule, type Arrival } from './schedule.js';
