@@ -20,6 +20,7 @@ import { RequestFramer } from '../resp/request-framer.js';
 import { CommandKind, commandKind, helloProtocol } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { ByteWindow } from './byte-window.js';
+import { DISCARD, EMPTY_LINE, withStandIn } from './stand-in.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
 import { buildRequestInfo } from './request-info.js';
@@ -261,16 +262,12 @@ export class FrameChain implements ByteStage {
       const slot = newSlot(SlotKind.Forwarded, r.info, CommandKind.Discard, 0, this.requestModes.admit(CommandKind.Discard, argc));
       slot.answer = a.reply;
       this.replies.addSlot(slot);
-      const gap = r.wire.length - r.info.bytes.length;
-      out.push(gap === 0 ? DISCARD : Buffer.concat([r.wire.subarray(0, gap), DISCARD]));
-      this.offsets.handedOn(gap + DISCARD.length, r.clientEnd);
+      this.standIn(r, DISCARD, out);
     } else if (a.kind === 'answer') {
       // Redis reads an empty line in its place (and the blank lines before it): nothing runs, no
       // reply, no MONITOR line, but Redis ends what lasts one command (CLIENT REPLY SKIP, CLIENT
       // CACHING, ASKING) here, as it would have at this request, not at the next one.
-      const gap = r.wire.length - r.info.bytes.length;
-      out.push(gap === 0 ? EMPTY_LINE : Buffer.concat([r.wire.subarray(0, gap), EMPTY_LINE]));
-      this.offsets.handedOn(gap + EMPTY_LINE.length, r.clientEnd);
+      this.standIn(r, EMPTY_LINE, out);
       // Under CLIENT REPLY OFF/SKIP Redis would not have answered it, an error included.
       if (!this.requestModes.answeredUnseen()) return;
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
@@ -280,6 +277,12 @@ export class FrameChain implements ByteStage {
     } else {
       this.replies.addSlot(newSlot(SlotKind.Dropped, r.info, 0, 0, 0));
     }
+  }
+
+  private standIn(r: PendingRequest, standIn: Buffer, out: Buffer[]): void {
+    const wire = withStandIn(r.wire, r.info.bytes.length, standIn);
+    out.push(wire);
+    this.offsets.handedOn(wire.length, r.clientEnd);
   }
 
   private flushUp(out: Buffer[]): void {
@@ -330,5 +333,3 @@ export class FrameChain implements ByteStage {
 }
 
 const isForward = (a: RequestAction): boolean => a.kind === 'forward';
-const EMPTY_LINE = Buffer.from('\r\n');
-const DISCARD = Buffer.from('*1\r\n$7\r\nDISCARD\r\n');
