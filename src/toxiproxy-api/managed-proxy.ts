@@ -22,6 +22,16 @@ export interface ProxyJson {
 }
 
 /**
+ * A toxic as toxiproxy's API writes it: Go encodes its ToxicWrapper's fields in their declared
+ * order (attributes, then name, type, stream, toxicity), so a client that compares the text sees
+ * the same; `applied`, ours, comes last.
+ */
+export function toxicJson(t: ToxicSpec): ToxicSpec {
+  const json = { attributes: t.attributes, name: t.name, type: t.type, stream: t.stream, toxicity: t.toxicity };
+  return t.applied === undefined ? json : { ...json, applied: t.applied };
+}
+
+/**
  * One named proxy of `redis-rtt server`: a full redis-rtt proxy (tap, stats) while enabled, its
  * toxics as stages of that proxy's chain. Disabling closes the listener and every connection;
  * enabling starts a new proxy on the same address with the same toxics. Toxics outlive restarts.
@@ -109,7 +119,7 @@ export class ManagedProxy {
   }
 
   toJSON(): ProxyJson {
-    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxics.list() };
+    return { name: this.name, listen: this.listen, upstream: this.upstream, enabled: this.enabled, toxics: this.toxics.list().map(toxicJson) };
   }
 
   toxicSpecs(): ToxicSpec[] {

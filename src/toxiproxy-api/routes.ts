@@ -6,6 +6,7 @@ import type { ProxyCollection } from './collection.js';
 import { renderServerMetrics } from './metrics.js';
 import { PopulateError, populatedJson, toApiError } from './api-error.js';
 import { parseProxyBody } from './proxy-body.js';
+import { toxicJson } from './managed-proxy.js';
 
 /**
  * toxiproxy reports its own version here; clients only print it. We answer with the toxiproxy API
@@ -72,7 +73,9 @@ async function populate(c: ProxyCollection, req: http.IncomingMessage, res: http
 }
 
 async function proxyIndex(c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  sendJson(res, 200, Object.fromEntries(c.list().map((p) => [p.name, p.toJSON()])));
+  // Go encodes a map with its keys sorted (by their UTF-8 bytes), so toxiproxy lists proxies by name.
+  const byName = c.list().sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+  sendJson(res, 200, Object.fromEntries(byName.map((p) => [p.name, p.toJSON()])));
 }
 
 async function proxyCreate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -102,23 +105,23 @@ async function proxyStats(c: ProxyCollection, _req: http.IncomingMessage, res: h
 }
 
 async function toxicIndex(c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string }): Promise<void> {
-  sendJson(res, 200, c.get(p.proxy).toxicSpecs());
+  sendJson(res, 200, c.get(p.proxy).toxicSpecs().map(toxicJson));
 }
 
 async function toxicCreate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string }): Promise<void> {
   const proxy = c.get(p.proxy);
   const body = await readJson(req, API_BODY_LIMIT_BYTES);
-  sendJson(res, 200, await c.serial(() => proxy.addToxic(body)));
+  sendJson(res, 200, toxicJson(await c.serial(() => proxy.addToxic(body))));
 }
 
 async function toxicShow(c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string; toxic: string }): Promise<void> {
-  sendJson(res, 200, c.get(p.proxy).getToxic(p.toxic));
+  sendJson(res, 200, toxicJson(c.get(p.proxy).getToxic(p.toxic)));
 }
 
 async function toxicUpdate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string; toxic: string }): Promise<void> {
   const proxy = c.get(p.proxy);
   const body = await readJson(req, API_BODY_LIMIT_BYTES);
-  sendJson(res, 200, await c.serial(() => proxy.updateToxic(p.toxic, body)));
+  sendJson(res, 200, toxicJson(await c.serial(() => proxy.updateToxic(p.toxic, body))));
 }
 
 async function toxicDelete(c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string; toxic: string }): Promise<void> {

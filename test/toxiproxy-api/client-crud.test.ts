@@ -235,6 +235,21 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     expect((await call('DELETE', '/proxies/e')).status).toBe(204);
   });
 
+  it("writes JSON as toxiproxy's Go does: a toxic's fields in its declared order, proxies by name", async () => {
+    const text = async (method: string, path: string, body?: string) => (await fetch(base + path, { method, body })).text();
+    for (const name of ['zeta', 'Beta', 'alpha', 'é']) await call('POST', '/proxies', JSON.stringify({ name, upstream: redis.address }));
+    // Go sorts a map's keys by their bytes: upper case before lower, UTF-8 after ASCII.
+    expect(Object.keys(JSON.parse(await text('GET', '/proxies')))).toEqual(['Beta', 'alpha', 'zeta', 'é']);
+    const toxic = '{"attributes":{"latency":5,"jitter":0},"name":"l","type":"latency","stream":"upstream","toxicity":1}';
+    expect(await text('POST', '/proxies/alpha/toxics', '{"name":"l","type":"latency","stream":"upstream","attributes":{"latency":5}}')).toBe(toxic);
+    expect(await text('GET', '/proxies/alpha/toxics/l')).toBe(toxic);
+    expect(await text('GET', '/proxies/alpha/toxics')).toBe(`[${toxic}]`);
+    expect(await text('GET', '/proxies/alpha')).toContain(`"toxics":[${toxic}]`);
+    // `applied` (ours) comes after toxiproxy's fields.
+    expect(await text('POST', '/proxies/alpha/toxics/l', '{"toxicity":2}')).toBe(toxic.replace('"toxicity":1}', '"toxicity":2,"applied":{"toxicity":1,"attributes":{"latency":5,"jitter":0}}}'));
+    for (const name of ['zeta', 'Beta', 'alpha', 'é']) await call('DELETE', `/proxies/${encodeURIComponent(name)}`);
+  });
+
   it('lists toxics as toxiproxy does: the upstream ones first, then the downstream ones, each in the order added', async () => {
     await call('POST', '/proxies', JSON.stringify({ name: 'order', upstream: redis.address }));
     const add = (body: object) => call('POST', '/proxies/order/toxics', JSON.stringify(body));
