@@ -75,7 +75,9 @@ describe('cluster bench stopped with Ctrl-C', () => {
     const r = await interrupt(['bench', '--cluster', '--links', 'rtt=1ms', '-n', '20', '--batch', '5', '--repeat', '1000', '--json', json], /sample 2: /);
     expect(r.code, r.stderr).toBe(130);
     expect(r.stderr).toContain('stopping after the sample in flight');
-    expect(r.stderr).toMatch(/^rtt=1ms\s+seq SET\s+primaries\s/m);
+    // Each row says how many of the 1000 samples asked for it has.
+    expect(r.stderr).toMatch(/^config\s+shape\s+reads\s+us\/op \(min-max\)\s+samples\s+round trips\s/m);
+    expect(r.stderr).toMatch(/^rtt=1ms\s+seq SET\s+primaries\s+\S+ \(\S+\)\s+[1-9]\d* of 1000\s/m);
     expect(r.stderr).toMatch(/^interrupted \(Ctrl-C\): only the samples that finished are reported$/m);
     const report = JSON.parse(await readFile(json, 'utf8')) as Report;
     expect(report.interrupted).toBe(true);
@@ -95,6 +97,7 @@ describe('cluster bench stopped with Ctrl-C', () => {
     expect(r.code, r.stderr).toBe(130);
     expect(r.stderr).toContain('stopping after the sample in flight');
     expect(r.stdout).toMatch(/^interrupted \(Ctrl-C\): only the samples that finished are reported$/m);
+    expect(r.stdout).toMatch(/\s1 of 2\s/);
     const report = JSON.parse(await readFile(json, 'utf8')) as Report;
     expect(report.interrupted).toBe(true);
     expect(report.rows.length).toBeGreaterThanOrEqual(1);

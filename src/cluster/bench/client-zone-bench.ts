@@ -34,7 +34,7 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
   const n = o.n ?? 200;
   const repeat = o.repeat ?? 3;
   const start = await clusterSeed(o.upstream, o.signal);
-  if (start === undefined) return clusterBenchReport([], 0, o.signal);
+  if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
   const rows: ClusterBenchRow[] = [];
   let nodeCount = 0;
@@ -53,7 +53,7 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
   } finally {
     await own?.stop();
   }
-  return clusterBenchReport(rows, nodeCount, o.signal);
+  return clusterBenchReport(rows, nodeCount, repeat, o.signal);
 }
 
 async function benchZone(

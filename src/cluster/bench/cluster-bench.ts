@@ -53,13 +53,15 @@ export interface ClusterBenchReport {
   /** One per shape and configuration with a timed sample (an interrupted run has fewer). */
   rows: ClusterBenchRow[];
   nodes: number;
+  /** Timed samples asked for per row (`repeat`): a row of an interrupted run has fewer. */
+  repeat: number;
   /** Stopped with Ctrl-C: the rows are what finished. */
   interrupted?: true;
 }
 
 /** The report of what finished; marked interrupted when `signal` was aborted. */
-export function clusterBenchReport(rows: ClusterBenchRow[], nodes: number, signal: AbortSignal | undefined): ClusterBenchReport {
-  return { rows, nodes, ...(signal?.aborted ? { interrupted: true as const } : {}) };
+export function clusterBenchReport(rows: ClusterBenchRow[], nodes: number, repeat: number, signal: AbortSignal | undefined): ClusterBenchReport {
+  return { rows, nodes, repeat, ...(signal?.aborted ? { interrupted: true as const } : {}) };
 }
 
 /**
@@ -72,7 +74,7 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   const batch = o.batch ?? 20;
   const repeat = o.repeat ?? 3;
   const start = await clusterSeed(o.upstream, o.signal);
-  if (start === undefined) return clusterBenchReport([], 0, o.signal);
+  if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
   const configs = o.zones !== undefined ? [{ name: `zones=${o.zones}`, extra: { zones: o.zones } }] : (o.links ?? ['cross-az']).map((l) => ({ name: l, extra: { link: clusterLink(l) } }));
   const rows: ClusterBenchRow[] = [];
@@ -97,5 +99,5 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   } finally {
     await own?.stop();
   }
-  return clusterBenchReport(rows, nodeCount, o.signal);
+  return clusterBenchReport(rows, nodeCount, repeat, o.signal);
 }

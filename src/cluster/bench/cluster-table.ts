@@ -7,9 +7,15 @@ const READS: Record<ClusterBenchRow['reads'], string> = { master: 'primaries', s
 /** What an interrupted run's table ends with, so a partial table is not read as the whole run. */
 const CLUSTER_INTERRUPTED_NOTE = 'interrupted (Ctrl-C): only the samples that finished are reported';
 
-/** The cluster bench as a text table: one row per configuration and shape, round trips per node. */
+/**
+ * The cluster bench as a text table: one row per configuration and shape, round trips per node. An
+ * interrupted run adds a samples column ("2 of 5"): its rows' medians are over fewer samples than
+ * asked for, and not all the same number.
+ */
 export function renderClusterTable(report: ClusterBenchReport, opts: { color?: boolean } = {}): string {
-  const head: GridRow = { cells: ['config', 'shape', 'reads', 'us/op (min-max)', 'round trips', 'per node: role zone rtt -> round trips'], tone: 'bold' };
+  const partial = report.interrupted === true;
+  const sampleHead = partial ? ['samples'] : [];
+  const head: GridRow = { cells: ['config', 'shape', 'reads', 'us/op (min-max)', ...sampleHead, 'round trips', 'per node: role zone rtt -> round trips'], tone: 'bold' };
   const rows: GridRow[] = [head, RULE];
   let last = '';
   for (const r of report.rows) {
@@ -20,10 +26,18 @@ export function renderClusterTable(report: ClusterBenchReport, opts: { color?: b
       .map((x) => `${x.role === 'master' ? 'M' : 'R'}${x.zone ?? ''}@${fmt(x.rttUs)}:${x.roundTrips}`)
       .join(' ');
     rows.push({
-      cells: [r.config, r.shape, READS[r.reads], `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`, String(r.roundTrips), perNode],
+      cells: [
+        r.config,
+        r.shape,
+        READS[r.reads],
+        `${fmt(r.usPerOp)} (${fmt(r.usPerOpMin)}-${fmt(r.usPerOpMax)})`,
+        ...(partial ? [`${r.samples} of ${report.repeat}`] : []),
+        String(r.roundTrips),
+        perNode,
+      ],
     });
   }
-  const lines = renderGrid(rows, ['left', 'left', 'left', 'right', 'right', 'left'], opts);
+  const lines = renderGrid(rows, ['left', 'left', 'left', 'right', ...(partial ? (['right'] as const) : []), 'right', 'left'], opts);
   if (report.interrupted) lines.push(CLUSTER_INTERRUPTED_NOTE);
   return lines.join('\n') + '\n';
 }
