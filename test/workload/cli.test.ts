@@ -1,29 +1,12 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { BenchReport } from '../../src/results/types.js';
+import { captureCliOutput } from '../helpers/cli-output.js';
 
-let stderr = '';
-let stdout = '';
-beforeEach(() => {
-  stderr = '';
-  stdout = '';
-  process.exitCode = undefined;
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const io = captureCliOutput();
 
 const bench = (...args: string[]): Promise<number> => main(['node', 'redis-rtt', 'bench', ...args]);
 
@@ -40,7 +23,7 @@ describe('redis-rtt bench flags', () => {
     [['--compensate', '/nonexistent/cal.json'], '--compensate'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench(...args)).toBe(2);
-    expect(stderr).toContain(`redis-rtt: ${flag}`);
+    expect(io.err).toContain(`redis-rtt: ${flag}`);
   });
 
   // One reader (parseList) takes every comma list apart: a stray comma is refused, not dropped.
@@ -59,8 +42,8 @@ describe('redis-rtt bench flags', () => {
     [['proxy', '--sentinel', '127.0.0.1:26379,,127.0.0.1:26380', '--sentinel-master', 'm'], '--sentinel'],
   ])('%j: an empty item in a comma list exits 2 naming the flag', async (args, flag) => {
     expect(await main(['node', 'redis-rtt', ...args])).toBe(2);
-    expect(stderr).toContain(`redis-rtt: ${flag}: invalid value`);
-    expect(stderr).toContain('with no empty item');
+    expect(io.err).toContain(`redis-rtt: ${flag}: invalid value`);
+    expect(io.err).toContain('with no empty item');
   });
 
   it('runs, prints the estimate and the table, and writes json, csv, markdown and .hgrm files', async () => {
@@ -68,11 +51,11 @@ describe('redis-rtt bench flags', () => {
     try {
       const code = await bench('--links', 'direct', '--workload', 'incr', '--modes', 'seq,pipeline', '--batch', '10', '-n', '50', '--repeat', '2',
         '--json', join(dir, 'r.json'), '--csv', join(dir, 'r.csv'), '--markdown', join(dir, 'r.md'), '--hgrm-dir', join(dir, 'h'));
-      expect(code, stderr).toBe(0);
-      expect(stderr).toMatch(/configurations, \d+ samples; estimated/);
+      expect(code, io.err).toBe(0);
+      expect(io.err).toMatch(/configurations, \d+ samples; estimated/);
       // without --format the table goes to stderr, leaving stdout empty for a pipe
-      expect(stderr).toMatch(/pipeline/);
-      expect(stdout).toBe('');
+      expect(io.err).toMatch(/pipeline/);
+      expect(io.out).toBe('');
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as BenchReport;
       expect(report.results.map((r) => `${r.mode}:${r.batch}`)).toEqual(['seq:1', 'pipeline:10']);
       expect(readFileSync(join(dir, 'r.csv'), 'utf8').split('\n').length).toBeGreaterThan(2);
@@ -86,23 +69,23 @@ describe('redis-rtt bench flags', () => {
   });
 
   it('a lossy link (--links cross-az/loss=2%): JSON and the table carry p99 and p99.9 right after the median', async () => {
-    expect(await bench('--links', 'cross-az/loss=2%', '--modes', 'seq', '-n', '100', '--repeat', '1', '--seed', '24', '--format', 'json'), stderr).toBe(0);
-    const report = JSON.parse(stdout) as BenchReport;
+    expect(await bench('--links', 'cross-az/loss=2%', '--modes', 'seq', '-n', '100', '--repeat', '1', '--seed', '24', '--format', 'json'), io.err).toBe(0);
+    const report = JSON.parse(io.out) as BenchReport;
     const [lossy] = report.results;
     expect(lossy).toMatchObject({ link: 'cross-az/loss=2%', lossy: true, roundTrips: 100 });
     expect(lossy!.latencyUs!.p999).toBeGreaterThanOrEqual(lossy!.latencyUs!.p99);
     // About 4 of 100 GETs lose a segment one way or the other and pay an RTO: 201.2 ms on a 1.2 ms RTT.
     expect(lossy!.latencyUs!.max).toBeGreaterThan(200_000);
-    expect(stderr).toMatch(/^link\s+mode\s+batch\s+N\s+median ms\s+p99 us\s+p99\.9 us/m);
+    expect(io.err).toMatch(/^link\s+mode\s+batch\s+N\s+median ms\s+p99 us\s+p99\.9 us/m);
   }, 30_000);
 
   it("lists the JSON's results in the table's order (nearest link first, then MODES order), not the order given", async () => {
-    expect(await bench('--links', 'same-az,direct', '--modes', 'pipeline,seq', '--batch', '5', '-n', '10', '--repeat', '1', '--driver-warmup', '0', '--format', 'json'), stderr).toBe(0);
-    const report = JSON.parse(stdout) as BenchReport;
+    expect(await bench('--links', 'same-az,direct', '--modes', 'pipeline,seq', '--batch', '5', '-n', '10', '--repeat', '1', '--driver-warmup', '0', '--format', 'json'), io.err).toBe(0);
+    const report = JSON.parse(io.out) as BenchReport;
     const order = ['direct seq', 'direct pipeline', 'same-az seq', 'same-az pipeline'];
     expect(report.results.map((r) => `${r.link} ${r.mode}`)).toEqual(order);
     // The table on stderr, read top to bottom: its link column names a block's first row only.
-    const lines = stderr.split('\n');
+    const lines = io.err.split('\n');
     const modeAt = lines.find((l) => l.startsWith('link '))!.indexOf('mode');
     let link = '';
     const rows = lines.filter((l) => /^(seq|pipeline) /.test(l.slice(modeAt))).map((l) => {
@@ -114,15 +97,15 @@ describe('redis-rtt bench flags', () => {
 
   it('puts the table on stdout with --format table', async () => {
     expect(await bench('--links', 'direct', '--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'table')).toBe(0);
-    expect(stdout).toMatch(/^link\s+mode\s+batch/m);
-    expect(stdout).toMatch(/direct/);
+    expect(io.out).toMatch(/^link\s+mode\s+batch/m);
+    expect(io.out).toMatch(/direct/);
   });
 
   it('prints JSON on stdout with --format json, over the default links', async () => {
     expect(await bench('--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'json')).toBe(0);
-    const report = JSON.parse(stdout) as BenchReport;
+    const report = JSON.parse(io.out) as BenchReport;
     expect(report.kind).toBe('bench');
-    expect(stderr).toMatch(/cross-az/); // the table still shows, on stderr
+    expect(io.err).toMatch(/cross-az/); // the table still shows, on stderr
     expect(report.results.map((r) => r.link)).toEqual(['direct', 'local', 'same-az', 'cross-az']);
     expect(report.results.map((r) => r.roundTrips)).toEqual([null, 5, 5, 5]);
   });
@@ -133,7 +116,7 @@ describe('redis-rtt bench flags', () => {
       const file = join(dir, 'cal.json');
       writeFileSync(file, JSON.stringify({ kind: 'calibrate', compensationTable: [{ delayUs: 100, compUs: 30 }, { delayUs: 600, compUs: 130 }] }));
       const code = await bench('--links', 'same-az,cross-az', '--modes', 'seq', '-n', '5', '--repeat', '1', '--compensate', file, '--json', join(dir, 'r.json'));
-      expect(code, stderr).toBe(0);
+      expect(code, io.err).toBe(0);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as BenchReport & { notes?: string[] };
       const notes = JSON.stringify(report);
       expect(notes).toMatch(/same-az: the proxy takes 30 us off each one-way delay/);

@@ -2,32 +2,15 @@
  * What `bench --links` accepts is said once (workload/link-list.ts): the help, the closed- and the
  * open-loop option checks, and the comma-list reader all give the same text.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { ConfigError } from '../../src/errors.js';
 import { LINKS_ACCEPTED } from '../../src/workload/link-list.js';
 import { resolveOpenLoopOptions } from '../../src/workload/open-loop/options.js';
 import { resolveBenchOptions } from '../../src/workload/options.js';
+import { captureCliOutput } from '../helpers/cli-output.js';
 
-let stderr = '';
-let stdout = '';
-beforeEach(() => {
-  stderr = '';
-  stdout = '';
-  process.exitCode = undefined;
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const io = captureCliOutput();
 
 const refusal = (f: () => unknown): ConfigError => {
   try {
@@ -53,11 +36,11 @@ describe('what bench --links accepts, said once', () => {
 
   it.each([[[]], [['--rate', '100']]])('a stray comma in the list (%j) is refused with it, exit 2', async (extra) => {
     expect(await main(['node', 'redis-rtt', 'bench', '--links', 'direct,,local', ...extra])).toBe(2);
-    expect(stderr).toContain(`redis-rtt: --links: invalid value "direct,,local"; expected ${LINKS_ACCEPTED}, comma-separated, with no empty item`);
+    expect(io.err).toContain(`redis-rtt: --links: invalid value "direct,,local"; expected ${LINKS_ACCEPTED}, comma-separated, with no empty item`);
   });
 
   it('the help says it', async () => {
     await main(['node', 'redis-rtt', 'bench', '--help']).catch(() => undefined);
-    expect((stdout + stderr).replace(/\s+/g, ' ')).toContain(`comma-separated: ${LINKS_ACCEPTED}`);
+    expect((io.out + io.err).replace(/\s+/g, ' ')).toContain(`comma-separated: ${LINKS_ACCEPTED}`);
   });
 });

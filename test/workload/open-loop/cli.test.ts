@@ -3,32 +3,15 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/main.js';
 import type { OpenLoopReport } from '../../../src/workload/open-loop/types.js';
+import { captureCliOutput } from '../../helpers/cli-output.js';
 
 /** The timed run goes this long before SIGINT, so some requests have finished to print. */
 const TIMED_RUN_BEFORE_STOP_MS = 500;
 
-let stderr = '';
-let stdout = '';
-beforeEach(() => {
-  stderr = '';
-  stdout = '';
-  process.exitCode = undefined;
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const io = captureCliOutput();
 
 const bench = (...args: string[]): Promise<number> => main(['node', 'redis-rtt', 'bench', ...args]);
 
@@ -49,14 +32,14 @@ describe('redis-rtt bench open-loop flags', () => {
     [['--rate', '100', '--csv', 'x.csv'], '--csv'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench('--links', 'direct', ...args)).toBe(2);
-    expect(stderr).toContain(`redis-rtt: ${flag}`);
+    expect(io.err).toContain(`redis-rtt: ${flag}`);
   });
 
   it('runs an open loop and writes the JSON rows and both .hgrm files per run', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-open-'));
     try {
       const code = await bench('--links', 'local', '--clients', '1,2', '--rate', '400', '--duration', '300', '--arrival', 'uniform', '--json', join(dir, 'r.json'), '--hgrm-dir', join(dir, 'h'), '--html', join(dir, 'r.html'));
-      expect(code, stderr).toBe(0);
+      expect(code, io.err).toBe(0);
       const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as OpenLoopReport;
       expect(report.kind).toBe('open-loop');
       expect(report.results.map((r) => [r.clients, r.targetRate, r.durationS, r.batchWindowUs])).toEqual([
@@ -79,7 +62,7 @@ describe('redis-rtt bench open-loop flags', () => {
       expect(hgrms).toHaveLength(4);
       expect(hgrms.filter((f) => f.endsWith('-corrected.hgrm'))).toHaveLength(2);
       expect(readFileSync(join(dir, 'h', hgrms[0]!), 'utf8')).toMatch(/Value\s+Percentile\s+TotalCount/);
-      expect(stderr).toMatch(/corrected p99 \d+ us \(\d+ us sent on time\), uncorrected p99/);
+      expect(io.err).toMatch(/corrected p99 \d+ us \(\d+ us sent on time\), uncorrected p99/);
       const html = readFileSync(join(dir, 'r.html'), 'utf8');
       expect(html).toContain('data-chart="backlog local"');
       expect(html).toContain('data-chart="spectrum local"');
@@ -90,7 +73,7 @@ describe('redis-rtt bench open-loop flags', () => {
 
   it('--clients without --rate runs C closed loops (JSON on stdout with --json -)', async () => {
     expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--json', '-')).toBe(0);
-    const report = JSON.parse(stdout) as OpenLoopReport;
+    const report = JSON.parse(io.out) as OpenLoopReport;
     expect(report.results).toHaveLength(1);
     const r = report.results[0]!;
     expect([r.arrival, r.clients, r.targetRate, r.roundTrips, r.punctualCorrectedP99Us]).toEqual(['closed', 3, null, null, null]);
