@@ -1,26 +1,13 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { transpileRedisModule } from '../helpers/plain-redis-module.js';
 
-// Transpiles src/redis (and the errors it imports) to plain JS so a separate node process can
-// use it and exit without stop(). Type-stripping only: tsc's type check runs elsewhere.
+// src/redis as plain JS, so a separate node process can use it and exit without stop().
 let outDir = '';
 beforeAll(() => {
-  outDir = mkdtempSync(join(tmpdir(), 'redis-rtt-exit-test-'));
-  // src/redis reads replies with src/resp's framer.
-  const files = [...['src/redis', 'src/resp'].flatMap((d) => readdirSync(d).map((f) => join(d, f))), 'src/errors.ts'].filter((f) => f.endsWith('.ts'));
-  for (const file of files) {
-    const js = ts.transpileModule(readFileSync(file, 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    }).outputText;
-    const dest = join(outDir, file.replace(/^src\//, '').replace(/\.ts$/, '.js'));
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(dest, js);
-  }
-  writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
+  outDir = transpileRedisModule('redis-rtt-exit-test-');
 });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 

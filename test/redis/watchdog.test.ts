@@ -1,26 +1,14 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import ts from 'typescript';
+import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { transpileRedisModule } from '../helpers/plain-redis-module.js';
 
-// Like exit-cleanup.test.ts: src/redis as plain JS, so a separate node process can hold private
-// servers and be killed without running any cleanup of its own.
+// src/redis as plain JS, so a separate node process can hold private servers and be killed
+// without running any cleanup of its own.
 let outDir = '';
 beforeAll(() => {
-  outDir = mkdtempSync(join(tmpdir(), 'redis-rtt-watchdog-test-'));
-  // src/redis reads replies with src/resp's framer.
-  const files = [...['src/redis', 'src/resp'].flatMap((d) => readdirSync(d).map((f) => join(d, f))), 'src/errors.ts'].filter((f) => f.endsWith('.ts'));
-  for (const file of files) {
-    const js = ts.transpileModule(readFileSync(file, 'utf8'), {
-      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
-    }).outputText;
-    const dest = join(outDir, file.replace(/^src\//, '').replace(/\.ts$/, '.js'));
-    mkdirSync(dirname(dest), { recursive: true });
-    writeFileSync(dest, js);
-  }
-  writeFileSync(join(outDir, 'package.json'), '{"type":"module"}');
+  outDir = transpileRedisModule('redis-rtt-watchdog-test-');
   writeFileSync(
     join(outDir, 'hold.mjs'),
     `import { startPrivateRedis } from ${JSON.stringify(join(outDir, 'redis/index.js'))};
