@@ -19,6 +19,12 @@ export interface PageConfig {
   toxicTypes: readonly string[];
 }
 
+/**
+ * An icon that costs no request: without one, Chromium asks the endpoint for /favicon.ico each time
+ * a page opens, and the 404 is an error line in the page's console.
+ */
+export const NO_ICON = '<link rel="icon" href="data:,">';
+
 const STYLE = `
 [hidden] { display: none !important; }
 body { font-family: ${FONT_FAMILY}; margin: 0; color: #111; background: #f6f7f9; }
@@ -48,7 +54,7 @@ export function dashboardPage(c: PageConfig): string {
   const config = JSON.stringify(c).replace(/</g, '\\u003c');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${esc(c.title)}</title><style>${STYLE}</style></head>
+${NO_ICON}<title>${esc(c.title)}</title><style>${STYLE}</style></head>
 <body>
 <header><h1>${esc(c.title)}</h1><span id="status">connecting</span><span id="window" class="muted"></span></header>
 <main>

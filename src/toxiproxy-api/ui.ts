@@ -6,7 +6,7 @@
  */
 import type http from 'node:http';
 import { EventStreams } from '../dashboard/event-streams.js';
-import { dashboardPage } from '../dashboard/page.js';
+import { dashboardPage, NO_ICON } from '../dashboard/page.js';
 import { sendPage } from '../dashboard/routes.js';
 import { HttpError } from '../http/json.js';
 import type { Route } from '../http/router.js';
@@ -87,7 +87,7 @@ function proxyParam(req: http.IncomingMessage): string | undefined {
 
 function listPage(names: readonly string[]): string {
   const items = names.map((n) => `<li><a href="${UI_PATH}?proxy=${esc(encodeURIComponent(n))}">${esc(n)}</a></li>`).join('');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>redis-rtt server</title></head><body>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">${NO_ICON}<title>redis-rtt server</title></head><body>
 <h1>redis-rtt server</h1><p>${names.length === 0 ? 'No proxies yet: create one with POST /proxies.' : 'Pick a proxy:'}</p><ul>${items}</ul></body></html>
 `;
 }
