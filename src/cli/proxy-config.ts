@@ -5,7 +5,8 @@
  *    the file's key; a flag left at its default does not;
  *  - repeatable flags (--toxic, --node-link, --allow-host) append after the file's entries;
  *  - the link merges key by key (`--rtt 5ms` over the file's `link.jitterUs`), except that a
- *    --preset on the command line replaces the file's whole link.
+ *    --preset on the command line replaces the file's whole link; so do upstreamTls and listenTls
+ *    (`--upstream-ca` over the file's `"upstreamTls": true`).
  * Keys with a flag are folded into the flags (one path validates both); the others go to
  * startProxy as they are, under whatever the flags set.
  */
@@ -13,6 +14,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { parseNodeLink } from '../cluster/node-link.js';
+import { checkConfigTls, mergeConfigTls } from './config-tls.js';
 import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { parseAllowHost } from '../http/guard.js';
@@ -88,6 +90,7 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') parseRttSeries(config.rttSeries, at('rttSeries'));
+  checkConfigTls(config, at);
   return config;
 }
 
@@ -119,7 +122,6 @@ const SINGLE: Record<string, [attr: string, asFlag: (v: never) => string | boole
 /** Repeatable flags: the file's entries first. */
 const REPEATABLE: Record<string, string> = { allowHosts: 'allowHost', nodeLinks: 'nodeLink' };
 const LINK_FLAGS = ['preset', 'rtt', 'up', 'down', 'jitter', 'jitterDist', 'bandwidth', 'loss', 'lossUp', 'lossDown', 'lossBurst', 'mss'];
-const TLS_FLAGS = ['upstreamTls', 'upstreamCa', 'upstreamServername', 'upstreamCert', 'upstreamKey', 'upstreamInsecure', 'listenTls', 'tlsCert', 'tlsKey', 'listenTlsCa', 'tlsMaxVersion'];
 
 /** Flags merged with a config file, and the file's options that have no flag (link, toxics, TLS objects, ...). */
 export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 'getOptionValueSource'>, config: ProxyConfig): { flags: F; file: ProxyConfig } {
@@ -141,10 +143,7 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     for (const attr of LINK_FLAGS) if (!given(attr)) out[attr] = undefined;
     if (given('preset')) delete file.link;
   }
-  if (TLS_FLAGS.some(given)) {
-    if (TLS_FLAGS.slice(0, 6).some(given)) delete file.upstreamTls;
-    if (TLS_FLAGS.slice(6).some(given)) delete file.listenTls;
-  }
+  mergeConfigTls(out, file, given);
   if (given('compensate')) delete file.compensationUs;
   if ('record' in file) {
     const r = file.record as { file: string; maxBytes?: number; keys?: string; overwrite?: boolean };
@@ -159,7 +158,7 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
 /** `--print-config`: the effective options as a config file would hold them, secrets redacted. */
 export function renderEffectiveConfig(options: Record<string, unknown>, record: RecordFlagValues): string {
   const data = JSON.parse(JSON.stringify(options)) as Record<string, unknown>; // drops the hooks (functions)
-  for (const secret of ['controlToken', 'upstreamPassword']) if (data[secret] !== undefined) data[secret] = '(redacted)';
+  for (const secret of ['controlToken', 'upstreamPassword', 'sentinelPassword']) if (data[secret] !== undefined) data[secret] = '(redacted)';
   if (record.record !== undefined) {
     data.record = {
       file: record.record,

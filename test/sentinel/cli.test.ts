@@ -98,6 +98,19 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       expect(r.stderr).toMatch(message);
     }
   }, 60_000);
+  it('--print-config shows the sentinel password from REDIS_RTT_SENTINEL_PASSWORD as "(redacted)", as the other secrets', async () => {
+    process.env.REDIS_RTT_SENTINEL_PASSWORD = 'pr1nt-s3cret';
+    try {
+      const args = ['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--sentinel-user', 'rtt', '--print-config'];
+      const r = await runCli(['proxy', '--listen', '127.0.0.1:0', ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ sentinels: [setup.sentinelAddresses[0]], sentinelUser: 'rtt', sentinelPassword: '(redacted)' });
+      expect(r.stdout + r.stderr).not.toContain('pr1nt-s3cret');
+    } finally {
+      delete process.env.REDIS_RTT_SENTINEL_PASSWORD;
+    }
+  });
+
   // Last in the file: it puts a password on the sentinels' default user, and takes it off after.
   it('sentinels with ACL auth: --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD reach them; without the password it exits 2 naming it', async () => {
     const cli = (at: string, auth: string[], ...cmd: string[]) => {
