@@ -1,3 +1,4 @@
+import { addLossCounters, newLossCounters } from '../link/loss-model.js';
 import type { LinkSettings } from '../link/types.js';
 import { addCounters, newCounters } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from '../stats/types.js';
@@ -6,7 +7,8 @@ import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counter
 /**
  * Totals over the nodes' snapshots. Counters and command counts add up exactly; a command's
  * latency percentiles cannot be merged from summaries, so the merged entry carries those of the
- * node that served it most (each node's block has its own, exact).
+ * node that served it most (each node's block has its own, exact). The loss model's counts add up
+ * too, present when any node's are.
  */
 export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettings): StatsSnapshot {
   const totals = newCounters();
@@ -15,9 +17,15 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
   let active = 0;
   let total = 0;
   let tls: TlsCounters | undefined;
+  let loss: StatsSnapshot['loss'];
   for (const s of parts) {
     addCounters(totals, s.totals);
     if (s.tls) tls = addTlsCounters(tls ?? newTlsCounters(), s.tls);
+    if (s.loss) {
+      loss ??= { up: newLossCounters(), down: newLossCounters() };
+      addLossCounters(loss.up, s.loss.up);
+      addLossCounters(loss.down, s.loss.down);
+    }
     active += s.connections.active;
     total += s.connections.total;
     for (const [name, c] of Object.entries(s.commands)) {
@@ -36,5 +44,5 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
       }
     }
   }
-  return { totals, commands, connections: { active, total }, link, ...(tls ? { tls } : {}) };
+  return { totals, commands, connections: { active, total }, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}) };
 }

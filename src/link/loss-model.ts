@@ -35,6 +35,14 @@ export function newLossCounters(): LossCounters {
   return { segments: 0, lost: 0, retransmitted: 0, retransmitNs: 0 };
 }
 
+/** Adds `from` into `into`: the counts of several links (a cluster's nodes) in one. */
+export function addLossCounters(into: LossCounters, from: LossCounters): void {
+  into.segments += from.segments;
+  into.lost += from.lost;
+  into.retransmitted += from.retransmitted;
+  into.retransmitNs += from.retransmitNs;
+}
+
 /**
  * One direction's loss settings, shared by its connections and changed in place when the link
  * changes, so a delay line checks one number per chunk (`rate > 0`) and pays nothing more without
