@@ -20,6 +20,7 @@ import { addToxicFlags, toxicsFromFlags, type ToxicFlagValues } from './toxic-fl
 import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
 import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
 import { addSentinelFlags, sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
+import { sentinelSettings } from '../sentinel/options.js';
 import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
@@ -144,6 +145,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const printOnly = flags.printConfig === true;
   const timeline = timelineFromFlags(flags);
   const sentinel = sentinelFromFlags(flags);
+  // Checked now, so --print-config refuses what the start would.
+  if (sentinel) sentinelSettings(sentinel);
   const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
   parseEndpoint(flags.listen, '--listen');
   if (flags.control !== undefined) parseEndpoint(flags.control, '--control');

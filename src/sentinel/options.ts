@@ -12,7 +12,11 @@ export const SENTINEL_OPTIONS = {
     .min(1, { error: 'at least one sentinel address, host:port' })
     .describe('The sentinels to ask, "host:port"; the first is served on the listen address.'),
   sentinelMaster: z.string({ error: 'the name the sentinels monitor the primary by' }).min(1).describe('The monitored master name (SENTINEL MONITOR <name> ...).'),
-  sentinelUser: z.string({ error: 'a string' }).describe("ACL user for the proxy's own connections to the sentinels.").optional(),
+  sentinelUser: z
+    .string({ error: 'an ACL user name' })
+    .min(1, { error: 'an ACL user name' })
+    .describe("ACL user for the proxy's own connections to the sentinels (with sentinelPassword).")
+    .optional(),
   sentinelPassword: z
     .string({ error: 'a string' })
     .describe("Password for the proxy's own connections to the sentinels (the CLI reads REDIS_RTT_SENTINEL_PASSWORD).")
@@ -42,6 +46,10 @@ export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof
   }
   if ('upstream' in options && (options as { upstream?: unknown }).upstream !== undefined) {
     throw new ConfigError('--upstream', (options as { upstream?: unknown }).upstream, 'no --upstream with --sentinel (the sentinels are the upstreams)');
+  }
+  // AUTH needs a password: without one the user would be ignored without a word (the proxy would not log in).
+  if (data.sentinelUser !== undefined && data.sentinelPassword === undefined) {
+    throw new ConfigError('--sentinel-user', data.sentinelUser, 'a password with it (REDIS_RTT_SENTINEL_PASSWORD, or sentinelPassword in the API)');
   }
   const addresses = data.sentinels.map((text) => {
     const e = parseEndpoint(text, '--sentinel', '127.0.0.1', SENTINEL_PORT);

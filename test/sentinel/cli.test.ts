@@ -82,7 +82,7 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
     }
   }, 40_000);
 
-  it('bad input exits 2 naming the flag: no sentinel answers, an unknown master, --cluster on, --upstream with --sentinel, neither', async () => {
+  it('bad input exits 2 naming the flag: no sentinel answers, an unknown master, --cluster on, --upstream with --sentinel, neither, a user without a password; with --print-config too', async () => {
     const nobody = `127.0.0.1:${await findFreePort()}`;
     const cases: [string[], RegExp][] = [
       [['--sentinel', nobody, '--sentinel-master', 'mymaster'], /--sentinel: .*a sentinel that answers/],
@@ -91,6 +91,12 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--upstream', '127.0.0.1:6379'], /--upstream: .*no --upstream with --sentinel/],
       [['--sentinel', setup.sentinelAddresses[0]!], /--sentinel-master: .*the master name/],
       [[], /--upstream: .*or --sentinel/],
+      // No password: AUTH cannot be sent, so the user would go unused.
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--sentinel-user', 'rtt'], /--sentinel-user: invalid value "rtt"; expected a password with it \(REDIS_RTT_SENTINEL_PASSWORD/],
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--sentinel-user', ''], /--sentinel-user: invalid value ""; expected an ACL user name/],
+      // --print-config refuses what the start would.
+      [['--sentinel', 'unix:/tmp/sentinel.sock', '--sentinel-master', 'mymaster', '--print-config'], /--sentinel: invalid value "unix:\/tmp\/sentinel.sock"; expected host:port/],
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', '', '--print-config'], /--sentinel-master: invalid value ""/],
     ];
     for (const [args, message] of cases) {
       const r = await runCli(['proxy', '--listen', '127.0.0.1:0', ...args]);
@@ -125,7 +131,7 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
     const args = ['--sentinel', setup.sentinelAddresses.join(','), '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0'];
     try {
       expect((await cli(setup.sentinelAddresses[0]!, [], 'SENTINEL', 'GET-MASTER-ADDR-BY-NAME', 'mymaster')).stdout).toMatch(/NOAUTH/);
-      const refused = await runCli(['proxy', ...args, '--sentinel-user', 'rtt']);
+      const refused = await runCli(['proxy', ...args]);
       expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 2, stdout: '' });
       expect(refused.stderr).toMatch(/NOAUTH.*REDIS_RTT_SENTINEL_PASSWORD/);
       process.env.REDIS_RTT_SENTINEL_PASSWORD = 'wrong';
