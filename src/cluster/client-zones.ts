@@ -1,6 +1,7 @@
 import type { LinkUpdate } from '../link/types.js';
 import type { ClusterNode, NodeLabel } from './cluster-node.js';
 import type { NodeSet } from './node-set.js';
+import { settledFailure } from './settled-failure.js';
 import type { TopologyNode } from './topology.js';
 import type { RealAddress } from './types.js';
 
@@ -37,7 +38,9 @@ export class ClientZones {
 
   /** A fresh topology reading for every zone's set (each opens its own listeners for new nodes). */
   async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
-    await Promise.all(this.zones.map((z) => z.nodes.setTopology(nodes)));
+    // Every zone takes the reading even when one zone's set fails to open a listener.
+    const failed = settledFailure(await Promise.allSettled(this.zones.map((z) => z.nodes.setTopology(nodes))));
+    if (failed) throw failed;
   }
 
   /**

@@ -9,9 +9,11 @@ import type { ClientZone, ClientZones } from './client-zones.js';
 import type { ClusterNode } from './cluster-node.js';
 import type { RewriteCounts } from './rewrite-counts.js';
 
+/** The totals count the nodes that left the cluster too (NodeSet.goneStats); `cluster.nodes` only those it has. */
 export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: LinkSettings): ClusterStats {
   const per = zones.list().map((n) => ({ n, s: n.proxy.stats() }));
-  const merged = mergeSnapshots(per.map((x) => x.s), link);
+  const gone = zones.zones.flatMap((z) => z.nodes.goneStats());
+  const merged = mergeSnapshots([...per.map((x) => x.s), ...gone], link);
   const nodes = per.map(({ n, s }) => ({ ...nodeView(n, zones.split), counters: s.totals, connections: s.connections }));
   const clientZones = zones.split ? zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
   return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot() } };
@@ -53,6 +55,6 @@ function listenOf(n: ClusterNode): string {
 /** One client zone's share: its listeners' snapshots merged. */
 function clientZoneStats(z: ClientZone, per: readonly { n: ClusterNode; s: StatsSnapshot }[]): ClientZoneStats {
   const own = per.filter((x) => x.n.clientZone === z.zone);
-  const { totals, commands, connections } = mergeSnapshots(own.map((x) => x.s), own[0]!.s.link);
+  const { totals, commands, connections } = mergeSnapshots([...own.map((x) => x.s), ...z.nodes.goneStats()], own[0]!.s.link);
   return { zone: z.zone, seed: listenOf(z.nodes.list()[0]!), totals, commands, connections };
 }

@@ -114,6 +114,7 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
   }
   resetStats(): void {
     for (const n of this.zones.list()) n.proxy.resetStats();
+    for (const z of this.zones.zones) z.nodes.resetGone();
     this.counts.reset();
   }
   connections(): ConnectionInfo[] {

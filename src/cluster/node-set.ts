@@ -1,9 +1,12 @@
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { RedisRttProxy } from '../proxy/types.js';
+import type { StatsSnapshot } from '../stats/types.js';
 import type { ClusterNode, NodeLabel, NodeSetOptions } from './cluster-node.js';
+import { mergeSnapshots } from './cluster-stats.js';
 import { ListenPortRange } from './listen-ports.js';
 import { linkForNode, selects, type NodeLinkRule, type SelectableNode } from './node-link.js';
+import { settledFailure } from './settled-failure.js';
 import { nodeKey, type TopologyNode } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
 import { placeZones } from './zones.js';
@@ -11,7 +14,8 @@ import { placeZones } from './zones.js';
 /**
  * The nodes the proxy knows, keyed by their real address, each with its listener. A node first
  * named in a reply gets its listener on the spot (open()); re-reading the topology updates roles,
- * places new nodes in zones, and re-applies role-selected links after a failover.
+ * places new nodes in zones, re-applies role-selected links after a failover, and closes the
+ * listener of a node the cluster no longer has (all but the seed's, the first opened).
  */
 export class NodeSet {
   private readonly byKey = new Map<string, ClusterNode>();
@@ -21,6 +25,8 @@ export class NodeSet {
   private readonly zoneOf = new Map<string, number>();
   private readonly applied = new Map<ClusterNode, string>();
   private readonly range: ListenPortRange | undefined;
+  /** What the nodes that left counted, merged: the totals keep it. */
+  private gone: StatsSnapshot | undefined;
 
   constructor(private readonly o: NodeSetOptions) {
     this.range = o.listenPorts && new ListenPortRange(o.listenPorts);
@@ -92,8 +98,48 @@ export class NodeSet {
     // port left in --listen-ports): else one added node would freeze every role and role link.
     const placed = this.o.zoneCount === undefined ? undefined : placeZones(nodes, this.o.zoneCount);
     this.label(nodes.map((t) => ({ host: t.host, port: t.port, id: t.id, role: t.role, zone: placed?.get(t.id) })));
-    const failed = opened.find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
+    await this.dropGone(nodes);
+    const failed = settledFailure(opened);
+    if (failed) throw failed;
+  }
+
+  /**
+   * Closes the listeners of the nodes a reading no longer names (del-node, CLUSTER FORGET on every
+   * node; a node marked failed is still named): their clients' connections close with them, their
+   * ports go back to --listen-ports, and what they counted stays in the totals. The seed's listener
+   * (the first opened, on --listen for zone 1) stays: it is the address clients were given.
+   */
+  private async dropGone(nodes: readonly TopologyNode[]): Promise<void> {
+    const named = new Set(nodes.map((n) => nodeKey(n.host, n.port)));
+    const gone = [...this.byKey]
+      .slice(1)
+      .filter(([key]) => !named.has(key))
+      .map(([key, node]) => ({ key, node }));
+    for (const { key, node } of gone) {
+      this.byKey.delete(key);
+      this.applied.delete(node);
+      for (const [name, of] of this.byHostname) if (of === key) this.byHostname.delete(name);
+    }
+    await Promise.all(
+      gone.map(async ({ node }) => {
+        await node.proxy.close();
+        this.range?.release(node.listen.port);
+        const last = node.proxy.stats();
+        const merged = mergeSnapshots(this.gone ? [this.gone, last] : [last], last.link);
+        this.gone = { ...merged, connections: { active: 0, total: merged.connections.total } };
+        this.o.log(`node ${node.host}:${node.port} left the cluster: its listener ${node.listen.host}:${node.listen.port} is closed`);
+      }),
+    );
+  }
+
+  /** What the nodes that left the cluster counted, merged into one snapshot; none while no node has left. */
+  goneStats(): StatsSnapshot[] {
+    return this.gone ? [this.gone] : [];
+  }
+
+  /** Forgets what the nodes that left counted (resetStats). */
+  resetGone(): void {
+    this.gone = undefined;
   }
 
   /**

@@ -24,8 +24,11 @@ export interface TopologyRefreshOptions {
 }
 
 /**
- * Re-reads CLUSTER NODES from the first node that answers, every `periodMs` and when a rewrite
- * opened a listener. One read at a time: a refresh asked for while one runs joins it.
+ * Re-reads CLUSTER NODES from the first node that answers with a node that serves slots, every
+ * `periodMs` and when a rewrite opened a listener. One read at a time: a refresh asked for while
+ * one runs joins it. A node taken out of the cluster (del-node resets it) knows only itself and no
+ * slots: its reading would make every other node look gone, so the next node is asked; only when
+ * no node's reading has slots (a cluster not set up yet) is the first answer taken.
  */
 export class TopologyRefresh extends PeriodicRefresh {
   constructor(private readonly o: TopologyRefreshOptions) {
@@ -33,14 +36,18 @@ export class TopologyRefresh extends PeriodicRefresh {
   }
 
   protected async read(): Promise<void> {
+    let first: readonly TopologyNode[] | undefined;
     for (const c of [this.o.seed, ...this.o.nodes.list()]) {
       try {
         const d = await discoverCluster(c.host, c.port, { ...this.o.auth, tls: this.o.tls?.(c.host), timeoutMs: 1000 });
-        if (d.enabled && d.nodes.length > 0) return this.o.nodes.setTopology(d.nodes);
+        if (!d.enabled || d.nodes.length === 0) continue;
+        if (d.nodes.some((n) => n.firstSlot !== undefined)) return this.o.nodes.setTopology(d.nodes);
+        first ??= d.nodes;
       } catch {
         // that node is down: ask the next
       }
     }
+    if (first) return this.o.nodes.setTopology(first);
     throw new Error('no node answered CLUSTER NODES');
   }
 }

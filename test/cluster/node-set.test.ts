@@ -5,6 +5,8 @@ import { NetworkError } from '../../src/errors.js';
 import type { TopologyNode } from '../../src/cluster/topology.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import type { LinkSettings } from '../../src/link/types.js';
+import type { StatsSnapshot } from '../../src/stats/types.js';
+import { newCounters } from '../../src/tap/counters.js';
 
 const node = (port: number, role: 'master' | 'replica', masterId?: string): TopologyNode => ({
   id: `id${port}`,
@@ -49,5 +51,37 @@ describe('a node that cannot get a listener', () => {
     expect(roles()).toEqual({ 7001: 'replica link', 7002: 'master rtt=2ms' });
     expect(links.get(7002)!.upUs).toBe(1000);
     expect(links.get(7001)!.upUs).toBe(0);
+  });
+});
+
+describe('a node the cluster no longer has', () => {
+  it('leaves the set and its listener closes; the seed stays; what it counted stays in goneStats', async () => {
+    const closed: number[] = [];
+    const set = new NodeSet({
+      startNodeProxy: async (a, _port, link) => {
+        const totals = { ...newCounters(), commands: a.port };
+        const stats = (): StatsSnapshot => ({ totals, commands: {}, connections: { active: 1, total: 2 }, link });
+        const close = async (): Promise<void> => void closed.push(a.port);
+        return { port: a.port + 1000, link: () => link, setLink: (u: LinkSettings) => u, stats, close } as unknown as RedisRttProxy;
+      },
+      stageFor: () => undefined,
+      announceHost: '127.0.0.1',
+      base: {},
+      rules: [],
+      log: () => {},
+    });
+    await set.open([{ host: '127.0.0.1', port: 7001 }]);
+    await set.setTopology([node(7001, 'master'), node(7002, 'master'), node(7003, 'replica', 'id7002')]);
+    expect(set.goneStats()).toEqual([]);
+    // 7003 forgotten; the seed (7001) is not in this reading either, but its listener is the one clients were given.
+    await set.setTopology([node(7002, 'master')]);
+    expect(set.list().map((n) => n.port)).toEqual([7001, 7002]);
+    expect(set.listenerFor('127.0.0.1', 7003)).toBeUndefined();
+    expect(closed).toEqual([7003]);
+    const [gone] = set.goneStats();
+    expect(gone!.totals.commands).toBe(7003);
+    expect(gone!.connections).toEqual({ active: 0, total: 2 });
+    set.resetGone();
+    expect(set.goneStats()).toEqual([]);
   });
 });

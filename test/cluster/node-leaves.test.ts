@@ -1,0 +1,140 @@
+/**
+ * Nodes that leave the cluster and nodes that cannot get a listener: a node removed with
+ * `redis-cli --cluster del-node` leaves nodes() and /stats and its listener closes (its port back
+ * in --listen-ports); a node with no port left is reported once when the refresh starts failing and
+ * once when it works again, not at every refresh.
+ */
+import { execFile } from 'node:child_process';
+import net from 'node:net';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ClusterStats, RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
+import { startProxy } from '../../src/cluster/start-proxy.js';
+import type { ConnectionInfo } from '../../src/stats/types.js';
+import { findFreePort, rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster, type PrivateRedis } from '../../src/redis/index.js';
+
+const run = promisify(execFile);
+
+let cluster: PrivateCluster;
+beforeAll(async () => {
+  cluster = await startPrivateCluster({ masters: 3, replicasPerMaster: 1 });
+}, 40_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** `count` consecutive free ports on 127.0.0.1: the first of them. */
+async function freeRange(count: number): Promise<number> {
+  for (;;) {
+    const base = await findFreePort();
+    if (base + count > 65535) continue;
+    const ok = await Promise.all(Array.from({ length: count }, (_, i) => bindable(base + i)));
+    if (ok.every(Boolean)) return base;
+  }
+}
+
+/** The node of each connection: cluster mode's /connections entries name it. */
+const nodeOf = (list: readonly ConnectionInfo[]): string[] => list.map((c) => (c as ConnectionInfo & { node: string }).node);
+
+const tcp = (listen: string) => ({ kind: 'tcp' as const, host: listen.split(':')[0]!, port: Number(listen.split(':')[1]) });
+
+/** How many CLUSTER NODES the node at `port` has served: the proxy's refreshes ask the seed first. */
+async function clusterNodesCalls(port: number): Promise<number> {
+  const [info] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['INFO', 'commandstats']]);
+  return Number(/cmdstat_cluster\|nodes:calls=(\d+)/.exec(info?.text ?? '')?.[1] ?? 0);
+}
+
+describe('cluster mode: a node that leaves, a node with no port left', () => {
+  let extra: PrivateRedis | undefined;
+  let proxy: RedisRttClusterProxy | undefined;
+  afterAll(async () => {
+    await proxy?.close();
+    await extra?.stop();
+  });
+
+  it('the refresh failure is logged once while it lasts; del-node closes a listener, drops the node from /stats, and its port serves the waiting node', { timeout: 60_000 }, async () => {
+    const seedPort = cluster.nodes[0]!.port;
+    // The five nodes other than the seed fill the range exactly.
+    const base = await freeRange(5);
+    const lines: string[] = [];
+    proxy = (await startProxy({
+      upstream: cluster.address,
+      cluster: 'on',
+      listenPorts: `${base}-${base + 4}`,
+      control: '127.0.0.1:0',
+      topologyRefreshMs: 50,
+      compensationUs: { up: 0, down: 0 },
+      log: (l) => lines.push(l),
+    })) as RedisRttClusterProxy;
+    const p = proxy;
+    expect(p.nodes()).toHaveLength(6);
+    const failures = () => lines.filter((l) => l.startsWith('topology refresh failed'));
+
+    // A sixth node joins: no port is left for it.
+    const busPort = await findFreePort();
+    extra = await startPrivateRedis({ args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort)] });
+    const extraPort = extra.port!;
+    const [extraId] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: extraPort }, [['CLUSTER', 'MYID']]);
+    await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: seedPort }, [['CLUSTER', 'MEET', '127.0.0.1', String(extraPort), String(busPort)]]);
+    await vi.waitFor(() => expect(failures()).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    // Every node knows every other (del-node asks each to forget): the new one too.
+    for (const port of [...cluster.nodes.map((n) => n.port), extraPort]) {
+      await vi.waitFor(
+        async () => {
+          const [t] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['CLUSTER', 'NODES']]);
+          const known = (t?.text ?? '').trim().split('\n');
+          expect(known.filter((l) => !/handshake|noaddr/.test(l))).toHaveLength(7);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+    }
+    expect(failures()[0]).toBe(`topology refresh failed: --listen-ports ${base}-${base + 4}: no free port left for node 127.0.0.1:${extraPort}`);
+    // Ten more refreshes that fail the same way say nothing new.
+    const calls = await clusterNodesCalls(seedPort);
+    await vi.waitFor(async () => expect(await clusterNodesCalls(seedPort)).toBeGreaterThanOrEqual(calls + 10), { timeout: 10_000, interval: 50 });
+    expect(failures()).toHaveLength(1);
+
+    // Traffic on a replica's listener, then the replica leaves the cluster.
+    const leaving = p.nodes().find((n) => n.role === 'replica')!;
+    expect(await rawCommands(tcp(leaving.listen), [['PING'], ['PING'], ['PING']])).toHaveLength(3);
+    const pingsBefore = p.stats().commands.PING!.count;
+    // A client still connected to it when it leaves.
+    const held = net.connect(tcp(leaving.listen).port, '127.0.0.1');
+    let heldClosed = false;
+    held.on('close', () => (heldClosed = true)).on('error', () => {});
+    await vi.waitFor(() => expect(nodeOf(p.connections()).includes(leaving.upstream)).toBe(true), { timeout: 5000, interval: 20 });
+    expect(pingsBefore).toBeGreaterThanOrEqual(3);
+    await run('redis-cli', ['--cluster', 'del-node', cluster.address, leaving.id], { timeout: 20_000 }).catch((err: Error & { stdout?: string }) => {
+      throw new Error(`${err.message}\n${err.stdout}`);
+    });
+
+    await vi.waitFor(() => expect(p.nodes().map((n) => n.upstream)).not.toContain(leaving.upstream), { timeout: 10_000, interval: 20 });
+    await vi.waitFor(() => expect(heldClosed).toBe(true), { timeout: 5000, interval: 20 });
+    expect(nodeOf(p.connections())).not.toContain(leaving.upstream);
+    // Its port went back to the range and the waiting node took it: the refresh works again, said once.
+    await vi.waitFor(() => expect(p.nodes().map((n) => n.upstream)).toContain(`127.0.0.1:${extraPort}`), { timeout: 10_000, interval: 20 });
+    const joined = p.nodes().find((n) => n.upstream === `127.0.0.1:${extraPort}`)!;
+    expect(joined.listen).toBe(leaving.listen);
+    const [myid] = await rawCommands(tcp(joined.listen), [['CLUSTER', 'MYID']]);
+    expect(myid?.text).toBe(extraId?.text);
+    await vi.waitFor(() => expect(lines.filter((l) => l === 'topology refresh works again')).toHaveLength(1), { timeout: 10_000, interval: 20 });
+    expect(failures()).toHaveLength(1);
+    expect(lines).toContain(`node ${leaving.upstream} left the cluster: its listener ${leaving.listen} is closed`);
+
+    // /stats over the control endpoint: the node is gone from cluster.nodes, its PINGs stay in the totals.
+    const stats = (await (await fetch(`http://${p.controlAddress}/stats`)).json()) as ClusterStats;
+    expect(stats.cluster.nodes.map((n) => n.upstream)).not.toContain(leaving.upstream);
+    expect(stats.cluster.nodes.map((n) => n.upstream).sort()).toEqual(p.nodes().map((n) => n.upstream).sort());
+    expect(stats.cluster.nodes).toHaveLength(6);
+    expect(stats.commands.PING!.count).toBeGreaterThanOrEqual(pingsBefore);
+    expect(stats.cluster.nodes.reduce((sum, n) => sum + n.counters.commands, 0)).toBeLessThan(stats.totals.commands);
+  });
+});
