@@ -11,11 +11,17 @@ import { PARTITION_FIELDS } from './partition.js';
 import { LINK_UPDATE } from './settings.js';
 import type { LinkUpdate } from './types.js';
 
+/** PUT /link's keys but the partition's (a step has its own); an unknown key's error lists these, not those. */
+const LINK_SETTINGS = LINK_UPDATE.omit({ partition: true, then: true }).shape;
+const LINK_KEYS = z.strictObject(LINK_SETTINGS, {
+  error: (issue) => (issue.code === 'unrecognized_keys' ? `a link key: ${Object.keys(LINK_SETTINGS).join(', ')} (a partition goes in the step)` : 'an object of link settings'),
+});
+
 const STEP = z
   .strictObject(
     {
       at: durationUsSchema(false).describe('When the step applies, from the proxy start ("30s").'),
-      link: LINK_UPDATE.omit({ partition: true, then: true }).strict().describe('Link settings from then on, as PUT /link takes them.').optional(),
+      link: LINK_KEYS.describe('Link settings from then on, as PUT /link takes them.').optional(),
       ramp: durationUsSchema(true).describe("Move the delays to the step's over this long, linearly, instead of at once.").optional(),
       ...PARTITION_FIELDS,
     },
@@ -57,6 +63,8 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
   const form: z.output<typeof LOOP> = Array.isArray(json)
     ? { loop: false, steps: parseWith(STEPS, json, (path) => flagOf(['steps', ...path])) }
     : parseWith(LOOP, json, flagOf);
+  // Values in errors as the file has them ("5s"), not as parsed (microseconds).
+  const raw = (Array.isArray(json) ? json : (json as { steps: unknown[] }).steps) as { at?: unknown; ramp?: unknown }[];
   const steps: ScheduleStep[] = form.steps.map((s) => ({
     atUs: s.at,
     ...(s.link !== undefined ? { link: s.link } : {}),
@@ -65,13 +73,13 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
   }));
   for (let i = 1; i < steps.length; i++) {
     if (steps[i]!.atUs <= steps[i - 1]!.atUs) {
-      throw new ConfigError(`${flag} steps[${i}].at`, form.steps[i]!.at, `a time after steps[${i - 1}].at (steps in time order)`);
+      throw new ConfigError(`${flag} steps[${i}].at`, raw[i]!.at, `a time after steps[${i - 1}].at (steps in time order)`);
     }
   }
   for (let i = 0; i < steps.length - 1; i++) {
     const s = steps[i]!;
     if (s.rampUs !== undefined && s.atUs + s.rampUs > steps[i + 1]!.atUs) {
-      throw new ConfigError(`${flag} steps[${i}].ramp`, s.rampUs, `a ramp that ends by steps[${i + 1}].at`);
+      throw new ConfigError(`${flag} steps[${i}].ramp`, raw[i]!.ramp, `a ramp that ends by steps[${i + 1}].at`);
     }
   }
   if (!form.loop) return { steps };
@@ -80,7 +88,9 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
   const gapUs = n > 1 ? last.atUs - steps[n - 2]!.atUs : last.atUs;
   const periodUs = form.period ?? last.atUs + gapUs;
   if (periodUs <= last.atUs || periodUs < last.atUs + (last.rampUs ?? 0)) {
-    throw new ConfigError(`${flag} period`, form.period ?? periodUs, `a period after the last step (and its ramp), above ${last.atUs} us`);
+    const bound = last.rampUs === undefined ? `above ${last.atUs} us` : `above ${last.atUs} us and at least ${last.atUs + last.rampUs} us`;
+    const fallback = form.period === undefined ? ` (the default, the last step held as long as the gap before it, gives ${periodUs} us)` : '';
+    throw new ConfigError(`${flag} period`, (json as { period?: unknown }).period, `a period after the last step and its ramp, ${bound}${fallback}`);
   }
   return { steps, periodUs };
 }

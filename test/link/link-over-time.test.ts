@@ -129,6 +129,25 @@ describe('--link-schedule', () => {
     expect(() => parseLinkSchedule([{ at: '0s', partition: '0s' }])).toThrow(/steps\[0\]\.partition: .*above 0/);
     expect(() => parseLinkSchedule([])).toThrow(/at least one step/);
   });
+
+  it('names values as the file writes them, lists only the keys a step\'s link takes, and says why a loop has no period', () => {
+    expect(() => parseLinkSchedule([{ at: '10s', link: {} }, { at: '5s', link: {} }])).toThrow('steps[1].at: invalid value "5s"');
+    expect(() => parseLinkSchedule([{ at: '0s', link: {}, ramp: '20s' }, { at: '10s', link: {} }])).toThrow('steps[0].ramp: invalid value "20s"');
+    let message = '';
+    try {
+      parseLinkSchedule([{ at: '0s', link: { partition: '1s' } }]);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^--link-schedule steps\[0\]\.link\.partition: .*a link key: rttUs, .*, mssBytes, preset \(a partition goes in the step\)$/);
+    expect(message).not.toContain('then');
+    expect(() => parseLinkSchedule({ loop: true, steps: [{ at: '0s', link: {} }] })).toThrow(
+      '--link-schedule period: missing; expected a period after the last step and its ramp, above 0 us (the default, the last step held as long as the gap before it, gives 0 us)',
+    );
+    expect(() => parseLinkSchedule({ loop: true, period: '2s', steps: [{ at: '1s', link: {}, ramp: '3s' }] })).toThrow(
+      '--link-schedule period: invalid value "2s"; expected a period after the last step and its ramp, above 1000000 us and at least 4000000 us',
+    );
+  });
 });
 
 describe('LinkTimeline on a fake clock', () => {
