@@ -27,7 +27,7 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
   const upstream = parseRedisEndpoint(options.upstream, '--upstream');
   const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
   if (upstream.kind !== 'tcp') throw new ConfigError('--upstream', options.upstream, 'host:port of a cluster node (cluster mode needs TCP)');
-  if (listen.kind !== 'tcp') throw new ConfigError('--listen', options.listen, 'host:port (cluster mode opens one TCP listener per node)');
+  if (listen.kind !== 'tcp') throw new ConfigError('--listen', options.listen, 'host:port (cluster and sentinel modes open one TCP listener per node)');
   const wildcard = listen.host === '0.0.0.0' || listen.host === '::' || listen.host === '';
   const announceHost = options.announceHost ?? (wildcard ? '127.0.0.1' : listen.host);
   if (wildcard && options.announceHost === undefined) log(`listening on ${listen.host}: rewritten replies name 127.0.0.1; set --announce-host for clients on other machines`);

@@ -52,8 +52,15 @@ export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof
     throw new ConfigError('--sentinel-user', data.sentinelUser, 'a password with it (REDIS_RTT_SENTINEL_PASSWORD, or sentinelPassword in the API)');
   }
   const addresses = data.sentinels.map((text) => {
-    const e = parseEndpoint(text, '--sentinel', '127.0.0.1', SENTINEL_PORT);
-    if (e.kind !== 'tcp') throw new ConfigError('--sentinel', text, 'host:port (sentinels are reached over TCP)');
+    // parseEndpoint's own message offers unix sockets, which a sentinel address cannot be.
+    const tcpOnly = new ConfigError('--sentinel', text, `host:port or [ipv6]:port (port ${SENTINEL_PORT} if left out; sentinels are reached over TCP)`);
+    let e: ReturnType<typeof parseEndpoint>;
+    try {
+      e = parseEndpoint(text, '--sentinel', '127.0.0.1', SENTINEL_PORT);
+    } catch (err) {
+      throw err instanceof ConfigError ? tcpOnly : err;
+    }
+    if (e.kind !== 'tcp') throw tcpOnly;
     return { host: e.host, port: e.port };
   });
   return { ...data, addresses, refreshMs: data.sentinelRefreshMs ?? DEFAULT_SENTINEL_REFRESH_MS };

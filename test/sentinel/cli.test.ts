@@ -94,6 +94,9 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       // No password: AUTH cannot be sent, so the user would go unused.
       [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--sentinel-user', 'rtt'], /--sentinel-user: invalid value "rtt"; expected a password with it \(REDIS_RTT_SENTINEL_PASSWORD/],
       [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--sentinel-user', ''], /--sentinel-user: invalid value ""; expected an ACL user name/],
+      // Sentinels are TCP only: the message offers no unix socket.
+      [['--sentinel', '127.0.0.1:99999', '--sentinel-master', 'mymaster'], /--sentinel: invalid value "127.0.0.1:99999"; expected host:port or \[ipv6\]:port \(port 26379 if left out; sentinels are reached over TCP\)\n/],
+      [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--listen', 'unix:/tmp/rtt.sock'], /--listen: .*\(cluster and sentinel modes open one TCP listener per node\)/],
       // --print-config refuses what the start would.
       [['--sentinel', 'unix:/tmp/sentinel.sock', '--sentinel-master', 'mymaster', '--print-config'], /--sentinel: invalid value "unix:\/tmp\/sentinel.sock"; expected host:port/],
       [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', '', '--print-config'], /--sentinel-master: invalid value ""/],
