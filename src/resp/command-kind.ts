@@ -23,6 +23,11 @@ export const CommandKind = {
   ClientReplySkip: 15,
   /** AUTH: like Normal, but its arguments (credentials) are never hashed or sized. */
   Auth: 16,
+  /**
+   * Never named: the effective kind of an EXEC whose transaction queued commands that change what
+   * later frames are (exec-effects.ts), followed when its reply comes.
+   */
+  ExecFollowed: 17,
 } as const;
 export type CommandKindCode = (typeof CommandKind)[keyof typeof CommandKind];
 

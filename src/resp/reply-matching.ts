@@ -16,8 +16,14 @@
  *   when no request waits for one ('unmatched').
  * - HELLO 2/3 sets the protocol when its reply is not an error; MONITOR's +OK starts monitor mode;
  *   +RESET resets (reply-modes.ts).
+ * - An EXEC whose transaction queued such commands (ExecFollowed) runs them when its reply is an
+ *   array (exec-effects.ts): the frames Redis writes after that array (the confirmations beyond one
+ *   per queued command) answer the EXEC too, whatever they look like, and it stays outstanding
+ *   until the last. An EXECABORT error or a null (WATCH) ran nothing.
  */
 import { RespType, type ReplyFrame } from './types.js';
+import { CommandKind } from './command-kind.js';
+import { runQueuedEffects, type QueuedEffect } from './exec-effects.js';
 import { FrameClass, ReplyModes, classifyFrame, confirmationKind, pushKind } from './reply-modes.js';
 import { EXPECT_PER_SUBSCRIPTION } from './request-modes.js';
 
@@ -31,6 +37,8 @@ export interface AwaitedRequest {
   expected: number;
   /** Pub/sub confirmations it got so far. */
   received: number;
+  /** An ExecFollowed's queued effects (read only for that kind). */
+  queued: readonly QueuedEffect[] | null;
 }
 
 export abstract class ReplyMatching<R extends AwaitedRequest> {
@@ -47,10 +55,13 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
 
   /**
    * Requests answered with nothing that change what later frames are (ReplyModes.changedBySilent),
-   * not passed yet: the owners count them in, passed() out. While there are none, a frame needs no
-   * look past them first.
+   * not passed yet: the owners count them in, passed() out; plus one while an EXEC is owed frames.
+   * While it is 0, a frame needs no look ahead of its classification.
    */
   protected silentPending = 0;
+  /** The EXEC the next `execOwed` frames answer (its surplus, exec-effects.ts), or null. */
+  private execOwedTo: R | null = null;
+  private execOwed = 0;
 
   /** `waiting()` passed over `r`, a request answered with nothing. */
   protected passed(r: R): void {
@@ -68,8 +79,11 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
 
   /** One server frame, in Redis's order, whose first byte arrived at `firstByteNs`. */
   match(f: ReplyFrame, firstByteNs: number): void {
-    // Past the silent requests before this frame, so that what they changed decides what it is.
-    if (this.silentPending > 0) this.waiting();
+    if (this.silentPending > 0) {
+      if (this.execOwedTo !== null) return this.owedFrame(this.execOwedTo, f, firstByteNs);
+      // Past the silent requests before this frame, so that what they changed decides what it is.
+      this.waiting();
+    }
     const modes = this.replyModes;
     const cls = classifyFrame(f, modes);
     if (cls === FrameClass.Confirmation) {
@@ -101,7 +115,33 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
     }
     if (target === null) return this.pushed(f, modes.monitor ? 'monitor' : 'unmatched', firstByteNs);
     this.answered(target, f, firstByteNs);
+    if (target.kind === CommandKind.ExecFollowed && this.execRan(target, f)) return;
     modes.answered(target.kind, target.helloProtocol, f.type);
     this.completed(target);
+  }
+
+  /** `exec`'s reply `f` came: runs its queued effects; true if it is owed frames after `f`. */
+  private execRan(exec: R, f: ReplyFrame): boolean {
+    if (f.type !== RespType.Array || f.elements === undefined || f.elements < 0) return false;
+    const surplus = runQueuedEffects(exec.queued ?? [], this.replyModes);
+    if (surplus <= 0) return false;
+    this.execOwedTo = exec;
+    this.execOwed = surplus;
+    this.silentPending++;
+    return true;
+  }
+
+  /** A frame Redis wrote after `exec`'s array, from inside the transaction. */
+  private owedFrame(exec: R, f: ReplyFrame, firstByteNs: number): void {
+    // A confirmation carries the exact subscription count the effects could only estimate.
+    if (f.type === RespType.Push || f.type === RespType.Array) {
+      const kind = confirmationKind(f.head);
+      if (kind !== 0) this.replyModes.confirmed(kind, f.lastInt);
+    }
+    this.answered(exec, f, firstByteNs);
+    if (--this.execOwed > 0) return;
+    this.execOwedTo = null;
+    this.silentPending--;
+    this.completed(exec);
   }
 }

@@ -76,10 +76,19 @@ export class ReplyModes {
     if (count === 0) this.channels = this.patterns = 0;
   }
 
+  /** The count a confirmation of `kind` carries now: shard channels, or channels and patterns. */
+  countFor(kind: number): number {
+    return kind === CommandKind.SSubscribe || kind === CommandKind.SUnsubscribe ? this.shardChannels : this.regularCount;
+  }
+
+  /** Subscriptions an UNSUBSCRIBE family command of `kind` drops when it names none. */
+  heldBy(kind: number): number {
+    return kind === CommandKind.Unsubscribe ? this.channels : kind === CommandKind.PUnsubscribe ? this.patterns : this.shardChannels;
+  }
+
   /** Confirmations an argument-less (P/S)UNSUBSCRIBE gets: one per subscription, or one if none. */
   unsubscribeAllReplies(kind: number): number {
-    const n = kind === CommandKind.Unsubscribe ? this.channels : kind === CommandKind.PUnsubscribe ? this.patterns : this.shardChannels;
-    return Math.max(1, n);
+    return Math.max(1, this.heldBy(kind));
   }
 
   /**

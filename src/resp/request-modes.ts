@@ -12,9 +12,12 @@
  *   OFF and SKIP too (Redis 7).
  * - MULTI .. EXEC/DISCARD: every queued command gets exactly one reply (+QUEUED or an error) and
  *   none of its special effects apply at queue time (a SUBSCRIBE or BLPOP in a transaction is
- *   queued like any other). Effects that take place later, at EXEC, are not followed.
+ *   queued like any other). Those that change what later frames are take effect at EXEC: they are
+ *   kept (exec-effects.ts), EXEC's kind becomes ExecFollowed and its owner takes them with
+ *   takeQueued(), for the reply matcher to run when EXEC's reply comes.
  */
 import { CommandKind, isPubSubKind } from './command-kind.js';
+import { isQueuedEffect, type QueuedEffect } from './exec-effects.js';
 
 /** `expected` value meaning "one confirmation per current subscription", decided later. */
 export const EXPECT_PER_SUBSCRIPTION = -1;
@@ -23,24 +26,40 @@ export class RequestModes {
   replyOff = false;
   inMulti = false;
   private skipNext = false;
+  /** The open transaction's queued commands that act at EXEC, or null while it has none. */
+  private queued: QueuedEffect[] | null = null;
+  /** Effects of the last EXEC admitted as ExecFollowed, until takeQueued(). */
+  private ranQueued: QueuedEffect[] | null = null;
 
   /** Takes over another connection view's state (framing starting on a live connection). */
   copyFrom(o: RequestModes): void {
     this.replyOff = o.replyOff;
     this.inMulti = o.inMulti;
     this.skipNext = o.skipNext;
+    this.queued = o.queued === null ? null : [...o.queued];
   }
 
   /**
-   * The kind a request really has: inside MULTI only the commands that end or restart the
-   * transaction keep theirs, everything else is queued as Normal.
+   * The kind a request sent while `inMulti` really has (its owner checks inMulti first, so that a
+   * request outside a transaction costs nothing here): only the commands that end or restart the
+   * transaction keep theirs, everything else is queued as Normal, and kept if it acts at EXEC
+   * (`argc`, and `helloProtocol` for HELLO, say how). EXEC of a transaction that kept some is
+   * ExecFollowed.
    */
-  effectiveKind(kind: number): number {
-    if (!this.inMulti) return kind;
-    return kind === CommandKind.Exec || kind === CommandKind.Discard || kind === CommandKind.Reset || kind === CommandKind.Multi
-      ? kind
-      : CommandKind.Normal;
+  inMultiKind(kind: number, argc: number, helloProtocol: number): number {
+    if (kind === CommandKind.Exec) return this.queued === null ? kind : CommandKind.ExecFollowed;
+    if (kind === CommandKind.Discard || kind === CommandKind.Reset || kind === CommandKind.Multi) return kind;
+    if (isQueuedEffect(kind)) (this.queued ??= []).push({ kind, argc, helloProtocol });
+    return CommandKind.Normal;
   }
+
+  /** The queued effects of the ExecFollowed just admitted, for its reply's matcher. */
+  takeQueued(): QueuedEffect[] {
+    const q = this.ranQueued ?? [];
+    this.ranQueued = null;
+    return q;
+  }
+
 
   /** Redis read an empty request (FrameSink.empty): it ends a CLIENT REPLY SKIP as a command does. */
   empty(): void {
@@ -74,6 +93,7 @@ export class RequestModes {
         // RESET clears OFF before it answers, so +RESET comes then; a skip of RESET itself stays.
         this.replyOff = false;
         this.inMulti = false;
+        this.queued = null;
         return skipThis ? 0 : 1;
       case CommandKind.ClientReplyOff:
         this.replyOff = true;
@@ -84,9 +104,15 @@ export class RequestModes {
       case CommandKind.Multi:
         this.inMulti = true;
         break;
+      case CommandKind.ExecFollowed:
+        this.ranQueued = this.queued;
+        this.inMulti = false;
+        this.queued = null;
+        break;
       case CommandKind.Exec:
       case CommandKind.Discard:
         this.inMulti = false;
+        this.queued = null;
         break;
     }
     if (isPubSubKind(kind)) {

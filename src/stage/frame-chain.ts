@@ -19,6 +19,7 @@ import { requestCommandName } from '../resp/request-frame.js';
 import { RequestFramer } from '../resp/request-framer.js';
 import { CommandKind, commandKind, helloProtocol } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
+import { unfollowableExec } from '../resp/exec-effects.js';
 import { ByteWindow } from './byte-window.js';
 import { DISCARD, EMPTY_LINE, withStandIn } from './stand-in.js';
 import { LocalAnswers } from './local-answers.js';
@@ -70,6 +71,8 @@ interface PendingRequest {
 export class FrameChain implements ByteStage {
   readonly stages: NamedFrameStage[];
   private passThrough = false;
+  /** An EXEC was forwarded whose replies cannot be followed (exec-effects.ts unfollowableExec). */
+  private unfollowable = false;
   // Up.
   private readonly requestFramer: RequestFramer;
   private readonly upBytes = new ByteWindow();
@@ -219,7 +222,7 @@ export class FrameChain implements ByteStage {
 
   private runRequests(): void {
     const out: Buffer[] = [];
-    while (!this.upWaiting && !this.holding && this.requests.length > 0 && !this.passThrough) {
+    while (!this.upWaiting && !this.holding && this.requests.length > 0 && !this.passThrough && !this.unfollowable) {
       const r = this.requests[0]!;
       if (r.info.seq < 0) {
         // EXEC ends the transaction, it is not queued in it: a stage may answer it (decide()).
@@ -239,6 +242,7 @@ export class FrameChain implements ByteStage {
       this.decide(r, decided, out);
     }
     this.flushUp(out);
+    if (this.unfollowable) return this.fallBack('replies after this EXEC cannot be matched');
     this.maybeEndUp(this.o.conn.nowNs());
   }
 
@@ -249,9 +253,17 @@ export class FrameChain implements ByteStage {
     // Its gap holds an empty request, which Redis reads before it (in request order, as here).
     if (r.afterEmpty) this.requestModes.empty();
     if (a.kind === 'forward') {
-      const kind = this.requestModes.effectiveKind(r.kind);
+      const modes = this.requestModes;
       const argc = r.info.args.length + 1;
-      this.replies.addSlot(newSlot(SlotKind.Forwarded, r.info, kind, r.hello, this.requestModes.admit(kind, argc)));
+      const kind = modes.inMulti ? modes.inMultiKind(r.kind, argc, r.hello) : r.kind;
+      const slot = newSlot(SlotKind.Forwarded, r.info, kind, r.hello, modes.admit(kind, argc));
+      if (kind === CommandKind.ExecFollowed) {
+        const queued = modes.takeQueued();
+        slot.queued = queued;
+        // Redis's replies from here on cannot be told apart (exec-effects.ts): as after a desync.
+        if (unfollowableExec(slot.expected, queued)) this.unfollowable = true;
+      }
+      this.replies.addSlot(slot);
       out.push(r.wire);
       this.offsets.handedOn(r.wire.length, r.clientEnd);
     } else if (a.kind === 'answer' && r.kind === CommandKind.Exec && this.requestModes.inMulti) {
@@ -297,10 +309,10 @@ export class FrameChain implements ByteStage {
     this.o.up.push(chunk, nowNs);
   }
 
-  private fallBack(): void {
+  private fallBack(why = 'stream not valid RESP'): void {
     if (this.passThrough) return;
     this.passThrough = true;
-    this.o.log(`conn ${this.o.conn.id}: frame stages off (stream not valid RESP), bytes pass unchanged`);
+    this.o.log(`conn ${this.o.conn.id}: frame stages off (${why}), bytes pass unchanged`);
     const now = this.o.conn.nowNs();
     // Up: everything not yet decided, then the rest of the stream, unchanged.
     const up: Buffer[] = this.requests.map((r) => r.wire);

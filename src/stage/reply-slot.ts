@@ -3,6 +3,7 @@
  * one matcher of a framed connection (resp/reply-matching.ts), which pairs Redis's frames with the
  * forwarded slots and writes down how it matched each frame (a MatchedReply, which the tap reads).
  */
+import type { QueuedEffect } from '../resp/exec-effects.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ReplyMatching } from '../resp/reply-matching.js';
 import { ReplyModes } from '../resp/reply-modes.js';
@@ -16,6 +17,8 @@ export interface Slot {
   /** Command kind (effective, MULTI-aware) of a forwarded request. */
   readonly kind: number;
   readonly helloProtocol: number;
+  /** An ExecFollowed's queued effects (read only for that kind). */
+  queued: readonly QueuedEffect[] | null;
   /** Redis frames it expects (EXPECT_PER_SUBSCRIPTION until resolved). */
   expected: number;
   received: number;
@@ -40,6 +43,7 @@ export function newSlot(slotKind: number, info: RequestInfo, kind: number, hello
     info,
     kind,
     helloProtocol,
+    queued: null,
     expected,
     received: 0,
     matched: 0,

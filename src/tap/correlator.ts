@@ -27,7 +27,10 @@
  * - Errors (`-`, `!`) are replies: errorReplies, errorsByPrefix[first word], the command's errors.
  * - CLIENT REPLY OFF/SKIP and MULTI are followed in request order (request-modes.ts): silenced
  *   requests get no reply; MULTI, each queued command (+QUEUED or an error) and EXEC/DISCARD are
- *   ordinary commands with one reply each, so a MULTI batch of B commands is B+2 commands.
+ *   ordinary commands with one reply each, so a MULTI batch of B commands is B+2 commands. What
+ *   queued commands change at EXEC is followed at EXEC's reply (exec-effects.ts); a transaction
+ *   whose effects cannot be followed (CLIENT REPLY inside it, or an EXEC that gets no reply) stops
+ *   matching as a desync does.
  * - +RESET also means, in request order, CLIENT REPLY ON and no MULTI. QUIT is an ordinary command
  *   (+OK, then the server closes).
  * - Blocking commands (blocking.ts; never inside MULTI, where they do not block) count in
@@ -46,6 +49,7 @@ import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/
 import { CommandKind, helloProtocol } from '../resp/command-kind.js';
 import { ReplyModes } from '../resp/reply-modes.js';
 import { RequestModes } from '../resp/request-modes.js';
+import { unfollowableExec } from '../resp/exec-effects.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
 import type { MatchedReply } from '../stage/types.js';
 import type { CommandTable } from './command-table.js';
@@ -103,7 +107,7 @@ export class Correlator extends RequestLedger {
     entry.count++;
     if (this.desynced || this.degraded) return;
     if (this.budget.full(this.ring.size)) return this.degrade();
-    const kind = modes.effectiveKind(r.kind);
+    const kind = modes.inMulti ? modes.inMultiKind(r.kind, frame.argc, r.kind === CommandKind.Hello ? helloProtocol(frame) : 0) : r.kind;
     const rec = this.ring.push();
     this.budget.used++;
     rec.name = key;
@@ -116,10 +120,21 @@ export class Correlator extends RequestLedger {
     rec.blocking = blocking;
     rec.expected = modes.admit(kind, frame.argc);
     if (rec.expected === 0 && ReplyModes.changedBySilent(kind)) this.silentPending++;
-    if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
+    if (kind !== CommandKind.Normal) this.admitKind(rec, kind, frame);
     if (name === UNKNOWN_COMMAND_NAME) rec.candidate = moduleCandidate(frame.head[0]);
     if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
     rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
+  }
+
+  /** What a request of a kind other than Normal needs kept beyond the ordinary. */
+  private admitKind(rec: PendingRequest, kind: number, frame: RequestFrame): void {
+    if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
+    else if (kind === CommandKind.ExecFollowed) {
+      const queued = this.requestModes.takeQueued();
+      rec.queued = queued;
+      // Redis's replies from here on cannot be told apart (exec-effects.ts): stop matching.
+      if (unfollowableExec(rec.expected, queued)) this.desync();
+    }
   }
 
   /** The client sent a request Redis reads as nothing (FrameSink.empty). */

@@ -5,6 +5,7 @@
  * pending at once than ever before on this connection; a long connection with a steady depth
  * allocates nothing per request.
  */
+import type { QueuedEffect } from '../resp/exec-effects.js';
 import type { CommandEntry } from './command-table.js';
 
 /** -1 in a stamp or offset field: not happened yet. */
@@ -40,6 +41,8 @@ export class PendingRequest {
   roundTrip = 0;
   /** What HELLO asked for (2 or 3), 0 when no protocol version was given. */
   helloProtocol = 0;
+  /** An ExecFollowed's queued effects, read only for that kind (set whenever a record is one). */
+  queued: readonly QueuedEffect[] | null = null;
   keyHash: string | undefined = undefined;
   argSizes: number[] | undefined = undefined;
   /** A dotted word that read as an unknown name: learned if Redis answers it (command-name.ts). */
