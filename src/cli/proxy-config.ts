@@ -5,8 +5,8 @@
  *    the file's key; a flag left at its default does not;
  *  - repeatable flags (--toxic, --node-link, --allow-host) append after the file's entries;
  *  - the link merges key by key (`--rtt 5ms` over the file's `link.jitterUs`), except that a
- *    --preset on the command line replaces the file's whole link; so do upstreamTls and listenTls
- *    (`--upstream-ca` over the file's `"upstreamTls": true`).
+ *    --preset on the command line replaces the file's whole link; upstreamTls and listenTls merge
+ *    with the TLS flags key by key too (`--upstream-ca` over the file's `"upstreamTls": true`).
  * Keys with a flag are folded into the flags (one path validates both); the others go to
  * startProxy as they are, under whatever the flags set.
  */

@@ -43,21 +43,33 @@ export const LISTEN_TLS = z.object(
 );
 export type ListenTlsOptions = z.input<typeof LISTEN_TLS>;
 
+/** What a ConfigError calls each field: its flag, or a config file's key path. */
+export type TlsFieldNames<O> = Record<Exclude<keyof O, 'insecure' | 'maxVersion'>, string>;
+
+export const UPSTREAM_TLS_FLAGS: TlsFieldNames<UpstreamTlsOptions> = {
+  ca: '--upstream-ca',
+  servername: '--upstream-servername',
+  cert: '--upstream-cert',
+  key: '--upstream-key',
+};
+export const LISTEN_TLS_FLAGS: TlsFieldNames<ListenTlsOptions> = { cert: '--tls-cert', key: '--tls-key', ca: '--listen-tls-ca' };
+
 /** Resolves `--upstream-tls` options into what tls.connect() takes per connection. */
-export function loadUpstreamTls(o: UpstreamTlsOptions, upstreamHost: string | undefined, log: (line: string) => void): tls.ConnectionOptions {
+export function loadUpstreamTls(
+  o: UpstreamTlsOptions,
+  upstreamHost: string | undefined,
+  log: (line: string) => void,
+  names: TlsFieldNames<UpstreamTlsOptions> = UPSTREAM_TLS_FLAGS,
+): tls.ConnectionOptions {
   const out: tls.ConnectionOptions = {};
-  if (o.ca !== undefined) out.ca = readCertificate(o.ca, '--upstream-ca');
-  if ((o.cert === undefined) !== (o.key === undefined)) {
-    // The one left out is what is missing; the other is named with its file.
-    const [missing, given] = o.cert === undefined ? ['--upstream-cert', `--upstream-key ${o.key}`] : ['--upstream-key', `--upstream-cert ${o.cert}`];
-    throw new ConfigError(missing, undefined, `a PEM file to go with ${given} (--upstream-cert and --upstream-key together)`);
-  }
+  if (o.ca !== undefined) out.ca = readCertificate(o.ca, names.ca);
+  checkPairGiven(o, names, '');
   if (o.cert !== undefined && o.key !== undefined) {
-    Object.assign(out, readPair(o.cert, o.key, '--upstream-cert', '--upstream-key'));
+    Object.assign(out, readPair(o.cert, o.key, names.cert, names.key));
   }
   const servername = o.servername ?? (upstreamHost !== undefined && isIP(upstreamHost) === 0 ? upstreamHost : undefined);
   if (servername !== undefined) {
-    if (servername === '' || isIP(servername) !== 0) throw new ConfigError('--upstream-servername', servername, 'a DNS name');
+    if (servername === '' || isIP(servername) !== 0) throw new ConfigError(names.servername, servername, 'a DNS name');
     out.servername = servername;
   }
   if (o.insecure) {
@@ -67,14 +79,28 @@ export function loadUpstreamTls(o: UpstreamTlsOptions, upstreamHost: string | un
   return out;
 }
 
+/**
+ * A certificate and its key come together: the one left out is what is missing, the other is
+ * named with its file. `alone` says what leaving both out means, if anything.
+ */
+export function checkPairGiven(o: { cert?: string; key?: string }, names: { cert: string; key: string }, alone: string): void {
+  if ((o.cert === undefined) === (o.key === undefined)) return;
+  const [missing, given] = o.cert === undefined ? [names.cert, names.key] : [names.key, names.cert];
+  const file = o.cert ?? o.key;
+  throw new ConfigError(missing, undefined, `a PEM file to go with ${given} ${file} (${names.cert} and ${names.key} together${alone})`);
+}
+
 /** Resolves `--listen-tls` files into tls.TLSSocket server options (key and cert as given or generated). */
-export function loadListenTls(o: ListenTlsOptions & { cert: string; key: string }): tls.TLSSocketOptions {
-  const out: tls.TLSSocketOptions = { ...readPair(o.cert, o.key, '--tls-cert', '--tls-key'), maxVersion: o.maxVersion ?? 'TLSv1.3' };
+export function loadListenTls(
+  o: ListenTlsOptions & { cert: string; key: string },
+  names: TlsFieldNames<ListenTlsOptions> = LISTEN_TLS_FLAGS,
+): tls.TLSSocketOptions {
+  const out: tls.TLSSocketOptions = { ...readPair(o.cert, o.key, names.cert, names.key), maxVersion: o.maxVersion ?? 'TLSv1.3' };
   if (o.maxVersion !== undefined && !TLS_VERSIONS.includes(o.maxVersion)) {
     throw new ConfigError('--tls-max-version', o.maxVersion, TLS_VERSIONS.join(' or '));
   }
   if (o.ca !== undefined) {
-    out.ca = readCertificate(o.ca, '--listen-tls-ca');
+    out.ca = readCertificate(o.ca, names.ca);
     out.requestCert = true;
     out.rejectUnauthorized = true;
   }
@@ -90,7 +116,7 @@ function readFile(file: string, flag: string): Buffer {
   }
 }
 
-function readCertificate(file: string, flag: string): Buffer {
+export function readCertificate(file: string, flag: string): Buffer {
   const pem = readFile(file, flag);
   try {
     new X509Certificate(pem);

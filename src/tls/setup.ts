@@ -5,7 +5,7 @@ import type tls from 'node:tls';
 import { ConfigError } from '../errors.js';
 import type { Endpoint } from '../endpoint.js';
 import { generateTlsFiles } from '../redis/tls-certs.js';
-import { loadListenTls, loadUpstreamTls, type ListenTlsOptions, type UpstreamTlsOptions } from './options.js';
+import { checkPairGiven, LISTEN_TLS_FLAGS, loadListenTls, loadUpstreamTls, type ListenTlsOptions, type UpstreamTlsOptions } from './options.js';
 
 export interface ProxyTls {
   upstream?: tls.ConnectionOptions;
@@ -30,10 +30,7 @@ export function prepareProxyTls(
   }
   if (listenOpt) {
     const l: ListenTlsOptions = listenOpt === true ? {} : listenOpt;
-    if ((l.cert === undefined) !== (l.key === undefined)) {
-      const [missing, given] = l.cert === undefined ? ['--tls-cert', `--tls-key ${l.key}`] : ['--tls-key', `--tls-cert ${l.cert}`];
-      throw new ConfigError(missing, undefined, `a PEM file to go with ${given} (--tls-cert and --tls-key together, or neither for a generated pair)`);
-    }
+    checkPairGiven(l, LISTEN_TLS_FLAGS, ', or neither for a generated pair');
     let cert = l.cert;
     let key = l.key;
     if (cert === undefined || key === undefined) {
