@@ -101,7 +101,7 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
   /** The nodes the selector chose, their link changed; at least one. */
   private setLinkOf(update: LinkUpdate & { preset?: string }, selector: string | undefined): ClusterNode[] {
     const chosen = this.zones.setLink(update, selector);
-    if (chosen.length === 0) throw new ConfigError('node', selector, 'a selector that picks at least one node (host:port, id prefix, masters, replicas)');
+    if (chosen.length === 0) throw new ConfigError('node', selector, 'a selector that picks at least one node (host:port, id prefix, masters, replicas, or sentinels in sentinel mode)');
     return chosen;
   }
 

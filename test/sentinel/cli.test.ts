@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/redis/free-port.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { controlRequest } from '../hardening/helpers/http.js';
 
 const run = promisify(execFile);
 
@@ -77,6 +78,16 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       expect(stats.commands['SENTINEL GET-MASTER-ADDR-BY-NAME']?.count).toBe(2);
       expect(stats.commands['SENTINEL REPLICAS']?.count).toBe(2);
       expect(stats.commands['?']).toBeUndefined();
+      // PUT /link?node=sentinels changes the sentinels' links and no data node's; a selector that picks none names the one that would.
+      const put = await controlRequest(p.line.control!, 'PUT', '/link?node=sentinels', { body: '{"rttUs": 5000}' });
+      expect(put.status, put.body).toBe(200);
+      const changed = (JSON.parse(put.body) as { nodes: NodeLine[] }).nodes.filter((n) => n.link === 'PUT /link').map((n) => n.upstream);
+      expect(changed.sort()).toEqual([s1, s2, s3].sort());
+      const after = (await p.stats()) as unknown as { cluster: { nodes: NodeLine[] } };
+      expect(after.cluster.nodes.map((n) => [n.role, n.link])).toEqual(line.nodes.map((n) => [n.role, n.role === 'sentinel' ? 'PUT /link' : n.link]));
+      const none = await controlRequest(p.line.control!, 'PUT', '/link?node=sentinel', { body: '{"rttUs": 5000}' });
+      expect(none.status).toBe(400);
+      expect(none.body).toContain('or sentinels in sentinel mode');
     } finally {
       expect((await p.stop('SIGINT')).code).toBe(0);
     }
