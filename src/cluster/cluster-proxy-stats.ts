@@ -14,9 +14,14 @@ export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: Li
   const per = zones.list().map((n) => ({ n, s: n.proxy.stats() }));
   const gone = zones.zones.flatMap((z) => z.nodes.goneStats());
   const merged = mergeSnapshots([...per.map((x) => x.s), ...gone], link);
-  const nodes = per.map(({ n, s }) => ({ ...nodeView(n, zones.split), counters: s.totals, connections: s.connections }));
+  const nodes = per.map(({ n, s }) => ({ ...nodeView(n, zones.split), counters: s.totals, connections: s.connections, ...linkOverTime(s) }));
   const clientZones = zones.split ? zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
   return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot() } };
+}
+
+/** A node's own loss counts, partition and moving link: each node runs them on its own proxy, so they are not merged. */
+function linkOverTime(s: StatsSnapshot): Pick<StatsSnapshot, 'loss' | 'partition' | 'timeline'> {
+  return { ...(s.loss ? { loss: s.loss } : {}), ...(s.partition ? { partition: s.partition } : {}), ...(s.timeline ? { timeline: s.timeline } : {}) };
 }
 
 export function mergedCommandLatency(nodes: readonly ClusterNode[]): Map<string, LatencyHistogram> {

@@ -40,7 +40,8 @@ export interface ClientZoneStats extends Pick<StatsSnapshot, 'totals' | 'command
 
 export interface ClusterStats extends StatsSnapshot {
   cluster: {
-    nodes: (ClusterNodeView & { counters: Counters; connections: { active: number; total: number } })[];
+    /** Per node also its `loss`, `partition` and `timeline` when it has them (StatsSnapshot's, of that node's proxy). */
+    nodes: (ClusterNodeView & { counters: Counters; connections: { active: number; total: number } } & Pick<StatsSnapshot, 'loss' | 'partition' | 'timeline'>)[];
     /** Replies rewritten, by kind. */
     rewrites: Record<RewriteKind, number>;
     /** With --client-zones: the same traffic split by the client zone whose listeners carried it. */

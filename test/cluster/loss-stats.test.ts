@@ -6,15 +6,17 @@ import { startPrivateCluster, type PrivateCluster } from '../../src/redis/index.
 
 let cluster: PrivateCluster;
 let proxy: RedisRttClusterProxy | undefined;
+let moving: RedisRttClusterProxy | undefined;
 beforeAll(async () => {
   cluster = await startPrivateCluster({ masters: 3, replicasPerMaster: 0 });
 }, 30_000);
 afterAll(async () => {
   await proxy?.close();
+  await moving?.close();
   await cluster?.stop();
 });
 
-describe('cluster mode: the loss model counts in /stats and /metrics', () => {
+describe('cluster mode: loss, partitions and a moving link in /stats and /metrics', () => {
   it('sums every node\'s loss counts into `loss`, as a single-node proxy shows them, and /metrics has them', async () => {
     proxy = (await startProxy({
       upstream: cluster.address,
@@ -47,5 +49,30 @@ describe('cluster mode: the loss model counts in /stats and /metrics', () => {
     expect(metrics).toContain(`redis_rtt_loss_segments_total{direction="up"} ${loss!.up.segments}`);
     expect(metrics).toContain(`redis_rtt_loss_lost_total{direction="up"} ${loss!.up.lost}`);
     expect(metrics).toContain('redis_rtt_link_loss_ratio{direction="up"} 0.1');
+  }, 60_000);
+
+  it('shows each node\'s partition, timeline and loss in cluster.nodes, a partition only on the nodes it was given to', async () => {
+    moving = (await startProxy({
+      upstream: cluster.address,
+      cluster: 'on',
+      link: { rttUs: 2000, lossDown: 0.01 },
+      rttWave: 'square:10s:1ms',
+      control: '127.0.0.1:0',
+      compensationUs: { up: 0, down: 0 },
+      log: () => {},
+    })) as RedisRttClusterProxy;
+    const seed = moving.nodes()[0]!;
+    moving.setLink({ partition: '10s' }, seed.upstream);
+    const res = await fetch(`http://${moving.controlAddress}/stats`);
+    const body = (await res.json()) as ReturnType<RedisRttClusterProxy['stats']>;
+    expect(body.cluster.nodes).toHaveLength(3);
+    for (const n of body.cluster.nodes) {
+      expect(n.timeline?.wave).toEqual({ shape: 'square', periodUs: 10_000_000, amplitudeUs: 1000 });
+      // The square wave's first half: +1 ms of RTT, half each way.
+      expect(n.timeline?.delaysUs).toEqual({ upUs: 1500, downUs: 1500 });
+      expect(n.loss?.down.segments).toBe(0);
+      if (n.upstream === seed.upstream) expect(n.partition).toMatchObject({ active: true, durationMs: 10_000, then: 'heal', resetConnections: 0 });
+      else expect(n.partition).toBeUndefined();
+    }
   }, 60_000);
 });
