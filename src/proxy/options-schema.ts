@@ -37,7 +37,11 @@ export const PROXY_OPTIONS = z.object(
           '`name` (any port) or `name:port`. Bound to 0.0.0.0 or ::, this or a controlToken is required (docs/SECURITY.md).',
       )
       .optional(),
-    link: LINK_UPDATE.describe('Initial link: a preset name and/or explicit settings (explicit ones win). Default: no delay.').optional(),
+    link: LINK_UPDATE
+      // As PUT /link and a schedule step refuse it: a `then` alone would start nothing, silently.
+      .refine((l) => l.then === undefined || l.partition !== undefined, { message: 'then only with partition', path: ['then'] })
+      .describe('Initial link: a preset name and/or explicit settings (explicit ones win). Default: no delay.')
+      .optional(),
     rttWave: z
       .string({ error: 'SHAPE:PERIOD:AMPLITUDE (e.g. sine:60s:20ms)' })
       .describe('Move the RTT in a wave around the link\'s: sine|square|triangle|sawtooth:PERIOD:AMPLITUDE (docs/link-over-time.md).')

@@ -74,6 +74,9 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, link: { rttUs: -1 } })).toEqual({ flag: 'link.rttUs', accepts: 'microseconds from 0 to 3600000000' });
     expect(refusal({ ...up, link: { preset: 'mars' } })).toMatchObject({ flag: 'link.preset', accepts: expect.stringMatching(/cross-az/) });
     expect(refusal({ ...up, link: { bandwidthBps: 0.2 } })).toMatchObject({ flag: 'link.bandwidthBps', accepts: expect.stringMatching(/bits per second/) });
+    // `then` says how a partition ends; alone it would start nothing, so it is refused as PUT /link refuses it.
+    expect(refusal({ ...up, link: { rttUs: 1000, then: 'reset' } })).toEqual({ flag: 'link.then', accepts: 'then only with partition' });
+    expect(refusal({ ...up, link: { partition: '0s' } })).toMatchObject({ flag: 'link.partition', accepts: expect.stringMatching(/above 0/) });
     expect(refusal({ ...up, compensationUs: { up: -1, down: 0 } })).toEqual({ flag: 'compensationUs.up', accepts: 'microseconds, 0 or more' });
     expect(refusal({ ...up, compensationUs: 20 })).toMatchObject({ flag: 'compensationUs', accepts: expect.stringMatching(/up, down/) });
     expect(refusal({ ...up, upstreamTls: { ca: 5 } })).toMatchObject({ flag: 'upstreamTls' });
