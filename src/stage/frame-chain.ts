@@ -15,16 +15,13 @@
  * A stage's promise holds that frame and everything behind it in that direction. On a framer
  * desync both directions fall back to passing bytes through unchanged (in order, holds released).
  */
-import { requestCommandName } from '../resp/request-frame.js';
-import { RequestFramer } from '../resp/request-framer.js';
-import { CommandKind, commandKind, helloProtocol } from '../resp/command-kind.js';
+import { CommandKind } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { unfollowableExec } from '../resp/exec-effects.js';
-import { ByteWindow } from './byte-window.js';
+import { FramedRequests, type FramedRequest } from './framed-requests.js';
 import { DISCARD, EMPTY_LINE, withStandIn } from './stand-in.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
-import { buildRequestInfo } from './request-info.js';
 import { SlotKind, newSlot } from './reply-slot.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplySequencer } from './reply-sequencer.js';
@@ -56,17 +53,6 @@ export interface FrameChainOptions {
 /** The frame chain's name in the up byte chain, where its request side runs ahead of the link. */
 export const FRAME_CHAIN_NAME = 'frame-chain';
 
-interface PendingRequest {
-  info: RequestInfo;
-  /** What goes to Redis if forwarded: gap bytes before the frame (blank lines) and the frame. */
-  wire: Buffer;
-  clientEnd: number;
-  kind: number;
-  hello: number;
-  /** An empty request (FrameSink.empty) came after the previous frame: it ends a pending skip. */
-  afterEmpty: boolean;
-}
-
 /** The up side is a ByteStage: the head of the up byte chain, ahead of the link. */
 export class FrameChain implements ByteStage {
   readonly stages: NamedFrameStage[];
@@ -74,11 +60,7 @@ export class FrameChain implements ByteStage {
   /** An EXEC was forwarded whose replies cannot be followed (exec-effects.ts unfollowableExec). */
   private unfollowable = false;
   // Up.
-  private readonly requestFramer: RequestFramer;
-  private readonly upBytes = new ByteWindow();
-  private upFramedEnd = 0;
-  private readonly requests: PendingRequest[] = [];
-  private upPendingBytes = 0;
+  private readonly requests: FramedRequests;
   private upWaiting = false;
   private upEnded: EndKind | undefined;
   private seq = 0;
@@ -99,37 +81,7 @@ export class FrameChain implements ByteStage {
     const clientBase = live?.clientOffset ?? 0;
     this.offsets = new OffsetMap(clientBase);
     const tap = o.tap;
-    this.requestFramer = new RequestFramer(
-      {
-        frame: (f) => {
-          const tapName = requestCommandName(f);
-          tap?.request(f, tapName, clientBase + f.end, this.pushNs);
-          if (this.passThrough) return;
-          const wire = this.upBytes.slice(this.upFramedEnd, f.end);
-          const bytes = wire.subarray(f.start - this.upFramedEnd);
-          this.upFramedEnd = f.end;
-          this.requests.push({
-            info: buildRequestInfo(-1, bytes, f.inline, tapName, false),
-            wire,
-            clientEnd: clientBase + f.end,
-            kind: commandKind(tapName, f),
-            hello: helloProtocol(f),
-            afterEmpty: this.emptySeen,
-          });
-          this.emptySeen = false;
-          this.upPendingBytes += wire.length;
-        },
-        desync: () => {
-          tap?.requestsDesynced(this.requestFramer);
-          this.fallBack();
-        },
-        empty: () => {
-          tap?.emptyRequest();
-          this.emptySeen = true;
-        },
-      },
-      tap?.requestFramer,
-    );
+    this.requests = new FramedRequests({ clientBase, tap, onDesync: () => this.fallBack() });
     const replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
     this.replies = replies;
     this.localAnswers = new LocalAnswers(o.conn, o.scheduler, o.upDelayNs, () => replies.flush());
@@ -165,7 +117,7 @@ export class FrameChain implements ByteStage {
 
   /** Request bytes pending here (the up side's ByteStage.pendingBytes), for backpressure. */
   get pendingBytes(): number {
-    return this.upPendingBytes;
+    return this.requests.pendingBytes;
   }
   /** Reply bytes pending here, for backpressure. */
   get downPendingBytes(): number {
@@ -179,24 +131,14 @@ export class FrameChain implements ByteStage {
   clientOffsetAt(outOffset: number): number {
     return this.offsets.clientOffsetAt(outOffset);
   }
-  /** When the chunk being framed was pushed (the tap's arrival stamp of its requests). */
-  private pushNs = 0;
-  /** An empty request was framed since the last frame (PendingRequest.afterEmpty). */
-  private emptySeen = false;
-
   // ---- up ----
 
   push(chunk: Buffer, nowNs: number): void {
-    this.pushNs = nowNs;
-    if (this.passThrough) {
-      // The tap still counts the commands (and the unparsed bytes) from this framer.
-      if (this.o.tap !== undefined) this.requestFramer.push(chunk);
-      return this.forwardRaw(chunk, nowNs);
-    }
-    this.upBytes.push(chunk);
-    this.requestFramer.push(chunk);
+    const passing = this.passThrough;
+    this.requests.push(chunk, nowNs);
+    if (passing) return this.forwardRaw(chunk, nowNs);
+    // Falling back while framing it passed the whole chunk on (takeAll).
     if (this.passThrough) return;
-    this.upBytes.dropBefore(this.upFramedEnd);
     this.runRequests();
   }
 
@@ -206,8 +148,7 @@ export class FrameChain implements ByteStage {
     this.upEnded = kind;
     if (kind === 'reset') {
       // A reset does not wait for held requests: they are lost, as on a network.
-      this.requests.length = 0;
-      this.upPendingBytes = 0;
+      this.requests.clear();
       this.upWaiting = false;
     }
     this.maybeEndUp(nowNs);
@@ -215,15 +156,15 @@ export class FrameChain implements ByteStage {
 
   private upEndSent = false;
   private maybeEndUp(nowNs: number): void {
-    if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.length > 0) return;
+    if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.queue.length > 0) return;
     this.upEndSent = true;
     this.o.up.end(this.upEnded, nowNs);
   }
 
   private runRequests(): void {
     const out: Buffer[] = [];
-    while (!this.upWaiting && !this.holding && this.requests.length > 0 && !this.passThrough && !this.unfollowable) {
-      const r = this.requests[0]!;
+    while (!this.upWaiting && !this.holding && this.requests.queue.length > 0 && !this.passThrough && !this.unfollowable) {
+      const r = this.requests.queue[0]!;
       if (r.info.seq < 0) {
         // EXEC ends the transaction, it is not queued in it: a stage may answer it (decide()).
         const inMulti = this.requestModes.inMulti && r.kind !== CommandKind.Exec;
@@ -246,10 +187,9 @@ export class FrameChain implements ByteStage {
     this.maybeEndUp(this.o.conn.nowNs());
   }
 
-  private decide(r: PendingRequest, a: RequestAction, out: Buffer[]): void {
-    if (this.requests[0] !== r) return;
+  private decide(r: FramedRequest, a: RequestAction, out: Buffer[]): void {
+    if (this.requests.queue[0] !== r) return;
     this.requests.shift();
-    this.upPendingBytes -= r.wire.length;
     // Its gap holds an empty request, which Redis reads before it (in request order, as here).
     if (r.afterEmpty) this.requestModes.empty();
     if (a.kind === 'forward') {
@@ -291,7 +231,7 @@ export class FrameChain implements ByteStage {
     }
   }
 
-  private standIn(r: PendingRequest, standIn: Buffer, out: Buffer[]): void {
+  private standIn(r: FramedRequest, standIn: Buffer, out: Buffer[]): void {
     const wire = withStandIn(r.wire, r.info.bytes.length, standIn);
     out.push(wire);
     this.offsets.handedOn(wire.length, r.clientEnd);
@@ -305,7 +245,7 @@ export class FrameChain implements ByteStage {
   }
 
   private forwardRaw(chunk: Buffer, nowNs: number): void {
-    this.offsets.handedOn(chunk.length, this.offsets.base + this.requestFramer.offset);
+    this.offsets.handedOn(chunk.length, this.offsets.base + this.requests.framedBytes);
     this.o.up.push(chunk, nowNs);
   }
 
@@ -315,11 +255,7 @@ export class FrameChain implements ByteStage {
     this.o.log(`conn ${this.o.conn.id}: frame stages off (${why}), bytes pass unchanged`);
     const now = this.o.conn.nowNs();
     // Up: everything not yet decided, then the rest of the stream, unchanged.
-    const up: Buffer[] = this.requests.map((r) => r.wire);
-    up.push(this.upBytes.takeFrom(this.upFramedEnd));
-    this.requests.length = 0;
-    this.upPendingBytes = 0;
-    const chunk = Buffer.concat(up);
+    const chunk = this.requests.takeAll();
     if (chunk.length > 0) this.forwardRaw(chunk, now);
     // Down: what is held, in order, then the rest unchanged.
     const d = this.replies.passOn();
