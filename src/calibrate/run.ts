@@ -100,6 +100,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     let rows: CalibrateRow[];
     let uncalibratedRows: CalibrateRow[] | undefined;
     let compensationTable: CompensationPoint[] | undefined;
+    let uncheckedCompensation: CompensationPoint[] | undefined;
     try {
       progress(`calibrate: warming up (${WARMUP_PINGS} PINGs each way)`);
       proxy.setLink({ rttUs: 0 });
@@ -133,6 +134,13 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
           for (const [r, compUs] of measuredWith) if (!again.some((a) => a.configuredRttUs === r.configuredRttUs)) pointOf(r).compUs = compUs;
         }
         rows = [...rows.filter((r) => r.configuredRttUs === 0), ...calibrated];
+        // Ctrl-C in the second pass: a point whose row was never measured with the table is only
+        // the first pass's guess; it is left out of the table saved, and listed apart.
+        const checked = checkedPoints(compensationTable, calibrated);
+        if (checked.length < compensationTable.length) {
+          uncheckedCompensation = compensationTable.filter((p) => !checked.includes(p));
+          compensationTable = checked.length > 0 ? checked : undefined;
+        }
       }
       proxy.setLink({ rttUs: 0 });
       if (options.idleCpu !== false && !stopped()) idleCpuPct = await idleCpu(proxy.host!, proxy.port!);
@@ -151,6 +159,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       ...(constant === undefined ? {} : { compensationUs: constant }),
       ...(uncalibratedRows ? { uncalibratedRows } : {}),
       ...(compensationTable ? { compensationTable } : {}),
+      ...(uncheckedCompensation ? { uncheckedCompensation } : {}),
       ...(interrupted ? { interrupted: true as const } : {}),
       verdict: interrupted ? `${INTERRUPTED} ${judged}` : judged,
     };
@@ -158,6 +167,11 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     pinger.close();
     await own?.stop();
   }
+}
+
+/** The points of `table` whose RTT has a row in `measuredWith` (rows measured with the table). */
+function checkedPoints(table: CompensationPoint[], measuredWith: CalibrateRow[]): CompensationPoint[] {
+  return table.filter((p) => measuredWith.some((r) => r.configuredRttUs === p.delayUs * 2));
 }
 
 /** The upstream TLS options as the pinger process takes them (JSON: PEM text). Files are checked here (ConfigError naming the flag). */

@@ -70,14 +70,18 @@ function range(r: CalibrateRow): string {
 
 /** Auto mode: what the first pass measured with no compensation, and the table taken from it. */
 function compensationLines(report: CalibrateReport): string[] {
-  if (!report.compensationTable || !report.uncalibratedRows) return [];
+  if (!report.uncalibratedRows) return [];
   const before = report.uncalibratedRows
     .filter((r) => r.configuredRttUs)
     .map((r) => `${r.label} ${orDash(r.addedP50Us, fmtUs)} us (${orDash(r.errorPct, fmtSignedPct)})`);
-  const table = report.compensationTable.map((p) => `${fmtUsLabel(p.delayUs)} -> ${fmtUs(p.compUs)} us`);
-  return [
-    `first pass, no compensation: added p50 ${before.join(', ')}.`,
-    `compensation table (one-way delay -> us taken off): ${table.join(', ')}; rows above were measured with it.`,
-    'use it: redis-rtt calibrate --json cal.json, then redis-rtt proxy --compensate cal.json ...',
-  ];
+  const points = (ps: Array<{ delayUs: number; compUs: number }>): string => ps.map((p) => `${fmtUsLabel(p.delayUs)} -> ${fmtUs(p.compUs)} us`).join(', ');
+  const lines = [`first pass, no compensation: added p50 ${before.join(', ')}.`];
+  if (report.compensationTable) {
+    lines.push(`compensation table (one-way delay -> us taken off): ${points(report.compensationTable)}; rows above were measured with it.`);
+  }
+  if (report.uncheckedCompensation) {
+    lines.push(`left out of the table, their rows not measured with it before Ctrl-C: ${points(report.uncheckedCompensation)}.`);
+  }
+  if (report.compensationTable) lines.push('use it: redis-rtt calibrate --json cal.json, then redis-rtt proxy --compensate cal.json ...');
+  return lines;
 }

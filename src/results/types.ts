@@ -198,5 +198,10 @@ export interface CalibrateReport {
    */
   uncalibratedRows?: CalibrateRow[];
   compensationTable?: Array<{ delayUs: number; compUs: number }>;
+  /**
+   * Interrupted in the second pass: the points the first pass derived whose rows were never
+   * measured with the table. They are not in `compensationTable` (absent when none was checked).
+   */
+  uncheckedCompensation?: Array<{ delayUs: number; compUs: number }>;
   verdict: string;
 }

@@ -116,6 +116,27 @@ describe('calibrate', () => {
     expect(renderCalibrateTable(report)).toContain('idle proxy CPU: not measured (interrupted).');
   });
 
+  it('with the signal aborted in the second pass: the table saved holds only the points measured with it', { timeout: 60_000 }, async () => {
+    const stop = new AbortController();
+    let second = false;
+    const report = await runCalibrate({
+      rttsUs: [0, 1000, 2000], samples: 100, rounds: 2, idleCpu: false, signal: stop.signal,
+      progress: (line) => {
+        if (line.includes('measuring again with it')) second = true;
+        else if (second && line.includes('added p50')) stop.abort();
+      },
+    });
+    expect(report.interrupted).toBe(true);
+    expect(report.uncalibratedRows!.map((r) => r.configuredRttUs)).toEqual([0, 1000, 2000]);
+    // The 1 ms row was measured with the table; the 2 ms one never was.
+    expect(report.rows.map((r) => r.label)).toEqual(['direct', 'proxy, no delay', '1ms']);
+    expect(report.compensationTable!.map((p) => p.delayUs)).toEqual([500]);
+    expect(report.uncheckedCompensation!.map((p) => p.delayUs)).toEqual([1000]);
+    const text = renderCalibrateTable(report);
+    expect(text).toMatch(/compensation table \(one-way delay -> us taken off\): 500us -> [\d.]+ us; rows above were measured with it\./);
+    expect(text).toMatch(/left out of the table, their rows not measured with it before Ctrl-C: 1ms -> [\d.]+ us\./);
+  });
+
   it('refuses a negative RTT before starting anything', async () => {
     await expect(runCalibrate({ rttsUs: [-5] })).rejects.toThrow(/--rtts/);
   });
