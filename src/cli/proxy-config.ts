@@ -28,6 +28,7 @@ import { KEY_MODES } from '../record/trace-format.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
 import { parseBytes } from '../units.js';
 import { keyPath, parseWith, wholeNumber } from '../validation/schema.js';
+import { parseJsonText } from '../validation/json-text.js';
 
 const RECORD_CONFIG = z
   .strictObject(
@@ -60,7 +61,7 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseJsonText(text);
   } catch (err) {
     throw new ConfigError('--config', path, `a JSON file: ${(err as Error).message}`);
   }

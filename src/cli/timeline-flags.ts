@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { parseJsonText } from '../validation/json-text.js';
 
 /** Flags for a link that moves over time (docs/link-over-time.md): a wave, a schedule file, a replayed series. */
 export function addTimelineFlags(cmd: Command): Command {
@@ -25,7 +26,7 @@ export function timelineFromFlags(f: TimelineFlagValues): { rttWave?: string; li
   if (f.linkSchedule !== undefined) {
     const text = readText(f.linkSchedule, '--link-schedule');
     try {
-      out.linkSchedule = JSON.parse(text);
+      out.linkSchedule = parseJsonText(text);
     } catch (err) {
       throw new ConfigError('--link-schedule', f.linkSchedule, `a JSON file (${(err as Error).message})`);
     }

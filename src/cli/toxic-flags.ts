@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { parseJsonText } from '../validation/json-text.js';
 import { TOXIC_TYPES } from '../toxics/registry.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import type { ToxicSpec } from '../toxics/types.js';
@@ -28,7 +29,7 @@ export function toxicsFromFlags(f: ToxicFlagValues): ToxicSpec[] {
   if (f.toxics !== undefined) {
     let list: unknown;
     try {
-      list = JSON.parse(readFileSync(f.toxics, 'utf8'));
+      list = parseJsonText(readFileSync(f.toxics, 'utf8'));
     } catch (err) {
       throw new ConfigError('--toxics', f.toxics, `a readable JSON file with an array of toxics (${(err as Error).message})`);
     }

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
+import { parseJsonText } from '../validation/json-text.js';
 import { HttpEndpoint } from '../http/endpoint.js';
 import { bindPolicy } from '../http/guard.js';
 import { Router } from '../http/router.js';
@@ -89,7 +90,7 @@ export async function readConfigFile(path: string): Promise<unknown> {
     throw new ConfigError('--config', path, `a readable file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   try {
-    return JSON.parse(text);
+    return parseJsonText(text);
   } catch (err) {
     throw new ConfigError('--config', path, `a JSON array of proxies (${(err as Error).message})`);
   }

@@ -1,0 +1,23 @@
+/**
+ * JSON a user wrote in a file (`--config`, `--toxics`, `--link-schedule`): a UTF-8 byte order mark
+ * at the start is skipped, as Windows editors write one; a syntax error says its line and column
+ * on every Node (Node 20's JSON.parse gives the character position only).
+ */
+export function parseJsonText(text: string): unknown {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  try {
+    return JSON.parse(body);
+  } catch (err) {
+    throw new SyntaxError(withLineColumn((err as Error).message, body));
+  }
+}
+
+/** `... at position 13` gains ` (line 3 column 3)`, unless the message already says it. */
+function withLineColumn(message: string, text: string): string {
+  const m = / at position (\d+)$/.exec(message);
+  if (m === null) return message;
+  const before = text.slice(0, Number(m[1]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${message} (line ${line} column ${column})`;
+}
