@@ -7,6 +7,7 @@ import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ControlServer } from '../proxy/control.js';
 import { startControl, type ControlPlan } from '../proxy/start-control.js';
 import { renderPrometheus } from '../stats/prometheus.js';
+import { toxicFamily } from '../toxics/metrics.js';
 import type { ConnectionInfo, LatencySummary } from '../stats/types.js';
 import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
 import { clientZoneViews, clusterConnections, clusterStats, mergedCommandLatency } from './cluster-proxy-stats.js';
@@ -45,9 +46,13 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
       {
         stats: () => this.stats(),
         commandLatencyUs: () => this.commandLatencyUs(),
-        metrics: () => renderPrometheus(this.stats()),
+        metrics: () => {
+          const s = this.stats();
+          return renderPrometheus(s, [toxicFamily(s.toxics ?? [])]);
+        },
         reset: () => this.resetStats(),
         connections: () => this.connections(),
+        toxics: this.toxicControl(),
         // PUT /link?node=SELECTOR answers with every node's link, not only the first's; the
         // warnings are the chosen nodes' (a listener per client zone: one per node).
         setLink: (u, node) => {

@@ -2,13 +2,15 @@ import { addLossCounters, newLossCounters } from '../link/loss-model.js';
 import type { LinkSettings } from '../link/types.js';
 import { addCounters, newCounters } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from '../stats/types.js';
+import type { ToxicCount } from '../toxics/toxic-set.js';
 import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
 
 /**
  * Totals over the nodes' snapshots. Counters and command counts add up exactly; a command's
  * latency percentiles cannot be merged from summaries, so the merged entry carries those of the
  * node that served it most (each node's block has its own, exact). The loss model's counts add up
- * too, present when any node's are.
+ * too, present when any node's are; so do toxic applications, by toxic name (every node has the
+ * same toxics).
  */
 export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettings): StatsSnapshot {
   const totals = newCounters();
@@ -18,9 +20,15 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
   let total = 0;
   let tls: TlsCounters | undefined;
   let loss: StatsSnapshot['loss'];
+  const toxics = new Map<string, ToxicCount>();
   for (const s of parts) {
     addCounters(totals, s.totals);
     if (s.tls) tls = addTlsCounters(tls ?? newTlsCounters(), s.tls);
+    for (const t of s.toxics ?? []) {
+      const into = toxics.get(t.name);
+      if (into) into.applications += t.applications;
+      else toxics.set(t.name, { ...t });
+    }
     if (s.loss) {
       loss ??= { up: newLossCounters(), down: newLossCounters() };
       addLossCounters(loss.up, s.loss.up);
@@ -44,5 +52,6 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
       }
     }
   }
-  return { totals, commands, connections: { active, total }, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}) };
+  const toxicCounts = toxics.size > 0 ? { toxics: [...toxics.values()] } : {};
+  return { totals, commands, connections: { active, total }, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}), ...toxicCounts };
 }

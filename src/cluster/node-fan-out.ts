@@ -1,5 +1,6 @@
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { StageFactory } from '../stage/types.js';
+import type { ToxicControl, ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import type { ClientZones } from './client-zones.js';
 import type { NodeStarter } from './node-starter.js';
@@ -32,17 +33,47 @@ export class NodeFanOut {
     return this.first.listStages();
   }
 
-  // Toxics go on every node known now (a node first seen later starts without them).
+  // Toxics go on every node known now, and on a node first seen later (the starter keeps the list).
+  // The seed's set goes first: a toxic it refuses (bad attributes, a name in use) reaches no node.
   addToxic(t: unknown): ToxicSpec {
-    return this.zones.list().map((n) => n.proxy.addToxic(t))[0]!;
+    const [first, ...rest] = this.zones.list();
+    const added = first!.proxy.addToxic(t);
+    for (const n of rest) n.proxy.addToxic(added);
+    this.starter.setToxics(this.toxics());
+    return added;
   }
   updateToxic(name: string, change: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
-    return this.zones.list().map((n) => n.proxy.updateToxic(name, change))[0];
+    const [first, ...rest] = this.zones.list();
+    const updated = first!.proxy.updateToxic(name, change);
+    if (updated) for (const n of rest) n.proxy.updateToxic(name, change);
+    this.starter.setToxics(this.toxics());
+    return updated;
   }
   removeToxic(name: string): boolean {
-    return this.zones.list().map((n) => n.proxy.removeToxic(name)).some(Boolean);
+    const removed = this.zones.list().map((n) => n.proxy.removeToxic(name)).some(Boolean);
+    this.starter.setToxics(this.toxics());
+    return removed;
   }
   toxics(): ToxicSpec[] {
     return this.first.toxics();
+  }
+
+  /** The control endpoint's /toxics over every node: what it applies to, and its counts summed over the nodes. */
+  protected toxicControl(): ToxicControl {
+    return {
+      add: (t) => this.addToxic(t),
+      update: (name, change) => this.updateToxic(name, change),
+      remove: (name) => this.removeToxic(name),
+      get: (name) => this.toxics().find((t) => t.name === name),
+      list: () => this.toxics(),
+      counts: () => this.toxicCounts(),
+    };
+  }
+
+  /** Each toxic's applications summed over the nodes, in the seed's order. */
+  protected toxicCounts(): ToxicCount[] {
+    const sum = new Map(this.toxics().map((t) => [t.name, { name: t.name, type: t.type, stream: t.stream, applications: 0 }]));
+    for (const n of this.zones.list()) for (const c of n.proxy.stats().toxics ?? []) if (sum.has(c.name)) sum.get(c.name)!.applications += c.applications;
+    return [...sum.values()];
   }
 }

@@ -32,12 +32,15 @@ export class NodeStarter {
   /** Stages added on the handle: a node opened later starts with them too. */
   private userStages: StageFactory[];
   private compensationUs: Compensation | undefined;
+  /** The toxics every node has now (--toxic, then the handle's changes): a node opened later starts with them. */
+  private toxics: readonly unknown[];
   private upstreamTlsWarned = false;
   private warmedUp = false;
 
   constructor(private readonly o: NodeStarterOptions) {
     this.userStages = [...(o.options.stages ?? [])];
     this.compensationUs = o.options.compensationUs;
+    this.toxics = o.options.toxics ?? [];
   }
 
   async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory | undefined): Promise<RedisRttProxy> {
@@ -65,6 +68,7 @@ export class NodeStarter {
         onLinkChange: onNodeLink ? (l) => onNodeLink(at, l) : options.onLinkChange,
         log: (line) => this.o.log(`node ${a.host}:${a.port}: ${line}`),
         stages: rewrite ? [rewrite, ...this.userStages] : this.userStages,
+        toxics: this.toxics,
       },
       { upstreamTlsWarned: warned },
     );
@@ -76,6 +80,11 @@ export class NodeStarter {
 
   addStage(stage: StageFactory): void {
     this.userStages.push(stage);
+  }
+
+  /** The toxics after a change on the handle (every node's are the same). */
+  setToxics(toxics: readonly unknown[]): void {
+    this.toxics = toxics;
   }
 
   removeStage(name: string): void {

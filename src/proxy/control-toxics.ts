@@ -1,9 +1,9 @@
 import { HttpError, readJson, readJsonObject, sendEmpty, sendJson } from '../http/json.js';
 import { requiredQueryParam, type Handler, type Route } from '../http/router.js';
-import type { ToxicSet } from '../toxics/toxic-set.js';
+import type { ToxicControl } from '../toxics/toxic-set.js';
 
 /** Toxics on the control endpoint: the JSON toxiproxy's API takes, statuses as in `redis-rtt server`. */
-export function toxicRoutes(toxics: ToxicSet, limitBytes: number): Route[] {
+export function toxicRoutes(toxics: ToxicControl, limitBytes: number): Route[] {
   const found = <T>(t: T | undefined, name: string): T => {
     if (t === undefined) throw new HttpError(404, `no toxic named ${name}`);
     return t;

@@ -5,7 +5,7 @@ import { BodyError, HttpError, readJsonObject, sendJson } from '../http/json.js'
 import { Router, type Route } from '../http/router.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
-import { ToxicExistsError, type ToxicSet } from '../toxics/toxic-set.js';
+import { ToxicExistsError, type ToxicControl } from '../toxics/toxic-set.js';
 import { toxicRoutes } from './control-toxics.js';
 import type { Endpoint } from '../endpoint.js';
 import { LINK_UPDATE } from '../link/settings.js';
@@ -24,8 +24,8 @@ export interface ControlHandlers {
   setLink(update: LinkUpdate & { preset?: string }, node?: string): LinkReply;
   reset(): void;
   connections(): ConnectionInfo[];
-  /** The proxy's toxics (GET/POST /toxics, PATCH/DELETE /toxics/{name}, toxiproxy's JSON). */
-  toxics?: ToxicSet;
+  /** The proxy's toxics (GET/POST /toxics, PATCH/DELETE /toxics/{name}, toxiproxy's JSON); a cluster's go on every node. */
+  toxics?: ToxicControl;
 }
 
 /**

@@ -21,6 +21,9 @@ export class ToxicExistsError extends ConfigError {
   }
 }
 
+/** What the control endpoint's /toxics routes use: one proxy's ToxicSet, or a cluster's fan-out over its nodes' sets. */
+export type ToxicControl = Pick<ToxicSet, 'add' | 'update' | 'remove' | 'get' | 'list' | 'counts'>;
+
 /**
  * The toxics of one proxy, in order, and the stage host they run on while there is one (a server
  * proxy keeps its toxics while disabled and attaches them again when enabled).
