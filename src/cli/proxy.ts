@@ -240,6 +240,20 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const wakeNote = wakeKindNote(process.platform, sharedScheduler().wakeKindInUse);
   if (wakeNote) log(wakeNote);
   collectStartupGarbage();
+  // Before the listening line: a script that signals as soon as it reads the line gets the clean
+  // close (summary, trace, --stats-json), not Node's default exit by the signal.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      process.stderr.write(`redis-rtt: ${signal}, closing\n`);
+      resolve();
+    };
+    const onInt = (): void => stop('SIGINT');
+    const onTerm = (): void => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
   process.stdout.write(
     JSON.stringify({
       event: 'listening',
@@ -267,18 +281,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
     if (r && 'notRedis' in r && flags.compensate !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });
-  await new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      process.stderr.write(`redis-rtt: ${signal}, closing\n`);
-      resolve();
-    };
-    const onInt = (): void => stop('SIGINT');
-    const onTerm = (): void => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
+  await stopped;
   const snapshot = proxy.stats();
   await proxy.close();
   process.stderr.write(renderSummary(snapshot));
