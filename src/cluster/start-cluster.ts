@@ -1,6 +1,7 @@
 import type tls from 'node:tls';
 import { formatEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
+import { partitionRequestOf } from '../link/partition.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { ClusterProxy } from './cluster-proxy.js';
 import { clusterSettings } from './cluster-settings.js';
@@ -9,6 +10,7 @@ import { discoverCluster, type Discovery } from './discover.js';
 import { ClientZones } from './client-zones.js';
 import { NodeSet } from './node-set.js';
 import { NodeStarter, type StartNodeProxy } from './node-starter.js';
+import { OpenFailures } from './open-failures.js';
 import type { ClusterProxyOptions } from './options.js';
 import { RewriteCounts } from './rewrite-counts.js';
 import { rewriteStage } from './rewrite-stage.js';
@@ -28,6 +30,7 @@ export async function startClusterProxy(
 ): Promise<ClusterProxy> {
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
   const s = clusterSettings(options, log);
+  checkStartPartition(options);
   const found = known ?? (await discover(options, s.upstream, secure));
   if (!found.enabled) throw new ConfigError('--cluster', 'on', `auto or off: ${formatEndpoint({ kind: 'tcp', ...s.upstream })} is not a cluster node (INFO cluster says cluster_enabled:0)`);
   const seed = found.nodes.find((n) => n.myself);
@@ -38,6 +41,7 @@ export async function startClusterProxy(
   const counts = new RewriteCounts(log);
   const starter = new NodeStarter({ options, startNodeProxy, listenHost: s.listen.host, announceHost: s.announceHost, listenTls: listenTls.listen, log });
   const auth = { user: options.upstreamUser, password: options.upstreamPassword };
+  const openFailures = new OpenFailures(log);
   // Each client zone's set rewrites to its own listeners: its stages look nodes up in it alone.
   const zoneSet = (zone: number): NodeSet => {
     const nodes: NodeSet = new NodeSet({
@@ -58,9 +62,13 @@ export async function startClusterProxy(
           directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
           onRewrite: (k) => counts.rewritten(k),
           onUnparsed: (k, why) => counts.unparsedReply(k, why),
-          onOpenFailed: (list, err) => log(`could not open a listener for ${list.map((x) => `${x.host}:${x.port}`).join(', ')}: ${String(err)}; the reply named it by its real address`),
+          onOpenFailed: (list, err) => openFailures.failed(list, err),
         }),
-      startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
+      startNodeProxy: async (a, port, link, stage) => {
+        const proxy = await starter.start(a, port, link, stage);
+        openFailures.opened(a);
+        return proxy;
+      },
     });
     return nodes;
   };
@@ -75,6 +83,7 @@ export async function startClusterProxy(
     // Zone 1's seed on --listen's port.
     for (const z of zones.zones) await z.nodes.open([{ host: seed.host, port: seed.port }], z.zone === 1 ? s.listen.port : undefined);
     await zones.setTopology(found.nodes);
+    startPartition(options, zones);
     await proxy.startControl(s.control, log);
   } catch (err) {
     await proxy.close();
@@ -82,6 +91,28 @@ export async function startClusterProxy(
   }
   refresh.start();
   return proxy;
+}
+
+/**
+ * `link.partition` asked for at start cuts every node's link now, as the single-node start does
+ * (cluster and Sentinel mode):
+ * the nodes' proxies are given link settings only, which carry no partition. On each node's proxy,
+ * not through the cluster's setLink, which would rename every node's link "PUT /link".
+ */
+export function startPartition(options: Pick<ProxyOptions, 'link'>, zones: ClientZones): void {
+  const { partition, then } = options.link ?? {};
+  if (partition === undefined) return;
+  for (const n of zones.list()) n.proxy.setLink({ partition, ...(then !== undefined ? { then } : {}) });
+}
+
+/** Refuses a bad `link.partition` or `link.then` before anything starts, naming the key as the single-node start does. */
+export function checkStartPartition(options: Pick<ProxyOptions, 'link'>): void {
+  try {
+    partitionRequestOf(options.link ?? {});
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`link.${err.flag}`, err.value, err.accepts);
+    throw err;
+  }
 }
 
 async function discover(

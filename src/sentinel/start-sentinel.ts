@@ -3,6 +3,7 @@ import { certificateError, clusterListenTls, discoveryTls } from '../cluster/clu
 import { ClientZones } from '../cluster/client-zones.js';
 import { NodeSet } from '../cluster/node-set.js';
 import { NodeStarter } from '../cluster/node-starter.js';
+import { checkStartPartition, startPartition } from '../cluster/start-cluster.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
 import { ConfigError } from '../errors.js';
@@ -29,6 +30,7 @@ const list = (addresses: readonly RealAddress[]): string => addresses.map((a) =>
 export async function startSentinelProxy(options: SentinelProxyOptions): Promise<RedisRttSentinelProxy> {
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
   const sentinel = sentinelSettings(options);
+  checkStartPartition(options);
   // The node proxies are single-node proxies whose upstream each starter call sets.
   const base: ProxyOptions = { ...options, upstream: nodeKey(sentinel.addresses[0]!.host, sentinel.addresses[0]!.port), cluster: 'off' };
   const s = clusterSettings(base, log);
@@ -87,6 +89,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     await topology.openSentinels(sentinel.addresses.slice(1));
     await topology.apply(first);
     await refresh.refresh();
+    startPartition(options, sets);
     await proxy.startControl(s.control, log);
   } catch (err) {
     await proxy.close();
