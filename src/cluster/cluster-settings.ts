@@ -43,6 +43,9 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
           same: parseLinkSpec(options.sameZoneLink ?? DEFAULT_CLUSTER.sameZoneLink, '--same-zone-link'),
           cross: parseLinkSpec(options.crossZoneLink ?? DEFAULT_CLUSTER.crossZoneLink, '--cross-zone-link'),
         };
+  if (zoneLinks && baseLinkGiven(options.link)) {
+    log(`the link given (--rtt, --preset, ...) is not used with --zones: each node takes --same-zone-link (${zoneLinks.same.name}) or --cross-zone-link (${zoneLinks.cross.name}), or a --node-link`);
+  }
   const listenPorts = options.listenPorts === undefined ? undefined : parsePortRange(options.listenPorts);
   return {
     upstream,
@@ -56,4 +59,9 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
     listenPorts,
     topologyRefreshMs: options.topologyRefreshMs ?? DEFAULT_CLUSTER.topologyRefreshMs,
   };
+}
+
+/** A base link that says something: the CLI always passes jitterUs 0 and a jitterDist, which change nothing alone. */
+function baseLinkGiven(link: ProxyOptions['link']): boolean {
+  return Object.entries(link ?? {}).some(([key, value]) => value !== undefined && key !== 'jitterDist' && !(key === 'jitterUs' && value === 0));
 }

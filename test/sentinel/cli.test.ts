@@ -118,6 +118,26 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       expect(r.stderr).toMatch(message);
     }
   }, 60_000);
+  it('--rtt with --zones says at start that it is not used: every node has its zone link', async () => {
+    const args = ['--sentinel', setup.sentinelAddresses.join(','), '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--compensate', '0'];
+    const p = await startCliProxy([...args, '--zones', '3', '--rtt', '20ms', '--cross-zone-link', 'rtt=3ms']);
+    try {
+      const nodes = (p.line as unknown as { nodes: NodeLine[] }).nodes;
+      expect(new Set(nodes.map((n) => n.link))).toEqual(new Set(['same-az', 'rtt=3ms']));
+      expect(p.stderr()).toContain('the link given (--rtt, --preset, ...) is not used with --zones: each node takes --same-zone-link (same-az) or --cross-zone-link (rtt=3ms)');
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+    // Without --zones the same --rtt is every node's link, and nothing is said.
+    const plain = await startCliProxy([...args, '--rtt', '20ms']);
+    try {
+      expect(new Set((plain.line as unknown as { nodes: NodeLine[] }).nodes.map((n) => n.link))).toEqual(new Set(['link']));
+      expect(plain.stderr()).not.toContain('is not used with --zones');
+    } finally {
+      expect((await plain.stop('SIGINT')).code).toBe(0);
+    }
+  }, 40_000);
+
   it('--print-config shows the sentinel password from REDIS_RTT_SENTINEL_PASSWORD as "(redacted)", as the other secrets', async () => {
     process.env.REDIS_RTT_SENTINEL_PASSWORD = 'pr1nt-s3cret';
     try {
