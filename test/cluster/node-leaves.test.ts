@@ -101,6 +101,14 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
     const calls = await clusterNodesCalls(seedPort);
     await vi.waitFor(async () => expect(await clusterNodesCalls(seedPort)).toBeGreaterThanOrEqual(calls + 10), { timeout: 10_000, interval: 50 });
     expect(failures()).toHaveLength(1);
+    // Each reply that names it tries again for a listener: said once, not per reply.
+    for (let i = 0; i < 3; i++) {
+      const [nodesText] = await rawCommands({ kind: 'tcp', host: p.host!, port: p.port! }, [['CLUSTER', 'NODES']]);
+      expect(nodesText?.text).toContain(` 127.0.0.1:${extraPort}@`);
+    }
+    expect(lines.filter((l) => l.startsWith('could not open a listener'))).toEqual([
+      `could not open a listener for 127.0.0.1:${extraPort}: --listen-ports ${base}-${base + 4}: no free port left for node 127.0.0.1:${extraPort}; replies name it by its real address until it has one`,
+    ]);
 
     // Traffic on a replica's listener, then the replica leaves the cluster.
     const leaving = p.nodes().find((n) => n.role === 'replica')!;

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { OpenFailures } from '../../src/cluster/open-failures.js';
+import { NetworkError } from '../../src/errors.js';
+
+const at = (port: number) => ({ host: '127.0.0.1', port });
+const full = new NetworkError('--listen-ports 9001-9005: no free port left', 'EADDRINUSE');
+
+describe('a node that cannot get a listener, named by reply after reply', () => {
+  it('is said once until it has a listener, then once again if it loses the race for a port again', () => {
+    const lines: string[] = [];
+    const f = new OpenFailures((l) => lines.push(l));
+    for (let i = 0; i < 5; i++) f.failed([at(7006)], full);
+    f.failed([at(7006), at(7007)], full);
+    expect(lines).toEqual([
+      'could not open a listener for 127.0.0.1:7006: --listen-ports 9001-9005: no free port left; replies name it by its real address until it has one',
+      'could not open a listener for 127.0.0.1:7007: --listen-ports 9001-9005: no free port left; replies name it by its real address until it has one',
+    ]);
+    f.opened(at(7006));
+    f.failed([at(7006), at(7007)], full);
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toMatch(/^could not open a listener for 127\.0\.0\.1:7006: /);
+  });
+});
