@@ -10,6 +10,8 @@ const MAX_DELAY_US = 3_600_000_000;
 const MIN_MSS_BYTES = 536;
 const MAX_MSS_BYTES = 65_535;
 const MAX_BURST_SEGMENTS = 1_000_000;
+/** One message for a burst that is no number and one out of range: `--loss-burst x` and `-2` read as `0.5` does. */
+const BURST_ACCEPTS = `a mean burst length from 1 to ${MAX_BURST_SEGMENTS} segments, or 0 for independent losses`;
 
 const delayUs = (what: string) =>
   z
@@ -35,8 +37,8 @@ const LINK_UPDATE_SHAPE = {
   lossUp: LOSS_FRACTION.describe('Segment loss client -> Redis, in [0, 1).').optional(),
   lossDown: LOSS_FRACTION.describe('Segment loss Redis -> client, in [0, 1).').optional(),
   lossBurst: z
-    .number({ error: 'a mean burst length of at least 1 segment, or 0 for independent losses' })
-    .refine((n) => n === 0 || (n >= 1 && n <= MAX_BURST_SEGMENTS), { error: `a mean burst length from 1 to ${MAX_BURST_SEGMENTS} segments, or 0 for independent losses` })
+    .number({ error: BURST_ACCEPTS })
+    .refine((n) => n === 0 || (n >= 1 && n <= MAX_BURST_SEGMENTS), { error: BURST_ACCEPTS })
     .describe('Mean length of a run of lost segments (0 = independent losses).')
     .optional(),
   mssBytes: wholeNumber(MIN_MSS_BYTES, MAX_MSS_BYTES).describe('Segment size the loss model cuts chunks into, bytes.').optional(),

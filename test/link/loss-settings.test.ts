@@ -18,6 +18,10 @@ describe('loss settings: the spellings accepted, and what is refused', () => {
     expect(linkFromFlags({ loss: '1%', lossDown: '2%', lossBurst: '3', mss: '536' }).update).toEqual({ loss: 0.01, lossDown: 0.02, lossBurst: 3, mssBytes: 536 });
     expect(() => linkFromFlags({ lossUp: '1.5' })).toThrow(/^--loss-up: /);
     expect(() => linkFromFlags({ lossBurst: '0.5' })).toThrow(/^--loss-burst: invalid value "0.5"; expected a mean burst length from 1/);
+    // Not a number, or negative: the same message as out of range.
+    for (const bad of ['x', '-2']) {
+      expect(() => linkFromFlags({ lossBurst: bad })).toThrow(`--loss-burst: invalid value "${bad}"; expected a mean burst length from 1 to 1000000 segments, or 0 for independent losses`);
+    }
     expect(() => linkFromFlags({ mss: '100' })).toThrow(/^--mss: invalid value "100"; expected a whole number from 536 to 65535$/);
   });
 
