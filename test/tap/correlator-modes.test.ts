@@ -312,6 +312,56 @@ describe('correlator: MULTI/EXEC', () => {
   });
 });
 
+describe('correlator: mode changes queued in MULTI, at EXEC', () => {
+  it('SUBSCRIBE a b: the confirmation after EXEC\'s array answers the EXEC, which stays outstanding until it', () => {
+    const w = new Wire();
+    w.send(['MULTI'], 0);
+    w.send(['SUBSCRIBE', 'a', 'b'], 0);
+    w.send(['EXEC'], 0);
+    w.sent(1000);
+    for (const spec of [ok, queued]) w.reply(spec, 2000);
+    w.reply({ ...arr('', 1), head: undefined, bytes: 40 }, 3000); // *1, holding a's confirmation
+    w.delivered(4000);
+    expect(w.c.outstanding).toBe(1);
+    expect(w.c.replyModes.mode).toBe('subscribed');
+    w.reply(arr('subscribe', 3, 2), 5000); // b's, after the array
+    w.delivered(6000);
+    expect(w.c.outstanding).toBe(0);
+    w.reply(arr('message', 3), 7000);
+    w.roundTrip(['UNSUBSCRIBE'], arr('unsubscribe', 3, 1), 10_000);
+    w.reply(arr('unsubscribe', 3, 0), 10_002);
+    w.delivered(10_003);
+    expect(w.c.replyModes.mode).toBe('normal');
+    expect(w.c.counters).toMatchObject({ commands: 4, replies: 6, pushes: 1, roundTrips: 2 });
+    expect(w.commands.entry('EXEC', false).stats().clientUs.max).toBe(6); // arrival -> last frame delivered
+  });
+
+  it('HELLO 3 sets the protocol when EXEC\'s array comes, not when it is queued; an EXECABORT changes nothing', () => {
+    const w = new Wire();
+    w.roundTrip(['MULTI'], ok, 0);
+    w.roundTrip(['HELLO', '3'], queued, 10);
+    expect(w.c.replyModes.protocol).toBe(2);
+    w.roundTrip(['EXEC'], { ...arr('', 1), head: undefined }, 20);
+    expect(w.c.replyModes.protocol).toBe(3);
+    w.roundTrip(['MULTI'], ok, 30);
+    w.roundTrip(['HELLO', '2'], queued, 40);
+    w.roundTrip(['NOPE'], err('ERR'), 50);
+    w.roundTrip(['EXEC'], err('EXECABORT'), 60);
+    expect(w.c.replyModes.protocol).toBe(3);
+    expect(w.c.desynced).toBe(false);
+  });
+
+  it('CLIENT REPLY queued in MULTI cannot be followed: EXEC stops the matching, commands are still counted', () => {
+    const w = new Wire();
+    w.roundTrip(['MULTI'], ok, 0);
+    w.roundTrip(['CLIENT', 'REPLY', 'SKIP'], queued, 10);
+    w.send(['EXEC'], 20);
+    expect(w.c.desynced).toBe(true);
+    w.send(['PING'], 30);
+    expect(w.c.counters.commands).toBe(4);
+  });
+});
+
 describe('correlator: blocking commands', () => {
   it('keeps blocking latency apart and spots XREAD/XREADGROUP BLOCK', () => {
     const w = new Wire();
