@@ -60,7 +60,6 @@ export class RequestModes {
     return q;
   }
 
-
   /** Redis read an empty request (FrameSink.empty): it ends a CLIENT REPLY SKIP as a command does. */
   empty(): void {
     this.skipNext = false;
