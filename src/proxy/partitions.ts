@@ -5,6 +5,7 @@
  * longer than Linux retransmits); the others resend on their own timers (partition.ts).
  */
 import { ConfigError } from '../errors.js';
+import { fmtUsSetting } from '../format.js';
 import type { LinkState } from '../link/link-state.js';
 import type { PartitionRequest, PartitionWindow } from '../link/partition.js';
 import type { PartitionReport } from '../link/timeline-report.js';
@@ -25,11 +26,13 @@ export class Partitions {
 
   /** Refuses (ConfigError naming `partition`) what could not start now, before anything changes. */
   check(request: PartitionRequest, closed: boolean): void {
-    if (closed) throw new ConfigError('partition', `${request.durationUs} us`, 'a proxy that is running (this one is closed)');
+    // The value as a flag spells it ("1s"), not in microseconds.
+    const asked = fmtUsSetting(request.durationUs);
+    if (closed) throw new ConfigError('partition', asked, 'a proxy that is running (this one is closed)');
     const running = this.running();
     if (running) {
       const leftMs = Math.ceil((running.endNs - this.scheduler.clock.nowNs()) / 1e6);
-      throw new ConfigError('partition', `${request.durationUs} us`, `no partition while one runs (it heals in ${leftMs} ms)`);
+      throw new ConfigError('partition', asked, `no partition while one runs (it heals in ${leftMs} ms)`);
     }
   }
 
