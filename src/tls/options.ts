@@ -16,7 +16,7 @@ export type TlsVersion = (typeof TLS_VERSIONS)[number];
 const file = (what: string) => z.string({ error: 'a file path' }).min(1).describe(what).optional();
 
 /** TLS towards Redis (`--upstream-tls`): the shape; the files are read and checked by loadUpstreamTls. */
-export const UPSTREAM_TLS = z.object(
+export const UPSTREAM_TLS = z.strictObject(
   {
     ca: file("CA certificate(s) (PEM file) to verify Redis with. Default: Node's bundled roots."),
     servername: z.string({ error: 'a DNS name' }).describe('Name to verify and send as SNI. Default: the upstream host (SNI only when it is a name).').optional(),
@@ -24,12 +24,12 @@ export const UPSTREAM_TLS = z.object(
     key: file('Private key (PEM file) of cert.'),
     insecure: z.boolean({ error: 'true or false' }).describe('Skip certificate verification (logged as a warning at start).').optional(),
   },
-  { error: 'true, or an object of ca, servername, cert, key, insecure' },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'a key of upstreamTls: ca, servername, cert, key, insecure' : 'true, or an object of ca, servername, cert, key, insecure') },
 );
 export type UpstreamTlsOptions = z.input<typeof UPSTREAM_TLS>;
 
 /** TLS towards clients (`--listen-tls`): the shape; the files are read and checked by loadListenTls. */
-export const LISTEN_TLS = z.object(
+export const LISTEN_TLS = z.strictObject(
   {
     cert: file('Server certificate (PEM file), with key. Default: a throwaway pair made at start (its CA path in `tlsCaFile`).'),
     key: file('Private key (PEM file) of cert.'),
@@ -39,7 +39,7 @@ export const LISTEN_TLS = z.object(
       .describe("Highest TLS version offered, e.g. 'TLSv1.2' to measure a 1.2 handshake. Default: 'TLSv1.3'.")
       .optional(),
   },
-  { error: 'true, or an object of cert, key, ca, maxVersion' },
+  { error: (issue) => (issue.code === 'unrecognized_keys' ? 'a key of listenTls: cert, key, ca, maxVersion' : 'true, or an object of cert, key, ca, maxVersion') },
 );
 export type ListenTlsOptions = z.input<typeof LISTEN_TLS>;
 

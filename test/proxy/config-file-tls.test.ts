@@ -1,6 +1,7 @@
 /**
  * A config file's upstreamTls and listenTls: their files are read with the file (a bad one exits 2
- * naming the file and its key, not a flag the user never typed), and the TLS flags merge with them
+ * naming the file and its key, not a flag the user never typed), a misspelled key is refused as the
+ * link's is, and the TLS flags merge with them
  * key by key (`--upstream-ca` over `"upstreamTls": true` keeps TLS on and adds the CA).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeProxyConfig, readProxyConfig } from '../../src/cli/proxy-config.js';
+import { startProxy } from '../../src/cluster/start-proxy.js';
 import { ConfigError } from '../../src/errors.js';
 import { generateTlsFiles } from '../../src/redis/tls-certs.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
@@ -42,6 +44,22 @@ describe('a config file names its own key for a bad TLS file', () => {
     // Good files pass.
     const good = file({ upstreamTls: { ca: pem.caFile }, listenTls: { cert: pem.certFile, key: pem.keyFile, ca: pem.caFile } });
     expect(await refusal(good)).toBeUndefined();
+  });
+
+  it('a misspelled TLS key is refused, not dropped (the CA unused, TLS 1.3 offered where 1.2 was asked)', async () => {
+    for (const [tls, key] of [
+      [{ upstreamTls: { CA: pem.caFile } }, 'upstreamTls.CA'],
+      [{ listenTls: { maxversion: 'TLSv1.2' } }, 'listenTls.maxversion'],
+    ] as const) {
+      const path = file({ upstream: '127.0.0.1:6379', ...tls });
+      const e = await refusal(path);
+      expect(e?.flag).toBe(`${path}: ${key}`);
+      expect(e?.accepts).toMatch(/^a key of (upstreamTls|listenTls): /);
+    }
+    // The library's options are the same schema.
+    await expect(startProxy({ upstream: '127.0.0.1:6379', listenTls: { maxversion: 'TLSv1.2' } as never, log: () => undefined })).rejects.toThrow(
+      /^listenTls\.maxversion: invalid value "TLSv1\.2"; expected a key of listenTls: cert, key, ca, maxVersion$/,
+    );
   });
 
   it('exits 2 with that key, also with --print-config, and says no flag', async () => {
