@@ -47,8 +47,8 @@ export function registerServer(program: Command): void {
       const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
       const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });
       collectStartupGarbage();
-      process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
-      await new Promise<void>((resolve) => {
+      // Before the listening line: a script that signals as soon as it reads the line gets the clean close.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (signal: string): void => {
           process.off('SIGINT', onInt);
           process.off('SIGTERM', onTerm);
@@ -60,6 +60,8 @@ export function registerServer(program: Command): void {
         process.on('SIGINT', onInt);
         process.on('SIGTERM', onTerm);
       });
+      process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
+      await stopped;
       await server.close();
     });
 }
