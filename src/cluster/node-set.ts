@@ -176,8 +176,12 @@ export class NodeSet {
    */
   setLink(update: LinkUpdate & { preset?: string }, selector: string | undefined): ClusterNode[] {
     const chosen = this.list().filter((n) => selector === undefined || selects(selector, n));
+    // A partition alone changes no setting: the nodes keep their link's name, and no rule is kept
+    // (a node that takes the role later is not cut: a partition happens once, now).
+    const settings = Object.keys(update).some((k) => k !== 'partition' && k !== 'then');
     for (const node of chosen) {
       const next = node.proxy.setLink(update);
+      if (!settings) continue;
       node.linkName = 'PUT /link';
       this.applied.set(node, JSON.stringify(next));
       const rule: NodeLinkRule = { selector: selector ?? nodeKey(node.host, node.port), link: { name: 'PUT /link', direct: false, update: next, rttUs: next.upUs + next.downUs } };

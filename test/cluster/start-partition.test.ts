@@ -28,6 +28,23 @@ describe('link.partition at start in cluster and Sentinel mode', () => {
     for (const n of proxy.nodes()) expect(n.link).toBe('link');
   }, 60_000);
 
+  it('cluster: PUT /link?node= with a partition alone cuts those nodes and leaves every node\'s link name as it was', async () => {
+    const p = (await startProxy({ ...base, upstream: cluster.address, link: { rttUs: 1000 }, control: '127.0.0.1:0' })) as RedisRttClusterProxy;
+    try {
+      const seed = p.nodes()[0]!;
+      const res = await fetch(`http://${p.controlAddress}/link?node=${seed.upstream}`, { method: 'PUT', body: JSON.stringify({ partition: '10s' }) });
+      expect(res.status).toBe(200);
+      for (const n of p.stats().cluster.nodes) {
+        expect(n.link).toBe('link');
+        expect(n.linkSettings.upUs + n.linkSettings.downUs).toBe(1000);
+        if (n.upstream === seed.upstream) expect(n.partition?.active).toBe(true);
+        else expect(n.partition).toBeUndefined();
+      }
+    } finally {
+      await p.close();
+    }
+  }, 60_000);
+
   it('Sentinel: startSentinelProxy({ link: { partition } }) cuts every sentinel\'s and node\'s link from the start', async () => {
     const setup = await startPrivateSentinel({ replicas: 1, sentinels: 1 });
     try {
