@@ -38,7 +38,10 @@ const RECORD_CONFIG = z
       keys: z.enum(KEY_MODES as [string, ...string[]], { error: KEY_MODES.join(' | ') }).describe('`--record-keys`. Default none.').optional(),
       overwrite: z.boolean({ error: 'true or false' }).describe('Replace an existing trace file (`--record-overwrite`).').optional(),
     },
-    { error: 'an object like {"file": "trace.jsonl"}' },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys' ? 'a key of record: file, maxBytes, keys, overwrite' : 'an object like {"file": "trace.jsonl"}',
+    },
   )
   .describe('Record a trace of every command (docs/record-analyze.md).');
 

@@ -87,6 +87,11 @@ describe('mergeProxyConfig', () => {
     }
     const badRecord = file({ record: { file: 't', keys: 'plain' } });
     expect(await refusal(badRecord)).toBe(`${badRecord}: record.keys`);
+    // A misspelled record key is named as one, not as a record that is no object.
+    const misspelledRecord = file({ record: { file: 't', maxbytes: 5000 } });
+    await expect(readProxyConfig(misspelledRecord)).rejects.toThrow(
+      `${misspelledRecord}: record.maxbytes: invalid value 5000; expected a key of record: file, maxBytes, keys, overwrite`,
+    );
     expect(await refusal(join(dir, 'none.json'))).toBe('--config');
   });
 });
