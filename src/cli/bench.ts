@@ -208,6 +208,8 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
     n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,
     repeat: given('repeat') ? parsePositiveInt(flags.repeat, '--repeat', 10_000) : undefined,
     signal: sigint.signal,
+    keyPrefix: flags.keyPrefix,
+    allowNonempty: flags.allowNonempty === true,
     log: (line: string) => void process.stderr.write(`redis-rtt: ${line}\n`),
   };
   try {

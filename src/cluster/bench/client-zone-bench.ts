@@ -1,6 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
 import type { ClientZoneView, RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
+import { ClusterBenchKeys, deleteClusterKeys, refuseNonemptyCluster } from './bench-keys.js';
 import { clusterSeed } from './cluster-seed.js';
 import { clusterBenchReport, type ClusterBenchReport, type ClusterBenchRow } from './cluster-bench.js';
 import { sampleShapes, type BoundShape } from './sample-shapes.js';
@@ -16,12 +17,15 @@ export interface ClientZoneBenchOptions {
   n?: number;
   /** Timed samples per shape; the median is reported. @default 3 */
   repeat?: number;
+  /** Every key written starts with this; they are deleted by name at the end. @default 'redis-rtt:' */
+  keyPrefix?: string;
+  /** Run against a `upstream` cluster whose primaries hold keys (refused otherwise). @default false */
+  allowNonempty?: boolean;
   /** Aborted (Ctrl-C): stop after the sample in flight and return what finished, marked interrupted. */
   signal?: AbortSignal;
   log?: (line: string) => void;
 }
 
-const KEYS = Array.from({ length: 64 }, (_, i) => `rtt:key:${i}`);
 
 /**
  * `bench --cluster --client-zones N`: one proxy with a listener set per client zone; in each zone an
@@ -33,6 +37,8 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
   const log = o.log ?? (() => {});
   const n = o.n ?? 200;
   const repeat = o.repeat ?? 3;
+  const keys = new ClusterBenchKeys(o.keyPrefix);
+  if (o.upstream !== undefined) await refuseNonemptyCluster(o.upstream, keys.prefix, o.allowNonempty === true);
   const start = await clusterSeed(o.upstream, o.signal);
   if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
@@ -45,7 +51,7 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
       nodeCount = zones[0]!.nodes.length;
       for (const z of zones) {
         if (o.signal?.aborted) break;
-        rows.push(...(await benchZone(proxy, z, { n, repeat, signal: o.signal, log })));
+        rows.push(...(await benchZone(proxy, z, keys.seq, { n, repeat, signal: o.signal, log, deleteKeys: !own })));
       }
     } finally {
       await proxy.close();
@@ -59,7 +65,8 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
 async function benchZone(
   proxy: RedisRttClusterProxy,
   z: ClientZoneView,
-  o: { n: number; repeat: number; signal: AbortSignal | undefined; log: (line: string) => void },
+  seqKeys: readonly string[],
+  o: { n: number; repeat: number; signal: AbortSignal | undefined; log: (line: string) => void; deleteKeys: boolean },
 ): Promise<ClusterBenchRow[]> {
   const { n } = o;
   const at = z.seed.lastIndexOf(':');
@@ -73,25 +80,27 @@ async function benchZone(
   // ioredis hands the slot's nodes, primary first; the one in this zone, else the primary.
   const zoneReplica = new Cluster([startNode], { scaleReads: (nodes: Redis[]) => nodes.slice(1).find(inZone) ?? nodes[0]! });
   try {
-    for (const k of KEYS) await primaries.set(k, 'v');
+    for (const k of seqKeys) await primaries.set(k, 'v');
     // Keys whose shard has a replica in this zone: the slot map names each slot's listeners.
     const local: string[] = [];
-    for (const k of KEYS) {
+    for (const k of seqKeys) {
       const slot = Number(await primaries.cluster('KEYSLOT', k));
       const replicas = (primaries.slots[slot] ?? []).slice(1).map((key) => byListen.get(key));
       if (replicas.some((v) => v?.zone === z.zone)) local.push(k);
     }
-    for (const c of [primaries, zoneReplica]) for (const k of KEYS.slice(0, 8)) await c.get(k); // connect, warm
+    for (const c of [primaries, zoneReplica]) for (const k of seqKeys.slice(0, 8)) await c.get(k); // connect, warm
     const loop = (c: Cluster, keys: readonly string[]) => async () => {
       for (let i = 0; i < n; i++) await c.get(keys[i % keys.length]!);
     };
-    const shapes: BoundShape[] = [{ name: 'seq GET', reads: 'master', run: loop(primaries, KEYS) }];
+    const shapes: BoundShape[] = [{ name: 'seq GET', reads: 'master', run: loop(primaries, seqKeys) }];
     if (local.length > 0) {
       shapes.push({ name: 'seq GET, shards with a zone replica', reads: 'master', run: loop(primaries, local) });
       shapes.push({ name: 'seq GET, shards with a zone replica', reads: 'zone-replica', run: loop(zoneReplica, local) });
     }
     return await sampleShapes(proxy, `client zone ${z.zone}`, shapes, { ...o, clientZone: z.zone });
   } finally {
+    // A user's cluster keeps none of the run's keys (a private one goes away whole).
+    if (o.deleteKeys) await deleteClusterKeys(primaries, seqKeys).catch((err: unknown) => o.log(`could not delete the run's keys: ${String(err)}`));
     primaries.disconnect();
     zoneReplica.disconnect();
   }

@@ -1,6 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
+import { ClusterBenchKeys, deleteClusterKeys, refuseNonemptyCluster } from './bench-keys.js';
 import { clusterSeed } from './cluster-seed.js';
 import { CLUSTER_SHAPES } from './shapes.js';
 import { sampleShapes } from './sample-shapes.js';
@@ -27,6 +28,10 @@ export interface ClusterBenchOptions {
   batch?: number;
   /** Timed samples per shape, in rotated order; the median is reported. @default 3 */
   repeat?: number;
+  /** Every key written starts with this; they are deleted by name at the end. @default 'redis-rtt:' */
+  keyPrefix?: string;
+  /** Run against a `upstream` cluster whose primaries hold keys (refused otherwise). @default false */
+  allowNonempty?: boolean;
   /** Aborted (Ctrl-C): stop after the sample in flight and return what finished, marked interrupted. */
   signal?: AbortSignal;
   log?: (line: string) => void;
@@ -73,6 +78,8 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   const n = o.n ?? 200;
   const batch = o.batch ?? 20;
   const repeat = o.repeat ?? 3;
+  const keys = new ClusterBenchKeys(o.keyPrefix);
+  if (o.upstream !== undefined) await refuseNonemptyCluster(o.upstream, keys.prefix, o.allowNonempty === true);
   const start = await clusterSeed(o.upstream, o.signal);
   if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
@@ -86,12 +93,13 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
       nodeCount = proxy.nodes().length;
       const clients = { master: new Cluster([{ host: proxy.host!, port: proxy.port! }], { scaleReads: 'master', enableAutoPipelining: true }), slave: new Cluster([{ host: proxy.host!, port: proxy.port! }], { scaleReads: 'slave', enableAutoPipelining: true }) };
       try {
-        const keys = Array.from({ length: 64 }, (_, i) => `rtt:key:${i}`);
-        for (const k of keys) await clients.master.set(k, 'v');
-        for (const c of Object.values(clients)) for (const k of keys.slice(0, 8)) await c.get(k); // connect to every node, warm
+        for (const k of keys.seq) await clients.master.set(k, 'v');
+        for (const c of Object.values(clients)) for (const k of keys.seq.slice(0, 8)) await c.get(k); // connect to every node, warm
         const bound = CLUSTER_SHAPES.map((shape) => ({ name: shape.name, reads: shape.reads, run: () => shape.run(clients[shape.reads], keys, n, batch) }));
         rows.push(...(await sampleShapes(proxy, cfg.name, bound, { n, repeat, signal: o.signal, log })));
       } finally {
+        // A user's cluster keeps none of the run's keys (a private one goes away whole).
+        if (!own) await deleteClusterKeys(clients.master, keys.all(batch)).catch((err: unknown) => log(`could not delete the run's keys: ${String(err)}`));
         for (const c of Object.values(clients)) c.disconnect();
         await proxy.close();
       }
