@@ -30,6 +30,8 @@ export const packetLossToxic: ByteToxicDefinition<PacketLossAttrs> = {
   kind: 'byte',
   type: 'packet_loss',
   attributes: ATTRS,
+  // What the chain runs with, so `applied` shows it: a loss_rate or correlation above 1 is 1.
+  applied: (a) => ({ ...a, loss_rate: clamp01(a.loss_rate), correlation: clamp01(a.correlation) }),
   create: ({ scheduler, next, uniform, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     const path: LossPath = { rate: 0, rateAfterLoss: 0, resendRate: 0, mssBytes: MSS_BYTES, srttNs: 0, rttvarNs: 0, uniform, counters: newLossCounters() };

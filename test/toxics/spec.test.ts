@@ -92,5 +92,10 @@ describe('what toxiproxy takes, taken: attributes as sent, what runs as `applied
       expect(parseToxicSpec({ type, attributes: { [key]: -7 } }).applied?.attributes[key], type).toBe(0);
     }
     expect(parseToxicSpec({ type: 'failover', attributes: { duration: -1 } }).applied?.attributes.duration).toBe(0);
+    // packet_loss's probabilities run clamped to 1, as toxiproxy's roll does: shown so.
+    const loss = parseToxicSpec({ type: 'packet_loss', attributes: { loss_rate: 1.5, correlation: 2 } });
+    expect(loss.attributes).toEqual({ loss_rate: 1.5, correlation: 2 });
+    expect(loss.applied).toEqual({ toxicity: 1, attributes: { loss_rate: 1, correlation: 1 } });
+    expect(parseToxicSpec({ type: 'packet_loss', attributes: { loss_rate: 1, correlation: 0.5 } }).applied).toBeUndefined();
   });
 });
