@@ -43,7 +43,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers },
     ...{ auth, tls: secure, periodMs: sentinel.refreshMs, log },
   });
-  const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base);
+  const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base, log);
   const listenTls = clusterListenTls(base);
   const counts = new SentinelCounts(log);
   const starter = new NodeStarter({
@@ -100,10 +100,25 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
 }
 
 /** The first given sentinel that knows the master; a ConfigError naming the flag when none does. */
-async function firstReading(refresh: SentinelRefresh, given: readonly RealAddress[], master: string, base: ProxyOptions): Promise<SentinelReading> {
+async function firstReading(
+  refresh: SentinelRefresh,
+  given: readonly RealAddress[],
+  master: string,
+  base: ProxyOptions,
+  log: (line: string) => void,
+): Promise<SentinelReading> {
   const all = await refresh.readAll(given);
   const found = all.find((x) => !(x.reading instanceof Error) && x.reading.primary !== undefined);
-  if (found) return found.reading as SentinelReading;
+  if (found) {
+    // Said now: clients given that sentinel's listener (--listen, for the first) would be refused with no word why.
+    all.forEach((x, i) => {
+      if (!(x.reading instanceof Error)) return;
+      const on = i === 0 ? ' (its listener is --listen)' : '';
+      const why = x.reading.message.replace(/^sentinel \S+: /, '');
+      log(`warning: sentinel ${nodeKey(x.sentinel.host, x.sentinel.port)}${on} did not answer at start: ${why}; its listener turns clients away until it does`);
+    });
+    return found.reading as SentinelReading;
+  }
   const failures = all.filter((x) => x.reading instanceof Error).map((x) => x.reading as Error);
   for (const f of failures) {
     const bad = certificateError(base, f);

@@ -138,6 +138,17 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
     }
   }, 40_000);
 
+  it('a given sentinel that does not answer at start is named on stderr; the others speak for the topology', async () => {
+    const nobody = `127.0.0.1:${await findFreePort()}`;
+    const p = await startCliProxy(['--sentinel', `${nobody},${setup.sentinelAddresses[0]!}`, '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--compensate', '0']);
+    try {
+      expect((p.line as unknown as { nodes: NodeLine[] }).nodes.find((n) => n.role === 'master')?.upstream).toBe(setup.nodes[0]!.address);
+      expect(p.stderr()).toMatch(new RegExp(`warning: sentinel ${nobody} \\(its listener is --listen\\) did not answer at start: .*ECONNREFUSED.*; its listener turns clients away until it does`));
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+  }, 30_000);
+
   it('--print-config shows the sentinel password from REDIS_RTT_SENTINEL_PASSWORD as "(redacted)", as the other secrets', async () => {
     process.env.REDIS_RTT_SENTINEL_PASSWORD = 'pr1nt-s3cret';
     try {
