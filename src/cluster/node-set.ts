@@ -111,6 +111,8 @@ export class NodeSet {
    */
   private async dropGone(nodes: readonly TopologyNode[]): Promise<void> {
     const named = new Set(nodes.map((n) => nodeKey(n.host, n.port)));
+    // A node restarted on another port keeps its id: its new address has a listener of its own.
+    const movedTo = new Map(nodes.map((n) => [n.id, nodeKey(n.host, n.port)]));
     const gone = [...this.byKey]
       .slice(1)
       .filter(([key]) => !named.has(key))
@@ -127,7 +129,9 @@ export class NodeSet {
         const last = node.proxy.stats();
         const merged = mergeSnapshots(this.gone ? [this.gone, last] : [last], last.link);
         this.gone = { ...merged, connections: { active: 0, total: merged.connections.total } };
-        this.o.log(`node ${node.host}:${node.port} left the cluster: its listener ${node.listen.host}:${node.listen.port} is closed`);
+        const now = movedTo.get(node.id);
+        const what = now === undefined ? 'left the cluster' : `moved to ${now}`;
+        this.o.log(`node ${node.host}:${node.port} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);
       }),
     );
   }

@@ -57,6 +57,7 @@ describe('a node that cannot get a listener', () => {
 describe('a node the cluster no longer has', () => {
   it('leaves the set and its listener closes; the seed stays; what it counted stays in goneStats', async () => {
     const closed: number[] = [];
+    const lines: string[] = [];
     const set = new NodeSet({
       startNodeProxy: async (a, _port, link) => {
         const totals = { ...newCounters(), commands: a.port };
@@ -68,7 +69,7 @@ describe('a node the cluster no longer has', () => {
       announceHost: '127.0.0.1',
       base: {},
       rules: [],
-      log: () => {},
+      log: (l) => lines.push(l),
     });
     await set.open([{ host: '127.0.0.1', port: 7001 }]);
     await set.setTopology([node(7001, 'master'), node(7002, 'master'), node(7003, 'replica', 'id7002')]);
@@ -83,5 +84,12 @@ describe('a node the cluster no longer has', () => {
     expect(gone!.connections).toEqual({ active: 0, total: 2 });
     set.resetGone();
     expect(set.goneStats()).toEqual([]);
+    // A node restarted on another port: the same id at a new address.
+    await set.setTopology([node(7001, 'master'), { ...node(7002, 'master'), port: 7012 }]);
+    expect(set.list().map((n) => n.port)).toEqual([7001, 7012]);
+    expect(lines).toEqual([
+      'node 127.0.0.1:7003 left the cluster: its listener 127.0.0.1:8003 is closed',
+      'node 127.0.0.1:7002 moved to 127.0.0.1:7012: its listener 127.0.0.1:8002 is closed',
+    ]);
   });
 });
