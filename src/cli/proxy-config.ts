@@ -93,9 +93,22 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   (config.allowHosts as string[] | undefined)?.forEach((host, i) => parseAllowHost(host, at(`allowHosts[${i}]`)));
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
-  if (typeof config.rttSeries === 'string') parseRttSeries(config.rttSeries, at('rttSeries'));
+  if (typeof config.rttSeries === 'string') readRttSeriesKey(config.rttSeries, at('rttSeries'));
   checkConfigTls(config, at);
   return config;
+}
+
+/**
+ * The rttSeries key holds the series itself, where --rtt-series takes a file: a file name there is
+ * one line and no row, so its error says what the key takes and shows the name as written.
+ */
+function readRttSeriesKey(text: string, name: string): void {
+  try {
+    parseRttSeries(text, name);
+  } catch (err) {
+    if (!(err instanceof ConfigError) || text.includes('\n')) throw err;
+    throw new ConfigError(name, text, `${err.accepts} (the text of the series, not a file name: --rtt-series FILE reads a file)`);
+  }
 }
 
 /** Option keys that have a single-valued flag: the flag's attribute and how the file's value reads as flag text. */

@@ -68,6 +68,11 @@ describe('mergeProxyConfig', () => {
     expect(await refusal(badSchedule)).toBe(`${badSchedule}: linkSchedule steps[0]`);
     const badSeries = file({ rttSeries: '0,5\n1,x' });
     expect(await refusal(badSeries)).toBe(`${badSeries}: rttSeries line 2`);
+    // A file name where the series itself goes: said so, with the name as written.
+    const seriesFile = file({ rttSeries: 'ping.txt' });
+    await expect(readProxyConfig(seriesFile)).rejects.toThrow(
+      new RegExp(`^${seriesFile}: rttSeries: invalid value "ping\\.txt"; expected .* \\(the text of the series, not a file name: --rtt-series FILE reads a file\\)$`),
+    );
     // The addresses too, by the parsers their flags use.
     for (const [key, value] of [['upstream', '127.0.0.1:0'], ['listen', 'here'], ['control', 'h:99999']] as const) {
       const badAddress = file({ upstream: '127.0.0.1:6379', [key]: value });
