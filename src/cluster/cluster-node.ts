@@ -44,5 +44,10 @@ export interface NodeSetOptions {
   clientZone?: number;
   base: LinkUpdate & { preset?: string };
   rules: NodeLinkRule[];
+  /**
+   * How long readings must leave a node out before its listener closes: a node added a moment ago
+   * may be missing from the reading of a node gossip has not told yet. @default 5000
+   */
+  goneAfterMs?: number;
   log(line: string): void;
 }

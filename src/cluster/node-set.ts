@@ -11,6 +11,9 @@ import { nodeKey, type TopologyNode } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
 import { placeZones } from './zones.js';
 
+/** A node left out of every reading for this long has left the cluster (NodeSetOptions.goneAfterMs). */
+const GONE_AFTER_MS = 5000;
+
 /**
  * The nodes the proxy knows, keyed by their real address, each with its listener. A node first
  * named in a reply gets its listener on the spot (open()); re-reading the topology updates roles,
@@ -25,6 +28,8 @@ export class NodeSet {
   private readonly zoneOf = new Map<string, number>();
   private readonly applied = new Map<ClusterNode, string>();
   private readonly range: ListenPortRange | undefined;
+  /** When each node a reading left out was first left out (performance.now() ms). */
+  private readonly missingSince = new Map<string, number>();
   /** What the nodes that left counted, merged: the totals keep it. */
   private gone: StatsSnapshot | undefined;
 
@@ -104,21 +109,29 @@ export class NodeSet {
   }
 
   /**
-   * Closes the listeners of the nodes a reading no longer names (del-node, CLUSTER FORGET on every
-   * node; a node marked failed is still named): their clients' connections close with them, their
-   * ports go back to --listen-ports, and what they counted stays in the totals. The seed's listener
-   * (the first opened, on --listen for zone 1) stays: it is the address clients were given.
+   * Closes the listeners of the nodes readings have not named for goneAfterMs (del-node, CLUSTER
+   * FORGET on every node; a node marked failed is still named): their clients' connections close
+   * with them, their ports go back to --listen-ports, and what they counted stays in the totals.
+   * The seed's listener (the first opened, on --listen for zone 1) stays: it is the address
+   * clients were given.
    */
   private async dropGone(nodes: readonly TopologyNode[]): Promise<void> {
     const named = new Set(nodes.map((n) => nodeKey(n.host, n.port)));
     // A node restarted on another port keeps its id: its new address has a listener of its own.
     const movedTo = new Map(nodes.map((n) => [n.id, nodeKey(n.host, n.port)]));
-    const gone = [...this.byKey]
-      .slice(1)
-      .filter(([key]) => !named.has(key))
-      .map(([key, node]) => ({ key, node }));
+    const now = performance.now();
+    const graceMs = this.o.goneAfterMs ?? GONE_AFTER_MS;
+    for (const key of this.missingSince.keys()) if (named.has(key)) this.missingSince.delete(key);
+    const gone: { key: string; node: ClusterNode }[] = [];
+    for (const [key, node] of [...this.byKey].slice(1)) {
+      if (named.has(key)) continue;
+      const since = this.missingSince.get(key) ?? now;
+      this.missingSince.set(key, since);
+      if (now - since >= graceMs) gone.push({ key, node });
+    }
     for (const { key, node } of gone) {
       this.byKey.delete(key);
+      this.missingSince.delete(key);
       this.applied.delete(node);
       for (const [name, of] of this.byHostname) if (of === key) this.byHostname.delete(name);
     }

@@ -70,6 +70,7 @@ describe('a node the cluster no longer has', () => {
       base: {},
       rules: [],
       log: (l) => lines.push(l),
+      goneAfterMs: 0,
     });
     await set.open([{ host: '127.0.0.1', port: 7001 }]);
     await set.setTopology([node(7001, 'master'), node(7002, 'master'), node(7003, 'replica', 'id7002')]);
@@ -91,5 +92,27 @@ describe('a node the cluster no longer has', () => {
       'node 127.0.0.1:7003 left the cluster: its listener 127.0.0.1:8003 is closed',
       'node 127.0.0.1:7002 moved to 127.0.0.1:7012: its listener 127.0.0.1:8002 is closed',
     ]);
+  });
+});
+
+describe('a node one reading leaves out', () => {
+  it('keeps its listener until readings have left it out for goneAfterMs (gossip may not have told the node read yet)', async () => {
+    const closed: number[] = [];
+    const set = new NodeSet({
+      startNodeProxy: async (a, _port, link) => {
+        const close = async (): Promise<void> => void closed.push(a.port);
+        return { port: a.port + 1000, link: () => link, setLink: (u: LinkSettings) => u, close } as unknown as RedisRttProxy;
+      },
+      stageFor: () => undefined,
+      announceHost: '127.0.0.1',
+      base: {},
+      rules: [],
+      log: () => {},
+      goneAfterMs: 60_000,
+    });
+    await set.setTopology([node(7001, 'master'), node(7002, 'master'), node(7003, 'replica', 'id7002')]);
+    await set.setTopology([node(7001, 'master'), node(7002, 'master')]);
+    expect(set.list().map((n) => n.port)).toEqual([7001, 7002, 7003]);
+    expect(closed).toEqual([]);
   });
 });
