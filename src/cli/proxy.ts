@@ -82,6 +82,7 @@ export function registerProxy(program: Command): void {
     .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
   addTimelineFlags(addLinkFlags(cmd))
     .option('--no-handshake', 'do not charge one RTT for connection set-up (a real TCP handshake costs one)')
+    .option('--handshake', 'charge it (the default; over a --config file\'s "handshake": false)')
     .option('--compensate <auto|off|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half); kb = 1000 bytes, kib = 1024', '4mib')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
@@ -91,6 +92,7 @@ export function registerProxy(program: Command): void {
     .option('--max-pending <n>', 'unfinished requests one connection\'s tap holds before it stops timing that connection (bytes untouched)', String(DEFAULT_MAX_PENDING_PER_CONNECTION))
     .option('--max-pending-total <n>', 'unfinished requests all taps hold together before the next connection to ask stops being timed', String(DEFAULT_MAX_PENDING_TOTAL))
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
+    .option('--tap', 'parse it (the default; over a --config file\'s "tap": false)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit')
     .addOption(new Option('--cluster <mode>', 'Redis Cluster: one listener per node, addresses in replies rewritten (auto: when INFO cluster says cluster_enabled:1)').choices(['auto', 'on', 'off']).default('auto'))
     .option('--announce-host <host>', 'cluster: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')

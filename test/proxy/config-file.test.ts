@@ -119,6 +119,16 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     expect(r.stdout).not.toContain('s3cret');
   });
 
+  it('--handshake and --tap win over the file\'s false, as every single-valued flag does', async () => {
+    const path = file({ upstream: '127.0.0.1:6379', handshake: false, tap: false });
+    const fileOnly = await runCli(['proxy', '--config', path, '--print-config']);
+    expect(fileOnly.code, fileOnly.stderr).toBe(0);
+    expect(JSON.parse(fileOnly.stdout)).toMatchObject({ handshake: false, tap: false });
+    const overridden = await runCli(['proxy', '--config', path, '--handshake', '--tap', '--print-config']);
+    expect(overridden.code, overridden.stderr).toBe(0);
+    expect(JSON.parse(overridden.stdout)).toMatchObject({ handshake: true, tap: true });
+  });
+
   it('a bad file exits 2 naming the key path, before anything starts', async () => {
     const path = file({ upstream: '127.0.0.1:6379', link: { rttUs: 'fast' } });
     const r = await runCli(['proxy', '--config', path]);
