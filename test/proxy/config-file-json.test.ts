@@ -45,8 +45,8 @@ describe('the other hand-written JSON files', () => {
     expect(await readConfigFile(file(`${BOM}${JSON.stringify(proxies)}`))).toEqual(proxies);
     await expect(readConfigFile(file('[\n  {"name": "a",}\n]'))).rejects.toThrow(/\(line 2 column 16\)/);
     const toxics = [{ type: 'latency', attributes: { latency: 1 } }];
-    expect(toxicsFromFlags({ toxics: file(`${BOM}${JSON.stringify(toxics)}`) }).map((t) => t.type)).toEqual(['latency']);
-    expect(() => toxicsFromFlags({ toxics: file('[\n{"type": "latency",}\n]') })).toThrow(/\(line 2 column 20\)/);
+    expect(toxicsFromFlags({ toxic: [], toxics: file(`${BOM}${JSON.stringify(toxics)}`) }).map((t) => t.type)).toEqual(['latency']);
+    expect(() => toxicsFromFlags({ toxic: [], toxics: file('[\n{"type": "latency",}\n]') })).toThrow(/\(line 2 column 20\)/);
     const schedule = [{ at: '1s', link: { rttUs: 5000 } }];
     expect(timelineFromFlags({ linkSchedule: file(`${BOM}${JSON.stringify(schedule)}`) }).linkSchedule).toEqual(schedule);
     expect(() => timelineFromFlags({ linkSchedule: file('[\n\n  {"at": "1s",}]') })).toThrow(/^--link-schedule: .*\(line 3 column 15\)/);
