@@ -142,8 +142,8 @@ export class NodeSet {
         const last = node.proxy.stats();
         const merged = mergeSnapshots(this.gone ? [this.gone, last] : [last], last.link);
         this.gone = { ...merged, connections: { active: 0, total: merged.connections.total } };
-        const now = movedTo.get(node.id);
-        const what = now === undefined ? 'left the cluster' : `moved to ${now}`;
+        const newAddress = movedTo.get(node.id);
+        const what = newAddress === undefined ? 'left the cluster' : `moved to ${newAddress}`;
         this.o.log(`node ${node.host}:${node.port} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);
       }),
     );
