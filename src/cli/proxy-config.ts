@@ -95,6 +95,10 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') readRttSeriesKey(config.rttSeries, at('rttSeries'));
   checkConfigTls(config, at);
+  // --print-config's output saved as a config file would otherwise set the secret to that text.
+  for (const secret of SECRET_KEYS) {
+    if (config[secret] === REDACTED) throw new ConfigError(at(secret), REDACTED, `the secret itself (--print-config writes ${REDACTED} in its place)`);
+  }
   return config;
 }
 
@@ -172,10 +176,14 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
   return { flags: out as F, file };
 }
 
+/** The options --print-config hides, and what it writes in their place. */
+const SECRET_KEYS = ['controlToken', 'upstreamPassword', 'sentinelPassword'] as const;
+const REDACTED = '(redacted)';
+
 /** `--print-config`: the effective options as a config file would hold them, secrets redacted. */
 export function renderEffectiveConfig(options: Record<string, unknown>, record: RecordFlagValues): string {
   const data = JSON.parse(JSON.stringify(options)) as Record<string, unknown>; // drops the hooks (functions)
-  for (const secret of ['controlToken', 'upstreamPassword', 'sentinelPassword']) if (data[secret] !== undefined) data[secret] = '(redacted)';
+  for (const secret of SECRET_KEYS) if (data[secret] !== undefined) data[secret] = REDACTED;
   if (record.record !== undefined) {
     data.record = {
       file: record.record,

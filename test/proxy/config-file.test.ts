@@ -119,6 +119,14 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     expect(r.stdout).not.toContain('s3cret');
   });
 
+  it('refuses --print-config\'s own placeholder as a secret, so its output saved as a file does not set the token to "(redacted)"', async () => {
+    const printed = await runCli(['proxy', '--config', file(CONFIG), '--print-config']);
+    expect(printed.code, printed.stderr).toBe(0);
+    const r = await runCli(['proxy', '--config', file(JSON.parse(printed.stdout)), '--print-config']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(': controlToken: invalid value "(redacted)"; expected the secret itself');
+  });
+
   it('--handshake and --tap win over the file\'s false, as every single-valued flag does', async () => {
     const path = file({ upstream: '127.0.0.1:6379', handshake: false, tap: false });
     const fileOnly = await runCli(['proxy', '--config', path, '--print-config']);
