@@ -42,9 +42,10 @@ export const CLUSTER_OPTIONS = {
     .describe("Password for the proxy's own discovery connections (the CLI reads REDIS_RTT_UPSTREAM_PASSWORD).")
     .optional(),
   topologyRefreshMs: z
-    .number({ error: 'milliseconds above 0' })
-    .positive()
-    .describe('How often the proxy re-reads CLUSTER NODES to follow failovers and new nodes. Default 1000.')
+    .number({ error: 'milliseconds, at least 10' })
+    // Shorter would read CLUSTER NODES from every node back to back, a load on the cluster no failover needs.
+    .min(10, { error: 'milliseconds, at least 10' })
+    .describe('How often the proxy re-reads CLUSTER NODES to follow failovers and new nodes, in ms (at least 10). Default 1000.')
     .optional(),
 };
 

@@ -22,9 +22,10 @@ export const SENTINEL_OPTIONS = {
     .describe("Password for the proxy's own connections to the sentinels (the CLI reads REDIS_RTT_SENTINEL_PASSWORD).")
     .optional(),
   sentinelRefreshMs: z
-    .number({ error: 'milliseconds above 0' })
-    .positive()
-    .describe('How often the proxy asks every sentinel for the primary, replicas and sentinels. Default 1000.')
+    .number({ error: 'milliseconds, at least 10' })
+    // Shorter would ask the sentinels back to back, a load on them no failover needs.
+    .min(10, { error: 'milliseconds, at least 10' })
+    .describe('How often the proxy asks every sentinel for the primary, replicas and sentinels, in ms (at least 10). Default 1000.')
     .optional(),
 };
 

@@ -86,5 +86,8 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, zones: 17 })).toEqual({ flag: '--zones', accepts: 'a whole number from 1 to 16' });
     expect(refusal({ ...up, listenPorts: '9-2' })).toMatchObject({ flag: '--listen-ports', accepts: expect.stringMatching(/A-B/) });
     expect(refusal({ ...up, cluster: 'maybe' })).toEqual({ flag: '--cluster', accepts: 'auto | on | off' });
+    // A refresh every microsecond would read the cluster's or the sentinels' state back to back.
+    expect(refusal({ ...up, topologyRefreshMs: 0.001 })).toEqual({ flag: 'topologyRefreshMs', accepts: 'milliseconds, at least 10' });
+    expect(normalizeProxyOptions({ ...up, topologyRefreshMs: 10 } as ProxyOptions)).toBeDefined();
   });
 });

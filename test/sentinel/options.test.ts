@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../src/errors.js';
+import { DEFAULT_SENTINEL_REFRESH_MS, sentinelSettings } from '../../src/sentinel/options.js';
+
+describe('sentinelSettings', () => {
+  const base = { sentinels: ['127.0.0.1:26379'], sentinelMaster: 'mymaster' };
+
+  it('refreshes every second unless told, and at most every 10 ms: shorter would ask the sentinels back to back', () => {
+    expect(sentinelSettings(base).refreshMs).toBe(DEFAULT_SENTINEL_REFRESH_MS);
+    expect(sentinelSettings({ ...base, sentinelRefreshMs: 10 }).refreshMs).toBe(10);
+    for (const sentinelRefreshMs of [0.001, 9, 0, -5]) {
+      expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow(ConfigError);
+      expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow('sentinelRefreshMs: invalid value');
+      expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow('expected milliseconds, at least 10');
+    }
+  });
+});
