@@ -34,7 +34,7 @@ export class NodeStarter {
   private compensationUs: Compensation | undefined;
   /** The toxics every node has now (--toxic, then the handle's changes): a node opened later starts with them. */
   private toxics: readonly unknown[];
-  private upstreamTlsWarned = false;
+  private startedOne = false;
   private warmedUp = false;
 
   constructor(private readonly o: NodeStarterOptions) {
@@ -48,8 +48,8 @@ export class NodeStarter {
     // Known once bound (port 0 = any): the events and link changes that name it come after.
     const at = { upstream: `${a.host}:${a.port}`, listen: '' };
     const onNodeLink = options.onNodeLinkChange;
-    const warned = this.upstreamTlsWarned;
-    this.upstreamTlsWarned = true;
+    const warnedBefore = this.startedOne;
+    this.startedOne = true;
     // The nodes' proxies share one process and its compiled code: the first one's warm-up is enough.
     const warmUpConnections = this.warmedUp ? 0 : options.warmUpConnections;
     this.warmedUp = true;
@@ -70,7 +70,7 @@ export class NodeStarter {
         stages: rewrite ? [rewrite, ...this.userStages] : this.userStages,
         toxics: this.toxics,
       },
-      { upstreamTlsWarned: warned },
+      { warnedBefore },
     );
     at.listen = formatEndpoint({ kind: 'tcp', host: this.o.announceHost, port: p.port! });
     onNodeLink?.(at, p.link());

@@ -19,9 +19,9 @@ export { DEFAULT_HIGH_WATER_BYTES } from './options-schema.js';
 export async function startSingleNodeProxy(input: ProxyOptions, node: NodeStart = {}): Promise<RedisRttProxy> {
   const options = normalizeProxyOptions(input);
   const log = options.log;
-  const secure = prepareProxyTls(options.upstreamTls, options.listenTls, options.upstream, node.upstreamTlsWarned ? () => undefined : log);
+  const secure = prepareProxyTls(options.upstreamTls, options.listenTls, options.upstream, node.warnedBefore ? () => undefined : log);
   try {
-    return await new SingleNodeProxy(options, secure).start();
+    return await new SingleNodeProxy(options, secure, node.warnedBefore === true).start();
   } catch (err) {
     secure.cleanup();
     throw err;

@@ -52,6 +52,8 @@ export class SingleNodeProxy implements RedisRttProxy {
   constructor(
     private readonly o: NormalizedProxyOptions,
     private readonly secure: ProxyTls,
+    /** A cluster's or Sentinel set-up's later node: the first said what every node would repeat. */
+    private readonly warnedBefore = false,
   ) {
     // The link starts with no delay so auto compensation can measure through it; the requested one
     // (validated already) goes on after the hop measurement.
@@ -166,7 +168,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     const jitterWarning = jitterFloorWarning(this.linkState.settings);
     if (jitterWarning) this.o.log(jitterWarning);
     const l = this.o.listen;
-    if (l.kind === 'tcp' && !isLoopback(l.host)) {
+    if (l.kind === 'tcp' && !isLoopback(l.host) && !this.warnedBefore) {
       this.o.log(`warning: listening on ${this.server.address}, reachable from other machines; the proxy has no authentication of its own`);
     }
   }

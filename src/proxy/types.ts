@@ -87,6 +87,9 @@ export interface RedisRttProxy extends StageHost {
 
 /** What a cluster proxy tells each node proxy it starts: the start-up warnings already logged. */
 export interface NodeStart {
-  /** --upstream-insecure's warning: every node reads the same flag, one warning is enough. */
-  upstreamTlsWarned?: boolean;
+  /**
+   * A node started after the first: the warnings every node's options would repeat (--upstream-insecure,
+   * a listener reachable from other machines) were said by the first.
+   */
+  warnedBefore?: boolean;
 }

@@ -44,6 +44,13 @@ describe('cluster mode: discovery and listeners', () => {
     }
   });
 
+  it('--listen on every interface: the warning that the listeners are reachable from other machines is said once, not once per node', async () => {
+    const lines: string[] = [];
+    const p = await clusterProxy({ listen: '0.0.0.0:0', log: (line: string) => lines.push(line) });
+    expect(p.nodes()).toHaveLength(6);
+    expect(lines.filter((l) => l.includes('reachable from other machines'))).toHaveLength(1);
+  });
+
   it('--zones 3 places shard i primary in zone (i mod 3)+1 and its replica in ((i+1) mod 3)+1, with the zone links', async () => {
     const p = await clusterProxy({ zones: 3, sameZoneLink: 'rtt=1ms', crossZoneLink: 'rtt=3ms' });
     const [[slots]] = [await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']])];
