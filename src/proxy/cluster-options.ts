@@ -36,7 +36,11 @@ export const CLUSTER_OPTIONS = {
   sameZoneLink: z.string({ error: 'a link: a preset or rtt=...' }).describe("Link of the nodes in the client's zone. Default 'same-az'.").optional(),
   crossZoneLink: z.string({ error: 'a link: a preset or rtt=...' }).describe("Link of the nodes in other zones. Default 'cross-az'.").optional(),
   nodeLinks: z.array(z.string({ error: 'SELECTOR=LINK strings' }), { error: 'an array of SELECTOR=LINK strings' }).describe('"SELECTOR=LINK" overrides, later ones win.').optional(),
-  upstreamUser: z.string({ error: 'a string' }).describe("ACL user for the proxy's own discovery connections.").optional(),
+  upstreamUser: z
+    .string({ error: 'an ACL user name' })
+    .min(1, { error: 'an ACL user name' })
+    .describe("ACL user for the proxy's own discovery connections (with upstreamPassword).")
+    .optional(),
   upstreamPassword: z
     .string({ error: 'a string' })
     .describe("Password for the proxy's own discovery connections (the CLI reads REDIS_RTT_UPSTREAM_PASSWORD).")

@@ -41,6 +41,10 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   // Named as the toxiproxy API names them (`attributes.latency`), whichever toxic of the list it is.
   const toxics = options.toxics?.map((t) => parseToxicSpec(t));
   const data = parseWith(PROXY_OPTIONS, { ...options, toxics }, optionFlag);
+  // AUTH needs a password: without one the user would be ignored without a word (discovery would not log in).
+  if (data.upstreamUser !== undefined && data.upstreamPassword === undefined) {
+    throw new ConfigError('--upstream-user', data.upstreamUser, 'a password with it (REDIS_RTT_UPSTREAM_PASSWORD, or upstreamPassword in the API)');
+  }
   const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
   const timeline: LinkTimelineOptions = {
     wave: rttWave === undefined ? undefined : parseRttWave(rttWave),

@@ -132,6 +132,7 @@ const FLAGS: Record<string, string> = {
   warmUpConnections: '--warm-up',
   cluster: '--cluster',
   announceHost: '--announce-host',
+  upstreamUser: '--upstream-user',
   listenPorts: '--listen-ports',
   zones: '--zones',
   clientZones: '--client-zones',
