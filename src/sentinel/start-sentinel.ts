@@ -3,6 +3,7 @@ import { certificateError, clusterListenTls, discoveryTls } from '../cluster/clu
 import { ClientZones } from '../cluster/client-zones.js';
 import { NodeSet } from '../cluster/node-set.js';
 import { NodeStarter } from '../cluster/node-starter.js';
+import { OpenFailures } from '../cluster/open-failures.js';
 import { checkStartPartition, startPartition } from '../cluster/start-cluster.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
@@ -18,8 +19,6 @@ import { SentinelRefresh } from './sentinel-refresh.js';
 import { sentinelStage } from './sentinel-stage.js';
 import { SentinelTopology } from './sentinel-topology.js';
 import { SentinelZones } from './zones.js';
-
-const list = (addresses: readonly RealAddress[]): string => addresses.map((a) => nodeKey(a.host, a.port)).join(', ');
 
 /**
  * Sentinel mode's start-up, in order: the options checked, every given sentinel asked about the
@@ -46,6 +45,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base, log);
   const listenTls = clusterListenTls(base);
   const counts = new SentinelCounts(log);
+  const openFailures = new OpenFailures(log);
   const starter = new NodeStarter({
     options: base,
     startNodeProxy: (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node),
@@ -63,7 +63,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     },
     onRewrite: (k) => counts.rewritten(k),
     onUnparsed: (why) => counts.unparsedReply(why),
-    onOpenFailed: (missing, err) => log(`could not open a listener for ${list([...missing.sentinels, ...missing.nodes])}: ${String(err)}; the reply went out unchanged`),
+    onOpenFailed: (missing, err) => openFailures.failed([...missing.sentinels, ...missing.nodes], err),
     onPrimary: (master, primary) => void (master === sentinel.sentinelMaster && answers.record(at, primary)),
   });
   // One set per client zone (--client-zones), each rewriting to its own listeners.
@@ -77,7 +77,11 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
       base: options.link ?? {},
       log,
       stageFor: (a) => (topology.isSentinel(a) ? stageFor(a, zone) : undefined),
-      startNodeProxy: (a, port, link, st) => starter.start(a, port, link, st),
+      startNodeProxy: async (a, port, link, st) => {
+        const proxy = await starter.start(a, port, link, st);
+        openFailures.opened(a);
+        return proxy;
+      },
     });
   const sets = new ClientZones(
     Array.from({ length: s.clientZoneCount ?? 1 }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),
