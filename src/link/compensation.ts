@@ -56,14 +56,19 @@ export const COMPENSATION_TABLE = z
     if (twice) ctx.addIssue({ code: 'custom', message: `one entry per delay (${twice.delayUs} us appears twice)` });
   });
 
+const NOT_A_KEY = 'a key of compensationUs: up and down, or table';
+
 /** The `compensationUs` option: `{ up, down }` or `{ table }` (the Compensation type's schema). */
 export const COMPENSATION = z.union(
   [
-    z.strictObject({
-      up: z.number({ error: 'microseconds, 0 or more' }).min(0).describe('Microseconds off each client -> Redis delay.'),
-      down: z.number({ error: 'microseconds, 0 or more' }).min(0).describe('Microseconds off each Redis -> client delay.'),
-    }),
-    z.strictObject({ table: COMPENSATION_TABLE }),
+    z.strictObject(
+      {
+        up: z.number({ error: 'microseconds, 0 or more' }).min(0).describe('Microseconds off each client -> Redis delay.'),
+        down: z.number({ error: 'microseconds, 0 or more' }).min(0).describe('Microseconds off each Redis -> client delay.'),
+      },
+      { error: (issue) => (issue.code === 'unrecognized_keys' ? NOT_A_KEY : undefined) },
+    ),
+    z.strictObject({ table: COMPENSATION_TABLE }, { error: (issue) => (issue.code === 'unrecognized_keys' ? NOT_A_KEY : undefined) }),
   ],
   { error: '{ up, down } in non-negative microseconds, or { table } of {delayUs, compUs}' },
 );

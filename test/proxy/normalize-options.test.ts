@@ -79,6 +79,7 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, link: { partition: '0s' } })).toMatchObject({ flag: 'link.partition', accepts: expect.stringMatching(/above 0/) });
     expect(refusal({ ...up, compensationUs: { up: -1, down: 0 } })).toEqual({ flag: 'compensationUs.up', accepts: 'microseconds, 0 or more' });
     expect(refusal({ ...up, compensationUs: 20 })).toMatchObject({ flag: 'compensationUs', accepts: expect.stringMatching(/up, down/) });
+    expect(refusal({ ...up, compensationUs: { up: 1, down: 2, bogus: 3 } })).toEqual({ flag: 'compensationUs.bogus', accepts: 'a key of compensationUs: up and down, or table' });
     expect(refusal({ ...up, upstreamTls: { ca: 5 } })).toMatchObject({ flag: 'upstreamTls' });
     expect(refusal({ ...up, listenTls: { maxVersion: 'TLSv1.1' } })).toMatchObject({ flag: 'listenTls' });
     expect(refusal({ ...up, toxics: [{ type: 'latency' }, { type: 'nope' }] })).toMatchObject({ flag: 'type', accepts: expect.stringMatching(/latency/) });
