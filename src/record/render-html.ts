@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { nodeCells, rttLabel, setupLine } from './render.js';
+import { nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -22,14 +22,14 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(
     `<p>${t.connections} connection(s), ${t.commands} commands in <b>${t.roundTrips} round trips</b> (${t.flights} flights, max depth ${t.maxDepth}); ` +
       `wall ${esc(fmtMsTotal(t.wallMs))}: waiting on Redis ${esc(fmtMsTotal(t.waitMs))} (Redis itself ${esc(fmtMsTotal(t.serverMs))}), client think time ${esc(fmtMsTotal(t.thinkMs))}. ` +
-      `Recorded on a link with RTT ${esc(rttLabel(a.trace.recordedRttUs))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
+      `Recorded on a link with RTT ${esc(recordedRttLabel(a))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
   );
   const redirects = redirectLine(a.redirects);
   if (redirects !== undefined) parts.push(`<p>Redirects: ${esc(redirects)}</p>`);
   for (const w of a.trace.warnings) parts.push(`<p class="note warn">${esc(w)}</p>`);
 
   parts.push('<h2>What if the link had another RTT</h2>');
-  const rows = [{ label: `${rttLabel(a.recorded.rttUs)} (recorded)`, wallMs: a.recorded.wallMs }, ...a.projections.map((p) => ({ label: rttLabel(p.rttUs), wallMs: p.wallMs }))];
+  const rows = [{ label: `${recordedRttLabel(a)} (recorded)`, wallMs: a.recorded.wallMs }, ...a.projections.map((p) => ({ label: rttLabel(p.rttUs), wallMs: p.wallMs }))];
   parts.push(
     renderCategoryChart({
       name: 'analyze-projections',

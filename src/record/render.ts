@@ -29,13 +29,23 @@ export function rttLabel(rttUs: number): string {
   return rttUs === 0 ? '0' : fmtUsSetting(rttUs);
 }
 
+/**
+ * The RTT the session was recorded at: the header's link, or, when a cluster's nodes had links of
+ * their own (zones, --node-link), theirs ("200us-1.2ms per node"); the header's is then no node's.
+ */
+export function recordedRttLabel(a: Analysis): string {
+  const own = [...new Set(a.nodes.flatMap((n) => n.linkRttsUs))].sort((x, y) => x - y);
+  if (own.length === 0 || (own.length === 1 && own[0] === a.trace.recordedRttUs)) return rttLabel(a.trace.recordedRttUs);
+  return `${own.length === 1 ? rttLabel(own[0]!) : `${rttLabel(own[0]!)}-${rttLabel(own.at(-1)!)}`} per node`;
+}
+
 export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const t = a.totals;
   const out: string[] = [];
   const link = a.trace.link;
   out.push(`redis-rtt analyze${o.file ? `: ${o.file}` : ''}`);
   out.push(
-    `trace: version ${a.trace.version}, started ${a.trace.startedAt || '?'}, keys ${a.trace.keys}, recorded link RTT ${rttLabel(a.trace.recordedRttUs)}` +
+    `trace: version ${a.trace.version}, started ${a.trace.startedAt || '?'}, keys ${a.trace.keys}, recorded link RTT ${recordedRttLabel(a)}` +
       `${link.jitterUs > 0 ? ` (jitter ${fmtUsSetting(link.jitterUs)})` : ''}${a.trace.linkChanges > 0 ? `, ${a.trace.linkChanges} link change(s)` : ''}` +
       `, ${a.trace.complete ? 'complete' : a.trace.truncation ? `TRUNCATED (${a.trace.truncation.reason} at ${a.trace.truncation.bytes} bytes)` : 'cut off (no end line)'}`,
   );
@@ -83,7 +93,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const projRows: GridRow[] = [
     { cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : []), ...(lossy ? ['loss mean/rt', 'rt p99', 'rt p99.9', 'rt resent'] : [])] },
   ];
-  projRows.push({ cells: [`${rttLabel(a.recorded.rttUs)} (recorded)`, fmtMsTotal(a.recorded.wallMs), fmtMsTotal(a.recorded.waitMs), '1.00', ...setupCells(a.recorded), ...lossCells(a.recorded)] });
+  projRows.push({ cells: [`${recordedRttLabel(a)} (recorded)`, fmtMsTotal(a.recorded.wallMs), fmtMsTotal(a.recorded.waitMs), '1.00', ...setupCells(a.recorded), ...lossCells(a.recorded)] });
   for (const p of a.projections) {
     projRows.push({ cells: [rttLabel(p.rttUs), fmtMsTotal(p.wallMs), fmtMsTotal(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p), ...lossCells(p)] });
   }

@@ -150,10 +150,14 @@ describe('analyze on a cluster trace', () => {
     const text = renderText(a);
     expect(text).toContain('redirects: 1 MOVED, 1 ASK redirects: each an extra round trip');
     expect(text).toMatch(/^ {2}127\.0\.0\.1:30002 +127\.0\.0\.1:7001 +2ms +1 +2 +2 +40\.0%/m);
+    // The nodes ran at links of their own (zones, --node-link): the header's is no node's RTT.
+    expect(text).toContain('recorded link RTT 0-2ms per node');
+    expect(text).toMatch(/^ *0-2ms per node \(recorded\)/m);
     // The HTML report carries the same: the node per connection, the nodes table, the redirects.
     const html = renderHtml(a);
     expect(html).toContain('<p>Redirects: 1 MOVED, 1 ASK redirects: each an extra round trip');
     expect(html).toContain('<h2>Nodes</h2>');
+    expect(html).toContain('Recorded on a link with RTT 0-2ms per node');
     expect(html).toContain('<tr><td class="l">127.0.0.1:30002</td><td class="l">127.0.0.1:7001</td><td>2ms</td><td>1</td><td>2</td><td>2</td><td>40.0%</td>');
     expect(html).toContain(`<th class="l">node</th><th>commands</th>`);
   });
