@@ -16,7 +16,28 @@ export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: Li
   const merged = mergeSnapshots([...per.map((x) => x.s), ...gone], link);
   const nodes = per.map(({ n, s }) => ({ ...nodeView(n, zones.split), counters: s.totals, connections: s.connections, ...linkOverTime(s) }));
   const clientZones = zones.split ? zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
-  return { ...merged, cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot() } };
+  return { ...merged, ...processBlocks(per.map((x) => x.s)), cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot() } };
+}
+
+/**
+ * `self` and `tap` over the nodes it has: the nodes share one monitor (NodeStart.monitor), so any
+ * node's `self` is the process's. The taps' counts add up; the bounds are the ones every node keeps
+ * for its own connections.
+ */
+function processBlocks(parts: readonly StatsSnapshot[]): Pick<StatsSnapshot, 'self' | 'tap'> {
+  const self = parts.find((s) => s.self !== undefined)?.self;
+  const taps = parts.flatMap((s) => (s.tap ? [s.tap] : []));
+  const sum = (f: (t: (typeof taps)[number]) => number): number => taps.reduce((n, t) => n + f(t), 0);
+  const tap =
+    taps.length === 0
+      ? undefined
+      : {
+          pendingRequests: sum((t) => t.pendingRequests),
+          maxPendingPerConnection: taps[0]!.maxPendingPerConnection,
+          maxPendingTotal: taps[0]!.maxPendingTotal,
+          degradedConnections: sum((t) => t.degradedConnections),
+        };
+  return { ...(self ? { self } : {}), ...(tap ? { tap } : {}) };
 }
 
 /** A node's own loss counts, partition and moving link: each node runs them on its own proxy, so they are not merged. */

@@ -1,7 +1,9 @@
 import { formatEndpoint } from '../endpoint.js';
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings } from '../link/types.js';
+import { SelfMonitor } from '../proxy/self-monitor.js';
 import type { NodeStart, ProxyOptions, RedisRttProxy } from '../proxy/types.js';
+import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { StageFactory } from '../stage/types.js';
 import type { ListenTlsOptions } from '../tls/options.js';
 import { ClusterEventIds } from './event-ids.js';
@@ -36,11 +38,14 @@ export class NodeStarter {
   private toxics: readonly unknown[];
   private startedOne = false;
   private warmedUp = false;
+  /** One for all the nodes (NodeStart.monitor). */
+  private readonly monitor: SelfMonitor;
 
   constructor(private readonly o: NodeStarterOptions) {
     this.userStages = [...(o.options.stages ?? [])];
     this.compensationUs = o.options.compensationUs;
     this.toxics = o.options.toxics ?? [];
+    this.monitor = new SelfMonitor(o.options.scheduler ?? sharedScheduler());
   }
 
   async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory | undefined): Promise<RedisRttProxy> {
@@ -70,7 +75,7 @@ export class NodeStarter {
         stages: rewrite ? [rewrite, ...this.userStages] : this.userStages,
         toxics: this.toxics,
       },
-      { warnedBefore },
+      { warnedBefore, monitor: this.monitor },
     );
     at.listen = formatEndpoint({ kind: 'tcp', host: this.o.announceHost, port: p.port! });
     onNodeLink?.(at, p.link());

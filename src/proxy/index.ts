@@ -21,7 +21,7 @@ export async function startSingleNodeProxy(input: ProxyOptions, node: NodeStart 
   const log = options.log;
   const secure = prepareProxyTls(options.upstreamTls, options.listenTls, options.upstream, node.warnedBefore ? () => undefined : log);
   try {
-    return await new SingleNodeProxy(options, secure, node.warnedBefore === true).start();
+    return await new SingleNodeProxy(options, secure, node).start();
   } catch (err) {
     secure.cleanup();
     throw err;

@@ -20,7 +20,7 @@ import { isLoopback, type Endpoint } from '../endpoint.js';
 import { SelfMonitor } from './self-monitor.js';
 import { ProxyListener, type TapSource } from './listener.js';
 import { startControl } from './start-control.js';
-import type { RedisRttProxy } from './types.js';
+import type { NodeStart, RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
 import { ProxyStages } from './proxy-stages.js';
 import { StatsCollector } from '../stats/stats-collector.js';
@@ -52,8 +52,8 @@ export class SingleNodeProxy implements RedisRttProxy {
   constructor(
     private readonly o: NormalizedProxyOptions,
     private readonly secure: ProxyTls,
-    /** A cluster's or Sentinel set-up's later node: the first said what every node would repeat. */
-    private readonly warnedBefore = false,
+    /** A cluster's or Sentinel set-up's node: what the first said, the monitor the nodes share. */
+    private readonly node: NodeStart = {},
   ) {
     // The link starts with no delay so auto compensation can measure through it; the requested one
     // (validated already) goes on after the hop measurement.
@@ -62,7 +62,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.taps =
       o.tap === false ? undefined : new StatsCollector({ maxPendingPerConnection: o.maxPendingPerConnection, maxPendingTotal: o.maxPendingTotal });
     this.calibrating = o.compensationUs === undefined;
-    this.monitor = new SelfMonitor(scheduler);
+    this.monitor = node.monitor ?? new SelfMonitor(scheduler);
     this.toxicSet = new ToxicSet({ scheduler, uniform: seededUniform(this.linkState.seed ^ 0x5bd1e995) });
     for (const t of o.toxics ?? []) this.toxicSet.add(t);
     const onEvent = o.onEvent;
@@ -168,7 +168,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     const jitterWarning = jitterFloorWarning(this.linkState.settings);
     if (jitterWarning) this.o.log(jitterWarning);
     const l = this.o.listen;
-    if (l.kind === 'tcp' && !isLoopback(l.host) && !this.warnedBefore) {
+    if (l.kind === 'tcp' && !isLoopback(l.host) && this.node.warnedBefore !== true) {
       this.o.log(`warning: listening on ${this.server.address}, reachable from other machines; the proxy has no authentication of its own`);
     }
   }

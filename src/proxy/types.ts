@@ -8,6 +8,7 @@ import type { ConnectionInfo, LatencySummary, StatsSnapshot, TapEvent } from '..
 import type { TlsCounters } from '../tls/counters.js';
 import type { ClusterProxyOptions } from './cluster-options.js';
 import type { PROXY_OPTIONS } from './options-schema.js';
+import type { SelfMonitor } from './self-monitor.js';
 
 /**
  * startProxy's options: the data ones from their schema (PROXY_OPTIONS in options-schema.ts, which
@@ -85,11 +86,16 @@ export interface RedisRttProxy extends StageHost {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-/** What a cluster proxy tells each node proxy it starts: the start-up warnings already logged. */
+/** What a cluster proxy tells each node proxy it starts: the start-up warnings already logged, the shared monitor. */
 export interface NodeStart {
   /**
    * A node started after the first: the warnings every node's options would repeat (--upstream-insecure,
    * a listener reachable from other machines) were said by the first.
    */
   warnedBefore?: boolean;
+  /**
+   * The nodes' proxies share one event loop, so one monitor sees its turns whole (a node's own would
+   * miss the other nodes' reads of a turn), and each node's `self` is the process's.
+   */
+  monitor?: SelfMonitor;
 }

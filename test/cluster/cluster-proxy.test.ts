@@ -51,6 +51,21 @@ describe('cluster mode: discovery and listeners', () => {
     expect(lines.filter((l) => l.includes('reachable from other machines'))).toHaveLength(1);
   });
 
+  it("/stats has the process's self-report and the tap's bounds: one monitor for all the nodes, so self counts every node's chunks", async () => {
+    const p = await clusterProxy({ link: { rttUs: 1000 }, maxPendingTotal: 5000 });
+    for (const n of p.nodes()) {
+      const [host, port] = n.listen.split(':');
+      await rawCommands({ kind: 'tcp', host: host!, port: Number(port) }, [['PING'], ['PING']], 5000);
+    }
+    const s = p.stats();
+    // At least a request chunk and a reply chunk through each of the six nodes: more than one node's
+    // own monitor could have counted (two PINGs and two PONGs at most).
+    expect(s.self?.addedUs.count).toBeGreaterThanOrEqual(2 * 6);
+    expect(s.self?.lateUs.count).toBeGreaterThanOrEqual(2 * 6);
+    // The bound each node keeps for its own connections, as given.
+    expect(s.tap).toMatchObject({ pendingRequests: 0, degradedConnections: 0, maxPendingTotal: 5000 });
+  });
+
   it('--zones 3 places shard i primary in zone (i mod 3)+1 and its replica in ((i+1) mod 3)+1, with the zone links', async () => {
     const p = await clusterProxy({ zones: 3, sameZoneLink: 'rtt=1ms', crossZoneLink: 'rtt=3ms' });
     const [[slots]] = [await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'SLOTS']])];
