@@ -5,15 +5,7 @@
  * file's `"upstreamTls": true` keeps TLS on, adding the CA).
  */
 import { ConfigError } from '../errors.js';
-import {
-  checkPairGiven,
-  loadListenTls,
-  loadUpstreamTls,
-  readCertificate,
-  type ListenTlsOptions,
-  type TlsFieldNames,
-  type UpstreamTlsOptions,
-} from '../tls/options.js';
+import { checkTlsFiles, type ListenTlsOptions, type TlsFieldNames, type UpstreamTlsOptions } from '../tls/options.js';
 import type { TlsFlagValues } from './tls-flags.js';
 
 /** Each side's key in the file, its on/off flag, and the flag of each of its fields. */
@@ -25,27 +17,17 @@ const SIDES = {
 /** Reads the TLS files a config file names, each error naming the file and its key (`at('upstreamTls.ca')`). */
 export function checkConfigTls(config: Record<string, unknown>, at: (key: string) => string): void {
   try {
-    checkTlsFiles(config);
+    checkFileTls(config);
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(at(err.flag), err.value, err.accepts);
     throw err;
   }
 }
 
-function checkTlsFiles(config: Record<string, unknown>): void {
-  const upstream = config.upstreamTls;
-  if (typeof upstream === 'object' && upstream !== null) {
-    const names: TlsFieldNames<UpstreamTlsOptions> = { ca: 'upstreamTls.ca', servername: 'upstreamTls.servername', cert: 'upstreamTls.cert', key: 'upstreamTls.key' };
-    loadUpstreamTls(upstream as UpstreamTlsOptions, undefined, () => undefined, names);
-  }
-  const listen = config.listenTls;
-  if (typeof listen === 'object' && listen !== null) {
-    const l = listen as ListenTlsOptions;
-    const names: TlsFieldNames<ListenTlsOptions> = { cert: 'listenTls.cert', key: 'listenTls.key', ca: 'listenTls.ca' };
-    checkPairGiven(l, names, ', or neither for a generated pair');
-    if (l.cert !== undefined && l.key !== undefined) loadListenTls({ ...l, cert: l.cert, key: l.key }, names);
-    else if (l.ca !== undefined) readCertificate(l.ca, names.ca);
-  }
+function checkFileTls(config: Record<string, unknown>): void {
+  const upstreamNames: TlsFieldNames<UpstreamTlsOptions> = { ca: 'upstreamTls.ca', servername: 'upstreamTls.servername', cert: 'upstreamTls.cert', key: 'upstreamTls.key' };
+  const listenNames: TlsFieldNames<ListenTlsOptions> = { cert: 'listenTls.cert', key: 'listenTls.key', ca: 'listenTls.ca' };
+  checkTlsFiles(config.upstreamTls as UpstreamTlsOptions | undefined, config.listenTls as ListenTlsOptions | undefined, upstreamNames, listenNames);
 }
 
 /**

@@ -22,7 +22,7 @@ import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
 import { addSentinelFlags, sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
 import { sentinelSettings } from '../sentinel/options.js';
 import { startSentinelProxy } from '../sentinel/start-sentinel.js';
-import { loadUpstreamTls } from '../tls/options.js';
+import { checkTlsFiles, loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
 import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
@@ -222,6 +222,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   // The file's options without a flag (rttWave, ...) under what the flags set.
   const common = { ...file, ...definedOnly(fromFlags) } as Omit<ProxyOptions, 'upstream'>;
   if (printOnly) {
+    // The start reads the TLS files the flags name (a file's were read with it): so does this.
+    const tls = tlsFromFlags(flags);
+    checkTlsFiles(tls.upstreamTls, tls.listenTls);
     const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
     process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
     return;

@@ -116,6 +116,24 @@ function readFile(file: string, flag: string): Buffer {
   }
 }
 
+/**
+ * Reads the files both sides' TLS options name, as a start does, without generating a listener
+ * pair: what `--print-config` and a config file check before anything starts. A ConfigError
+ * names each file by `upstreamNames` / `listenNames` (the flags unless given).
+ */
+export function checkTlsFiles(
+  upstream: boolean | UpstreamTlsOptions | undefined,
+  listen: boolean | ListenTlsOptions | undefined,
+  upstreamNames: TlsFieldNames<UpstreamTlsOptions> = UPSTREAM_TLS_FLAGS,
+  listenNames: TlsFieldNames<ListenTlsOptions> = LISTEN_TLS_FLAGS,
+): void {
+  if (typeof upstream === 'object' && upstream !== null) loadUpstreamTls(upstream, undefined, () => undefined, upstreamNames);
+  if (typeof listen !== 'object' || listen === null) return;
+  checkPairGiven(listen, listenNames, ', or neither for a generated pair');
+  if (listen.cert !== undefined && listen.key !== undefined) loadListenTls({ ...listen, cert: listen.cert, key: listen.key }, listenNames);
+  else if (listen.ca !== undefined) readCertificate(listen.ca, listenNames.ca);
+}
+
 export function readCertificate(file: string, flag: string): Buffer {
   const pem = readFile(file, flag);
   try {

@@ -119,6 +119,15 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     expect(r.stdout).not.toContain('s3cret');
   });
 
+  it('--print-config reads the TLS files the flags name, as the start does: a missing one exits 2 naming its flag', async () => {
+    const upstream = await runCli(['proxy', '--upstream', '127.0.0.1:6379', '--upstream-tls', '--upstream-ca', join(dir, 'none.pem'), '--print-config']);
+    expect(upstream.code).toBe(2);
+    expect(upstream.stderr).toContain('--upstream-ca: invalid value');
+    const listen = await runCli(['proxy', '--upstream', '127.0.0.1:6379', '--listen-tls', '--tls-cert', join(dir, 'none.pem'), '--tls-key', join(dir, 'none.key'), '--print-config']);
+    expect(listen.code).toBe(2);
+    expect(listen.stderr).toContain('--tls-cert: invalid value');
+  });
+
   it('refuses --print-config\'s own placeholder as a secret, so its output saved as a file does not set the token to "(redacted)"', async () => {
     const printed = await runCli(['proxy', '--config', file(CONFIG), '--print-config']);
     expect(printed.code, printed.stderr).toBe(0);
