@@ -2,68 +2,35 @@ import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
-import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
+import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
-import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { parseNonNegativeInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
 import { checkZones, parseClusterMode } from '../cluster/options.js';
 import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
-import { addLinkFlags, linkFromFlags, type LinkFlagValues } from './link-flags.js';
-import { addTimelineFlags, timelineFromFlags, type TimelineFlagValues } from './timeline-flags.js';
+import { addLinkFlags, linkFromFlags } from './link-flags.js';
+import { addTimelineFlags, timelineFromFlags } from './timeline-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
-import { addToxicFlags, toxicsFromFlags, type ToxicFlagValues } from './toxic-flags.js';
-import { addRecordFlags, recordOptionsFromFlags, type RecordFlagValues } from '../record/cli-options.js';
-import { addTlsFlags, tlsFromFlags, type TlsFlagValues } from './tls-flags.js';
-import { addSentinelFlags, sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
-import { sentinelSettings } from '../sentinel/options.js';
+import { addToxicFlags, toxicsFromFlags } from './toxic-flags.js';
+import { addRecordFlags, recordOptionsFromFlags } from '../record/cli-options.js';
+import { addTlsFlags, tlsFromFlags } from './tls-flags.js';
+import { addSentinelFlags } from './sentinel-flags.js';
 import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { checkTlsFiles, loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
+import { checkAddressFlags, limitsFromFlags, type ProxyFlags } from './proxy-flags.js';
 import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
-import { parseLinkSpec } from '../link/link-spec.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
-import { parseNodeLink } from '../cluster/node-link.js';
-import { parseAllowHost } from '../http/guard.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
-
-interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues, SentinelFlagValues {
-  listen: string;
-  upstream?: string;
-  control?: string;
-  controlToken?: string;
-  allowHost: string[];
-  handshake: boolean;
-  tap: boolean;
-  compensate: string;
-  highWater: string;
-  connectTimeout: string;
-  idleTimeout: string;
-  maxConnections: string;
-  warmUp: string;
-  maxPending: string;
-  maxPendingTotal: string;
-  statsJson?: string;
-  cluster: string;
-  announceHost?: string;
-  listenPorts?: string;
-  zones?: string;
-  clientZones?: string;
-  sameZoneLink: string;
-  crossZoneLink: string;
-  nodeLink: string[];
-  upstreamUser?: string;
-  config?: string;
-  printConfig?: boolean;
-}
 
 export function registerProxy(program: Command): void {
   const cmd = program
@@ -146,28 +113,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const toxics = [...((file.toxics as unknown[] | undefined) ?? []), ...toxicsFromFlags(flags)];
   const printOnly = flags.printConfig === true;
   const timeline = timelineFromFlags(flags);
-  const sentinel = sentinelFromFlags(flags);
-  // Checked now, so --print-config refuses what the start would.
-  if (sentinel) sentinelSettings(sentinel);
-  const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
-  parseEndpoint(flags.listen, '--listen');
-  if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
-  // A start reads these only where they apply (zones, cluster or Sentinel mode, a TCP --control):
-  // read now, a typo fails here, not once the same command line meets that mode.
-  for (const [text, flag] of [[flags.sameZoneLink, '--same-zone-link'], [flags.crossZoneLink, '--cross-zone-link']] as const) {
-    if (text !== undefined) parseLinkSpec(text, flag);
-  }
-  for (const rule of flags.nodeLink) parseNodeLink(rule, '--node-link');
-  for (const host of flags.allowHost) parseAllowHost(host, '--allow-host');
+  const { sentinel, upstream } = checkAddressFlags(flags);
   const calibrate = flags.compensate === 'calibrate';
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
-  const highWaterBytes = parseBytes(flags.highWater, '--high-water');
-  const connectTimeoutMs = Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000);
-  const idleTimeoutMs = Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000);
-  const maxConnections = parseNonNegativeInt(flags.maxConnections, '--max-connections');
-  const warmUpConnections = parseNonNegativeInt(flags.warmUp, '--warm-up');
-  const maxPendingPerConnection = parsePositiveInt(flags.maxPending, '--max-pending');
-  const maxPendingTotal = parsePositiveInt(flags.maxPendingTotal, '--max-pending-total');
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
@@ -195,15 +143,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     handshake: flags.handshake,
     tap: flags.tap,
     compensationUs,
-    highWaterBytes,
-    connectTimeoutMs,
+    ...limitsFromFlags(flags),
     // Only when some are given: `toxics` frames every connection, which costs the fast path.
     toxics: toxics.length > 0 ? toxics : undefined,
-    idleTimeoutMs,
-    maxConnections,
-    warmUpConnections,
-    maxPendingPerConnection,
-    maxPendingTotal,
     log,
     onEvent: record?.onEvent,
     keyHash: record?.keyHash,

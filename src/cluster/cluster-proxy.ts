@@ -5,9 +5,7 @@ import { jitterFloorWarning } from '../link/jitter.js';
 import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ControlServer } from '../proxy/control.js';
-import { startControl, type ControlPlan } from '../proxy/start-control.js';
-import { renderPrometheus } from '../stats/prometheus.js';
-import { toxicFamily } from '../toxics/metrics.js';
+import { readSideHandlers, startControl, type ControlPlan } from '../proxy/start-control.js';
 import type { ConnectionInfo, LatencySummary } from '../stats/types.js';
 import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
 import { clientZoneViews, clusterConnections, clusterStats, mergedCommandLatency } from './cluster-proxy-stats.js';
@@ -44,14 +42,7 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
     this.control = await startControl(
       plan,
       {
-        stats: () => this.stats(),
-        commandLatencyUs: () => this.commandLatencyUs(),
-        metrics: () => {
-          const s = this.stats();
-          return renderPrometheus(s, [toxicFamily(s.toxics ?? [])]);
-        },
-        reset: () => this.resetStats(),
-        connections: () => this.connections(),
+        ...readSideHandlers(this),
         toxics: this.toxicControl(),
         // PUT /link?node=SELECTOR answers with every node's link, not only the first's; the
         // warnings are the chosen nodes' (a listener per client zone: one per node).

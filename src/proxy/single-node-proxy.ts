@@ -6,12 +6,10 @@ import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { StageFactory } from '../stage/types.js';
-import { renderPrometheus } from '../stats/prometheus.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
 import type { ConnectionInfo, LatencySummary, StatsSnapshot } from '../stats/types.js';
 import type { TlsCounters } from '../tls/counters.js';
 import type { ProxyTls } from '../tls/setup.js';
-import { toxicFamily } from '../toxics/metrics.js';
 import { ToxicSet } from '../toxics/toxic-set.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import { autoCompensation } from './auto-compensation.js';
@@ -19,7 +17,7 @@ import type { ControlHandlers, ControlServer } from './control.js';
 import { isLoopback, type Endpoint } from '../endpoint.js';
 import { SelfMonitor } from './self-monitor.js';
 import { ProxyListener, type TapSource } from './listener.js';
-import { startControl } from './start-control.js';
+import { readSideHandlers, startControl } from './start-control.js';
 import type { NodeStart, RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
 import { ProxyStages } from './proxy-stages.js';
@@ -175,16 +173,12 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   private controlHandlers(): ControlHandlers {
     return {
-      stats: () => this.stats(),
-      commandLatencyUs: () => this.commandLatencyUs(),
+      ...readSideHandlers(this),
       setLink: (u) => {
         const link = this.setLink(u);
         const warning = jitterFloorWarning(link);
         return { link, warnings: warning ? [warning] : [] };
       },
-      reset: () => this.resetStats(),
-      connections: () => this.connections(),
-      metrics: () => renderPrometheus(this.stats(), [toxicFamily(this.toxicSet.counts())]),
       toxics: this.toxicSet,
     };
   }

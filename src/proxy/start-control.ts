@@ -1,7 +1,9 @@
 import { bindPolicy } from '../http/guard.js';
 import { ControlServer, type ControlHandlers } from './control.js';
 import { parseEndpoint, type Endpoint } from '../endpoint.js';
-import type { ProxyOptions } from './types.js';
+import type { ProxyOptions, RedisRttProxy } from './types.js';
+import { renderPrometheus } from '../stats/prometheus.js';
+import { toxicFamily } from '../toxics/metrics.js';
 
 /** Where --control listens and who may call it, checked before any listener opens. */
 export interface ControlPlan {
@@ -38,4 +40,23 @@ export async function startControl(
   const control = new ControlServer(handlers, plan.access, log);
   await control.listen(plan.at);
   return control;
+}
+
+/**
+ * The handlers every proxy's control endpoint serves from its read side, one node or a cluster:
+ * /stats, the dashboard's histograms, /metrics (with its toxics' counts), POST /reset, /connections.
+ */
+export function readSideHandlers(
+  p: Pick<RedisRttProxy, 'stats' | 'commandLatencyUs' | 'resetStats' | 'connections'>,
+): Pick<ControlHandlers, 'stats' | 'commandLatencyUs' | 'metrics' | 'reset' | 'connections'> {
+  return {
+    stats: () => p.stats(),
+    commandLatencyUs: () => p.commandLatencyUs(),
+    metrics: () => {
+      const s = p.stats();
+      return renderPrometheus(s, [toxicFamily(s.toxics ?? [])]);
+    },
+    reset: () => p.resetStats(),
+    connections: () => p.connections(),
+  };
 }

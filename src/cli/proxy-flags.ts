@@ -1,0 +1,79 @@
+/**
+ * `redis-rtt proxy`'s flag values, and the flags read before anything starts: the addresses (so
+ * --print-config refuses what the start would) and the limits, read into startProxy()'s options.
+ */
+import { parseEndpoint, parseRedisEndpoint, type Endpoint } from '../endpoint.js';
+import { parseAllowHost } from '../http/guard.js';
+import { parseLinkSpec } from '../link/link-spec.js';
+import { parseNodeLink } from '../cluster/node-link.js';
+import type { ProxyOptions } from '../proxy/types.js';
+import type { RecordFlagValues } from '../record/cli-options.js';
+import { sentinelSettings } from '../sentinel/options.js';
+import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import type { LinkFlagValues } from './link-flags.js';
+import { sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
+import type { TimelineFlagValues } from './timeline-flags.js';
+import type { TlsFlagValues } from './tls-flags.js';
+import type { ToxicFlagValues } from './toxic-flags.js';
+
+export interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFlagValues, TlsFlagValues, ToxicFlagValues, SentinelFlagValues {
+  listen: string;
+  upstream?: string;
+  control?: string;
+  controlToken?: string;
+  allowHost: string[];
+  handshake: boolean;
+  tap: boolean;
+  compensate: string;
+  highWater: string;
+  connectTimeout: string;
+  idleTimeout: string;
+  maxConnections: string;
+  warmUp: string;
+  maxPending: string;
+  maxPendingTotal: string;
+  statsJson?: string;
+  cluster: string;
+  announceHost?: string;
+  listenPorts?: string;
+  zones?: string;
+  clientZones?: string;
+  sameZoneLink: string;
+  crossZoneLink: string;
+  nodeLink: string[];
+  upstreamUser?: string;
+  config?: string;
+  printConfig?: boolean;
+}
+
+/** The addresses and the link and host rules, read now: a start reads some only in the mode they apply to. */
+export function checkAddressFlags(flags: ProxyFlags): { sentinel: ReturnType<typeof sentinelFromFlags>; upstream: Endpoint | undefined } {
+  const sentinel = sentinelFromFlags(flags);
+  if (sentinel) sentinelSettings(sentinel);
+  const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
+  parseEndpoint(flags.listen, '--listen');
+  if (flags.control !== undefined) parseEndpoint(flags.control, '--control');
+  // A start reads these only where they apply (zones, cluster or Sentinel mode, a TCP --control):
+  // read now, a typo fails here, not once the same command line meets that mode.
+  for (const [text, flag] of [[flags.sameZoneLink, '--same-zone-link'], [flags.crossZoneLink, '--cross-zone-link']] as const) {
+    if (text !== undefined) parseLinkSpec(text, flag);
+  }
+  for (const rule of flags.nodeLink) parseNodeLink(rule, '--node-link');
+  for (const host of flags.allowHost) parseAllowHost(host, '--allow-host');
+  return { sentinel, upstream };
+}
+
+/** The size, time and count limits, as startProxy() takes them. */
+export function limitsFromFlags(
+  flags: ProxyFlags,
+): Pick<ProxyOptions, 'highWaterBytes' | 'connectTimeoutMs' | 'idleTimeoutMs' | 'maxConnections' | 'warmUpConnections' | 'maxPendingPerConnection' | 'maxPendingTotal'> {
+  return {
+    highWaterBytes: parseBytes(flags.highWater, '--high-water'),
+    connectTimeoutMs: Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000),
+    idleTimeoutMs: Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000),
+    maxConnections: parseNonNegativeInt(flags.maxConnections, '--max-connections'),
+    warmUpConnections: parseNonNegativeInt(flags.warmUp, '--warm-up'),
+    maxPendingPerConnection: parsePositiveInt(flags.maxPending, '--max-pending'),
+    maxPendingTotal: parsePositiveInt(flags.maxPendingTotal, '--max-pending-total'),
+  };
+}
