@@ -7,6 +7,7 @@ import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { StageFactory } from '../stage/types.js';
 import type { ListenTlsOptions } from '../tls/options.js';
 import { ClusterEventIds } from './event-ids.js';
+import { OpenFailures } from './open-failures.js';
 import type { RealAddress } from './types.js';
 
 /** startProxy for one node; given by the caller so this folder does not import the proxy's entry. */
@@ -40,12 +41,15 @@ export class NodeStarter {
   private warmedUp = false;
   /** One for all the nodes (NodeStart.monitor). */
   private readonly monitor: SelfMonitor;
+  /** Nodes that could not get a listener, said once each until one starts (a rewrite stage's onOpenFailed). */
+  readonly openFailures: OpenFailures;
 
   constructor(private readonly o: NodeStarterOptions) {
     this.userStages = [...(o.options.stages ?? [])];
     this.compensationUs = o.options.compensationUs;
     this.toxics = o.options.toxics ?? [];
     this.monitor = new SelfMonitor(o.options.scheduler ?? sharedScheduler());
+    this.openFailures = new OpenFailures(o.log);
   }
 
   async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory | undefined): Promise<RedisRttProxy> {
@@ -80,6 +84,7 @@ export class NodeStarter {
     at.listen = formatEndpoint({ kind: 'tcp', host: this.o.announceHost, port: p.port! });
     onNodeLink?.(at, p.link());
     this.compensationUs ??= p.compensationUs;
+    this.openFailures.opened(a);
     return p;
   }
 

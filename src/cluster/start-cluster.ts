@@ -10,7 +10,6 @@ import { discoverCluster, type Discovery } from './discover.js';
 import { ClientZones } from './client-zones.js';
 import { NodeSet } from './node-set.js';
 import { NodeStarter, type StartNodeProxy } from './node-starter.js';
-import { OpenFailures } from './open-failures.js';
 import type { ClusterProxyOptions } from './options.js';
 import { RewriteCounts } from './rewrite-counts.js';
 import { rewriteStage } from './rewrite-stage.js';
@@ -41,7 +40,6 @@ export async function startClusterProxy(
   const counts = new RewriteCounts(log);
   const starter = new NodeStarter({ options, startNodeProxy, listenHost: s.listen.host, announceHost: s.announceHost, listenTls: listenTls.listen, log });
   const auth = { user: options.upstreamUser, password: options.upstreamPassword };
-  const openFailures = new OpenFailures(log);
   // Each client zone's set rewrites to its own listeners: its stages look nodes up in it alone.
   const zoneSet = (zone: number): NodeSet => {
     const nodes: NodeSet = new NodeSet({
@@ -62,13 +60,9 @@ export async function startClusterProxy(
           directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
           onRewrite: (k) => counts.rewritten(k),
           onUnparsed: (k, why) => counts.unparsedReply(k, why),
-          onOpenFailed: (list, err) => openFailures.failed(list, err),
+          onOpenFailed: (list, err) => starter.openFailures.failed(list, err),
         }),
-      startNodeProxy: async (a, port, link, stage) => {
-        const proxy = await starter.start(a, port, link, stage);
-        openFailures.opened(a);
-        return proxy;
-      },
+      startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
     });
     return nodes;
   };

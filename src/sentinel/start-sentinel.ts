@@ -3,7 +3,6 @@ import { certificateError, clusterListenTls, discoveryTls } from '../cluster/clu
 import { ClientZones } from '../cluster/client-zones.js';
 import { NodeSet } from '../cluster/node-set.js';
 import { NodeStarter } from '../cluster/node-starter.js';
-import { OpenFailures } from '../cluster/open-failures.js';
 import { checkStartPartition, startPartition } from '../cluster/start-cluster.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
@@ -45,7 +44,6 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base, log);
   const listenTls = clusterListenTls(base);
   const counts = new SentinelCounts(log);
-  const openFailures = new OpenFailures(log);
   const starter = new NodeStarter({
     options: base,
     startNodeProxy: (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node),
@@ -63,7 +61,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     },
     onRewrite: (k) => counts.rewritten(k),
     onUnparsed: (why) => counts.unparsedReply(why),
-    onOpenFailed: (missing, err) => openFailures.failed([...missing.sentinels, ...missing.nodes], err),
+    onOpenFailed: (missing, err) => starter.openFailures.failed([...missing.sentinels, ...missing.nodes], err),
     onPrimary: (master, primary) => void (master === sentinel.sentinelMaster && answers.record(at, primary)),
   });
   // One set per client zone (--client-zones), each rewriting to its own listeners.
@@ -77,11 +75,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
       base: options.link ?? {},
       log,
       stageFor: (a) => (topology.isSentinel(a) ? stageFor(a, zone) : undefined),
-      startNodeProxy: async (a, port, link, st) => {
-        const proxy = await starter.start(a, port, link, st);
-        openFailures.opened(a);
-        return proxy;
-      },
+      startNodeProxy: (a, port, link, st) => starter.start(a, port, link, st),
     });
   const sets = new ClientZones(
     Array.from({ length: s.clientZoneCount ?? 1 }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),
