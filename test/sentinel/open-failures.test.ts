@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { findFreePort, rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
@@ -7,6 +8,20 @@ import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
 // One sentinel (the seed, on --listen), a primary and a replica, each with one of the two ports of
 // --listen-ports. A replica added later has no port left: every reply that names it tries to open
 // a listener for it again.
+
+/** A free port whose next one is free too (other test files take ports meanwhile). */
+async function twoFreePorts(): Promise<number> {
+  const free = (port: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const server = net.createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (;;) {
+    const port = await findFreePort();
+    if (port < 65535 && (await free(port + 1))) return port;
+  }
+}
+
 let setup: PrivateSentinel;
 let proxy: RedisRttSentinelProxy;
 let extra: PrivateRedis;
@@ -14,7 +29,7 @@ const lines: string[] = [];
 
 beforeAll(async () => {
   setup = await startPrivateSentinel({ replicas: 1, sentinels: 1 });
-  const port = await findFreePort();
+  const port = await twoFreePorts();
   proxy = await startSentinelProxy({
     sentinels: [...setup.sentinelAddresses],
     sentinelMaster: setup.masterName,
