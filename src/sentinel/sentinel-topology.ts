@@ -3,6 +3,7 @@ import type { NodeLabel } from '../cluster/cluster-node.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress, RewriteContext } from '../cluster/types.js';
 import type { SentinelReading } from './discover.js';
+import type { GivenNames } from './given-names.js';
 import type { SentinelRewriteContext } from './types.js';
 import type { SentinelZones } from './zones.js';
 
@@ -12,7 +13,7 @@ const byAddress = (a: RealAddress, b: RealAddress): number => a.host.localeCompa
  * The listeners of sentinel mode, one NodeSet per client zone (one without --client-zones):
  * sentinels and data nodes apart by address (a sentinel's connections get the rewrite stage, a data
  * node's none). Opens what a reading or a reply names, in every set, and labels each with its role
- * and zone.
+ * and zone. An address a given sentinel's name resolves to stands for that sentinel throughout.
  */
 export class SentinelTopology {
   private readonly sentinelKeys = new Set<string>();
@@ -20,6 +21,7 @@ export class SentinelTopology {
   constructor(
     private readonly nodes: () => ClientZones,
     private readonly zones: SentinelZones,
+    private readonly names: GivenNames,
   ) {}
 
   /** What client zone `zone`'s rewrites look listeners up in: its own set only. */
@@ -27,13 +29,17 @@ export class SentinelTopology {
     const set = () => this.nodes().zones[zone - 1]!.nodes;
     const side = (sentinels: boolean): RewriteContext => ({
       selfHost: '',
-      listenerFor: (h, p) => (this.isSentinel({ host: h, port: p }) === sentinels ? set().listenerFor(h, p) : undefined),
+      listenerFor: (h, p) => {
+        const a = this.names.canonical({ host: h, port: p });
+        return this.isSentinel(a) === sentinels ? set().listenerFor(a.host, a.port) : undefined;
+      },
     });
     return { nodes: side(false), sentinels: side(true) };
   }
 
   isSentinel(a: RealAddress): boolean {
-    return this.sentinelKeys.has(nodeKey(a.host, a.port));
+    const c = this.names.canonical(a);
+    return this.sentinelKeys.has(nodeKey(c.host, c.port));
   }
 
   sentinelAddresses(): RealAddress[] {
@@ -41,26 +47,38 @@ export class SentinelTopology {
   }
 
   /** Opens listeners for sentinels (the first on `listenPort` when given) and labels them. */
-  async openSentinels(list: readonly RealAddress[], listenPort?: number): Promise<void> {
+  async openSentinels(named: readonly RealAddress[], listenPort?: number): Promise<void> {
+    const list = this.canonical(named);
     for (const a of list) this.sentinelKeys.add(nodeKey(a.host, a.port));
     await this.nodes().open(list, listenPort);
     this.nodes().label(list.map((a) => this.labelOf(a, 'sentinel', this.zones.sentinel(a))));
   }
 
   /** Opens listeners for data nodes first named in a reply (their role comes with the next reading). */
-  async openNodes(list: readonly RealAddress[]): Promise<void> {
+  async openNodes(named: readonly RealAddress[]): Promise<void> {
+    const list = this.canonical(named);
     await this.nodes().open(list);
     this.nodes().label(list.map((a) => this.labelOf(a, 'unknown', this.zones.replica(a))));
   }
 
   /** A reading of the sentinel that speaks for the topology: listeners for all it names, roles from it. */
   async apply(r: SentinelReading): Promise<void> {
-    await this.openSentinels(r.sentinels.filter((s) => !this.isSentinel(s)));
+    await this.openSentinels(this.canonical(r.sentinels).filter((s) => !this.isSentinel(s)));
     const replicas = [...r.replicas].sort(byAddress);
     await this.nodes().open([...(r.primary ? [r.primary] : []), ...replicas]);
     const labels = replicas.map((a) => this.labelOf(a, 'replica', this.zones.replica(a)));
     if (r.primary) labels.unshift(this.labelOf(r.primary, 'master', this.zones.primary(r.primary)));
     this.nodes().label(labels);
+  }
+
+  /** The addresses with each given sentinel's in place of its resolved ones, each once. */
+  private canonical(list: readonly RealAddress[]): RealAddress[] {
+    const out = new Map<string, RealAddress>();
+    for (const a of list) {
+      const c = this.names.canonical(a);
+      out.set(nodeKey(c.host, c.port), c);
+    }
+    return [...out.values()];
   }
 
   private labelOf(a: RealAddress, role: NodeLabel['role'], zone: number | undefined): NodeLabel {

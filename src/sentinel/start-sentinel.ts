@@ -10,6 +10,7 @@ import { ConfigError } from '../errors.js';
 import { startSingleNodeProxy } from '../proxy/index.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import type { SentinelReading } from './discover.js';
+import { GivenNames } from './given-names.js';
 import { sentinelSettings, type SentinelProxyOptions } from './options.js';
 import { PrimaryAnswers } from './primary-answers.js';
 import { SentinelCounts } from './sentinel-counts.js';
@@ -20,10 +21,11 @@ import { SentinelTopology } from './sentinel-topology.js';
 import { SentinelZones } from './zones.js';
 
 /**
- * Sentinel mode's start-up, in order: the options checked, every given sentinel asked about the
- * master (the first that answers speaks for the topology), one listener pair for TLS, the first
- * sentinel's listener on --listen, every other sentinel's and every data node's listener, the
- * control endpoint, then the refresh timer. A step that fails closes what the ones before opened.
+ * Sentinel mode's start-up, in order: the options checked, the given sentinels' names resolved,
+ * every given sentinel asked about the master (the first that answers speaks for the topology),
+ * one listener pair for TLS, the first sentinel's listener on --listen, every other sentinel's and
+ * every data node's listener, the control endpoint, then the refresh timer. A step that fails
+ * closes what the ones before opened.
  */
 export async function startSentinelProxy(options: SentinelProxyOptions): Promise<RedisRttSentinelProxy> {
   const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
@@ -36,7 +38,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   const auth = { user: sentinel.sentinelUser, password: sentinel.sentinelPassword };
   const answers = new PrimaryAnswers(sentinel.sentinelMaster, log);
   const zones = new SentinelZones(s.zoneCount);
-  const topology: SentinelTopology = new SentinelTopology(() => sets, zones);
+  const topology: SentinelTopology = new SentinelTopology(() => sets, zones, await GivenNames.resolve(sentinel.addresses));
   const refresh = new SentinelRefresh({
     ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers },
     ...{ auth, tls: secure, periodMs: sentinel.refreshMs, log },
