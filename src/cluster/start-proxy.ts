@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import { formatEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { startSingleNodeProxy } from '../proxy/index.js';
+import { checkOptionKeys } from '../proxy/option-keys.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import type { RedisRttClusterProxy } from './cluster-view.js';
 import type { StartNodeProxy } from './node-starter.js';
@@ -50,6 +51,7 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
  */
 export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
   if (!options || typeof options.upstream !== 'string') return startSingleNodeProxy(options);
+  checkOptionKeys(options);
   const clustered = await maybeStartCluster(options, (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node));
   if (clustered) return clustered;
   // One listener has no nodes to place in zones: refused rather than ignored.

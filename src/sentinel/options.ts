@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
+import { checkOptionKeys } from '../proxy/option-keys.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { keyPath, parseWith } from '../validation/schema.js';
 import type { RealAddress } from '../cluster/types.js';
@@ -42,6 +43,7 @@ const SENTINEL_PORT = 26379;
 /** The sentinel options checked (a ConfigError naming the flag), the sentinels parsed. */
 export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof SCHEMA> & { addresses: RealAddress[]; refreshMs: number } {
   const data = parseWith(SCHEMA, options, (path) => (path.length >= 1 && FLAGS[String(path[0])]) || keyPath()(path));
+  checkOptionKeys(options, Object.keys(SENTINEL_OPTIONS), 'startSentinelProxy()');
   if (options.cluster === 'on') {
     throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');
   }
