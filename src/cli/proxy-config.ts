@@ -24,6 +24,7 @@ import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttWave } from '../link/wave.js';
 import { PROXY_OPTIONS } from '../proxy/options-schema.js';
 import { DEFAULT_RECORDER } from '../record/recorder.js';
+import { SENTINEL_OPTIONS } from '../sentinel/options.js';
 import { KEY_MODES } from '../record/trace-format.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
 import { parseBytes } from '../units.js';
@@ -45,10 +46,18 @@ const RECORD_CONFIG = z
   )
   .describe('Record a trace of every command (docs/record-analyze.md).');
 
-/** What a config file holds: the proxy's data options (upstream optional: --upstream may give it) and `record`. */
+/**
+ * What a config file holds: the proxy's data options (upstream optional: --upstream may give it),
+ * sentinel mode's in place of upstream, and `record`.
+ */
 export const PROXY_CONFIG = PROXY_OPTIONS.extend({
   $schema: z.string({ error: 'a string (the JSON Schema, for editors)' }).optional(),
   upstream: PROXY_OPTIONS.shape.upstream.optional(),
+  sentinels: SENTINEL_OPTIONS.sentinels.optional(),
+  sentinelMaster: SENTINEL_OPTIONS.sentinelMaster.optional(),
+  sentinelUser: SENTINEL_OPTIONS.sentinelUser,
+  sentinelPassword: SENTINEL_OPTIONS.sentinelPassword,
+  sentinelRefreshMs: SENTINEL_OPTIONS.sentinelRefreshMs,
   record: RECORD_CONFIG.optional(),
 }).strict();
 
@@ -139,9 +148,11 @@ const SINGLE: Record<string, [attr: string, asFlag: (v: never) => string | boole
   sameZoneLink: ['sameZoneLink', String],
   crossZoneLink: ['crossZoneLink', String],
   upstreamUser: ['upstreamUser', String],
+  sentinelMaster: ['sentinelMaster', String],
+  sentinelUser: ['sentinelUser', String],
 };
 /** Repeatable flags: the file's entries first. */
-const REPEATABLE: Record<string, string> = { allowHosts: 'allowHost', nodeLinks: 'nodeLink' };
+const REPEATABLE: Record<string, string> = { allowHosts: 'allowHost', nodeLinks: 'nodeLink', sentinels: 'sentinel' };
 const LINK_FLAGS = ['preset', 'rtt', 'up', 'down', 'jitter', 'jitterDist', 'bandwidth', 'loss', 'lossUp', 'lossDown', 'lossBurst', 'mss'];
 
 /** Flags merged with a config file, and the file's options that have no flag (link, toxics, TLS objects, ...). */

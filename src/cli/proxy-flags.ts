@@ -11,7 +11,7 @@ import type { RecordFlagValues } from '../record/cli-options.js';
 import { sentinelSettings } from '../sentinel/options.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import type { LinkFlagValues } from './link-flags.js';
-import { sentinelFromFlags, type SentinelFlagValues } from './sentinel-flags.js';
+import { sentinelFromFlags, type SentinelFileKeys, type SentinelFlagValues } from './sentinel-flags.js';
 import type { TimelineFlagValues } from './timeline-flags.js';
 import type { TlsFlagValues } from './tls-flags.js';
 import type { ToxicFlagValues } from './toxic-flags.js';
@@ -47,8 +47,11 @@ export interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFl
 }
 
 /** The addresses and the link and host rules, read now: a start reads some only in the mode they apply to. */
-export function checkAddressFlags(flags: ProxyFlags): { sentinel: ReturnType<typeof sentinelFromFlags>; upstream: Endpoint | undefined } {
-  const sentinel = sentinelFromFlags(flags);
+export function checkAddressFlags(
+  flags: ProxyFlags,
+  file?: SentinelFileKeys,
+): { sentinel: ReturnType<typeof sentinelFromFlags>; upstream: Endpoint | undefined } {
+  const sentinel = sentinelFromFlags(flags, file);
   if (sentinel) sentinelSettings(sentinel);
   const upstream = sentinel ? undefined : parseRedisEndpoint(flags.upstream!, '--upstream');
   parseEndpoint(flags.listen, '--listen');

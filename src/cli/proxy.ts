@@ -113,7 +113,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const toxics = [...((file.toxics as unknown[] | undefined) ?? []), ...toxicsFromFlags(flags)];
   const printOnly = flags.printConfig === true;
   const timeline = timelineFromFlags(flags);
-  const { sentinel, upstream } = checkAddressFlags(flags);
+  const { sentinel, upstream } = checkAddressFlags(flags, file);
   const calibrate = flags.compensate === 'calibrate';
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);

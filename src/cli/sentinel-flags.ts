@@ -25,17 +25,31 @@ export function addSentinelFlags(cmd: Command): Command {
     .option('--sentinel-user <user>', `sentinel mode: ACL user for the proxy's own sentinel connections (password from ${SENTINEL_PASSWORD_ENV})`);
 }
 
+/** A config file's sentinel keys that have no flag (docs/cli.md). */
+export interface SentinelFileKeys {
+  sentinelPassword?: unknown;
+  sentinelRefreshMs?: unknown;
+}
+
 /**
- * The sentinel options from the flags, or undefined without --sentinel. A ConfigError for a flag
- * that needs another: --sentinel-master and --sentinel-user without --sentinel, --sentinel without
- * --sentinel-master, --sentinel with --upstream or --cluster on.
+ * The sentinel options from the flags (a config file's sentinels, sentinelMaster and sentinelUser
+ * were folded into them), or undefined without --sentinel. A ConfigError for a flag or key that
+ * needs another: --sentinel-master, --sentinel-user and the file's sentinelPassword or
+ * sentinelRefreshMs without --sentinel, --sentinel without --sentinel-master, --sentinel with
+ * --upstream or --cluster on. The password comes from REDIS_RTT_SENTINEL_PASSWORD, else the file's.
  */
 export function sentinelFromFlags(
-  f: SentinelFlagValues & { upstream?: string; cluster: string },
+  f: SentinelFlagValues & { upstream?: string; cluster: string; config?: string },
+  file: SentinelFileKeys = {},
 ): Pick<SentinelProxyOptions, 'sentinels' | 'sentinelMaster' | 'sentinelUser' | 'sentinelPassword'> | undefined {
   if (f.sentinel.length === 0) {
     if (f.sentinelMaster !== undefined) throw new ConfigError('--sentinel-master', f.sentinelMaster, 'to be used with --sentinel');
     if (f.sentinelUser !== undefined) throw new ConfigError('--sentinel-user', f.sentinelUser, 'to be used with --sentinel');
+    for (const key of ['sentinelPassword', 'sentinelRefreshMs'] as const) {
+      // The password is redacted here as everywhere: the error names the key, not the secret.
+      const shown = key === 'sentinelPassword' ? '(redacted)' : file[key];
+      if (file[key] !== undefined) throw new ConfigError(`${f.config ?? 'config'}: ${key}`, shown, 'to be used with sentinels (--sentinel, or the sentinels key)');
+    }
     if (f.upstream === undefined) throw new ConfigError('--upstream', undefined, 'host:port or unix:/path of the Redis to proxy (or --sentinel HOST:PORT --sentinel-master NAME)');
     return undefined;
   }
@@ -43,6 +57,6 @@ export function sentinelFromFlags(
   if (f.upstream !== undefined) throw new ConfigError('--upstream', f.upstream, 'no --upstream with --sentinel (the sentinels are the upstreams)');
   if (f.cluster === 'on') throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');
   if (f.sentinelMaster === undefined) throw new ConfigError('--sentinel-master', undefined, `the master name the sentinels at ${given} monitor`);
-  const sentinelPassword = process.env[SENTINEL_PASSWORD_ENV] || undefined;
+  const sentinelPassword = process.env[SENTINEL_PASSWORD_ENV] || (file.sentinelPassword as string | undefined);
   return { sentinels: f.sentinel, sentinelMaster: f.sentinelMaster, sentinelUser: f.sentinelUser, sentinelPassword };
 }

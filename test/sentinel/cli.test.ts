@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/redis/free-port.js';
@@ -161,6 +164,47 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       delete process.env.REDIS_RTT_SENTINEL_PASSWORD;
     }
   });
+
+  it('a --config file holds sentinel mode: the --print-config output starts the same proxy; the keys check as the flags do', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rtt-sentinel-config-'));
+    const printed = await runCli(['proxy', '--sentinel', setup.sentinelAddresses.join(','), '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--print-config']);
+    expect(printed.code, printed.stderr).toBe(0);
+    const file = join(dir, 'sentinel.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(printed.stdout), sentinelRefreshMs: 100 }));
+    const p = await startCliProxy(['--config', file, '--compensate', '0']);
+    try {
+      const line = p.line as unknown as { sentinels: string[]; nodes: NodeLine[] };
+      expect(line.sentinels).toEqual(setup.sentinelAddresses);
+      expect(line.nodes.filter((n) => n.role === 'sentinel').map((n) => n.upstream)).toEqual(setup.sentinelAddresses);
+      expect(line.nodes.find((n) => n.role === 'master')?.upstream).toBe(setup.nodes[0]!.address);
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+    const write = (o: object): string => {
+      const f = join(dir, `${Math.random().toString(36).slice(2)}.json`);
+      writeFileSync(f, JSON.stringify(o));
+      return f;
+    };
+    const base = { sentinels: [setup.sentinelAddresses[0]], sentinelMaster: 'mymaster' };
+    // The file's password passes the check a user needs, and shows redacted.
+    const withPassword = await runCli(['proxy', '--config', write({ ...base, sentinelUser: 'rtt', sentinelPassword: 'f1le-s3cret' }), '--print-config']);
+    expect(withPassword.code, withPassword.stderr).toBe(0);
+    expect(JSON.parse(withPassword.stdout)).toMatchObject({ sentinelUser: 'rtt', sentinelPassword: '(redacted)' });
+    expect(withPassword.stdout).not.toContain('f1le-s3cret');
+    const cases: [object, RegExp][] = [
+      [{ ...base, sentinelUser: 'rtt' }, /--sentinel-user: invalid value "rtt"; expected a password with it/],
+      [{ upstream: setup.nodes[0]!.address, sentinelRefreshMs: 100 }, /\.json: sentinelRefreshMs: invalid value 100; expected to be used with sentinels/],
+      [{ upstream: setup.nodes[0]!.address, sentinelPassword: 'x' }, /\.json: sentinelPassword: invalid value "\(redacted\)"; expected to be used with sentinels/],
+      [{ ...base, sentinelRefreshMs: 5 }, /\.json: sentinelRefreshMs: invalid value 5; expected milliseconds, at least 10/],
+      [{ ...base, upstream: setup.nodes[0]!.address }, /--upstream: .*no --upstream with --sentinel/],
+      [{ sentinels: [setup.sentinelAddresses[0]] }, /--sentinel-master: .*expected the master name/],
+    ];
+    for (const [config, message] of cases) {
+      const r = await runCli(['proxy', '--config', write(config), '--print-config']);
+      expect({ code: r.code, stdout: r.stdout }, JSON.stringify(config)).toEqual({ code: 2, stdout: '' });
+      expect(r.stderr).toMatch(message);
+    }
+  }, 30_000);
 
   // Last in the file: it puts a password on the sentinels' default user, and takes it off after.
   it('sentinels with ACL auth: --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD reach them; without the password it exits 2 naming it', async () => {
