@@ -52,7 +52,7 @@ export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof
   }
   // AUTH needs a password: without one the user would be ignored without a word (the proxy would not log in).
   if (data.sentinelUser !== undefined && data.sentinelPassword === undefined) {
-    throw new ConfigError('--sentinel-user', data.sentinelUser, 'a password with it (REDIS_RTT_SENTINEL_PASSWORD, or sentinelPassword in the API)');
+    throw new ConfigError('--sentinel-user', data.sentinelUser, 'a password with it (REDIS_RTT_SENTINEL_PASSWORD, or the sentinelPassword option or config key)');
   }
   const addresses = data.sentinels.map((text) => {
     // parseEndpoint's own message offers unix sockets, which a sentinel address cannot be.
