@@ -52,14 +52,17 @@ export interface RedisRttProxy extends StageHost {
   toxics(): ToxicSpec[];
   /** "127.0.0.1:40123" or the unix socket path. */
   readonly address: string;
-  readonly host?: string;
-  readonly port?: number;
+  // `T | undefined`, not `?:`: the classes' getters return undefined, which a declaration compiled
+  // with exactOptionalPropertyTypes (a consumer's, without skipLibCheck) refuses for an optional key.
+  /** The listen host; undefined on a unix socket. */
+  readonly host: string | undefined;
+  readonly port: number | undefined;
   /** The CA certificate of a generated `listenTls` pair: what clients must trust. */
-  readonly tlsCaFile?: string;
+  readonly tlsCaFile: string | undefined;
   /** Both sides' TLS handshakes and TLS bytes on the wire (plaintext bytes are in stats().totals). */
   tlsStats?(): TlsCounters;
   /** The control endpoint's "host:port", when started. */
-  readonly controlAddress?: string;
+  readonly controlAddress: string | undefined;
   /** Microseconds taken off each one-way delay at the current link (hop, or the calibrated table). */
   readonly compensationUs: { up: number; down: number };
   /** Replaces the compensation for chunks that arrive from now on. */

@@ -117,6 +117,19 @@ describe('the packed package, installed into a fresh project', () => {
     expect(r, r.stderr).toMatchObject({ code: 0, stdout: '1\n' });
   });
 
+  it("its declarations type-check in a consumer's strictest settings: exactOptionalPropertyTypes, no skipLibCheck", async () => {
+    writeFileSync(join(consumer, 'all-types.ts'), "import type * as api from 'redis-rtt';\nexport type Api = typeof api;\n");
+    const options = {
+      ...{ target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'ESNext.Disposable'], types: ['node'] },
+      ...{ strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: false, noEmit: true },
+    };
+    writeFileSync(join(consumer, 'tsconfig.strictest.json'), JSON.stringify({ compilerOptions: options, files: ['all-types.ts'] }));
+    const tsc = await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(consumer, 'tsconfig.strictest.json')], consumer);
+    // ioredis's own declarations import redis-errors, which has no types: its error, not ours.
+    const errors = tsc.stdout.split('\n').filter((l) => /error TS\d+/.test(l) && !l.startsWith('node_modules/ioredis/'));
+    expect(errors).toEqual([]);
+  });
+
   it('passes publint (strict) and arethetypeswrong --profile esm-only', async () => {
     const publint = await run(process.execPath, [join(ROOT, 'node_modules/publint/src/cli.js'), 'run', tarball, '--strict'], ROOT);
     expect(publint.code, publint.stdout + publint.stderr).toBe(0);
