@@ -1,5 +1,5 @@
 import { realClock, type Clock } from '../clock.js';
-import { compensationAt, NO_COMPENSATION, type Compensation } from './compensation.js';
+import { COMPENSATION, compensationAt, NO_COMPENSATION, type Compensation } from './compensation.js';
 import { DelayShape } from './delay-shape.js';
 import { jitterOffsetSampler, jitterSampler, meanDeviationUs, meanShiftRisk } from './jitter.js';
 import { lossChain, newLossCounters, type LossCounters, type LossPath } from './loss-model.js';
@@ -9,6 +9,7 @@ import { randomSeed, seededUniform, type Uniform } from './rng.js';
 import { applyLinkUpdate, defaultLinkSettings } from './settings.js';
 import type { LinkSettings, LinkUpdate } from './types.js';
 import type { Direction } from '../stage/types.js';
+import { keyPath, parseWith } from '../validation/schema.js';
 
 export interface LinkStateOptions {
   seed?: number;
@@ -81,8 +82,13 @@ export class LinkState {
     return this.compensation;
   }
 
+  /**
+   * Checked as the compensationUs option is (a ConfigError leaves it unchanged), and a table sorted:
+   * setCompensation is public, and an unchecked `{ up }` made the down delay NaN, so no delay.
+   */
   setCompensation(c: Compensation): void {
-    this.compensation = 'table' in c ? { table: c.table.map((p) => ({ ...p })) } : { up: c.up, down: c.down };
+    const checked = parseWith(COMPENSATION, c, keyPath('compensationUs'));
+    this.compensation = 'table' in checked ? { table: checked.table.map((p) => ({ ...p })) } : { up: checked.up, down: checked.down };
     this.rebuild();
   }
 

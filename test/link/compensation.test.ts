@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { compensationAt, parseCompensationTable } from '../../src/link/compensation.js';
 import { LinkState } from '../../src/link/link-state.js';
 import { ConfigError } from '../../src/errors.js';
+import { startPrivateRedis, startProxy } from '../../src/index.js';
 
 describe('compensation', () => {
   const table = { table: [{ delayUs: 100, compUs: 40 }, { delayUs: 600, compUs: 140 }, { delayUs: 5000, compUs: 200 }] };
@@ -53,5 +54,26 @@ describe('compensation', () => {
     link.update({ rttUs: 1000 });
     expect(link.sampleNs('down')).toBe(495_000);
     expect(link.compensationSetting).toEqual({ up: 5, down: 5 });
+  });
+});
+
+describe('setCompensation on a running proxy (public: checked as the compensationUs option)', () => {
+  it('refuses what the option refuses, naming the key, and keeps what it had', async () => {
+    await using redis = await startPrivateRedis();
+    await using proxy = await startProxy({ upstream: redis.address, link: { rttUs: 4000 }, compensationUs: { up: 10, down: 20 } });
+    // Unchecked, { up } alone made the down delay NaN: no delay that way at all.
+    const accepts = '{ up, down } in non-negative microseconds, or { table } of {delayUs, compUs}';
+    expect(() => proxy.setCompensation({ up: 1000 } as never)).toThrow(new ConfigError('compensationUs', { up: 1000 }, accepts));
+    expect(() => proxy.setCompensation({ up: -1, down: 0 })).toThrow(/^compensationUs\.up: invalid value -1; expected microseconds, 0 or more$/);
+    expect(() => proxy.setCompensation({ up: 1, down: 1, table: [] } as never)).toThrow(ConfigError);
+    expect(proxy.compensationUs).toEqual({ up: 10, down: 20 });
+  });
+
+  it('takes a table in any order, as the option does (it was read unsorted: 20 us where 811 is due)', async () => {
+    await using redis = await startPrivateRedis();
+    await using proxy = await startProxy({ upstream: redis.address, link: { rttUs: 4000 } });
+    proxy.setCompensation({ table: [{ delayUs: 10_000, compUs: 100 }, { delayUs: 1000, compUs: 900 }] });
+    const at2ms = 900 + ((100 - 900) * (2000 - 1000)) / (10_000 - 1000);
+    expect(proxy.compensationUs).toEqual({ up: at2ms, down: at2ms });
   });
 });
