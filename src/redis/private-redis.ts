@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisSpawnError } from '../errors.js';
+import { ConfigError, RedisSpawnError } from '../errors.js';
 import { trackChild, untrackChild } from './tracked-children.js';
 import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
@@ -85,10 +85,12 @@ const PORT_ATTEMPTS = 3;
 /** Spawns a private redis-server without persistence and resolves once it answers PING. */
 export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise<PrivateRedis> {
   const transport = opts.transport ?? DEFAULT_PRIVATE_REDIS.transport;
+  // Any other value started a unix-socket Redis, silently (the type says so; JavaScript does not).
+  if (transport !== 'tcp' && transport !== 'unix') throw new ConfigError('transport', transport, "'tcp' or 'unix'");
+  if (opts.tls && transport !== 'tcp') throw new ConfigError('tls', opts.tls, "false with transport 'unix' (TLS needs the tcp transport)");
   const serverPath = opts.serverPath ?? process.env.REDIS_SERVER ?? 'redis-server';
   const dir = await mkdtemp(join(tmpdir(), 'redis-rtt-'));
   try {
-    if (opts.tls && transport !== 'tcp') throw new RedisSpawnError('startPrivateRedis: tls needs the tcp transport');
     for (let attempt = 1; ; attempt++) {
       const port = transport === 'tcp' ? await findFreePort() : 0;
       const server = new SpawnedRedis(serverPath, dir, transport, port, opts);

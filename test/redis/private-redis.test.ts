@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { RedisSpawnError } from '../../src/errors.js';
+import { ConfigError, RedisSpawnError } from '../../src/errors.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { trackedCount } from '../../src/redis/tracked-children.js';
 
@@ -57,6 +57,13 @@ describe('startPrivateRedis', () => {
     const dir = dirname(r.socketPath!);
     await r.stop();
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('refuses a transport other than tcp or unix, and tls over unix, with a ConfigError naming the option', async () => {
+    // 'udp' started a unix-socket Redis, silently.
+    await expect(startPrivateRedis({ transport: 'udp' as never })).rejects.toThrow(new ConfigError('transport', 'udp', "'tcp' or 'unix'"));
+    await expect(startPrivateRedis({ transport: 'unix', tls: true })).rejects.toMatchObject({ name: 'ConfigError', flag: 'tls', value: true });
+    expect(trackedCount()).toBe(0);
   });
 
   it('says how to install redis-server when the binary is missing', async () => {
