@@ -4,6 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, RedisSpawnError } from '../errors.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { trackChild, untrackChild } from './tracked-children.js';
 import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
@@ -82,8 +83,13 @@ const OUTPUT_LIMIT = 64 * 1024;
 const POLL_INTERVAL_MS = 20;
 const PORT_ATTEMPTS = 3;
 
+const PRIVATE_REDIS_KEYS = keysOf<PrivateRedisOptions>()({
+  transport: true, serverPath: true, readyTimeoutMs: true, stopTimeoutMs: true, args: true, tls: true, sentinel: true,
+});
+
 /** Spawns a private redis-server without persistence and resolves once it answers PING. */
 export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise<PrivateRedis> {
+  refuseUnknownKeys(opts, PRIVATE_REDIS_KEYS, 'startPrivateRedis()');
   const transport = opts.transport ?? DEFAULT_PRIVATE_REDIS.transport;
   // Any other value started a unix-socket Redis, silently (the type says so; JavaScript does not).
   if (transport !== 'tcp' && transport !== 'unix') throw new ConfigError('transport', transport, "'tcp' or 'unix'");

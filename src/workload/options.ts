@@ -1,5 +1,6 @@
 import { parseCompensationTable, type CompensationPoint } from '../link/compensation.js';
 import { ConfigError } from '../errors.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import type { LinkSpec } from '../link/link-spec.js';
 import { resolveBenchLinks } from './link-list.js';
 import type { PlanRequest } from './plan.js';
@@ -93,8 +94,16 @@ export interface ResolvedBenchOptions {
   replyTimeoutMs: number;
 }
 
+const BENCH_OPTION_KEYS = keysOf<BenchOptions>()({
+  redis: true, password: true, keyPrefix: true, allowNonempty: true, links: true, modes: true, batches: true,
+  workload: true, workloads: true, n: true, sizeBytes: true, repeat: true, warmup: true, driverWarmupMs: true,
+  maxSeconds: true, seed: true, replyTimeoutMs: true, protocol: true, compensation: true, signal: true,
+  include: true, adjust: true,
+});
+
 /** Checks library callers' options the way the CLI checks flags; errors name the flag. */
 export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
+  refuseUnknownKeys(o, BENCH_OPTION_KEYS, 'runBench()');
   const d = DEFAULT_BENCH_OPTIONS;
   const int = (v: number | undefined, def: number, flag: string, min: number): number => {
     const x = v ?? def;

@@ -1,4 +1,5 @@
 import { ConfigError } from '../../errors.js';
+import { keysOf, refuseUnknownKeys } from '../../validation/known-keys.js';
 import type { LinkSpec } from '../../link/link-spec.js';
 import { resolveBenchLinks } from '../link-list.js';
 import type { BenchOptions } from '../options.js';
@@ -64,8 +65,15 @@ export const DEFAULT_OPEN_LOOP = {
   keyPrefix: 'redis-rtt:',
 } as const;
 
+const OPEN_LOOP_OPTION_KEYS = keysOf<OpenLoopOptions>()({
+  redis: true, password: true, keyPrefix: true, allowNonempty: true, links: true, clients: true, rates: true,
+  durationUs: true, arrival: true, batchWindowsUs: true, maxBatch: true, modes: true, sloUs: true,
+  drainLimitUs: true, seed: true, compensation: true, signal: true,
+});
+
 /** Checks every option the way the CLI checks flags; each error names its flag (exit status 2). */
 export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOptions {
+  refuseUnknownKeys(o, OPEN_LOOP_OPTION_KEYS, 'runOpenLoopBench()');
   const d = DEFAULT_OPEN_LOOP;
   const clients = o.clients ?? [...d.clients];
   if (clients.length === 0) throw new ConfigError('--clients', '', 'a comma-separated list of whole numbers of at least 1');
