@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
+import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/analyze.js';
 import { renderHtml } from '../record/render-html.js';
 import { renderJson, renderText } from '../record/render.js';
@@ -47,6 +47,10 @@ export function registerAnalyze(program: Command): void {
     )
     .action(async (file: string, flags: AnalyzeFlags) => {
       const options = analyzeOptionsFromFlags(flags);
+      for (const [flag, path] of [['--html', flags.html], ['--json', flags.json]] as const) {
+        if (path?.trim() === '') throw new ConfigError(flag, path, 'a file path');
+      }
+      checkOutputs({ '--html': flags.html, '--json': flags.json }, {}, [file]);
       const trace = await readTrace(file, { argSizes: false }).catch((err: unknown) => {
         if (err instanceof TraceFormatError) throw new ConfigError('TRACE', file, `a redis-rtt trace (${err.message})`);
         throw err;

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
+import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import type { Command } from 'commander';
 import { renderHtml, renderTable } from '../report/index.js';
 import { DEMO_LINKS, runDemo } from '../workload/demo.js';
@@ -36,6 +36,8 @@ export function registerDemo(program: Command): void {
         '  redis-rtt report redis-rtt-report.json --format markdown',
     )
     .action(async (flags: DemoFlags) => {
+      // A path that cannot be written fails now, not after a minute of measuring.
+      checkOutputs({ '--json': flags.json, '--html': flags.cluster || flags.html === false ? undefined : flags.html });
       const started = Date.now();
       if (flags.cluster) {
         // Ctrl-C: stop after the sample in flight, report what finished, exit 130 (the run's

@@ -1,6 +1,6 @@
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 
 /** The one `--json` grammar: `--json FILE` writes the JSON there, `--json -` prints it on stdout. */
@@ -24,9 +24,11 @@ export async function writeJsonTarget(target: string, text: string): Promise<str
 /**
  * Checks, before a run, that each output can be written where its flag says (a missing folder is
  * made, as --hgrm-dir's is): a bad path is an exit 2 naming the flag, not a stack trace after the
- * run. `dirs` are folders to write into (--hgrm-dir), the rest files; `-` is stdout.
+ * run. `dirs` are folders to write into (--hgrm-dir), the rest files; `-` is stdout. `reads` are the
+ * files the command reads: an output on one of them would replace it (analyze t.trace --html t.trace).
  */
-export function checkOutputs(files: Record<string, string | undefined>, dirs: Record<string, string | undefined> = {}): void {
+export function checkOutputs(files: Record<string, string | undefined>, dirs: Record<string, string | undefined> = {}, reads: readonly string[] = []): void {
+  refuseOutputsOnInputs(files, reads);
   const check = (flag: string, path: string, folder: string): void => {
     try {
       mkdirSync(folder, { recursive: true });
@@ -38,4 +40,27 @@ export function checkOutputs(files: Record<string, string | undefined>, dirs: Re
   };
   for (const [flag, path] of Object.entries(files)) if (path !== undefined && !jsonToStdout(path)) check(flag, path, dirname(path));
   for (const [flag, path] of Object.entries(dirs)) if (path !== undefined) check(flag, path, path);
+}
+
+/** An output (flag to path) on a file the command reads would replace what it read: exit 2 naming the flag. */
+export function refuseOutputsOnInputs(files: Record<string, string | undefined>, reads: readonly string[]): void {
+  for (const [flag, path] of Object.entries(files)) {
+    if (path === undefined || jsonToStdout(path)) continue;
+    const input = reads.find((read) => sameFile(read, path));
+    if (input !== undefined) throw new ConfigError(flag, path, `a path other than ${input}, which is read, not written`);
+  }
+}
+
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const statOf = (path: string): Stats | undefined => {
+    try {
+      return statSync(path);
+    } catch {
+      return undefined; // not there (or not reachable): not the file read
+    }
+  };
+  const statA = statOf(a);
+  const statB = statOf(b);
+  return statA !== undefined && statB !== undefined && statA.dev === statB.dev && statA.ino === statB.ino;
 }

@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { refuseOutputsOnInputs } from './json-out.js';
 import {
   parseReport,
   renderCalibrateTable,
@@ -43,9 +44,10 @@ export function registerReport(program: Command): void {
 
 export function runReport(file: string, flags: ReportFlags): void {
   const format = parseFormat(flags.format);
+  if (flags.html?.trim() === '') throw new ConfigError('--html', flags.html, 'a file path');
+  refuseOutputsOnInputs({ '--html': flags.html }, [file]);
   const report = loadReport(file);
   if (flags.html !== undefined) {
-    if (flags.html.trim() === '') throw new ConfigError('--html', flags.html, 'a file path');
     try {
       writeFileSync(flags.html, renderHtml(report, flags.title === undefined ? {} : { title: flags.title }));
     } catch (err) {

@@ -49,25 +49,37 @@ export const RECORD_FLAG_HELP = {
   recordKeys: "none: no key material in the trace; hashed: a keyed hash of each command's first key, so repeated keys can be recognised but not read",
 };
 
-/** Declares the three flags on a command. */
+/** --record-max-bytes when not given (commander fills it in, so it is how "not given" reads). */
+const RECORD_MAX_BYTES_DEFAULT = '256mb';
+
+/** Declares the four flags on a command. */
 export function addRecordFlags(cmd: Command): Command {
   return cmd
     .option('--record <file>', RECORD_FLAG_HELP.record)
-    .option('--record-max-bytes <size>', RECORD_FLAG_HELP.recordMaxBytes, '256mb')
+    .option('--record-max-bytes <size>', RECORD_FLAG_HELP.recordMaxBytes, RECORD_MAX_BYTES_DEFAULT)
     .option('--record-keys <mode>', RECORD_FLAG_HELP.recordKeys, 'none')
     .option('--record-overwrite', 'replace an existing --record file (a symlink is refused all the same)');
 }
 
 /**
  * Validates the flags and opens the trace (a bad path fails here, before the proxy starts).
- * Undefined when --record is absent: then the other two flags must be at their defaults or absent.
+ * Undefined when --record is absent: then the other flags must be at their defaults or absent (exit 2 naming
+ * the one that is not, rather than running without the trace it implies).
  */
 export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordContext): RecordHooks | undefined {
   const maxBytes = flags.recordMaxBytes === undefined ? DEFAULT_RECORDER.maxBytes : parseBytes(flags.recordMaxBytes, '--record-max-bytes');
   if (maxBytes < 4000) throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'a size of at least 4kb');
   const keys = (flags.recordKeys ?? 'none') as KeyMode;
   if (!KEY_MODES.includes(keys)) throw new ConfigError('--record-keys', flags.recordKeys, KEY_MODES.join(' | '));
-  if (flags.record === undefined) return undefined;
+  if (flags.record === undefined) {
+    // A user who asks for hashed keys or a size bound believes a trace is being written: say it is not.
+    if (keys !== 'none') throw new ConfigError('--record-keys', flags.recordKeys, 'to be given with --record (no trace is written without it)');
+    if (flags.recordMaxBytes !== undefined && flags.recordMaxBytes !== RECORD_MAX_BYTES_DEFAULT) {
+      throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'to be given with --record (no trace is written without it)');
+    }
+    if (flags.recordOverwrite === true) throw new ConfigError('--record-overwrite', true, 'to be given with --record (no trace is written without it)');
+    return undefined;
+  }
   if (flags.record.trim() === '') throw new ConfigError('--record', flags.record, 'a file path');
   const toTraceLink = (update: LinkUpdate & { preset?: string }): TraceLink => ({
     ...applyLinkUpdate(defaultLinkSettings(), update),

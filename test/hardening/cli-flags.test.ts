@@ -1,4 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closedPort } from '../proxy/helpers.js';
 import { runCli, startCliProxy } from './helpers/cli-proxy.js';
@@ -30,6 +33,10 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
     { args: [...up, '--listen', 'here'], flag: '--listen', accepts: /host:port/ },
     { args: [...up, '--control', 'x:y'], flag: '--control', accepts: /host:port/ },
     { args: [...up, '--record-keys', 'all'], flag: '--record-keys', accepts: /none|hashed/ },
+    // Without --record no trace is written: the flags that shape one are refused, not ignored.
+    { args: [...up, '--record-keys', 'hashed'], flag: '--record-keys', accepts: /to be given with --record/ },
+    { args: [...up, '--record-max-bytes', '1mb'], flag: '--record-max-bytes', accepts: /to be given with --record/ },
+    { args: [...up, '--record-overwrite'], flag: '--record-overwrite', accepts: /to be given with --record/ },
     // An empty token would count as one (allowing 0.0.0.0) and match no request.
     { args: [...up, '--control', '0.0.0.0:0', '--control-token', ''], flag: '--control-token', accepts: /a non-empty token/ },
     { args: ['server', '--api', '0.0.0.0:0', '--api-token', ''], flag: '--api-token', accepts: /a non-empty token/ },
@@ -61,6 +68,14 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     { args: ['bench', '--json', '/dev/null/x.json'], flag: '--json', accepts: /a path whose folder can be written/ },
     { args: ['bench', '--hgrm-dir', '/dev/null/h'], flag: '--hgrm-dir', accepts: /a path whose folder can be written/ },
     { args: ['calibrate', '--rtts', '0', '--html', '/dev/null/c.html'], flag: '--html', accepts: /a path whose folder can be written/ },
+    // demo measures for a minute: a bad path is found before, not after (it was a stack trace at the end).
+    { args: ['demo', '--json', '/dev/null/d.json'], flag: '--json', accepts: /a path whose folder can be written/ },
+    { args: ['demo', '--html', '/dev/null/d.html'], flag: '--html', accepts: /a path whose folder can be written/ },
+    { args: ['demo', '--cluster', '--json', '/dev/null/d.json'], flag: '--json', accepts: /a path whose folder can be written/ },
+    // analyze wrote its outputs after reading the trace, and a bad path was a stack trace, exit 1.
+    { args: ['analyze', 'missing.trace', '--json', '/dev/null/a.json'], flag: '--json', accepts: /a path whose folder can be written/ },
+    { args: ['analyze', 'missing.trace', '--html', '/dev/null/a.html'], flag: '--html', accepts: /a path whose folder can be written/ },
+    { args: ['analyze', 'missing.trace', '--html', ''], flag: '--html', accepts: /a file path/ },
   ];
   for (const c of cases) {
     it(c.args.join(' '), async () => {
@@ -158,4 +173,38 @@ describe('other commands with a bad value exit 2 (when the command exists)', () 
       expect(r.stderr).toContain(c.flag);
     });
   }
+});
+
+describe('an output on the file a command reads is refused, and the file is left as it was', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-same-file-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const input = join(dir, 'app.trace');
+  // A real bench result, so report would have read it and then written its page over it.
+  const benchJson = readFileSync(resolve(import.meta.dirname, '../../fixtures/report/bench-report.json'), 'utf8');
+  const cases: { args: string[]; flag: string }[] = [
+    { args: ['analyze', input, '--html', input], flag: '--html' },
+    { args: ['analyze', input, '--json', join(dir, '.', 'app.trace')], flag: '--json' },
+    { args: ['report', input, '--html', input], flag: '--html' },
+  ];
+  for (const c of cases) {
+    it(`${c.args[0]!} ${c.flag} on its own input`, async () => {
+      const content = c.args[0] === 'report' ? benchJson : 'what the user recorded\n';
+      writeFileSync(input, content);
+      const r = await runCli(c.args);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`${c.flag}: invalid value`);
+      expect(r.stderr).toMatch(/a path other than .*app\.trace, which is read/);
+      expect(readFileSync(input, 'utf8')).toBe(content);
+    });
+  }
+
+  it('a symlink to the input is the input', async () => {
+    writeFileSync(input, benchJson);
+    const link = join(dir, 'link.html');
+    symlinkSync(input, link);
+    const r = await runCli(['report', input, '--html', link]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/--html: invalid value .*a path other than .*app\.trace, which is read/);
+    expect(readFileSync(input, 'utf8')).toBe(benchJson);
+  });
 });
