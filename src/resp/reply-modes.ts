@@ -142,12 +142,14 @@ export const FrameClass = { Reply: 0, Push: 1, MonitorLine: 2, Confirmation: 3 }
 /**
  * RESP3 `>` frames are pushes, or pub/sub confirmations. In RESP2 an array is a confirmation by
  * its first element, and a message only in subscribed mode (elsewhere it may be a plain reply
- * that starts with "message"). In MONITOR mode, monitor lines are told apart from replies.
+ * that starts with "message"). In MONITOR mode, monitor lines are told apart from the other
+ * simple strings; the rest is told apart as outside it: Redis lets a monitor subscribe (and a
+ * subscribed RESP3 client monitor), so messages, confirmations and invalidations still come.
  */
 export function classifyFrame(f: ReplyFrame, modes: ReplyModes): number {
   const type = f.type;
-  if (modes.monitor) {
-    return type === RespType.SimpleString && isMonitorLine(f.simple) ? FrameClass.MonitorLine : FrameClass.Reply;
+  if (type === RespType.SimpleString) {
+    return modes.monitor && isMonitorLine(f.simple) ? FrameClass.MonitorLine : FrameClass.Reply;
   }
   if (type === RespType.Push || (type === RespType.Array && modes.protocol === 2)) {
     if (confirmationKind(f.head) !== 0) return FrameClass.Confirmation;

@@ -158,6 +158,35 @@ describe('correlator: MONITOR, RESET, QUIT', () => {
     expect(w.pushEvents().map((e) => e.kind)).toEqual(['monitor', 'monitor', 'monitor', 'unmatched']);
   });
 
+  it.each([2, 3] as const)('a monitor that subscribed (Redis allows it) still tells messages and confirmations apart, RESP%s', (p) => {
+    const frame = p === 3 ? push : arr;
+    const w = new Wire();
+    if (p === 3) w.roundTrip(['HELLO', '3'], map, 0);
+    w.roundTrip(['MONITOR'], ok, 10_000);
+    w.roundTrip(['SUBSCRIBE', 'a', 'b'], frame('subscribe', 3, 1), 20_000);
+    w.reply(frame('subscribe', 3, 2), 23_000);
+    w.delivered(24_000);
+    w.send(['PING'], 30_000);
+    w.reply(frame('message', 3), 31_000); // published while the PING is still on its way to Redis
+    w.delivered(32_000);
+    expect(w.c.outstanding).toBe(1);
+    w.sent(40_000);
+    w.reply(p === 3 ? pong : arr('pong', 2), 41_000);
+    w.reply(line, 41_000);
+    w.delivered(42_000);
+    w.send(['UNSUBSCRIBE'], 50_000); // no arguments: one confirmation per channel
+    w.sent(51_000);
+    w.reply(frame('unsubscribe', 3, 1), 52_000);
+    w.reply(frame('unsubscribe', 3, 0), 52_000);
+    w.delivered(53_000);
+    expect(w.c.outstanding).toBe(0);
+    const c = w.c.counters;
+    expect(c).toMatchObject({ commands: p + 2, replies: p + 4, pushes: 2, roundTrips: p + 2 }); // HELLO in RESP3
+    expect(w.pushEvents().map((e) => e.kind)).toEqual(['message', 'monitor']);
+    expect(w.commands.entry('PING', false).stats().clientUs.max).toBe(12); // arrival -> PONG delivered
+    expect(w.c.replyModes.mode).toBe('monitor');
+  });
+
   it('RESET leaves pub/sub, goes back to RESP2 and turns CLIENT REPLY back on', () => {
     const w = new Wire();
     w.roundTrip(['HELLO', '3'], map, 0);
