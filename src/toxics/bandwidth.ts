@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { attributesOf, numberAttr } from './attributes.js';
-import type { ByteToxicDefinition } from './definition.js';
+import type { ByteToxicDefinition, ToxicByteStage } from './definition.js';
 import { TimedQueue } from './timed-queue.js';
 
 const ATTRS = attributesOf({
@@ -20,7 +20,7 @@ export const bandwidthToxic: ByteToxicDefinition<BandwidthAttrs> = {
   create: ({ scheduler, next, attrs }) => {
     const q = new TimedQueue(scheduler, next);
     let txFreeNs = -Infinity;
-    return {
+    const stage: ToxicByteStage = {
       push(chunk, nowNs) {
         const rate = attrs().rate; // bytes per millisecond
         if (rate <= 0) {
@@ -35,11 +35,21 @@ export const bandwidthToxic: ByteToxicDefinition<BandwidthAttrs> = {
         }
       },
       end: (kind, nowNs) => q.push(kind, Math.max(nowNs, q.lastDueNs), nowNs),
+      // As toxiproxy's restarted pipe, whose count of time owed starts at 0: what is held leaves
+      // from now at the new rate (at once with rate 0).
+      restart(nowNs) {
+        txFreeNs = -Infinity;
+        for (const { item } of q.takeAll()) {
+          if (typeof item === 'string') stage.end(item, nowNs);
+          else stage.push(item, nowNs);
+        }
+      },
       drain: (nowNs) => q.drain(nowNs),
       destroy: () => q.destroy(),
       get pendingBytes() {
         return q.pendingBytes;
       },
     };
+    return stage;
   },
 };

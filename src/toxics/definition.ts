@@ -12,6 +12,19 @@ export interface ByteStageArgs<A> {
   attrs: () => A;
 }
 
+/**
+ * A byte toxic's stage on one connection. toxiproxy restarts a toxic's pipe on each link when the
+ * toxic is updated (ToxicLink.UpdateToxic), rolling its toxicity again: these two say what that
+ * restart does to what the stage holds. Both optional: a stage that reads `attrs()` as it goes
+ * needs neither.
+ */
+export interface ToxicByteStage extends ByteStage {
+  /** Updated, still applying: start over with the attributes now in force (a timer re-armed, held data re-timed). */
+  restart?(nowNs: number): void;
+  /** Updated, and the new toxicity roll missed: stop acting and hand on what is held, now. Default: `drain`. */
+  release?(nowNs: number): void;
+}
+
 /** One toxiproxy toxic type acting on bytes, one direction of one connection. One file each. */
 export interface ByteToxicDefinition<A extends object = object> {
   readonly kind: 'byte';
@@ -20,7 +33,7 @@ export interface ByteToxicDefinition<A extends object = object> {
   attributes: z.ZodType<A>;
   /** What the stage runs with, when some values that parse cannot work as sent (after negatives read as 0). */
   applied?(attrs: A): A;
-  create(args: ByteStageArgs<A>): ByteStage;
+  create(args: ByteStageArgs<A>): ToxicByteStage;
 }
 
 /** What a Redis-aware toxic's stage gets on one connection. */

@@ -23,13 +23,23 @@ export const latencyToxic: ByteToxicDefinition<LatencyAttrs> = {
   attributes: ATTRS,
   create: ({ scheduler, next, uniform, attrs }) => {
     const q = new TimedQueue(scheduler, next);
+    const delayNs = (): number => {
+      const a = attrs();
+      return (a.jitter > 0 ? Math.max(0, a.latency + a.jitter * (2 * uniform() - 1)) : a.latency) * 1e6;
+    };
     return {
       push(chunk, nowNs) {
-        const a = attrs();
-        const ms = a.jitter > 0 ? Math.max(0, a.latency + a.jitter * (2 * uniform() - 1)) : a.latency;
-        q.push(chunk, Math.max(nowNs + ms * 1e6, q.lastDueNs), nowNs);
+        q.push(chunk, Math.max(nowNs + delayNs(), q.lastDueNs), nowNs);
       },
       end: (kind, nowNs) => q.push(kind, Math.max(nowNs, q.lastDueNs), nowNs),
+      // As toxiproxy's restarted pipe: each chunk still held leaves the new delay after its arrival
+      // (at once when that has passed), so lowering the latency speeds up what is queued.
+      restart(nowNs) {
+        for (const { item, pushedNs } of q.takeAll()) {
+          const due = typeof item === 'string' ? nowNs : pushedNs + delayNs();
+          q.push(item, Math.max(due, q.lastDueNs), nowNs, pushedNs);
+        }
+      },
       drain: (nowNs) => q.drain(nowNs),
       destroy: () => q.destroy(),
       get pendingBytes() {

@@ -9,6 +9,8 @@ import type { ByteSink, EndKind, Scheduler, Timer } from '../stage/types.js';
 export class TimedQueue {
   private readonly items: (Buffer | EndKind)[] = [];
   private readonly due: number[] = [];
+  /** When each item was pushed (its arrival, for `takeAll`). */
+  private readonly pushed: number[] = [];
   private head = 0;
   private timer: Timer | undefined;
   private pending = 0;
@@ -32,7 +34,8 @@ export class TimedQueue {
     return this.empty ? -Infinity : this.due[this.due.length - 1]!;
   }
 
-  push(item: Buffer | EndKind, dueNs: number, nowNs: number): void {
+  /** `pushedNs`: when the item first arrived, if earlier than now (an item `takeAll` gave back). */
+  push(item: Buffer | EndKind, dueNs: number, nowNs: number, pushedNs = nowNs): void {
     if (this.done) return;
     if (this.empty && dueNs <= nowNs) {
       this.deliver(item, nowNs);
@@ -40,6 +43,7 @@ export class TimedQueue {
     }
     this.items.push(item);
     this.due.push(dueNs);
+    this.pushed.push(pushedNs);
     if (typeof item !== 'string') this.pending += item.length;
     if (!this.timer) this.timer = this.scheduler.schedule(this.due[this.head]!, this.flush);
   }
@@ -51,11 +55,24 @@ export class TimedQueue {
     this.compact();
   }
 
+  /** Takes back everything held, in order, each with when it arrived: the stage times it again (an update). */
+  takeAll(): { item: Buffer | EndKind; pushedNs: number }[] {
+    this.cancel();
+    const held = this.items.slice(this.head).map((item, i) => ({ item, pushedNs: this.pushed[this.head + i]! }));
+    this.items.length = 0;
+    this.due.length = 0;
+    this.pushed.length = 0;
+    this.head = 0;
+    this.pending = 0;
+    return held;
+  }
+
   destroy(): void {
     this.cancel();
     this.done = true;
     this.items.length = 0;
     this.due.length = 0;
+    this.pushed.length = 0;
     this.head = 0;
     this.pending = 0;
   }
@@ -93,6 +110,7 @@ export class TimedQueue {
     if (this.head > 0 && (this.empty || this.head > 1024)) {
       this.items.splice(0, this.head);
       this.due.splice(0, this.head);
+      this.pushed.splice(0, this.head);
       this.head = 0;
     }
   }

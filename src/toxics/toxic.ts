@@ -1,6 +1,6 @@
 import type { ByteStageFactory, FrameStageFactory } from '../stage/types.js';
 import type { ByteToxicDefinition, FrameToxicDefinition } from './definition.js';
-import { passThrough } from './definition.js';
+import { RolledByteStage } from './rolled-stage.js';
 import { TOXIC_TYPES } from './registry.js';
 import { parseToxicSpec, withApplied } from './spec.js';
 import { STREAM_DIRECTION, type Toxic, type ToxicEnv, type ToxicSpec } from './types.js';
@@ -35,10 +35,15 @@ abstract class LiveToxic implements Toxic {
   /** The attributes the stage runs with (read on every chunk or command: they change live). */
   protected readonly attrs = (): Record<string, unknown> => (this.spec.applied ?? this.spec).attributes;
 
+  /** One toxicity roll. */
+  protected hits(): boolean {
+    const t = (this.spec.applied ?? this.spec).toxicity;
+    return t >= 1 || (t > 0 && this.env.uniform() < t);
+  }
+
   /** One toxicity roll; counts the application when it hits. */
   protected roll(): boolean {
-    const t = (this.spec.applied ?? this.spec).toxicity;
-    const hit = t >= 1 || (t > 0 && this.env.uniform() < t);
+    const hit = this.hits();
     if (hit) this.applications++;
     return hit;
   }
@@ -46,18 +51,39 @@ abstract class LiveToxic implements Toxic {
 
 class ByteToxic extends LiveToxic {
   readonly stage: ByteStageFactory;
+  /** This toxic's stage on each open connection, to restart on update. */
+  private readonly live = new Set<RolledByteStage>();
+
   constructor(spec: ToxicSpec, def: ByteToxicDefinition, env: ToxicEnv) {
     super(spec, env);
     const direction = STREAM_DIRECTION[spec.stream];
+    const forget = (s: RolledByteStage): void => void this.live.delete(s);
     this.stage = {
       kind: 'byte',
       name: spec.name,
       direction,
-      create: (conn, next) =>
-        this.roll()
-          ? def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: this.attrs })
-          : passThrough(next),
+      create: (conn, next) => {
+        const make = () => def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: this.attrs });
+        // A connection counts once, however often updates roll for it again.
+        let counted = false;
+        const roll = (): boolean => {
+          const hit = this.hits();
+          if (hit && !counted) this.applications++;
+          counted ||= hit;
+          return hit;
+        };
+        const stage = new RolledByteStage(next, make, roll, forget);
+        this.live.add(stage);
+        return stage;
+      },
     };
+  }
+
+  /** As toxiproxy's UpdateToxic: every open connection rolls the toxicity again and restarts the toxic. */
+  override update(attributes: Record<string, unknown>, toxicity: number): void {
+    super.update(attributes, toxicity);
+    const nowNs = this.env.scheduler.clock.nowNs();
+    for (const s of [...this.live]) s.restart(nowNs);
   }
 }
 

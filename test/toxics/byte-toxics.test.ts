@@ -157,3 +157,82 @@ describe('toxicity', () => {
     expect(Math.abs(dropped - 300)).toBeLessThan(60);
   });
 });
+
+describe('an update while connections are open, as toxiproxy restarts the toxic on each link', () => {
+  it('timeout: each dropped chunk starts the wait again, and an update starts it with the new value', () => {
+    const { stage, scheduler, clock, conn, toxic } = stageOf({ type: 'timeout', attributes: { timeout: 5 } });
+    for (let t = 3; t <= 12; t += 3) {
+      scheduler.runUntil(t * MS);
+      clock.setNs(t * MS);
+      stage.push(Buffer.from('keep-alive'), t * MS);
+    }
+    scheduler.runUntil(16 * MS);
+    expect(conn.closes).toEqual([]);
+    scheduler.runUntil(17 * MS);
+    expect(conn.closes).toEqual(['end']);
+
+    const never = stageOf({ type: 'timeout', attributes: { timeout: 0 } });
+    never.clock.setNs(100 * MS);
+    never.toxic.update({ timeout: 20 }, 1);
+    never.scheduler.runUntil(119 * MS);
+    expect(never.conn.closes).toEqual([]);
+    never.scheduler.runUntil(120 * MS);
+    expect(never.conn.closes).toEqual(['end']);
+    expect(toxic.applications).toBe(1);
+  });
+
+  it('toxicity is rolled again: an update to 1 reaches every open connection, to 0 leaves them all', () => {
+    const e = env(3);
+    const toxic = createToxic({ type: 'latency', toxicity: 0, attributes: { latency: 10 } }, { scheduler: e.scheduler, uniform: e.uniform });
+    const sinks = Array.from({ length: 20 }, () => new RecordingSink());
+    const stages = sinks.map((s) => (toxic.stage as ByteStageFactory).create(fakeConn(e.clock), s));
+    const sendAll = (atMs: number): void => {
+      e.clock.setNs(atMs * MS);
+      stages.forEach((s) => s.push(Buffer.from('x'), atMs * MS));
+    };
+    const arrivedAt = (atMs: number): number[] => sinks.map((s) => s.chunks.find((c) => c.atNs >= atMs * MS)!.atNs / MS);
+    sendAll(0);
+    expect(arrivedAt(0)).toEqual(Array(20).fill(0));
+    toxic.update({ latency: 10, jitter: 0 }, 1);
+    sendAll(100);
+    e.scheduler.runUntil(200 * MS);
+    expect(arrivedAt(100)).toEqual(Array(20).fill(110));
+    expect(toxic.applications).toBe(20);
+    sendAll(300);
+    e.clock.setNs(305 * MS);
+    toxic.update({ latency: 10, jitter: 0 }, 0);
+    // What the stage held leaves at the update; what comes after passes at once.
+    expect(arrivedAt(300)).toEqual(Array(20).fill(305));
+    sendAll(400);
+    expect(arrivedAt(400)).toEqual(Array(20).fill(400));
+    toxic.update({ latency: 10, jitter: 0 }, 1);
+    expect(toxic.applications).toBe(20);
+  });
+
+  it('latency: chunks still held leave the new latency after their arrival', () => {
+    const { stage, sink, scheduler, clock, toxic } = stageOf({ type: 'latency', attributes: { latency: 1000 } });
+    stage.push(Buffer.from('a'), 100 * MS);
+    stage.push(Buffer.from('b'), 200 * MS);
+    clock.setNs(300 * MS);
+    toxic.update({ latency: 150, jitter: 0 }, 1);
+    expect(sink.chunks).toEqual([{ data: 'a', atNs: 300 * MS }]);
+    stage.push(Buffer.from('c'), 300 * MS);
+    scheduler.runUntil(2000 * MS);
+    expect(sink.chunks).toEqual([
+      { data: 'a', atNs: 300 * MS },
+      { data: 'b', atNs: 350 * MS },
+      { data: 'c', atNs: 450 * MS },
+    ]);
+  });
+
+  it('bandwidth: what is held leaves at the new rate from the update', () => {
+    const { stage, sink, scheduler, clock, toxic } = stageOf({ type: 'bandwidth', attributes: { rate: 1 } });
+    stage.push(Buffer.from('x'.repeat(1000)), 0); // a second's worth at 1 KB/s
+    scheduler.runUntil(100 * MS);
+    clock.setNs(100 * MS);
+    toxic.update({ rate: 0 }, 1);
+    expect(sink.text).toBe('x'.repeat(1000));
+    expect(sink.chunks.at(-1)!.atNs).toBe(100 * MS);
+    expect(stage.pendingBytes).toBe(0);
+  });
+});

@@ -112,6 +112,48 @@ describe('byte toxics through redis-rtt server', () => {
     await proxy.remove();
   });
 
+  it('timeout: a client that keeps sending keeps the connection open; it closes `timeout` ms after the last chunk', async () => {
+    const { proxy, port } = await freshProxy();
+    await proxy.addToxic(toxic({ type: 'timeout', stream: 'upstream', attributes: { timeout: 300 } }));
+    const s = await rawSocket('127.0.0.1', port);
+    let closedAt = 0;
+    const got = collect(s).then((b) => ((closedAt = Date.now()), b));
+    let lastAt = 0;
+    for (let i = 0; i < 6; i++) {
+      s.write('PING\r\n');
+      lastAt = Date.now();
+      await sleep(75);
+    }
+    expect(closedAt).toBe(0); // 450 ms after the first PING: toxiproxy's wait starts again at each chunk
+    expect((await got).length).toBe(0);
+    expect(closedAt - lastAt).toBeGreaterThanOrEqual(299);
+    await proxy.remove();
+  });
+
+  it('an update reaches open connections as toxiproxy restarts the toxic: toxicity rolled again, 0 -> 1 -> 0', async () => {
+    const { proxy, port } = await freshProxy();
+    const c = ioredis(port);
+    await c.connect();
+    const rtt = async (): Promise<number> => {
+      const t0 = Date.now();
+      await c.ping();
+      return Date.now() - t0;
+    };
+    const t = await proxy.addToxic(toxic({ type: 'latency', toxicity: 0, attributes: { latency: 300 } }));
+    expect(await rtt()).toBeLessThan(250);
+    await t.update({ toxicity: 1, attributes: { latency: 300 } } as never);
+    expect(await rtt()).toBeGreaterThanOrEqual(299);
+    const slow = c.ping();
+    await sleep(20);
+    const t0 = Date.now();
+    await t.update({ toxicity: 0, attributes: { latency: 300 } } as never);
+    await slow; // held by the toxic, let go at the update
+    expect(Date.now() - t0).toBeLessThan(250);
+    expect(await rtt()).toBeLessThan(250);
+    c.disconnect();
+    await proxy.remove();
+  });
+
   it('reset_peer: ECONNRESET', async () => {
     const { proxy, port } = await freshProxy();
     await proxy.addToxic(toxic({ type: 'reset_peer', stream: 'upstream', attributes: { timeout: 20 } }));
