@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.js';
 import { dialRedisReady } from '../redis/dial.js';
 import { parseRedisEndpoint, type Endpoint } from '../endpoint.js';
@@ -55,6 +56,10 @@ const MAX_REFINE_PASSES = 2;
 /** The verdict's first words when Ctrl-C cut the run short. */
 const INTERRUPTED = 'interrupted (Ctrl-C): only the rows that finished are reported.';
 
+const CALIBRATE_OPTION_KEYS = keysOf<CalibrateOptions>()({
+  rttsUs: true, samples: true, compensationUs: true, rounds: true, upstream: true, upstreamTls: true, idleCpu: true, progress: true, signal: true,
+});
+
 /**
  * Measures what a client really sees: PING RTT direct and through the proxy at each RTT, from one
  * long-lived client process. Each row alternates direct and proxied blocks (order flipped per
@@ -62,6 +67,7 @@ const INTERRUPTED = 'interrupted (Ctrl-C): only the rows that finished are repor
  * warmed up first, so its JIT is not measured either.
  */
 export async function runCalibrate(options: CalibrateOptions = {}): Promise<CalibrateReport> {
+  refuseUnknownKeys(options, CALIBRATE_OPTION_KEYS, 'runCalibrate()');
   // One row per RTT, in the order given: the table has one point per delay.
   const rtts = [...new Set(options.rttsUs ?? DEFAULT_CALIBRATE_RTTS_US)];
   for (const r of rtts) {

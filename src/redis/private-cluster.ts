@@ -2,7 +2,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RedisSpawnError } from '../errors.js';
+import { ConfigError, RedisSpawnError } from '../errors.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { findFreePort } from './free-port.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
@@ -73,6 +74,10 @@ const UNKNOWN_NODES = 'does not know every node yet';
 const START_ATTEMPTS = 3;
 const INSTALL_HINT = 'install it with `apt-get install -y redis-tools` (or set REDIS_CLI to its path)';
 
+const PRIVATE_CLUSTER_KEYS = keysOf<PrivateClusterOptions>()({
+  masters: true, replicasPerMaster: true, nodeTimeoutMs: true, readyTimeoutMs: true, serverPath: true, cliPath: true, tls: true,
+});
+
 /**
  * Starts a private Redis Cluster: one startPrivateRedis() per node with cluster mode on, joined by
  * `redis-cli --cluster create`, resolved once every node reports all 16384 slots covered and the
@@ -80,10 +85,12 @@ const INSTALL_HINT = 'install it with `apt-get install -y redis-tools` (or set R
  * port+10000 and refuses to start when that passes 65535, and free ports here reach 60999.
  */
 export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Promise<PrivateCluster> {
+  refuseUnknownKeys(opts, PRIVATE_CLUSTER_KEYS, 'startPrivateCluster()');
   const masters = opts.masters ?? DEFAULT_PRIVATE_CLUSTER.masters;
   const replicas = opts.replicasPerMaster ?? DEFAULT_PRIVATE_CLUSTER.replicasPerMaster;
-  if (!Number.isInteger(masters) || masters < 3) throw new RedisSpawnError(`masters must be an integer of at least 3 (got ${masters})`);
-  if (!Number.isInteger(replicas) || replicas < 0) throw new RedisSpawnError(`replicasPerMaster must be a non-negative integer (got ${replicas})`);
+  // Options, not a server that failed: ConfigError, as every other option of the API.
+  if (!Number.isInteger(masters) || masters < 3) throw new ConfigError('masters', masters, 'a whole number of at least 3');
+  if (!Number.isInteger(replicas) || replicas < 0) throw new ConfigError('replicasPerMaster', replicas, 'a whole number, 0 or more');
   const total = masters * (1 + replicas);
   const nodes: PrivateClusterNode[] = [];
   const tlsDir = opts.tls ? mkdtempSync(join(tmpdir(), 'redis-rtt-cluster-tls-')) : undefined;

@@ -1,4 +1,5 @@
-import { RedisSpawnError } from '../errors.js';
+import { ConfigError, RedisSpawnError } from '../errors.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { rawCommands, rawField, type RawReply } from './raw-command.js';
@@ -46,6 +47,10 @@ export interface PrivateSentinel {
 
 const POLL_INTERVAL_MS = 100;
 
+const PRIVATE_SENTINEL_KEYS = keysOf<PrivateSentinelOptions>()({
+  replicas: true, sentinels: true, masterName: true, quorum: true, downAfterMs: true, failoverTimeoutMs: true, readyTimeoutMs: true, serverPath: true,
+});
+
 /**
  * Starts a private Sentinel setup: a primary, its replicas (`--replicaof`), and sentinels that
  * monitor it, all redis-server processes on free ports of 127.0.0.1. Resolves once every sentinel
@@ -53,13 +58,15 @@ const POLL_INTERVAL_MS = 100;
  * sentinel. Each process is a startPrivateRedis(): stop() and the exit handlers remove them all.
  */
 export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): Promise<PrivateSentinel> {
+  refuseUnknownKeys(opts, PRIVATE_SENTINEL_KEYS, 'startPrivateSentinel()');
   const replicas = opts.replicas ?? DEFAULT_PRIVATE_SENTINEL.replicas;
   const count = opts.sentinels ?? DEFAULT_PRIVATE_SENTINEL.sentinels;
   const name = opts.masterName ?? DEFAULT_PRIVATE_SENTINEL.masterName;
   const quorum = opts.quorum ?? Math.floor(count / 2) + 1;
-  if (!Number.isInteger(replicas) || replicas < 0) throw new RedisSpawnError(`replicas must be a non-negative integer (got ${replicas})`);
-  if (!Number.isInteger(count) || count < 1) throw new RedisSpawnError(`sentinels must be an integer of at least 1 (got ${count})`);
-  if (!Number.isInteger(quorum) || quorum < 1 || quorum > count) throw new RedisSpawnError(`quorum must be from 1 to ${count} (got ${quorum})`);
+  // Options, not a server that failed: ConfigError, as every other option of the API.
+  if (!Number.isInteger(replicas) || replicas < 0) throw new ConfigError('replicas', replicas, 'a whole number, 0 or more');
+  if (!Number.isInteger(count) || count < 1) throw new ConfigError('sentinels', count, 'a whole number of at least 1');
+  if (!Number.isInteger(quorum) || quorum < 1 || quorum > count) throw new ConfigError('quorum', quorum, `a whole number from 1 to ${count} (the sentinels)`);
   const started: PrivateRedis[] = [];
   const stopAll = (): Promise<void> => Promise.all(started.map((p) => p.stop())).then(() => undefined);
   const start = async (o: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> => {

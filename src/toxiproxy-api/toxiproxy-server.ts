@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { parseJsonText } from '../validation/json-text.js';
 import { HttpEndpoint } from '../http/endpoint.js';
 import { bindPolicy } from '../http/guard.js';
@@ -39,11 +40,16 @@ export interface ToxiproxyServer {
 
 export const DEFAULT_API = '127.0.0.1:8474';
 
+const SERVER_OPTION_KEYS = keysOf<ToxiproxyServerOptions>()({
+  api: true, apiToken: true, allowHosts: true, config: true, configPath: true, seed: true, log: true,
+});
+
 /**
  * `redis-rtt server`: toxiproxy's v2 HTTP API in front of redis-rtt proxies. Each proxy is a full
  * redis-rtt proxy; each toxic a stage of its chain.
  */
 export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Promise<ToxiproxyServer> {
+  refuseUnknownKeys(o, SERVER_OPTION_KEYS, 'startToxiproxyServer()');
   const at = parseEndpoint(o.api ?? DEFAULT_API, '--api');
   if (at.kind !== 'tcp') throw new ConfigError('--api', o.api, 'host:port (toxiproxy clients speak HTTP over TCP)');
   const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));

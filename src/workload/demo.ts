@@ -1,6 +1,7 @@
 import { runBench, type BenchProgress } from './bench.js';
 import type { Configuration } from './plan.js';
 import type { BenchReport, Mode } from '../results/types.js';
+import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 
 export const DEMO_LINKS = ['direct', 'local', 'same-az', 'cross-az', 'cross-region'];
 export const DEMO_N = 1000;
@@ -46,6 +47,7 @@ export interface DemoOptions {
 
 /** Spawns a private redis-server and one proxy per link, runs the grid, and returns the report. */
 export async function runDemo(opts: DemoOptions = {}): Promise<BenchReport> {
+  refuseUnknownKeys(opts, keysOf<DemoOptions>()({ signal: true, progress: true }), 'runDemo()');
   const report = await runBench(
     {
       links: DEMO_LINKS,

@@ -1,7 +1,17 @@
 // The library's entry points refuse an option key they do not take, naming it, before anything
 // starts: ignored, a typo ran without the setting (runBench({ link: [...] }) ran every default link).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, runBench, runOpenLoopBench, startPrivateRedis } from '../../src/index.js';
+import {
+  ConfigError,
+  runBench,
+  runCalibrate,
+  runDemo,
+  runOpenLoopBench,
+  startPrivateCluster,
+  startPrivateRedis,
+  startPrivateSentinel,
+  startToxiproxyServer,
+} from '../../src/index.js';
 import { trackedCount } from '../../src/redis/tracked-children.js';
 
 const refused = (key: string, value: unknown, entry: string): ConfigError =>
@@ -26,5 +36,25 @@ describe('an option key an entry point does not take', () => {
   it('takes every key it documents: a private Redis starts with all of them given', async () => {
     await using redis = await startPrivateRedis({ transport: 'tcp', serverPath: 'redis-server', readyTimeoutMs: 5000, stopTimeoutMs: 3000, args: [], tls: false, sentinel: false });
     expect(redis.port).toBeGreaterThan(0);
+  });
+});
+
+describe('the other start and run functions', () => {
+  it('refuse a key they do not take, before anything starts', async () => {
+    await expect(startPrivateCluster({ master: 3 } as never)).rejects.toThrow(refused('master', 3, 'startPrivateCluster()'));
+    await expect(startPrivateSentinel({ replica: 1 } as never)).rejects.toThrow(refused('replica', 1, 'startPrivateSentinel()'));
+    await expect(startToxiproxyServer({ port: 8474 } as never)).rejects.toThrow(refused('port', 8474, 'startToxiproxyServer()'));
+    await expect(runCalibrate({ rtts: [1000] } as never)).rejects.toThrow(refused('rtts', [1000], 'runCalibrate()'));
+    await expect(runDemo({ json: '-' } as never)).rejects.toThrow(refused('json', '-', 'runDemo()'));
+    expect(trackedCount()).toBe(0);
+  });
+
+  it('a bad count for a private cluster or Sentinel set-up is a ConfigError naming it (was a RedisSpawnError)', async () => {
+    await expect(startPrivateCluster({ masters: 2 })).rejects.toThrow(new ConfigError('masters', 2, 'a whole number of at least 3'));
+    await expect(startPrivateCluster({ replicasPerMaster: -1 })).rejects.toMatchObject({ name: 'ConfigError', flag: 'replicasPerMaster' });
+    await expect(startPrivateSentinel({ replicas: 1.5 })).rejects.toMatchObject({ name: 'ConfigError', flag: 'replicas' });
+    await expect(startPrivateSentinel({ sentinels: 0 })).rejects.toMatchObject({ name: 'ConfigError', flag: 'sentinels' });
+    await expect(startPrivateSentinel({ sentinels: 3, quorum: 4 })).rejects.toThrow(new ConfigError('quorum', 4, 'a whole number from 1 to 3 (the sentinels)'));
+    expect(trackedCount()).toBe(0);
   });
 });
