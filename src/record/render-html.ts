@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
+import { isLossy, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -34,23 +34,27 @@ export function renderHtml(a: Analysis, file?: string): string {
     renderCategoryChart({
       name: 'analyze-projections',
       title: 'Projected wall time of the recorded session',
-      subtitle: `${t.roundTrips} round trips; think and server time as recorded`,
+      subtitle: `${t.roundTrips} round trips; think and server time as recorded${isLossy(a) ? '; each round trip also pays the loss mean' : ''}`,
       categories: rows.map((r) => r.label),
       x: { label: 'wall time (ms)', scale: 'linear', zero: true },
       series: [{ label: 'projected wall time', style: seriesStyle(0), kind: 'bar', values: rows.map((r) => r.wallMs) }],
     }),
   );
   const withSetup = hasSetup(a.setup);
+  const lossy = isLossy(a);
   const rowData = [a.recorded, ...a.projections];
   parts.push(
     table(
-      ['RTT', 'projected wall', 'waiting', 'round trips', ...(withSetup ? ['set-up', 'set-up share'] : [])],
+      ['RTT', 'projected wall', 'waiting', 'round trips', ...(withSetup ? ['set-up', 'set-up share'] : []), ...(lossy ? LOSS_HEADINGS : [])],
       rows.map((r, i) => [
         r.label, fmtMsTotal(r.wallMs), fmtMsTotal(rowData[i]!.waitMs), String(t.roundTrips),
         ...(withSetup ? [fmtMsTotal(rowData[i]!.setupMs), `${rowData[i]!.setupSharePct.toFixed(1)}%`] : []),
+        ...(lossy ? lossColumnCells(rowData[i]!) : []),
       ]),
     ),
   );
+  // The projected walls include the loss's mean cost: without the columns the page would not say why.
+  if (lossy) parts.push(`<p class="note">${esc(LOSS_NOTE)}</p>`);
   if (withSetup) parts.push(`<p class="note">${esc(setupLine(a))}</p>`);
   if (a.setup.advice !== undefined) parts.push(`<p class="warn">${esc(a.setup.advice)}</p>`);
   parts.push(

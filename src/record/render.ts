@@ -24,6 +24,25 @@ export function renderJson(a: Analysis, file?: string): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
+/** Whether the projections were made with `--loss` (then the tables gain the loss columns). */
+export function isLossy(a: Analysis): boolean {
+  return a.projections.some((p) => p.loss !== undefined);
+}
+
+/** The loss columns' headings, as the text report and the HTML page show them. */
+export const LOSS_HEADINGS = ['loss mean/rt', 'rt p99', 'rt p99.9', 'rt resent'];
+
+/** What the loss columns hold: the mean is what loss adds to a round trip, the tail is a whole round trip. */
+export const LOSS_NOTE =
+  'loss: loss mean/rt is the time loss adds to each round trip on average, which every round trip pays here (the loss ' +
+  "model's mean for a one-segment request and reply, resent as Linux TCP would); rt p99 / p99.9 are one round trip's " +
+  'tail, its RTT included';
+
+/** A projection's loss cells (empty for the recorded row, which had no --loss). */
+export function lossColumnCells(p: ProjectionRow): string[] {
+  return p.loss ? [fmtMsTotal(p.loss.meanMs), fmtMsTotal(p.loss.p99Ms), fmtMsTotal(p.loss.p999Ms), `${p.loss.slowSharePct}%`] : ['', '', '', ''];
+}
+
 /** "85ms", "200us", "0" for RTTs. */
 export function rttLabel(rttUs: number): string {
   return rttUs === 0 ? '0' : fmtUsSetting(rttUs);
@@ -87,20 +106,17 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   const withSetup = hasSetup(su);
   if (withSetup) out.push(`  ${setupLine(a)}`);
   const setupCells = (p: { setupMs: number; setupSharePct: number }): string[] => (withSetup ? [fmtMsTotal(p.setupMs), `${p.setupSharePct.toFixed(1)}%`] : []);
-  const lossy = a.projections.some((p) => p.loss !== undefined);
-  const lossCells = (p: ProjectionRow): string[] =>
-    !lossy ? [] : p.loss ? [fmtMsTotal(p.loss.meanMs), fmtMsTotal(p.loss.p99Ms), fmtMsTotal(p.loss.p999Ms), `${p.loss.slowSharePct}%`] : ['', '', '', ''];
+  const lossy = isLossy(a);
+  const lossCells = (p: ProjectionRow): string[] => (lossy ? lossColumnCells(p) : []);
   const projRows: GridRow[] = [
-    { cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : []), ...(lossy ? ['loss mean/rt', 'rt p99', 'rt p99.9', 'rt resent'] : [])] },
+    { cells: ['RTT', 'projected wall', 'waiting', 'x recorded', ...(withSetup ? ['set-up', 'set-up share'] : []), ...(lossy ? LOSS_HEADINGS : [])] },
   ];
   projRows.push({ cells: [`${recordedRttLabel(a)} (recorded)`, fmtMsTotal(a.recorded.wallMs), fmtMsTotal(a.recorded.waitMs), '1.00', ...setupCells(a.recorded), ...lossCells(a.recorded)] });
   for (const p of a.projections) {
     projRows.push({ cells: [rttLabel(p.rttUs), fmtMsTotal(p.wallMs), fmtMsTotal(p.waitMs), a.recorded.wallMs > 0 ? (p.wallMs / a.recorded.wallMs).toFixed(2) : '-', ...setupCells(p), ...lossCells(p)] });
   }
   out.push(...grid(projRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
-  if (lossy) {
-    out.push('  loss: each round trip pays the loss model\'s mean (a one-segment request and reply, resent as Linux TCP would); rt p99 / p99.9 are one round trip\'s tail');
-  }
+  if (lossy) out.push(`  ${LOSS_NOTE}`);
   if (su.advice !== undefined) out.push(`  note: ${su.advice}`);
 
   const max = o.maxOpportunities ?? 10;

@@ -69,6 +69,22 @@ describe('analysis reports', () => {
   });
 });
 
+describe('analyze --loss in the HTML page', () => {
+  it('shows the loss columns and says what they hold, as the text report does', () => {
+    // The page's projected walls include the loss's mean: without the columns it did not say so.
+    const lossy = analyzeTrace(traceOf(session()), { rttsUs: [1200], loss: 0.01 });
+    const loss = lossy.projections[0]!.loss!;
+    const cells = [...renderHtml(lossy).matchAll(/<t[hd][^>]*>([^<]*)<\/t[hd]>/g)].map((m) => m[1]);
+    for (const heading of ['loss mean/rt', 'rt p99', 'rt p99.9', 'rt resent']) expect(cells).toContain(heading);
+    expect(cells).toContain(`${loss.slowSharePct}%`);
+    expect(cells).toContain(`${loss.p99Ms.toFixed(1)} ms`);
+    expect(renderHtml(lossy)).toContain('rt p99 / p99.9 are one round trip&#39;s tail, its RTT included');
+    expect(renderText(lossy)).toContain("rt p99 / p99.9 are one round trip's tail, its RTT included");
+    const plain = analyzeTrace(traceOf(session()), { rttsUs: [1200] });
+    expect(renderHtml(plain)).not.toContain('loss mean/rt');
+  });
+});
+
 describe('an empty trace', () => {
   it('analyses and renders without a single event', () => {
     const a = analyzeTrace(traceOf([]), { rttsUs: [20_000] });
