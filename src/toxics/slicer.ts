@@ -41,17 +41,15 @@ export const slicerToxic: ByteToxicDefinition<SlicerAttrs> = {
     const average_size = Math.max(1, a.average_size);
     return { ...a, average_size, size_variation: Math.min(a.size_variation, average_size - 1) };
   },
+  // As toxiproxy's pipe, which sleeps `delay` after writing each slice: a slice leaves `delay` after
+  // the one before it left, so slices that fall behind (a late timer) still leave one at a time.
   create: ({ scheduler, next, uniform, attrs }) => {
-    const q = new TimedQueue(scheduler, next);
-    let nextFreeNs = -Infinity;
+    const q = new TimedQueue(scheduler, next, () => attrs().delay * 1000);
     return {
       push(chunk, nowNs) {
-        const a = attrs();
         let from = 0;
-        for (const to of sliceEnds(0, chunk.length, a, uniform)) {
-          const due = Math.max(nowNs, nextFreeNs);
-          q.push(chunk.subarray(from, to), due, nowNs);
-          nextFreeNs = due + a.delay * 1000;
+        for (const to of sliceEnds(0, chunk.length, attrs(), uniform)) {
+          q.push(chunk.subarray(from, to), nowNs, nowNs);
           from = to;
         }
       },

@@ -18,6 +18,13 @@ export const slowCloseToxic: ByteToxicDefinition<SlowCloseAttrs> = {
     return {
       push: (chunk, nowNs) => q.push(chunk, Math.max(nowNs, q.lastDueNs), nowNs),
       end: (kind, nowNs) => q.push(kind, Math.max(nowNs + attrs().delay * 1e6, q.lastDueNs), nowNs),
+      // As toxiproxy's restarted pipe, which meets the end again and waits the new delay from then.
+      restart(nowNs) {
+        for (const { item, pushedNs } of q.takeAll()) {
+          const due = typeof item === 'string' ? nowNs + attrs().delay * 1e6 : nowNs;
+          q.push(item, Math.max(due, q.lastDueNs), nowNs, pushedNs);
+        }
+      },
       drain: (nowNs) => q.drain(nowNs),
       destroy: () => q.destroy(),
       get pendingBytes() {

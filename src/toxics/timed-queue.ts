@@ -15,10 +15,17 @@ export class TimedQueue {
   private timer: Timer | undefined;
   private pending = 0;
   private done = false;
+  /** With `gapNs`: the earliest the next item may leave. */
+  private freeNs = -Infinity;
 
+  /**
+   * `gapNs`: the least time between two items handed on, read at each one (slicer's `delay`): a
+   * timer that fires late hands on one item, not all that are due, so items never leave together.
+   */
   constructor(
     private readonly scheduler: Scheduler,
     private readonly next: ByteSink,
+    private readonly gapNs?: () => number,
   ) {}
 
   get pendingBytes(): number {
@@ -37,7 +44,7 @@ export class TimedQueue {
   /** `pushedNs`: when the item first arrived, if earlier than now (an item `takeAll` gave back). */
   push(item: Buffer | EndKind, dueNs: number, nowNs: number, pushedNs = nowNs): void {
     if (this.done) return;
-    if (this.empty && dueNs <= nowNs) {
+    if (this.empty && dueNs <= nowNs && this.freeNs <= nowNs) {
       this.deliver(item, nowNs);
       return;
     }
@@ -45,7 +52,7 @@ export class TimedQueue {
     this.due.push(dueNs);
     this.pushed.push(pushedNs);
     if (typeof item !== 'string') this.pending += item.length;
-    if (!this.timer) this.timer = this.scheduler.schedule(this.due[this.head]!, this.flush);
+    if (!this.timer) this.timer = this.scheduler.schedule(this.nextDueNs(), this.flush);
   }
 
   /** Hands on everything held, now, in order. */
@@ -80,10 +87,14 @@ export class TimedQueue {
   private readonly flush = (): void => {
     this.timer = undefined;
     const now = this.scheduler.clock.nowNs();
-    while (!this.empty && !this.done && this.due[this.head]! <= now) this.deliver(this.take(), now);
+    while (!this.empty && !this.done && this.nextDueNs() <= now) this.deliver(this.take(), now);
     this.compact();
-    if (!this.empty && !this.done) this.timer = this.scheduler.schedule(this.due[this.head]!, this.flush);
+    if (!this.empty && !this.done) this.timer = this.scheduler.schedule(this.nextDueNs(), this.flush);
   };
+
+  private nextDueNs(): number {
+    return Math.max(this.due[this.head]!, this.freeNs);
+  }
 
   private take(): Buffer | EndKind {
     const item = this.items[this.head]!;
@@ -93,6 +104,7 @@ export class TimedQueue {
   }
 
   private deliver(item: Buffer | EndKind, nowNs: number): void {
+    if (this.gapNs) this.freeNs = nowNs + this.gapNs();
     if (typeof item === 'string') {
       this.done = true;
       this.next.end(item, nowNs);

@@ -125,6 +125,22 @@ describe('slicer toxic', () => {
   });
 });
 
+describe('slicer toxic, late timers', () => {
+  it('a late timer hands on one slice, and the rest leave `delay` apart from it, as toxiproxy sleeps after each', () => {
+    const { stage, sink, scheduler, clock } = stageOf({ type: 'slicer', attributes: { average_size: 10, size_variation: 4, delay: 50 } });
+    const data = 'z'.repeat(100);
+    stage.push(Buffer.from(data), 0);
+    const first = sink.chunks.length;
+    clock.setNs(2 * MS); // the loop was busy: every slice is due
+    scheduler.runUntil(2 * MS);
+    expect(sink.chunks.length).toBe(first + 1);
+    scheduler.runUntil(1000 * MS);
+    expect(sink.text).toBe(data);
+    const late = sink.chunks.slice(first);
+    late.forEach((c, i) => expect(c.atNs).toBe(2 * MS + i * 50 * US));
+  });
+});
+
 describe('limit_data toxic', () => {
   it('passes exactly `bytes` bytes, then ends the stream and closes the connection', () => {
     const { stage, sink, conn } = stageOf({ type: 'limit_data', attributes: { bytes: 5 } });
@@ -223,6 +239,16 @@ describe('an update while connections are open, as toxiproxy restarts the toxic 
       { data: 'b', atNs: 350 * MS },
       { data: 'c', atNs: 450 * MS },
     ]);
+  });
+
+  it('slow_close: a close it holds waits the new delay from the update', () => {
+    const { stage, sink, scheduler, clock, toxic } = stageOf({ type: 'slow_close', attributes: { delay: 1000 } });
+    stage.end('end', 0);
+    scheduler.runUntil(200 * MS);
+    clock.setNs(200 * MS);
+    toxic.update({ delay: 100 }, 1);
+    scheduler.runUntil(2000 * MS);
+    expect(sink.ends).toEqual([{ kind: 'end', atNs: 300 * MS }]);
   });
 
   it('bandwidth: what is held leaves at the new rate from the update', () => {
