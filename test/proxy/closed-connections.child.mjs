@@ -64,7 +64,13 @@ async function drained(proxy) {
 }
 
 const redis = await startPrivateRedis();
-const proxy = await startProxy({ upstream: redis.address, link: { upUs: 0, downUs }, compensationUs: { up: 0, down: 0 }, handshake: false, stages: [ballastStage] });
+const proxy = await startProxy({
+  upstream: redis.address,
+  link: { upUs: 0, downUs },
+  compensationUs: { up: 0, down: 0 },
+  handshake: false,
+  stages: [ballastStage],
+});
 try {
   // Warm-up: the code is compiled and the heap's own growth is behind us.
   for (let i = 0; i < 30; i++) await pingAndClose(/** @type {number} */ (proxy.port));
