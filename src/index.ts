@@ -51,7 +51,7 @@ export type { PrimaryAnswersView } from './sentinel/primary-answers.js';
 
 export { createToxic, parseToxicSpec, TOXIC_TYPES, ToxicSet, ToxicExistsError } from './toxics/index.js';
 export type { Toxic, ToxicCount, ToxicEnv, ToxicSpec, Stream } from './toxics/index.js';
-export type { ToxicDefinition, ByteToxicDefinition, ToxicByteStage, FrameToxicDefinition, ByteStageArgs, FrameStageArgs } from './toxics/definition.js';
+export type { ToxicDefinition, ByteToxicDefinition, ToxicByteStage, ToxicFrameStage, FrameToxicDefinition, ByteStageArgs, FrameStageArgs } from './toxics/definition.js';
 export type { Uniform } from './link/rng.js';
 export { startToxiproxyServer, DEFAULT_API, type ToxiproxyServer, type ToxiproxyServerOptions } from './toxiproxy-api/toxiproxy-server.js';
 

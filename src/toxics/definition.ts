@@ -47,13 +47,19 @@ export interface FrameStageArgs<A> {
   sinceNs(): number;
 }
 
+/** A Redis-aware toxic's stage on one connection. */
+export interface ToxicFrameStage extends FrameStage {
+  /** The toxic was updated while this connection is open (failover: its window starts again now). */
+  restart?(): void;
+}
+
 /** A Redis-aware toxic: acts on request/reply pairs; `stream` does not apply. */
 export interface FrameToxicDefinition<A extends object = object> {
   readonly kind: 'frame';
   readonly type: string;
   attributes: z.ZodType<A>;
   applied?(attrs: A): A;
-  create(args: FrameStageArgs<A>): FrameStage;
+  create(args: FrameStageArgs<A>): ToxicFrameStage;
 }
 
 export type ToxicDefinition = ByteToxicDefinition<any> | FrameToxicDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any

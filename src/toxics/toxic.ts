@@ -1,5 +1,5 @@
 import type { ByteStageFactory, FrameStageFactory } from '../stage/types.js';
-import type { ByteToxicDefinition, FrameToxicDefinition } from './definition.js';
+import type { ByteToxicDefinition, FrameToxicDefinition, ToxicFrameStage } from './definition.js';
 import { RolledByteStage } from './rolled-stage.js';
 import { TOXIC_TYPES } from './registry.js';
 import { parseToxicSpec, withApplied } from './spec.js';
@@ -89,19 +89,33 @@ class ByteToxic extends LiveToxic {
 
 class FrameToxic extends LiveToxic {
   readonly stage: FrameStageFactory;
+  /** Stages on open connections that act on an update (their connection's end forgets them). */
+  private readonly live = new Set<ToxicFrameStage>();
+
   constructor(spec: ToxicSpec, def: FrameToxicDefinition, env: ToxicEnv) {
     super(spec, env);
     this.stage = {
       kind: 'frame',
       name: spec.name,
-      create: (conn) =>
-        def.create({
+      create: (conn) => {
+        const stage = def.create({
           conn,
           scheduler: env.scheduler,
           attrs: this.attrs,
           applies: () => this.roll(),
           sinceNs: () => this.sinceNs,
-        }),
+        });
+        if (stage.restart) {
+          this.live.add(stage);
+          void conn.closed.then(() => this.live.delete(stage));
+        }
+        return stage;
+      },
     };
+  }
+
+  override update(attributes: Record<string, unknown>, toxicity: number): void {
+    super.update(attributes, toxicity);
+    for (const s of [...this.live]) s.restart?.();
   }
 }

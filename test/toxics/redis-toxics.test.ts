@@ -106,6 +106,17 @@ describe('failover toxic', () => {
     expect(stage.onRequest!(request(0, 'PING'))).toEqual({ kind: 'drop' });
   });
 
+  it('refuse: an update starts the window again and resets the connections open then, idle ones too', () => {
+    const e = env();
+    const toxic = createToxic({ type: 'failover', attributes: { duration: 10 } }, { scheduler: e.scheduler, uniform: e.uniform });
+    e.clock.setNs(20 * MS); // the window is over: a connection opens and stays idle
+    const conn = fakeConn(e.clock);
+    (toxic.stage as FrameStageFactory).create(conn);
+    expect(conn.closes).toEqual([]);
+    toxic.update({ ...toxic.spec.attributes, duration: 10 }, 1);
+    expect(conn.closes).toEqual(['reset']);
+  });
+
   it("lets through what such a Redis still serves (its connect, INFO, CLIENT), unless the commands are named", () => {
     const loading = stageOf({ type: 'failover', attributes: { duration: 10, mode: 'loading' } }).stage;
     const served = (stage: typeof loading, name: string, sub?: string): boolean => (stage.onRequest!(request(0, name, sub)) as RequestAction).kind === 'forward';

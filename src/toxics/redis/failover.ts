@@ -21,8 +21,8 @@ export const FAILOVER_REPLIES: Record<Exclude<FailoverMode, 'refuse'>, string> =
 };
 
 /**
- * A failover window that ends by itself. `refuse`: connections alive when it starts, and those
- * accepted during it, are reset (a client sees its connects fail until the window ends).
+ * A failover window that ends by itself, and starts again at an update. `refuse`: connections
+ * alive when it starts, and those accepted during it, are reset (a client sees its connects fail until the window ends).
  * `loading` / `masterdown`: matching commands are answered with that error; with no `commands`
  * given, those such a Redis refuses (served-while-down.ts). After `duration` the toxic stays listed
  * but does nothing.
@@ -33,9 +33,14 @@ export const failoverToxic: FrameToxicDefinition<FailoverAttrs> = {
   attributes: ATTRS,
   create: ({ attrs, applies, conn, sinceNs }) => {
     const active = (): boolean => conn.nowNs() < sinceNs() + attrs().duration * 1e6;
-    if (attrs().mode === 'refuse' && active() && applies()) conn.close('reset');
+    // A window that starts (the toxic added, or updated) resets the connections open then, idle ones too.
+    const refuseNow = (): void => {
+      if (attrs().mode === 'refuse' && active() && applies()) conn.close('reset');
+    };
+    refuseNow();
     const match = liveMatcher(attrs);
     return {
+      restart: refuseNow,
       onRequest: (req) => {
         if (!active() || !match(req) || !applies()) return { kind: 'forward' };
         const mode = attrs().mode;
