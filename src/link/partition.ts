@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { durationUsSchema } from '../units.js';
-import { parseWith } from '../validation/schema.js';
+import { isJsonObject, parseWith } from '../validation/schema.js';
 import { firstRetransmitAfterNs, giveUpAfterNs, TCP_TIMEOUT_INIT_NS } from './rto.js';
 
 /** What happens at the end: the link heals (held bytes go at the next retry), or every connection that lost bytes is reset. */
@@ -35,6 +35,8 @@ export interface PartitionRequest {
 
 /** The partition a link change asks for (its `partition` and `then` keys), if any; ConfigError naming the key. */
 export function partitionRequestOf(change: { partition?: unknown; then?: unknown }): PartitionRequest | undefined {
+  // Not an object (setLink(null) from JavaScript): none asked for; the link's schema then refuses it, naming `link`.
+  if (!isJsonObject(change)) return undefined;
   const p = parseWith(z.object(PARTITION_FIELDS), { partition: change.partition, then: change.then });
   if (p.partition === undefined) {
     if (p.then !== undefined) throw new ConfigError('then', p.then, 'then only with partition');

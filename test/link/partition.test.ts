@@ -6,6 +6,7 @@ import { PartitionFlight, partitionRequestOf, synHealNs, type PartitionWindow } 
 import { firstRetransmitAfterNs, rtoNs } from '../../src/link/rto.js';
 import type { EndKind } from '../../src/stage/types.js';
 import { ConfigError } from '../../src/errors.js';
+import { startPrivateRedis, startProxy } from '../../src/index.js';
 
 const MS = 1_000_000;
 const S = 1_000_000_000;
@@ -116,5 +117,18 @@ describe('a partition that heals', () => {
     expect(() => partitionRequestOf({ partition: '-1s' })).toThrow(ConfigError);
     expect(() => partitionRequestOf({ partition: '1s', then: 'crash' })).toThrow(/then: .*heal \| reset/);
     expect(() => partitionRequestOf({ then: 'reset' })).toThrow(/then: .*only with partition/);
+  });
+});
+
+describe('setLink with no object (JavaScript)', () => {
+  it('is a ConfigError naming link, the link unchanged (it was a TypeError reading partition)', async () => {
+    await using redis = await startPrivateRedis();
+    await using proxy = await startProxy({ upstream: redis.address, link: { rttUs: 2000 } });
+    expect(partitionRequestOf(null as never)).toBeUndefined();
+    for (const bad of [null, 'rtt=5ms', 5]) {
+      expect(() => proxy.setLink(bad as never)).toThrow(ConfigError);
+      expect(() => proxy.setLink(bad as never)).toThrow(/^link: invalid value /);
+    }
+    expect(proxy.link()).toMatchObject({ upUs: 1000, downUs: 1000 });
   });
 });
