@@ -72,6 +72,25 @@ describe('redis_latency toxic', () => {
   });
 });
 
+describe('redis_latency toxic, updated', () => {
+  it('a held reply leaves the new latency after it came', async () => {
+    const { stage, scheduler, clock, toxic } = stageOf({ type: 'redis_latency', attributes: { commands: ['GET'], latency: 1500 } });
+    stage.onRequest!(request(0, 'GET', 'k'));
+    clock.setNs(100 * MS);
+    const held = stage.onReply!({ request: request(0, 'GET', 'k'), bytes: Buffer.from('$-1\r\n'), isPush: false }) as Promise<ReplyAction>;
+    let settledAtNs = -1;
+    void held.then(() => (settledAtNs = clock.nowNs()));
+    scheduler.runUntil(300 * MS);
+    toxic.update({ ...toxic.spec.attributes, latency: 250 }, 1);
+    scheduler.runUntil(349 * MS);
+    await Promise.resolve();
+    expect(settledAtNs).toBe(-1);
+    scheduler.runUntil(350 * MS);
+    await Promise.resolve();
+    expect(settledAtNs).toBe(350 * MS);
+  });
+});
+
 describe('redis_drop toxic', () => {
   it('holds the dropped reply until the connection closes, then drops it; close:true closes', async () => {
     const { stage, conn } = stageOf({ type: 'redis_drop', attributes: { commands: ['GET'] } });

@@ -22,7 +22,8 @@ export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
   create: ({ attrs, applies, scheduler, conn }) => {
     const match = liveMatcher(attrs);
     const hit = new Set<number>();
-    const timers = new Set<Timer>();
+    /** Each held reply's timer, with when the reply came. */
+    const timers = new Map<Timer, number>();
     const release = new Set<() => void>();
     void conn.closed.then(() => {
       for (const r of release) r();
@@ -40,13 +41,19 @@ export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
             release.delete(done);
             resolve({ kind: 'pass' });
           };
-          const t = scheduler.schedule(scheduler.clock.nowNs() + attrs().latency * 1e6, done);
-          timers.add(t);
+          const nowNs = scheduler.clock.nowNs();
+          const t = scheduler.schedule(nowNs + attrs().latency * 1e6, done);
+          timers.set(t, nowNs);
           release.add(done);
         });
       },
+      // Updated: a held reply leaves the new latency after it came (at once when that has passed), as
+      // the byte latency toxic re-times what it holds.
+      restart: () => {
+        for (const [t, cameNs] of timers) scheduler.arm(t, cameNs + attrs().latency * 1e6);
+      },
       destroy: () => {
-        for (const t of timers) scheduler.cancel(t);
+        for (const t of timers.keys()) scheduler.cancel(t);
         timers.clear();
         for (const r of release) r();
       },
