@@ -195,7 +195,8 @@ function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {
     u.maxDepth = Math.max(u.maxDepth, rt.commands.length);
     const bucket = depthBucket(rt.commands.length);
     u.depthHistogram[bucket] = (u.depthHistogram[bucket] ?? 0) + 1;
-    waitUs += rt.endUs - rt.startUs;
+    // The recording's TCP handshake held the first request: set-up, not waiting on Redis.
+    waitUs += rt.endUs - rt.startUs - (prev ? 0 : t.handshakeHoldUs);
     serverUs += rt.serverUs;
     if (prev) thinkUs += Math.max(0, rt.startUs - prev.endUs);
     prev = rt;

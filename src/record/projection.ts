@@ -97,6 +97,8 @@ interface ConnState {
   setupUs: number;
   /** Set-up handshakes at the target less what the recording link charged; added before the first round trip. */
   handshakeDeltaUs: number;
+  /** The recording's TCP handshake inside the first round trip (ConnectionTimeline.handshakeHoldUs). */
+  holdUs: number;
   commandRoundTrips: number;
 }
 
@@ -129,8 +131,12 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
       const setup = connectionSetup(t, handshake);
       const handshakeUs = (setup.tcpRoundTrips + setup.tlsRoundTrips) * (o.asRecorded ? t.openLinkRttUs : targetRttUs);
       const recordedUs = ((o.recordedHandshake ? setup.tcpRoundTrips : 0) + setup.tlsRoundTrips) * t.openLinkRttUs;
+      const holdUs = o.recordedHandshake ? t.handshakeHoldUs : 0;
+      // The hold leaves the first round trip (it is set-up, paid at the target above, not waiting on
+      // Redis) and, when TCP is charged, joins the delta, so the wall comes out as before.
       const st: ConnState = {
-        inheritUs, shiftUs: inheritUs, waitUs: 0, setupUs: handshakeUs, handshakeDeltaUs: handshakeUs - recordedUs, commandRoundTrips: setup.commandRoundTrips,
+        inheritUs, shiftUs: inheritUs, waitUs: 0, setupUs: handshakeUs, handshakeDeltaUs: handshakeUs - recordedUs + (setup.tcpRoundTrips > 0 ? holdUs : 0),
+        holdUs, commandRoundTrips: setup.commandRoundTrips,
       };
       states.set(t.conn, st);
       handshakeTotalUs += handshakeUs;
@@ -146,7 +152,8 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
     if (o.chainConnections && latest) st.shiftUs = Math.max(st.shiftUs, latest.shiftUs);
     if (i === 0) st.shiftUs += st.handshakeDeltaUs;
     const durationUs = rt.endUs - rt.startUs;
-    const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, durationUs - rt.linkRttUs + targetRttUs) + extraUs : durationUs;
+    const paidUs = i === 0 ? durationUs - st.holdUs : durationUs;
+    const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, paidUs - rt.linkRttUs + targetRttUs) + extraUs : paidUs;
     st.shiftUs += projectedUs - durationUs;
     st.waitUs += projectedUs;
     if (i < st.commandRoundTrips) st.setupUs += projectedUs;

@@ -39,6 +39,11 @@ export interface ConnectionTimeline {
   tls?: { version: string; resumed: boolean; atUs: number };
   /** The link's RTT when it opened (set-up paid this on the recording link). */
   openLinkRttUs: number;
+  /**
+   * The part of the first round trip that was the recording proxy's TCP handshake (handshake: true),
+   * not waiting on Redis: 0 when the client's first command came after it.
+   */
+  handshakeHoldUs: number;
   /** open, else the first event; close, else the last event. */
   startUs: number;
   endUs: number;
@@ -126,6 +131,7 @@ export function buildTimelines(
       roundTrips,
       pushes: c.pushes,
       openLinkRttUs: rttAt(startUs),
+      handshakeHoldUs: 0,
     };
     if (c.tls !== undefined) t.tls = c.tls;
     if (c.client !== undefined) t.client = c.client;
@@ -133,9 +139,27 @@ export function buildTimelines(
     if (c.listen !== undefined) t.listen = c.listen;
     if (c.open !== undefined) t.openUs = c.open;
     if (c.close !== undefined) t.closeUs = c.close;
+    if (initialLink.handshake) t.handshakeHoldUs = handshakeHoldUs(t);
     timelines.push(t);
   }
   return timelines.sort((a, b) => a.startUs - b.startUs || a.conn - b.conn);
+}
+
+/**
+ * The recording proxy charges a plaintext connection's TCP handshake by holding its first bytes until
+ * one RTT after the open: a client that sent its first command sooner waited out the rest inside that
+ * command's round trip, which is set-up, not a round trip's worth of waiting. (A TLS client's first
+ * bytes are its handshake's, so the hold is in the TLS round trips, not in a command's.) The trace
+ * shows it: the first request waited that much longer before reaching Redis than the connection's
+ * later ones did; the open and the RTT bound it.
+ */
+function handshakeHoldUs(t: ConnectionTimeline): number {
+  const [first, ...later] = t.roundTrips;
+  if (t.openUs === undefined || t.tls !== undefined || first === undefined) return 0;
+  const upWaitUs = (rt: RoundTrip): number => rt.commands[0]!.sentUs - rt.commands[0]!.arrivedUs;
+  const usualUpUs = later.length > 0 ? Math.min(...later.slice(0, 100).map(upWaitUs)) : first.linkRttUs / 2;
+  const heldUs = Math.max(0, upWaitUs(first) - usualUpUs);
+  return Math.min(first.endUs - first.startUs, heldUs, Math.max(0, t.openUs + t.openLinkRttUs - first.startUs));
 }
 
 function makeRoundTrip(commands: CommandEvent[], rttAt: (atUs: number) => number): RoundTrip {

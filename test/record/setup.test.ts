@@ -120,3 +120,50 @@ describe('the what-if with set-up', () => {
     expect(html).toContain('reuse connections');
   });
 });
+
+describe('the recording proxy held the first request for its TCP handshake', () => {
+  // Recorded at 20 ms with handshake: true. The client sent HELLO 1 ms after connecting; the proxy held
+  // it until 20 ms after the open, so HELLO's round trip took 19 ms of handshake + 20 ms + Redis.
+  function recorded(): TapEvent[] {
+    const events: TapEvent[] = [];
+    const s = new Session(events, 1, 0, 20_000);
+    s.holdUntilUs = 20_000;
+    s.think(1000);
+    s.rt(['HELLO']);
+    for (let i = 0; i < 10; i++) s.rt(['GET']);
+    s.close();
+    return events;
+  }
+  const link = { ...LOCAL_LINK, upUs: 10_000, downUs: 10_000 };
+
+  it('counts the hold as set-up paid once (TCP connect), not again inside the first round trip', () => {
+    const a = analyzeTrace(traceOf(recorded(), link), { rttsUs: [1000, 20_000] });
+    const [at1ms, at20ms] = a.projections;
+    // TCP connect 1 ms + HELLO's round trip at 1 ms (1 ms + 50 us of Redis); it read 21.05 ms (the
+    // recording's 19 ms hold kept) and waiting 11 x 1.05 ms + 19 ms.
+    expect(at1ms!.setupMs).toBe(2.05);
+    expect(at1ms!.waitMs).toBe(11 * 1.05);
+    expect(at20ms!.setupMs).toBe(40.05);
+    // Waiting on Redis as recorded leaves the hold out too, so a projection to the recorded RTT matches it.
+    expect(a.totals.waitMs).toBe(11 * 20.05);
+    expect(a.recorded.setupMs).toBe(40.05);
+    expect(at20ms!.waitMs).toBe(a.totals.waitMs);
+  });
+
+  it('leaves the projected wall as it was: the connection starts 2 RTTs before its first reply', () => {
+    const timelines = buildTimelines(recorded(), link);
+    expect(timelines[0]!.handshakeHoldUs).toBe(19_000);
+    // 1 ms of the client's own, the hold overlapping it as the proxy did, HELLO's and the GETs' round trips.
+    expect(projectSession(timelines, 1000, { recordedHandshake: true }).wallUs).toBe(1000 + 1050 + 10 * 1050);
+    expect(projectSession(timelines, 20_000, { recordedHandshake: true }).wallUs).toBe(timelines[0]!.endUs - timelines[0]!.startUs);
+  });
+
+  it('finds no hold where the trace shows none, or the recording proxy charged no handshake', () => {
+    const events: TapEvent[] = [];
+    const s = new Session(events, 1, 0, 20_000);
+    s.think(1000);
+    for (let i = 0; i < 3; i++) s.rt(['GET']);
+    expect(buildTimelines(events, link)[0]!.handshakeHoldUs).toBe(0);
+    expect(buildTimelines(recorded(), { ...link, handshake: false })[0]!.handshakeHoldUs).toBe(0);
+  });
+});

@@ -20,6 +20,11 @@ export interface CmdSpec {
 
 export class Session {
   nowUs: number;
+  /**
+   * The recording proxy's TCP handshake: the first round trip's requests reach Redis no sooner than
+   * this (open + RTT with handshake: true). Unset: nothing held, as if the client sent after it.
+   */
+  holdUntilUs?: number;
   private rtIndex = 0;
   constructor(
     readonly events: TapEvent[],
@@ -43,12 +48,13 @@ export class Session {
     const start = this.nowUs;
     const specs = cmds.map((c) => (typeof c === 'string' ? { name: c } : c));
     const up = this.linkRttUs / 2;
+    const heldUs = this.rtIndex === 1 ? (this.holdUntilUs ?? -Infinity) : -Infinity;
     let last = start;
     specs.forEach((s, i) => {
       const arrivedUs = start + i;
-      const sentUs = arrivedUs + up;
+      const sentUs = Math.max(arrivedUs, heldUs) + up;
       // Redis starts on the batch once all of it is there (one socket write), then answers in order.
-      const firstReplyUs = start + (specs.length - 1) + up + this.serverUs * (i + 1);
+      const firstReplyUs = Math.max(start + (specs.length - 1), heldUs) + up + this.serverUs * (i + 1);
       const deliveredUs = firstReplyUs + this.linkRttUs - up;
       last = Math.max(last, deliveredUs);
       const e: CommandEvent = {
