@@ -28,9 +28,10 @@ export const timeoutToxic: ByteToxicDefinition<TimeoutAttrs> = {
       if (timer) scheduler.cancel(timer);
       timer = undefined;
     };
+    let ended = false;
     const arm = (nowNs: number): void => {
       const ms = attrs().timeout;
-      if (ms <= 0) cancel();
+      if (ms <= 0 || ended) cancel();
       else if (timer) scheduler.arm(timer, nowNs + ms * 1e6);
       else timer = scheduler.schedule(nowNs + ms * 1e6, () => conn.close('end'));
     };
@@ -38,6 +39,7 @@ export const timeoutToxic: ByteToxicDefinition<TimeoutAttrs> = {
     return {
       push: (_chunk, nowNs) => arm(nowNs),
       end: (kind, nowNs) => {
+        ended = true;
         cancel();
         next.end(kind, nowNs);
       },

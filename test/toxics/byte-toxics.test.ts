@@ -195,6 +195,14 @@ describe('an update while connections are open, as toxiproxy restarts the toxic 
     never.scheduler.runUntil(120 * MS);
     expect(never.conn.closes).toEqual(['end']);
     expect(toxic.applications).toBe(1);
+
+    // Its stream ended (the client's FIN passed on): toxiproxy's pipe is closed and an update starts nothing.
+    const ended = stageOf({ type: 'timeout', attributes: { timeout: 0 } });
+    ended.stage.end('end', 0);
+    ended.toxic.update({ timeout: 5 }, 1);
+    ended.scheduler.runUntil(100 * MS);
+    expect(ended.conn.closes).toEqual([]);
+    expect(ended.sink.ends).toEqual([{ kind: 'end', atNs: 0 }]);
   });
 
   it('toxicity is rolled again: an update to 1 reaches every open connection, to 0 leaves them all', () => {
