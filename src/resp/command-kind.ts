@@ -53,11 +53,14 @@ export interface RequestHead {
   readonly head: readonly Buffer[];
 }
 
-/** The kind of a request named `name` (the frame is read only for CLIENT REPLY's argument). */
-export function commandKind(name: string, frame: RequestHead): CommandKindCode {
+/**
+ * The kind of a request named `name` (the frame is read only for CLIENT REPLY's argument). A CLIENT
+ * REPLY with more or fewer arguments than its one is an error Redis answers like any command.
+ */
+export function commandKind(name: string, frame: RequestHead & { readonly argc: number }): CommandKindCode {
   const kind = KIND_BY_NAME.get(name);
   if (kind !== undefined) return kind;
-  if (name === 'CLIENT REPLY') {
+  if (name === 'CLIENT REPLY' && frame.argc === 3) {
     const arg = frame.head[2];
     if (arg !== undefined) {
       if (asciiEqualsUpper(arg, 'ON')) return CommandKind.ClientReplyOn;

@@ -187,6 +187,16 @@ describe('correlator: MONITOR, RESET, QUIT', () => {
     expect(w.c.replyModes.mode).toBe('monitor');
   });
 
+  it('a CLIENT REPLY with a wrong argument count is an error reply, and changes nothing', () => {
+    const w = new Wire();
+    w.roundTrip(['CLIENT', 'REPLY', 'SKIP', 'x'], err('ERR'), 0);
+    w.roundTrip(['CLIENT', 'REPLY'], err('ERR'), 10_000);
+    w.roundTrip(['GET', 'k'], bulk, 20_000);
+    expect(w.c.outstanding).toBe(0);
+    expect(w.c.counters).toMatchObject({ commands: 3, replies: 3, pushes: 0, errorReplies: 2, roundTrips: 3 });
+    expect(w.commands.entry('GET', false).stats().clientUs.count).toBe(1);
+  });
+
   it('RESET leaves pub/sub, goes back to RESP2 and turns CLIENT REPLY back on', () => {
     const w = new Wire();
     w.roundTrip(['HELLO', '3'], map, 0);
