@@ -36,6 +36,9 @@ export interface Toxic {
   readonly stage: StageFactory;
   /** Times it acted: connections it applied to (byte toxics) or commands it matched (Redis-aware). */
   readonly applications: number;
-  /** Replaces attributes and toxicity (already validated); live connections see them from now on. */
+  /**
+   * Replaces attributes and toxicity (already validated). Live connections see them from now on, and
+   * restart the toxic as toxiproxy does: a byte toxic's toxicity is rolled again on each.
+   */
   update(attributes: Record<string, unknown>, toxicity: number): void;
 }
