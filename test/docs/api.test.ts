@@ -21,7 +21,30 @@ const HOOKS: Record<keyof ProxyHooks, true> = {
   onNodeLinkChange: true,
 };
 
+/** Every name src/index.ts exports, values and types (`export { a, type B }`, `export type { C }`). */
+function exportedNames(): Set<string> {
+  const index = readFileSync(new URL('../../src/index.ts', import.meta.url), 'utf8');
+  const names = new Set<string>();
+  for (const m of index.matchAll(/export (?:type )?\{([^}]*)\}/g)) {
+    for (const part of m[1]!.split(',')) {
+      const name = part.trim().replace(/^type\s+/, '').split(' as ').pop()!.trim();
+      if (name) names.add(name);
+    }
+  }
+  return names;
+}
+
 describe('docs/api.md', () => {
+  it('names no type or class that is not exported (a user could not import it)', () => {
+    const exported = exportedNames();
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    // HTTP headers the README names beside the API.
+    const notTypes = new Set(['Host', 'Origin']);
+    const capitalised = [...(doc + readme).matchAll(/`([A-Z][A-Za-z0-9]*)(?:\(|`|<)/g)].map((m) => m[1]!);
+    expect([...new Set(capitalised)].filter((n) => !exported.has(n) && !notTypes.has(n))).toEqual([]);
+  });
+
+
   it("names every value 'redis-rtt' exports", () => {
     expect(Object.keys(api).filter((k) => !named.has(k))).toEqual([]);
   });
