@@ -47,9 +47,6 @@ export function registerAnalyze(program: Command): void {
     )
     .action(async (file: string, flags: AnalyzeFlags) => {
       const options = analyzeOptionsFromFlags(flags);
-      for (const [flag, path] of [['--html', flags.html], ['--json', flags.json]] as const) {
-        if (path?.trim() === '') throw new ConfigError(flag, path, 'a file path');
-      }
       checkOutputs({ '--html': flags.html, '--json': flags.json }, {}, [file]);
       const trace = await readTrace(file, { argSizes: false }).catch((err: unknown) => {
         if (err instanceof TraceFormatError) throw new ConfigError('TRACE', file, `a redis-rtt trace (${err.message})`);

@@ -28,7 +28,16 @@ export async function writeJsonTarget(target: string, text: string): Promise<str
  * files the command reads: an output on one of them would replace it (analyze t.trace --html t.trace).
  */
 export function checkOutputs(files: Record<string, string | undefined>, dirs: Record<string, string | undefined> = {}, reads: readonly string[] = []): void {
+  for (const [flag, path] of [...Object.entries(files), ...Object.entries(dirs)]) {
+    if (path?.trim() === '') throw new ConfigError(flag, path, 'a file path');
+  }
   refuseOutputsOnInputs(files, reads);
+  // Two outputs on one file: the second written would replace the first (--json r.json --html r.json).
+  const given = Object.entries(files).filter((e): e is [string, string] => e[1] !== undefined && !jsonToStdout(e[1]));
+  for (const [i, [flag, path]] of given.entries()) {
+    const earlier = given.slice(0, i).find(([, other]) => sameFile(other, path));
+    if (earlier !== undefined) throw new ConfigError(flag, path, `a path other than ${earlier[0]}'s`);
+  }
   const check = (flag: string, path: string, folder: string): void => {
     try {
       mkdirSync(folder, { recursive: true });

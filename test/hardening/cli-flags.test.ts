@@ -76,6 +76,11 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     { args: ['analyze', 'missing.trace', '--json', '/dev/null/a.json'], flag: '--json', accepts: /a path whose folder can be written/ },
     { args: ['analyze', 'missing.trace', '--html', '/dev/null/a.html'], flag: '--html', accepts: /a path whose folder can be written/ },
     { args: ['analyze', 'missing.trace', '--html', ''], flag: '--html', accepts: /a file path/ },
+    // An empty path passed the folder check ('.') and failed at the end; two outputs on one file replaced each other.
+    { args: ['calibrate', '--json', ''], flag: '--json', accepts: /a file path/ },
+    { args: ['bench', '--hgrm-dir', ' '], flag: '--hgrm-dir', accepts: /a file path/ },
+    { args: ['calibrate', '--json', 'c.json', '--html', './c.json'], flag: '--html', accepts: /a path other than --json's/ },
+    { args: ['bench', '--csv', 'r.txt', '--markdown', 'r.txt'], flag: '--markdown', accepts: /a path other than --csv's/ },
   ];
   for (const c of cases) {
     it(c.args.join(' '), async () => {
