@@ -29,7 +29,7 @@ export function registerReport(program: Command): void {
     .argument('<RESULT>', 'JSON written by a closed-loop `redis-rtt bench --json` (not --rate/--clients) or `redis-rtt calibrate --json`')
     .option('--html <FILE>', 'write a self-contained HTML report (inline SVG charts, no scripts, opens offline)')
     .option('--format <FORMAT>', `text on stdout: ${FORMATS.join(', ')} (default: table; with --html, none unless given)`)
-    .option('--title <TEXT>', 'HTML page title')
+    .option('--title <TEXT>', 'HTML page title (with --html)')
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -45,6 +45,8 @@ export function registerReport(program: Command): void {
 export function runReport(file: string, flags: ReportFlags): void {
   const format = parseFormat(flags.format);
   if (flags.html?.trim() === '') throw new ConfigError('--html', flags.html, 'a file path');
+  // The title is the HTML page's: without --html nothing would show it.
+  if (flags.title !== undefined && flags.html === undefined) throw new ConfigError('--title', flags.title, 'to be given with --html (it titles the page)');
   refuseOutputsOnInputs({ '--html': flags.html }, [file]);
   const report = loadReport(file);
   if (flags.html !== undefined) {

@@ -131,6 +131,8 @@ describe('redis-rtt report', () => {
       '--format: invalid value "xml"; expected table, csv, markdown',
     );
     expect(configError(() => runReport(BENCH, { html: join(dir, 'no', 'such', 'dir.html') })).flag).toBe('--html');
+    // --title titles the HTML page: without --html it was ignored without a word.
+    expect(configError(() => runReport(BENCH, { title: 'My run' })).message).toBe('--title: invalid value "My run"; expected to be given with --html (it titles the page)');
   });
 
   it('through main: exit 2 with the message on stderr for a wrong kind, 0 for a good file', async () => {
