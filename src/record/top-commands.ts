@@ -28,7 +28,8 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
   for (const t of timelines) {
     for (const rt of t.roundTrips) {
       const share = 1 / rt.commands.length;
-      const waitUs = rt.endUs - rt.startUs;
+      // As the totals count it: the recording's TCP handshake hold is set-up, not waiting.
+      const waitUs = rt.endUs - rt.startUs - (rt === t.roundTrips[0] ? t.handshakeHoldUs : 0);
       totalWaitUs += waitUs;
       for (const c of rt.commands) {
         let a = acc.get(c.name);

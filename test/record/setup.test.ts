@@ -148,6 +148,9 @@ describe('the recording proxy held the first request for its TCP handshake', () 
     expect(a.totals.waitMs).toBe(11 * 20.05);
     expect(a.recorded.setupMs).toBe(40.05);
     expect(at20ms!.waitMs).toBe(a.totals.waitMs);
+    // And the top commands' time waited adds up to it.
+    expect(a.topCommands.reduce((n, c) => n + c.waitedMs, 0)).toBeCloseTo(a.totals.waitMs, 6);
+    expect(a.topCommands.find((c) => c.name === 'HELLO')!.waitedMs).toBe(20.05);
   });
 
   it('leaves the projected wall as it was: the connection starts 2 RTTs before its first reply', () => {
