@@ -29,7 +29,8 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
     for (const rt of t.roundTrips) {
       const share = 1 / rt.commands.length;
       // As the totals count it: the recording's TCP handshake hold is set-up, not waiting.
-      const waitUs = rt.endUs - rt.startUs - (rt === t.roundTrips[0] ? t.handshakeHoldUs : 0);
+      const holdUs = rt === t.roundTrips[0] ? t.handshakeHoldUs : 0;
+      const waitUs = rt.endUs - rt.startUs - holdUs;
       totalWaitUs += waitUs;
       for (const c of rt.commands) {
         let a = acc.get(c.name);
@@ -39,7 +40,7 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
         a.waitUs += waitUs * share;
         a.rts += share;
         if (c.deliveredUs !== undefined) {
-          a.latencyUs += c.deliveredUs - c.arrivedUs;
+          a.latencyUs += c.deliveredUs - c.arrivedUs - Math.max(0, rt.startUs + holdUs - c.arrivedUs);
           a.latencyN++;
         }
         a.serverUs += rt.serverUs * share;
