@@ -61,9 +61,9 @@ export async function runProgram(program: Command, argv: string[]): Promise<numb
 
 function reportError(err: unknown): number {
   if (err instanceof CommanderError) {
-    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') {
-      return 0;
-    }
+    if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return 0;
+    // Help asked for is 0; help shown for want of a command (none given, `help bogus`) is bad usage.
+    if (err.code === 'commander.help') return err.exitCode === 0 ? 0 : EXIT_USAGE;
     // commander already printed its message
     return EXIT_USAGE;
   }

@@ -66,6 +66,19 @@ describe('errors: one prefix, one range', () => {
     expect(r.stderr).not.toMatch(/^error:/m);
   });
 
+  it('no command, or help for one that does not exist, shows the help on stderr and exits 2; help asked for exits 0', async () => {
+    for (const args of [[], ['help', 'bogus']]) {
+      const r = await runCli(args);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
+      expect(r.stderr).toMatch(/^Usage: redis-rtt \[options\] \[command\]/);
+    }
+    for (const args of [['help'], ['--help'], ['help', 'proxy']]) {
+      const r = await runCli(args);
+      expect({ args, code: r.code }).toEqual({ args, code: 0 });
+      expect(r.stdout).toMatch(/^Usage: redis-rtt/);
+    }
+  });
+
   it('--batch says the same range for every bad value', async () => {
     for (const bad of ['x', '0', '8,-1', '2000000']) {
       const r = await runCli(['bench', '--batch', bad]);
