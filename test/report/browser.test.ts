@@ -86,12 +86,16 @@ describe('HTML report in Chromium', () => {
   it('takes a full-page screenshot (the code path behind the picture in docs/demo.md)', async () => {
     // docs/demo.md's picture comes from a real demo run through the same screenshotHtml(); here a
     // temp file keeps test runs from rewriting the committed one.
-    const png = join(process.env.REPORT_SCREENSHOT_DIR ?? mkdtempSync(join(tmpdir(), 'redis-rtt-shot-')), 'report.png');
-    await screenshotHtml(write('shot.html', renderHtml(benchFixture())), png);
-    // REPORT_SCREENSHOT_DIR=dir also shoots the calibration page there, for a look by eye.
-    if (process.env.REPORT_SCREENSHOT_DIR) {
-      await screenshotHtml(write('cal.html', renderHtml(calibrateFixture())), join(process.env.REPORT_SCREENSHOT_DIR, 'calibrate.png'));
+    const keep = process.env.REPORT_SCREENSHOT_DIR;
+    const dir = keep ?? mkdtempSync(join(tmpdir(), 'redis-rtt-shot-'));
+    try {
+      const png = join(dir, 'report.png');
+      await screenshotHtml(write('shot.html', renderHtml(benchFixture())), png);
+      // REPORT_SCREENSHOT_DIR=dir also shoots the calibration page there, for a look by eye.
+      if (keep) await screenshotHtml(write('cal.html', renderHtml(calibrateFixture())), join(keep, 'calibrate.png'));
+      expect(statSync(png).size).toBeGreaterThan(10_000);
+    } finally {
+      if (!keep) rmSync(dir, { recursive: true, force: true });
     }
-    expect(statSync(png).size).toBeGreaterThan(10_000);
   });
 });
