@@ -45,6 +45,8 @@ export function isMonitorLine(simple: string | undefined): boolean {
 }
 
 export class ReplyModes {
+  /** Told when a MONITOR got an error reply (its owner's RequestModes.monitorRefused). */
+  onMonitorRefused: (() => void) | undefined = undefined;
   protocol: 2 | 3 = 2;
   monitor = false;
   channels = 0;
@@ -97,7 +99,10 @@ export class ReplyModes {
    * changes nothing.
    */
   answered(kind: number, helloProtocol: number, type: number): void {
-    if (type === RespType.Error || type === RespType.BlobError) return;
+    if (type === RespType.Error || type === RespType.BlobError) {
+      if (kind === CommandKind.Monitor) this.onMonitorRefused?.();
+      return;
+    }
     if (kind === CommandKind.Monitor && type !== RespType.SimpleString) return;
     this.silent(kind, helloProtocol);
   }

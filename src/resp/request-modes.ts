@@ -26,6 +26,13 @@ export class RequestModes {
   replyOff = false;
   inMulti = false;
   private skipNext = false;
+  /**
+   * A MONITOR was admitted and Redis did not refuse it: Redis ignores another one without a
+   * reply. Taken, in request order, to have succeeded; its error reply clears it
+   * (monitorRefused()), so only a MONITOR sent behind a refused one before its error came is
+   * counted wrong.
+   */
+  private monitoring = false;
   /** The open transaction's queued commands that act at EXEC, or null while it has none. */
   private queued: QueuedEffect[] | null = null;
   /** Effects of the last EXEC admitted as ExecFollowed, until takeQueued(). */
@@ -36,6 +43,7 @@ export class RequestModes {
     this.replyOff = o.replyOff;
     this.inMulti = o.inMulti;
     this.skipNext = o.skipNext;
+    this.monitoring = o.monitoring;
     this.queued = o.queued === null ? null : [...o.queued];
   }
 
@@ -58,6 +66,11 @@ export class RequestModes {
     const q = this.ranQueued ?? [];
     this.ranQueued = null;
     return q;
+  }
+
+  /** A MONITOR got an error reply: the connection is not monitoring, the next MONITOR is answered. */
+  monitorRefused(): void {
+    this.monitoring = false;
   }
 
   /** Redis read an empty request (FrameSink.empty): it ends a CLIENT REPLY SKIP as a command does. */
@@ -91,6 +104,7 @@ export class RequestModes {
       case CommandKind.Reset:
         // RESET clears OFF before it answers, so +RESET comes then; a skip of RESET itself stays.
         this.replyOff = false;
+        this.monitoring = false;
         this.inMulti = false;
         this.queued = null;
         return skipThis ? 0 : 1;
@@ -100,6 +114,12 @@ export class RequestModes {
       case CommandKind.ClientReplySkip:
         if (!this.replyOff) this.skipNext = true;
         return 0;
+      case CommandKind.Monitor:
+        // With an argument it is an arity error, answered like any command.
+        if (argc !== 1) break;
+        if (this.monitoring) return 0;
+        this.monitoring = true;
+        break;
       case CommandKind.Multi:
         this.inMulti = true;
         break;

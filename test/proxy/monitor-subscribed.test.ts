@@ -2,8 +2,8 @@
  * Redis 7 lets a MONITOR connection subscribe, and a subscribed RESP3 connection monitor. Its
  * messages and confirmations are not monitor lines: a message published while the client's PING
  * is still on the up link is a push, not the PING's reply, and an argument-less UNSUBSCRIBE gets
- * all its confirmations as replies. Checked on a real redis-server through an unframed and a
- * framed proxy, with a raw socket, in RESP2 and RESP3.
+ * all its confirmations as replies. A MONITOR sent on a monitoring connection gets no reply at
+ * all. Checked on a real redis-server through an unframed and a framed proxy, with a raw socket.
  */
 import net from 'node:net';
 import { Redis } from 'ioredis';
@@ -85,6 +85,31 @@ describe.each(['unframed', 'framed'] as const)('a subscribed monitor, %s proxy',
       expect(c.counters).toMatchObject({ commands: 2, replies: 3, roundTrips: 2 });
       await vi.waitUntil(() => received().includes('"UNSUBSCRIBE"\r\n', before), WAIT);
       await vi.waitUntil(() => proxy.connections()[0]?.counters.pushes === 4, WAIT);
+    } finally {
+      s.destroy();
+      await vi.waitUntil(() => proxy.connections().length === 0, WAIT);
+    }
+  });
+
+  it('a second MONITOR gets no reply from Redis, and none is waited for', async () => {
+    const s = await rawSocket(proxy.host!, proxy.port!);
+    const chunks: Buffer[] = [];
+    s.on('data', (c: Buffer) => chunks.push(c));
+    const received = (): string => Buffer.concat(chunks).toString('latin1');
+    try {
+      await sendUntil(s, received, ['MONITOR'], '+OK\r\n');
+      proxy.resetStats();
+      s.write(resp('MONITOR') + resp('PING'));
+      await vi.waitUntil(() => received().endsWith('"PING"\r\n'), WAIT);
+      expect(received()).toMatch(/^\+OK\r\n\+PONG\r\n\+\d+\.\d+ \[0 [^\]]+\] "PING"\r\n$/);
+      await vi.waitUntil(() => proxy.connections()[0]?.outstanding === 0, WAIT);
+      await sendUntil(s, received, ['RESET'], '+RESET\r\n');
+      await vi.waitUntil(() => proxy.connections()[0]?.outstanding === 0, WAIT);
+      const c = proxy.connections()[0]!;
+      expect(c.mode).toBe('normal');
+      expect(c.counters).toMatchObject({ commands: 3, replies: 2, pushes: 1, roundTrips: 2 }); // pushes: PING's line
+      // The PING's round trip is its own (the up delay), not cut short by a reply it never had.
+      expect(proxy.stats().commands['PING']?.clientUs.max).toBeGreaterThanOrEqual(UP_US);
     } finally {
       s.destroy();
       await vi.waitUntil(() => proxy.connections().length === 0, WAIT);

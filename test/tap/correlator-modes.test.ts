@@ -197,6 +197,27 @@ describe('correlator: MONITOR, RESET, QUIT', () => {
     expect(w.commands.entry('GET', false).stats().clientUs.count).toBe(1);
   });
 
+  it('a MONITOR on a monitoring connection gets no reply (Redis ignores it); a refused one does not count', () => {
+    const w = new Wire();
+    w.send(['MONITOR'], 0);
+    w.send(['MONITOR'], 0); // pipelined behind the first: ignored by Redis too
+    w.sent(1000);
+    w.reply(ok, 2000);
+    w.delivered(3000);
+    expect(w.c.outstanding).toBe(0);
+    w.send(['MONITOR'], 10_000); // no reply of its own: the PONG is the PING's
+    w.roundTrip(['PING'], pong, 10_000);
+    expect(w.commands.entry('PING', false).stats().clientUs.count).toBe(1);
+    w.roundTrip(['RESET'], simple('RESET'), 30_000);
+    w.roundTrip(['MONITOR', 'x'], err('ERR'), 40_000); // arity error: answered, not monitoring
+    w.roundTrip(['MONITOR'], err('NOPERM'), 50_000);
+    w.roundTrip(['MONITOR'], err('NOPERM'), 60_000); // refused again: answered again
+    w.roundTrip(['MONITOR'], ok, 70_000);
+    expect(w.c.outstanding).toBe(0);
+    expect(w.c.replyModes.mode).toBe('monitor');
+    expect(w.c.counters).toMatchObject({ commands: 9, replies: 7, pushes: 0, errorReplies: 3, roundTrips: 7 });
+  });
+
   it('RESET leaves pub/sub, goes back to RESP2 and turns CLIENT REPLY back on', () => {
     const w = new Wire();
     w.roundTrip(['HELLO', '3'], map, 0);
