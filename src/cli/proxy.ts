@@ -17,7 +17,7 @@ import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addToxicFlags, toxicsFromFlags } from './toxic-flags.js';
-import { addRecordFlags, recordOptionsFromFlags } from '../record/cli-options.js';
+import { addRecordFlags, checkRecordFlags, recordOptionsFromFlags } from '../record/cli-options.js';
 import { addTlsFlags, tlsFromFlags } from './tls-flags.js';
 import { addSentinelFlags } from './sentinel-flags.js';
 import { startSentinelProxy } from '../sentinel/start-sentinel.js';
@@ -117,6 +117,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const calibrate = flags.compensate === 'calibrate';
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
+  if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);

@@ -62,11 +62,11 @@ export function addRecordFlags(cmd: Command): Command {
 }
 
 /**
- * Validates the flags and opens the trace (a bad path fails here, before the proxy starts).
- * Undefined when --record is absent: then the other flags must be at their defaults or absent (exit 2 naming
- * the one that is not, rather than running without the trace it implies).
+ * The flags' values, checked as a start would check them (--print-config too, which opens no trace):
+ * without --record the others must be at their defaults or absent (exit 2 naming the one that is
+ * not, rather than running without the trace it implies).
  */
-export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordContext): RecordHooks | undefined {
+export function checkRecordFlags(flags: RecordFlagValues): { maxBytes: number; keys: KeyMode } {
   const maxBytes = flags.recordMaxBytes === undefined ? DEFAULT_RECORDER.maxBytes : parseBytes(flags.recordMaxBytes, '--record-max-bytes');
   if (maxBytes < 4000) throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'a size of at least 4kb');
   const keys = (flags.recordKeys ?? 'none') as KeyMode;
@@ -78,9 +78,19 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
       throw new ConfigError('--record-max-bytes', flags.recordMaxBytes, 'to be given with --record (no trace is written without it)');
     }
     if (flags.recordOverwrite === true) throw new ConfigError('--record-overwrite', true, 'to be given with --record (no trace is written without it)');
-    return undefined;
+  } else if (flags.record.trim() === '') {
+    throw new ConfigError('--record', flags.record, 'a file path');
   }
-  if (flags.record.trim() === '') throw new ConfigError('--record', flags.record, 'a file path');
+  return { maxBytes, keys };
+}
+
+/**
+ * Validates the flags (checkRecordFlags) and opens the trace (a bad path fails here, before the proxy
+ * starts). Undefined when --record is absent.
+ */
+export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordContext): RecordHooks | undefined {
+  const { maxBytes, keys } = checkRecordFlags(flags);
+  if (flags.record === undefined) return undefined;
   const toTraceLink = (update: LinkUpdate & { preset?: string }): TraceLink => ({
     ...applyLinkUpdate(defaultLinkSettings(), update),
     handshake: ctx.handshake,

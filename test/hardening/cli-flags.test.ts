@@ -37,6 +37,9 @@ describe('every proxy flag with a bad value exits 2 naming the flag and what it 
     { args: [...up, '--record-keys', 'hashed'], flag: '--record-keys', accepts: /to be given with --record/ },
     { args: [...up, '--record-max-bytes', '1mb'], flag: '--record-max-bytes', accepts: /to be given with --record/ },
     { args: [...up, '--record-overwrite'], flag: '--record-overwrite', accepts: /to be given with --record/ },
+    // --print-config exits 2 where the start would (it printed these and exited 0).
+    { args: [...up, '--record-keys', 'hashed', '--print-config'], flag: '--record-keys', accepts: /to be given with --record/ },
+    { args: [...up, '--record', 'x.trace', '--record-max-bytes', '10', '--print-config'], flag: '--record-max-bytes', accepts: /at least 4kb/ },
     // An empty token would count as one (allowing 0.0.0.0) and match no request.
     { args: [...up, '--control', '0.0.0.0:0', '--control-token', ''], flag: '--control-token', accepts: /a non-empty token/ },
     { args: ['server', '--api', '0.0.0.0:0', '--api-token', ''], flag: '--api-token', accepts: /a non-empty token/ },
