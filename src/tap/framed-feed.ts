@@ -57,6 +57,12 @@ export abstract class FramedFeed {
       },
       repliesMatched: (modes) => {
         this.fedModes = modes;
+        // The chain's matcher sees a MONITOR refused: this tap's request modes follow it too.
+        const chainRefused = modes.onMonitorRefused;
+        modes.onMonitorRefused = () => {
+          chainRefused?.();
+          correlator.requestModes.monitorRefused();
+        };
         this.replySink.frame = (f) => this.fedFrame(f);
       },
       nextReply: (m) => (this.nextMatch = m),

@@ -91,6 +91,32 @@ describe.each(['unframed', 'framed'] as const)('a subscribed monitor, %s proxy',
     }
   });
 
+  it('a refused MONITOR sent again is answered again (NOPERM)', async () => {
+    await pub.call('ACL', 'SETUSER', 'nomonitor', 'on', 'nopass', '~*', '&*', '+@all', '-monitor');
+    const s = await rawSocket(proxy.host!, proxy.port!);
+    const chunks: Buffer[] = [];
+    s.on('data', (c: Buffer) => chunks.push(c));
+    const received = (): string => Buffer.concat(chunks).toString('latin1');
+    try {
+      await sendUntil(s, received, ['AUTH', 'nomonitor', 'x'], '+OK\r\n');
+      proxy.resetStats();
+      await sendUntil(s, received, ['MONITOR'], '\r\n');
+      await vi.waitUntil(() => proxy.connections()[0]?.outstanding === 0, WAIT);
+      await sendUntil(s, received, ['MONITOR'], '\r\n');
+      await vi.waitUntil(() => proxy.connections()[0]?.outstanding === 0, WAIT);
+      await sendUntil(s, received, ['PING'], '+PONG\r\n');
+      await vi.waitUntil(() => proxy.connections()[0]?.outstanding === 0, WAIT);
+      expect(received().match(/-NOPERM/g)).toHaveLength(2);
+      const c = proxy.connections()[0]!;
+      expect(c.mode).toBe('normal');
+      expect(c.counters).toMatchObject({ commands: 3, replies: 3, pushes: 0, errorReplies: 2, roundTrips: 3 });
+      expect(proxy.stats().commands['MONITOR']?.clientUs.count).toBe(2);
+    } finally {
+      s.destroy();
+      await vi.waitUntil(() => proxy.connections().length === 0, WAIT);
+    }
+  });
+
   it('a second MONITOR gets no reply from Redis, and none is waited for', async () => {
     const s = await rawSocket(proxy.host!, proxy.port!);
     const chunks: Buffer[] = [];
