@@ -1,6 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import type { Command } from 'commander';
+import { ConfigError } from '../errors.js';
 import { renderHtml, renderTable } from '../report/index.js';
 import { DEMO_LINKS, runDemo } from '../workload/demo.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
@@ -26,7 +27,7 @@ export function registerDemo(program: Command): void {
     .option(JSON_FLAG, `${JSON_HELP}; with -, the table goes to stderr`, 'redis-rtt-report.json')
     .option('--html <file>', 'where to write the HTML report', 'redis-rtt-report.html')
     .option('--no-html', 'do not write the HTML report')
-    .option('--cluster', 'instead: a private 3+3 Redis Cluster in 3 zones behind per-node links, ioredis Cluster shapes (well under 90 s)')
+    .option('--cluster', 'instead: a private 3+3 Redis Cluster in 3 zones behind per-node links, ioredis Cluster shapes (well under 90 s; table and --json, no HTML)')
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -35,7 +36,11 @@ export function registerDemo(program: Command): void {
         '  redis-rtt demo --cluster                         # the same idea on a 3+3 Cluster in 3 zones\n' +
         '  redis-rtt report redis-rtt-report.json --format markdown',
     )
-    .action(async (flags: DemoFlags) => {
+    .action(async (flags: DemoFlags, cmd: Command) => {
+      // The cluster demo has no HTML page: an --html asked for would be written nowhere.
+      if (flags.cluster && flags.html !== false && cmd.getOptionValueSource('html') === 'cli') {
+        throw new ConfigError('--html', flags.html, 'no --html with --cluster (the cluster demo prints its table and writes --json only)');
+      }
       // A path that cannot be written fails now, not after a minute of measuring.
       checkOutputs({ '--json': flags.json, '--html': flags.cluster || flags.html === false ? undefined : flags.html });
       const started = Date.now();

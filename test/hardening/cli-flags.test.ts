@@ -75,6 +75,8 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     { args: ['demo', '--json', '/dev/null/d.json'], flag: '--json', accepts: /a path whose folder can be written/ },
     { args: ['demo', '--html', '/dev/null/d.html'], flag: '--html', accepts: /a path whose folder can be written/ },
     { args: ['demo', '--cluster', '--json', '/dev/null/d.json'], flag: '--json', accepts: /a path whose folder can be written/ },
+    // The cluster demo writes no HTML: an --html given was ignored.
+    { args: ['demo', '--cluster', '--html', 'cluster.html'], flag: '--html', accepts: /no --html with --cluster/ },
     // analyze wrote its outputs after reading the trace, and a bad path was a stack trace, exit 1.
     { args: ['analyze', 'missing.trace', '--json', '/dev/null/a.json'], flag: '--json', accepts: /a path whose folder can be written/ },
     { args: ['analyze', 'missing.trace', '--html', '/dev/null/a.html'], flag: '--html', accepts: /a path whose folder can be written/ },
