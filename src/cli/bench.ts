@@ -121,11 +121,28 @@ export function registerBench(program: Command): void {
     });
 }
 
+/**
+ * What --cluster runs without: its shapes, workload and outputs are its own (a table, --json, --format
+ * json), so these flags would change nothing. Attribute name -> flag.
+ */
+const NOT_WITH_CLUSTER: Record<string, string> = {
+  modes: '--modes', workload: '--workload', size: '--size', warmup: '--warmup', driverWarmup: '--driver-warmup',
+  maxSeconds: '--max-seconds', seed: '--seed', compensate: '--compensate', csv: '--csv', markdown: '--markdown',
+  html: '--html', hgrmDir: '--hgrm-dir', clients: '--clients', rate: '--rate',
+};
+
 /** A flag that only means something with another is refused without it (exit 2), not ignored. */
 function refuseIgnoredFlags(flags: BenchFlags, given: (key: string) => boolean): void {
   if (!flags.cluster) {
     if (flags.zones !== undefined) throw new ConfigError('--zones', flags.zones, 'to be given with --cluster');
     if (flags.clientZones !== undefined) throw new ConfigError('--client-zones', flags.clientZones, 'to be given with --cluster');
+  } else {
+    for (const [key, flag] of Object.entries(NOT_WITH_CLUSTER)) {
+      if (given(key)) {
+        const value = (flags as unknown as Record<string, unknown>)[key];
+        throw new ConfigError(flag, value, 'no such flag with --cluster, which runs its own shapes and writes its table, --json and --format json only');
+      }
+    }
   }
   if (given('arrival') && flags.rate === undefined) throw new ConfigError('--arrival', flags.arrival, 'to be given with --rate (closed loops have no schedule)');
   if (given('duration') && flags.rate === undefined && flags.clients === undefined) {

@@ -64,6 +64,10 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     // Flags that mean something only with another are refused without it, not ignored.
     { args: ['bench', '--zones', '3'], flag: '--zones', accepts: /to be given with --cluster/ },
     { args: ['bench', '--client-zones', '2'], flag: '--client-zones', accepts: /to be given with --cluster/ },
+    // --cluster runs its own shapes and outputs: these were ignored (no HTML written, no open loop run).
+    { args: ['bench', '--cluster', '--html', 'c.html'], flag: '--html', accepts: /no such flag with --cluster/ },
+    { args: ['bench', '--cluster', '--modes', 'seq'], flag: '--modes', accepts: /no such flag with --cluster/ },
+    { args: ['bench', '--cluster', '--rate', '100'], flag: '--rate', accepts: /no such flag with --cluster/ },
     { args: ['bench', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
     { args: ['bench', '--clients', '2', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
     { args: ['bench', '--duration', '5s'], flag: '--duration', accepts: /to be given with --rate or --clients/ },
