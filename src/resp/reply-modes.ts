@@ -45,8 +45,8 @@ export function isMonitorLine(simple: string | undefined): boolean {
 }
 
 export class ReplyModes {
-  /** Told when a MONITOR got an error reply (its owner's RequestModes.monitorRefused). */
-  onMonitorRefused: (() => void) | undefined = undefined;
+  /** Told when a MONITOR or a MULTI got an error reply (its owner's RequestModes.refused). */
+  onRefused: ((kind: number) => void) | undefined = undefined;
   protocol: 2 | 3 = 2;
   monitor = false;
   channels = 0;
@@ -100,7 +100,7 @@ export class ReplyModes {
    */
   answered(kind: number, helloProtocol: number, type: number): void {
     if (type === RespType.Error || type === RespType.BlobError) {
-      if (kind === CommandKind.Monitor) this.onMonitorRefused?.();
+      if (kind === CommandKind.Monitor || kind === CommandKind.Multi) this.onRefused?.(kind);
       return;
     }
     if (kind === CommandKind.Monitor && type !== RespType.SimpleString) return;

@@ -29,7 +29,7 @@ export class RequestModes {
   /**
    * A MONITOR was admitted and Redis did not refuse it: Redis ignores another one without a
    * reply. Taken, in request order, to have succeeded; its error reply clears it
-   * (monitorRefused()), so only a MONITOR sent behind a refused one before its error came is
+   * (refused()), so only a MONITOR sent behind a refused one before its error came is
    * counted wrong.
    */
   private monitoring = false;
@@ -49,14 +49,15 @@ export class RequestModes {
 
   /**
    * The kind a request sent while `inMulti` really has (its owner checks inMulti first, so that a
-   * request outside a transaction costs nothing here): only the commands that end or restart the
-   * transaction keep theirs, everything else is queued as Normal, and kept if it acts at EXEC
+   * request outside a transaction costs nothing here): only the commands that end the transaction
+   * keep theirs, everything else is queued as Normal, and kept if it acts at EXEC
    * (`argc`, and `helloProtocol` for HELLO, say how). EXEC of a transaction that kept some is
    * ExecFollowed.
    */
   inMultiKind(kind: number, argc: number, helloProtocol: number): number {
     if (kind === CommandKind.Exec) return this.queued === null ? kind : CommandKind.ExecFollowed;
-    if (kind === CommandKind.Discard || kind === CommandKind.Reset || kind === CommandKind.Multi) return kind;
+    // A MULTI inside one is an error that leaves the transaction open: a command like any other.
+    if (kind === CommandKind.Discard || kind === CommandKind.Reset) return kind;
     if (isQueuedEffect(kind)) (this.queued ??= []).push({ kind, argc, helloProtocol });
     return CommandKind.Normal;
   }
@@ -68,9 +69,19 @@ export class RequestModes {
     return q;
   }
 
-  /** A MONITOR got an error reply: the connection is not monitoring, the next MONITOR is answered. */
-  monitorRefused(): void {
-    this.monitoring = false;
+  /**
+   * A MONITOR or a MULTI got an error reply (NOPERM, or not allowed in RESP2 pub/sub): the
+   * connection is not monitoring (the next MONITOR is answered), or not in a transaction (what is
+   * sent from now on runs at once). Requests sent behind it before its error came were taken as
+   * it being in force.
+   */
+  refused(kind: number): void {
+    if (kind === CommandKind.Monitor) {
+      this.monitoring = false;
+    } else if (kind === CommandKind.Multi) {
+      this.inMulti = false;
+      this.queued = null;
+    }
   }
 
   /** Redis read an empty request (FrameSink.empty): it ends a CLIENT REPLY SKIP as a command does. */

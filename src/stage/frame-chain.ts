@@ -84,7 +84,7 @@ export class FrameChain implements ByteStage {
     this.requests = new FramedRequests({ clientBase, tap, onDesync: () => this.fallBack() });
     const replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
     this.replies = replies;
-    replies.replyModes.onMonitorRefused = () => this.requestModes.monitorRefused();
+    replies.replyModes.onRefused = (kind) => this.requestModes.refused(kind);
     this.localAnswers = new LocalAnswers(o.conn, o.scheduler, o.upDelayNs, () => replies.flush());
   }
 

@@ -80,7 +80,7 @@ export class Correlator extends RequestLedger {
   constructor(private readonly options: CorrelatorOptions) {
     super(options.conn, options.onEvent, options.budget);
     this.resolver = new CommandResolver(options.commands);
-    this.replyModes.onMonitorRefused = () => this.requestModes.monitorRefused();
+    this.replyModes.onRefused = (kind) => this.requestModes.refused(kind);
   }
 
   /** Every request recorded before `mark` got all its reply frames (unknown, so false, once frozen). */

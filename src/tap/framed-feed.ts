@@ -57,11 +57,11 @@ export abstract class FramedFeed {
       },
       repliesMatched: (modes) => {
         this.fedModes = modes;
-        // The chain's matcher sees a MONITOR refused: this tap's request modes follow it too.
-        const chainRefused = modes.onMonitorRefused;
-        modes.onMonitorRefused = () => {
-          chainRefused?.();
-          correlator.requestModes.monitorRefused();
+        // The chain's matcher sees a MONITOR or MULTI refused: this tap's request modes follow it too.
+        const chainRefused = modes.onRefused;
+        modes.onRefused = (kind) => {
+          chainRefused?.(kind);
+          correlator.requestModes.refused(kind);
         };
         this.replySink.frame = (f) => this.fedFrame(f);
       },

@@ -218,6 +218,32 @@ describe('correlator: MONITOR, RESET, QUIT', () => {
     expect(w.c.counters).toMatchObject({ commands: 9, replies: 7, pushes: 0, errorReplies: 3, roundTrips: 7 });
   });
 
+  it('a refused MULTI opens no transaction: what comes after its error runs at once', () => {
+    const w = new Wire();
+    w.roundTrip(['SUBSCRIBE', 'a'], arr('subscribe', 3, 1), 0);
+    w.roundTrip(['MULTI'], err('ERR'), 10_000); // not allowed in RESP2 pub/sub
+    w.send(['SUBSCRIBE', 'b', 'c'], 20_000); // two confirmations, not one +QUEUED
+    w.sent(21_000);
+    w.reply(arr('subscribe', 3, 2), 22_000);
+    w.reply(arr('subscribe', 3, 3), 22_000);
+    w.delivered(23_000);
+    expect(w.c.outstanding).toBe(0);
+    w.roundTrip(['PING'], arr('pong', 2), 30_000);
+    expect(w.c.outstanding).toBe(0);
+    expect(w.c.counters).toMatchObject({ commands: 4, replies: 5, pushes: 0, errorReplies: 1, roundTrips: 4 });
+    w.roundTrip(['RESET'], simple('RESET'), 40_000);
+    w.roundTrip(['MULTI'], ok, 50_000);
+    w.roundTrip(['MULTI'], err('ERR'), 60_000); // nested: an error that leaves the transaction open
+    w.roundTrip(['SUBSCRIBE', 'd', 'e'], queued, 70_000);
+    w.send(['EXEC'], 80_000);
+    w.sent(81_000);
+    w.reply({ type: RespType.Array, elements: 1, bytes: 40 }, 82_000);
+    w.reply(arr('subscribe', 3, 2), 82_000); // e's confirmation, after EXEC's array
+    w.delivered(83_000);
+    expect(w.c.outstanding).toBe(0);
+    expect(w.c.replyModes.mode).toBe('subscribed');
+  });
+
   it('RESET leaves pub/sub, goes back to RESP2 and turns CLIENT REPLY back on', () => {
     const w = new Wire();
     w.roundTrip(['HELLO', '3'], map, 0);
