@@ -69,13 +69,17 @@ export function verdict(rows: CalibrateRow[], uncalibrated?: CalibrateRow[]): st
     return parts;
   };
   const zero = rows.find((r) => r.configuredRttUs === 0);
-  const hop =
-    zero?.addedP50Us != null
-      ? `proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50 (${zero.addedP50Us < HOP_TARGET_US ? 'ok' : 'over'}, target under ${HOP_TARGET_US} us); `
-      : '';
-  const before = uncalibrated ? ` Without the table: ${judge(uncalibrated).join('; ')}.` : '';
-  const which = uncalibrated ? 'with the calibrated table: ' : '';
-  return `${hop}${which}${judge(rows).join('; ')}. Tolerance: max(5%, 20 us). ${cpus().length} CPUs.${before}`;
+  // Only the clauses that have something to say: --rtts 0 alone has no delayed row to judge.
+  const clauses: string[] = [];
+  if (zero?.addedP50Us != null) {
+    clauses.push(`proxy hop with no delay adds ${zero.addedP50Us.toFixed(0)} us at p50 (${zero.addedP50Us < HOP_TARGET_US ? 'ok' : 'over'}, target under ${HOP_TARGET_US} us)`);
+  }
+  const judged = judge(rows);
+  if (judged.length > 0) clauses.push(`${uncalibrated ? 'with the calibrated table: ' : ''}${judged.join('; ')}`);
+  const without = uncalibrated ? judge(uncalibrated) : [];
+  const before = without.length > 0 ? ` Without the table: ${without.join('; ')}.` : '';
+  const head = clauses.length > 0 ? `${clauses.join('; ')}. ` : '';
+  return `${head}Tolerance: max(5%, 20 us). ${cpus().length} CPUs.${before}`;
 }
 
 export const round1 = (x: number): number => Math.round(x * 10) / 10;

@@ -321,4 +321,14 @@ describe('calibrate verdict', () => {
     expect(text).toMatch(/^proxy hop with no delay adds 44 us at p50 \(ok, target under 60 us\); 200us: ok \(\+15 us at p50, allowed \+-20\); 1\.2ms: OFF \(\+100 us at p50, allowed \+-60\)\./);
     expect(verdict([row('proxy, no delay', 0, 64)])).toMatch(/^proxy hop with no delay adds 64 us at p50 \(over, target under 60 us\)/);
   });
+
+  it('has no empty clause when there is no delayed row (--rtts 0) or no hop row', () => {
+    // It read 'proxy hop ... target under 60 us); . Tolerance: ...'.
+    expect(verdict([row('direct', null, null), row('proxy, no delay', 0, 44)])).toMatch(
+      /^proxy hop with no delay adds 44 us at p50 \(ok, target under 60 us\)\. Tolerance: max\(5%, 20 us\)\. \d+ CPUs\.$/,
+    );
+    expect(verdict([row('1ms', 1000, 1010)], [row('1ms', 1000, 1500)])).toMatch(
+      /^with the calibrated table: 1ms: ok \(\+10 us at p50, allowed \+-50\)\. Tolerance: .* CPUs\. Without the table: 1ms: OFF \(\+500 us/,
+    );
+  });
 });
