@@ -8,12 +8,25 @@ import type { ProxiedConnection } from './connection.js';
  * variables, the connection and its tap among them (connection.ts, `ProxiedConnection.parts`).
  */
 export function closeWhenIdle(socket: net.Socket, conn: ProxiedConnection, tap: ConnectionTap | undefined, idleMs: number, log: (line: string) => void): void {
+  const awaitsReply = tap === undefined ? sentSinceLastReply(socket) : () => tap.info().outstanding > 0;
   const onIdle = (): void => {
     // A request waiting for its reply (BLPOP, a slow script) is not idleness. setTimeout's
     // callback is a `once` listener: give it again, and the reply's write moves the timer on.
-    if (tap !== undefined && tap.info().outstanding > 0) return void socket.setTimeout(idleMs, onIdle);
+    if (awaitsReply()) return void socket.setTimeout(idleMs, onIdle);
     log(`conn ${conn.id}: idle for ${idleMs} ms (--idle-timeout), closing`);
     conn.destroy();
   };
   socket.setTimeout(idleMs, onIdle);
+}
+
+/**
+ * Without a tap (--no-tap) no request is seen: the client's bytes last, with nothing written back
+ * since, stand for a request awaiting its reply (a BLPOP; a command cut short reads so too).
+ */
+function sentSinceLastReply(socket: net.Socket): () => boolean {
+  let writtenAtLastRead = -1;
+  socket.on('data', () => {
+    writtenAtLastRead = socket.bytesWritten;
+  });
+  return () => socket.bytesWritten === writtenAtLastRead;
 }

@@ -63,6 +63,38 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
     }
   });
 
+  it('with no tap too: one waiting on BLPOP is not idle, and is closed once its reply is out', async () => {
+    const lines: string[] = [];
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      tap: false,
+      idleTimeoutMs: IDLE_TIMEOUT_MS,
+      compensationUs: { up: 0, down: 0 },
+      log: (l) => lines.push(l),
+    });
+    const idle = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
+    const blocked = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
+    const other = new Redis({ host: redis.host, port: redis.port });
+    try {
+      await Promise.all([idle.ping(), blocked.ping()]);
+      const idleClosed = new Promise<void>((r) => idle.once('end', () => r()));
+      const blockedClosed = new Promise<void>((r) => blocked.once('end', () => r()));
+      const pop = blocked.blpop('limits:notap', 0);
+      await idleClosed;
+      await sleep(BLOCKED_OUTLIVES_MS);
+      expect(blocked.status).toBe('ready');
+      await other.lpush('limits:notap', 'v');
+      expect(await pop).toEqual(['limits:notap', 'v']);
+      await blockedClosed;
+      expect(lines.filter((l) => /idle for 300 ms \(--idle-timeout\)/.test(l))).toHaveLength(2);
+    } finally {
+      idle.disconnect();
+      blocked.disconnect();
+      other.disconnect();
+      await p.close();
+    }
+  });
+
   it('off by default: an idle connection stays open', async () => {
     const p = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, log: () => undefined });
     const c = new Redis({ host: p.host, port: p.port });
