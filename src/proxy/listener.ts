@@ -204,11 +204,18 @@ export class ProxyListener {
     return this.startUp.at;
   }
 
-  /** Closes the start-up's listener; its connections are the caller's to have closed. */
+  /**
+   * Closes the start-up's listener; its connections are the caller's to have closed. Clients are
+   * numbered from 1 again (after any of the start-up's still open), so a trace's and /connections'
+   * first client is conn 1, not one past the hop measurement's and the warm-up's.
+   */
   async closeStartUp(): Promise<void> {
     const s = this.startUp;
     this.startUp = undefined;
     await s?.close();
+    let lastId = 0;
+    for (const c of this.live) lastId = Math.max(lastId, c.id);
+    this.nextId = lastId + 1;
   }
 
   /** Resolves once no connection is live or `withinMs` passed (checked every millisecond); false if some still are. */

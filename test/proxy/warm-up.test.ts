@@ -55,6 +55,23 @@ describe('a warm-up at start', () => {
       c.disconnect();
       expect(p.stats().totals.commands).toBeGreaterThanOrEqual(1);
       expect(events.filter((e) => e.type === 'command').length).toBe(p.stats().totals.commands);
+      // The first client is conn 1 in the events (and so in a trace), not one past the warm-up's.
+      expect(new Set(events.map((e) => e.conn))).toEqual(new Set([1]));
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("after the hop measurement (compensation auto), the first client is connection 1 in /connections and the events", async () => {
+    const events: TapEvent[] = [];
+    const p = await startSingleNodeProxy({ upstream: redis.address, onEvent: (e) => void events.push(e), log: () => undefined });
+    try {
+      const c = proxyClient(p);
+      await c.connect();
+      expect(await c.ping()).toBe('PONG');
+      expect(p.connections().map((x) => x.id)).toEqual([1]);
+      c.disconnect();
+      expect(new Set(events.map((e) => e.conn))).toEqual(new Set([1]));
     } finally {
       await p.close();
     }
