@@ -113,7 +113,10 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
       this.completed(target);
       target = this.target();
     }
-    if (target === null) return this.pushed(f, modes.monitor ? 'monitor' : 'unmatched', firstByteNs);
+    if (target === null) {
+      if (f.type === RespType.Error || f.type === RespType.BlobError) modes.onRefused?.(CommandKind.Normal);
+      return this.pushed(f, modes.monitor ? 'monitor' : 'unmatched', firstByteNs);
+    }
     this.answered(target, f, firstByteNs);
     if (target.kind === CommandKind.ExecFollowed && this.execRan(target, f)) return;
     modes.answered(target.kind, target.helloProtocol, f.type);

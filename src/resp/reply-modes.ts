@@ -45,7 +45,10 @@ export function isMonitorLine(simple: string | undefined): boolean {
 }
 
 export class ReplyModes {
-  /** Told when a MONITOR or a MULTI got an error reply (its owner's RequestModes.refused). */
+  /**
+   * Told when a MONITOR or a MULTI got an error reply, or (kind Normal) when an error reply came that
+   * no request waited for (its owner's RequestModes.refused).
+   */
   onRefused: ((kind: number) => void) | undefined = undefined;
   protocol: 2 | 3 = 2;
   monitor = false;

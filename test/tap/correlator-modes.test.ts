@@ -244,6 +244,20 @@ describe('correlator: MONITOR, RESET, QUIT', () => {
     expect(w.c.replyModes.mode).toBe('subscribed');
   });
 
+  it.each(['OFF', 'SKIP'])('a refused CLIENT REPLY %s (its error answers nothing) leaves replies on', (mode) => {
+    const w = new Wire();
+    w.roundTrip(['SUBSCRIBE', 'a'], arr('subscribe', 3, 1), 0);
+    w.send(['CLIENT', 'REPLY', mode], 10_000); // not allowed in RESP2 pub/sub
+    w.sent(11_000);
+    w.reply(err('ERR'), 12_000);
+    w.delivered(13_000);
+    w.roundTrip(['PING'], arr('pong', 2), 20_000);
+    w.roundTrip(['PING'], arr('pong', 2), 30_000);
+    expect(w.c.outstanding).toBe(0);
+    expect(w.c.counters).toMatchObject({ commands: 4, replies: 3, pushes: 1, roundTrips: 3 });
+    expect(w.commands.entry('PING', false).stats().clientUs.count).toBe(2);
+  });
+
   it('RESET leaves pub/sub, goes back to RESP2 and turns CLIENT REPLY back on', () => {
     const w = new Wire();
     w.roundTrip(['HELLO', '3'], map, 0);

@@ -1,8 +1,10 @@
 /**
- * A MULTI that Redis refuses (not allowed in RESP2 pub/sub, or NOPERM) opens no transaction: the
- * commands sent after its error run at once, and a SUBSCRIBE among them is answered by its
- * confirmations, not by one +QUEUED. Checked on a real redis-server through an unframed and a
- * framed proxy, with a raw socket, against a direct connection.
+ * Mode changes that Redis refuses (not allowed in RESP2 pub/sub, or NOPERM) change nothing. A
+ * refused MULTI opens no transaction: the commands sent after its error run at once, and a
+ * SUBSCRIBE among them is answered by its confirmations, not by one +QUEUED. A refused CLIENT
+ * REPLY OFF/SKIP leaves replies on: the commands after it are answered and counted. Checked on a
+ * real redis-server through an unframed and a framed proxy, with a raw socket, against a direct
+ * connection.
  */
 import net from 'node:net';
 import { Redis } from 'ioredis';
@@ -38,7 +40,7 @@ async function session(host: string, port: number, steps: [string[], string][]):
   }
 }
 
-describe.each(['unframed', 'framed'] as const)('a refused MULTI, %s proxy', (framing) => {
+describe.each(['unframed', 'framed'] as const)('refused mode changes, %s proxy', (framing) => {
   let redis: PrivateRedis;
   let proxy: RedisRttProxy;
 
@@ -47,6 +49,7 @@ describe.each(['unframed', 'framed'] as const)('a refused MULTI, %s proxy', (fra
     const admin = new Redis({ host: redis.host, port: redis.port, lazyConnect: true });
     await admin.connect();
     await admin.call('ACL', 'SETUSER', 'nomulti', 'on', 'nopass', '~*', '&*', '+@all', '-multi');
+    await admin.call('ACL', 'SETUSER', 'noclient', 'on', 'nopass', '~*', '&*', '+@all', '-client');
     admin.disconnect();
     proxy = await startSingleNodeProxy({
       upstream: redis.address,
@@ -83,5 +86,28 @@ describe.each(['unframed', 'framed'] as const)('a refused MULTI, %s proxy', (fra
     expect(proxy.stats().totals).toMatchObject({ commands: 4, replies: 5, pushes: 0, errorReplies: 1, roundTrips: 4 });
     expect(proxy.stats().commands['SUBSCRIBE']?.clientUs.count).toBe(subscribes);
     expect(proxy.stats().commands['PING']?.clientUs.count).toBe(1);
+  });
+
+  it.each([
+    ['OFF in RESP2 pub/sub', 'OFF', [['SUBSCRIBE', 'a'], ':1\r\n']],
+    ['SKIP in RESP2 pub/sub', 'SKIP', [['SUBSCRIBE', 'a'], ':1\r\n']],
+    ['OFF without the permission', 'OFF', [['AUTH', 'noclient', 'x'], '+OK\r\n']],
+  ] as const)('CLIENT REPLY %s: the commands after its error are answered and counted', async (_, mode, first) => {
+    const pong = '$1\r\nx\r\n'; // PING x: *2 pong x in pub/sub, $1 x outside it
+    const steps: [string[], string][] = [
+      [[...first[0]], first[1]],
+      [['CLIENT', 'REPLY', mode], '\r\n'],
+      [['PING', 'x'], pong],
+      [['PING', 'x'], pong],
+    ];
+    const direct = await session(redis.host!, redis.port!, steps);
+    expect(direct).toContain('-');
+    proxy.resetStats();
+    const via = await session(proxy.host!, proxy.port!, steps);
+    expect(via).toBe(direct);
+    await vi.waitUntil(() => proxy.connections().length === 0, WAIT);
+    // The refusal answers no request the proxy waited for: a push; both PINGs are replies.
+    expect(proxy.stats().totals).toMatchObject({ commands: 4, replies: 3, pushes: 1, roundTrips: 3 });
+    expect(proxy.stats().commands['PING']?.clientUs.count).toBe(2);
   });
 });
