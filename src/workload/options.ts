@@ -4,6 +4,7 @@ import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import type { LinkSpec } from '../link/link-spec.js';
 import { resolveBenchLinks } from './link-list.js';
 import type { PlanRequest } from './plan.js';
+import { SHAPES } from './shapes/index.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
 
 export interface BenchOptions {
@@ -115,6 +116,11 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
   if (modes.length === 0) throw new ConfigError('--modes', '', MODES.join(', '));
   const workloads = o.workloads ?? [o.workload ?? d.workload];
   for (const w of workloads) if (!WORKLOADS.includes(w)) throw new ConfigError('--workload', w, WORKLOADS.join(' | '));
+  // A plan of only skipped shapes would spawn Redis and the proxies to report "(no results)".
+  if (!modes.some((m) => workloads.some((w) => SHAPES[m].notApplicable(w) === null))) {
+    const fits = MODES.filter((m) => workloads.some((w) => SHAPES[m].notApplicable(w) === null));
+    throw new ConfigError('--modes', modes.join(','), `at least one shape that applies to the ${workloads.join(', ')} workload (${fits.join(', ')})`);
+  }
   const batches = o.batches ?? [...d.batches];
   if (batches.length === 0) throw new ConfigError('--batch', '', 'a comma-separated list of whole numbers, like 1,8,64,256');
   for (const b of batches) int(b, 1, '--batch', 1);
