@@ -26,6 +26,18 @@ export function addOpenLoopFlags(cmd: Command): Command {
     .option('--slo <duration>', 'with --rate: a run whose corrected p99 passes this counts as saturated');
 }
 
+/**
+ * The closed-loop bench's flags that an open-loop run has no use for (its workload is INCR on one
+ * counter, one run per configuration for --duration): refused, not ignored. Attribute name -> flag.
+ */
+const CLOSED_LOOP_ONLY: Record<string, [flag: string, why: string]> = Object.fromEntries([
+  ...(['workload', 'n', 'size', 'repeat', 'warmup', 'driverWarmup', 'maxSeconds'] as const).map((key) => [
+    key,
+    [key === 'n' ? '-n' : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'open-loop runs send INCR on one counter for --duration (docs/open-loop.md)'],
+  ]),
+  ['compensate', ['--compensate', 'the open-loop runs take the links as configured (runOpenLoopBench takes compensation)']],
+]) as Record<string, [string, string]>;
+
 export interface OpenLoopFlags {
   links: string;
   modes: string;
@@ -57,6 +69,9 @@ export function isOpenLoop(flags: { clients?: string; rate?: string; batchWindow
  * (--modes defaults to seq,pipeline there; open-loop runs default to seq and B = 64).
  */
 export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: string) => boolean): OpenLoopOptions {
+  for (const [key, [flag, why]] of Object.entries(CLOSED_LOOP_ONLY)) {
+    if (given(key)) throw new ConfigError(flag, (flags as unknown as Record<string, unknown>)[key], `no such flag with --rate/--clients: ${why}`);
+  }
   if (flags.csv !== undefined) throw new ConfigError('--csv', flags.csv, 'no --csv with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
   if (flags.markdown !== undefined) throw new ConfigError('--markdown', flags.markdown, 'no --markdown with --rate/--clients (open-loop runs write --json, --html and --hgrm-dir)');
   if (flags.batchWindow !== undefined && flags.rate === undefined) {

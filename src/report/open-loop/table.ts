@@ -50,9 +50,17 @@ export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; 
     us(r.latenessUs.p99),
     `${Math.round(r.processCpuPct)}%`,
     r.proxyCpuPct === undefined ? '-' : `${Math.round(r.proxyCpuPct)}%`,
-    r.error ? 'FAILED' : r.driverSaturated ? 'driver' : r.saturated === 'rate' ? 'yes (rate)' : r.saturated === 'slo' ? 'yes (slo)' : 'no',
+    saturatedCell(r),
   ]);
   return { head, align: ['left', ...Array<Align>(13).fill('right')], rows };
+}
+
+/** The run's verdict, and "driver" beside it when the driver was late too (the one does not hide the other). */
+function saturatedCell(r: OpenLoopResult): string {
+  if (r.error) return 'FAILED';
+  const verdict = r.saturated === 'rate' ? 'yes (rate)' : r.saturated === 'slo' ? 'yes (slo)' : null;
+  if (!r.driverSaturated) return verdict ?? 'no';
+  return verdict === null ? 'driver' : `${verdict}, driver`;
 }
 
 /** Batching windows next to the round trips they saved (against window 0 of the same link, shape, C and rate). */

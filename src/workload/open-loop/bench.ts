@@ -108,7 +108,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
                 results.push(result);
                 progress?.({ type: 'result', result });
                 if (result.saturated && rate !== undefined && rate !== o.rates?.[o.rates.length - 1]) {
-                  notes.push(`${label}: saturated (${result.saturated === 'rate' ? 'achieved below 95% of the target' : 'corrected p99 past --slo'}); higher rates of this series skipped`);
+                  notes.push(`${label}: saturated (${result.saturated === 'rate' ? 'achieved below 95% of the rate scheduled' : 'corrected p99 past --slo'}); higher rates of this series skipped`);
                   break;
                 }
               }

@@ -1,4 +1,5 @@
 import { ConfigError } from '../../errors.js';
+import { fmtUsSetting } from '../../format.js';
 import { keysOf, refuseUnknownKeys } from '../../validation/known-keys.js';
 import type { LinkSpec } from '../../link/link-spec.js';
 import { resolveBenchLinks } from '../link-list.js';
@@ -71,6 +72,31 @@ const OPEN_LOOP_OPTION_KEYS = keysOf<OpenLoopOptions>()({
   drainLimitUs: true, seed: true, compensation: true, signal: true,
 });
 
+/**
+ * A run's schedule (and, for the punctual replay, two numbers per command) is held in memory: a
+ * rate and duration whose product is huge would take gigabytes before the first command. One under
+ * one command would schedule none at all.
+ */
+export const MAX_SCHEDULED_COMMANDS = 10_000_000;
+
+/** As --duration (units.ts): the drain's Node timer (at most 2^31 - 1 ms) would fire at once past about 24.8 days. */
+const MAX_DURATION_US = 3_600e6;
+
+function refuseScheduleSize(ratePerSec: number, durationUs: number): void {
+  const expected = ratePerSec * (durationUs / 1e6);
+  if (expected < 1) {
+    throw new ConfigError('--duration', fmtUsSetting(durationUs), `a run long enough for one command at --rate ${ratePerSec}: at least ${fmtUsSetting(Math.ceil(1e6 / ratePerSec))}`);
+  }
+  if (expected > MAX_SCHEDULED_COMMANDS) {
+    throw new ConfigError(
+      '--rate',
+      ratePerSec,
+      `at most ${MAX_SCHEDULED_COMMANDS} commands a run (rate x --duration ${fmtUsSetting(durationUs)} is ${Math.round(expected)}; the schedule is held in memory): ` +
+        `at most ${Math.floor(MAX_SCHEDULED_COMMANDS / (durationUs / 1e6))}/s for this --duration`,
+    );
+  }
+}
+
 /** Checks every option the way the CLI checks flags; each error names its flag (exit status 2). */
 export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOptions {
   refuseUnknownKeys(o, OPEN_LOOP_OPTION_KEYS, 'runOpenLoopBench()');
@@ -83,7 +109,13 @@ export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOpti
     for (const r of o.rates) if (!(Number.isFinite(r) && r > 0 && r <= 10_000_000)) throw new ConfigError('--rate', r, 'commands per second above 0, like 2000 or 1k,5k,20k');
   }
   const durationUs = o.durationUs ?? d.durationUs;
-  if (!(Number.isFinite(durationUs) && durationUs > 0)) throw new ConfigError('--duration', durationUs, 'a duration above 0 like 500ms or 20s (a bare number is ms)');
+  if (!(Number.isFinite(durationUs) && durationUs > 0 && durationUs <= MAX_DURATION_US)) {
+    throw new ConfigError('--duration', durationUs, 'a duration above 0 and at most 1 hour, like 500ms or 20s (a bare number is ms)');
+  }
+  if (o.drainLimitUs !== undefined && !(Number.isFinite(o.drainLimitUs) && o.drainLimitUs >= 0 && o.drainLimitUs <= 2 * MAX_DURATION_US)) {
+    throw new ConfigError('drainLimitUs', o.drainLimitUs, 'microseconds from 0 to 7200e6 (two hours, the default drain of an hour-long run)');
+  }
+  for (const r of o.rates ?? []) refuseScheduleSize(r, durationUs);
   const arrival = o.arrival ?? d.arrival;
   if (!ARRIVALS.includes(arrival)) throw new ConfigError('--arrival', arrival, ARRIVALS.join(' | '));
   const windows = o.batchWindowsUs ?? [0];

@@ -124,7 +124,9 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   // Closed loops start at startNs with every connection busy; open ones at their first due time.
   const cpuBefore = process.cpuUsage();
   const wallBeforeNs = clock.nowNs();
-  if (!d.finished) scheduler.arm(timer, startNs);
+  // A schedule with no command (a short run at a low rate can draw none) is finished before it starts.
+  if (d.finished) finish();
+  else scheduler.arm(timer, startNs);
   try {
     await finished;
   } finally {

@@ -45,7 +45,10 @@ export interface OpenLoopResult {
   correctedLatencyUs: PercentilesUs | null;
   /** From each command's actual send time to its reply: what a closed-loop driver would report. */
   uncorrectedLatencyUs: PercentilesUs | null;
-  /** Corrected p99 of the commands intended in the first and the second half of the duration. */
+  /**
+   * Corrected p99 of the commands intended in the first and the second half of the duration; null
+   * for a half with no answered command (a run stopped early) and for a failed run.
+   */
   correctedP99FirstHalfUs: number | null;
   correctedP99SecondHalfUs: number | null;
   /** Mean corrected latency (Little's law uses the mean). */
@@ -104,8 +107,6 @@ export type MeasuredOpenLoopResult = OpenLoopResult & {
   achievedRate: number;
   correctedLatencyUs: PercentilesUs;
   uncorrectedLatencyUs: PercentilesUs;
-  correctedP99FirstHalfUs: number;
-  correctedP99SecondHalfUs: number;
   correctedMeanUs: number;
   uncorrectedMeanUs: number;
   measuredConcurrency: number;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
 import { main } from '../../../src/cli/main.js';
+import { resolveOpenLoopOptions } from '../../../src/workload/open-loop/options.js';
 import type { OpenLoopReport } from '../../../src/workload/open-loop/types.js';
 import { captureCliOutput } from '../../helpers/cli-output.js';
 
@@ -30,6 +31,15 @@ describe('redis-rtt bench open-loop flags', () => {
     [['--rate', '100', '--batch', '8,16'], '--batch'],
     [['--slo', '2ms'], '--slo'],
     [['--rate', '100', '--csv', 'x.csv'], '--csv'],
+    // A schedule of no command (it hung), or of more than memory should hold.
+    [['--rate', '100', '--duration', '10us'], '--duration'],
+    [['--rate', '1k,10m', '--duration', '2s'], '--rate'],
+    // The closed-loop bench's flags: they were ignored (INCR ran whatever --workload said).
+    [['--rate', '100', '--workload', 'set'], '--workload'],
+    [['--clients', '2', '-n', '5'], '-n'],
+    [['--rate', '100', '--max-seconds', '3'], '--max-seconds'],
+    [['--rate', '100', '--repeat', '3'], '--repeat'],
+    [['--rate', '100', '--compensate', 'auto'], '--compensate'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench('--links', 'direct', ...args)).toBe(2);
     expect(io.err).toContain(`redis-rtt: ${flag}`);
@@ -71,6 +81,18 @@ describe('redis-rtt bench open-loop flags', () => {
     }
   });
 
+  it('a Poisson schedule that draws no command ends at once, and one that draws fewer than the target is not saturated', async () => {
+    // Seed 2 draws no arrival in 1 s at 1/s (it hung) and 84 in 1 s at 100/s (called saturated, 200/s skipped).
+    expect(await bench('--links', 'direct', '--rate', '1', '--duration', '1s', '--seed', '2', '--json', '-'), io.err).toBe(0);
+    const empty = (JSON.parse(io.out) as OpenLoopReport).results[0]!;
+    expect([empty.scheduled, empty.sent, empty.completed, empty.unsent, empty.saturated]).toEqual([0, 0, 0, 0, null]);
+    const before = io.out.length;
+    expect(await bench('--links', 'direct', '--rate', '100,200', '--duration', '1s', '--seed', '2', '--json', '-'), io.err).toBe(0);
+    const rows = (JSON.parse(io.out.slice(before)) as OpenLoopReport).results;
+    expect(rows.map((r) => r.targetRate)).toEqual([100, 200]);
+    expect([rows[0]!.scheduled, rows[0]!.completed, rows[0]!.saturated]).toEqual([84, 84, null]);
+  }, 20_000);
+
   it('--clients without --rate runs C closed loops (JSON on stdout with --json -)', async () => {
     expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--json', '-')).toBe(0);
     const report = JSON.parse(io.out) as OpenLoopReport;
@@ -79,6 +101,15 @@ describe('redis-rtt bench open-loop flags', () => {
     expect([r.arrival, r.clients, r.targetRate, r.roundTrips, r.punctualCorrectedP99Us]).toEqual(['closed', 3, null, null, null]);
     expect(r.completed).toBeGreaterThan(10);
     expect(r.correctedLatencyUs).toEqual(r.uncorrectedLatencyUs);
+  });
+});
+
+describe('runOpenLoopBench options the CLI cannot give', () => {
+  it('refuses a drain limit or a duration its timers cannot hold, naming the key', () => {
+    expect(() => resolveOpenLoopOptions({ rates: [100], drainLimitUs: -1 })).toThrow(/^drainLimitUs: invalid value -1/);
+    expect(() => resolveOpenLoopOptions({ rates: [100], drainLimitUs: 3e12 })).toThrow(/^drainLimitUs: /);
+    expect(() => resolveOpenLoopOptions({ rates: [0.001], durationUs: 3e12 })).toThrow(/^--duration: .*at most 1 hour/);
+    expect(resolveOpenLoopOptions({ rates: [100], durationUs: 3_600e6 }).drainLimitUs).toBe(7_200e6);
   });
 });
 

@@ -109,6 +109,26 @@ describe('openLoopResult: a run stopped on request (Ctrl-C)', () => {
     expect(r.saturated).toBeNull();
     expect(r.note).toContain('stopped on request');
   });
+
+  it('gives no p99 for a half with no answered command (not one of 0 us)', () => {
+    // Stopped at 40 ms of 100: every answered command was due in the first half.
+    const r = run({ count: 100, gapNs: MS, connections: 4, serviceNs: 0.2 * MS, lateNs: 0, stopAtNs: 40 * MS });
+    expect(r.correctedP99FirstHalfUs).toBe(200);
+    expect(r.correctedP99SecondHalfUs).toBeNull();
+    const table = renderOpenLoopTable({ kind: 'open-loop', environment: ENVIRONMENT, sloUs: null, results: [r], notes: [] });
+    const loadRow = table.split('\n').filter((l) => l.startsWith('fake seq C=4 '))[1];
+    expect(loadRow).toMatch(/^fake seq C=4\s+1000\s+\S+\s+\S+\s+200us\s{2,}\d+\s+\d+\s/);
+  });
+});
+
+describe('openLoopResult: the saturated column', () => {
+  it('says the rate verdict and the driver\'s lateness together, the one not hiding the other', () => {
+    // One connection, 3 ms service for a command every 1 ms (three times its capacity), the driver 2 ms late.
+    const r = run({ count: 100, gapNs: MS, connections: 1, serviceNs: 3 * MS, lateNs: 2 * MS });
+    expect([r.saturated, r.driverSaturated]).toEqual(['rate', true]);
+    const table = renderOpenLoopTable({ kind: 'open-loop', environment: ENVIRONMENT, sloUs: null, results: [r], notes: [] });
+    expect(table).toMatch(/^fake seq C=1 .* yes \(rate\), driver$/m);
+  });
 });
 
 describe('openLoopResult: how much of corrected over uncorrected the driver made', () => {
