@@ -31,6 +31,7 @@ export function checkOutputs(files: Record<string, string | undefined>, dirs: Re
   for (const [flag, path] of [...Object.entries(files), ...Object.entries(dirs)]) {
     if (path?.trim() === '') throw new ConfigError(flag, path, 'a file path');
   }
+  refuseStdoutDash({ ...files, ...dirs });
   refuseOutputsOnInputs(files, reads);
   // Two outputs on one file: the second written would replace the first (--json r.json --html r.json).
   const given = Object.entries(files).filter((e): e is [string, string] => e[1] !== undefined && !jsonToStdout(e[1]));
@@ -49,6 +50,13 @@ export function checkOutputs(files: Record<string, string | undefined>, dirs: Re
   };
   for (const [flag, path] of Object.entries(files)) if (path !== undefined && !jsonToStdout(path)) check(flag, path, dirname(path));
   for (const [flag, path] of Object.entries(dirs)) if (path !== undefined) check(flag, path, path);
+}
+
+/** `-` is stdout for --json only: any other output given `-` wrote a file named "-" in the working folder. */
+export function refuseStdoutDash(outputs: Record<string, string | undefined>): void {
+  for (const [flag, path] of Object.entries(outputs)) {
+    if (flag !== '--json' && path === '-') throw new ConfigError(flag, path, 'a path (- means stdout for --json only)');
+  }
 }
 
 /** An output (flag to path) on a file the command reads would replace what it read: exit 2 naming the flag. */

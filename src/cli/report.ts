@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { refuseOutputsOnInputs } from './json-out.js';
+import { refuseOutputsOnInputs, refuseStdoutDash } from './json-out.js';
 import {
   parseReport,
   renderCalibrateTable,
@@ -47,6 +47,7 @@ export function runReport(file: string, flags: ReportFlags): void {
   if (flags.html?.trim() === '') throw new ConfigError('--html', flags.html, 'a file path');
   // The title is the HTML page's: without --html nothing would show it.
   if (flags.title !== undefined && flags.html === undefined) throw new ConfigError('--title', flags.title, 'to be given with --html (it titles the page)');
+  refuseStdoutDash({ '--html': flags.html });
   refuseOutputsOnInputs({ '--html': flags.html }, [file]);
   const report = loadReport(file);
   if (flags.html !== undefined) {

@@ -90,6 +90,12 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     { args: ['bench', '--hgrm-dir', ' '], flag: '--hgrm-dir', accepts: /a file path/ },
     { args: ['calibrate', '--json', 'c.json', '--html', './c.json'], flag: '--html', accepts: /a path other than --json's/ },
     { args: ['bench', '--csv', 'r.txt', '--markdown', 'r.txt'], flag: '--markdown', accepts: /a path other than --csv's/ },
+    // `-` is stdout for --json only: the others wrote a file named "-" in the working folder.
+    { args: ['bench', '--csv', '-'], flag: '--csv', accepts: /- means stdout for --json only/ },
+    { args: ['bench', '--json', '-', '--markdown', '-'], flag: '--markdown', accepts: /- means stdout for --json only/ },
+    { args: ['bench', '--hgrm-dir', '-'], flag: '--hgrm-dir', accepts: /- means stdout for --json only/ },
+    { args: ['demo', '--html', '-'], flag: '--html', accepts: /- means stdout for --json only/ },
+    { args: ['report', 'missing.json', '--html', '-'], flag: '--html', accepts: /- means stdout for --json only/ },
     // Only shapes that do not apply to the workload: it spawned Redis and the proxies, reported "(no results)", exit 0.
     { args: ['bench', '--workload', 'incr', '--modes', 'mget,mset'], flag: '--modes', accepts: /applies to the incr workload \(seq, pipeline, multi, lua, auto\)/ },
     { args: ['bench', '--workload', 'get', '--modes', 'mset'], flag: '--modes', accepts: /applies to the get workload/ },
