@@ -103,4 +103,16 @@ describe('open-loop report renderers', () => {
     expect(html).toContain('data-chart="backlog cross-az"');
     expect(html).not.toMatch(/<script/);
   });
+
+  it('the HTML names the row each run note is about, as the table does (several runs share a link)', () => {
+    const html = renderOpenLoopHtml(report);
+    expect(html).toContain('<li>cross-az seq C=8: something to say</li>');
+  });
+
+  it('the backlog chart counts whole commands on its axis (a peak of 2 had ticks at halves, printed 0, 1, 1, 2)', () => {
+    const html = renderOpenLoopHtml(report);
+    const chart = html.slice(html.indexOf('data-chart="backlog cross-az"'));
+    const yLabels = [...chart.slice(0, chart.indexOf('</svg>')).matchAll(/<text[^>]*text-anchor="end"[^>]*>([^<]*)<\/text>/g)].map((m) => m[1]);
+    expect(yLabels).toEqual(['0', '1', '2']);
+  });
 });

@@ -9,6 +9,7 @@ import type { Chart } from '../charts/chart.js';
 import { fmtCount, fmtUsLabel } from '../../format.js';
 import { esc } from '../../svg/escape.js';
 import { referenceStyle, seriesStyle } from '../../svg/style.js';
+import { linearTicks, type Tick } from '../../svg/scale.js';
 import { renderXYChart, type XYSeries } from '../../svg/xy-chart.js';
 import { rowLabel } from './table.js';
 
@@ -96,11 +97,17 @@ export function backlogCharts(report: OpenLoopReport): Chart[] {
       title: `Backlog over time: ${link}`,
       subtitle: 'largest number of commands due but not yet sent, per time bucket',
       x: { label: 'time since the schedule started (s)', scale: 'linear', zero: true, format: (v) => String(Math.round(v * 100) / 100) },
-      y: { label: 'commands waiting', scale: 'linear', zero: true, format: fmtCount },
+      // Whole commands: a small backlog's 1-2-5 ticks fall on halves, which fmtCount printed as 0, 1, 1, 2, 2, 3.
+      y: { label: 'commands waiting', scale: 'linear', zero: true, format: fmtCount, ticks: wholeTicks(Math.max(...rows.map((r) => r.backlog.peak))) },
       series,
       attrs: `data-link="${esc(link)}"`,
     });
     charts.push({ name: `backlog ${link}`, svg, seriesCount: series.length, caption: `A backlog that climbs until the schedule ends means ${link} (or the driver) could not keep up.` });
   }
   return charts;
+}
+
+/** 1-2-5 ticks from 0 past `peak` (the axis keeps those within its domain), whole numbers only. */
+function wholeTicks(peak: number): Tick[] {
+  return linearTicks(0, Math.max(1, Math.ceil(peak * 1.25))).filter((t) => Number.isInteger(t.value));
 }

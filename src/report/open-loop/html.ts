@@ -4,7 +4,7 @@ import { chartsSection, environmentSection, page } from '../html.js';
 import { esc } from '../../svg/escape.js';
 import { notesWithSetup } from '../connection-setup.js';
 import { backlogCharts, rateCurves, spectrumCharts } from './charts.js';
-import { batchRows, latencyRows, loadRows } from './table.js';
+import { batchRows, latencyRows, loadRows, rowNotes } from './table.js';
 
 function tableHtml(title: string, t: { head: string[]; rows: string[][] } | null): string {
   if (!t) return '';
@@ -14,7 +14,7 @@ function tableHtml(title: string, t: { head: string[]; rows: string[][] } | null
 }
 
 export function renderOpenLoopHtml(report: OpenLoopReport, title = 'redis-rtt open-loop report'): string {
-  const notes = [...notesWithSetup(report), ...report.results.flatMap((r) => [r.error ? `${r.link}: FAILED: ${r.error}` : '', r.note ?? ''])].filter((n) => n !== '');
+  const notes = [...notesWithSetup(report), ...rowNotes(report.results)];
   const sections = [
     chartsSection([...rateCurves(report), ...spectrumCharts(report), ...backlogCharts(report)]),
     tableHtml('Latency per command: corrected | uncorrected', latencyRows(report.results)),

@@ -55,6 +55,11 @@ export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; 
   return { head, align: ['left', ...Array<Align>(13).fill('right')], rows };
 }
 
+/** Each run's failure and note, named by its row's label (several runs share a link). */
+export function rowNotes(results: readonly OpenLoopResult[]): string[] {
+  return results.flatMap((r) => [...(r.error ? [`${rowLabel(r)}: FAILED: ${r.error}`] : []), ...(r.note ? [`${rowLabel(r)}: ${r.note}`] : [])]);
+}
+
 /** The run's verdict, and "driver" beside it when the driver was late too (the one does not hide the other). */
 function saturatedCell(r: OpenLoopResult): string {
   if (r.error) return 'FAILED';
@@ -121,11 +126,7 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
     grid('Batching windows', batches, failed);
     out.push(...batchReading(report.results), '');
   }
-  const lines = notesWithSetup(report).slice();
-  for (const r of report.results) {
-    if (r.error) lines.push(`${rowLabel(r)}: FAILED: ${r.error}`);
-    if (r.note) lines.push(`${rowLabel(r)}: ${r.note}`);
-  }
+  const lines = [...notesWithSetup(report), ...rowNotes(report.results)];
   lines.push(
     `rate x RTT is the concurrency Little's law predicts on an unqueued link; outstanding is the measured time-average of commands due and not yet answered. ` +
       `late p99 is the driver's own scheduling lateness ("driver" past ${DRIVER_LATENESS_BOUND_US} us); cpu is the driver process alone (generator and clients) in percent of one core; proxy cpu is the link's proxy, which runs in a process of its own (- on direct; older reports have none, and their cpu includes the proxies).` +
