@@ -137,6 +137,13 @@ function refuseIgnoredFlags(flags: BenchFlags, given: (key: string) => boolean):
     if (flags.zones !== undefined) throw new ConfigError('--zones', flags.zones, 'to be given with --cluster');
     if (flags.clientZones !== undefined) throw new ConfigError('--client-zones', flags.clientZones, 'to be given with --cluster');
   } else {
+    // Zones set each node's link by its zone; client zones run sequential GETs only.
+    if ((flags.zones !== undefined || flags.clientZones !== undefined) && given('links')) {
+      throw new ConfigError('--links', flags.links, 'no --links with --zones or --client-zones, which give each node the link of its zone');
+    }
+    if (flags.clientZones !== undefined && given('batch')) {
+      throw new ConfigError('--batch', flags.batch, 'no --batch with --client-zones, which runs sequential GETs only');
+    }
     for (const [key, flag] of Object.entries(NOT_WITH_CLUSTER)) {
       if (given(key)) {
         const value = (flags as unknown as Record<string, unknown>)[key];
@@ -234,9 +241,10 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
       clientZones !== undefined
         ? await runClientZoneBench({ ...common, clientZones, zones })
         : await runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
-    const table = renderClusterTable(report, { color: process.stderr.isTTY === true });
+    // As the single-node bench: --format table puts the table on stdout, otherwise it goes to stderr.
+    const tableTo = flags.format === 'table' ? process.stdout : process.stderr;
+    tableTo.write(renderClusterTable(report, { color: tableTo.isTTY === true }));
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
-    else process.stderr.write(table);
     if (flags.json !== undefined) {
       const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
       if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);

@@ -123,6 +123,17 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     expect(at('seq GET', 'slave').perNode.filter((x) => x.roundTrips > 0).every((x) => x.role === 'replica')).toBe(true);
     expect(at('seq GET').perNode.filter((x) => x.roundTrips > 0).every((x) => x.role === 'master')).toBe(true);
     expect(at('MGET {tag}').roundTrips).toBe(4);
+    // --format json leaves the table on stderr, as the single-node bench does (it printed none).
+    expect(r.stderr).toMatch(/^config +shape +reads/m);
+  });
+
+  it('bench --cluster --format table prints the table on stdout (it went to stderr, as without --format)', async () => {
+    const args = ['bench', '--cluster', '--redis', cluster.address, '--allow-nonempty', '--links', 'local', '-n', '6', '--batch', '3', '--repeat', '1'];
+    const r = await runCli([...args, '--format', 'table'], 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^config +shape +reads/m);
+    expect(r.stdout).toMatch(/^local +MGET \{tag\} +primaries/m);
+    expect(r.stderr).not.toMatch(/^config +shape/m);
   });
 
   it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', async () => {

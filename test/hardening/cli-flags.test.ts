@@ -68,6 +68,10 @@ describe('bench flags with a bad value exit 2 before anything starts', () => {
     { args: ['bench', '--cluster', '--html', 'c.html'], flag: '--html', accepts: /no such flag with --cluster/ },
     { args: ['bench', '--cluster', '--modes', 'seq'], flag: '--modes', accepts: /no such flag with --cluster/ },
     { args: ['bench', '--cluster', '--rate', '100'], flag: '--rate', accepts: /no such flag with --cluster/ },
+    // Zones give each node its link, client zones run sequential GETs: --links and --batch were ignored.
+    { args: ['bench', '--cluster', '--zones', '3', '--links', 'same-az'], flag: '--links', accepts: /no --links with --zones or --client-zones/ },
+    { args: ['bench', '--cluster', '--client-zones', '2', '--links', 'cross-az'], flag: '--links', accepts: /no --links with --zones/ },
+    { args: ['bench', '--cluster', '--client-zones', '2', '--batch', '5'], flag: '--batch', accepts: /no --batch with --client-zones/ },
     { args: ['bench', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
     { args: ['bench', '--clients', '2', '--arrival', 'uniform'], flag: '--arrival', accepts: /to be given with --rate/ },
     { args: ['bench', '--duration', '5s'], flag: '--duration', accepts: /to be given with --rate or --clients/ },
