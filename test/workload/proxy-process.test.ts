@@ -84,6 +84,17 @@ describe('a proxy process', () => {
     await vi.waitUntil(() => liveProxyProcesses() === 0, WAIT);
   });
 
+  it('runs in a process group of its own, so a terminal\'s Ctrl-C cannot kill it while it loads', async () => {
+    const proxy = await startProxyProcess({ upstream: redis.address, listen: '127.0.0.1:0' }, { label: 'local' });
+    try {
+      const pgrp = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[2]);
+      expect(pgrp(proxy.pid)).toBe(proxy.pid);
+      expect(pgrp(proxy.pid)).not.toBe(pgrp(process.pid));
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('fails a read, naming the link, when its process dies', async () => {
     const proxy = await startProxyProcess({ upstream: redis.address, listen: '127.0.0.1:0' }, { label: 'local' });
     process.kill(proxy.pid, 'SIGKILL');
@@ -150,7 +161,7 @@ describe('bench leaves no proxy process', () => {
   it('after Ctrl-C to the whole process group: the run reports what finished, then every proxy is gone', async () => {
     const cli = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--links', 'local,rtt=5ms', '--workload', 'incr', '--modes', 'seq', '-n', '200', '--repeat', '50', '--warmup', '0', '--driver-warmup', '0'], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own group, signalled as a terminal does: the proxies get the SIGINT too.
+      // Its own group, signalled as a terminal does (the proxies are in groups of their own).
       detached: true,
     });
     let err = '';
@@ -166,4 +177,21 @@ describe('bench leaves no proxy process', () => {
     expect(err).toMatch(/^rtt=5ms\s+seq\b.*\s200\s+200\s/m);
     await vi.waitUntil(() => pids.every((pid) => !alive(pid)), WAIT);
   }, 60_000);
+
+  it('after Ctrl-C to the group while the proxies still load: stopped on request, not their start-up error', async () => {
+    const cli = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--links', 'rtt=5ms,rtt=10ms', '--clients', '1', '--rate', '100', '--duration', '2s'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let err = '';
+    cli.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => cli.on('exit', (c) => resolve(c)));
+    // Forked, not yet loaded: the link's proxy is not listening until its process has loaded.
+    await vi.waitUntil(() => proxyChildrenOf(cli.pid!).length === 2, { timeout: 10_000, interval: 5 });
+    const pids = proxyChildrenOf(cli.pid!);
+    process.kill(-cli.pid!, 'SIGINT');
+    expect(await exited, err).toBe(130);
+    expect(err).not.toMatch(/killed by SIGINT/);
+    await vi.waitUntil(() => pids.every((pid) => !alive(pid)), WAIT);
+  }, 30_000);
 });

@@ -73,7 +73,11 @@ export function forkProxyProcess(opts: ProxyProcessOptions = {}): ForkedProxy {
     throw new Error(`${CHILD_ENTRY} is missing: run \`npm run build\` (bench runs each link's proxy from the built library)`);
   }
   // Not the driver's execArgv (a test runner's loaders, --inspect are not the proxy's): the proxy's own.
-  const child = fork(CHILD_ENTRY, [], { execArgv: [...PROXY_PROCESS_V8_FLAGS], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  // A process group of its own (as the private redis-server): a Ctrl-C in a terminal reaches the
+  // whole group, and a child still loading has not yet set SIGINT aside, so it died and the run
+  // ended in its start-up error instead of stopping. The driver ends it (close, the exit hook),
+  // and it ends itself when the IPC channel closes.
+  const child = fork(CHILD_ENTRY, [], { execArgv: [...PROXY_PROCESS_V8_FLAGS], stdio: ['ignore', 'ignore', 'pipe', 'ipc'], detached: true });
   track(child);
   let stderrTail = '';
   child.stderr?.setEncoding('utf8');
