@@ -1,6 +1,7 @@
 import { selfReportNote } from '../stats/self-report.js';
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
+import { fmtMsProse } from '../format.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { PrivateRedis } from '../redis/index.js';
@@ -162,15 +163,20 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
 export function tooLongForBound(configs: readonly Configuration[], maxSeconds: number): string[] {
   return configs
     .filter((c) => estimateSampleMs(c) > maxSeconds * 1000)
-    .map((c) => `skipped: ${runLabel(c)}: one sample takes about ${(estimateSampleMs(c) / 1000).toFixed(1)} s, more than --max-seconds ${maxSeconds}`);
+    .map((c) => `skipped: ${runLabel(c)}: one sample takes about ${aboutTime(estimateSampleMs(c))}, more than --max-seconds ${maxSeconds}`);
+}
+
+/** An estimate in tenths of a second, in ms below one (a bound of 0.001 s was refused with a sample of "about 0.0 s"). */
+function aboutTime(ms: number): string {
+  return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : fmtMsProse(ms);
 }
 
 /** Before anything starts: not even the cheapest sample fits the bound, so the run would time nothing. */
 export function refuseNothingFits(configs: readonly Configuration[], maxSeconds: number): void {
   const cheapest = configs.reduce<Configuration | undefined>((a, c) => (a && estimateSampleMs(a) <= estimateSampleMs(c) ? a : c), undefined);
   if (!cheapest || estimateSampleMs(cheapest) <= maxSeconds * 1000) return;
-  const s = (estimateSampleMs(cheapest) / 1000).toFixed(1);
-  throw new ConfigError('--max-seconds', maxSeconds, `a bound one sample fits in: no sample does; the cheapest, ${runLabel(cheapest)}, takes about ${s} s`);
+  const s = aboutTime(estimateSampleMs(cheapest));
+  throw new ConfigError('--max-seconds', maxSeconds, `a bound one sample fits in: no sample does; the cheapest, ${runLabel(cheapest)}, takes about ${s}`);
 }
 
 export async function refuseNonempty(admin: Redis, address: string, prefix: string, allow: boolean): Promise<void> {
