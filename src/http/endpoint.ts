@@ -23,7 +23,25 @@ export interface HttpEndpointOptions {
    * query kept). @default none
    */
   tokenPages?: readonly string[];
+  /** How much one client may hold of the endpoint. @default HTTP_LIMITS */
+  limits?: HttpLimits;
 }
+
+/**
+ * What the endpoint lets its clients hold. Every connection is a descriptor the proxy's own clients
+ * need too (two each), and a client can hold one before the guard reads a header: unbounded, a
+ * crowd of unfinished requests (slowloris), the token not needed, left the proxy unable to accept.
+ */
+export interface HttpLimits {
+  /** Connections open at once (event streams included); past it a new one is closed at once. */
+  maxConnections: number;
+  /** A request's headers must be in within this long (408 after it). */
+  headersTimeoutMs: number;
+  /** The whole request, body included, within this long (408 after it); the answer may take longer. */
+  requestTimeoutMs: number;
+}
+
+export const HTTP_LIMITS: HttpLimits = { maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
 
 /** Node's parser errors that have a more precise status than 400. */
 const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
@@ -39,8 +57,15 @@ export class HttpEndpoint {
   address = '';
 
   constructor(private readonly o: HttpEndpointOptions) {
-    this.server = http.createServer((req, res) => void this.handle(req, res));
+    const limits = o.limits ?? HTTP_LIMITS;
+    // Node checks the two timeouts on this interval (30 s by default, which would triple the headers'):
+    // half of it keeps them within half again, at one wake every few seconds.
+    const checkMs = Math.max(10, Math.floor(limits.headersTimeoutMs / 2));
+    this.server = http.createServer({ connectionsCheckingInterval: checkMs }, (req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
+    this.server.maxConnections = limits.maxConnections;
+    this.server.headersTimeout = limits.headersTimeoutMs;
+    this.server.requestTimeout = limits.requestTimeoutMs;
     // Broken HTTP never reaches handle(): answer it in the same JSON shape instead of Node's bare 400.
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
       if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -48,7 +73,8 @@ export class HttpEndpoint {
         return;
       }
       const status = CLIENT_ERROR_STATUS[err.code ?? ''] ?? 400;
-      const text = JSON.stringify(o.errorBody(status, `${http.STATUS_CODES[status]}: malformed HTTP request (${err.code ?? 'parse error'})`));
+      const why = status === 408 ? `the request was not in within ${limits.headersTimeoutMs} ms (its headers) or ${limits.requestTimeoutMs} ms (all of it)` : `malformed HTTP request (${err.code ?? 'parse error'})`;
+      const text = JSON.stringify(o.errorBody(status, `${http.STATUS_CODES[status]}: ${why}`));
       socket.end(
         `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
           `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
