@@ -107,7 +107,11 @@ export class HttpEndpoint {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const queryToken = this.pageToken(req);
     const decision = this.guard?.check(req.headers, { method: req.method, queryToken }) ?? { allow: false, status: 403, reason: 'not listening' };
-    if (!decision.allow) return sendJson(res, decision.status, this.o.errorBody(decision.status, decision.reason));
+    if (!decision.allow) {
+      // A 401 names the scheme that would pass (RFC 9110 asks every 401 for one).
+      if (decision.status === 401) res.setHeader('www-authenticate', 'Bearer');
+      return sendJson(res, decision.status, this.o.errorBody(decision.status, decision.reason));
+    }
     if (queryToken !== undefined) {
       // The token leaves the address bar (and the history entry the browser keeps of it) at once.
       const cookie = this.guard!.hasToken ? { 'set-cookie': tokenCookie(this.guard!.cookieName, queryToken) } : {};

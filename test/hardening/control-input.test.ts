@@ -148,5 +148,7 @@ describe('--control-token', () => {
     // The 401 never echoes the expected token.
     const r = await controlRequest(at, 'GET', '/stats', { token: 'wrong' });
     expect(r.body).not.toContain('s3cret-token');
+    // The scheme that would pass, as RFC 9110 asks of a 401.
+    expect(r.headers['www-authenticate']).toBe('Bearer');
   });
 });
