@@ -104,6 +104,7 @@ export type { BenchProgress } from './workload/runner.js';
 export type { PlanRequest, Configuration } from './workload/plan.js';
 export { runDemo, type DemoOptions } from './workload/demo.js';
 export { runOpenLoopBench, type OpenLoopProgress } from './workload/open-loop/bench.js';
+export type { OpenLoopRunProgress } from './workload/open-loop/run.js';
 export type { OpenLoopOptions } from './workload/open-loop/options.js';
 export { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopReport, type OpenLoopResult, type OpenLoopMode, type PercentilesUs } from './workload/open-loop/types.js';
 export { buildArrivalSchedule, type Arrival, type ScheduleOptions } from './workload/open-loop/schedule.js';

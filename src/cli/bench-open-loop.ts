@@ -111,6 +111,10 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
   try {
     const report = await runOpenLoopBench({ ...options, signal: sigint.signal }, (ev) => {
       if (ev.type === 'note') process.stderr.write(`redis-rtt: ${ev.text}\n`);
+      else if (ev.type === 'running') {
+        const at = `${Math.round(ev.elapsedS)}s of ${ev.durationS}s${ev.elapsedS > ev.durationS ? ' (draining)' : ''}`;
+        process.stderr.write(`redis-rtt:   ${at}: ${ev.sent} sent, ${ev.completed} answered, backlog ${ev.backlog}\n`);
+      }
       else if (!isOpenLoopOk(ev.result)) process.stderr.write(`redis-rtt:   FAILED: ${ev.result.error}\n`);
       else {
         const r = ev.result;

@@ -14,10 +14,14 @@ import { benchRedis } from '../redis-target.js';
 import { redisVersion } from '../server-stats.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from './options.js';
 import { openLoopResult } from './result.js';
-import { counterValue, runOpenLoop } from './run.js';
+import { counterValue, runOpenLoop, type OpenLoopRunProgress } from './run.js';
 import type { OpenLoopMode, OpenLoopReport, OpenLoopResult } from './types.js';
 
-export type OpenLoopProgress = { type: 'note'; text: string } | { type: 'result'; result: OpenLoopResult };
+export type OpenLoopProgress =
+  | { type: 'note'; text: string }
+  /** Every few seconds of a run: the run's label, its duration and where it is (OpenLoopRunProgress). */
+  | ({ type: 'running'; label: string; durationS: number } & OpenLoopRunProgress)
+  | { type: 'result'; result: OpenLoopResult };
 
 /** Untimed closed loops over the run's own code and connections first, so V8 has optimised it. */
 const WARMUP_US = 200_000;
@@ -85,6 +89,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
                   ...(options.signal ? { signal: options.signal } : {}),
                   ...(roundTrips ? { roundTrips } : {}),
                   ...(proxyCpuUs ? { proxyCpuUs } : {}),
+                  ...(progress ? { onProgress: (p: OpenLoopRunProgress) => progress({ type: 'running', label, durationS: o.durationUs / 1e6, ...p }) } : {}),
                 });
                 const stored = await counterValue(admin.redis, counterKey);
                 if (out.error === undefined && out.ledger.failed === 0 && stored !== out.ledger.completed) {

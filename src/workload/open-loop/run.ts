@@ -26,7 +26,23 @@ export interface OpenLoopRunOptions {
   roundTrips?: () => number | null | Promise<number | null>;
   /** The link proxy process's CPU time so far, microseconds; absent on `direct`. */
   proxyCpuUs?: () => number | Promise<number>;
+  /** Called every progressEveryMs while the run lasts (a long run says how it goes). */
+  onProgress?: (p: OpenLoopRunProgress) => void;
+  /** @default PROGRESS_EVERY_MS */
+  progressEveryMs?: number;
 }
+
+/** Where a run is: seconds since the schedule's zero, and its commands so far. */
+export interface OpenLoopRunProgress {
+  elapsedS: number;
+  sent: number;
+  completed: number;
+  /** Due, not yet sent. */
+  backlog: number;
+}
+
+/** One progress call this often: a few lines for a minute's run, one timer wake in thousands. */
+const PROGRESS_EVERY_MS = 5000;
 
 export interface OpenLoopRunOutcome {
   ledger: OpenLoopLedger;
@@ -121,6 +137,13 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
   o.signal?.addEventListener('abort', onAbort);
   if (o.signal?.aborted) stop('aborted');
   const drainTimer = setTimeout(() => stop('drain-limit'), (startNs + durationNs - clock.nowNs()) / 1e6 + o.drainLimitUs / 1000);
+  const onProgress = o.onProgress;
+  const progressTimer = onProgress
+    ? setInterval(() => {
+        const l = d.ledger;
+        onProgress({ elapsedS: Math.max(0, (clock.nowNs() - startNs) / 1e9), sent: l.sent, completed: l.completed, backlog: l.backlogNow });
+      }, o.progressEveryMs ?? PROGRESS_EVERY_MS)
+    : undefined;
   // Closed loops start at startNs with every connection busy; open ones at their first due time.
   const cpuBefore = process.cpuUsage();
   const wallBeforeNs = clock.nowNs();
@@ -131,6 +154,7 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     await finished;
   } finally {
     clearTimeout(drainTimer);
+    clearInterval(progressTimer);
     scheduler.cancel(timer);
     scheduler.close();
     o.signal?.removeEventListener('abort', onAbort);

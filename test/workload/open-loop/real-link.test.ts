@@ -56,6 +56,25 @@ async function run(o: Partial<OpenLoopRunOptions> & Pick<OpenLoopRunOptions, 'cl
   return out;
 }
 
+describe('progress of a long run', () => {
+  it('says every progressEveryMs how many were sent and answered and what the backlog holds, into the drain', async () => {
+    // One connection through 20 ms for 100/s over 1 s: twice its capacity, so half is still due at the end.
+    const { conns } = await link(20_000, 1);
+    const seen: { elapsedS: number; sent: number; completed: number; backlog: number }[] = [];
+    const out = await run({ clients: conns, ratePerSec: 100, durationUs: 1_000_000, onProgress: (p) => seen.push(p), progressEveryMs: 250 });
+    expect(seen.length).toBeGreaterThanOrEqual(5); // 1 s and about 1 s of drain
+    for (const p of seen) {
+      // At each moment: the due commands are sent or in the backlog; one at most is in flight.
+      const due = Math.min(100, Math.floor(p.elapsedS * 100) + 1);
+      expect(p.sent + p.backlog).toBeGreaterThanOrEqual(due - 1);
+      expect(p.sent + p.backlog).toBeLessThanOrEqual(due + 1);
+      expect(p.sent - p.completed).toBeLessThanOrEqual(1);
+    }
+    expect(seen.some((p) => p.elapsedS > 1 && p.backlog > 0)).toBe(true);
+    expect(out.ledger.completed).toBe(100);
+  });
+});
+
 describe('open loop through a real proxy', () => {
   it('keeps the schedule and reports corrected = uncorrected when nothing queues (16 connections, 2 ms, 60/s)', async () => {
     // 16 connections for 60 commands a second: even a driver stalled for 250 ms by a loaded machine
