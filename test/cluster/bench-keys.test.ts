@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runClusterBench } from '../../src/cluster/bench/cluster-bench.js';
 import { runClientZoneBench } from '../../src/cluster/bench/client-zone-bench.js';
-import { ConfigError } from '../../src/errors.js';
+import { ConfigError, VerificationError } from '../../src/errors.js';
 import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
 
 let cluster: PrivateCluster;
@@ -54,5 +54,24 @@ describe('bench --cluster on a user cluster', () => {
     expect(zones.rows.length).toBeGreaterThanOrEqual(3);
     expect(await allKeys()).toEqual([...mine].sort());
     for (const key of mine) expect(await getOnOwner(key)).toBe('mine');
+  });
+});
+
+describe('bench --cluster checks every reply', () => {
+  it('a value another client wrote under it fails the run, naming the shape and the command, instead of timing it', { timeout: 60_000 }, async () => {
+    // Another client keeps overwriting one of the run's keys: its GETs read "x", not the "v" written.
+    let stop = false;
+    const other = (async () => {
+      while (!stop) await setOnOwner('chk:key:0', 'x');
+    })();
+    try {
+      const run = runClusterBench({ upstream: cluster.address, links: ['local'], n: 64, repeat: 1, keyPrefix: 'chk:', allowNonempty: true, log: () => {} });
+      await expect(run).rejects.toThrow(VerificationError);
+      await expect(run).rejects.toThrow(/^seq GET( \(replicas\))?: command 1: "x", expected "v"$/);
+    } finally {
+      stop = true;
+      await other;
+      for (const n of cluster.nodes) await rawCommands(n.endpoint, [['DEL', 'chk:key:0']]);
+    }
   });
 });

@@ -5,6 +5,7 @@ import { ClusterBenchKeys, deleteClusterKeys, refuseNonemptyCluster } from './be
 import { clusterSeed } from './cluster-seed.js';
 import { clusterBenchReport, type ClusterBenchReport, type ClusterBenchRow } from './cluster-bench.js';
 import { sampleShapes, type BoundShape } from './sample-shapes.js';
+import { CLUSTER_VALUE, expectReply, waitForReplicas } from './shapes.js';
 
 export interface ClientZoneBenchOptions {
   /** A seed node of the user's cluster; a private 3+3 cluster when absent. */
@@ -80,7 +81,8 @@ async function benchZone(
   // ioredis hands the slot's nodes, primary first; the one in this zone, else the primary.
   const zoneReplica = new Cluster([startNode], { scaleReads: (nodes: Redis[]) => nodes.slice(1).find(inZone) ?? nodes[0]! });
   try {
-    for (const k of seqKeys) await primaries.set(k, 'v');
+    for (const k of seqKeys) await primaries.set(k, CLUSTER_VALUE);
+    await waitForReplicas(primaries);
     // Keys whose shard has a replica in this zone: the slot map names each slot's listeners.
     const local: string[] = [];
     for (const k of seqKeys) {
@@ -90,7 +92,7 @@ async function benchZone(
     }
     for (const c of [primaries, zoneReplica]) for (const k of seqKeys.slice(0, 8)) await c.get(k); // connect, warm
     const loop = (c: Cluster, keys: readonly string[]) => async () => {
-      for (let i = 0; i < n; i++) await c.get(keys[i % keys.length]!);
+      for (let i = 0; i < n; i++) expectReply('seq GET', i, await c.get(keys[i % keys.length]!), CLUSTER_VALUE);
     };
     const shapes: BoundShape[] = [{ name: 'seq GET', reads: 'master', run: loop(primaries, seqKeys) }];
     if (local.length > 0) {

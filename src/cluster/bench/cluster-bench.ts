@@ -3,7 +3,7 @@ import type { RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
 import { ClusterBenchKeys, deleteClusterKeys, refuseNonemptyCluster } from './bench-keys.js';
 import { clusterSeed } from './cluster-seed.js';
-import { CLUSTER_SHAPES } from './shapes.js';
+import { CLUSTER_SHAPES, CLUSTER_VALUE, waitForReplicas } from './shapes.js';
 import { sampleShapes } from './sample-shapes.js';
 import { parseLinkSpec } from '../../link/link-spec.js';
 import { ConfigError } from '../../errors.js';
@@ -93,7 +93,8 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
       nodeCount = proxy.nodes().length;
       const clients = { master: new Cluster([{ host: proxy.host!, port: proxy.port! }], { scaleReads: 'master', enableAutoPipelining: true }), slave: new Cluster([{ host: proxy.host!, port: proxy.port! }], { scaleReads: 'slave', enableAutoPipelining: true }) };
       try {
-        for (const k of keys.seq) await clients.master.set(k, 'v');
+        for (const k of keys.seq) await clients.master.set(k, CLUSTER_VALUE);
+        await waitForReplicas(clients.master);
         for (const c of Object.values(clients)) for (const k of keys.seq.slice(0, 8)) await c.get(k); // connect to every node, warm
         const bound = CLUSTER_SHAPES.map((shape) => ({ name: shape.name, reads: shape.reads, run: () => shape.run(clients[shape.reads], keys, n, batch) }));
         rows.push(...(await sampleShapes(proxy, cfg.name, bound, { n, repeat, signal: o.signal, log })));
