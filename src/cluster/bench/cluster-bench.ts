@@ -83,7 +83,7 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   const start = await clusterSeed(o.upstream, o.signal);
   if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
-  const configs = o.zones !== undefined ? [{ name: `zones=${o.zones}`, extra: { zones: o.zones } }] : (o.links ?? ['cross-az']).map((l) => ({ name: l, extra: { link: clusterLink(l) } }));
+  const configs = o.zones !== undefined ? [{ name: `zones=${o.zones}`, extra: { zones: o.zones } }] : [...new Set((o.links ?? ['cross-az']).map((l) => l.trim()))].map((l) => ({ name: l, extra: { link: clusterLink(l) } }));
   const rows: ClusterBenchRow[] = [];
   let nodeCount = 0;
   try {
