@@ -79,8 +79,8 @@ function measuredOpenLoopResult(c: ResultContext, out: OpenLoopRunOutcome): Meas
   if (c.ratePerSec !== undefined && !aborted && achievedRate < SATURATION_SHARE * offeredRate) saturated = 'rate';
   else if (c.sloUs !== undefined && corrected.p99 > c.sloUs) saturated = 'slo';
   const notes: string[] = [];
-  if (driverSaturated) notes.push(`driver saturated: its own scheduling lateness p99 ${late.p99} us is past ${DRIVER_LATENESS_BOUND_US} us, so the driver, not the link, limited this run`);
   const gapUs = corrected.p99 - uncorrected.p99;
+  if (driverSaturated) notes.push(driverNote(late.p99, corrected.p99, out.error === undefined ? punctualP99Us : null));
   if (out.error === undefined && punctualP99Us !== null && gapUs > Math.max(CORRECTED_GAP_SHARE * uncorrected.p99, CORRECTED_GAP_US)) {
     const lateCostUs = Math.max(0, corrected.p99 - punctualP99Us);
     notes.push(
@@ -132,6 +132,21 @@ function measuredOpenLoopResult(c: ResultContext, out: OpenLoopRunOutcome): Meas
     histograms: { corrected: l.corrected.encode(), uncorrected: l.uncorrected.encode() },
     ...(notes.length > 0 ? { note: notes.join('; ') } : {}),
   };
+}
+
+/**
+ * The driver's lateness passed the bound. Where the punctual replay applies and puts the corrected
+ * p99 within max(5%, 100 us) of what was measured, the lateness did not set the tail (an
+ * over-capacity link's backlog did, or the wait for a connection): the note says so instead of
+ * blaming the driver.
+ */
+function driverNote(lateP99Us: number, correctedP99Us: number, punctualP99Us: number | null): string {
+  const head = `driver saturated: its own scheduling lateness p99 ${lateP99Us} us is past ${DRIVER_LATENESS_BOUND_US} us`;
+  const costUs = punctualP99Us === null ? null : Math.max(0, correctedP99Us - punctualP99Us);
+  if (costUs !== null && costUs <= Math.max(CORRECTED_GAP_SHARE * correctedP99Us, CORRECTED_GAP_US)) {
+    return `${head}, but sent on time its corrected p99 would have been ${punctualP99Us} us (${costUs} us less): the link, not the driver's lateness, set this run's tail`;
+  }
+  return `${head}, so the driver, not the link, limited this run`;
 }
 
 /** A half with no answered command (a run stopped early, a backlog never sent) has no p99, not one of 0. */

@@ -128,6 +128,17 @@ describe('openLoopResult: the saturated column', () => {
     expect([r.saturated, r.driverSaturated]).toEqual(['rate', true]);
     const table = renderOpenLoopTable({ kind: 'open-loop', environment: ENVIRONMENT, sloUs: null, results: [r], notes: [] });
     expect(table).toMatch(/^fake seq C=1 .* yes \(rate\), driver$/m);
+    // Its tail is the backlog of an over-capacity link: sent on time, the replay gives the same p99.
+    expect(r.note).toContain('driver saturated: its own scheduling lateness p99');
+    expect(r.note).toContain("the link, not the driver's lateness, set this run's tail");
+    expect(r.note).not.toContain('the driver, not the link, limited this run');
+  });
+
+  it('blames the driver where its lateness made the tail (free connections, sent 2 ms late)', () => {
+    const r = run({ count: 200, gapNs: MS, connections: 2, serviceNs: 0.5 * MS, lateNs: 2 * MS });
+    expect(r.punctualCorrectedP99Us).toBe(500);
+    expect(r.correctedLatencyUs.p99).toBeGreaterThanOrEqual(2500);
+    expect(r.note).toContain('driver saturated: its own scheduling lateness p99 2000 us is past 1000 us, so the driver, not the link, limited this run');
   });
 });
 
