@@ -29,6 +29,13 @@ export function sliceEnds(start: number, end: number, a: SlicerAttrs, uniform: U
   return sliceEnds(mid, end, a, uniform, out);
 }
 
+/**
+ * What holding one slice costs besides its bytes (a Buffer view and its queue entries), counted
+ * toward --high-water: one-byte slices cost far more than a byte each, and counted as bytes alone
+ * the high-water mark let the proxy hold that many of them.
+ */
+const SLICE_COST_BYTES = 160;
+
 /** toxiproxy's `slicer`: each chunk leaves as slices of about `average_size` bytes, `delay` us apart. */
 export const slicerToxic: ByteToxicDefinition<SlicerAttrs> = {
   kind: 'byte',
@@ -57,7 +64,7 @@ export const slicerToxic: ByteToxicDefinition<SlicerAttrs> = {
       drain: (nowNs) => q.drain(nowNs),
       destroy: () => q.destroy(),
       get pendingBytes() {
-        return q.pendingBytes;
+        return q.pendingBytes + q.heldItems * SLICE_COST_BYTES;
       },
     };
   },

@@ -32,6 +32,11 @@ export class TimedQueue {
     return this.pending;
   }
 
+  /** Items held (chunks, and the end marker if queued). */
+  get heldItems(): number {
+    return this.items.length - this.head;
+  }
+
   get empty(): boolean {
     return this.head === this.items.length;
   }
