@@ -52,6 +52,10 @@ export function parseReport(text: string, source: string, flag = 'RESULT'): Benc
   if (data.kind === 'open-loop') {
     return fail('kind is "open-loop": report renders closed-loop bench and calibrate results; an open-loop run writes its own with bench --rate --html');
   }
+  // bench --cluster and demo --cluster write rows per shape and no kind: say what the file is.
+  if (data.kind === undefined && Array.isArray(data.rows) && typeof data.nodes === 'number') {
+    return fail('a bench --cluster or demo --cluster result: report renders closed-loop bench and calibrate results; the cluster run prints its own table');
+  }
   if (data.kind !== 'bench' && data.kind !== 'calibrate') {
     return fail(`kind is ${JSON.stringify(data.kind) ?? 'missing'}, not "bench" or "calibrate"`);
   }

@@ -53,6 +53,8 @@ describe('parseReport', () => {
     expect(configError(() => parseReport('{"kind":"snapshot"}', 'x.json')).message).toContain('kind is "snapshot", not "bench" or "calibrate"');
     // An open-loop run's JSON: refused, saying where its rendering comes from.
     expect(configError(() => parseReport('{"kind":"open-loop"}', 'x.json')).message).toContain('an open-loop run writes its own with bench --rate --html');
+    // A cluster run's JSON has no kind: it was refused as "kind is missing", as any file would be.
+    expect(configError(() => parseReport('{"rows":[],"nodes":6,"repeat":3}', 'c.json')).message).toContain('a bench --cluster or demo --cluster result');
     expect(configError(() => parseReport('{}', 'x.json')).message).toContain('kind is missing');
   });
 
