@@ -128,6 +128,14 @@ export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOpti
   const modes = o.modes ?? ['seq'];
   if (modes.length === 0) throw new ConfigError('--modes', '', OPEN_LOOP_MODES.join(', '));
   for (const m of modes) if (!OPEN_LOOP_MODES.includes(m)) throw new ConfigError('--modes', m, `${OPEN_LOOP_MODES.join(', ')} (open-loop runs)`);
+  // A window is the seq connections' (auto batches by itself), and B bounds a window: either alone
+  // was dropped without a word.
+  if (windows.some((w) => w > 0) && !modes.includes('seq')) {
+    throw new ConfigError('--batch-window', windows.map(fmtUsSetting).join(','), 'a window for --modes seq: auto batches by itself (one tick per write), so --modes auto alone takes none');
+  }
+  if (o.maxBatch !== undefined && !windows.some((w) => w > 0)) {
+    throw new ConfigError('--batch', maxBatch, 'to be given with a --batch-window above 0 (the most commands one window gathers)');
+  }
   if (o.sloUs !== undefined && !(Number.isFinite(o.sloUs) && o.sloUs > 0)) throw new ConfigError('--slo', o.sloUs, 'a duration above 0, like 2ms');
   const links = resolveBenchLinks(o.links ?? d.links);
   const keyPrefix = o.keyPrefix ?? d.keyPrefix;

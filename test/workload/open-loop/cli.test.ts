@@ -40,6 +40,9 @@ describe('redis-rtt bench open-loop flags', () => {
     [['--rate', '100', '--max-seconds', '3'], '--max-seconds'],
     [['--rate', '100', '--repeat', '3'], '--repeat'],
     [['--rate', '100', '--compensate', 'auto'], '--compensate'],
+    // A window only auto would run, or B with no window: both were dropped without a word.
+    [['--rate', '100', '--modes', 'auto', '--batch-window', '1ms'], '--batch-window'],
+    [['--rate', '100', '--batch', '16'], '--batch'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench('--links', 'direct', ...args)).toBe(2);
     expect(io.err).toContain(`redis-rtt: ${flag}`);
