@@ -53,6 +53,15 @@ export class UpstreamDial {
       upstream.destroy();
       client.destroy();
     }, o.connectTimeoutMs).unref();
+    // A client that leaves before Redis answered, having sent nothing, is owed nothing: let both go
+    // now, as the timer would, rather than hold two descriptors until it fires (a TCP health check
+    // against a stalled Redis left a pair per probe for the whole --connect-timeout).
+    client.once('end', () => {
+      if (this.connected || client.bytesRead > 0) return;
+      this.stop();
+      upstream.destroy();
+      client.destroy();
+    });
     upstream.on(o.upstreamTls ? 'secureConnect' : 'connect', () => {
       this.connected = true;
       this.stop();
