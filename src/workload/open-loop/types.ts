@@ -79,7 +79,10 @@ export interface OpenLoopResult {
    * closed loops). Corrected p99 minus this is what the driver's lateness cost. Absent in older reports.
    */
   punctualCorrectedP99Us?: number | null;
-  /** The lateness p99 passed DRIVER_LATENESS_BOUND_US: the driver, not the link, limited this run. */
+  /**
+   * The lateness p99 passed DRIVER_LATENESS_BOUND_US. The row's note says whether that set the tail
+   * (the punctual replay's p99 against the measured one) or the link did.
+   */
   driverSaturated: boolean;
   /** Largest backlog (due, not yet sent) per bucket of bucketMs, from the start. */
   backlog: { bucketMs: number; max: number[]; peak: number };
