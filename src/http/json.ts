@@ -48,6 +48,8 @@ export function sendEmpty(res: http.ServerResponse, status: number): void {
  * answers 413 and drops the connection) rather than buffer what a client streams.
  */
 export function readJson(req: http.IncomingMessage, limitBytes: number): Promise<unknown> {
+  // A body announced past the limit is refused before a byte of it (it was waited for, to a 408).
+  if (Number(req.headers['content-length']) > limitBytes) return Promise.reject(new BodyError('too-large', `body larger than ${limitBytes} bytes`));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, type FakeServer } from './helpers/fake-server.js';
@@ -75,6 +75,20 @@ describe('malformed control requests get 4xx JSON errors and change nothing', ()
     // Also when the client streams it without a length.
     expectJsonError(await put(huge, { 'transfer-encoding': 'chunked' }), 413, /larger than/);
     expect((await controlRequest(at, 'GET', '/link')).status).toBe(200);
+  });
+
+  it('a body announced past the limit: 413 at once, its bytes never waited for', async () => {
+    const i = at.lastIndexOf(':');
+    const s = net.connect({ host: at.slice(0, i), port: Number(at.slice(i + 1)) });
+    s.on('error', () => undefined);
+    let answer = '';
+    s.on('data', (d: Buffer) => (answer += d.toString('latin1')));
+    try {
+      s.write(`PUT /link HTTP/1.1\r\nHost: ${at}\r\nContent-Length: 99999999999\r\n\r\n{"rttUs": 1`);
+      await vi.waitFor(() => expect(answer).toMatch(/^HTTP\/1\.1 413 [\s\S]*\{"error":"body larger than 65536 bytes"\}$/), { timeout: 2000 });
+    } finally {
+      s.destroy();
+    }
   });
 
   it('unknown route: 404; wrong method: 405', async () => {

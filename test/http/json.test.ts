@@ -12,7 +12,8 @@ function body(chunks: (string | Buffer)[], end: 'end' | 'close' = 'end'): { req:
     if (end === 'end') stream.end();
     else stream.destroy();
   });
-  return { req: stream as unknown as http.IncomingMessage, stream };
+  // An IncomingMessage always has its headers; these announce no length.
+  return { req: Object.assign(stream, { headers: {} }) as unknown as http.IncomingMessage, stream };
 }
 
 async function reason(p: Promise<unknown>): Promise<{ status: number; reason: string; message: string }> {
