@@ -1,6 +1,9 @@
 import { mulberry32 } from '../link/rng.js';
 import type { Workload } from '../results/types.js';
 
+/** "99999999:", the longest decimal stamp -n allows (100,000,000 operations). */
+const DECIMAL_STAMP_BYTES = 9;
+
 /** The keys and values one workload touches, built before any timing starts. */
 export interface WorkloadData {
   /** The single counter of the `incr` workload. */
@@ -14,7 +17,7 @@ export interface WorkloadData {
 /**
  * Values are seeded pseudo-random bytes (all 256 byte values occur, so a proxy that is not
  * binary-safe fails the byte-exact GET check) with the index in the first bytes, so no two keys
- * hold the same value and a GET answered with the wrong key's value is caught.
+ * hold the same value (while 256^size covers n) and a GET answered with the wrong key's value is caught.
  */
 export function buildWorkloadData(workload: Workload, n: number, sizeBytes: number, prefix: string, seed: number): WorkloadData {
   const counterKey = `${prefix}counter`;
@@ -22,16 +25,28 @@ export function buildWorkloadData(workload: Workload, n: number, sizeBytes: numb
   const keys = new Array<string>(n);
   const values = new Array<Buffer>(n);
   const next = mulberry32(seed);
+  // By size alone, not n: two workloads of one run (the demo's set and get) share keys and must agree.
+  const binary = sizeBytes < DECIMAL_STAMP_BYTES;
   for (let i = 0; i < n; i++) {
     keys[i] = `${prefix}k:${i}`;
     const v = Buffer.allocUnsafe(sizeBytes);
     for (let j = 0; j < sizeBytes; j++) v[j] = Math.floor(next() * 256);
-    // Stamp the index in the leading bytes (as many as fit).
-    const stamp = Buffer.from(`${i}:`);
-    stamp.copy(v, 0, 0, Math.min(stamp.length, sizeBytes));
+    // Stamp the index in the leading bytes; values too short for a whole "i:" hold i in binary
+    // instead, as the cut decimal stamp made keys 10 and 100 hold the same 2 bytes.
+    if (binary) stampBinary(v, i);
+    else Buffer.from(`${i}:`).copy(v, 0);
     values[i] = v;
   }
   return { counterKey, keys, values };
+}
+
+/** i in base 256, last byte lowest: distinct for every i below 256^length. */
+function stampBinary(v: Buffer, i: number): void {
+  let rest = i;
+  for (let j = v.length - 1; j >= 0; j--) {
+    v[j] = rest % 256;
+    rest = Math.floor(rest / 256);
+  }
 }
 
 /** Every key a run may have created, for cleanup: only our own prefixed keys, never a FLUSH. */

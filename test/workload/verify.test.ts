@@ -80,4 +80,14 @@ describe('buildWorkloadData', () => {
     expect(new Set(a.values.map((v) => v.toString('hex'))).size).toBe(100);
     expect(a.values.some((v) => v.some((byte) => byte > 127 || byte === 13 || byte === 10))).toBe(true);
   });
+
+  it('keeps values distinct when --size is too short for the decimal stamp (keys 10 and 100 held the same 2 bytes)', () => {
+    for (const size of [2, 3]) {
+      const d = buildWorkloadData('get', 1000, size, 'p:', 1);
+      expect(new Set(d.values.map((v) => v.toString('hex'))).size).toBe(1000);
+      expect(d.values.every((v) => v.length === size)).toBe(true);
+    }
+    expect(new Set(buildWorkloadData('set', 256, 1, 'p:', 1).values.map((v) => v[0])).size).toBe(256);
+    expect(new Set(buildWorkloadData('get', 20_000, 2, 'p:', 1).values.map((v) => v.toString('hex'))).size).toBe(20_000);
+  });
 });
