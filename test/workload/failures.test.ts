@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { startProxy } from '../../src/index.js';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runBench } from '../../src/workload/bench.js';
@@ -167,6 +168,37 @@ describe('error replies', () => {
     }
     // Not ours to clobber: the list is still there.
     expect(await admin.type('wt2:counter')).toBe('list');
+  });
+});
+
+describe('a set configuration that fails half-way', () => {
+  it('leaves the get configurations of the same run alone (they read keys of their own, not the ones it deleted)', async () => {
+    await admin.flushdb();
+    // The 6th SET is refused: the set shape fails after its reset deleted its keys and wrote five.
+    const proxy = await startProxy({
+      upstream: redis.address,
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['SET'], keys: 'cf:k:5', error: 'ERR injected' } }],
+    });
+    try {
+      const report = await runBench({
+        links: ['direct'],
+        redis: `${proxy.host!}:${proxy.port!}`,
+        keyPrefix: 'cf:',
+        workloads: ['set', 'get'],
+        modes: ['seq', 'pipeline'],
+        batches: [4],
+        n: 12,
+        repeat: 1,
+        driverWarmupMs: 0,
+      });
+      const byWorkload = (w: string) => report.results.filter((r) => r.workload === w);
+      for (const r of byWorkload('set')) expect(r.error, r.mode).toBe('command 6 of 12: ERR injected');
+      for (const r of byWorkload('get')) expect(r.error, r.mode).toBeUndefined();
+      expect(byWorkload('get')).toHaveLength(2);
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

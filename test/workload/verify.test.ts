@@ -81,6 +81,13 @@ describe('buildWorkloadData', () => {
     expect(a.values.some((v) => v.some((byte) => byte > 127 || byte === 13 || byte === 10))).toBe(true);
   });
 
+  it('gives set and get keys of their own: a set sample that failed after deleting its keys left GETs reading nil', () => {
+    const set = buildWorkloadData('set', 10, 16, 'p:', 1);
+    const get = buildWorkloadData('get', 10, 16, 'p:', 1);
+    expect(get.keys[3]).toBe('p:g:3');
+    expect(set.keys.filter((k) => get.keys.includes(k))).toEqual([]);
+  });
+
   it('keeps values distinct when --size is too short for the decimal stamp (keys 10 and 100 held the same 2 bytes)', () => {
     for (const size of [2, 3]) {
       const d = buildWorkloadData('get', 1000, size, 'p:', 1);
