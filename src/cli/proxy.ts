@@ -53,7 +53,7 @@ export function registerProxy(program: Command): void {
     .option('--compensate <auto|off|calibrate|duration|file>', `${COMPENSATE_HELP}; calibrate: measure this link against the upstream before listening and take off what it adds`, 'auto')
     .option('--high-water <size>', 'bytes held per direction before reading from its source pauses (resumes at half); kb = 1000 bytes, kib = 1024', '4mib')
     .option('--connect-timeout <duration>', 'close the client if Redis does not accept the connection within this time', '10s')
-    .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply); 0 = never', '0')
+    .option('--idle-timeout <duration>', 'close a connection idle this long (no bytes either way, no request awaiting a reply, not subscribed or monitoring); 0 = never', '0')
     .option('--max-connections <n>', 'close new clients at once while this many are connected; 0 = no limit', '0')
     .option('--warm-up <connections>', 'at start, this many connections through the proxy (a PING each, counters zeroed after) so V8 compiles the set-up path before the first client; 0 = none', '0')
     .option('--max-pending <n>', 'unfinished requests one connection\'s tap holds before it stops timing that connection (bytes untouched)', String(DEFAULT_MAX_PENDING_PER_CONNECTION))

@@ -8,15 +8,25 @@ import type { ProxiedConnection } from './connection.js';
  * variables, the connection and its tap among them (connection.ts, `ProxiedConnection.parts`).
  */
 export function closeWhenIdle(socket: net.Socket, conn: ProxiedConnection, tap: ConnectionTap | undefined, idleMs: number, log: (line: string) => void): void {
-  const awaitsReply = tap === undefined ? sentSinceLastReply(socket) : () => tap.info().outstanding > 0;
+  const waiting = tap === undefined ? sentSinceLastReply(socket) : () => waitsOnRedis(tap);
   const onIdle = (): void => {
-    // A request waiting for its reply (BLPOP, a slow script) is not idleness. setTimeout's
-    // callback is a `once` listener: give it again, and the reply's write moves the timer on.
-    if (awaitsReply()) return void socket.setTimeout(idleMs, onIdle);
+    // A connection waiting on Redis is not idle. setTimeout's callback is a `once` listener: give
+    // it again, and the reply's (or the message's) write moves the timer on.
+    if (waiting()) return void socket.setTimeout(idleMs, onIdle);
     log(`conn ${conn.id}: idle for ${idleMs} ms (--idle-timeout), closing`);
     conn.destroy();
   };
   socket.setTimeout(idleMs, onIdle);
+}
+
+/**
+ * A request waiting for its reply (BLPOP, a slow script), or a subscriber or monitor waiting for
+ * what Redis sends unasked: Redis's own `timeout` closes neither, and a subscriber closed loses the
+ * messages published before it subscribes again.
+ */
+function waitsOnRedis(tap: ConnectionTap): boolean {
+  const info = tap.info();
+  return info.outstanding > 0 || info.mode !== 'normal';
 }
 
 /**

@@ -71,7 +71,7 @@ export const PROXY_OPTIONS = z.object(
       .optional(),
     maxPendingTotal: wholeNumber(1).describe("Unfinished requests all connections' taps may hold together. Default 262144.").optional(),
     idleTimeoutMs: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'off')
-      .describe('Close a connection when its client socket has seen no bytes either way for this long and no request awaits a reply. 0 = never.')
+      .describe('Close a connection when its client socket has seen no bytes either way for this long, no request awaits a reply and it is not subscribed or monitoring. 0 = never.')
       .default(0),
     maxConnections: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'no limit')
       .describe('Close new clients at once while this many connections are live. 0 = no limit.')

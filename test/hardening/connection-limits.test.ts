@@ -63,6 +63,35 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
     }
   });
 
+  it('a subscriber waiting for messages is not idle (as Redis\'s own timeout spares it); once it unsubscribes it is', async () => {
+    const lines: string[] = [];
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      idleTimeoutMs: IDLE_TIMEOUT_MS,
+      compensationUs: { up: 0, down: 0 },
+      log: (l) => lines.push(l),
+    });
+    const sub = new Redis({ host: p.host, port: p.port, retryStrategy: () => null });
+    const pub = new Redis({ host: redis.host, port: redis.port });
+    try {
+      const messages: string[] = [];
+      sub.on('message', (_channel: string, m: string) => messages.push(m));
+      await sub.subscribe('limits:ch');
+      await sleep(BLOCKED_OUTLIVES_MS);
+      expect(sub.status).toBe('ready');
+      await pub.publish('limits:ch', 'hello');
+      await vi.waitFor(() => expect(messages).toEqual(['hello']));
+      const subClosed = new Promise<void>((r) => sub.once('end', () => r()));
+      await sub.unsubscribe('limits:ch');
+      await subClosed;
+      expect(lines.filter((l) => /idle for 300 ms \(--idle-timeout\)/.test(l))).toHaveLength(1);
+    } finally {
+      sub.disconnect();
+      pub.disconnect();
+      await p.close();
+    }
+  });
+
   it('with no tap too: one waiting on BLPOP is not idle, and is closed once its reply is out', async () => {
     const lines: string[] = [];
     const p = await startSingleNodeProxy({
