@@ -22,7 +22,8 @@ export interface BenchOutputFlags {
 export async function emitBenchReport(report: BenchReport, flags: BenchOutputFlags): Promise<string[]> {
   const written: string[] = [];
   if (flags.format === 'table') {
-    process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }) + '\n');
+    // Exactly what `report FILE --format table` prints from the saved JSON (no blank line after it).
+    process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }));
   } else {
     process.stderr.write(renderTable(report, { color: process.stderr.isTTY === true }) + '\n');
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');

@@ -95,10 +95,20 @@ describe('redis-rtt bench flags', () => {
     expect(rows).toEqual(order);
   });
 
-  it('puts the table on stdout with --format table', async () => {
-    expect(await bench('--links', 'direct', '--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'table')).toBe(0);
-    expect(io.out).toMatch(/^link\s+mode\s+batch/m);
-    expect(io.out).toMatch(/direct/);
+  it('puts the table on stdout with --format table, as report prints it from the saved JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-table-'));
+    try {
+      const json = join(dir, 'r.json');
+      expect(await bench('--links', 'direct', '--modes', 'seq', '-n', '5', '--repeat', '1', '--format', 'table', '--json', json)).toBe(0);
+      const table = io.out;
+      expect(table).toMatch(/^link\s+mode\s+batch/m);
+      expect(table).toMatch(/direct/);
+      expect(await main(['node', 'redis-rtt', 'report', json, '--format', 'table'])).toBe(0);
+      // Byte for byte: the run's stdout ended in a blank line that report's did not.
+      expect(io.out.slice(table.length)).toBe(table);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('prints JSON on stdout with --format json, over the default links', async () => {
