@@ -14,6 +14,7 @@ import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
 import { isOpenLoopOk, OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
 import { abortOnSigint } from './sigint.js';
 import { writeJsonTarget } from './json-out.js';
+import { benchCompensation } from './compensate-flag.js';
 
 /** The open-loop flags of `bench`; with --rate or --clients the run is open-loop (or C closed loops). */
 export function addOpenLoopFlags(cmd: Command): Command {
@@ -35,7 +36,6 @@ const CLOSED_LOOP_ONLY: Record<string, [flag: string, why: string]> = Object.fro
     key,
     [key === 'n' ? '-n' : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`, 'open-loop runs send INCR on one counter for --duration (docs/open-loop.md)'],
   ]),
-  ['compensate', ['--compensate', 'the open-loop runs take the links as configured (runOpenLoopBench takes compensation)']],
 ]) as Record<string, [string, string]>;
 
 export interface OpenLoopFlags {
@@ -51,6 +51,7 @@ export interface OpenLoopFlags {
   redis?: string;
   keyPrefix: string;
   allowNonempty?: boolean;
+  compensate: string;
   seed: string;
   json?: string;
   csv?: string;
@@ -98,6 +99,7 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,
     seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
+    ...(given('compensate') ? { compensation: benchCompensation(flags.compensate) } : {}),
     ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
   };
   if (options.durationUs === 0) throw new ConfigError('--duration', flags.duration, 'a duration above 0 like 500ms or 20s (a bare number is ms)');

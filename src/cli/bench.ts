@@ -1,4 +1,4 @@
-import { parseCompensateFlag } from './compensate-flag.js';
+import { benchCompensation } from './compensate-flag.js';
 import { checkClientZones, checkZones } from '../cluster/options.js';
 import { runClientZoneBench } from '../cluster/bench/client-zone-bench.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
@@ -207,14 +207,6 @@ export async function runBenchCommand(options: BenchOptions, out: BenchOutputFla
     progress.done();
     sigint.dispose();
   }
-}
-
-function benchCompensation(text: string): NonNullable<BenchOptions['compensation']> {
-  if (text === 'off' || text === 'auto') return text;
-  const c = parseCompensateFlag(text);
-  if (c === undefined) return 'auto';
-  if (!('table' in c) && c.up === 0 && c.down === 0) return 'off';
-  return 'table' in c ? c : c.up;
 }
 
 /** `bench --cluster`: the cluster bench's own shapes and table (docs/cluster.md). */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { parseCompensationTable, type Compensation } from '../link/compensation.js';
 import { parseDurationUs } from '../units.js';
+import type { BenchOptions } from '../workload/options.js';
 
 export const COMPENSATE_HELP =
   "what to take off each one-way delay so a client sees direct + configured: auto (the proxy's hop, measured at start), " +
@@ -29,4 +30,13 @@ export function parseCompensateFlag(text: string, flag = '--compensate'): Compen
     throw new ConfigError(flag, text, `${ACCEPTS} (${why})`);
   }
   return parseCompensationTable(data, text);
+}
+
+/** The bench's `--compensate`, as runBench and runOpenLoopBench take it: 'off', 'auto', us both ways, or a table. */
+export function benchCompensation(text: string, flag = '--compensate'): NonNullable<BenchOptions['compensation']> {
+  if (text === 'off' || text === 'auto') return text;
+  const c = parseCompensateFlag(text, flag);
+  if (c === undefined) return 'auto';
+  if (!('table' in c) && c.up === 0 && c.down === 0) return 'off';
+  return 'table' in c ? c : c.up;
 }

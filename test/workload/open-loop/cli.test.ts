@@ -39,13 +39,30 @@ describe('redis-rtt bench open-loop flags', () => {
     [['--clients', '2', '-n', '5'], '-n'],
     [['--rate', '100', '--max-seconds', '3'], '--max-seconds'],
     [['--rate', '100', '--repeat', '3'], '--repeat'],
-    [['--rate', '100', '--compensate', 'auto'], '--compensate'],
+    [['--rate', '100', '--compensate', 'maybe'], '--compensate'],
     // A window only auto would run, or B with no window: both were dropped without a word.
     [['--rate', '100', '--modes', 'auto', '--batch-window', '1ms'], '--batch-window'],
     [['--rate', '100', '--batch', '16'], '--batch'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench('--links', 'direct', ...args)).toBe(2);
     expect(io.err).toContain(`redis-rtt: ${flag}`);
+  });
+
+  it('--compensate takes its value off each one-way delay, as in the closed-loop bench (it was refused with --rate)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-open-'));
+    try {
+      const p50 = async (...extra: string[]): Promise<number> => {
+        const file = join(dir, `${extra.join('') || 'none'}.json`);
+        const code = await bench('--links', 'rtt=4ms', '--rate', '100', '--duration', '400', '--arrival', 'uniform', '--json', file, ...extra);
+        expect(code, io.err).toBe(0);
+        return (JSON.parse(readFileSync(file, 'utf8')) as OpenLoopReport).results[0]!.uncorrectedLatencyUs!.p50;
+      };
+      // 4 ms round trip as configured; 1.5 ms taken off each way leaves about 1 ms.
+      expect(await p50()).toBeGreaterThanOrEqual(4000);
+      expect(await p50('--compensate', '1.5ms')).toBeLessThan(2500);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs an open loop and writes the JSON rows and both .hgrm files per run', async () => {
