@@ -20,6 +20,7 @@ import { RefusalWatch } from './refusal-watch.js';
 import { openStartUpListener, type StartUpListener } from './start-up-listener.js';
 import { PendingAccepts } from './pending-accepts.js';
 import { ConnectionCap } from './connection-cap.js';
+import { ConnectionLog } from './connection-log.js';
 import { closeWhenIdle } from './idle-timeout.js';
 import type { Direction, Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
@@ -89,6 +90,8 @@ export class ProxyListener {
   private nextId = 1;
   private readonly scheduler: Scheduler;
   private readonly cap: ConnectionCap;
+  /** The connections' own log lines, each kind at most once a second. */
+  private readonly connLog: ConnectionLog;
   /** The rest of a burst of clients, accepted with the first (pending-accepts.ts); undefined without the addon. */
   private readonly pending = PendingAccepts.open(ALLOW_HALF_OPEN);
   /** The stages every connection runs (the proxy handle's StageHost). */
@@ -100,6 +103,7 @@ export class ProxyListener {
   constructor(private readonly o: ProxyListenerOptions) {
     this.scheduler = o.scheduler ?? sharedScheduler();
     this.cap = new ConnectionCap(o.maxConnections, this.scheduler.clock, o.log);
+    this.connLog = new ConnectionLog(this.scheduler.clock, o.log);
     this.server = this.newServer(false);
     this.refusals = new RefusalWatch({
       upstream: o.upstream,
@@ -243,6 +247,7 @@ export class ProxyListener {
     });
     for (const c of this.live) c.destroy();
     await Promise.all([closed, emptied]);
+    this.connLog.close();
   }
 
   private accept(socket: net.Socket, secure: tls.TLSSocketOptions | undefined): void {
@@ -259,7 +264,7 @@ export class ProxyListener {
     });
     let clientTls: TlsStagePair | undefined;
     if (secure) {
-      const t = (clientTls = new TlsStagePair({ id, secure, clock: this.scheduler.clock, counters: this.tls.client, log: this.o.log }));
+      const t = (clientTls = new TlsStagePair({ id, secure, clock: this.scheduler.clock, counters: this.tls.client, log: this.connLog.line }));
       const onEvent = this.o.onEvent;
       // Which version, and whether resumed, is what a recording needs to know the set-up's round trips.
       if (onEvent) t.plain.once('secure', () => onEvent({ type: 'tls', conn: id, atUs: realClock.nowNs() / 1000, version: t.plain.getProtocol() ?? '?', resumed: t.plain.isSessionReused() }));
@@ -273,7 +278,7 @@ export class ProxyListener {
       highWaterBytes: this.o.highWaterBytes,
       handshake: this.o.handshake,
       connectTimeoutMs: this.o.connectTimeoutMs,
-      log: this.o.log,
+      log: this.connLog.line,
       onLateness: this.o.onLateness,
       onRead: this.o.monitor?.onRead,
       readWaitNs: this.o.monitor?.readWaitNs,
@@ -294,7 +299,7 @@ export class ProxyListener {
     });
     this.live.add(conn);
     this.o.monitor?.opened();
-    if (this.o.idleTimeoutMs) closeWhenIdle(socket, conn, tap, this.o.idleTimeoutMs, this.o.log);
+    if (this.o.idleTimeoutMs) closeWhenIdle(socket, conn, tap, this.o.idleTimeoutMs, this.connLog.line);
   }
 }
 
