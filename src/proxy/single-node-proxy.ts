@@ -1,3 +1,4 @@
+import { HttpError } from '../http/json.js';
 import type { Compensation } from '../link/compensation.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import { LinkState } from '../link/link-state.js';
@@ -174,7 +175,9 @@ export class SingleNodeProxy implements RedisRttProxy {
   private controlHandlers(): ControlHandlers {
     return {
       ...readSideHandlers(this),
-      setLink: (u) => {
+      setLink: (u, node) => {
+        // One listener has no nodes to pick: a selector would be dropped, and the change made to the one link.
+        if (node !== undefined) throw new HttpError(400, `?node= picks nodes in cluster and Sentinel mode; this proxy has one link (got node=${node})`);
         const link = this.setLink(u);
         const warning = jitterFloorWarning(link);
         return { link, warnings: warning ? [warning] : [] };
