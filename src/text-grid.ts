@@ -24,6 +24,14 @@ const ANSI: Record<Tone, [string, string]> = {
   fail: ['\x1b[31m', '\x1b[39m'],
 };
 
+/**
+ * Whether a table written to `stream` gets colour: a terminal, unless NO_COLOR is set to anything
+ * but the empty string (no-color.org), the same for every command.
+ */
+export function colorFor(stream: { isTTY?: boolean }): boolean {
+  return stream.isTTY === true && !process.env.NO_COLOR;
+}
+
 export function paint(text: string, tone: Tone, color: boolean): string {
   if (!color || tone === 'plain' || text === '') return text;
   const [on, off] = ANSI[tone];

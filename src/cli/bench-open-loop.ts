@@ -15,6 +15,7 @@ import { isOpenLoopOk, OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport }
 import { abortOnSigint } from './sigint.js';
 import { writeJsonTarget } from './json-out.js';
 import { benchCompensation } from './compensate-flag.js';
+import { colorFor } from '../text-grid.js';
 
 /** The open-loop flags of `bench`; with --rate or --clients the run is open-loop (or C closed loops). */
 export function addOpenLoopFlags(cmd: Command): Command {
@@ -128,7 +129,7 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
         );
       }
     });
-    const table = renderOpenLoopTable(report, { color: (flags.format === 'table' ? process.stdout : process.stderr).isTTY === true });
+    const table = renderOpenLoopTable(report, { color: colorFor(flags.format === 'table' ? process.stdout : process.stderr) });
     if (flags.format === 'table') process.stdout.write(table + '\n');
     else process.stderr.write(table + '\n');
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');

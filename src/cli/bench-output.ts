@@ -4,6 +4,7 @@ import { jsonToStdout } from './json-out.js';
 import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../report/index.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { BenchReport, BenchResult } from '../results/types.js';
+import { colorFor } from '../text-grid.js';
 
 export interface BenchOutputFlags {
   json?: string;
@@ -23,9 +24,9 @@ export async function emitBenchReport(report: BenchReport, flags: BenchOutputFla
   const written: string[] = [];
   if (flags.format === 'table') {
     // Exactly what `report FILE --format table` prints from the saved JSON (no blank line after it).
-    process.stdout.write(renderTable(report, { color: process.stdout.isTTY === true }));
+    process.stdout.write(renderTable(report, { color: colorFor(process.stdout) }));
   } else {
-    process.stderr.write(renderTable(report, { color: process.stderr.isTTY === true }) + '\n');
+    process.stderr.write(renderTable(report, { color: colorFor(process.stderr) }) + '\n');
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   }
   if (flags.json !== undefined && jsonToStdout(flags.json)) process.stdout.write(JSON.stringify(report, null, 2) + '\n');

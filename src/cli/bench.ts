@@ -16,6 +16,7 @@ import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } fro
 import { progressPrinter } from './bench-progress.js';
 import { abortOnSigint, STOPPING_AFTER_SAMPLE } from './sigint.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
+import { colorFor } from '../text-grid.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
   links: string;
@@ -235,7 +236,7 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
         : await runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
     // As the single-node bench: --format table puts the table on stdout, otherwise it goes to stderr.
     const tableTo = flags.format === 'table' ? process.stdout : process.stderr;
-    tableTo.write(renderClusterTable(report, { color: tableTo.isTTY === true }));
+    tableTo.write(renderClusterTable(report, { color: colorFor(tableTo) }));
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
     if (flags.json !== undefined) {
       const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');

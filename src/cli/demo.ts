@@ -8,6 +8,7 @@ import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { fmtSeconds, progressPrinter } from './bench-progress.js';
 import { abortOnSigint, STOPPING_AFTER_SAMPLE } from './sigint.js';
+import { colorFor } from '../text-grid.js';
 
 interface DemoFlags {
   json: string;
@@ -52,7 +53,7 @@ export function registerDemo(program: Command): void {
           const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
           const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: sigint.signal, log });
           const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
-          tableTo.write(renderClusterTable(report, { color: tableTo.isTTY === true }));
+          tableTo.write(renderClusterTable(report, { color: colorFor(tableTo) }));
           const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
           if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
           process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);
@@ -72,7 +73,7 @@ export function registerDemo(program: Command): void {
         progress.done();
         // renderTable ends with the two-line reading ("at cross-az, pipelining 100 cut ...").
         const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
-        tableTo.write(renderTable(report, { color: tableTo.isTTY === true }) + '\n');
+        tableTo.write(renderTable(report, { color: colorFor(tableTo) }) + '\n');
         const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
         if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
         if (flags.html !== false) {

@@ -11,6 +11,7 @@ import {
   renderTable,
 } from '../report/index.js';
 import type { BenchReport, CalibrateReport } from '../results/types.js';
+import { colorFor } from '../text-grid.js';
 
 const FORMATS = ['table', 'csv', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -66,7 +67,7 @@ export function runReport(file: string, flags: ReportFlags): void {
 function renderText(report: BenchReport | CalibrateReport, format: Format): string {
   if (format === 'csv') return renderCsv(report);
   if (format === 'markdown') return renderMarkdown(report);
-  const color = process.stdout.isTTY === true && !process.env.NO_COLOR;
+  const color = colorFor(process.stdout);
   return report.kind === 'calibrate' ? renderCalibrateTable(report, { color }) : renderTable(report, { color });
 }
 
