@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { findFreePort } from '../../src/redis/free-port.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
@@ -167,6 +167,7 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
 
   it('a --config file holds sentinel mode: the --print-config output starts the same proxy; the keys check as the flags do', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rtt-sentinel-config-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const printed = await runCli(['proxy', '--sentinel', setup.sentinelAddresses.join(','), '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--print-config']);
     expect(printed.code, printed.stderr).toBe(0);
     const file = join(dir, 'sentinel.json');
