@@ -1,5 +1,4 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import type tls from 'node:tls';
 import type { Endpoint } from '../endpoint.js';
 import { rawCommands } from './raw-command.js';
 import { startWatchdog, type Watchdog } from './watchdog.js';
-import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
-import { passwordOffArgv } from './password-config.js';
+import type { TlsFiles } from './tls-certs.js';
+import { privateServerPlan } from './server-args.js';
 
 export interface PrivateRedisOptions {
   /** TCP on 127.0.0.1 (a free port) or a unix socket in the private dir. @default 'tcp' */
@@ -126,8 +125,7 @@ class SpawnedRedis implements PrivateRedis {
   private output = '';
   private readonly args: string[];
   private readonly endpoint: Endpoint;
-  /** How rawCommands() reaches a TLS instance: trusting its CA (and with the client certificate it asks for). */
-  private clientTls: tls.ConnectionOptions | undefined;
+  private readonly clientTls: tls.ConnectionOptions | undefined;
   private readonly password: string | undefined;
   private stopped = false;
   private watchdog: Watchdog | undefined;
@@ -139,42 +137,16 @@ class SpawnedRedis implements PrivateRedis {
     port: number,
     private readonly opts: PrivateRedisOptions,
   ) {
-    const extra = opts.args ?? [];
-    this.args = ['--save', '', '--appendonly', 'no', '--dir', dir, '--bind', '127.0.0.1', '--logfile', ''];
-    if (transport === 'tcp') {
-      this.host = '127.0.0.1';
-      this.port = port;
-      this.address = `127.0.0.1:${port}`;
-      this.endpoint = { kind: 'tcp', host: '127.0.0.1', port };
-      if (opts.tls) {
-        const clientAuth = typeof opts.tls === 'object' && opts.tls.clientAuth === true;
-        const files = (typeof opts.tls === 'object' && opts.tls.files) || generateTlsFiles(dir, { client: clientAuth });
-        this.tls = { ...files, clientAuth };
-        // prettier-ignore
-        this.args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', files.certFile, '--tls-key-file', files.keyFile,
-          '--tls-ca-cert-file', files.caFile, '--tls-auth-clients', clientAuth ? 'yes' : 'no');
-        this.clientTls = {
-          ca: readFileSync(files.caFile),
-          ...(clientAuth ? { cert: readFileSync(files.clientCertFile!), key: readFileSync(files.clientKeyFile!) } : {}),
-        };
-      } else {
-        this.args.push('--port', String(port));
-      }
-    } else {
-      this.socketPath = join(dir, 'redis.sock');
-      this.address = `unix:${this.socketPath}`;
-      this.endpoint = { kind: 'unix', path: this.socketPath };
-      this.args.push('--port', '0', '--unixsocket', this.socketPath, '--unixsocketperm', '700');
-    }
-    const { args, password, configFile } = passwordOffArgv(extra, dir);
-    this.password = password;
-    if (opts.sentinel) {
-      if (configFile !== undefined) throw new RedisSpawnError('startPrivateRedis: a Sentinel takes no --requirepass here (use its own config)');
-      const sentinelConfig = join(dir, 'sentinel.conf');
-      writeFileSync(sentinelConfig, '');
-      this.args.unshift(sentinelConfig, '--sentinel');
-    } else if (configFile !== undefined) this.args.unshift(configFile);
-    this.args.push(...args);
+    const plan = privateServerPlan(dir, transport, port, opts);
+    this.args = plan.args;
+    this.host = plan.host;
+    this.port = plan.port;
+    this.socketPath = plan.socketPath;
+    this.address = plan.address;
+    this.endpoint = plan.endpoint;
+    this.tls = plan.tls;
+    this.clientTls = plan.clientTls;
+    this.password = plan.password;
   }
 
   get pid(): number {
