@@ -5,16 +5,10 @@ import { ProxyTlsCounters, type TlsCounters } from '../tls/counters.js';
 import { TlsStagePair } from '../tls/tls-stage-pair.js';
 import { realClock } from '../clock.js';
 import { NetworkError } from '../errors.js';
-import { LinkState } from '../link/link-state.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
-import type { LinkSettings } from '../link/types.js';
-import type { LatencyHistogram } from '../numbers/histogram.js';
-import type { ConnectionInfo, StatsSnapshot, TapEvent } from '../stats/types.js';
-import type { ConnectionTap } from '../tap/types.js';
 import { isStaleSocket, listenOn } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
 import type { Endpoint } from '../endpoint.js';
-import type { SelfMonitor } from './self-monitor.js';
 import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';
 import { openStartUpListener, type StartUpListener } from './start-up-listener.js';
@@ -22,56 +16,15 @@ import { PendingAccepts } from './pending-accepts.js';
 import { ConnectionCap } from './connection-cap.js';
 import { ConnectionLog } from './connection-log.js';
 import { closeWhenIdle } from './idle-timeout.js';
-import type { Direction, Scheduler } from '../stage/types.js';
+import type { Scheduler } from '../stage/types.js';
 import { LiveSet } from '../stats/live-set.js';
+import type { ProxyListenerOptions } from './listener-options.js';
 
 /** How long close() waits for its connections' sockets to say they closed (they do at once). */
 const CLOSE_WAIT_MS = 2000;
 
 /** A client's FIN is forwarded, not answered: the accepted sockets, libuv's and the rest of a burst, stay half open. */
 const ALLOW_HALF_OPEN = true;
-
-/** What the proxy needs from the stats side: one tap per connection and a snapshot. */
-export interface TapSource {
-  openConnection(options: {
-    id?: number;
-    client: string | (() => string);
-    onEvent?: (e: TapEvent) => void;
-    argSizes?: boolean;
-    keyHash?: (key: Buffer) => string;
-  }): ConnectionTap;
-  snapshot(link: LinkSettings): StatsSnapshot;
-  connectionsInfo(): ConnectionInfo[];
-  reset(): void;
-  /** Per-command histograms (StatsCollector's table), read by the dashboard. */
-  readonly commands: { clientLatency(): Iterable<readonly [string, LatencyHistogram]> };
-}
-
-export interface ProxyListenerOptions {
-  upstream: Endpoint;
-  listen: Endpoint;
-  link: LinkState;
-  taps: TapSource | undefined;
-  scheduler?: Scheduler;
-  highWaterBytes: number;
-  handshake: boolean;
-  connectTimeoutMs: number;
-  onEvent?: (e: TapEvent) => void;
-  argSizes: boolean;
-  keyHash?: (key: Buffer) => string;
-  log: (line: string) => void;
-  onLateness?: (lateNs: number, direction: Direction) => void;
-  /** The proxy's self-report: told of opens, closes and reads. */
-  monitor?: SelfMonitor;
-  /** Close a connection whose client socket saw no bytes either way for this long, unless a request awaits its reply. 0 = never. */
-  idleTimeoutMs?: number;
-  /** Refuse (close at once) clients beyond this many live connections. 0 = no limit. */
-  maxConnections?: number;
-  /** Speak TLS to Redis with these options. */
-  upstreamTls?: tls.ConnectionOptions;
-  /** Serve client TLS with these server options, as a stage pair behind the link (src/tls/tls-stage-pair.ts). */
-  listenTls?: tls.TLSSocketOptions;
-}
 
 /** The listening side: accepts clients and gives each its own upstream connection. */
 export class ProxyListener {

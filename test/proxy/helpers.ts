@@ -4,7 +4,8 @@ import { FakeClock } from '../../src/clock.js';
 import { parseEndpoint } from '../../src/endpoint.js';
 import { LinkState } from '../../src/link/link-state.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
-import { ProxyListener, type ProxyListenerOptions } from '../../src/proxy/listener.js';
+import type { ProxyListenerOptions } from '../../src/proxy/listener-options.js';
+import { ProxyListener } from '../../src/proxy/listener.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 
 /** An ioredis client with retries and offline queue off, so a failure shows instead of hiding. */
