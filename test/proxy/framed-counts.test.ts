@@ -7,11 +7,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import type { FrameStageFactory } from '../../src/stage/types.js';
-import { proxyClient } from './helpers.js';
+import { passAll, proxyClient } from './helpers.js';
 import { spyOnFramers } from '../tap/framer-spy.js';
 
-const passAll: FrameStageFactory = { kind: 'frame', name: 'pass-all', create: () => ({ onReply: () => ({ kind: 'pass' }) }) };
 const WAIT = { timeout: 5000, interval: 5 };
 
 /** A session of every kind the tap follows, on RESP2 and RESP3 clients. */

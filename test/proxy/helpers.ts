@@ -7,6 +7,7 @@ import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import type { ProxyListenerOptions } from '../../src/proxy/listener-options.js';
 import { ProxyListener } from '../../src/proxy/listener.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
+import type { FrameStageFactory } from '../../src/stage/types.js';
 
 /** An ioredis client with retries and offline queue off, so a failure shows instead of hiding. */
 export function client(p: { host?: string; port?: number }, extra: RedisOptions = {}): Redis {
@@ -75,4 +76,12 @@ export function bareListener(upstream: string, extra: Partial<ProxyListenerOptio
     log: () => undefined,
     ...extra,
   });
+}
+
+/** A frame stage that passes every reply: a proxy with it frames each connection (the framed path). */
+export const passAll: FrameStageFactory = { kind: 'frame', name: 'pass-all', create: () => ({ onReply: () => ({ kind: 'pass' }) }) };
+
+/** One request in RESP, as a client writes it. */
+export function resp(...args: string[]): string {
+  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 }

@@ -11,17 +11,11 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import type { FrameStageFactory } from '../../src/stage/types.js';
-import { rawSocket } from './helpers.js';
+import { passAll, rawSocket, resp } from './helpers.js';
 
-const passAll: FrameStageFactory = { kind: 'frame', name: 'pass-all', create: () => ({ onReply: () => ({ kind: 'pass' }) }) };
 const WAIT = { timeout: 5000, interval: 5 };
 /** Long enough that the publish below lands at Redis well before the PING does. */
 const UP_US = 150_000;
-
-function resp(...args: string[]): string {
-  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
-}
 
 async function sendUntil(s: net.Socket, received: () => string, command: string[], until: string): Promise<void> {
   const before = received().length;

@@ -12,15 +12,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
-import type { FrameStageFactory } from '../../src/stage/types.js';
-import { rawSocket } from './helpers.js';
+import { passAll, rawSocket, resp } from './helpers.js';
 
-const passAll: FrameStageFactory = { kind: 'frame', name: 'pass-all', create: () => ({ onReply: () => ({ kind: 'pass' }) }) };
 const WAIT = { timeout: 5000, interval: 5 };
-
-function resp(...args: string[]): string {
-  return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
-}
 
 /** Each step is one write, sent once the bytes before it ended with the step's `until`. */
 async function session(host: string, port: number, steps: [string[], string][]): Promise<string> {
