@@ -47,7 +47,7 @@ for (const [name, options] of Object.entries(CASES)) {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (err += c.toString()));
     const killer = setTimeout(() => child.kill('SIGKILL'), 25_000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     clearTimeout(killer);
     expect(code, err).toBe(0);
     const [closedMs, exitedMs] = out.trim().split(' ').map(Number) as [number, number];

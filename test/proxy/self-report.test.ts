@@ -124,7 +124,7 @@ describe("the proxy's self-report (/stats self)", () => {
     while (performance.now() < until) {
       // the stall
     }
-    await new Promise<void>((resolve) => cli.on('exit', () => resolve()));
+    await new Promise<void>((resolve) => cli.on('close', () => resolve()));
     expect(out.match(/PONG/g)).toHaveLength(2);
     const self = proxy.stats().self!;
     expect(self.addedUs.max).toBeGreaterThan(100_000);

@@ -41,7 +41,7 @@ it(`redis-rtt server: SIGINT or SIGTERM sent as soon as the listening line is re
     const child = spawn(process.execPath, [BIN, 'server', '--api', '127.0.0.1:0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('exit', (code, sig) => resolve([code, sig])));
+    const exited = new Promise<[number | null, NodeJS.Signals | null]>((resolve) => child.on('close', (code, sig) => resolve([code, sig])));
     await new Promise((resolve) => child.stdout.once('data', resolve));
     child.kill(signal);
     const [code, sig] = await exited;

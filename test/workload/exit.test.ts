@@ -34,7 +34,7 @@ async function settledToExitMs(redisAddress: string): Promise<{ settled: string;
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (err += c.toString()));
   const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearTimeout(killer);
   expect(code, err).toBe(0);
   const [verb, count, settledMs, exitedMs] = out.trim().split(' ');

@@ -73,7 +73,7 @@ export async function startCliProxy(args: string[], options: CliProxyOptions = {
   let err = '';
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-    child.on('exit', (code, signal) => r({ code, signal })),
+    child.on('close', (code, signal) => r({ code, signal })),
   );
   const line = await new Promise<ListeningLine>((resolveLine, reject) => {
     const timer = setTimeout(() => {

@@ -153,7 +153,7 @@ describe('Ctrl-C', () => {
     await sleep(TIMED_RUN_BEFORE_STOP_MS);
     const t0 = Date.now();
     child.kill('SIGINT');
-    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
     expect(Date.now() - t0, err).toBeLessThan(3000);
     expect(code).toBe(130);
     expect(err).toMatch(/stopped on request/);
