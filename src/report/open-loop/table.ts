@@ -6,7 +6,7 @@
 import type { OpenLoopReport, OpenLoopResult } from '../../workload/open-loop/types.js';
 import { DRIVER_LATENESS_BOUND_US, isOpenLoopOk } from '../../workload/open-loop/types.js';
 import { notesWithSetup } from '../connection-setup.js';
-import { fmtCount, fmtUsLabel } from '../../format.js';
+import { fmtCount, fmtUsLabel, sig3 } from '../../format.js';
 import { renderGrid, RULE, type Align, type GridRow } from '../../text-grid.js';
 
 export interface OpenLoopTableOptions {
@@ -40,7 +40,7 @@ export function loadRows(results: readonly OpenLoopResult[]): { head: string[]; 
     rowLabel(r),
     rate(r.targetRate),
     orEmpty(r.achievedRate, fmtCount),
-    orEmpty(r.perClientRate, fmtCount),
+    orEmpty(r.perClientRate, perConnection),
     orEmpty(r.correctedP99FirstHalfUs, us),
     orEmpty(r.correctedP99SecondHalfUs, us),
     fmtCount(r.backlog.peak),
@@ -134,4 +134,9 @@ export function renderOpenLoopTable(report: OpenLoopReport, opts: OpenLoopTableO
   );
   out.push(...lines);
   return out.join('\n');
+}
+
+/** A connection's rate: below 100/s with its fraction (0.03/s is not 0), counted in k above 10k as the others. */
+function perConnection(ratePerSec: number): string {
+  return ratePerSec < 100 ? sig3(ratePerSec) : fmtCount(ratePerSec);
 }

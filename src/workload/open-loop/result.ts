@@ -3,6 +3,7 @@ import type { OpenLoopRunOutcome } from './run.js';
 import { CORRECTED_GAP_SHARE, CORRECTED_GAP_US, DRIVER_LATENESS_BOUND_US, SATURATION_SHARE, type MeasuredOpenLoopResult, type OpenLoopMode, type OpenLoopResult, type PercentilesUs } from './types.js';
 import type { Arrival } from './schedule.js';
 import { punctualCorrected } from './punctual.js';
+import { sig3 } from '../../format.js';
 
 export interface ResultContext {
   link: string;
@@ -125,7 +126,8 @@ function measuredOpenLoopResult(c: ResultContext, out: OpenLoopRunOutcome): Meas
     backlog: { bucketMs: l.bucketNs / 1e6, max: l.backlogMax, peak: l.peakBacklog },
     littleConcurrency: c.ratePerSec !== undefined && c.linkRttUs > 0 ? round(c.ratePerSec * (c.linkRttUs / 1e6), 2) : null,
     measuredConcurrency: round(l.meanOutstanding(), 2),
-    perClientRate: round(achievedRate / c.clients, 1),
+    // Three significant digits: 1000 connections at 30/s in all run at 0.03/s each, not 0.
+    perClientRate: Number(sig3(achievedRate / c.clients)),
     processCpuPct: out.processCpuPct,
     ...(out.proxyCpuPct !== null ? { proxyCpuPct: out.proxyCpuPct } : {}),
     saturated,

@@ -121,6 +121,18 @@ describe('openLoopResult: a run stopped on request (Ctrl-C)', () => {
   });
 });
 
+describe('openLoopResult: the rate per connection', () => {
+  it('keeps three significant digits: 300 connections sharing 10/s run at 0.0333/s each, not 0', () => {
+    const r = run({ count: 20, gapNs: 100 * MS, connections: 300, serviceNs: 0.2 * MS, lateNs: 0 });
+    expect(r.perClientRate).toBe(Number((r.achievedRate / 300).toPrecision(3)));
+    expect(r.perClientRate).toBeGreaterThan(0.03);
+    expect(r.perClientRate).toBeLessThan(0.035);
+    const table = renderOpenLoopTable({ kind: 'open-loop', environment: ENVIRONMENT, sloUs: null, results: [r], notes: [] });
+    const loadRow = table.split('\n').filter((l) => l.startsWith('fake seq C=300 '))[1];
+    expect(loadRow).toMatch(new RegExp(`^fake seq C=300\\s+10\\s+${r.achievedRate}\\s+${String(r.perClientRate).replace('.', '\\.')}\\s`));
+  });
+});
+
 describe('openLoopResult: the saturated column', () => {
   it('says the rate verdict and the driver\'s lateness together, the one not hiding the other', () => {
     // One connection, 3 ms service for a command every 1 ms (three times its capacity), the driver 2 ms late.
