@@ -12,7 +12,7 @@ import { LINKS_ACCEPTED } from '../workload/link-list.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
 import { isOpenLoopOk, OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
-import { abortOnSigint } from './sigint.js';
+import { abortOnStop } from './stop-request.js';
 import { writeJsonTarget } from './json-out.js';
 import { benchCompensation } from './compensate-flag.js';
 import { colorFor } from '../text-grid.js';
@@ -110,9 +110,9 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
 
 /** Runs with progress on stderr; Ctrl-C stops the current run on time and prints what finished. */
 export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLoopFlags): Promise<void> {
-  const sigint = abortOnSigint(() => process.stderr.write('redis-rtt: stopping now; in-flight replies are awaited (Ctrl-C again to quit at once)\n'));
+  const stop = abortOnStop(() => process.stderr.write('redis-rtt: stopping now; in-flight replies are awaited (Ctrl-C again to quit at once)\n'));
   try {
-    const report = await runOpenLoopBench({ ...options, signal: sigint.signal }, (ev) => {
+    const report = await runOpenLoopBench({ ...options, signal: stop.signal }, (ev) => {
       if (ev.type === 'note') process.stderr.write(`redis-rtt: ${ev.text}\n`);
       else if (ev.type === 'running') {
         const at = `${Math.round(ev.elapsedS)}s of ${ev.durationS}s${ev.elapsedS > ev.durationS ? ' (draining)' : ''}`;
@@ -134,10 +134,10 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
     else process.stderr.write(table + '\n');
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
     for (const f of await writeOpenLoopFiles(report, flags)) process.stderr.write(`redis-rtt: wrote ${f}\n`);
-    if (sigint.signal.aborted) process.exitCode = 130;
+    if (stop.signal.aborted) process.exitCode = stop.exitStatus;
     else if (report.results.some((r) => r.error)) process.exitCode = 1;
   } finally {
-    sigint.dispose();
+    stop.dispose();
   }
 }
 

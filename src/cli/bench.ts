@@ -14,7 +14,7 @@ import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js'
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { progressPrinter } from './bench-progress.js';
-import { abortOnSigint, STOPPING_AFTER_SAMPLE } from './sigint.js';
+import { abortOnStop, STOPPING_AFTER_SAMPLE } from './stop-request.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 import { colorFor } from '../text-grid.js';
 
@@ -193,20 +193,20 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
 /** Runs with progress on stderr and Ctrl-C handling, then prints and writes the report. */
 export async function runBenchCommand(options: BenchOptions, out: BenchOutputFlags): Promise<void> {
   const progress = progressPrinter();
-  const sigint = abortOnSigint(() => {
+  const stop = abortOnStop(() => {
     progress.done();
     process.stderr.write('redis-rtt: stopping after the current wait (Ctrl-C again to quit at once)\n');
   });
   try {
-    const report = await runBench({ ...options, signal: sigint.signal }, progress.onEvent);
+    const report = await runBench({ ...options, signal: stop.signal }, progress.onEvent);
     progress.done();
     const written = await emitBenchReport(report, out);
     for (const f of written) process.stderr.write(`redis-rtt: wrote ${f}\n`);
-    if (sigint.signal.aborted) process.exitCode = 130;
+    if (stop.signal.aborted) process.exitCode = stop.exitStatus;
     else if (report.results.some((r) => r.error)) process.exitCode = 1;
   } finally {
     progress.done();
-    sigint.dispose();
+    stop.dispose();
   }
 }
 
@@ -217,14 +217,14 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
   const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parseNonNegativeInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
   const links = given('links') ? parseList(flags.links, '--links', 'links') : undefined;
-  // Ctrl-C: stop after the sample in flight, report what finished, exit 130 (the run's finally
+  // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's finally
   // blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.
-  const sigint = abortOnSigint(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
+  const stop = abortOnStop(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
   const common = {
     upstream: flags.redis,
     n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,
     repeat: given('repeat') ? parsePositiveInt(flags.repeat, '--repeat', 10_000) : undefined,
-    signal: sigint.signal,
+    signal: stop.signal,
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,
     log: (line: string) => void process.stderr.write(`redis-rtt: ${line}\n`),
@@ -242,8 +242,8 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
       const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
       if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
     }
-    if (report.interrupted) process.exitCode = 130;
+    if (report.interrupted) process.exitCode = stop.exitStatus;
   } finally {
-    sigint.dispose();
+    stop.dispose();
   }
 }

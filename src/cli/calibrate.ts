@@ -7,7 +7,7 @@ import { renderHtml } from '../report/html.js';
 import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
 import { parseCompensateFlag } from './compensate-flag.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
-import { abortOnSigint } from './sigint.js';
+import { abortOnStop } from './stop-request.js';
 
 interface CalibrateFlags {
   rtts: string;
@@ -55,9 +55,9 @@ export function registerCalibrate(program: Command): void {
       const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);
       const compensationUs = parseCompensateFlag(flags.compensate);
       const rounds = parsePositiveInt(flags.rounds, '--rounds', 1000);
-      const sigint = abortOnSigint(() => process.stderr.write('redis-rtt: stopping after the current block of PINGs (Ctrl-C again to quit at once)\n'));
+      const stop = abortOnStop(() => process.stderr.write('redis-rtt: stopping after the current block of PINGs (Ctrl-C again to quit at once)\n'));
       try {
-        const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress: (l) => process.stderr.write(l + '\n'), signal: sigint.signal });
+        const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress: (l) => process.stderr.write(l + '\n'), signal: stop.signal });
         process[jsonToStdout(flags.json) ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
         if (flags.json !== undefined) {
           const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
@@ -67,9 +67,9 @@ export function registerCalibrate(program: Command): void {
           await writeFile(flags.html, renderHtml(report));
           process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
         }
-        if (sigint.signal.aborted) process.exitCode = 130;
+        if (stop.signal.aborted) process.exitCode = stop.exitStatus;
       } finally {
-        sigint.dispose();
+        stop.dispose();
       }
     });
 }

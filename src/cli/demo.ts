@@ -7,7 +7,7 @@ import { DEMO_LINKS, runDemo } from '../workload/demo.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { fmtSeconds, progressPrinter } from './bench-progress.js';
-import { abortOnSigint, STOPPING_AFTER_SAMPLE } from './sigint.js';
+import { abortOnStop, STOPPING_AFTER_SAMPLE } from './stop-request.js';
 import { colorFor } from '../text-grid.js';
 
 interface DemoFlags {
@@ -46,30 +46,30 @@ export function registerDemo(program: Command): void {
       checkOutputs({ '--json': flags.json, '--html': flags.cluster || flags.html === false ? undefined : flags.html });
       const started = Date.now();
       if (flags.cluster) {
-        // Ctrl-C: stop after the sample in flight, report what finished, exit 130 (the run's
+        // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's
         // finally blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.
-        const sigint = abortOnSigint(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
+        const stop = abortOnStop(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
         try {
           const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
-          const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: sigint.signal, log });
+          const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: stop.signal, log });
           const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
           tableTo.write(renderClusterTable(report, { color: colorFor(tableTo) }));
           const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
           if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
           process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);
-          if (report.interrupted) process.exitCode = 130;
+          if (report.interrupted) process.exitCode = stop.exitStatus;
         } finally {
-          sigint.dispose();
+          stop.dispose();
         }
         return;
       }
       const progress = progressPrinter();
-      const sigint = abortOnSigint(() => {
+      const stop = abortOnStop(() => {
         progress.done();
         process.stderr.write('redis-rtt: stopping after the current wait (Ctrl-C again to quit at once)\n');
       });
       try {
-        const report = await runDemo({ signal: sigint.signal, progress: progress.onEvent });
+        const report = await runDemo({ signal: stop.signal, progress: progress.onEvent });
         progress.done();
         // renderTable ends with the two-line reading ("at cross-az, pipelining 100 cut ...").
         const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
@@ -81,11 +81,11 @@ export function registerDemo(program: Command): void {
           process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
         }
         process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);
-        if (sigint.signal.aborted) process.exitCode = 130;
+        if (stop.signal.aborted) process.exitCode = stop.exitStatus;
         else if (report.results.some((r) => r.error)) process.exitCode = 1;
       } finally {
         progress.done();
-        sigint.dispose();
+        stop.dispose();
       }
     });
 }

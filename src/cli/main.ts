@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, NetworkError, RedisSpawnError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { stopRequested } from './sigint.js';
+import { requestedStopStatus } from './stop-request.js';
 import { registerProxy } from './proxy.js';
 import { registerCalibrate } from './calibrate.js';
 import { registerBench } from './bench.js';
@@ -13,8 +13,6 @@ import { registerServer } from './server-command.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;
-/** Exit status after Ctrl-C (128 + SIGINT), as a shell reports it. */
-const EXIT_INTERRUPTED = 130;
 
 export function buildProgram(): Command {
   const program = new Command('redis-rtt')
@@ -74,10 +72,10 @@ function reportError(err: unknown): number {
     process.stderr.write(`${ERROR_PREFIX}${err.message}\n`);
     return EXIT_USAGE;
   }
-  if (stopRequested()) {
-    // Ctrl-C during start-up: what was starting died of the same signal. Said in one line, exit 130.
+  if (requestedStopStatus() !== 0) {
+    // Ctrl-C or SIGTERM during start-up: what was starting died of the same signal. One line, 130 or 143.
     process.stderr.write(`${ERROR_PREFIX}stopped on request (${err instanceof Error ? err.message.split('\n')[0] : String(err)})\n`);
-    return EXIT_INTERRUPTED;
+    return requestedStopStatus();
   }
   if (err instanceof NetworkError || err instanceof RedisSpawnError) {
     process.stderr.write(`${ERROR_PREFIX}${err.message}\n`);

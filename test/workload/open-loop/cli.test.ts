@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
 import { main } from '../../../src/cli/main.js';
+import { startPrivateRedis } from '../../../src/redis/index.js';
 import { resolveOpenLoopOptions } from '../../../src/workload/open-loop/options.js';
 import type { OpenLoopReport } from '../../../src/workload/open-loop/types.js';
 import { captureCliOutput } from '../../helpers/cli-output.js';
@@ -159,4 +161,34 @@ describe('Ctrl-C', () => {
     expect(err).toMatch(/stopped on request/);
     expect(err).toMatch(/^rtt=20ms seq C=1 +100 /m);
   }, 20_000);
+});
+
+describe('SIGTERM (a CI job\'s timeout, kill, a container stopping)', () => {
+  it('stops as Ctrl-C does: what finished is printed, the counter key on the user\'s Redis is deleted, exit 143', async () => {
+    await using redis = await startPrivateRedis();
+    const probe = new Redis(redis.port!, redis.host!, { lazyConnect: true });
+    await probe.connect();
+    try {
+      const child = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--redis', redis.address, '--key-prefix', 'term:', '--links', 'rtt=20ms',
+        '--clients', '1', '--rate', '100', '--duration', '30s'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      const code = new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+      await vi.waitUntil(
+        () => {
+          if (child.exitCode !== null || child.signalCode !== null) throw new Error(`exited early: ${err}`);
+          return /rtt=20ms seq C=1 100\/s/.test(err);
+        },
+        { timeout: 15_000, interval: 20 },
+      );
+      await vi.waitUntil(async () => Number(await probe.get('term:counter')) > 0, { timeout: 5000, interval: 20 });
+      child.kill('SIGTERM');
+      expect(await code, err).toBe(143);
+      expect(err).toMatch(/stopped on request/);
+      expect(err).toMatch(/^rtt=20ms seq C=1 +100 /m);
+      expect(await probe.exists('term:counter')).toBe(0);
+    } finally {
+      probe.disconnect();
+    }
+  }, 30_000);
 });

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runProgram } from '../../src/cli/main.js';
-import { abortOnSigint } from '../../src/cli/sigint.js';
+import { abortOnStop } from '../../src/cli/stop-request.js';
 import { RedisSpawnError } from '../../src/errors.js';
 
 /** A program whose one command fails the way a start-up cut short by Ctrl-C fails. */
@@ -26,24 +26,24 @@ describe('a failure after Ctrl-C', () => {
 
   it('ends as the stop asked for: exit 130, one line, no stack trace', async () => {
     capture();
-    const sigint = abortOnSigint(() => {});
+    const stop = abortOnStop(() => {});
     try {
       const code = await runProgram(failingProgram(() => process.emit('SIGINT')), ['node', 't', 'run']);
       expect(code).toBe(130);
-      expect(sigint.signal.aborted).toBe(true);
+      expect(stop.signal.aborted).toBe(true);
     } finally {
-      sigint.dispose();
+      stop.dispose();
     }
     expect(stderr).toBe('redis-rtt: stopped on request (redis-server (redis-server) was killed by SIGINT before it was ready)\n');
   });
 
   it('is a failure (exit 1) when no Ctrl-C came, even after an earlier run was stopped', async () => {
     capture();
-    const sigint = abortOnSigint(() => {});
+    const stop = abortOnStop(() => {});
     process.emit('SIGINT');
-    sigint.dispose();
+    stop.dispose();
     // A new run starts with no stop asked for.
-    const next = abortOnSigint(() => {});
+    const next = abortOnStop(() => {});
     try {
       expect(await runProgram(failingProgram(() => {}), ['node', 't', 'run'])).toBe(1);
     } finally {
@@ -51,5 +51,21 @@ describe('a failure after Ctrl-C', () => {
     }
     expect(stderr).toMatch(/^redis-rtt: .*killed by SIGINT before it was ready/);
     expect(stderr).not.toMatch(/stopped on request/);
+  });
+
+  it('after SIGTERM exits 143, and a command that finished reports the same status', async () => {
+    capture();
+    const stop = abortOnStop(() => {});
+    try {
+      process.emit('SIGTERM');
+      expect(stop.signal.aborted).toBe(true);
+      expect(stop.exitStatus).toBe(143);
+      expect(await runProgram(failingProgram(() => {}), ['node', 't', 'run'])).toBe(143);
+    } finally {
+      stop.dispose();
+    }
+    expect(stderr).toMatch(/^redis-rtt: stopped on request \(/);
+    // Disposed: a later SIGTERM is no longer ours (no handler left behind).
+    expect(process.listenerCount('SIGTERM')).toBe(0);
   });
 });

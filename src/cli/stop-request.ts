@@ -1,0 +1,60 @@
+/** The exit status after a stop asked for by a signal, as a shell reports it: 128 + the signal's number. */
+const STOP_STATUS = { SIGINT: 130, SIGTERM: 143 } as const;
+type StopSignal = keyof typeof STOP_STATUS;
+
+/** 0 while nothing asked the run under way to stop; else the status it exits with (130 Ctrl-C, 143 SIGTERM). */
+let stopStatus = 0;
+
+/**
+ * The exit status of a stop asked for (0: none). A failure after the stop is its own doing, not a
+ * fault to report with a stack trace: a Ctrl-C reaches our whole process group, and a child forked
+ * in that instant (a private redis-server, a link's proxy) is still in it until it execs, so it dies
+ * of the same signal and its start-up fails.
+ */
+export function requestedStopStatus(): number {
+  return stopStatus;
+}
+
+export interface StopRequest {
+  /** Aborted at the first Ctrl-C or SIGTERM. */
+  readonly signal: AbortSignal;
+  /** What the command exits with once it has reported what finished: 130 after Ctrl-C, 143 after SIGTERM. */
+  readonly exitStatus: number;
+  dispose(): void;
+}
+
+/**
+ * The one stop handling of a run that reports what finished (bench, demo, calibrate). The first
+ * Ctrl-C or SIGTERM (a CI job's timeout, `kill`, a container stopping) aborts the run at its next
+ * stopping point (a bench's next wait, calibrate's next block of PINGs) and lets it return what
+ * finished: the caller prints it, its finally blocks remove the proxies, the private Redis and the
+ * keys it wrote to a user's Redis, and it exits 130 or 143. A second signal leaves now (the 'exit'
+ * handler still kills a private redis-server).
+ */
+export function abortOnStop(onFirst: () => void): StopRequest {
+  const controller = new AbortController();
+  stopStatus = 0;
+  const stopOn = (name: StopSignal) => (): void => {
+    if (controller.signal.aborted) process.exit(stopStatus);
+    stopStatus = STOP_STATUS[name];
+    onFirst();
+    controller.abort();
+  };
+  const onInt = stopOn('SIGINT');
+  const onTerm = stopOn('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  return {
+    signal: controller.signal,
+    get exitStatus() {
+      return stopStatus;
+    },
+    dispose: () => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+    },
+  };
+}
+
+/** What a cluster bench says on the first Ctrl-C: its stopping point is the end of a sample. */
+export const STOPPING_AFTER_SAMPLE = 'redis-rtt: stopping after the sample in flight (Ctrl-C again to quit at once)\n';
