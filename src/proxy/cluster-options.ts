@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LinkSettings } from '../link/types.js';
-import { wholeNumber } from '../validation/schema.js';
+import { refreshPeriodMs, wholeNumber } from '../validation/schema.js';
 
 const PORT_RANGE = /^\s*(\d{1,5})\s*-\s*(\d{1,5})\s*$/;
 
@@ -45,12 +45,7 @@ export const CLUSTER_OPTIONS = {
     .string({ error: 'a string' })
     .describe("Password for the proxy's own discovery connections (the CLI reads REDIS_RTT_UPSTREAM_PASSWORD).")
     .optional(),
-  topologyRefreshMs: z
-    .number({ error: 'milliseconds, at least 10' })
-    // Shorter would read CLUSTER NODES from every node back to back, a load on the cluster no failover needs.
-    .min(10, { error: 'milliseconds, at least 10' })
-    .describe('How often the proxy re-reads CLUSTER NODES to follow failovers and new nodes, in ms (at least 10). Default 1000.')
-    .optional(),
+  topologyRefreshMs: refreshPeriodMs('How often the proxy re-reads CLUSTER NODES to follow failovers and new nodes, in ms (at least 10). Default 1000.'),
 };
 
 /** The cluster options' values (CLUSTER_OPTIONS is their schema) and the one hook cluster mode adds. */

@@ -3,7 +3,7 @@ import { parseEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { checkOptionKeys } from '../proxy/option-keys.js';
 import type { ProxyOptions } from '../proxy/types.js';
-import { keyPath, parseWith } from '../validation/schema.js';
+import { keyPath, parseWith, refreshPeriodMs } from '../validation/schema.js';
 import type { RealAddress } from '../cluster/types.js';
 
 /** What sentinel mode adds to startProxy's options (docs/sentinel.md). */
@@ -22,12 +22,7 @@ export const SENTINEL_OPTIONS = {
     .string({ error: 'a string' })
     .describe("Password for the proxy's own connections to the sentinels (the CLI reads REDIS_RTT_SENTINEL_PASSWORD).")
     .optional(),
-  sentinelRefreshMs: z
-    .number({ error: 'milliseconds, at least 10' })
-    // Shorter would ask the sentinels back to back, a load on them no failover needs.
-    .min(10, { error: 'milliseconds, at least 10' })
-    .describe('How often the proxy asks every sentinel for the primary, replicas and sentinels, in ms (at least 10). Default 1000.')
-    .optional(),
+  sentinelRefreshMs: refreshPeriodMs('How often the proxy asks every sentinel for the primary, replicas and sentinels, in ms (at least 10). Default 1000.'),
 };
 
 const SCHEMA = z.object(SENTINEL_OPTIONS);

@@ -54,6 +54,23 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   return v;
 }
 
+/** Node's timers take at most 2^31 - 1 ms: a longer delay is set to 1 ms (a TimeoutOverflowWarning). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * How often a periodic refresh reads the upstreams' state (topologyRefreshMs, sentinelRefreshMs),
+ * in ms. At least 10: shorter would read back to back, a load no failover needs. At most Node's
+ * timer limit: above it the timer fires every millisecond, the very load the minimum keeps off.
+ */
+export function refreshPeriodMs(description: string): z.ZodOptional<z.ZodNumber> {
+  return z
+    .number({ error: 'milliseconds, at least 10' })
+    .min(10, { error: 'milliseconds, at least 10' })
+    .max(MAX_TIMER_MS, { error: `milliseconds, at most ${MAX_TIMER_MS} (Node's timer limit)` })
+    .describe(description)
+    .optional();
+}
+
 /**
  * The one integer check: a whole number (a safe integer) from `min` to `max`. Its message says
  * the range, so what is said is what is accepted; `zeroMeans` words a 0 that switches a thing off.

@@ -90,6 +90,8 @@ describe('normalizeProxyOptions', () => {
     // A refresh every microsecond would read the cluster's or the sentinels' state back to back.
     expect(refusal({ ...up, topologyRefreshMs: 0.001 })).toEqual({ flag: 'topologyRefreshMs', accepts: 'milliseconds, at least 10' });
     expect(normalizeProxyOptions({ ...up, topologyRefreshMs: 10 } as ProxyOptions)).toBeDefined();
+    // Above Node's timer limit setInterval fires every millisecond: the same back-to-back reads.
+    expect(refusal({ ...up, topologyRefreshMs: 2 ** 31 })).toEqual({ flag: 'topologyRefreshMs', accepts: "milliseconds, at most 2147483647 (Node's timer limit)" });
     // A user with no password would be ignored without a word: the discovery would not log in.
     expect(refusal({ ...up, upstreamUser: 'bob' })).toEqual({ flag: '--upstream-user', accepts: expect.stringMatching(/^a password with it/) });
     expect(refusal({ ...up, upstreamUser: '', upstreamPassword: 'pw' })).toEqual({ flag: '--upstream-user', accepts: 'an ACL user name' });

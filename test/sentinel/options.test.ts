@@ -14,4 +14,13 @@ describe('sentinelSettings', () => {
       expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow('expected milliseconds, at least 10');
     }
   });
+
+  it("refuses a period above Node's timer limit: its setInterval would fire every millisecond, asking the sentinels back to back", () => {
+    const limitMs = 2 ** 31 - 1;
+    expect(sentinelSettings({ ...base, sentinelRefreshMs: limitMs }).refreshMs).toBe(limitMs);
+    for (const sentinelRefreshMs of [limitMs + 1, 1e12]) {
+      expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow(ConfigError);
+      expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow(`sentinelRefreshMs: invalid value ${sentinelRefreshMs}; expected milliseconds, at most ${limitMs}`);
+    }
+  });
 });
