@@ -61,7 +61,11 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
   };
 }
 
-/** A base link that says something: the CLI always passes jitterUs 0 and a jitterDist, which change nothing alone. */
+/**
+ * A base link that says something: the CLI always passes its defaults (jitterUs 0, a jitterDist,
+ * bandwidthBps 0 = unlimited), which change nothing alone and must not draw the warning.
+ */
 function baseLinkGiven(link: ProxyOptions['link']): boolean {
-  return Object.entries(link ?? {}).some(([key, value]) => value !== undefined && key !== 'jitterDist' && !(key === 'jitterUs' && value === 0));
+  const noOp = (key: string, value: unknown): boolean => key === 'jitterDist' || ((key === 'jitterUs' || key === 'bandwidthBps') && value === 0);
+  return Object.entries(link ?? {}).some(([key, value]) => value !== undefined && !noOp(key, value));
 }

@@ -90,6 +90,8 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     try {
       const zones = (p.line as unknown as { clientZones: { zone: number; seed: string; nodes: NodeLine[] }[] }).clientZones;
       expect(zones.map((z) => z.zone)).toEqual([1, 2]);
+      // No --rtt or --preset given: the CLI's own defaults (--bandwidth 0, --jitter 0) are no link to warn about.
+      expect(p.stderr()).not.toContain('is not used with --zones');
       expect(zones[0]!.seed).toBe(p.line.listen);
       for (const z of zones) {
         expect(z.seed).toBe(z.nodes[0]!.listen);
