@@ -7,7 +7,7 @@ import { startPrivateRedis, startProxy } from '../src/index.js';
 test('a user page loads in one round trip, even 1.2 ms away', async () => {
   const redis = await startPrivateRedis();
   const proxy = await startProxy({ upstream: redis.address, link: { preset: 'cross-az' } });
-  const client = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true });
+  const client = new Redis(`redis://${proxy.address}`, { lazyConnect: true });
   await client.connect();
   proxy.resetStats(); // count from here: the client's own connect handshake is not under test
   await client.pipeline().hgetall('user:1').smembers('user:1:roles').exec(); // code under test
@@ -20,7 +20,7 @@ test('a user page loads in one round trip, even 1.2 ms away', async () => {
 test('the same two reads awaited one by one cost two round trips, so the assertion above can fail', async () => {
   const redis = await startPrivateRedis();
   const proxy = await startProxy({ upstream: redis.address, link: { preset: 'cross-az' } });
-  const client = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true });
+  const client = new Redis(`redis://${proxy.address}`, { lazyConnect: true });
   try {
     await client.connect();
     proxy.resetStats();

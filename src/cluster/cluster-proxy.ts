@@ -62,11 +62,14 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
   get address(): string {
     return formatEndpoint({ kind: 'tcp', host: this.first.host!, port: this.first.port! });
   }
-  get host(): string | undefined {
-    return this.first.host;
+  // Cluster and Sentinel modes listen on TCP only (the seed's listener is bound before the proxy
+  // is handed out), so host and port are always there: typed so, a client's `{ host, port }`
+  // type-checks under exactOptionalPropertyTypes.
+  get host(): string {
+    return this.first.host!;
   }
-  get port(): number | undefined {
-    return this.first.port;
+  get port(): number {
+    return this.first.port!;
   }
   get controlAddress(): string | undefined {
     return this.control?.address;

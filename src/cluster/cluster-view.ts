@@ -53,6 +53,9 @@ export interface ClusterStats extends StatsSnapshot {
 
 export interface RedisRttClusterProxy extends RedisRttProxy {
   readonly cluster: true;
+  /** The seed listener's host: always TCP in cluster and sentinel modes. */
+  readonly host: string;
+  readonly port: number;
   nodes(): ClusterNodeView[];
   /** Changes the link of the nodes `selector` picks (every node without one); returns the first one's settings. */
   setLink(update: LinkUpdate & { preset?: string }, selector?: string): LinkSettings;
