@@ -115,13 +115,17 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const timeline = timelineFromFlags(flags);
   const { sentinel, upstream } = checkAddressFlags(flags, file);
   const calibrate = flags.compensate === 'calibrate';
+  // The file's compensationUs is in force unless --compensate was given (mergeProxyConfig drops it then).
+  const compensateMode = file.compensationUs === undefined ? flags.compensate : 'compensationUs';
+  // Both sides as the start gets them: a side no TLS flag touched stays the file's (config-tls.ts).
+  const tls = { ...definedOnly(file, ['upstreamTls', 'listenTls']), ...definedOnly(tlsFromFlags(flags)) } as Pick<ProxyOptions, 'upstreamTls' | 'listenTls'>;
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   const fdWarning = fdLimitWarning();
   if (fdWarning) log(fdWarning);
-  if (calibrate && flags.listenTls) {
+  if (calibrate && tls.listenTls) {
     // Its PINGs go through a plaintext listener of its own: the TLS stages clients go through would
     // not be in the figure. auto measures the hop over TLS on both sides.
     const why = 'auto, a duration or a file with --listen-tls (calibrate measures through a plaintext listener, not the TLS one clients use)';
@@ -131,7 +135,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --sentinel (calibrate measures one upstream; sentinel mode has many)');
   }
   if (calibrate && !printOnly) {
-    compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tlsFromFlags(flags).upstreamTls);
+    compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tls.upstreamTls);
   }
   const fromFlags: Omit<ProxyOptions, 'upstream'> = {
     listen: flags.listen,
@@ -153,7 +157,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     argSizes: record?.argSizes,
     onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
     onNodeLinkChange: record?.nodeLinkChanged,
-    ...definedOnly({ ...file, ...tlsFromFlags(flags) }, ['upstreamTls', 'listenTls']),
+    ...tls,
     announceHost: flags.announceHost,
     listenPorts: flags.listenPorts,
     zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
@@ -166,7 +170,6 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const common = { ...file, ...definedOnly(fromFlags) } as Omit<ProxyOptions, 'upstream'>;
   if (printOnly) {
     // The start reads the TLS files the flags name (a file's were read with it): so does this.
-    const tls = tlsFromFlags(flags);
     checkTlsFiles(tls.upstreamTls, tls.listenTls);
     const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
     process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
@@ -183,7 +186,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       });
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
-  const hint = hopOnlyHint(flags.compensate, proxy.link());
+  const hint = hopOnlyHint(compensateMode, proxy.link());
   if (hint) log(hint);
   const wakeNote = wakeKindNote(process.platform, sharedScheduler().wakeKindInUse);
   if (wakeNote) log(wakeNote);
@@ -220,14 +223,13 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on
   // the first client's close.
   // --compensate auto already said "not Redis" while measuring; the other modes hear it here.
-  const tlsOptions = tlsFromFlags(flags);
   // Checked by startProxy already; rebuilt here without its warning so the probe speaks TLS too.
-  const upTls = tlsOptions.upstreamTls;
+  const upTls = tls.upstreamTls;
   const probeTls = upTls && upstream?.kind === 'tcp' ? loadUpstreamTls(upTls === true ? {} : upTls, upstream.host, () => undefined) : undefined;
   // Sentinel mode asked every sentinel at start already.
   if (upstream) void probeUpstream(upstream, undefined, probeTls).then((r) => {
     if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
-    if (r && 'notRedis' in r && flags.compensate !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
+    if (r && 'notRedis' in r && compensateMode !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });
   await stopped;
   const snapshot = proxy.stats();
