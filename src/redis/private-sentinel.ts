@@ -67,6 +67,16 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
   if (!Number.isInteger(replicas) || replicas < 0) throw new ConfigError('replicas', replicas, 'a whole number, 0 or more');
   if (!Number.isInteger(count) || count < 1) throw new ConfigError('sentinels', count, 'a whole number of at least 1');
   if (!Number.isInteger(quorum) || quorum < 1 || quorum > count) throw new ConfigError('quorum', quorum, `a whole number from 1 to ${count} (the sentinels)`);
+  // Sentinel's events are space-separated (`+switch-master <name> <ip> <port> ...`): a name with a
+  // space, or none, is one no client (nor the proxy's rewrite) can read back out of them.
+  if (typeof name !== 'string' || !/^\S+$/.test(name)) throw new ConfigError('masterName', name, 'a name with no spaces');
+  const downAfterMs = opts.downAfterMs ?? DEFAULT_PRIVATE_SENTINEL.downAfterMs;
+  const failoverTimeoutMs = opts.failoverTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.failoverTimeoutMs;
+  const readyTimeoutMs = opts.readyTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.readyTimeoutMs;
+  // redis-server refuses 0 and below (a RedisSpawnError, as if it had not started) and cuts 1.5 to 1.
+  for (const [key, ms] of Object.entries({ downAfterMs, failoverTimeoutMs, readyTimeoutMs })) {
+    if (!Number.isInteger(ms) || ms < 1) throw new ConfigError(key, ms, 'whole milliseconds, at least 1');
+  }
   const started: PrivateRedis[] = [];
   const stopAll = (): Promise<void> => Promise.all(started.map((p) => p.stop())).then(() => undefined);
   const start = async (o: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> => {
@@ -81,11 +91,11 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
     const replicaNodes = await Promise.all(Array.from({ length: replicas }, () => start({ args: [...dataArgs, '--replicaof', '127.0.0.1', String(primary.port)] })));
     const monitor = [
       ...['--sentinel', 'monitor', name, '127.0.0.1', String(primary.port), String(quorum)],
-      ...['--sentinel', 'down-after-milliseconds', name, String(opts.downAfterMs ?? DEFAULT_PRIVATE_SENTINEL.downAfterMs)],
-      ...['--sentinel', 'failover-timeout', name, String(opts.failoverTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.failoverTimeoutMs)],
+      ...['--sentinel', 'down-after-milliseconds', name, String(downAfterMs)],
+      ...['--sentinel', 'failover-timeout', name, String(failoverTimeoutMs)],
     ];
     const sentinels = await Promise.all(Array.from({ length: count }, () => start({ sentinel: true, args: monitor })));
-    await waitReady(sentinels, name, replicas, opts.readyTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.readyTimeoutMs);
+    await waitReady(sentinels, name, replicas, readyTimeoutMs);
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> => (stopping ??= stopAll());
     return {

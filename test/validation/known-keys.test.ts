@@ -57,4 +57,18 @@ describe('the other start and run functions', () => {
     await expect(startPrivateSentinel({ sentinels: 3, quorum: 4 })).rejects.toThrow(new ConfigError('quorum', 4, 'a whole number from 1 to 3 (the sentinels)'));
     expect(trackedCount()).toBe(0);
   });
+
+  it("a private Sentinel set-up's timings and master name are checked before a server starts (redis-server took 1.5 as 1, and '' as a name)", async () => {
+    const ms = 'whole milliseconds, at least 1';
+    await expect(startPrivateSentinel({ downAfterMs: 0 })).rejects.toThrow(new ConfigError('downAfterMs', 0, ms));
+    await expect(startPrivateSentinel({ downAfterMs: 1.5 })).rejects.toThrow(new ConfigError('downAfterMs', 1.5, ms));
+    await expect(startPrivateSentinel({ failoverTimeoutMs: -1 })).rejects.toThrow(new ConfigError('failoverTimeoutMs', -1, ms));
+    await expect(startPrivateSentinel({ readyTimeoutMs: -5 })).rejects.toThrow(new ConfigError('readyTimeoutMs', -5, ms));
+    await expect(startPrivateSentinel({ downAfterMs: '1000' as never })).rejects.toMatchObject({ name: 'ConfigError', flag: 'downAfterMs' });
+    // Sentinel's events are space-separated: a name with a space cannot be read back out of them.
+    for (const masterName of ['', 'my master']) {
+      await expect(startPrivateSentinel({ masterName })).rejects.toThrow(new ConfigError('masterName', masterName, 'a name with no spaces'));
+    }
+    expect(trackedCount()).toBe(0);
+  });
 });
