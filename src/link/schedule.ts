@@ -1,7 +1,8 @@
 /**
  * `--link-schedule FILE`: link changes and partitions at set times from the proxy's start. The file
  * is a list of steps, or `{ "loop": true, "steps": [...] }`. Refused whole, with the field named,
- * when a step is out of order, names an unknown field, or ramps past the next step.
+ * when a step is out of order, names an unknown field, ramps past the next step, or starts a
+ * partition before the one ahead of it has ended.
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
@@ -64,7 +65,7 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
     ? { loop: false, steps: parseWith(STEPS, json, (path) => flagOf(['steps', ...path])) }
     : parseWith(LOOP, json, flagOf);
   // Values in errors as the file has them ("5s"), not as parsed (microseconds).
-  const raw = (Array.isArray(json) ? json : (json as { steps: unknown[] }).steps) as { at?: unknown; ramp?: unknown }[];
+  const raw = (Array.isArray(json) ? json : (json as { steps: unknown[] }).steps) as { at?: unknown; ramp?: unknown; partition?: unknown }[];
   const steps: ScheduleStep[] = form.steps.map((s) => ({
     atUs: s.at,
     ...(s.link !== undefined ? { link: s.link } : {}),
@@ -82,6 +83,7 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
       throw new ConfigError(`${flag} steps[${i}].ramp`, raw[i]!.ramp, `a ramp that ends by steps[${i + 1}].at`);
     }
   }
+  checkPartitionsApart(steps, undefined, flag, raw);
   if (!form.loop) return { steps };
   const n = steps.length;
   const last = steps[n - 1]!;
@@ -92,5 +94,30 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
     const fallback = form.period === undefined ? ` (the default, the last step held as long as the gap before it, gives ${periodUs} us)` : '';
     throw new ConfigError(`${flag} period`, (json as { period?: unknown }).period, `a period after the last step and its ramp, ${bound}${fallback}`);
   }
+  checkPartitionsApart(steps, periodUs, flag, raw);
   return { steps, periodUs };
+}
+
+/**
+ * One partition at a time (PUT /link refuses a second while one runs): a partition step that starts
+ * before the one ahead of it has ended would only be logged and skipped when its time came, so the
+ * file is refused instead. Back to back is refused too, since the earlier one's end is timed from
+ * when its step fired, a little late under load. With a period, the last one must end before the
+ * first one's next pass.
+ */
+function checkPartitionsApart(steps: ScheduleStep[], periodUs: number | undefined, flag: string, raw: { partition?: unknown }[]): void {
+  const cuts = steps.flatMap((s, i) => (s.partition === undefined ? [] : [{ i, atUs: s.atUs, endUs: s.atUs + s.partition.durationUs }]));
+  const pairs = cuts.slice(1).map((later, k) => ({ earlier: cuts[k]!, later, laterAtUs: later.atUs }));
+  if (periodUs !== undefined && cuts.length > 0) {
+    pairs.push({ earlier: cuts[cuts.length - 1]!, later: cuts[0]!, laterAtUs: periodUs + cuts[0]!.atUs });
+  }
+  for (const { earlier, later, laterAtUs } of pairs) {
+    if (laterAtUs > earlier.endUs) continue;
+    const pass = later.i <= earlier.i ? ' on the next pass' : '';
+    throw new ConfigError(
+      `${flag} steps[${later.i}].partition`,
+      raw[later.i]!.partition,
+      `a partition that starts${pass} after steps[${earlier.i}]'s has ended (at ${earlier.endUs} us; one partition at a time)`,
+    );
+  }
 }
