@@ -59,6 +59,9 @@ export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof
       throw err instanceof ConfigError ? tcpOnly : err;
     }
     if (e.kind !== 'tcp') throw tcpOnly;
+    // parseEndpoint takes any text before the last ':' as the host: "a:1,b:2" (a list in one item of the
+    // option or config key) would be asked for as host "a:1,b" and refused as "a sentinel that answers".
+    if (/[\s,]/.test(e.host)) throw new ConfigError('--sentinel', text, 'one host:port per item (the --sentinel flag splits a comma-separated list; the option and the key do not)');
     return { host: e.host, port: e.port };
   });
   return { ...data, addresses, refreshMs: data.sentinelRefreshMs ?? DEFAULT_SENTINEL_REFRESH_MS };

@@ -23,4 +23,16 @@ describe('sentinelSettings', () => {
       expect(() => sentinelSettings({ ...base, sentinelRefreshMs })).toThrow(`sentinelRefreshMs: invalid value ${sentinelRefreshMs}; expected milliseconds, at most ${limitMs}`);
     }
   });
+
+  it('refuses an item holding a list: its host would be "a:1,b" and the start would say no sentinel answers', () => {
+    const sentinels = ['127.0.0.1:26379,127.0.0.1:26380'];
+    expect(() => sentinelSettings({ ...base, sentinels })).toThrow(
+      new ConfigError('--sentinel', sentinels[0], 'one host:port per item (the --sentinel flag splits a comma-separated list; the option and the key do not)'),
+    );
+    expect(() => sentinelSettings({ ...base, sentinels: ['127.0.0.1 :26379'] })).toThrow(ConfigError);
+    expect(sentinelSettings({ ...base, sentinels: ['[::1]:26379', 'localhost'] }).addresses).toEqual([
+      { host: '::1', port: 26379 },
+      { host: 'localhost', port: 26379 },
+    ]);
+  });
 });
