@@ -54,9 +54,19 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
   checkOptionKeys(options);
   const clustered = await maybeStartCluster(options, (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node));
   if (clustered) return clustered;
-  // One listener has no nodes to place in zones: refused rather than ignored.
-  if (options.clientZones !== undefined) {
-    throw new ConfigError('--client-zones', String(options.clientZones), 'cluster or Sentinel mode only (--cluster on, or auto against a cluster node; --sentinel); drop it for a single Redis');
-  }
+  refuseNodeOptions(options);
   return startSingleNodeProxy(options);
+}
+
+/**
+ * One listener has no nodes to place in zones or to pick with a selector: refused rather than
+ * ignored. A single Redis started with --zones 3 or --node-link masters=cross-az ran with no delay
+ * at all, without a word, where the user meant to measure a link.
+ */
+function refuseNodeOptions(options: ProxyOptions): void {
+  const only = 'cluster or Sentinel mode only (--cluster on, or auto against a cluster node; --sentinel)';
+  if (options.clientZones !== undefined) throw new ConfigError('--client-zones', String(options.clientZones), `${only}; drop it for a single Redis`);
+  if (options.zones !== undefined) throw new ConfigError('--zones', String(options.zones), `${only}; for a single Redis give its link (--rtt, --preset)`);
+  const rule = options.nodeLinks?.[0];
+  if (rule !== undefined) throw new ConfigError('--node-link', rule, `${only}; for a single Redis give its link (--rtt, --preset)`);
 }

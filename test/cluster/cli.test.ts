@@ -148,6 +148,12 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
       const z = await runCli(['proxy', '--upstream', single.address, '--zones', '3', '--client-zones', '2']);
       expect(z.code, z.stderr).toBe(2);
       expect(z.stderr).toMatch(/--client-zones: .*cluster or Sentinel mode only/);
+      // Nor nodes to place in zones or pick by role: refused, not run with no link at all.
+      for (const args of [['--zones', '3'], ['--node-link', 'masters=cross-az'], ['--cluster', 'off', '--zones', '2']]) {
+        const r1 = await runCli(['proxy', '--upstream', single.address, ...args]);
+        expect({ args, code: r1.code, stdout: r1.stdout }).toEqual({ args, code: 2, stdout: '' });
+        expect(r1.stderr).toMatch(new RegExp(`${args.at(-2)}: invalid value "${args.at(-1)}"; expected cluster or Sentinel mode only .*give its link \\(--rtt, --preset\\)`));
+      }
     } finally {
       await single.stop();
     }
