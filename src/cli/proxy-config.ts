@@ -19,6 +19,7 @@ import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { parseAllowHost } from '../http/guard.js';
 import { parseLinkSpec } from '../link/link-spec.js';
+import type { LinkUpdate } from '../link/types.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttWave } from '../link/wave.js';
@@ -185,6 +186,22 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     delete file.record;
   }
   return { flags: out as F, file };
+}
+
+/** Link keys a flag sets together (`--rtt` both delays, `--loss` both losses), and the file's keys it replaces. */
+const LINK_FLAG_COVERS: Record<string, readonly string[]> = { rttUs: ['upUs', 'downUs'], loss: ['lossUp', 'lossDown'] };
+
+/**
+ * The file's link under the link flags, key by key. A flag that sets several keys replaces the
+ * file's value of each: the file's upUs/downUs would otherwise win over `--rtt` (the explicit
+ * one-way keys are applied after rttUs), and its lossUp/lossDown over `--loss`.
+ */
+export function mergeFileLink(fileLink: LinkUpdate | undefined, flagLink: LinkUpdate): LinkUpdate {
+  const fromFile: Record<string, unknown> = { ...fileLink };
+  for (const [key, covered] of Object.entries(LINK_FLAG_COVERS)) {
+    if (key in flagLink) for (const k of covered) delete fromFile[k];
+  }
+  return { ...fromFile, ...flagLink };
 }
 
 /** The options --print-config hides, and what it writes in their place. */

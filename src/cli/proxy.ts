@@ -24,7 +24,7 @@ import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { checkTlsFiles, loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
 import { checkAddressFlags, limitsFromFlags, type ProxyFlags } from './proxy-flags.js';
-import { mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
+import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
@@ -109,7 +109,7 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const { update: flagLink, seed } = linkFromFlags(flags);
-  const update = { ...(file.link as LinkUpdate | undefined), ...flagLink };
+  const update = mergeFileLink(file.link as LinkUpdate | undefined, flagLink);
   const toxics = [...((file.toxics as unknown[] | undefined) ?? []), ...toxicsFromFlags(flags)];
   const printOnly = flags.printConfig === true;
   const timeline = timelineFromFlags(flags);
