@@ -13,6 +13,7 @@ import { nodeView, type ClientZoneView, type ClusterNodeView, type ClusterStats,
 import type { ClientZones } from './client-zones.js';
 import type { ClusterNode } from './cluster-node.js';
 import { NodeFanOut } from './node-fan-out.js';
+import { selects } from './node-link.js';
 import type { NodeStarter } from './node-starter.js';
 import type { RewriteCounts } from './rewrite-counts.js';
 import type { TopologySource } from './topology-refresh.js';
@@ -54,6 +55,7 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
           });
           return { link: { nodes: this.nodes() }, warnings: [...new Set(warnings)] };
         },
+        linkOf: (node) => ({ nodes: this.chosen(node).map((n) => nodeView(n, this.zones.split)) }),
       },
       log,
     );
@@ -99,7 +101,17 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
 
   /** The nodes the selector chose, their link changed; at least one. */
   private setLinkOf(update: LinkUpdate & { preset?: string }, selector: string | undefined): ClusterNode[] {
-    const chosen = this.zones.setLink(update, selector);
+    // Checked first: nothing changes on a selector that picks no node.
+    if (selector !== undefined) this.chosen(selector);
+    return this.zones.setLink(update, selector);
+  }
+
+  /**
+   * The listeners `selector` picks (every client zone's), at least one. An empty one is refused: as
+   * an id prefix it would pick every node (`?node=$NODE` with NODE unset changed them all).
+   */
+  private chosen(selector: string): ClusterNode[] {
+    const chosen = selector.trim() === '' ? [] : this.zones.list().filter((n) => selects(selector, n));
     if (chosen.length === 0) throw new ConfigError('node', selector, 'a selector that picks at least one node (host:port, id prefix, masters, replicas, or sentinels in sentinel mode)');
     return chosen;
   }

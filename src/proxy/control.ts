@@ -20,8 +20,10 @@ export interface ControlHandlers {
   /** The live per-command histograms the dashboard's window reads (RedisRttProxy.commandLatencyUs). */
   commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]>;
   metrics(): string;
-  /** `node` is PUT /link?node=SELECTOR (cluster mode); a single-node proxy ignores it. */
+  /** `node` is PUT /link?node=SELECTOR (cluster mode); a single-node proxy refuses it (400). */
   setLink(update: LinkUpdate & { preset?: string }, node?: string): LinkReply;
+  /** GET /link?node=SELECTOR: the chosen nodes' links (cluster mode); a single-node proxy refuses it (400). */
+  linkOf(node: string): object;
   reset(): void;
   connections(): ConnectionInfo[];
   /** The proxy's toxics (GET/POST /toxics, PATCH/DELETE /toxics/{name}, toxiproxy's JSON); a cluster's go on every node. */
@@ -97,9 +99,14 @@ function controlRoutes(h: ControlHandlers): Route[] {
     const body = await readJsonObject(req, CONTROL_BODY_LIMIT_BYTES);
     const unknown = Object.keys(body).filter((k) => !LINK_KEYS.has(k));
     if (unknown.length > 0) throw new HttpError(400, `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}`);
-    const node = new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
-    const { link, warnings } = h.setLink(body as LinkUpdate, node);
+    const { link, warnings } = h.setLink(body as LinkUpdate, nodeParam(req));
     sendJson(res, 200, { ...link, warnings });
+  };
+  // With ?node= the nodes it picks, as PUT answers them: without it a cluster's GET showed the
+  // seed's link whatever the selector said.
+  const getLink = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const node = nodeParam(req);
+    sendJson(res, 200, node === undefined ? h.stats().link : h.linkOf(node));
   };
   return [
     { path: '/stats', methods: { GET: (_req, res) => sendJson(res, 200, h.stats()) } },
@@ -113,7 +120,7 @@ function controlRoutes(h: ControlHandlers): Route[] {
         },
       },
     },
-    { path: '/link', methods: { GET: (_req, res) => sendJson(res, 200, h.stats().link), PUT: setLink, POST: setLink } },
+    { path: '/link', methods: { GET: getLink, PUT: setLink, POST: setLink } },
     {
       path: '/reset',
       methods: {
@@ -125,6 +132,11 @@ function controlRoutes(h: ControlHandlers): Route[] {
     },
     ...(h.toxics ? toxicRoutes(h.toxics, CONTROL_BODY_LIMIT_BYTES) : []),
   ];
+}
+
+/** `?node=SELECTOR` of a /link request; undefined when the query has none. */
+function nodeParam(req: http.IncomingMessage): string | undefined {
+  return new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
 }
 
 /** The control endpoint's wording: bad input 400 (naming what is accepted), a toxic's name taken 409, else 500. */

@@ -178,10 +178,13 @@ export class SingleNodeProxy implements RedisRttProxy {
       ...readSideHandlers(this),
       setLink: (u, node) => {
         // One listener has no nodes to pick: a selector would be dropped, and the change made to the one link.
-        if (node !== undefined) throw new HttpError(400, `?node= picks nodes in cluster and Sentinel mode; this proxy has one link (got node=${node})`);
+        if (node !== undefined) throw oneLinkOnly(node);
         const link = this.setLink(u);
         const warning = jitterFloorWarning(link);
         return { link, warnings: warning ? [warning] : [] };
+      },
+      linkOf: (node) => {
+        throw oneLinkOnly(node);
       },
       toxics: this.toxicSet,
     };
@@ -297,4 +300,9 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.partitions.close();
     return (this.closing ??= Promise.all([this.server.close(), this.control?.close()]).then(() => this.secure.cleanup()));
   }
+}
+
+/** ?node= on a proxy with one link (GET or PUT /link): refused, not read as "the link". */
+function oneLinkOnly(node: string): HttpError {
+  return new HttpError(400, `?node= picks nodes in cluster and Sentinel mode; this proxy has one link (got node=${node})`);
 }

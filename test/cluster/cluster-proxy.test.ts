@@ -117,6 +117,16 @@ describe('cluster mode: discovery and listeners', () => {
     for (const w of warnings) expect(w).toMatch(/warning: jitter 5000 us \(uniform\) reaches zero delay .* 2000 us one-way delay/);
     const bad = await fetch(`http://${p.controlAddress}/link?node=nosuchnode:1`, { method: 'PUT', body: JSON.stringify({ rttUs: 1 }) });
     expect(bad.status).toBe(400);
+    // GET /link?node= reads the chosen nodes' links (it answered the seed's link whatever the selector).
+    const rttOf = (n: { linkSettings: { upUs: number; downUs: number } }): number => n.linkSettings.upUs + n.linkSettings.downUs;
+    const read = (await (await fetch(`http://${p.controlAddress}/link?node=replicas`)).json()) as { nodes: { role: string; linkSettings: { upUs: number; downUs: number } }[] };
+    expect(read.nodes.map((n) => [n.role, rttOf(n)])).toEqual(p.nodes().filter((n) => n.role === 'replica').map(() => ['replica', 0]));
+    expect((await fetch(`http://${p.controlAddress}/link?node=nosuchnode:1`)).status).toBe(400);
+    // An empty selector (?node=$NODE, NODE unset) is refused, not read as every node's id prefix.
+    const before = p.nodes().map(rttOf);
+    const empty = await fetch(`http://${p.controlAddress}/link?node=`, { method: 'PUT', body: JSON.stringify({ rttUs: 9000 }) });
+    expect([empty.status, ((await empty.json()) as { error: string }).error]).toEqual([400, expect.stringMatching(/^node: invalid value ""; expected a selector that picks at least one node/)]);
+    expect(p.nodes().map(rttOf)).toEqual(before);
     const stats = (await (await fetch(`http://${p.controlAddress}/stats`)).json()) as { cluster: { nodes: unknown[]; rewrites: Record<string, number> } };
     expect(stats.cluster.nodes).toHaveLength(6);
     expect(Object.keys(stats.cluster.rewrites).sort()).toEqual(['ask', 'moved', 'nodes', 'replicas', 'shards', 'slots']);

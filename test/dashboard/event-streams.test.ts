@@ -28,6 +28,7 @@ function handlers(p: RedisRttProxy): ControlHandlers {
     commandLatencyUs: () => p.commandLatencyUs(),
     metrics: () => '',
     setLink: (u) => ({ link: p.setLink(u), warnings: [] }),
+    linkOf: () => p.link(),
     reset: () => p.resetStats(),
     connections: () => p.connections(),
   };

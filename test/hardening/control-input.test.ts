@@ -67,6 +67,7 @@ describe('malformed control requests get 4xx JSON errors and change nothing', ()
     expectJsonError(await put('{"preset": "mars"}'), 400, /preset.*cross-az/);
     // One listener has no nodes: a selector is refused, not dropped with the change made to the one link.
     expectJsonError(await controlRequest(at, 'PUT', '/link?node=masters', { body: '{"rttUs": 9000}' }), 400, /^\?node= picks nodes in cluster and Sentinel mode; this proxy has one link \(got node=masters\)$/);
+    expectJsonError(await controlRequest(at, 'GET', '/link?node=masters'), 400, /^\?node= picks nodes in cluster and Sentinel mode; this proxy has one link \(got node=masters\)$/);
     // None of it touched the link.
     expect(proxy.link()).toMatchObject({ upUs: 500, downUs: 500, jitterUs: 0 });
   });

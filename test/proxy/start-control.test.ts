@@ -16,6 +16,10 @@ function handlers() {
       calls.push(`setLink ${JSON.stringify(u)} ${node}`);
       return { link: { nodes: [node] }, warnings: [`${node}: a warning`] };
     },
+    linkOf: (node) => {
+      calls.push(`linkOf ${node}`);
+      return { nodes: [node] };
+    },
     reset: () => void calls.push('reset'),
     connections: () => [],
     commandLatencyUs: () => [],
