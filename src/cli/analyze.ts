@@ -27,7 +27,7 @@ export function registerAnalyze(program: Command): void {
         'time spent waiting on Redis vs thinking, the session projected to other RTTs, and loops that one pipeline ' +
         'or multi-key command could replace. Report on stdout (--json -: JSON there instead).',
     )
-    .argument('<file>', 'the trace file')
+    .argument('<TRACE>', 'the trace file, written by `redis-rtt proxy --record FILE`')
     .option('--rtt <list>', 'RTTs to project the session to, comma-separated (us, ms, s; bare numbers are ms)', '0.2ms,1.2ms,85ms')
     .option(JSON_FLAG, `${JSON_HELP}; with -, instead of the tables`)
     .option('--html <file>', 'also write a self-contained HTML report (tables and a chart) to this file')

@@ -26,7 +26,17 @@ export function buildProgram(): Command {
     )
     .showHelpAfterError('(run with --help for usage)')
     .configureOutput(CLI_OUTPUT)
-    .exitOverride();
+    .exitOverride()
+    .addHelpText(
+      'after',
+      '\nExamples:\n' +
+        '  redis-rtt demo                                 # no setup: five links compared in about a minute\n' +
+        '  redis-rtt bench --links direct,same-az,cross-az --modes seq,pipeline --batch 8,64,256\n' +
+        '  redis-rtt proxy --upstream 127.0.0.1:6379 --listen 127.0.0.1:6380 --preset cross-az --control 127.0.0.1:7070\n' +
+        '  redis-rtt analyze app.trace --rtt 1.2ms,85ms   # a trace written by proxy --record app.trace\n' +
+        '  redis-rtt server                               # toxiproxy\'s HTTP API on 127.0.0.1:8474\n' +
+        '  redis-rtt proxy --help                         # every flag of one command, with examples',
+    );
   registerProxy(program);
   registerCalibrate(program);
   registerBench(program);
