@@ -15,6 +15,8 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { parseNodeLink } from '../cluster/node-link.js';
 import { checkConfigTls, mergeConfigTls } from './config-tls.js';
+import { checkDistinctToxicNames } from './toxic-flags.js';
+import { parseToxicSpec } from '../toxics/spec.js';
 import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { parseAllowHost } from '../http/guard.js';
@@ -28,7 +30,7 @@ import { DEFAULT_RECORDER } from '../record/recorder.js';
 import { SENTINEL_OPTIONS } from '../sentinel/options.js';
 import { KEY_MODES } from '../record/trace-format.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
-import { parseBytes } from '../units.js';
+import { parseBytes, parseDurationUs } from '../units.js';
 import { keyPath, parseWith, wholeNumber } from '../validation/schema.js';
 import { parseJsonText } from '../validation/json-text.js';
 
@@ -101,15 +103,32 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   }
   (config.nodeLinks as string[] | undefined)?.forEach((rule, i) => parseNodeLink(rule, at(`nodeLinks[${i}]`)));
   (config.allowHosts as string[] | undefined)?.forEach((host, i) => parseAllowHost(host, at(`allowHosts[${i}]`)));
+  for (const key of ['connectTimeoutMs', 'idleTimeoutMs'] as const) {
+    if (typeof config[key] === 'number') readTimeoutKey(config[key], at(key));
+  }
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') readRttSeriesKey(config.rttSeries, at('rttSeries'));
+  if (Array.isArray(config.toxics)) checkDistinctToxicNames(config.toxics.map((t) => parseToxicSpec(t)), (i) => at(`toxics[${i}].name`));
   checkConfigTls(config, at);
   // --print-config's output saved as a config file would otherwise set the secret to that text.
   for (const secret of SECRET_KEYS) {
     if (config[secret] === REDACTED) throw new ConfigError(at(secret), REDACTED, `the secret itself (--print-config writes ${REDACTED} in its place)`);
   }
   return config;
+}
+
+/**
+ * The timeout keys go to the start as their flags' text (`${ms}ms`, SINGLE below), whose parser takes
+ * at most an hour: read them so now, the error naming the key and the number as the file has it.
+ */
+function readTimeoutKey(ms: number, name: string): void {
+  try {
+    parseDurationUs(`${ms}ms`, name);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(name, ms, err.accepts);
+    throw err;
+  }
 }
 
 /**

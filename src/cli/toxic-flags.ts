@@ -45,12 +45,21 @@ export function toxicsFromFlags(f: ToxicFlagValues): ToxicSpec[] {
     }
     out.push(checked(t, '--toxic'));
   }
-  const names = new Set<string>();
-  for (const t of out) {
-    if (names.has(t.name)) throw new ConfigError('--toxic', t.name, 'toxics with distinct names (give "name" to a second toxic of the same type and stream)');
-    names.add(t.name);
-  }
+  checkDistinctToxicNames(out, () => '--toxic');
   return out;
+}
+
+/**
+ * Toxic names must differ, defaults (TYPE_STREAM) included, as startProxy requires: checked where
+ * the toxics are read, so the error names the flag or key (`where(i)` of the i-th toxic) and
+ * --print-config refuses what the start would.
+ */
+export function checkDistinctToxicNames(toxics: readonly { name: string }[], where: (i: number) => string): void {
+  const names = new Set<string>();
+  toxics.forEach((t, i) => {
+    if (names.has(t.name)) throw new ConfigError(where(i), t.name, 'toxics with distinct names (give "name" to a second toxic of the same type and stream)');
+    names.add(t.name);
+  });
 }
 
 function checked(t: unknown, flag: string): ToxicSpec {

@@ -1,0 +1,78 @@
+/**
+ * Config file keys the start reads through a flag's parser or checks against each other: a bad one
+ * exits 2 naming the file and the key (docs/cli.md), with --print-config too. connectTimeoutMs and
+ * idleTimeoutMs above an hour used to name `--connect-timeout` / `--idle-timeout` with a value the
+ * user never typed ("1000000000000ms"); two toxics with one name (a default TYPE_STREAM included)
+ * passed --print-config and then failed the start as `name: invalid value "a"`, no file or key.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readProxyConfig } from '../../src/cli/proxy-config.js';
+import type { ConfigError } from '../../src/errors.js';
+import { runCli } from '../hardening/helpers/cli-proxy.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-keys-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+const file = (content: unknown): string => {
+  const path = join(dir, `c${++n}.json`);
+  writeFileSync(path, JSON.stringify(content));
+  return path;
+};
+const refusal = (path: string): Promise<ConfigError | undefined> => readProxyConfig(path).then(() => undefined, (e: ConfigError) => e);
+const upstream = '127.0.0.1:6379';
+
+describe('readProxyConfig names the key', () => {
+  it('of a timeout above the hour its flag takes, with the number as written', async () => {
+    for (const key of ['connectTimeoutMs', 'idleTimeoutMs']) {
+      const path = file({ upstream, [key]: 3_600_001 });
+      const e = await refusal(path);
+      expect(e?.flag, key).toBe(`${path}: ${key}`);
+      expect(e?.value).toBe(3_600_001);
+      expect(e?.accepts).toBe('a duration of at most 1 hour');
+      expect(await refusal(file({ upstream, [key]: 3_600_000 }))).toBeUndefined();
+    }
+  });
+
+  it('of the second toxic with a name the first has, its default name included', async () => {
+    const cases: [unknown[], string][] = [
+      [[{ type: 'latency', name: 'a' }, { type: 'bandwidth', name: 'a', attributes: { rate: 100 } }], 'a'],
+      [[{ type: 'noop' }, { type: 'latency' }, { type: 'latency', attributes: { latency: 5 } }], 'latency_downstream'],
+    ];
+    for (const [toxics, name] of cases) {
+      const path = file({ upstream, toxics });
+      const e = await refusal(path);
+      expect(e?.flag).toBe(`${path}: toxics[${toxics.length - 1}].name`);
+      expect(e?.value).toBe(name);
+    }
+    // Another stream is another default name.
+    expect(await refusal(file({ upstream, toxics: [{ type: 'latency' }, { type: 'latency', stream: 'upstream' }] }))).toBeUndefined();
+  });
+});
+
+describe('redis-rtt proxy --config --print-config exits 2 where the start would', () => {
+  it('a timeout over an hour, a toxic name twice in the file, a --toxic with a name the file has', async () => {
+    const timeout = file({ upstream, connectTimeoutMs: 1e12 });
+    const twice = file({ upstream, toxics: [{ type: 'latency' }, { type: 'latency' }] });
+    const once = file({ upstream, toxics: [{ type: 'latency' }] });
+    const runs = await Promise.all([
+      runCli(['proxy', '--config', timeout, '--print-config']),
+      runCli(['proxy', '--config', twice, '--print-config']),
+      runCli(['proxy', '--config', once, '--toxic', '{"type":"latency"}', '--print-config']),
+      runCli(['proxy', '--config', once, '--toxic', '{"type":"latency","name":"second"}', '--print-config']),
+    ]);
+    const [r1, r2, r3, ok] = runs;
+    expect(r1!.stderr).toBe(`redis-rtt: ${timeout}: connectTimeoutMs: invalid value 1000000000000; expected a duration of at most 1 hour\n`);
+    expect(r2!.stderr).toMatch(new RegExp(`^redis-rtt: ${twice}: toxics\\[1\\]\\.name: invalid value "latency_downstream"; expected toxics with distinct names`));
+    expect(r3!.stderr).toMatch(/^redis-rtt: --toxic: invalid value "latency_downstream"; expected toxics with distinct names/);
+    for (const r of [r1, r2, r3]) {
+      expect(r!.code).toBe(2);
+      expect(r!.stdout).toBe('');
+    }
+    expect(ok!.code, ok!.stderr).toBe(0);
+    const printed = JSON.parse(ok!.stdout) as { toxics: { name: string }[] };
+    expect(printed.toxics.map((t) => t.name)).toEqual(['latency_downstream', 'second']);
+  });
+});
