@@ -4,7 +4,7 @@ import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
 import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
-import type { ProxyOptions } from '../proxy/types.js';
+import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parseNonNegativeInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
@@ -126,67 +126,75 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
-  const fdWarning = fdLimitWarning();
-  if (fdWarning) log(fdWarning);
-  if (calibrate && tls.listenTls) {
-    // Its PINGs go through a plaintext listener of its own: the TLS stages clients go through would
-    // not be in the figure. auto measures the hop over TLS on both sides.
-    const why = 'auto, a duration or a file with --listen-tls (calibrate measures through a plaintext listener, not the TLS one clients use)';
-    throw new ConfigError('--compensate', 'calibrate', why);
+  let proxy: RedisRttProxy;
+  try {
+    const fdWarning = fdLimitWarning();
+    if (fdWarning) log(fdWarning);
+    if (calibrate && tls.listenTls) {
+      // Its PINGs go through a plaintext listener of its own: the TLS stages clients go through would
+      // not be in the figure. auto measures the hop over TLS on both sides.
+      const why = 'auto, a duration or a file with --listen-tls (calibrate measures through a plaintext listener, not the TLS one clients use)';
+      throw new ConfigError('--compensate', 'calibrate', why);
+    }
+    if (calibrate && sentinel) {
+      throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --sentinel (calibrate measures one upstream; sentinel mode has many)');
+    }
+    if (calibrate && !printOnly) {
+      compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tls.upstreamTls);
+    }
+    const fromFlags: Omit<ProxyOptions, 'upstream'> = {
+      listen: flags.listen,
+      control: flags.control,
+      controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
+      allowHosts: flags.allowHost,
+      link: update,
+      ...timeline,
+      seed,
+      handshake: flags.handshake,
+      tap: flags.tap,
+      compensationUs,
+      ...limitsFromFlags(flags),
+      // Only when some are given: `toxics` frames every connection, which costs the fast path.
+      toxics: toxics.length > 0 ? toxics : undefined,
+      log,
+      onEvent: record?.onEvent,
+      keyHash: record?.keyHash,
+      argSizes: record?.argSizes,
+      onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
+      onNodeLinkChange: record?.nodeLinkChanged,
+      ...tls,
+      announceHost: flags.announceHost,
+      listenPorts: flags.listenPorts,
+      zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
+      clientZones: flags.clientZones === undefined ? undefined : parseNonNegativeInt(flags.clientZones, '--client-zones', 16),
+      sameZoneLink: flags.sameZoneLink,
+      crossZoneLink: flags.crossZoneLink,
+      nodeLinks: flags.nodeLink,
+    };
+    // The file's options without a flag (rttWave, ...) under what the flags set.
+    const common = { ...file, ...definedOnly(fromFlags) } as Omit<ProxyOptions, 'upstream'>;
+    if (printOnly) {
+      // The start reads the TLS files the flags name (a file's were read with it): so does this.
+      checkTlsFiles(tls.upstreamTls, tls.listenTls);
+      const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
+      process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
+      return;
+    }
+    proxy = sentinel
+      ? await startSentinelProxy({ ...common, ...sentinel })
+      : await startProxy({
+          ...common,
+          upstream: flags.upstream!,
+          cluster: parseClusterMode(flags.cluster),
+          upstreamUser: flags.upstreamUser,
+          upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
+        });
+  } catch (err) {
+    // A start that failed (an address in use, a refused option) leaves no trace behind: the same
+    // command, corrected, must not be refused for the file this one created.
+    await record?.discard();
+    throw err;
   }
-  if (calibrate && sentinel) {
-    throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --sentinel (calibrate measures one upstream; sentinel mode has many)');
-  }
-  if (calibrate && !printOnly) {
-    compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tls.upstreamTls);
-  }
-  const fromFlags: Omit<ProxyOptions, 'upstream'> = {
-    listen: flags.listen,
-    control: flags.control,
-    controlToken: flags.controlToken ?? (process.env[CONTROL_TOKEN_ENV] || undefined),
-    allowHosts: flags.allowHost,
-    link: update,
-    ...timeline,
-    seed,
-    handshake: flags.handshake,
-    tap: flags.tap,
-    compensationUs,
-    ...limitsFromFlags(flags),
-    // Only when some are given: `toxics` frames every connection, which costs the fast path.
-    toxics: toxics.length > 0 ? toxics : undefined,
-    log,
-    onEvent: record?.onEvent,
-    keyHash: record?.keyHash,
-    argSizes: record?.argSizes,
-    onLinkChange: record ? (l) => record.linkChanged(l) : undefined,
-    onNodeLinkChange: record?.nodeLinkChanged,
-    ...tls,
-    announceHost: flags.announceHost,
-    listenPorts: flags.listenPorts,
-    zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
-    clientZones: flags.clientZones === undefined ? undefined : parseNonNegativeInt(flags.clientZones, '--client-zones', 16),
-    sameZoneLink: flags.sameZoneLink,
-    crossZoneLink: flags.crossZoneLink,
-    nodeLinks: flags.nodeLink,
-  };
-  // The file's options without a flag (rttWave, ...) under what the flags set.
-  const common = { ...file, ...definedOnly(fromFlags) } as Omit<ProxyOptions, 'upstream'>;
-  if (printOnly) {
-    // The start reads the TLS files the flags name (a file's were read with it): so does this.
-    checkTlsFiles(tls.upstreamTls, tls.listenTls);
-    const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
-    process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
-    return;
-  }
-  const proxy = sentinel
-    ? await startSentinelProxy({ ...common, ...sentinel })
-    : await startProxy({
-        ...common,
-        upstream: flags.upstream!,
-        cluster: parseClusterMode(flags.cluster),
-        upstreamUser: flags.upstreamUser,
-        upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
-      });
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
   const hint = hopOnlyHint(compensateMode, proxy.link());

@@ -4,6 +4,7 @@
  * flags and recordOptionsFromFlags(...) before startProxy; it spreads the result into the options and
  * awaits close() on shutdown.
  */
+import { rm } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
@@ -39,6 +40,11 @@ export interface RecordHooks {
   nodeLinkChanged: (node: { upstream: string; listen: string }, link: LinkSettings) => void;
   /** Flushes and closes the trace; prints nothing. */
   close: () => Promise<RecordingSummary>;
+  /**
+   * Closes the trace and removes it: the proxy did not start, so it holds a header and nothing
+   * else, and left in place it would refuse the same command run again (EEXIST).
+   */
+  discard: () => Promise<void>;
   /** The trace's path. */
   path: string;
 }
@@ -104,12 +110,17 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
     if (code === 'ELOOP') throw new ConfigError('--record', flags.record, 'a path that is not a symlink');
     throw new ConfigError('--record', flags.record, `a file that can be written (${code ?? (err as Error).message})`);
   }
+  const path = flags.record;
   const hooks: RecordHooks = {
     onEvent: (e) => recorder.onEvent(e),
     argSizes: true,
     linkChanged: (update) => recorder.linkChanged(toTraceLink(update)),
     nodeLinkChanged: (node, link) => recorder.nodeLinkChanged(node, { ...link, handshake: ctx.handshake }),
     close: () => recorder.close(),
+    discard: async () => {
+      await recorder.close();
+      await rm(path, { force: true });
+    },
     path: flags.record,
   };
   if (recorder.keyHash) hooks.keyHash = recorder.keyHash;

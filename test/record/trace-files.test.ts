@@ -1,4 +1,5 @@
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -83,5 +84,21 @@ describe('redis-rtt proxy --record against real Redis', () => {
     expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
     expect(readFileSync(existing, 'utf8')).toMatch(/"n":"SET"/);
     expect(mode(existing)).toBe(0o600);
+  });
+
+  it('a start that fails leaves no trace file, so the same command runs once the cause is gone', { timeout: 60_000 }, async () => {
+    const busy = createServer();
+    await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
+    const port = (busy.address() as AddressInfo).port;
+    const path = join(dir, 'cli-failed-start.trace');
+    try {
+      const r = await runCli(['proxy', '--upstream', redis.address, '--control', `127.0.0.1:${port}`, '--record', path, '--compensate', '0']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/--control.*address already in use/);
+      // It was left with a header and nothing else, and the next run exited 2: "a path that does not exist yet".
+      expect(existsSync(path)).toBe(false);
+    } finally {
+      await new Promise((done) => busy.close(done));
+    }
   });
 });
