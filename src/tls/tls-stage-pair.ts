@@ -78,6 +78,15 @@ export class TlsStagePair {
     const plain = this.plain;
     let secured = false;
     plain.once('secure', () => {
+      const refused = clientCertificateError(plain, o.secure);
+      if (refused) {
+        this.failed = true;
+        counters.handshakeFailures++;
+        o.log(`conn ${o.id}: client TLS ${refused.code ?? ''} ${refused.message} (client certificate)`.replace(/ +/g, ' '));
+        plain.destroy();
+        this.endUp('reset');
+        return;
+      }
       secured = true;
       counters.handshakes++;
     });
@@ -215,4 +224,18 @@ export class TlsStagePair {
     this.downEnded = kind;
     if (!this.downDestroyed) this.downNext?.end(kind, this.o.clock.nowNs());
   }
+}
+
+/**
+ * Why the client's certificate does not verify against the listener's CA, or undefined when it does
+ * or none is asked for. OpenSSL's verify callback in Node accepts every certificate and leaves the
+ * verdict to the socket's owner: tls.Server rejects in its own 'secure' handler, which a bare
+ * TLSSocket (isServer, as here) does not get, so without this check any certificate got through.
+ * `_handle.verifyError()` is what that handler reads (lib/_tls_wrap.js onServerSocketSecure).
+ */
+function clientCertificateError(socket: tls.TLSSocket, secure: tls.TLSSocketOptions): NodeJS.ErrnoException | undefined {
+  if (!secure.requestCert || secure.rejectUnauthorized === false) return undefined;
+  const handle = (socket as unknown as { _handle?: { verifyError?: () => NodeJS.ErrnoException | null } })._handle;
+  if (typeof handle?.verifyError !== 'function') return Object.assign(new Error('client certificate could not be checked'), { code: 'ERR_TLS_VERIFY' });
+  return handle.verifyError() ?? undefined;
 }
