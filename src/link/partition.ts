@@ -1,16 +1,17 @@
 /**
  * A partition that heals: for a while neither direction delivers anything, and after it the bytes
  * held go when the TCP sender would resend them, not at the heal. A sender that lost a segment
- * retries on its RTO, doubling the wait each time (rto.ts); the first retry at or after the heal
- * is what carries the segment through, and everything behind it on that connection follows it
- * (in-order delivery). After a 10 s partition from a 200 ms RTO that is 12.6 s after the loss.
+ * retries with a tail-loss probe at the RTO, then on the RTO, doubling the wait each time (rto.ts);
+ * the first retry at or after the heal is what carries the segment through, and everything behind
+ * it on that connection follows it (in-order delivery). After a 10 s partition from a 200 ms RTO
+ * that is 12.8 s after the loss.
  * Not toxiproxy's `enabled: false`, which closes every connection (a crash, not a partition).
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { durationUsSchema } from '../units.js';
 import { isJsonObject, parseWith } from '../validation/schema.js';
-import { firstRetransmitAfterNs, giveUpAfterNs, TCP_TIMEOUT_INIT_NS } from './rto.js';
+import { firstResendAfterNs, firstRetransmitAfterNs, giveUpAfterNs, TCP_TIMEOUT_INIT_NS } from './rto.js';
 
 /** What happens at the end: the link heals (held bytes go at the next retry), or every connection that lost bytes is reset. */
 export type PartitionEnd = 'heal' | 'reset';
@@ -91,7 +92,7 @@ export class PartitionFlight {
     if (dueNs < w.startNs || sentNs >= w.endNs) return dueNs;
     if (this.resendNs === undefined) {
       this.firstLossNs = sentNs;
-      this.resendNs = sentNs + firstRetransmitAfterNs(this.rtoNs, w.endNs - sentNs).atNs;
+      this.resendNs = sentNs + firstResendAfterNs(this.rtoNs, w.endNs - sentNs).atNs;
     }
     return this.resendNs + (dueNs - sentNs);
   }
@@ -104,8 +105,8 @@ export class PartitionFlight {
 
 /**
  * When a connection accepted during a partition may send its first byte: its SYN was lost, and the
- * client's kernel resends it 1 s, 2 s, 4 s ... after the first (TCP_TIMEOUT_INIT doubling, the same
- * backoff as data); the handshake completes at the first retry at or after the heal. The proxy adds
+ * client's kernel resends it 1 s, 2 s, 4 s ... after the one before (TCP_TIMEOUT_INIT doubling; no
+ * probe, unlike data); the handshake completes at the first retry at or after the heal. The proxy adds
  * the handshake's round trip on top, as for any new connection.
  */
 export function synHealNs(acceptedNs: number, window: PartitionWindow): number {

@@ -3,7 +3,7 @@ import { FakeClock } from '../../src/clock.js';
 import { DelayLine } from '../../src/link/delay-line.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { PartitionFlight, partitionRequestOf, synHealNs, type PartitionWindow } from '../../src/link/partition.js';
-import { firstRetransmitAfterNs, rtoNs } from '../../src/link/rto.js';
+import { firstResendAfterNs, rtoNs } from '../../src/link/rto.js';
 import type { EndKind } from '../../src/stage/types.js';
 import { ConfigError } from '../../src/errors.js';
 import { startPrivateRedis, startProxy } from '../../src/index.js';
@@ -33,8 +33,8 @@ function setup(delayNs: number) {
 const window = (startNs: number, endNs: number, then: 'heal' | 'reset' = 'heal'): PartitionWindow => ({ startNs, endNs, then });
 
 describe('a partition that heals', () => {
-  it('sends what it held at the first retry after the heal: 12.6 s after the loss for a 10 s partition from a 200 ms RTO', () => {
-    // 1.2 ms RTT: RTO = 1.2 ms + 200 ms; the doubling retries come 201.2, 603.6, ... ms after the loss.
+  it('sends what it held at the first retry after the heal: 12.8 s after the loss for a 10 s partition from a 200 ms RTO', () => {
+    // 1.2 ms RTT: RTO = 1.2 ms + 200 ms; the probe, then the doubling RTO: 201.2, 402.4, 804.8, ... ms after the loss.
     const rto = rtoNs(1.2 * MS, 0);
     const { scheduler, line, delivered, push } = setup(0.6 * MS);
     line.partition(new PartitionFlight(window(0, 10 * S), rto));
@@ -43,26 +43,27 @@ describe('a partition that heals', () => {
     scheduler.runUntil(12 * S);
     expect(delivered).toEqual([]);
     scheduler.runUntil(30 * S);
-    const resendNs = 1 * S + firstRetransmitAfterNs(rto, 9 * S).atNs;
-    // 1 s + (2^6 - 1) x 201.2 ms: the 6th retry is the first after the heal at 10 s.
-    expect(resendNs).toBe(1 * S + 63 * rto);
+    const resendNs = 1 * S + firstResendAfterNs(rto, 9 * S).atNs;
+    // 1 s + 2^6 x 201.2 ms: the 7th try is the first after the heal at 10 s.
+    expect(resendNs).toBe(1 * S + 64 * rto);
     expect(delivered).toEqual([{ data: 'GET aGET b', atNs: resendNs + 0.6 * MS }]);
   });
 
-  it('after a 10 s partition a segment lost at its start is resent 12.6 s after the loss (rto 200 ms)', () => {
-    expect(firstRetransmitAfterNs(200 * MS, 10 * S).atNs).toBe(12.6 * S);
+  it('after a 10 s partition a segment lost at its start is resent 12.8 s after the loss (rto 200 ms), as Linux does', () => {
+    // Linux 6.18, measured: the probe at the RTO, then the RTO doubling: 0.21, 0.42, 0.85, 1.68, 3.39, 6.80, 13.46 s (RTO 204 ms).
+    expect(firstResendAfterNs(200 * MS, 10 * S).atNs).toBe(12.8 * S);
   });
 
   it('keeps bytes behind the resend in order: a chunk sent after the heal waits for it', () => {
     const rto = 200 * MS;
     const { scheduler, line, delivered, push } = setup(1 * MS);
     line.partition(new PartitionFlight(window(0, 1 * S), rto));
-    push('a', 0); // retries at 0.2, 0.6, 1.4 s: resent at 1.4 s
+    push('a', 0); // retries at 0.2, 0.4, 0.8, 1.6 s: resent at 1.6 s
     push('b', 1.1 * S); // after the heal, before the resend: TCP has it queued behind 'a'
     push('c', 2 * S); // after the resend: on time
     scheduler.runUntil(5 * S);
     expect(delivered).toEqual([
-      { data: 'ab', atNs: 1.4 * S + 1 * MS },
+      { data: 'ab', atNs: 1.6 * S + 1 * MS },
       { data: 'c', atNs: 2 * S + 1 * MS },
     ]);
   });
@@ -75,12 +76,13 @@ describe('a partition that heals', () => {
     scheduler.runUntil(100 * MS);
     line.partition(new PartitionFlight(window(100 * MS, 600 * MS), 200 * MS));
     scheduler.runUntil(10 * S);
-    // The cut's RTO timer: 100 ms + 0.2 + 0.4 = 700 ms, then the remaining 30 ms of its trip.
+    // The cut's timer: the probe at 100 ms + 0.2 s, the RTO at + 0.4, then + 0.8 = 900 ms, the first after the heal;
+    // then the remaining 30 ms of its trip.
     expect(delivered).toEqual([
       { data: 'early', atNs: 50 * MS },
-      { data: 'inflight', atNs: 730 * MS },
+      { data: 'inflight', atNs: 930 * MS },
     ]);
-    expect(ends).toEqual([{ kind: 'end', atNs: 740 * MS }]);
+    expect(ends).toEqual([{ kind: 'end', atNs: 940 * MS }]);
   });
 
   it('leaves a direction that sent nothing during the partition alone', () => {
