@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runClusterBench } from '../../src/cluster/bench/cluster-bench.js';
 import { runClientZoneBench } from '../../src/cluster/bench/client-zone-bench.js';
 import { ConfigError, VerificationError } from '../../src/errors.js';
-import { rawCommands, startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
+import { rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster } from '../../src/redis/index.js';
+import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 let cluster: PrivateCluster;
 beforeAll(async () => {
@@ -55,6 +56,19 @@ describe('bench --cluster on a user cluster', () => {
     expect(await allKeys()).toEqual([...mine].sort());
     for (const key of mine) expect(await getOnOwner(key)).toBe('mine');
   });
+});
+
+describe('bench --cluster --redis that is no cluster node', () => {
+  it('exits 2 naming --redis (it named --cluster with values "on", "auto", "off" that bench does not take, or failed with exit 1)', async () => {
+    await using single = await startPrivateRedis();
+    for (const extra of [[], ['--allow-nonempty'], ['--client-zones', '2']]) {
+      const r = await runCli(['bench', '--cluster', '--redis', single.address, '-n', '5', ...extra]);
+      expect({ extra, code: r.code, stdout: r.stdout }).toEqual({ extra, code: 2, stdout: '' });
+      expect(r.stderr).toBe(`redis-rtt: --redis: invalid value "${single.address}"; expected a cluster node (INFO cluster says cluster_enabled:0); leave out --cluster for a single Redis\n`);
+    }
+    const unix = await runCli(['bench', '--cluster', '--redis', 'unix:/tmp/redis-rtt-none.sock', '-n', '5']);
+    expect([unix.code, unix.stderr]).toEqual([2, 'redis-rtt: --redis: invalid value "unix:/tmp/redis-rtt-none.sock"; expected host:port of a cluster node (cluster mode needs TCP)\n']);
+  }, 60_000);
 });
 
 describe('bench --cluster checks every reply', () => {

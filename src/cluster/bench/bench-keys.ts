@@ -1,4 +1,5 @@
 import type { Cluster } from 'ioredis';
+import { parseRedisEndpoint } from '../../endpoint.js';
 import { ConfigError } from '../../errors.js';
 import { rawCommands } from '../../redis/raw-command.js';
 import { DEFAULT_BENCH_OPTIONS } from '../../workload/options.js';
@@ -32,13 +33,17 @@ export class ClusterBenchKeys {
 }
 
 /**
- * Refuses a user's cluster whose primaries hold keys, unless `allow` (as `bench --redis` refuses a
- * database that holds keys): asked before anything is written.
+ * Checks a user's `--redis` seed before anything is written: a TCP address of a cluster node (the
+ * proxy's own refusal, `--cluster: ... expected auto or off`, names values bench does not have), and,
+ * unless `allow`, a cluster whose primaries hold no keys (as `bench --redis` refuses a database that
+ * holds keys).
  */
-export async function refuseNonemptyCluster(seed: string, prefix: string, allow: boolean): Promise<void> {
+export async function checkUserCluster(seed: string, prefix: string, allow: boolean): Promise<void> {
+  const at = parseRedisEndpoint(seed, '--redis');
+  if (at.kind !== 'tcp') throw new ConfigError('--redis', seed, 'host:port of a cluster node (cluster mode needs TCP)');
+  const found = await discoverCluster(at.host, at.port, { timeoutMs: 2000 });
+  if (!found.enabled) throw new ConfigError('--redis', seed, 'a cluster node (INFO cluster says cluster_enabled:0); leave out --cluster for a single Redis');
   if (allow) return;
-  const at = seed.lastIndexOf(':');
-  const found = await discoverCluster(seed.slice(0, at), Number(seed.slice(at + 1)), { timeoutMs: 2000 });
   let keys = 0;
   for (const n of found.nodes.filter((x) => x.role === 'master' && !x.unusable)) {
     const [size] = await rawCommands({ kind: 'tcp', host: n.host, port: n.port }, [['DBSIZE']], 2000);

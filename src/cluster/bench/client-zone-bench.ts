@@ -1,7 +1,7 @@
 import { Cluster, type Redis } from 'ioredis';
 import type { ClientZoneView, RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
-import { ClusterBenchKeys, deleteClusterKeys, refuseNonemptyCluster } from './bench-keys.js';
+import { ClusterBenchKeys, deleteClusterKeys, checkUserCluster } from './bench-keys.js';
 import { clusterSeed } from './cluster-seed.js';
 import { clusterBenchReport, type ClusterBenchReport, type ClusterBenchRow } from './cluster-bench.js';
 import { sampleShapes, type BoundShape } from './sample-shapes.js';
@@ -39,7 +39,7 @@ export async function runClientZoneBench(o: ClientZoneBenchOptions): Promise<Clu
   const n = o.n ?? 200;
   const repeat = o.repeat ?? 3;
   const keys = new ClusterBenchKeys(o.keyPrefix);
-  if (o.upstream !== undefined) await refuseNonemptyCluster(o.upstream, keys.prefix, o.allowNonempty === true);
+  if (o.upstream !== undefined) await checkUserCluster(o.upstream, keys.prefix, o.allowNonempty === true);
   const start = await clusterSeed(o.upstream, o.signal);
   if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;

@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import type { RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
-import { ClusterBenchKeys, deleteClusterKeys, refuseNonemptyCluster } from './bench-keys.js';
+import { ClusterBenchKeys, deleteClusterKeys, checkUserCluster } from './bench-keys.js';
 import { clusterSeed } from './cluster-seed.js';
 import { CLUSTER_SHAPES, CLUSTER_VALUE, waitForReplicas } from './shapes.js';
 import { sampleShapes } from './sample-shapes.js';
@@ -79,7 +79,7 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   const batch = o.batch ?? 20;
   const repeat = o.repeat ?? 3;
   const keys = new ClusterBenchKeys(o.keyPrefix);
-  if (o.upstream !== undefined) await refuseNonemptyCluster(o.upstream, keys.prefix, o.allowNonempty === true);
+  if (o.upstream !== undefined) await checkUserCluster(o.upstream, keys.prefix, o.allowNonempty === true);
   const start = await clusterSeed(o.upstream, o.signal);
   if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
