@@ -187,7 +187,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
           upstream: flags.upstream!,
           cluster: parseClusterMode(flags.cluster),
           upstreamUser: flags.upstreamUser,
-          upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD,
+          // The environment wins over the file's key, as REDIS_RTT_SENTINEL_PASSWORD over sentinelPassword.
+          upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD || (file.upstreamPassword as string | undefined),
         });
   } catch (err) {
     // A start that failed (an address in use, a refused option) leaves no trace behind: the same

@@ -43,7 +43,7 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   const data = parseWith(PROXY_OPTIONS, { ...options, toxics }, optionFlag);
   // AUTH needs a password: without one the user would be ignored without a word (discovery would not log in).
   if (data.upstreamUser !== undefined && data.upstreamPassword === undefined) {
-    throw new ConfigError('--upstream-user', data.upstreamUser, 'a password with it (REDIS_RTT_UPSTREAM_PASSWORD, or upstreamPassword in the API)');
+    throw new ConfigError('--upstream-user', data.upstreamUser, 'a password with it (REDIS_RTT_UPSTREAM_PASSWORD, or upstreamPassword in a config file or the API)');
   }
   const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
   const timeline: LinkTimelineOptions = {
