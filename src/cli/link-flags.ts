@@ -59,6 +59,13 @@ export function linkFromFlags(f: LinkFlagValues): { update: LinkUpdate & { prese
   if (f.lossBurst !== undefined) update.lossBurst = checkedNumber(f.lossBurst, '--loss-burst', 'lossBurst');
   if (f.mss !== undefined) update.mssBytes = checkedNumber(f.mss, '--mss', 'mssBytes');
   const seed = f.seed === undefined ? undefined : parseNonNegativeInt(f.seed, '--seed', 2 ** 53 - 1);
+  // What the flags say together (a burst too short for the loss), named by flag.
+  try {
+    applyLinkUpdate(defaultLinkSettings(), update);
+  } catch (err) {
+    if (err instanceof ConfigError && err.flag === 'lossBurst') throw new ConfigError('--loss-burst', f.lossBurst, err.accepts);
+    throw err;
+  }
   return { update, seed };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from '../errors.js';
 import { parseWith, wholeNumber } from '../validation/schema.js';
 import { BANDWIDTH_BPS, LOSS_FRACTION } from '../units.js';
 import { PARTITION_FIELDS } from './partition.js';
@@ -75,7 +76,22 @@ export function applyLinkUpdate(base: LinkSettings, update: z.input<typeof LINK_
   if (u.lossDown !== undefined) next.lossDown = u.lossDown;
   if (u.lossBurst !== undefined) next.lossBurst = u.lossBurst;
   if (u.mssBytes !== undefined) next.mssBytes = u.mssBytes;
+  checkBurstHoldsLoss(next);
   return next;
+}
+
+/**
+ * A chain whose runs of losses last L segments on average loses at most L / (L + 1) of them (its
+ * good state would have to lose more than every segment): `--loss 60% --loss-burst 1.2` could only
+ * give 54.5%, so it is refused, naming the burst, rather than run at a rate nobody asked for.
+ */
+function checkBurstHoldsLoss(s: LinkSettings): void {
+  const burst = s.lossBurst;
+  if (burst === 0) return;
+  const rate = Math.max(s.lossUp, s.lossDown);
+  if (rate <= burst / (burst + 1)) return;
+  const leastBurst = Math.ceil((rate / (1 - rate)) * 1000) / 1000;
+  throw new ConfigError('lossBurst', burst, `a mean burst of at least ${leastBurst} segments for a loss of ${rate} (runs of L lost segments hold at most L / (L + 1) of them), or 0`);
 }
 
 export function defaultLinkSettings(): LinkSettings {

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { linkFromFlags } from '../../src/cli/link-flags.js';
+import { lossChain } from '../../src/link/loss-model.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../../src/link/settings.js';
+
+// A chain with a mean run of L losses loses at most L / (L + 1) of the segments: asked for more, its good state's rate
+// was clamped to 1 and the link lost less than asked, silently (60% with a burst of 1.2 gave 54.5%).
+describe('loss and burst together', () => {
+  it('refuses a loss the burst cannot hold, naming the burst and the least one that would', () => {
+    expect(() => applyLinkUpdate(defaultLinkSettings(), { loss: 0.6, lossBurst: 1.2 })).toThrow(
+      'lossBurst: invalid value 1.2; expected a mean burst of at least 1.5 segments for a loss of 0.6',
+    );
+    // A change of the loss alone on a link that has the burst is refused as well, the link unchanged.
+    const link = applyLinkUpdate(defaultLinkSettings(), { loss: 0.3, lossBurst: 1.2 });
+    expect(() => applyLinkUpdate(link, { lossDown: 0.7 })).toThrow(/^lossBurst: .*at least 2\.334 segments for a loss of 0\.7/);
+  });
+
+  it('names the flag on the command line', () => {
+    expect(() => linkFromFlags({ loss: '60%', lossBurst: '1.2' })).toThrow(/^--loss-burst: invalid value "1\.2"; expected a mean burst of at least 1\.5/);
+    expect(() => linkFromFlags({ lossUp: '0.5', lossBurst: '1' })).not.toThrow();
+  });
+
+  it('takes what the chain can hold, its long-run share the loss asked for', () => {
+    const s = applyLinkUpdate(defaultLinkSettings(), { loss: 0.5, lossBurst: 1 });
+    expect(s.lossUp).toBe(0.5);
+    const chain = lossChain(0.54, 1.2);
+    // Stationary share g / (1 - b + g) of the chain the proxy builds.
+    expect(chain.rate / (1 - chain.rateAfterLoss + chain.rate)).toBeCloseTo(0.54, 9);
+    expect(applyLinkUpdate(defaultLinkSettings(), { loss: 0.9, lossBurst: 0 }).lossDown).toBe(0.9);
+  });
+});
