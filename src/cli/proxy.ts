@@ -29,6 +29,7 @@ import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
+import { checkOutputs } from './json-out.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
@@ -124,6 +125,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const tls = { ...definedOnly(file, ['upstreamTls', 'listenTls']), ...definedOnly(tlsFromFlags(flags)) } as Pick<ProxyOptions, 'upstreamTls' | 'listenTls'>;
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
+  // Written when the proxy stops: a path that cannot take it is refused now, not after the session.
+  checkOutputs({ '--stats-json': flags.statsJson }, {}, [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined));
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
   let proxy: RedisRttProxy;
