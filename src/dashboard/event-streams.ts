@@ -32,6 +32,8 @@ export class EventStreams {
   private readonly window = new StatsWindow();
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The last event sent, for a stream that opens before the next tick. */
+  private lastText: string | undefined;
 
   constructor(
     private readonly source: DashboardSource,
@@ -64,7 +66,10 @@ export class EventStreams {
     if (this.timer === undefined) {
       this.timer = setInterval(() => this.tick(), this.o.intervalMs ?? EVENT_INTERVAL_MS);
     }
-    this.tick();
+    // The new page gets the latest event at once; the others are not sent an extra one (a reading
+    // each), which made N pages that open together cost N readings and N x N events.
+    if (this.lastText === undefined) this.tick();
+    else if (!res.write(this.lastText)) this.blocked.add(res);
   }
 
   /** Ends every stream and refuses new ones (the endpoint is closing). */
@@ -85,6 +90,7 @@ export class EventStreams {
     this.blocked.clear();
     if (this.timer !== undefined) clearInterval(this.timer);
     this.timer = undefined;
+    this.lastText = undefined;
     this.window.clear();
   }
 
@@ -94,6 +100,7 @@ export class EventStreams {
     try {
       const event = dashboardEvent(this.source, this.window, (this.o.clock ?? realClock).nowNs(), (this.o.wallClockMs ?? Date.now)());
       text = `event: stats\ndata: ${JSON.stringify(event)}\n\n`;
+      this.lastText = text;
     } catch (err) {
       this.o.log?.(`dashboard: ${(err as Error).message}`);
       return;
