@@ -64,10 +64,19 @@ export class SentinelTopology {
   /** A reading of the sentinel that speaks for the topology: listeners for all it names, roles from it. */
   async apply(r: SentinelReading): Promise<void> {
     await this.openSentinels(this.canonical(r.sentinels).filter((s) => !this.isSentinel(s)));
-    const replicas = [...r.replicas].sort(byAddress);
+    const primaryKey = r.primary ? nodeKey(r.primary.host, r.primary.port) : undefined;
+    // The sentinel leading a failover names the promoted replica primary seconds before its REPLICAS
+    // stops listing it (until the other replicas have resynced): the primary's label is the one kept.
+    const replicas = r.replicas.filter((a) => nodeKey(a.host, a.port) !== primaryKey).sort(byAddress);
     await this.nodes().open([...(r.primary ? [r.primary] : []), ...replicas]);
     const labels = replicas.map((a) => this.labelOf(a, 'replica', this.zones.replica(a)));
     if (r.primary) labels.unshift(this.labelOf(r.primary, 'master', this.zones.primary(r.primary)));
+    // The primary before, in that gap listed nowhere: no longer master (/stats primary, the masters
+    // selector), and unknown until a reading lists it as a replica.
+    const named = new Set(labels.map((l) => l.id));
+    for (const n of this.nodes().zones[0]!.nodes.list()) {
+      if (n.role === 'master' && !named.has(nodeKey(n.host, n.port))) labels.push(this.labelOf(n, 'unknown', undefined));
+    }
     this.nodes().label(labels);
   }
 
