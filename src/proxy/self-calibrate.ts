@@ -89,7 +89,7 @@ export async function pingUpstream(
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (secure && e.code !== undefined) return { unreachable: describeFailure(e) };
-    return { unreachable: e.code ?? `no answer within ${timeoutMs} ms` };
+    return { unreachable: e.code ?? e.message };
   }
   try {
     await pinger.ping(timeoutMs);

@@ -68,10 +68,13 @@ export function readyEvent(at: Endpoint, o: DialOptions = {}): 'connect' | 'secu
  */
 export function dialRedisReady(at: Endpoint, o: DialOptions = {}, timeoutMs = 1000): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const s = dialRedis(at, o);
+    let raw: net.Socket | undefined;
+    const s = dialRedis(at, { ...o, onTls: (r, secure) => ((raw = r), o.onTls?.(r, secure)) });
     const timer = setTimeout(() => {
       s.destroy();
-      reject(new Error(`no connection within ${timeoutMs} ms`));
+      // TCP up, TLS not: a plaintext Redis reads the ClientHello as an unfinished inline command and waits.
+      const handshakeOnly = raw !== undefined && !raw.connecting;
+      reject(new Error(handshakeOnly ? `no TLS handshake within ${timeoutMs} ms (plaintext Redis?)` : `no connection within ${timeoutMs} ms`));
     }, timeoutMs);
     s.once(readyEvent(at, o), () => {
       clearTimeout(timer);
