@@ -213,9 +213,9 @@ export async function runBenchCommand(options: BenchOptions, out: BenchOutputFla
 /** `bench --cluster`: the cluster bench's own shapes and table (docs/cluster.md). */
 async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<void> {
   const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
-  const zones = flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16));
+  const zones = flags.zones === undefined ? undefined : checkZones(parsePositiveInt(flags.zones, '--zones', 16));
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
-  const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parseNonNegativeInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
+  const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parsePositiveInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
   const links = given('links') ? parseList(flags.links, '--links', 'links') : undefined;
   // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's finally
   // blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.

@@ -6,7 +6,7 @@ import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
-import { parseNonNegativeInt } from '../units.js';
+import { parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
 import { checkZones, parseClusterMode } from '../cluster/options.js';
 import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
@@ -168,8 +168,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       ...tls,
       announceHost: flags.announceHost,
       listenPorts: flags.listenPorts,
-      zones: flags.zones === undefined ? undefined : checkZones(parseNonNegativeInt(flags.zones, '--zones', 16)),
-      clientZones: flags.clientZones === undefined ? undefined : parseNonNegativeInt(flags.clientZones, '--client-zones', 16),
+      zones: flags.zones === undefined ? undefined : checkZones(parsePositiveInt(flags.zones, '--zones', 16)),
+      clientZones: flags.clientZones === undefined ? undefined : parsePositiveInt(flags.clientZones, '--client-zones', 16),
       sameZoneLink: flags.sameZoneLink,
       crossZoneLink: flags.crossZoneLink,
       nodeLinks: flags.nodeLink,

@@ -138,7 +138,7 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     expect(r.stderr).not.toMatch(/^config +shape/m);
   });
 
-  it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', async () => {
+  it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', { timeout: 120_000 }, async () => {
     const single = await startPrivateRedis();
     try {
       const r = await runCli(['proxy', '--upstream', single.address, '--cluster', 'on']);
@@ -169,5 +169,16 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
       expect(r.code, `${flag}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain(flag);
     }
+    // One range for every bad count, the one accepted ("abc" said "from 0 to 16", and 0 is refused).
+    const counts = [['--zones', 'abc'], ['--zones', '0'], ['--client-zones', 'x'], ['--client-zones', '0']] as const;
+    const runs = counts.flatMap(([flag, value]) => {
+      const args = flag === '--zones' ? [flag, value] : ['--zones', '2', flag, value];
+      const expected = [2, `redis-rtt: ${flag}: invalid value "${value}"; expected a whole number from 1 to 16\n`];
+      return [['proxy', '--upstream', cluster.address], ['bench', '--cluster']].map(async (command) => {
+        const r = await runCli([...command, ...args]);
+        return { args: [...command, ...args], got: [r.code, r.stderr], expected };
+      });
+    });
+    for (const r of await Promise.all(runs)) expect({ args: r.args, got: r.got }).toEqual({ args: r.args, got: r.expected });
   });
 });
