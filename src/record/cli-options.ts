@@ -19,6 +19,8 @@ export interface RecordFlagValues {
   recordMaxBytes?: string;
   recordKeys?: string;
   recordOverwrite?: boolean;
+  /** The proxy's --tap / --no-tap (a config file's `tap` merged in): the trace is what the tap parses. */
+  tap?: boolean;
 }
 
 export interface RecordContext {
@@ -86,6 +88,9 @@ export function checkRecordFlags(flags: RecordFlagValues): { maxBytes: number; k
     if (flags.recordOverwrite === true) throw new ConfigError('--record-overwrite', true, 'to be given with --record (no trace is written without it)');
   } else if (flags.record.trim() === '') {
     throw new ConfigError('--record', flags.record, 'a file path');
+  } else if (flags.tap === false) {
+    // The trace is what the tap parses: without it the file would hold its header and no command.
+    throw new ConfigError('--record', flags.record, 'a proxy that parses RESP: --no-tap (or "tap": false) records no command');
   }
   return { maxBytes, keys };
 }

@@ -101,4 +101,16 @@ describe('redis-rtt proxy --record against real Redis', () => {
       await new Promise((done) => busy.close(done));
     }
   });
+
+  it('--no-tap (or a config file\'s "tap": false) with --record exits 2 naming --record: the trace would hold no command', { timeout: 60_000 }, async () => {
+    const path = join(dir, 'cli-no-tap.trace');
+    const config = join(dir, 'no-tap.json');
+    writeFileSync(config, JSON.stringify({ upstream: redis.address, tap: false, record: { file: path } }));
+    for (const args of [['--upstream', redis.address, '--no-tap', '--record', path], ['--config', config], ['--config', config, '--print-config']]) {
+      const r = await runCli(['proxy', ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/--record: invalid value ".*cli-no-tap\.trace"; expected a proxy that parses RESP: --no-tap/);
+      expect(existsSync(path)).toBe(false);
+    }
+  });
 });
