@@ -36,10 +36,10 @@ export interface SentinelFileKeys {
  * were folded into them), or undefined without --sentinel. A ConfigError for a flag or key that
  * needs another: --sentinel-master, --sentinel-user and the file's sentinelPassword or
  * sentinelRefreshMs without --sentinel, --sentinel without --sentinel-master, --sentinel with
- * --upstream or --cluster on. The password comes from REDIS_RTT_SENTINEL_PASSWORD, else the file's.
+ * --upstream, --upstream-user or --cluster on. The password comes from REDIS_RTT_SENTINEL_PASSWORD, else the file's.
  */
 export function sentinelFromFlags(
-  f: SentinelFlagValues & { upstream?: string; cluster: string; config?: string },
+  f: SentinelFlagValues & { upstream?: string; upstreamUser?: string; cluster: string; config?: string },
   file: SentinelFileKeys = {},
 ): Pick<SentinelProxyOptions, 'sentinels' | 'sentinelMaster' | 'sentinelUser' | 'sentinelPassword'> | undefined {
   if (f.sentinel.length === 0) {
@@ -56,6 +56,8 @@ export function sentinelFromFlags(
   const given = f.sentinel.join(',');
   if (f.upstream !== undefined) throw new ConfigError('--upstream', f.upstream, 'no --upstream with --sentinel (the sentinels are the upstreams)');
   if (f.cluster === 'on') throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');
+  // Cluster discovery's login: in sentinel mode it would be dropped without a word, the sentinels asked without it.
+  if (f.upstreamUser !== undefined) throw new ConfigError('--upstream-user', f.upstreamUser, `--sentinel-user with --sentinel (and ${SENTINEL_PASSWORD_ENV})`);
   if (f.sentinelMaster === undefined) throw new ConfigError('--sentinel-master', undefined, `the master name the sentinels at ${given} monitor`);
   const sentinelPassword = process.env[SENTINEL_PASSWORD_ENV] || (file.sentinelPassword as string | undefined);
   return { sentinels: f.sentinel, sentinelMaster: f.sentinelMaster, sentinelUser: f.sentinelUser, sentinelPassword };

@@ -45,6 +45,12 @@ export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof
   if ('upstream' in options && (options as { upstream?: unknown }).upstream !== undefined) {
     throw new ConfigError('--upstream', (options as { upstream?: unknown }).upstream, 'no --upstream with --sentinel (the sentinels are the upstreams)');
   }
+  // Cluster mode's discovery keys: sentinel mode has its own, and would drop these without a word.
+  const ownKey: Record<string, string> = { upstreamUser: 'sentinelUser', upstreamPassword: 'sentinelPassword', topologyRefreshMs: 'sentinelRefreshMs' };
+  for (const [key, own] of Object.entries(ownKey)) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value !== undefined) throw new ConfigError(key, key === 'upstreamPassword' ? '(redacted)' : value, `${own} in sentinel mode (${key} is cluster mode's)`);
+  }
   // AUTH needs a password: without one the user would be ignored without a word (the proxy would not log in).
   if (data.sentinelUser !== undefined && data.sentinelPassword === undefined) {
     throw new ConfigError('--sentinel-user', data.sentinelUser, 'a password with it (REDIS_RTT_SENTINEL_PASSWORD, or the sentinelPassword option or config key)');

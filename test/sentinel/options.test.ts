@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { sentinelFromFlags } from '../../src/cli/sentinel-flags.js';
 import { DEFAULT_SENTINEL_REFRESH_MS, sentinelSettings } from '../../src/sentinel/options.js';
 
 describe('sentinelSettings', () => {
@@ -34,5 +35,26 @@ describe('sentinelSettings', () => {
       { host: '::1', port: 26379 },
       { host: 'localhost', port: 26379 },
     ]);
+  });
+
+  it("refuses cluster mode's discovery keys, which sentinel mode would drop without a word, naming its own", () => {
+    expect(() => sentinelSettings({ ...base, upstreamUser: 'bob' })).toThrow(new ConfigError('upstreamUser', 'bob', "sentinelUser in sentinel mode (upstreamUser is cluster mode's)"));
+    // The password is not shown, as everywhere.
+    expect(() => sentinelSettings({ ...base, upstreamPassword: 's3cret' })).toThrow(
+      new ConfigError('upstreamPassword', '(redacted)', "sentinelPassword in sentinel mode (upstreamPassword is cluster mode's)"),
+    );
+    expect(() => sentinelSettings({ ...base, topologyRefreshMs: 50 })).toThrow(
+      new ConfigError('topologyRefreshMs', 50, "sentinelRefreshMs in sentinel mode (topologyRefreshMs is cluster mode's)"),
+    );
+  });
+});
+
+describe('sentinelFromFlags', () => {
+  it('refuses --upstream-user with --sentinel: the sentinels would be asked without the login the user meant', () => {
+    const flags = { sentinel: ['127.0.0.1:26379'], sentinelMaster: 'mymaster', cluster: 'auto' };
+    expect(sentinelFromFlags(flags)).toMatchObject({ sentinels: flags.sentinel });
+    expect(() => sentinelFromFlags({ ...flags, upstreamUser: 'bob' })).toThrow(
+      new ConfigError('--upstream-user', 'bob', '--sentinel-user with --sentinel (and REDIS_RTT_SENTINEL_PASSWORD)'),
+    );
   });
 });
