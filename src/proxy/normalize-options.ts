@@ -11,6 +11,7 @@ import { parseRttWave } from '../link/wave.js';
 import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import type { LinkTimelineOptions } from './link-timeline.js';
+import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 
 /** Every option of startProxy, validated, with defaults filled in and addresses parsed. */
 export interface NormalizedProxyOptions
@@ -45,6 +46,7 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   if (data.upstreamUser !== undefined && data.upstreamPassword === undefined) {
     throw new ConfigError('--upstream-user', data.upstreamUser, 'a password with it (REDIS_RTT_UPSTREAM_PASSWORD, or upstreamPassword in a config file or the API)');
   }
+  checkLinkTogether(data.link);
   const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
   const timeline: LinkTimelineOptions = {
     wave: rttWave === undefined ? undefined : parseRttWave(rttWave),
@@ -67,4 +69,19 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
     scheduler: options.scheduler,
     onNodeLinkChange: options.onNodeLinkChange,
   };
+}
+
+/**
+ * What the link's keys say together (a burst too short for its loss; settings.ts), checked before
+ * anything starts and named as the schema names a key (`link.lossBurst`), not found at the start.
+ */
+function checkLinkTogether(link: NormalizedProxyOptions['link']): void {
+  if (link === undefined) return;
+  const { partition: _partition, then: _then, ...settings } = link;
+  try {
+    applyLinkUpdate(defaultLinkSettings(), settings);
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(`link.${err.flag}`, err.value, err.accepts);
+    throw err;
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { linkFromFlags } from '../../src/cli/link-flags.js';
 import { lossChain } from '../../src/link/loss-model.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../../src/link/settings.js';
+import { normalizeProxyOptions } from '../../src/proxy/normalize-options.js';
 
 // A chain with a mean run of L losses loses at most L / (L + 1) of the segments: asked for more, its good state's rate
 // was clamped to 1 and the link lost less than asked, silently (60% with a burst of 1.2 gave 54.5%).
@@ -13,6 +14,13 @@ describe('loss and burst together', () => {
     // A change of the loss alone on a link that has the burst is refused as well, the link unchanged.
     const link = applyLinkUpdate(defaultLinkSettings(), { loss: 0.3, lossBurst: 1.2 });
     expect(() => applyLinkUpdate(link, { lossDown: 0.7 })).toThrow(/^lossBurst: .*at least 2\.334 segments for a loss of 0\.7/);
+  });
+
+  it('refuses it in startProxy before anything starts, naming link.lossBurst', () => {
+    expect(() => normalizeProxyOptions({ upstream: '127.0.0.1:6379', link: { loss: 0.6, lossBurst: 1.2, partition: '1s' } })).toThrow(
+      /^link\.lossBurst: invalid value 1\.2; expected a mean burst of at least 1\.5/,
+    );
+    expect(normalizeProxyOptions({ upstream: '127.0.0.1:6379', link: { loss: 0.6, lossBurst: 1.5 } }).link).toMatchObject({ loss: 0.6 });
   });
 
   it('names the flag on the command line', () => {
