@@ -23,6 +23,12 @@ const PING = Buffer.from('*1\r\n$4\r\nPING\r\n');
 class NotRedisError extends Error {}
 
 /**
+ * The TLS peer refused us after the handshake (TLS 1.3 checks a client certificate then, and its alert
+ * comes with the first read): a TLS set-up problem to name, not a server that is not Redis.
+ */
+class TlsRefusedError extends Error {}
+
+/**
  * Measures the proxy's own hop: PING round trips straight to the upstream and through the proxy's
  * own listener (no delay), in alternating blocks so drift cancels. Any RESP reply counts (a server
  * that wants AUTH answers -NOAUTH just as fast); anything else (an HTTP server's "HTTP/1.1 400", or
@@ -49,6 +55,7 @@ export async function measureHopThrough(
     try {
       await direct.ping();
     } catch (err) {
+      if (err instanceof TlsRefusedError) return undefined; // the start-up probe names it
       return { notRedis: err instanceof NotRedisError ? err.message : `no reply to PING (${(err as Error).message})` };
     }
     through = await Pinger.connect(self, secure.self);
@@ -95,6 +102,7 @@ export async function pingUpstream(
     await pinger.ping(timeoutMs);
     return undefined;
   } catch (err) {
+    if (err instanceof TlsRefusedError) return { unreachable: err.message };
     return { notRedis: err instanceof NotRedisError ? err.message : `no reply to PING (${(err as Error).message})` };
   } finally {
     pinger.close();
@@ -115,7 +123,9 @@ class Pinger {
       framer.push(d);
     });
     socket.on('close', () => this.waiting?.(new Error('closed')));
-    socket.on('error', () => this.waiting?.(new Error('closed')));
+    socket.on('error', (err: NodeJS.ErrnoException) =>
+      this.waiting?.(err.code?.startsWith('ERR_SSL_') ? new TlsRefusedError(describeFailure(err)) : new Error('closed')),
+    );
   }
 
   static async connect(at: Endpoint, secure: tls.ConnectionOptions | undefined, timeoutMs = 1000): Promise<Pinger> {
