@@ -47,6 +47,18 @@ export function selects(selector: string, node: SelectableNode): boolean {
 }
 
 /**
+ * One line per `--node-link` rule that picks none of `nodes` at start: a port or id typo would
+ * leave the node meant on its zone or base link without a word. Said, not refused: a rule may be
+ * meant for a node that joins later (an added node, a failover's new address), and it applies then.
+ */
+export function idleRuleWarnings(rules: readonly NodeLinkRule[], nodes: readonly SelectableNode[]): string[] {
+  const known = [...new Set(nodes.map((n) => n.upstream))].join(', ');
+  return rules
+    .filter((r) => !nodes.some((n) => selects(r.selector, n)))
+    .map((r) => `warning: --node-link ${r.selector}=${r.link.name} picks no node now (the nodes: ${known}); it applies to a node that matches it later`);
+}
+
+/**
  * The link a node gets: the last rule that selects it, else its zone's link (same when the node
  * sits in the client's zone, `clientZone`, 1 unless given), else the base link.
  */

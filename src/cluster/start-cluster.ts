@@ -9,6 +9,7 @@ import { certificateError, clusterListenTls, discoveryTls } from './cluster-tls.
 import { discoverCluster, type Discovery } from './discover.js';
 import { ClientZones } from './client-zones.js';
 import { NodeSet } from './node-set.js';
+import { idleRuleWarnings } from './node-link.js';
 import { NodeStarter, type StartNodeProxy } from './node-starter.js';
 import type { ClusterProxyOptions } from './options.js';
 import { RewriteCounts } from './rewrite-counts.js';
@@ -77,6 +78,7 @@ export async function startClusterProxy(
     // Zone 1's seed on --listen's port.
     for (const z of zones.zones) await z.nodes.open([{ host: seed.host, port: seed.port }], z.zone === 1 ? s.listen.port : undefined);
     await zones.setTopology(found.nodes);
+    for (const line of idleRuleWarnings(s.rules, zones.list())) log(line);
     startPartition(options, zones);
     await proxy.startControl(s.control, log);
   } catch (err) {

@@ -86,6 +86,17 @@ describe('cluster mode: discovery and listeners', () => {
     }
   });
 
+  it('a --node-link rule that picks no node at start is said on the log (a port typo ran that node on its zone link without a word)', async () => {
+    const lines: string[] = [];
+    const noId = '0'.repeat(40);
+    const p = await clusterProxy({ nodeLinks: ['masters=rtt=2ms', '127.0.0.1:1=rtt=3ms', `${noId}=rtt=4ms`], log: (l: string) => lines.push(l) });
+    const nodes = p.nodes().map((n) => n.upstream).join(', ');
+    expect(lines.filter((l) => l.includes('--node-link'))).toEqual([
+      `warning: --node-link 127.0.0.1:1=rtt=3ms picks no node now (the nodes: ${nodes}); it applies to a node that matches it later`,
+      `warning: --node-link ${noId}=rtt=4ms picks no node now (the nodes: ${nodes}); it applies to a node that matches it later`,
+    ]);
+  });
+
   it('--node-link rules: last match wins, masters / replicas / address / id prefix; setLink with a selector changes only those nodes', async () => {
     const seedId = (await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: cluster.nodes[0]!.port }, [['CLUSTER', 'MYID']]))[0]!.text!;
     const p = await clusterProxy({ link: { rttUs: 500 }, nodeLinks: ['masters=rtt=2ms', `replicas=cross-az`, `${seedId.slice(0, 8)}=rtt=7ms`] });
