@@ -62,6 +62,10 @@ describe('the TypeScript samples in README.md and docs/*.md', () => {
     const compilerOptions = {
       ...{ target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2022', 'ESNext.Disposable'], types: ['node'] },
       ...{ strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, skipLibCheck: true, noEmit: true },
+      // src/ is checked whole for the samples' types (~30 s on 2 busy cores); what is kept between runs
+      // makes the next one recheck only what changed (~10 s). A build info that cannot be read is rebuilt.
+      incremental: true,
+      tsBuildInfoFile: join(ROOT, 'node_modules/.cache/redis-rtt/doc-snippets.tsbuildinfo'),
       paths: { 'redis-rtt': [join(ROOT, 'src/index.ts')] },
     };
     writeFileSync(join(scratch, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: snippets.map((s) => s.name) }));
