@@ -64,12 +64,12 @@ export function registerProxy(program: Command): void {
     .option('--tap', 'parse it (the default; over a --config file\'s "tap": false)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit')
     .addOption(new Option('--cluster <mode>', 'Redis Cluster: one listener per node, addresses in replies rewritten (auto: when INFO cluster says cluster_enabled:1)').choices(['auto', 'on', 'off']).default('auto'))
-    .option('--announce-host <host>', 'cluster: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')
-    .option('--listen-ports <A-B>', 'cluster: ports for the listeners of the nodes other than the seed (default: any free port)')
-    .option('--zones <n>', 'cluster: place the nodes in N zones (shard i primary in zone i mod N + 1); the client is in zone 1')
+    .option('--announce-host <host>', 'cluster and sentinel modes: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')
+    .option('--listen-ports <A-B>', 'cluster and sentinel modes: ports for the listeners of the nodes other than the seed (default: any free port)')
+    .option('--zones <n>', 'cluster and sentinel modes: place the nodes in N zones (cluster: shard i primary in zone i mod N + 1; sentinel: docs/sentinel.md#zones); the client is in zone 1')
     .option('--client-zones <n>', 'cluster, sentinel: clients in zones 1..N (N at most --zones): one set of listeners per client zone, each node\'s link by its zone and the set\'s (the JSON line lists each zone\'s seed)')
-    .option('--same-zone-link <link>', 'cluster: link of the nodes in the client\'s zone (preset or rtt=..)', 'same-az')
-    .option('--cross-zone-link <link>', 'cluster: link of the nodes in other zones', 'cross-az')
+    .option('--same-zone-link <link>', 'cluster and sentinel modes: link of the nodes in the client\'s zone (preset or rtt=..)', 'same-az')
+    .option('--cross-zone-link <link>', 'cluster and sentinel modes: link of the nodes in other zones', 'cross-az')
     .option('--node-link <selector=link>', 'cluster and sentinel modes: link for some nodes (selector: host:port, id prefix, masters, replicas, sentinels); repeatable, last wins', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--upstream-user <user>', 'cluster: ACL user for the proxy\'s own discovery connections (password from REDIS_RTT_UPSTREAM_PASSWORD)');
   addSentinelFlags(cmd);
@@ -201,7 +201,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   }
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
-  const hint = hopOnlyHint(compensateMode, proxy.link());
+  // The two refusals of --compensate calibrate above: the hint offers only what would start.
+  const hint = hopOnlyHint(compensateMode, proxy.link(), !sentinel && !tls.listenTls);
   if (hint) log(hint);
   const wakeNote = wakeKindNote(process.platform, sharedScheduler().wakeKindInUse);
   if (wakeNote) log(wakeNote);

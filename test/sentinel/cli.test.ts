@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { findFreePort } from '../../src/redis/free-port.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
@@ -140,6 +140,17 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       expect((await plain.stop('SIGINT')).code).toBe(0);
     }
   }, 40_000);
+
+  it('the note on --compensate auto offers only the calibration table: --compensate calibrate is refused in sentinel mode', async () => {
+    const p = await startCliProxy(['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--rtt', '2ms']);
+    try {
+      await vi.waitFor(() => expect(p.stderr()).toContain("note: --compensate auto takes off the proxy's hop only"));
+      expect(p.stderr()).toContain('use a `redis-rtt calibrate --json FILE` table (--compensate FILE)');
+      expect(p.stderr()).not.toContain('--compensate calibrate');
+    } finally {
+      expect((await p.stop('SIGINT')).code).toBe(0);
+    }
+  }, 30_000);
 
   it('a given sentinel that does not answer at start is named on stderr; the others speak for the topology', async () => {
     const nobody = `127.0.0.1:${await findFreePort()}`;
