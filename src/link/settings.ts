@@ -90,7 +90,8 @@ function checkBurstHoldsLoss(s: LinkSettings): void {
   if (burst === 0) return;
   const rate = Math.max(s.lossUp, s.lossDown);
   if (rate <= burst / (burst + 1)) return;
-  const leastBurst = Math.ceil((rate / (1 - rate)) * 1000) / 1000;
+  // Rounded up to 0.001, after the float's noise is off (0.8 / 0.2 is 4.000000000000001, and 4 holds 0.8).
+  const leastBurst = Math.ceil(Math.round((rate / (1 - rate)) * 1e9) / 1e6) / 1000;
   throw new ConfigError('lossBurst', burst, `a mean burst of at least ${leastBurst} segments for a loss of ${rate} (runs of L lost segments hold at most L / (L + 1) of them), or 0`);
 }
 

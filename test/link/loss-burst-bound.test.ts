@@ -14,6 +14,9 @@ describe('loss and burst together', () => {
     // A change of the loss alone on a link that has the burst is refused as well, the link unchanged.
     const link = applyLinkUpdate(defaultLinkSettings(), { loss: 0.3, lossBurst: 1.2 });
     expect(() => applyLinkUpdate(link, { lossDown: 0.7 })).toThrow(/^lossBurst: .*at least 2\.334 segments for a loss of 0\.7/);
+    // 0.8 / 0.2 is 4.000000000000001 in floating point: the least burst is 4 (it holds 0.8), not 4.001.
+    expect(() => applyLinkUpdate(link, { lossDown: 0.8, lossBurst: 3 })).toThrow(/at least 4 segments for a loss of 0\.8 /);
+    expect(applyLinkUpdate(link, { lossDown: 0.8, lossBurst: 4 }).lossBurst).toBe(4);
   });
 
   it('refuses it in startProxy before anything starts, naming link.lossBurst', () => {
