@@ -151,6 +151,8 @@ export function parseRateList(text: string, flag: string): number[] {
 }
 
 const FRACTION_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(%)?\s*$/;
+/** The text LOSS_FRACTION reads, for the JSON Schema (the number's range is checked after). */
+export const LOSS_TEXT_PATTERN = FRACTION_RE.source;
 const LOSS_ACCEPTS = 'a loss probability in [0, 1), written 0.01 or 1%';
 
 /**

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { COMPENSATION } from '../link/compensation.js';
 import { LINK_UPDATE } from '../link/settings.js';
+import { LOSS_FRACTION, LOSS_TEXT_PATTERN } from '../units.js';
 import { keyPath, wholeNumber, type FlagOf } from '../validation/schema.js';
 import { LISTEN_TLS, UPSTREAM_TLS } from '../tls/options.js';
 import { TOXIC } from '../toxics/spec.js';
@@ -147,10 +148,23 @@ export const optionFlag: FlagOf = (path) => (path.length === 1 && FLAGS[String(p
  */
 export function proxyOptionsJsonSchema(schema: z.ZodType = PROXY_OPTIONS): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12' }),
+    ...z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', override: acceptLossText }),
     title: 'redis-rtt proxy options',
     description:
       'The data options of startProxy(), and what `redis-rtt proxy --config FILE` reads (generated from src/proxy/options-schema.ts and ' +
       'src/cli/proxy-config.ts by `npm run schema`).',
   };
+}
+
+/**
+ * A preprocess shows only what it makes, so an editor would flag the `"1%"` the loss keys take
+ * (LOSS_FRACTION): the loss keys are a number in [0, 1) or that text.
+ */
+function acceptLossText(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
+  const def = ctx.zodSchema._zod.def;
+  // `.describe()` clones the schema with the same definition: its input step is LOSS_FRACTION's own.
+  if (def.type !== 'pipe' || def.in !== (LOSS_FRACTION._zod.def as { in: unknown }).in) return;
+  const { description, ...number } = ctx.jsonSchema;
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, { ...(description === undefined ? {} : { description }), anyOf: [number, { type: 'string', pattern: LOSS_TEXT_PATTERN }] });
 }
