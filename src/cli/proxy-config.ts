@@ -15,6 +15,7 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { parseNodeLink } from '../cluster/node-link.js';
 import { checkConfigTls, mergeConfigTls } from './config-tls.js';
+import { refuseUnknownToxicKeys } from './config-toxics.js';
 import { checkDistinctToxicNames } from './toxic-flags.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
@@ -109,6 +110,7 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') readRttSeriesKey(config.rttSeries, at('rttSeries'));
+  if (Array.isArray(config.toxics)) refuseUnknownToxicKeys(config.toxics, at);
   if (Array.isArray(config.toxics)) checkDistinctToxicNames(config.toxics.map((t) => parseToxicSpec(t)), (i) => at(`toxics[${i}].name`));
   checkConfigTls(config, at);
   // --print-config's output saved as a config file would otherwise set the secret to that text.
@@ -231,6 +233,8 @@ const REDACTED = '(redacted)';
 export function renderEffectiveConfig(options: Record<string, unknown>, record: RecordFlagValues): string {
   const data = JSON.parse(JSON.stringify(options)) as Record<string, unknown>; // drops the hooks (functions)
   for (const secret of SECRET_KEYS) if (data[secret] !== undefined) data[secret] = REDACTED;
+  // A toxic's `applied` (what its stage runs with, when clamped) is read-only: the toxic is what was sent.
+  if (Array.isArray(data.toxics)) data.toxics = data.toxics.map(({ applied: _applied, ...toxic }: Record<string, unknown>) => toxic);
   if (record.record !== undefined) {
     data.record = {
       file: record.record,

@@ -4,6 +4,7 @@
  * idleTimeoutMs above an hour used to name `--connect-timeout` / `--idle-timeout` with a value the
  * user never typed ("1000000000000ms"); two toxics with one name (a default TYPE_STREAM included)
  * passed --print-config and then failed the start as `name: invalid value "a"`, no file or key.
+ * An unknown key of a toxic or of its attributes was ignored, as toxiproxy's API does.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,34 @@ describe('readProxyConfig names the key', () => {
     }
     // Another stream is another default name.
     expect(await refusal(file({ upstream, toxics: [{ type: 'latency' }, { type: 'latency', stream: 'upstream' }] }))).toBeUndefined();
+  });
+});
+
+describe('readProxyConfig refuses an unknown key of a toxic', () => {
+  // toxiproxy's API ignores them (Go's decoder): a misspelled attribute ran the toxic with its default.
+  it('in the toxic and in its attributes, naming the path and what the type takes', async () => {
+    const misspelled = file({ upstream, toxics: [{ type: 'noop' }, { type: 'latency', attributes: { latncy: 5 } }] });
+    const e1 = await refusal(misspelled);
+    expect(e1?.flag).toBe(`${misspelled}: toxics[1].attributes.latncy`);
+    expect(e1?.accepts).toBe("a key of latency's attributes: latency, jitter");
+    const envelope = file({ upstream, toxics: [{ type: 'latency', strem: 'upstream' }] });
+    const e2 = await refusal(envelope);
+    expect(e2?.flag).toBe(`${envelope}: toxics[0].strem`);
+    expect(e2?.accepts).toBe('a key of a toxic: name, type, stream, toxicity, attributes');
+    const good = { type: 'redis_latency', name: 'r', stream: 'upstream', toxicity: 0.5, attributes: { commands: ['GET'], keys: 'user:*', latency: 2 } };
+    expect(await refusal(file({ upstream, toxics: [good] }))).toBeUndefined();
+  });
+
+  it("--print-config's toxics load again: a clamped toxic's read-only `applied` is not printed", async () => {
+    const path = file({ upstream, toxics: [{ type: 'latency', toxicity: 2, attributes: { latency: -5 } }] });
+    const first = await runCli(['proxy', '--config', path, '--print-config']);
+    expect(first.code, first.stderr).toBe(0);
+    const printed = JSON.parse(first.stdout) as { toxics: Record<string, unknown>[] };
+    expect(printed.toxics[0]).toEqual({ name: 'latency_downstream', stream: 'downstream', toxicity: 2, type: 'latency', attributes: { latency: -5, jitter: 0 } });
+    const again = file(printed);
+    const second = await runCli(['proxy', '--config', again, '--print-config']);
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toEqual(printed);
   });
 });
 
