@@ -13,6 +13,9 @@ import base from './vitest.config.js';
 export default defineConfig({
   test: {
     ...base.test,
+    // One process for every file: the subset's files do not rely on a fresh module graph each, and
+    // the forks' start-up and imports were a third of its time (88 s against 61 s a Node line).
+    isolate: false,
     include: [
       'test/{resp,link,stage,stats,http,numbers,layout,toxics,tap}/**/*.test.ts',
       'test/proxy/{forwarding,clients,stages,byte-stages,live-framing,stats,start-control,normalize-options,options-schema,closed-connections}.test.ts',
