@@ -5,7 +5,8 @@ import base from './vitest.config.js';
  * What `.ci/run` runs again on Node 22, 24 and 26 (the whole suite runs on the default Node): the
  * unit tests of the data path, and a core integration subset against real redis-server (proxy,
  * tap, cluster, toxiproxy API, TLS). Chosen for what differs between Node lines (sockets, TLS,
- * timers, child processes) at a cost the CI budget holds; docs/CONTRIBUTING.md says what each costs.
+ * timers, child processes) at a cost the CI budget holds (client-cert-verify reads a Node internal,
+ * _handle.verifyError(), so each line checks it is still there); docs/CONTRIBUTING.md says what each costs.
  * The CLI end-to-end files and the fuzzers stay on the default Node only: they cost the most and
  * exercise the same Node APIs as the files here.
  */
@@ -21,7 +22,7 @@ export default defineConfig({
       'test/proxy/{forwarding,clients,stages,byte-stages,live-framing,stats,start-control,normalize-options,options-schema,closed-connections}.test.ts',
       'test/cluster/{cluster-proxy,clients,rewrite,rewrite-stage,placement}.test.ts',
       'test/toxiproxy-api/{client-crud,effects}.test.ts',
-      'test/tls/{proxy-tls,tls-stage-pair}.test.ts',
+      'test/tls/{proxy-tls,tls-stage-pair,client-cert-verify}.test.ts',
       'test/redis/{private-redis,private-cluster}.test.ts',
       ],
     exclude: ['test/resp/fuzz.test.ts', 'test/toxics/chain-fuzz.test.ts', 'test/tap/buffers.test.ts', 'test/stats/promtool.test.ts'],
