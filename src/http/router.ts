@@ -38,6 +38,16 @@ export class Router {
   }
 }
 
+/**
+ * A 404's hint: "; try GET /, GET /stats, PUT /link, ..." for every exact path the routes answer, with
+ * each of its methods, so the hint names every endpoint there is and no other (a pattern's own
+ * paths, /toxics/{name}, come under their listing's).
+ */
+export function routesHint(routes: readonly Route[]): string {
+  const named = routes.flatMap((r) => (typeof r.path === 'string' ? Object.keys(r.methods).map((m) => `${m} ${r.path as string}`) : []));
+  return named.length === 0 ? '' : `; try ${named.join(', ')}`;
+}
+
 /** The request target without its query string. */
 export function pathOf(url: string | undefined): string {
   return (url ?? '/').split('?')[0]!;

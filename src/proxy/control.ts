@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { ConfigError } from '../errors.js';
 import { HttpEndpoint } from '../http/endpoint.js';
 import { BodyError, HttpError, readJsonObject, sendJson } from '../http/json.js';
-import { Router, type Route } from '../http/router.js';
+import { Router, routesHint, type Route } from '../http/router.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { ToxicExistsError, type ToxicControl } from '../toxics/toxic-set.js';
@@ -43,7 +43,6 @@ export interface LinkReply {
 export const CONTROL_BODY_LIMIT_BYTES = 64 * 1024;
 /** The keys PUT /link accepts: the link schema's own; the endpoint names every unknown one at once. */
 const LINK_KEYS = new Set(Object.keys(LINK_UPDATE.shape));
-const NOT_FOUND_HINT = '; try GET / (the dashboard), GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset';
 
 /**
  * The HTTP control endpoint: GET /stats, GET /metrics, GET /connections, PUT /link, POST /reset,
@@ -70,7 +69,7 @@ export class ControlServer {
       toxicTypes: [...TOXIC_TYPES.keys()],
     };
     this.endpoint = new HttpEndpoint({
-      router: new Router([...dashboardRoutes({ page: '/' }, page, this.streams), ...controlRoutes(handlers)], NOT_FOUND_HINT),
+      router: routerOf([...dashboardRoutes({ page: '/' }, page, this.streams), ...controlRoutes(handlers)]),
       flag: '--control',
       access,
       classify: classifyControlError,
@@ -149,4 +148,9 @@ function classifyControlError(err: unknown): { status: number; reason: string } 
   if (err instanceof ToxicExistsError) return { status: 409, reason: err.message };
   if (err instanceof ConfigError) return { status: 400, reason: err.message };
   return { status: 500, reason: String(err) };
+}
+
+/** The endpoint's router: its 404 names every endpoint the routes answer (the dashboard's, /toxics' when served). */
+function routerOf(routes: readonly Route[]): Router {
+  return new Router(routes, routesHint(routes));
 }

@@ -96,6 +96,11 @@ describe('malformed control requests get 4xx JSON errors and change nothing', ()
 
   it('unknown route: 404; wrong method: 405', async () => {
     expectJsonError(await controlRequest(at, 'GET', '/nope'), 404, /no such endpoint \/nope/);
+    // The hint names every endpoint served (it lacked /events, GET /link and /toxics).
+    const hint = (JSON.parse((await controlRequest(at, 'GET', '/nope')).body) as { error: string }).error;
+    for (const endpoint of ['GET /', 'GET /events', 'GET /stats', 'GET /metrics', 'GET /connections', 'GET /link', 'PUT /link', 'POST /reset', 'GET /toxics', 'POST /toxics']) {
+      expect(hint.split(/; try |, /), hint).toContain(endpoint);
+    }
     expectJsonError(await controlRequest(at, 'GET', '//stats'), 404, /no such endpoint/);
     expectJsonError(await controlRequest(at, 'GET', '/stats/../link'), 404, /no such endpoint/);
     expectJsonError(await controlRequest(at, 'DELETE', '/stats'), 405, /method DELETE not allowed on \/stats/);

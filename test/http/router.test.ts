@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { HttpError } from '../../src/http/json.js';
-import { pathOf, Router, type Params } from '../../src/http/router.js';
+import { pathOf, Router, routesHint, type Params } from '../../src/http/router.js';
 
 const req = (method: string, url: string) => ({ method, url }) as http.IncomingMessage;
 const res = {} as http.ServerResponse;
@@ -57,5 +57,17 @@ describe('Router', () => {
 
   it('pathOf drops the query and reads a missing URL as /', () => {
     expect([pathOf('/a?b=c'), pathOf('/a'), pathOf(undefined), pathOf('/?')]).toEqual(['/a', '/a', '/', '/']);
+  });
+});
+
+describe('routesHint', () => {
+  it('names each exact path with each of its methods, in order; patterns are left to their listing', () => {
+    const none = (): void => {};
+    expect(routesHint([
+      { path: '/', methods: { GET: none } },
+      { path: '/link', methods: { GET: none, PUT: none } },
+      { path: /^\/toxics\/([^/]+)$/, methods: { PATCH: none, DELETE: none } },
+    ])).toBe('; try GET /, GET /link, PUT /link');
+    expect(routesHint([{ path: /^\/x$/, methods: { GET: none } }])).toBe('');
   });
 });
