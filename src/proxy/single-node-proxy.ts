@@ -1,4 +1,3 @@
-import { HttpError } from '../http/json.js';
 import type { Compensation } from '../link/compensation.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import { LinkState } from '../link/link-state.js';
@@ -14,12 +13,12 @@ import type { ProxyTls } from '../tls/setup.js';
 import { ToxicSet } from '../toxics/toxic-set.js';
 import type { ToxicSpec } from '../toxics/types.js';
 import { autoCompensation } from './auto-compensation.js';
-import type { ControlHandlers, ControlServer } from './control.js';
+import type { ControlServer } from './control.js';
 import { isLoopback, type Endpoint } from '../endpoint.js';
 import { SelfMonitor } from './self-monitor.js';
 import type { TapSource } from './listener-options.js';
 import { ProxyListener } from './listener.js';
-import { readSideHandlers, startControl } from './start-control.js';
+import { singleNodeHandlers, startControl } from './start-control.js';
 import type { NodeStart, RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
 import { ProxyStages } from './proxy-stages.js';
@@ -112,7 +111,7 @@ export class SingleNodeProxy implements RedisRttProxy {
       await this.server.listen();
       this.server.watchRefusals = true;
       this.warnAtStart();
-      this.control = await startControl(this.o.control, this.controlHandlers(), this.o.log);
+      this.control = await startControl(this.o.control, singleNodeHandlers(this, this.toxicSet), this.o.log);
       return this;
     } catch (err) {
       await this.close();
@@ -171,23 +170,6 @@ export class SingleNodeProxy implements RedisRttProxy {
     if (l.kind === 'tcp' && !isLoopback(l.host) && this.node.warnedBefore !== true) {
       this.o.log(`warning: listening on ${this.server.address}, reachable from other machines; the proxy has no authentication of its own`);
     }
-  }
-
-  private controlHandlers(): ControlHandlers {
-    return {
-      ...readSideHandlers(this),
-      setLink: (u, node) => {
-        // One listener has no nodes to pick: a selector would be dropped, and the change made to the one link.
-        if (node !== undefined) throw oneLinkOnly(node);
-        const link = this.setLink(u);
-        const warning = jitterFloorWarning(link);
-        return { link, warnings: warning ? [warning] : [] };
-      },
-      linkOf: (node) => {
-        throw oneLinkOnly(node);
-      },
-      toxics: this.toxicSet,
-    };
   }
 
   get address(): string {
@@ -302,7 +284,3 @@ export class SingleNodeProxy implements RedisRttProxy {
   }
 }
 
-/** ?node= on a proxy with one link (GET or PUT /link): refused, not read as "the link". */
-function oneLinkOnly(node: string): HttpError {
-  return new HttpError(400, `?node= picks nodes in cluster and Sentinel mode; this proxy has one link (got node=${node})`);
-}

@@ -1,4 +1,7 @@
 import { bindPolicy } from '../http/guard.js';
+import { HttpError } from '../http/json.js';
+import { jitterFloorWarning } from '../link/jitter.js';
+import type { ToxicSet } from '../toxics/toxic-set.js';
 import { ControlServer, type ControlHandlers } from './control.js';
 import { parseEndpoint, type Endpoint } from '../endpoint.js';
 import type { ProxyOptions, RedisRttProxy } from './types.js';
@@ -59,4 +62,30 @@ export function readSideHandlers(
     reset: () => p.resetStats(),
     connections: () => p.connections(),
   };
+}
+
+/** A single-node proxy's endpoint: the read side, PUT /link with the warnings the flags would log, and its toxics. */
+export function singleNodeHandlers(
+  p: Parameters<typeof readSideHandlers>[0] & Pick<RedisRttProxy, 'setLink'>,
+  toxics: ToxicSet,
+): ControlHandlers {
+  return {
+    ...readSideHandlers(p),
+    setLink: (u, node) => {
+      // One listener has no nodes to pick: a selector would be dropped, and the change made to the one link.
+      if (node !== undefined) throw oneLinkOnly(node);
+      const link = p.setLink(u);
+      const warning = jitterFloorWarning(link);
+      return { link, warnings: warning ? [warning] : [] };
+    },
+    linkOf: (node) => {
+      throw oneLinkOnly(node);
+    },
+    toxics,
+  };
+}
+
+/** ?node= on a proxy with one link (GET or PUT /link): refused, not read as "the link". */
+function oneLinkOnly(node: string): HttpError {
+  return new HttpError(400, `?node= picks nodes in cluster and Sentinel mode; this proxy has one link (got node=${node})`);
 }
