@@ -6,22 +6,15 @@
  * passed --print-config and then failed the start as `name: invalid value "a"`, no file or key.
  * An unknown key of a toxic or of its attributes was ignored, as toxiproxy's API does.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProxyConfig } from '../../src/cli/proxy-config.js';
 import type { ConfigError } from '../../src/errors.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { configFiles } from '../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-keys-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (content: unknown): string => {
-  const path = join(dir, `c${++n}.json`);
-  writeFileSync(path, JSON.stringify(content));
-  return path;
-};
+const files = configFiles('redis-rtt-config-keys-');
+afterAll(() => files.remove());
+const file = files.file;
 const refusal = (path: string): Promise<ConfigError | undefined> => readProxyConfig(path).then(() => undefined, (e: ConfigError) => e);
 const upstream = '127.0.0.1:6379';
 

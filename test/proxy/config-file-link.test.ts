@@ -4,21 +4,14 @@
  * over the file's upUs/downUs and lossUp/lossDown: the file's one-way keys used to be applied after
  * the flag's rttUs and the proxy ran with the file's delays, the flag ignored.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mergeFileLink } from '../../src/cli/proxy-config.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { configFiles } from '../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-link-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-let n = 0;
-const file = (content: unknown): string => {
-  const path = join(dir, `c${++n}.json`);
-  writeFileSync(path, JSON.stringify(content));
-  return path;
-};
+const files = configFiles('redis-rtt-config-link-');
+afterAll(() => files.remove());
+const file = files.file;
 
 describe('mergeFileLink', () => {
   it("--rtt replaces the file's upUs and downUs, --loss its lossUp and lossDown; the other keys stay", () => {

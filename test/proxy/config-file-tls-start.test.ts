@@ -6,29 +6,25 @@
  * plaintext, a file's upstreamTls had calibrate and the probe speak plaintext to a TLS Redis, and a
  * file's compensationUs got the note about --compensate auto.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { generateTlsFiles } from '../../src/redis/tls-certs.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { configFiles } from '../helpers/config-files.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-tls-start-'));
+const files = configFiles('redis-rtt-config-tls-start-');
+const dir = files.dir;
 let redis: PrivateRedis;
 beforeAll(async () => {
   redis = await startPrivateRedis({ tls: true });
 });
 afterAll(async () => {
   await redis?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  files.remove();
 });
-let n = 0;
-const file = (content: unknown): string => {
-  const path = join(dir, `c${++n}.json`);
-  writeFileSync(path, JSON.stringify(content));
-  return path;
-};
+const file = files.file;
 
 describe("the start uses the file's TLS sides", () => {
   it("refuses --compensate calibrate with the file's listenTls, as with --listen-tls", async () => {

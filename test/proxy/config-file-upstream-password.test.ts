@@ -5,29 +5,22 @@
  * the environment variable alone, undefined when unset, over the file's key: "upstreamUser" with
  * "upstreamPassword" exited 2 asking for a password, and the password alone was never sent (NOAUTH).
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { configFiles } from '../helpers/config-files.js';
 
 const PASSWORD = 'file-s3cret';
-const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-password-'));
+const files = configFiles('redis-rtt-config-password-');
 let redis: PrivateRedis;
 beforeAll(async () => {
   redis = await startPrivateRedis({ args: ['--requirepass', PASSWORD] });
 });
 afterAll(async () => {
   await redis?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  files.remove();
 });
-let n = 0;
-const file = (content: unknown): string => {
-  const path = join(dir, `c${++n}.json`);
-  writeFileSync(path, JSON.stringify(content));
-  return path;
-};
+const file = files.file;
 
 describe("redis-rtt proxy --config with upstreamPassword", () => {
   it('logs the discovery in with the user and password of the file', async () => {
