@@ -37,7 +37,8 @@ describe('a link that changes over time, with a real client', () => {
         await c.ping();
         return (monotonicNs() - t) / MS;
       };
-      const early = await ping();
+      // The least of three: one PING stalled 25 ms on a loaded CI machine; the 40 ms row is 1 s away.
+      const early = Math.min(await ping(), await ping(), await ping());
       expect(proxy.stats().timeline?.series).toEqual({ row: 0, rows: 2, once: true });
       expect(early).toBeLessThan(20);
       await vi.waitUntil(() => proxy.stats().timeline?.series?.row === 1, { timeout: 5000, interval: 20 });
