@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Endpoint } from '../endpoint.js';
 import { HttpGuard } from './guard.js';
-import { BodyError, sendJson } from './json.js';
+import { BodyError, HttpError, sendJson } from './json.js';
 import { listenOn } from './listen.js';
 import { pathOf, type Router } from './router.js';
 import { tokenCookie } from './token-cookie.js';
@@ -125,6 +125,7 @@ export class HttpEndpoint {
     } catch (err) {
       if (res.headersSent) return void res.destroy();
       const { status, reason } = this.o.classify(err);
+      if (err instanceof HttpError) for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
       sendJson(res, status, this.o.errorBody(status, reason));
       // The rest of an oversized body is never read: drop the connection rather than drain it.
       if (err instanceof BodyError && err.reason === 'too-large') req.destroy();

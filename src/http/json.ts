@@ -11,6 +11,8 @@ export class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Headers the answer must carry (a 405's Allow). @default none */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(message);
   }

@@ -14,8 +14,10 @@ export interface Route {
 
 /**
  * The first route whose path matches answers. No match is a 404; a matching path without the
- * method is a 405 that lists the methods it has. Both are thrown as HttpError, for the endpoint to
- * word as its error body.
+ * method is a 405 that lists the methods it has (in its Allow header too). Both are thrown as
+ * HttpError, for the endpoint to word as its error body. HEAD is answered wherever GET is, by the
+ * GET handler: the same status and headers, and no body (RFC 9110 9.3.2; Node drops what a handler
+ * writes to a HEAD's response).
  */
 export class Router {
   constructor(
@@ -30,12 +32,28 @@ export class Router {
     for (const r of this.routes) {
       const params = match(r.path, path);
       if (params === undefined) continue;
-      const handler = Object.hasOwn(r.methods, method) ? r.methods[method] : undefined;
-      if (!handler) throw new HttpError(405, `method ${method} not allowed on ${path}; allowed: ${Object.keys(r.methods).join(', ')}`);
-      return handler(req, res, params);
+      const handler = own(r.methods, method) ?? (method === 'HEAD' ? own(r.methods, 'GET') : undefined);
+      if (!handler) {
+        const allowed = allowedMethods(r.methods).join(', ');
+        throw new HttpError(405, `method ${method} not allowed on ${path}; allowed: ${allowed}`, { allow: allowed });
+      }
+      await handler(req, res, params);
+      // A stream's GET (the dashboard's events) stays open after its headers: for HEAD they are the whole answer.
+      if (method === 'HEAD' && res.headersSent && !res.writableEnded) res.end();
+      return;
     }
     throw new HttpError(404, `no such endpoint ${path}${this.notFoundHint}`);
   }
+}
+
+function own(methods: Readonly<Record<string, Handler>>, method: string): Handler | undefined {
+  return Object.hasOwn(methods, method) ? methods[method] : undefined;
+}
+
+/** A route's methods, with HEAD after GET where the route has GET and no HEAD of its own. */
+function allowedMethods(methods: Readonly<Record<string, Handler>>): string[] {
+  const names = Object.keys(methods);
+  return names.flatMap((m) => (m === 'GET' && !names.includes('HEAD') ? ['GET', 'HEAD'] : [m]));
 }
 
 /**

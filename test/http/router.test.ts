@@ -40,8 +40,8 @@ describe('Router', () => {
     expect(await fails('GET', '/nope')).toEqual({ status: 404, message: 'no such endpoint /nope; try GET /stats' });
     expect(await fails('GET', '//stats')).toMatchObject({ status: 404 });
     expect(await fails('GET', '/stats/')).toMatchObject({ status: 404 });
-    expect(await fails('POST', '/stats')).toEqual({ status: 405, message: 'method POST not allowed on /stats; allowed: GET' });
-    expect(await fails('PUT', '/proxies/a')).toEqual({ status: 405, message: 'method PUT not allowed on /proxies/a; allowed: GET, DELETE' });
+    expect(await fails('POST', '/stats')).toEqual({ status: 405, message: 'method POST not allowed on /stats; allowed: GET, HEAD' });
+    expect(await fails('PUT', '/proxies/a')).toEqual({ status: 405, message: 'method PUT not allowed on /proxies/a; allowed: GET, HEAD, DELETE' });
     expect(calls).toEqual([]);
   });
 
