@@ -244,7 +244,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const probeTls = upTls && upstream?.kind === 'tcp' ? loadUpstreamTls(upTls === true ? {} : upTls, upstream.host, () => undefined) : undefined;
   // Sentinel mode asked every sentinel at start already.
   if (upstream) void probeUpstream(upstream, undefined, probeTls).then((r) => {
-    if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; will try on each client connection`);
+    // A refusal closed the listener already (refusal-watch.ts): clients are refused, not dialed through.
+    const then = r && 'unreachable' in r && r.unreachable === 'ECONNREFUSED' ? 'clients are refused until it answers' : 'will try on each client connection';
+    if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; ${then}`);
     if (r && 'notRedis' in r && compensateMode !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });
   await stopped;

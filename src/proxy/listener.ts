@@ -110,6 +110,14 @@ export class ProxyListener {
     this.server = server;
   }
 
+  /**
+   * Redis refused the start's own dial (refusal-watch.ts, upstreamRefuses): stop listening now, as
+   * after a client's refused dial, so the first client is refused too rather than accepted and reset.
+   */
+  refusedAtStart(): void {
+    this.refusals.refused(true);
+  }
+
   /** Clients closed at once because --max-connections live connections existed. */
   get refused(): number {
     return this.cap.refused;

@@ -14,6 +14,33 @@ import { dialRedis } from '../redis/dial.js';
 /** How often a closed listener dials Redis to learn that it is back: what a client's reconnect waits for at most beyond its own backoff. */
 export const REFUSED_PROBE_INTERVAL_MS = 50;
 
+/**
+ * How long the start waits for its own dial's answer before it binds --listen. A refusal from a
+ * Redis on this host or nearby comes within a round trip; a dial still unanswered then (a
+ * firewalled host) is not a refusal, and the start does not wait it out.
+ */
+export const START_DIAL_WAIT_MS = 250;
+
+/**
+ * One TCP dial at start: true when Redis refuses it (nothing listens), false when it connects,
+ * fails otherwise or is unanswered within `waitMs`. Never rejects. A Redis that is down when the
+ * proxy starts is then refused from the first client on, instead of the first one being accepted
+ * and reset (docs/redis-down.md).
+ */
+export function upstreamRefuses(upstream: Endpoint, waitMs = START_DIAL_WAIT_MS): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = dialRedis(upstream);
+    const done = (refused: boolean): void => {
+      clearTimeout(timer);
+      s.destroy();
+      resolve(refused);
+    };
+    const timer = setTimeout(() => done(false), waitMs);
+    s.once('connect', () => done(false));
+    s.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED'));
+  });
+}
+
 export interface RefusalWatchOptions {
   upstream: Endpoint;
   /** Stop accepting clients (close the listening socket, not the connections). */
@@ -36,12 +63,13 @@ export class RefusalWatch {
     return this.down;
   }
 
-  /** A dial to Redis was refused. */
-  refused(): void {
+  /** A dial to Redis was refused: a client's, or the start's own (`atStart`). */
+  refused(atStart = false): void {
     if (this.down || this.closed) return;
     this.down = true;
     this.o.stopListening();
-    this.o.log('upstream refused a connection: not listening until it answers, so clients are refused as by Redis itself');
+    const what = atStart ? "the start-up's dial" : 'a connection';
+    this.o.log(`upstream refused ${what}: not listening until it answers, so clients are refused as by Redis itself`);
     this.schedule();
   }
 

@@ -18,6 +18,7 @@ import { isLoopback, type Endpoint } from '../endpoint.js';
 import { SelfMonitor } from './self-monitor.js';
 import type { TapSource } from './listener-options.js';
 import { ProxyListener } from './listener.js';
+import { upstreamRefuses } from './refusal-watch.js';
 import { singleNodeHandlers, startControl } from './start-control.js';
 import type { NodeStart, RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
@@ -99,6 +100,9 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   /** The start-up steps, in order. One that fails closes what the ones before it opened. */
   async start(): Promise<this> {
+    // Alongside the start-up's own connections: a Redis that is down now is refused from the first
+    // client on, not learnt from that client's reset (docs/redis-down.md).
+    const refusedAtStart = upstreamRefuses(this.o.upstream);
     try {
       await this.ownConnections();
       this.addStartStages();
@@ -108,8 +112,10 @@ export class SingleNodeProxy implements RedisRttProxy {
       // The clock of a moving link starts here, once the hop measurement is behind it.
       this.timeline.start();
       // Clients only now: before this, --listen refuses them (start-up-listener.ts).
+      const refused = await refusedAtStart;
       await this.server.listen();
       this.server.watchRefusals = true;
+      if (refused) this.server.refusedAtStart();
       this.warnAtStart();
       this.control = await startControl(this.o.control, singleNodeHandlers(this, this.toxicSet), this.o.log);
       return this;
