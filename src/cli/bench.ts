@@ -16,6 +16,7 @@ import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } fro
 import { progressPrinter } from './bench-progress.js';
 import { abortOnStop, STOPPING_AFTER_SAMPLE } from './stop-request.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
+import { OPEN_LOOP_MODES } from '../workload/open-loop/types.js';
 import { colorFor } from '../text-grid.js';
 
 interface BenchFlags extends Omit<BenchOutputFlags, 'format'> {
@@ -56,7 +57,7 @@ export function registerBench(program: Command): void {
         'reply is checked. Spawns a private redis-server (no persistence) unless --redis is given.',
     )
     .option('--links <list>', `comma-separated: ${LINKS_ACCEPTED}`, d.links.join(','))
-    .option('--modes <list>', `comma-separated shapes: ${MODES.join(', ')}`, d.modes.join(','))
+    .option('--modes <list>', `comma-separated shapes: ${MODES.join(', ')}; with --rate/--clients: ${OPEN_LOOP_MODES.join(', ')} (seq if not given)`, d.modes.join(','))
     .option('--batch <list>', 'operations per wait (commands in flight for auto); seq always runs one at a time', d.batches.join(','))
     .addOption(new Option('--workload <name>', 'incr (one counter, replies 1..N), set (--size byte values), get (preloaded keys)').choices([...WORKLOADS]).default(d.workload))
     .option('-n, --n <count>', 'operations per sample', String(d.n))
@@ -97,6 +98,7 @@ export function registerBench(program: Command): void {
         '  redis-rtt bench --links cross-region --clients 1 --rate 20 --duration 20s   # open loop, over capacity\n' +
         '  redis-rtt bench --links same-az,cross-az --clients 1,50 --rate 1k,5k,20k --duration 5s --slo 5ms\n' +
         '  redis-rtt bench --links cross-az --clients 8 --rate 2000 --batch-window 0,100us,1ms --batch 16 --modes seq,auto\n' +
+        '  redis-rtt bench --links cross-az --clients 8 --rate 2000 --modes seq,mux   # a pool (one in flight) vs multiplexed\n' +
         '  redis-rtt bench --cluster --zones 3 -n 200          # primary vs replica reads, same-zone vs cross-zone\n' +
         '  redis-rtt bench --cluster --links same-az,cross-az --redis 127.0.0.1:30001\n' +
         '  redis-rtt bench --cluster --client-zones 3 -n 200   # per client zone: primaries vs the same-zone replica\n' +

@@ -68,7 +68,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
           if (aborted()) break;
           const conns = await connectMany(link, clients, mode, counterKey, options.password);
           try {
-            await runOpenLoop({ clients: conns, auto: mode === 'auto', arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
+            await runOpenLoop({ clients: conns, multiplexed: mode !== 'seq', arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
             // auto-pipelining batches by itself (one tick's commands per write): no window on top.
             for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
               for (const rate of o.rates ?? [undefined]) {
@@ -78,7 +78,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
                 await admin.redis.set(counterKey, '0');
                 const out = await runOpenLoop({
                   clients: conns,
-                  auto: mode === 'auto',
+                  multiplexed: mode !== 'seq',
                   ...(rate !== undefined ? { ratePerSec: rate } : {}),
                   arrival: o.arrival,
                   durationUs: o.durationUs,
@@ -133,7 +133,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
     return {
       kind: 'open-loop', environment: describeEnvironment(version, startedAt), sloUs: o.sloUs ?? null, results, notes,
       // connectMany runs before the untimed warm-up of each series: no set-up inside a timed run.
-      // A seq connection speaks RESP2 and says nothing but AUTH (incr-connection.ts); auto's is ioredis's.
+      // A seq or mux connection speaks RESP2 and says nothing but AUTH (incr-connection.ts); auto's is ioredis's.
       connectionSetup: connectionSetup(o.links, driverSetupSteps(o.modes.includes('auto') ? clientOpts : { ...clientOpts, protocol: 2 })),
     };
   } finally {
@@ -147,7 +147,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
 
 /**
  * The run's connections: ioredis clients for `auto` (its auto-pipelining is what is measured), bare
- * INCR connections for `seq` (so the driver's CPU per command is small: docs/open-loop.md).
+ * INCR connections for `seq` and `mux` (so the driver's CPU per command is small: docs/open-loop.md).
  */
 async function connectMany(link: LinkEndpoint, n: number, mode: OpenLoopMode, key: string, password: string | undefined): Promise<IncrSender[]> {
   const conns: IncrSender[] = [];

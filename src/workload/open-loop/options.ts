@@ -28,7 +28,7 @@ export interface OpenLoopOptions {
   batchWindowsUs?: number[];
   /** Most commands per batch (B). @default 64 */
   maxBatch?: number;
-  /** seq (plain commands), auto (ioredis enableAutoPipelining). @default ['seq'] */
+  /** seq (plain commands, one in flight per connection), mux (plain commands, many in flight), auto (ioredis enableAutoPipelining). @default ['seq'] */
   modes?: OpenLoopMode[];
   /** A run whose corrected p99 passes this is saturated. @default none */
   sloUs?: number;
@@ -128,10 +128,10 @@ export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOpti
   const modes = o.modes ?? ['seq'];
   if (modes.length === 0) throw new ConfigError('--modes', '', OPEN_LOOP_MODES.join(', '));
   for (const m of modes) if (!OPEN_LOOP_MODES.includes(m)) throw new ConfigError('--modes', m, `${OPEN_LOOP_MODES.join(', ')} (open-loop runs)`);
-  // A window is the seq connections' (auto batches by itself), and B bounds a window: either alone
+  // A window is the bare connections' (auto batches by itself), and B bounds a window: either alone
   // was dropped without a word.
-  if (windows.some((w) => w > 0) && !modes.includes('seq')) {
-    throw new ConfigError('--batch-window', windows.map(fmtUsSetting).join(','), 'a window for --modes seq: auto batches by itself (one tick per write), so --modes auto alone takes none');
+  if (windows.some((w) => w > 0) && !modes.some((m) => m !== 'auto')) {
+    throw new ConfigError('--batch-window', windows.map(fmtUsSetting).join(','), 'a window for --modes seq or mux: auto batches by itself (one tick per write), so --modes auto alone takes none');
   }
   if (o.maxBatch !== undefined && !windows.some((w) => w > 0)) {
     throw new ConfigError('--batch', maxBatch, 'to be given with a --batch-window above 0 (the most commands one window gathers)');

@@ -81,14 +81,19 @@ function measuredOpenLoopResult(c: ResultContext, out: OpenLoopRunOutcome): Meas
   else if (c.sloUs !== undefined && corrected.p99 > c.sloUs) saturated = 'slo';
   const notes: string[] = [];
   const gapUs = corrected.p99 - uncorrected.p99;
+  const gapBoundUs = Math.max(CORRECTED_GAP_SHARE * uncorrected.p99, CORRECTED_GAP_US);
   if (driverSaturated) notes.push(driverNote(late.p99, corrected.p99, out.error === undefined ? punctualP99Us : null));
-  if (out.error === undefined && punctualP99Us !== null && gapUs > Math.max(CORRECTED_GAP_SHARE * uncorrected.p99, CORRECTED_GAP_US)) {
+  if (out.error === undefined && punctualP99Us !== null && gapUs > gapBoundUs) {
     const lateCostUs = Math.max(0, corrected.p99 - punctualP99Us);
     notes.push(
       `corrected p99 is ${gapUs} us over uncorrected; sent on time, it would have been ${punctualP99Us} us: ` +
         `the driver's lateness cost ${lateCostUs} us of it, the wait for a free connection ${gapUs - lateCostUs} us ` +
-        `(connection wait p99 ${connWait.p99} us), which more connections shorten and a punctual driver cannot`,
+        `(connection wait p99 ${connWait.p99} us), which more connections or --modes mux shorten and a punctual driver cannot`,
     );
+  }
+  if (out.error === undefined && c.mode === 'mux' && c.batchWindowUs === 0 && gapUs > gapBoundUs) {
+    // A mux command is written when it is seen due, on a connection that never makes it wait.
+    notes.push(`corrected p99 is ${gapUs} us over uncorrected: a mux command waits for no connection, so that is the driver's lateness (p99 ${late.p99} us)`);
   }
   if (out.stopped === 'drain-limit') notes.push(`${out.unsent} commands still in the backlog at the drain limit were never sent: the corrected tail is a lower bound`);
   if (out.stopped === 'aborted') notes.push(`stopped on request: ${out.unsent} commands not sent`);

@@ -10,8 +10,12 @@ import type { IncrSender } from './sender.js';
 export interface OpenLoopRunOptions {
   /** Connected, each writing INCRs of the run's counter: `IncrConnection`s, or `IoredisIncrSender`s for auto. */
   clients: IncrSender[];
-  /** Auto-pipelining clients: every due command goes out at once and ioredis batches them. */
-  auto: boolean;
+  /**
+   * Every due command goes out at once, round-robin, whatever its connection has in flight: a
+   * connection carries many (mux), or the client queues them itself (auto-pipelining). Otherwise a
+   * connection holds one command (or batch) at a time, and a due command may wait for a free one.
+   */
+  multiplexed: boolean;
   /** Commands per second; undefined = closed loops. */
   ratePerSec?: number;
   arrival: Arrival;
@@ -102,7 +106,7 @@ export async function runOpenLoop(o: OpenLoopRunOptions): Promise<OpenLoopRunOut
     durationNs,
     ...(schedule ? { schedule } : {}),
     connections: o.clients.length,
-    inFlightPerConnection: o.auto ? Infinity : 1,
+    inFlightPerConnection: o.multiplexed ? Infinity : 1,
     batchWindowNs: o.batchWindowUs * 1000,
     maxBatch: o.maxBatch,
     send: (batch) => (o.clients[batch.conn] as IncrSender).send(batch),

@@ -2,9 +2,13 @@
 import type { ConnectionSetup, Environment } from '../../results/types.js';
 import type { Arrival } from './schedule.js';
 
-/** Open-loop shapes: plain commands (one in flight per connection, or a window's batch) or ioredis auto-pipelining. */
-export type OpenLoopMode = 'seq' | 'auto';
-export const OPEN_LOOP_MODES: readonly OpenLoopMode[] = ['seq', 'auto'];
+/**
+ * Open-loop shapes: plain commands with one in flight per connection, as a pooled client sends them
+ * (seq); plain commands written when due whatever the connection has in flight, as a multiplexing
+ * client sends them (mux); ioredis auto-pipelining (auto). seq and mux take a window's batches too.
+ */
+export type OpenLoopMode = 'seq' | 'mux' | 'auto';
+export const OPEN_LOOP_MODES: readonly OpenLoopMode[] = ['seq', 'mux', 'auto'];
 
 export interface PercentilesUs {
   p50: number;

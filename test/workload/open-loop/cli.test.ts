@@ -115,6 +115,22 @@ describe('redis-rtt bench open-loop flags', () => {
     expect([rows[0]!.scheduled, rows[0]!.completed, rows[0]!.saturated]).toEqual([84, 84, null]);
   }, 20_000);
 
+  it('--modes seq,mux runs both over the same link; mux takes a window too, and has no punctual replay', async () => {
+    const args = ['--links', 'rtt=2ms', '--clients', '1', '--rate', '300', '--duration', '300', '--arrival', 'uniform', '--json', '-'];
+    expect(await bench(...args, '--modes', 'seq,mux', '--batch-window', '0,1ms', '--batch', '4'), io.err).toBe(0);
+    const rows = (JSON.parse(io.out) as OpenLoopReport).results;
+    expect(rows.map((r) => [r.mode, r.batchWindowUs])).toEqual([
+      ['seq', 0],
+      ['seq', 1000],
+      ['mux', 0],
+      ['mux', 1000],
+    ]);
+    for (const r of rows) expect(r.completed).toBe(90);
+    expect(rows.map((r) => r.punctualCorrectedP99Us === null)).toEqual([false, true, true, true]);
+    // A window gathers up to 4 commands due within 1 ms (every 3.3 ms here: alone): as many writes as commands.
+    expect(rows[3]!.batches).toBe(90);
+  });
+
   it('--clients without --rate runs C closed loops (JSON on stdout with --json -)', async () => {
     expect(await bench('--links', 'direct', '--clients', '3', '--duration', '200ms', '--json', '-')).toBe(0);
     const report = JSON.parse(io.out) as OpenLoopReport;

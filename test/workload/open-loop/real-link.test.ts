@@ -42,7 +42,7 @@ async function run(o: Partial<OpenLoopRunOptions> & Pick<OpenLoopRunOptions, 'cl
   await admin.redis.set(KEY, '0');
   const { proxy, ...rest } = o;
   const out = await runOpenLoop({
-    auto: false,
+    multiplexed: false,
     arrival: 'uniform',
     batchWindowUs: 0,
     maxBatch: 1,
@@ -125,6 +125,28 @@ describe('open loop through a real proxy', () => {
     expect(Math.abs(measuredMean - modelMean) / modelMean, `measured ${measuredMean} us, D/D/1 ${modelMean} us`).toBeLessThan(0.1);
   });
 
+  it('mux: the same twice-capacity schedule on one connection does not queue, every command written when due', async () => {
+    const { proxy, conns } = await link(20_000, 1);
+    // The shape above (100/s over one 20 ms connection), with commands in flight side by side.
+    const out = await run({ clients: conns, multiplexed: true, ratePerSec: 100, durationUs: 1_500_000, proxy });
+    const l = out.ledger;
+    expect(l.completed).toBe(150);
+    // Nothing waits for a connection: a command is written in the turn that sees it due (the one
+    // connection above made the last ones wait about a second).
+    expect(l.connectionWait.summary().p99).toBeLessThan(1000);
+    // The connection above held a backlog of over 50.
+    expect(l.peakBacklog).toBeLessThan(20);
+    // About one round trip each: the 20 ms link and whatever the machine adds, nowhere near the
+    // seconds of backlog the one-in-flight connection built.
+    const c = l.corrected.summary();
+    const u = l.uncorrected.summary();
+    expect(u.p50).toBeGreaterThanOrEqual(20_000);
+    expect(c.p99, `corrected p99 ${c.p99} us, uncorrected ${u.p99} us`).toBeLessThan(60_000);
+    // What corrected has over uncorrected is the driver's lateness alone.
+    const late = l.lateness.summary();
+    expect(c.p50 - u.p50).toBeLessThanOrEqual(late.max);
+  });
+
   it('a batching window sends fewer writes and the proxy sees fewer round trips', async () => {
     const { proxy, conns } = await link(2000, 4);
     const plain = await run({ clients: conns, ratePerSec: 800, durationUs: 500_000, proxy });
@@ -158,11 +180,11 @@ describe('open loop through a real proxy', () => {
       [0, 1].map(async () => new IoredisIncrSender(await connectClient(parseAddress(proxy.address), { autoPipelining: true }), KEY)),
     );
     clients.push(...conns);
-    const open = await run({ clients: conns, auto: true, ratePerSec: 1000, durationUs: 300_000, proxy });
+    const open = await run({ clients: conns, multiplexed: true, ratePerSec: 1000, durationUs: 300_000, proxy });
     expect(open.ledger.completed).toBe(300);
     // Handed over as they come due, so ioredis batches whatever is due while a write is out.
     expect(open.roundTrips).toBeLessThan(300);
-    const closed = await run({ clients: conns, auto: true, durationUs: 200_000, proxy });
+    const closed = await run({ clients: conns, multiplexed: true, durationUs: 200_000, proxy });
     expect(closed.ledger.completed).toBeGreaterThan(10);
     expect(closed.ledger.completed).toBeLessThanOrEqual(2 * 100 + 2);
   });

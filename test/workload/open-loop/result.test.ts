@@ -12,7 +12,7 @@ const MS = 1e6;
  * Runs commands due every `gapNs` on `connections` connections of a fake link answering each in
  * `serviceNs`, the driver waking `lateNs` after each due time, and returns the run's JSON row.
  */
-type RunShape = { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number; stopAtNs?: number; fail?: string };
+type RunShape = { count: number; gapNs: number; connections: number; serviceNs: number; lateNs: number; stopAtNs?: number; fail?: string; mode?: 'seq' | 'mux' };
 function runRow(o: RunShape): OpenLoopResult {
   const clock = new FakeClock(0);
   const replies: { atNs: number; batch: OpenLoopBatch }[] = [];
@@ -24,7 +24,7 @@ function runRow(o: RunShape): OpenLoopResult {
     durationNs,
     schedule,
     connections: o.connections,
-    inFlightPerConnection: 1,
+    inFlightPerConnection: o.mode === 'mux' ? Infinity : 1,
     batchWindowNs: 0,
     maxBatch: 1,
     send: (batch) => void replies.push({ atNs: clock.nowNs() + o.serviceNs, batch }),
@@ -50,7 +50,7 @@ function runRow(o: RunShape): OpenLoopResult {
     }
   }
   return openLoopResult(
-    { link: 'fake', linkRttUs: o.serviceNs / 1000, mode: 'seq', arrival: 'uniform', clients: o.connections, ratePerSec: 1e9 / o.gapNs, durationUs: durationNs / 1000, batchWindowUs: 0, maxBatch: 1 },
+    { link: 'fake', linkRttUs: o.serviceNs / 1000, mode: o.mode ?? 'seq', arrival: 'uniform', clients: o.connections, ratePerSec: 1e9 / o.gapNs, durationUs: durationNs / 1000, batchWindowUs: 0, maxBatch: 1 },
     {
       ledger: d.ledger, scheduled: o.count, unsent: d.unsent, roundTrips: 7, stopped, processCpuPct: 0, proxyCpuPct: null,
       ...(o.fail !== undefined ? { error: o.fail } : {}),
@@ -171,7 +171,22 @@ describe('openLoopResult: how much of corrected over uncorrected the driver made
     expect(q.punctualCorrectedP99Us).toBe(q.correctedLatencyUs.p99);
     expect(q.connectionWaitUs!.max).toBeGreaterThanOrEqual(9900);
     expect(q.note).toContain("the driver's lateness cost 0 us of it");
-    expect(q.note).toContain('which more connections shorten and a punctual driver cannot');
+    expect(q.note).toContain('which more connections or --modes mux shorten and a punctual driver cannot');
+  });
+
+  it('mux on the same connection: no wait for a free one, so corrected is uncorrected', () => {
+    // The shape above that queued on seq: 0.6 ms service every 0.5 ms on one connection.
+    const m = run({ count: 100, gapNs: 0.5 * MS, connections: 1, serviceNs: 0.6 * MS, lateNs: 0, mode: 'mux' });
+    expect([m.correctedLatencyUs.p99, m.uncorrectedLatencyUs.p99]).toEqual([600, 600]);
+    expect(m.connectionWaitUs?.max).toBe(0);
+    expect(m.punctualCorrectedP99Us).toBeNull();
+    expect(m.note).toBeUndefined();
+  });
+
+  it('mux: what corrected has over uncorrected is the driver\'s lateness, and the note says so', () => {
+    const m = run({ count: 200, gapNs: MS, connections: 1, serviceNs: 1.5 * MS, lateNs: 0.3 * MS, mode: 'mux' });
+    expect([m.correctedLatencyUs.p99, m.uncorrectedLatencyUs.p99]).toEqual([1800, 1500]);
+    expect(m.note).toContain("corrected p99 is 300 us over uncorrected: a mux command waits for no connection, so that is the driver's lateness (p99 300 us)");
   });
 
   it('no note while corrected stays within 5% (and 100 us) of uncorrected', () => {
