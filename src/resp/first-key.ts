@@ -2,8 +2,9 @@
  * Where a request's first key is, for `--record-keys hashed`. For most keyed commands it is the
  * argument after the name, but not for scripts and functions (`EVAL script numkeys key...`), the
  * numkeys family (`ZUNION numkeys key...`, `BLMPOP timeout numkeys key...`), streams read
- * (`XREAD ... STREAMS key...`), a few containers (`OBJECT ENCODING key`), and not at all for
- * commands that take no key (PING, PUBLISH's channel, KEYS's pattern, SCAN's cursor).
+ * (`XREAD ... STREAMS key...`), a few containers (`OBJECT ENCODING key`), commands with a word before
+ * the key (`BITOP AND destkey key...`), and not at all for commands that take no key (PING, PUBLISH's
+ * channel, KEYS's pattern, SCAN's cursor).
  */
 
 import { asciiEqualsUpper } from './command-kind.js';
@@ -23,6 +24,11 @@ const NUMKEYS_AT = new Map<string, number>([
   ...['EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO', 'BLMPOP', 'BZMPOP'].map((n) => [n, 2] as const),
   ...['ZUNION', 'ZINTER', 'ZDIFF', 'SINTERCARD', 'ZINTERCARD', 'LMPOP', 'ZMPOP'].map((n) => [n, 1] as const),
 ]);
+/**
+ * Commands whose first key comes after a word that is not one (COMMAND INFO's first-key position 2):
+ * BITOP's operation, PFDEBUG's subcommand. Taken as the key, BITOP's AND made every BITOP AND one key.
+ */
+const KEY_AFTER_WORD = new Set(['BITOP', 'PFDEBUG']);
 /** Container commands whose subcommand is followed by a key. */
 const KEY_AFTER_SUBCOMMAND = new Set([
   'OBJECT ENCODING',
@@ -65,6 +71,8 @@ export function firstKeyIndex(name: string, argc: number, frame: { readonly head
     if (at < 0) return -1;
   } else if (name.indexOf(' ') >= 0) {
     if (!KEY_AFTER_SUBCOMMAND.has(name)) return -1;
+    at = 2;
+  } else if (KEY_AFTER_WORD.has(name)) {
     at = 2;
   } else {
     at = 1;

@@ -43,6 +43,14 @@ describe('firstKeyIndex', () => {
     expect(at('CONFIG GET', 'CONFIG', 'GET', 'maxmemory')).toBe(-1);
   });
 
+  it("skips BITOP's operation and PFDEBUG's subcommand: the key follows them", () => {
+    // COMMAND INFO gives both first-key position 2; the operation as the key made every BITOP AND one key.
+    expect(at('BITOP', 'BITOP', 'AND', 'dest', 'src1', 'src2')).toBe(2);
+    expect(at('BITOP', 'BITOP', 'NOT', 'dest', 'src')).toBe(2);
+    expect(at('PFDEBUG', 'PFDEBUG', 'GETREG', 'hll')).toBe(2);
+    expect(at('BITOP', 'BITOP', 'AND')).toBe(-1);
+  });
+
   it('has none when the request stops before the key', () => {
     expect(at('GET', 'GET')).toBe(-1);
     expect(at('OBJECT ENCODING', 'OBJECT', 'ENCODING')).toBe(-1);
