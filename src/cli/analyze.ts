@@ -6,7 +6,7 @@ import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/an
 import { renderHtml } from '../record/render-html.js';
 import { renderJson, renderText } from '../record/render.js';
 import { readTrace, TraceFormatError } from '../record/trace-reader.js';
-import { parseDurationUs, parseList, parseLossFraction, parsePositiveInt } from '../units.js';
+import { parseDurationUs, parseList, parseLossFraction, parsePositiveInt, parseWholeNumber } from '../units.js';
 
 interface AnalyzeFlags {
   rtt: string;
@@ -64,11 +64,10 @@ export function registerAnalyze(program: Command): void {
 
 export function analyzeOptionsFromFlags(flags: AnalyzeFlags): AnalyzeOptions {
   const parts = parseList(String(flags.rtt), '--rtt', 'durations like 0.2ms,1.2ms,85ms');
-  const minRun = parsePositiveInt(flags.minRun, '--min-run', 1_000_000);
-  if (minRun < 2) throw new ConfigError('--min-run', flags.minRun, 'a whole number of at least 2 (a run of one saves nothing)');
   return {
     rttsUs: parts.map((p) => parseDurationUs(p, '--rtt')),
-    minRun,
+    // From 2 (a run of one saves nothing), and one message for every bad value: "x" was told "from 1".
+    minRun: parseWholeNumber(flags.minRun, '--min-run', 2, 1_000_000),
     maxGapUs: parseDurationUs(flags.maxGap, '--max-gap'),
     top: parsePositiveInt(flags.top, '--top', 1000),
     handshake: flags.handshake,

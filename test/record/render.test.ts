@@ -136,6 +136,10 @@ describe('redis-rtt analyze (CLI)', () => {
   it('exits 2 naming the flag or the line on bad input', async () => {
     expect(await run(file, '--rtt', 'fast')).toMatchObject({ code: 2, err: expect.stringContaining('--rtt: invalid value "fast"') });
     expect(await run(file, '--min-run', '1')).toMatchObject({ code: 2, err: expect.stringContaining('--min-run') });
+    // Every bad --min-run is told the range accepted: "x" was told "from 1", which 1 then was not.
+    for (const bad of ['1', 'x', '0']) {
+      expect(await run(file, '--min-run', bad)).toMatchObject({ code: 2, err: expect.stringContaining('a whole number from 2 to 1000000') });
+    }
     expect(await run(join(dir, 'missing.trace'))).toMatchObject({ code: 2, err: expect.stringContaining('cannot read') });
     const bad = join(dir, 'bad.trace');
     writeFileSync(bad, `${lines[0]}\n{"type":"cmd"}\n`);
