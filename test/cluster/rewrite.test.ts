@@ -130,9 +130,9 @@ describe('CLUSTER SHARDS', () => {
 describe('CLUSTER NODES and REPLICAS text', () => {
   const line = (addr: string, flags: string): string => `${ID1} ${addr} ${flags} - 0 1796082587033 2 connected 5461-10922`;
   const text = [line('127.0.0.1:35721@43893', 'master'), line('127.0.0.1:43369@39211,node-a.internal', 'myself,master'), line(':0@0', 'noaddr,handshake'), ''].join('\n');
-  const want = [line('px.local:7002@43893', 'master'), line('px.local:7001@39211,node-a.internal', 'myself,master'), line(':0@0', 'noaddr,handshake'), ''].join('\n');
+  const want = [line('px.local:7002@43893', 'master'), line('px.local:7001@39211,px.local', 'myself,master'), line(':0@0', 'noaddr,handshake'), ''].join('\n');
   const kind = topologyKind('CLUSTER', [b('NODES')]);
-  it('RESP2 bulk: only ip:port changes; bus port, hostname and address-less nodes stay', () => {
+  it('RESP2 bulk: ip:port and the hostname change; bus port and address-less nodes stay', () => {
     const r = run(bulk(text), kind);
     expect(r.bytes.toString('latin1')).toBe(bulk(want));
     expect(r.kinds).toEqual(['nodes']);
@@ -140,6 +140,12 @@ describe('CLUSTER NODES and REPLICAS text', () => {
   it('RESP3 verbatim string keeps its txt format', () => {
     const v = (s: string): string => `=${s.length + 4}\r\ntxt:${s}\r\n`;
     expect(run(v(text), kind).bytes.toString('latin1')).toBe(v(want));
+  });
+  it("Redis 7.2's aux fields after the hostname stay; an empty hostname (none announced) stays empty", () => {
+    const aux = 'shard-id=69bc080733d1355567173199cff4a6a039a2f024';
+    const t = [line(`127.0.0.1:35721@43893,node-b.internal,${aux}`, 'master'), line(`127.0.0.1:43369@39211,,${aux}`, 'myself,master'), ''].join('\n');
+    const w = [line(`px.local:7002@43893,px.local,${aux}`, 'master'), line(`px.local:7001@39211,,${aux}`, 'myself,master'), ''].join('\n');
+    expect(run(bulk(t), kind).bytes.toString('latin1')).toBe(bulk(w));
   });
   it('an empty host (a node that does not know its own ip yet) keeps its empty host', () => {
     const t = `${line(':43369@39211', 'myself,master')}\n`;
