@@ -56,6 +56,8 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
           return { link: { nodes: this.nodes() }, warnings: [...new Set(warnings)] };
         },
         linkOf: (node) => ({ nodes: this.chosen(node).map((n) => nodeView(n, this.zones.split)) }),
+        // Each chosen node's own snapshot (its commands too, which cluster.nodes has not), under its view.
+        statsOf: (node) => ({ nodes: this.chosen(node).map((n) => ({ ...nodeView(n, this.zones.split), stats: n.proxy.stats() })) }),
       },
       log,
     );

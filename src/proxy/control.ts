@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { ConfigError } from '../errors.js';
 import { HttpEndpoint } from '../http/endpoint.js';
 import { BodyError, HttpError, readJsonObject, sendJson } from '../http/json.js';
-import { Router, routesHint, type Route } from '../http/router.js';
+import { Router, routesHint, type Handler, type Route } from '../http/router.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { ToxicExistsError, type ToxicControl } from '../toxics/toxic-set.js';
@@ -17,6 +17,8 @@ import { dashboardRoutes } from '../dashboard/routes.js';
 
 export interface ControlHandlers {
   stats(): StatsSnapshot;
+  /** GET /stats?node=SELECTOR: the chosen nodes' own snapshots (cluster mode); a single-node proxy refuses it (400). */
+  statsOf(node: string): object;
   /** The live per-command histograms the dashboard's window reads (RedisRttProxy.commandLatencyUs). */
   commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]>;
   metrics(): string;
@@ -107,35 +109,52 @@ function controlRoutes(h: ControlHandlers): Route[] {
     const node = nodeParam(req);
     sendJson(res, 200, node === undefined ? h.stats().link : h.linkOf(node));
   };
+  // As GET /link: with ?node= the chosen nodes' own snapshots (the selector was ignored, the whole
+  // cluster's answered).
+  const getStats = (req: http.IncomingMessage, res: http.ServerResponse): void => {
+    const node = nodeParam(req);
+    sendJson(res, 200, node === undefined ? h.stats() : h.statsOf(node));
+  };
   return [
-    { path: '/stats', methods: { GET: (_req, res) => sendJson(res, 200, h.stats()) } },
-    { path: '/connections', methods: { GET: (_req, res) => sendJson(res, 200, { connections: h.connections() }) } },
+    { path: '/stats', methods: { GET: getStats } },
+    { path: '/connections', methods: { GET: noNode('GET /connections', (_req, res) => sendJson(res, 200, { connections: h.connections() })) } },
     {
       path: '/metrics',
       methods: {
-        GET: (_req, res) => {
+        GET: noNode('GET /metrics', (_req, res) => {
           res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' });
           res.end(h.metrics());
-        },
+        }),
       },
     },
     { path: '/link', methods: { GET: getLink, PUT: setLink, POST: setLink } },
     {
       path: '/reset',
       methods: {
-        POST: (_req, res) => {
+        POST: noNode('POST /reset', (_req, res) => {
           h.reset();
           sendJson(res, 200, { reset: true });
-        },
+        }),
       },
     },
     ...(h.toxics ? toxicRoutes(h.toxics, CONTROL_BODY_LIMIT_BYTES) : []),
   ];
 }
 
-/** `?node=SELECTOR` of a /link request; undefined when the query has none. */
+/** `?node=SELECTOR` of a /link or /stats request; undefined when the query has none. */
 function nodeParam(req: http.IncomingMessage): string | undefined {
   return new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
+}
+
+/**
+ * A route that is always the whole proxy's: a ?node= there is refused, not ignored (POST
+ * /reset?node=X zeroed every node's counters, /metrics?node=X answered every node's).
+ */
+function noNode(route: string, handler: Handler): Handler {
+  return (req, res, params) => {
+    if (nodeParam(req) !== undefined) throw new HttpError(400, `?node= is not taken by ${route}; it picks nodes on GET /stats and GET or PUT /link`);
+    return handler(req, res, params);
+  };
 }
 
 /** The control endpoint's wording: bad input 400 (naming what is accepted), a toxic's name taken 409, else 500. */

@@ -81,11 +81,14 @@ export function singleNodeHandlers(
     linkOf: (node) => {
       throw oneLinkOnly(node);
     },
+    statsOf: (node) => {
+      throw oneLinkOnly(node);
+    },
     toxics,
   };
 }
 
-/** ?node= on a proxy with one link (GET or PUT /link): refused, not read as "the link". */
+/** ?node= on a proxy with one link (GET or PUT /link, GET /stats): refused, not read as "the link". */
 function oneLinkOnly(node: string): HttpError {
   return new HttpError(400, `?node= picks nodes in cluster and Sentinel mode; this proxy has one link (got node=${node})`);
 }

@@ -29,6 +29,7 @@ function handlers(p: RedisRttProxy): ControlHandlers {
     metrics: () => '',
     setLink: (u) => ({ link: p.setLink(u), warnings: [] }),
     linkOf: () => p.link(),
+    statsOf: () => p.stats(),
     reset: () => p.resetStats(),
     connections: () => p.connections(),
   };

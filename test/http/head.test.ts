@@ -9,6 +9,7 @@ const handlers: ControlHandlers = {
   metrics: () => 'redis_rtt_up 1\n',
   setLink: () => ({ link: {}, warnings: [] }),
   linkOf: () => ({}),
+  statsOf: () => ({}),
   reset: () => undefined,
   connections: () => [],
   commandLatencyUs: () => [],

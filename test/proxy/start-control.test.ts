@@ -20,6 +20,10 @@ function handlers() {
       calls.push(`linkOf ${node}`);
       return { nodes: [node] };
     },
+    statsOf: (node) => {
+      calls.push(`statsOf ${node}`);
+      return { nodes: [node] };
+    },
     reset: () => void calls.push('reset'),
     connections: () => [],
     commandLatencyUs: () => [],
