@@ -40,7 +40,8 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
   // Named as the toxiproxy API names them (`attributes.latency`), whichever toxic of the list it is.
-  const toxics = options.toxics?.map((t) => parseToxicSpec(t));
+  // Not an array: left to the schema, whose ConfigError names `toxics` (a string threw a TypeError).
+  const toxics = Array.isArray(options.toxics) ? options.toxics.map((t) => parseToxicSpec(t)) : options.toxics;
   const data = parseWith(PROXY_OPTIONS, { ...options, toxics }, optionFlag);
   // AUTH needs a password: without one the user would be ignored without a word (discovery would not log in).
   if (data.upstreamUser !== undefined && data.upstreamPassword === undefined) {

@@ -2,13 +2,15 @@ import { z } from 'zod';
 import { COMPENSATION } from '../link/compensation.js';
 import { LINK_UPDATE } from '../link/settings.js';
 import { LOSS_FRACTION, LOSS_TEXT_PATTERN } from '../units.js';
-import { keyPath, wholeNumber, type FlagOf } from '../validation/schema.js';
+import { keyPath, MAX_TIMER_MS, wholeNumber, type FlagOf } from '../validation/schema.js';
 import { LISTEN_TLS, UPSTREAM_TLS } from '../tls/options.js';
 import { TOXIC } from '../toxics/spec.js';
 import { CLUSTER_OPTIONS } from './cluster-options.js';
 
 export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+
+const CONNECT_TIMEOUT_ACCEPTS = `milliseconds, from 1 to ${MAX_TIMER_MS} (Node's timer limit)`;
 
 const address = (accepts: string, what: string) => z.string({ error: accepts }).describe(what);
 
@@ -71,7 +73,8 @@ export const PROXY_OPTIONS = z.object(
       )
       .optional(),
     maxPendingTotal: wholeNumber(1).describe("Unfinished requests all connections' taps may hold together. Default 262144.").optional(),
-    idleTimeoutMs: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'off')
+    // Node's timer limit: a longer one is cut to it, with a TimeoutOverflowWarning per connection.
+    idleTimeoutMs: wholeNumber(0, MAX_TIMER_MS, 'off')
       .describe('Close a connection when its client socket has seen no bytes either way for this long, no request awaits a reply and it is not subscribed or monitoring. 0 = never.')
       .default(0),
     maxConnections: wholeNumber(0, Number.MAX_SAFE_INTEGER, 'no limit')
@@ -88,9 +91,12 @@ export const PROXY_OPTIONS = z.object(
       "Microseconds taken off each one-way delay to pay for the proxy's own hop: a constant per direction, or `{ table }` from " +
         '`redis-rtt calibrate`. Default: the hop, measured at start (docs/precision.md).',
     ).optional(),
+    // Above 0 and within Node's timer limit: 0, a fraction under 1 ms or a longer one (set to 1 ms)
+    // fired before any Redis could answer, so the proxy closed every client it accepted.
     connectTimeoutMs: z
-      .number({ error: 'milliseconds, 0 or more' })
-      .min(0)
+      .number({ error: CONNECT_TIMEOUT_ACCEPTS })
+      .min(1, { error: CONNECT_TIMEOUT_ACCEPTS })
+      .max(MAX_TIMER_MS, { error: CONNECT_TIMEOUT_ACCEPTS })
       .describe('How long to wait for Redis to accept a connection before closing the client.')
       .default(DEFAULT_CONNECT_TIMEOUT_MS),
     upstreamTls: z

@@ -55,7 +55,7 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 /** Node's timers take at most 2^31 - 1 ms: a longer delay is set to 1 ms (a TimeoutOverflowWarning). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * How often a periodic refresh reads the upstreams' state (topologyRefreshMs, sentinelRefreshMs),

@@ -68,8 +68,11 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, highWaterBytes: 10 })).toEqual({ flag: '--high-water', accepts: 'a byte count of at least 1024' });
     expect(refusal({ ...up, maxPendingPerConnection: 0 })).toEqual({ flag: '--max-pending', accepts: 'a whole number of at least 1' });
     expect(refusal({ ...up, maxPendingTotal: 1.5 })).toMatchObject({ flag: '--max-pending-total' });
-    expect(refusal({ ...up, idleTimeoutMs: -1 })).toEqual({ flag: '--idle-timeout', accepts: 'a whole number (0 or more), 0 for off' });
+    expect(refusal({ ...up, idleTimeoutMs: -1 })).toEqual({ flag: '--idle-timeout', accepts: 'a whole number from 0 to 2147483647, 0 for off' });
     expect(refusal({ ...up, maxConnections: 'ten' })).toMatchObject({ flag: '--max-connections' });
+    // Not an array: a ConfigError naming the key, not a TypeError from mapping over it.
+    expect(refusal({ ...up, toxics: 'latency' })).toEqual({ flag: 'toxics', accepts: 'an array of toxics' });
+    expect(refusal({ ...up, toxics: { type: 'latency' } })).toEqual({ flag: 'toxics', accepts: 'an array of toxics' });
     expect(refusal({ ...up, handshake: 'yes' })).toEqual({ flag: 'handshake', accepts: 'true or false' });
     expect(refusal({ ...up, link: { rttUs: -1 } })).toEqual({ flag: 'link.rttUs', accepts: 'microseconds from 0 to 3600000000' });
     expect(refusal({ ...up, link: { preset: 'mars' } })).toMatchObject({ flag: 'link.preset', accepts: expect.stringMatching(/cross-az/) });
