@@ -157,10 +157,21 @@ function parseHostHeader(text: string): { name: string; port: number | undefined
   return { name: m[1] ?? m[2]!, port };
 }
 
-/** One `--allow-host` entry (`allowHosts[i]` of a config file): `name` or `name:port`, as a Host header carries it. */
+/** A DNS name (labels of letters, digits, "_" and inner "-"; "_" as Docker's service names have it) or an IPv4 address. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
+
+/**
+ * One `--allow-host` entry (`allowHosts[i]` of a config file): `name` or `name:port`, as a Host
+ * header carries it. Only what a Host header can name: `-1`, `foo/bar` or port 0 could never match
+ * one, so they were a typo accepted without a word.
+ */
 export function parseAllowHost(text: string, flag = 'allowHosts'): { name: string; port: number | undefined } {
   const parsed = typeof text === 'string' ? parseHostHeader(text) : undefined;
-  if (parsed === undefined) throw new ConfigError(flag, text, 'a host name or address, optionally with :port');
+  // A bracketed IPv6 address is all hex digits, colons and dots (parseHostHeader); anything else is a name.
+  const nameOk = parsed !== undefined && (parsed.name.includes(':') || HOST_NAME.test(parsed.name));
+  if (!nameOk || parsed.port === 0) {
+    throw new ConfigError(flag, text, 'a host name (letters, digits, dots, "-" inside a label) or an address ([v6] in brackets), optionally with :port (1-65535)');
+  }
   return parsed;
 }
 
