@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { isLossy, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
+import { insteadCell, isLossy, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -57,9 +57,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   if (lossy) parts.push(`<p class="note">${esc(LOSS_NOTE)}</p>`);
   if (withSetup) parts.push(`<p class="note">${esc(setupLine(a))}</p>`);
   if (a.setup.advice !== undefined) parts.push(`<p class="warn">${esc(a.setup.advice)}</p>`);
-  parts.push(
-    '<p class="note">Each round trip pays the new RTT instead of the recorded one; the client\'s think time, Redis\'s time and the number of round trips stay as recorded. Dependencies between connections other than "opened after" are not visible.</p>',
-  );
+  parts.push(`<p class="note">${esc(modelNote(a))}</p>`);
 
   parts.push('<h2>Opportunities</h2>');
   if (a.opportunities.length === 0) parts.push('<p>None found: no run of single-command round trips long enough.</p>');
@@ -69,7 +67,7 @@ export function renderHtml(a: Analysis, file?: string): string {
         ['#', 'conn', 'kind', 'command', 'round trips', 'saved', ...a.projections.map((p) => `saved @${rttLabel(p.rttUs)}`), 'instead'],
         a.opportunities.map((op, i) => [
           String(i + 1), String(op.conn), op.kind, op.command, String(op.count), String(op.roundTripsSaved),
-          ...op.savedMs.map((s) => fmtMsTotal(s.savedMs)), op.instead,
+          ...op.savedMs.map((s) => fmtMsTotal(s.savedMs)), insteadCell(op),
         ]),
         new Set([2, 3, 6 + a.projections.length]),
       ),
@@ -104,6 +102,21 @@ export function renderHtml(a: Analysis, file?: string): string {
     ),
   );
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>redis-rtt analyze</title><style>${CSS}</style></head>\n<body>\n${parts.join('\n')}\n</body></html>\n`;
+}
+
+/**
+ * How the projection was made. A cluster trace's round trips are chained across connections
+ * (projection.ts chainConnections), so the single-node caveat ("opened after" only) would misstate it.
+ */
+function modelNote(a: Analysis): string {
+  const asRecorded = "Each round trip pays the new RTT instead of the recorded one; the client's think time, Redis's time and the number of round trips stay as recorded.";
+  if (a.nodes.length > 0) {
+    return (
+      `${asRecorded} Cluster trace: each round trip waits for whatever finished before it on any node's connection ` +
+      '(one client driving its nodes in turn); independent clients recorded together are serialised, so their projection runs high.'
+    );
+  }
+  return `${asRecorded} Dependencies between connections other than "opened after" are not visible.`;
 }
 
 function table(head: string[], rows: string[][], leftCols: ReadonlySet<number> = new Set([0])): string {

@@ -5,7 +5,7 @@
 import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis, ProjectionRow } from './analyze.js';
-import { OPPORTUNITY_CAVEAT } from './opportunities.js';
+import { OPPORTUNITY_CAVEAT, type Opportunity } from './opportunities.js';
 import { hasSetup } from './setup.js';
 import { redirectLine } from './nodes.js';
 
@@ -131,8 +131,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
         cells: [
           String(i + 1), String(op.conn), op.kind, op.command, n(op.count), n(op.roundTripsSaved),
           ...op.savedMs.map((s) => fmtMsTotal(s.savedMs)),
-          // Fewer distinct keys than commands: the loop reads the same keys again (a cache would help too).
-          `${op.instead}${op.distinctKeys !== undefined && op.distinctKeys < op.count ? ` [${plural(op.distinctKeys, 'distinct key')}]` : ''}`,
+          insteadCell(op),
         ],
       });
     });
@@ -148,6 +147,14 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   }
   out.push(...grid(topRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * An opportunity's advice, as the text report and the HTML page show it. Fewer distinct keys than commands
+ * (a --record-keys hashed trace): the loop reads the same keys again, and a cache would help too.
+ */
+export function insteadCell(op: Opportunity): string {
+  return `${op.instead}${op.distinctKeys !== undefined && op.distinctKeys < op.count ? ` [${plural(op.distinctKeys, 'distinct key')}]` : ''}`;
 }
 
 /**

@@ -160,5 +160,12 @@ describe('analyze on a cluster trace', () => {
     expect(html).toContain('Recorded on a link with RTT 0-2ms per node');
     expect(html).toContain('<tr><td class="l">127.0.0.1:30002</td><td class="l">127.0.0.1:7001</td><td>2ms</td><td>1</td><td>2</td><td>2</td><td>40.0%</td>');
     expect(html).toContain(`<th class="l">node</th><th>commands</th>`);
+    // The page says how a cluster trace is projected (round trips chained across the node connections), not the
+    // single-node "opened after" caveat, which the chaining contradicts.
+    expect(html).toContain('Cluster trace: each round trip waits for whatever finished before it on any node&#39;s connection');
+    expect(html).not.toContain('other than &quot;opened after&quot;');
+    expect(renderHtml(analyzeTrace(traceOf(events.map((e) => (e.type === 'open' ? { type: e.type, conn: e.conn, atUs: e.atUs } : e)))))).toContain(
+      'other than &quot;opened after&quot; are not visible',
+    );
   });
 });

@@ -85,6 +85,20 @@ describe('analyze --loss in the HTML page', () => {
   });
 });
 
+describe('a loop over few keys (--record-keys hashed)', () => {
+  it('the HTML page says how many distinct keys, as the text report does', () => {
+    // 6 GETs of 2 keys: the text said "[2 distinct keys]" after the advice, the page left it out.
+    const events: TapEvent[] = [];
+    const s = new Session(events, 1, 1000);
+    for (let i = 0; i < 6; i++) s.think(20).rt([{ name: 'GET', key: i % 2 === 0 ? 'aaaaaaaaaaaaaaaa' : 'bbbbbbbbbbbbbbbb' }]);
+    s.close();
+    const a = analyzeTrace(traceOf(events, LOCAL_LINK, 'hashed'), { rttsUs: [1200] });
+    expect(a.opportunities[0]).toMatchObject({ command: 'GET', count: 6, distinctKeys: 2 });
+    expect(renderText(a)).toContain('if independent [2 distinct keys]');
+    expect(renderHtml(a)).toContain('if independent [2 distinct keys]</td>');
+  });
+});
+
 describe('an empty trace', () => {
   it('analyses and renders without a single event', () => {
     const a = analyzeTrace(traceOf([]), { rttsUs: [20_000] });
