@@ -62,7 +62,11 @@ export interface FrameToxicDefinition<A extends object = object> {
   create(args: FrameStageArgs<A>): ToxicFrameStage;
 }
 
-export type ToxicDefinition = ByteToxicDefinition<any> | FrameToxicDefinition<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/**
+ * Any toxic type, as TOXIC_TYPES holds them: its attributes are a JSON object whose fields the type's
+ * own schema knows (was `<any>`, which reached a user's code through TOXIC_TYPES unchecked).
+ */
+export type ToxicDefinition = ByteToxicDefinition<Record<string, unknown>> | FrameToxicDefinition<Record<string, unknown>>;
 
 /** A byte stage that hands everything on untouched (a connection the toxicity roll spared). */
 export function passThrough(next: ByteSink): ByteStage {
