@@ -1,0 +1,43 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startProxy } from '../../src/cluster/start-proxy.js';
+import { ListenPortRange } from '../../src/cluster/listen-ports.js';
+import { settledFailure } from '../../src/cluster/settled-failure.js';
+import { NetworkError } from '../../src/errors.js';
+import { startPrivateCluster, type PrivateCluster } from '../../src/redis/index.js';
+
+let cluster: PrivateCluster;
+let taken: net.Server;
+let port: number;
+beforeAll(async () => {
+  cluster = await startPrivateCluster({ masters: 3, replicasPerMaster: 0 });
+  // A range of one port, held by someone else: no node but the seed (on --listen) gets a listener.
+  taken = net.createServer();
+  await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
+  port = (taken.address() as net.AddressInfo).port;
+}, 30_000);
+afterAll(async () => {
+  await new Promise<void>((r) => taken?.close(() => r()));
+  await cluster?.stop();
+});
+
+describe('--listen-ports with no port left for several nodes', () => {
+  it('says the range once and every node it failed, not the whole message once per node', async () => {
+    const err = await startProxy({ upstream: cluster.address, cluster: 'on', listenPorts: `${port}-${port}`, compensationUs: { up: 0, down: 0 }, log: () => {} }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(NetworkError);
+    const others = cluster.nodes.filter((n) => n.address !== cluster.address).map((n) => `node ${n.address}`).sort();
+    expect((err as NetworkError).message).toBe(`--listen-ports ${port}-${port}: no free port left for ${others.join(', ')} (the range has 1 port)`);
+    expect((err as NetworkError).code).toBe('EADDRINUSE');
+  });
+
+  it('one node alone reads as before, and a failure of another kind stays beside it', async () => {
+    const full = new ListenPortRange({ from: 9001, to: 9002 });
+    const inUse = (): Promise<never> => Promise.reject(new NetworkError('in use', 'EADDRINUSE'));
+    const one = await Promise.allSettled([full.take(inUse, 'node 127.0.0.1:7003')]);
+    expect(settledFailure(one)?.message).toBe('--listen-ports 9001-9002: no free port left for node 127.0.0.1:7003');
+    const mixed = await Promise.allSettled([full.take(inUse, 'node b:2'), Promise.reject(new Error('boom')), full.take(inUse, 'node a:1')]);
+    expect(settledFailure(mixed)?.message).toBe('--listen-ports 9001-9002: no free port left for node a:1, node b:2 (the range has 2 ports); boom');
+  });
+});
