@@ -9,7 +9,7 @@
  *   await proxy.close(); await redis.stop();
  */
 export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
-export { startProxy } from './cluster/start-proxy.js';
+export { startProxy, startSentinelProxy } from './api/key-errors.js';
 export type { ProxyOptions, ProxyHooks, RedisRttProxy } from './proxy/types.js';
 export type { Endpoint } from './endpoint.js';
 export type { Compensation, CompensationPoint } from './link/compensation.js';
@@ -43,7 +43,6 @@ export type { RedisRttClusterProxy, ClusterNodeView, ClusterStats, ClientZoneVie
 export type { NodeRole, ListenerRole } from './cluster/topology.js';
 export type { RewriteKind } from './cluster/types.js';
 export type { ClusterProxyOptions } from './cluster/options.js';
-export { startSentinelProxy } from './sentinel/start-sentinel.js';
 export type { SentinelProxyOptions } from './sentinel/options.js';
 export type { RedisRttSentinelProxy, SentinelStats } from './sentinel/sentinel-proxy.js';
 export type { SentinelRewriteKind } from './sentinel/types.js';

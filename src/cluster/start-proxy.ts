@@ -46,8 +46,10 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
 }
 
 /**
- * The public startProxy: cluster mode when `cluster` asks for it (or `auto` finds a cluster node),
- * else one listener (src/proxy). It lives in cluster/ so the proxy folder never imports cluster.
+ * startProxy: cluster mode when `cluster` asks for it (or `auto` finds a cluster node), else one
+ * listener (src/proxy). It lives in cluster/ so the proxy folder never imports cluster. Its
+ * ConfigErrors name CLI flags (`redis-rtt proxy` calls it); the package exports it through
+ * src/api/key-errors.ts, which names the option keys.
  */
 export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
   if (!options || typeof options.upstream !== 'string') return startSingleNodeProxy(options);

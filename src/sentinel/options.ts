@@ -26,7 +26,8 @@ export const SENTINEL_OPTIONS = {
 };
 
 const SCHEMA = z.object(SENTINEL_OPTIONS);
-const FLAGS: Record<string, string> = { sentinels: '--sentinel', sentinelMaster: '--sentinel-master', sentinelUser: '--sentinel-user' };
+/** The CLI flag of each sentinel option that has one: a ConfigError here names what `redis-rtt proxy`'s user typed. */
+export const SENTINEL_FLAGS: Record<string, string> = { sentinels: '--sentinel', sentinelMaster: '--sentinel-master', sentinelUser: '--sentinel-user' };
 
 /** startSentinelProxy's options: a proxy's, with the sentinels in place of `upstream`. */
 export type SentinelProxyOptions = Omit<ProxyOptions, 'upstream'> & z.input<typeof SCHEMA>;
@@ -37,7 +38,7 @@ const SENTINEL_PORT = 26379;
 
 /** The sentinel options checked (a ConfigError naming the flag), the sentinels parsed. */
 export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof SCHEMA> & { addresses: RealAddress[]; refreshMs: number } {
-  const data = parseWith(SCHEMA, options, (path) => (path.length >= 1 && FLAGS[String(path[0])]) || keyPath()(path));
+  const data = parseWith(SCHEMA, options, (path) => (path.length >= 1 && SENTINEL_FLAGS[String(path[0])]) || keyPath()(path));
   checkOptionKeys(options, Object.keys(SENTINEL_OPTIONS), 'startSentinelProxy()');
   if (options.cluster === 'on') {
     throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');

@@ -35,14 +35,14 @@ describe('the timeout options are refused outside what a Node timer can wait', (
     for (const value of [0, 0.5, NODE_TIMER_LIMIT_MS + 1, 1e11]) {
       const e = await refusal({ connectTimeoutMs: value });
       expect(e, String(value)).toBeInstanceOf(ConfigError);
-      expect({ flag: e?.flag, value: e?.value }).toEqual({ flag: '--connect-timeout', value });
+      expect({ flag: e?.flag, value: e?.value }).toEqual({ flag: 'connectTimeoutMs', value });
       expect(e?.accepts).toBe(`milliseconds, from 1 to ${NODE_TIMER_LIMIT_MS} (Node's timer limit)`);
     }
   });
 
   it('idleTimeoutMs past 2^31 - 1 ms, naming the option', async () => {
     const e = await refusal({ idleTimeoutMs: NODE_TIMER_LIMIT_MS + 1 });
-    expect({ flag: e?.flag, accepts: e?.accepts }).toEqual({ flag: '--idle-timeout', accepts: `a whole number from 0 to ${NODE_TIMER_LIMIT_MS}, 0 for off` });
+    expect({ flag: e?.flag, accepts: e?.accepts }).toEqual({ flag: 'idleTimeoutMs', accepts: `a whole number from 0 to ${NODE_TIMER_LIMIT_MS}, 0 for off` });
   });
 
   it('at the limit, both still let a client through to Redis', async () => {

@@ -1,0 +1,82 @@
+/**
+ * docs/api.md: a ConfigError from startProxy or startSentinelProxy names the option key the caller
+ * wrote. The checks inside name `redis-rtt proxy`'s flags, and the package passed them on as they
+ * were: `highWaterBytes: 10` was refused as `--high-water`, `linkSchedule` as `--link-schedule
+ * steps[0].at`, `sentinels` as `--sentinel`, none of them a key a library user had typed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, startPrivateRedis, startProxy, startSentinelProxy, ToxicExistsError, type PrivateRedis } from '../../src/index.js';
+import type { ProxyOptions, SentinelProxyOptions } from '../../src/index.js';
+import { startProxy as cliStartProxy } from '../../src/cluster/start-proxy.js';
+
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+const quiet = { log: () => undefined };
+
+async function refusedAs(start: () => Promise<{ close(): Promise<void> }>): Promise<ConfigError> {
+  try {
+    const p = await start();
+    await p.close();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('started');
+}
+
+describe('startProxy names the option key of a bad value', () => {
+  const cases: [Partial<ProxyOptions>, string, unknown][] = [
+    [{ upstream: 'no such' }, 'upstream', 'no such'],
+    [{ listen: 'here' }, 'listen', 'here'],
+    [{ control: 'x:y' }, 'control', 'x:y'],
+    [{ highWaterBytes: 10 }, 'highWaterBytes', 10],
+    [{ maxPendingPerConnection: 0 }, 'maxPendingPerConnection', 0],
+    [{ connectTimeoutMs: 0 }, 'connectTimeoutMs', 0],
+    [{ warmUpConnections: -1 }, 'warmUpConnections', -1],
+    [{ rttWave: 'square' }, 'rttWave', 'square'],
+    [{ linkSchedule: { loop: false, steps: [{ rttUs: 1000 }] } }, 'linkSchedule.steps[0].at', undefined],
+    [{ nodeLinks: ['masters=cross-az'] }, 'nodeLinks', 'masters=cross-az'],
+    [{ upstreamUser: 'rtt' }, 'upstreamUser', 'rtt'],
+    [{ upstreamTls: { ca: '/nonexistent/ca.pem' } }, 'upstreamTls.ca', '/nonexistent/ca.pem'],
+    // Already a key inside: unchanged.
+    [{ link: { rttUs: -1 } }, 'link.rttUs', -1],
+  ];
+  it.each(cases)('%j as %s', async (bad, key, value) => {
+    const e = await refusedAs(() => startProxy({ upstream: redis.address, ...quiet, ...bad }));
+    expect({ flag: e.flag, value: e.value }).toEqual({ flag: key, value });
+    expect(e.message.startsWith(`${key}: `), e.message).toBe(true);
+  });
+
+  it('keeps a ConfigError subclass as it is (ToxicExistsError, named by the toxic field)', async () => {
+    const toxics = [{ type: 'latency', name: 'a' }, { type: 'latency', name: 'a' }];
+    const e = await refusedAs(() => startProxy({ upstream: redis.address, ...quiet, toxics }));
+    expect(e).toBeInstanceOf(ToxicExistsError);
+    expect(e.flag).toBe('name');
+  });
+
+  it("leaves the CLI's own start naming its flag", async () => {
+    const e = await refusedAs(() => cliStartProxy({ upstream: redis.address, ...quiet, highWaterBytes: 10 }));
+    expect(e.flag).toBe('--high-water');
+  });
+});
+
+describe('startSentinelProxy names the option key of a bad value', () => {
+  const base = { sentinels: ['127.0.0.1:1'], sentinelMaster: 'mymaster', ...quiet };
+  const cases: [Partial<SentinelProxyOptions> & { upstream?: string }, string][] = [
+    [{ sentinels: [] }, 'sentinels'],
+    [{ sentinels: ['unix:/tmp/s.sock'] }, 'sentinels'],
+    [{ sentinelUser: 'rtt' }, 'sentinelUser'],
+    [{ upstream: '127.0.0.1:6379' }, 'upstream'],
+    [{ listen: 'unix:/tmp/rtt.sock' }, 'listen'],
+  ];
+  it.each(cases)('%j as %s', async (bad, key) => {
+    const e = await refusedAs(() => startSentinelProxy({ ...base, ...bad } as SentinelProxyOptions));
+    expect(e.flag).toBe(key);
+  });
+});
