@@ -53,8 +53,14 @@ export interface CalibrateOptions {
 export const DEFAULT_CALIBRATE_RTTS_US = [0, 200, 1200, 5000, 10_000];
 const WARMUP_PINGS = 5000;
 const MAX_REFINE_PASSES = 2;
-/** The verdict's first words when Ctrl-C cut the run short. */
-const INTERRUPTED = 'interrupted (Ctrl-C): only the rows that finished are reported.';
+/** What stopped a run, by its AbortSignal's reason: the CLI aborts with the signal's name (src/cli/stop-request.ts). */
+const STOPPED_BY: Readonly<Record<string, string>> = { SIGINT: ' (Ctrl-C)', SIGTERM: ' (SIGTERM)' };
+
+/** The verdict's first words when the run was cut short: which signal did it, when a signal did. */
+function interrupted(signal: AbortSignal | undefined): string {
+  const by = typeof signal?.reason === 'string' ? (STOPPED_BY[signal.reason] ?? '') : '';
+  return `interrupted${by}: only the rows that finished are reported.`;
+}
 
 const CALIBRATE_OPTION_KEYS = keysOf<CalibrateOptions>()({
   rttsUs: true, samples: true, compensationUs: true, rounds: true, upstream: true, upstreamTls: true, idleCpu: true, progress: true, signal: true,
@@ -155,7 +161,7 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     }
     if (measurer.directAll.length > 0) rows.unshift(row('direct', null, measurer.directAll, measurer.directAll, null));
     const constant = options.compensationUs && !('table' in options.compensationUs) ? options.compensationUs.up : undefined;
-    const interrupted = stopped();
+    const wasInterrupted = stopped();
     const judged = verdict(rows, uncalibratedRows);
     return {
       kind: 'calibrate',
@@ -166,8 +172,8 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
       ...(uncalibratedRows ? { uncalibratedRows } : {}),
       ...(compensationTable ? { compensationTable } : {}),
       ...(uncheckedCompensation ? { uncheckedCompensation } : {}),
-      ...(interrupted ? { interrupted: true as const } : {}),
-      verdict: interrupted ? `${INTERRUPTED} ${judged}` : judged,
+      ...(wasInterrupted ? { interrupted: true as const } : {}),
+      verdict: wasInterrupted ? `${interrupted(options.signal)} ${judged}` : judged,
     };
   } finally {
     pinger.close();

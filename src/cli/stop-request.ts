@@ -38,7 +38,8 @@ export function abortOnStop(onFirst: () => void): StopRequest {
     if (controller.signal.aborted) process.exit(stopStatus);
     stopStatus = STOP_STATUS[name];
     onFirst();
-    controller.abort();
+    // The signal's name is the abort's reason: a report says which stopped it (calibrate's verdict).
+    controller.abort(name);
   };
   const onInt = stopOn('SIGINT');
   const onTerm = stopOn('SIGTERM');
