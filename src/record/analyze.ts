@@ -18,6 +18,7 @@ import { topCommands, type TopCommand } from './top-commands.js';
 import { countRedirects, summarizeNodes, type NodeSummary, type Redirects } from './nodes.js';
 import type { Trace } from './trace-reader.js';
 import { depthBucket } from '../tap/counters.js';
+import { fmtUsSetting } from '../format.js';
 import type { KeyMode, TraceLink, TraceTruncation } from './trace-format.js';
 
 export type { TopCommand } from './top-commands.js';
@@ -107,6 +108,11 @@ export interface Analysis {
     link: TraceLink;
     recordedRttUs: number;
     linkChanges: number;
+    /**
+     * When the link changed while recording (PUT /link, --rtt-series...): the RTTs it had, the header's
+     * included, distinct and ascending; the session was not recorded at recordedRttUs alone.
+     */
+    linkRttsUs?: number[];
     complete: boolean;
     truncation?: TraceTruncation;
     warnings: string[];
@@ -167,7 +173,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       recordedRttUs: linkRttUs(trace.header.link),
       linkChanges: trace.links.length,
       complete: trace.end !== undefined && trace.truncation === undefined,
-      warnings: [...trace.warnings],
+      warnings: [...trace.warnings, ...movingLinkWarning(trace.header.linkMoves, linkRttUs(trace.header.link))],
     },
     totals,
     connections,
@@ -180,7 +186,22 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     topCommands: topCommands(timelines, o.top),
   };
   if (trace.truncation) analysis.trace.truncation = trace.truncation;
+  const linkRtts = [...new Set([trace.header.link, ...trace.links.map((c) => c.link)].map(linkRttUs))].sort((x, y) => x - y);
+  if (linkRtts.length > 1) analysis.trace.linkRttsUs = linkRtts;
   return analysis;
+}
+
+/**
+ * --rtt-wave and --rtt-series move the link per chunk and write no link line: every round trip is taken to
+ * have paid the header's base link, so the what-if adds the target RTT on top of what the wave or series added.
+ */
+function movingLinkWarning(moves: readonly string[] | undefined, baseRttUs: number): string[] {
+  if (moves === undefined || moves.length === 0) return [];
+  return [
+    `the link moved with ${moves.join(' and ')} while recording, and the trace holds its base link only ` +
+      `(RTT ${baseRttUs === 0 ? '0' : fmtUsSetting(baseRttUs)}): each round trip is priced as if it paid that, so the what-if ` +
+      'counts what the link added on top of it again; record on a fixed link (--rtt, --preset, PUT /link) to project',
+  ];
 }
 
 function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {

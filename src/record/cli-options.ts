@@ -21,6 +21,9 @@ export interface RecordFlagValues {
   recordOverwrite?: boolean;
   /** The proxy's --tap / --no-tap (a config file's `tap` merged in): the trace is what the tap parses. */
   tap?: boolean;
+  /** --rtt-wave and --rtt-series move the link per chunk, with no link line: the header says so. */
+  rttWave?: string;
+  rttSeries?: string;
 }
 
 export interface RecordContext {
@@ -106,9 +109,11 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
     ...applyLinkUpdate(defaultLinkSettings(), update),
     handshake: ctx.handshake,
   });
+  const linkMoves = [flags.rttWave !== undefined ? '--rtt-wave' : '', flags.rttSeries !== undefined ? '--rtt-series' : ''].filter((f) => f !== '');
   let recorder;
   try {
-    recorder = createRecorder({ path: flags.record, maxBytes, keys, link: toTraceLink(ctx.link), log: ctx.log, overwrite: flags.recordOverwrite === true });
+    const overwrite = flags.recordOverwrite === true;
+    recorder = createRecorder({ path: flags.record, maxBytes, keys, link: toTraceLink(ctx.link), linkMoves, log: ctx.log, overwrite });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST') throw new ConfigError('--record', flags.record, 'a path that does not exist yet (or add --record-overwrite)');

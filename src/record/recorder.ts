@@ -43,6 +43,8 @@ export interface RecorderOptions {
   hashKey?: Buffer;
   /** The link when recording starts. */
   link: TraceLink;
+  /** Flags that move the link without link lines (--rtt-wave, --rtt-series): written in the header. */
+  linkMoves?: string[];
   /** The clock the proxy stamps events with. @default realClock */
   clock?: Clock;
   /** Unwritten bytes tolerated before recording stops because the disk cannot keep up. @default 32 MiB */
@@ -120,7 +122,7 @@ class TraceRecorder implements Recorder {
       this.writeError = err;
       this.stop('write-error', `recording to ${o.path} failed (${err.message}); traffic continues`);
     });
-    this.append(encodeHeader(new Date(), this.keys, o.link, `redis-rtt ${VERSION}`), true);
+    this.append(encodeHeader(new Date(), this.keys, o.link, `redis-rtt ${VERSION}`, o.linkMoves), true);
   }
 
   onEvent(e: TapEvent): void {

@@ -51,10 +51,16 @@ export function rttLabel(rttUs: number): string {
 /**
  * The RTT the session was recorded at: the header's link, or, when a cluster's nodes had links of
  * their own (zones, --node-link), theirs ("200us-1.2ms per node"); the header's is then no node's.
+ * A link that changed while recording reads as its range ("0-10ms over time"): the header's alone
+ * would say a session that ran partly at 10 ms was recorded at 0.
  */
 export function recordedRttLabel(a: Analysis): string {
   const own = [...new Set(a.nodes.flatMap((n) => n.linkRttsUs))].sort((x, y) => x - y);
-  if (own.length === 0 || (own.length === 1 && own[0] === a.trace.recordedRttUs)) return rttLabel(a.trace.recordedRttUs);
+  if (own.length === 0 || (own.length === 1 && own[0] === a.trace.recordedRttUs)) {
+    const changed = a.trace.linkRttsUs;
+    if (changed !== undefined && changed.length > 1) return `${rttLabel(changed[0]!)}-${rttLabel(changed.at(-1)!)} over time`;
+    return rttLabel(a.trace.recordedRttUs);
+  }
   return `${own.length === 1 ? rttLabel(own[0]!) : `${rttLabel(own[0]!)}-${rttLabel(own.at(-1)!)}`} per node`;
 }
 

@@ -27,6 +27,11 @@ export interface TraceHeader {
   clock: string;
   keys: KeyMode;
   link: TraceLink;
+  /**
+   * Flags that moved the link while recording without `link` lines of their own (`--rtt-wave`,
+   * `--rtt-series`): the trace holds the base link only, so analyze cannot price what each round trip paid.
+   */
+  linkMoves?: string[];
   tool?: string;
 }
 
@@ -187,7 +192,7 @@ function safeNameCached(name: string): string {
   return safe;
 }
 
-export function encodeHeader(startedAt: Date, keys: KeyMode, link: TraceLink, tool: string): string {
+export function encodeHeader(startedAt: Date, keys: KeyMode, link: TraceLink, tool: string, linkMoves: readonly string[] = []): string {
   const header: TraceHeader = {
     type: 'header',
     format: TRACE_FORMAT,
@@ -196,6 +201,7 @@ export function encodeHeader(startedAt: Date, keys: KeyMode, link: TraceLink, to
     clock: TRACE_CLOCK,
     keys,
     link: pickLink(link),
+    ...(linkMoves.length > 0 ? { linkMoves: [...linkMoves] } : {}),
     tool,
   };
   return JSON.stringify(header);

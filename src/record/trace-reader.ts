@@ -166,6 +166,7 @@ class TraceParser {
       clock: typeof o.clock === 'string' ? o.clock : '',
       keys: o.keys as KeyMode,
       link,
+      ...(Array.isArray(o.linkMoves) && o.linkMoves.every((m) => typeof m === 'string') ? { linkMoves: o.linkMoves as string[] } : {}),
       ...(typeof o.tool === 'string' ? { tool: o.tool } : {}),
     };
   }

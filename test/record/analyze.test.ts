@@ -3,6 +3,8 @@ import { analyzeTrace } from '../../src/record/analyze.js';
 import { depthBucket } from '../../src/tap/counters.js';
 import { projectSession } from '../../src/record/projection.js';
 import { buildTimelines } from '../../src/record/timeline.js';
+import { renderText } from '../../src/record/render.js';
+import { renderHtml } from '../../src/record/render-html.js';
 import type { CommandEvent, TapEvent } from '../../src/stats/types.js';
 import { LOCAL_LINK, Session, traceOf } from './synthetic.js';
 
@@ -240,6 +242,16 @@ describe('link changes during the recording', () => {
     // Recorded: 5 x 50 + 10 think + 5 x 10 050; at 1 ms every round trip costs 1 050.
     expect(a.recorded.wallMs).toBe((5 * 50 + 10 + 5 * 10_050) / 1000);
     expect(a.projections[0]!.wallMs).toBe((10 * 1050 + 10) / 1000);
+    // The report's recorded RTT is the range the link had, not the header's 0: half the session ran at 10 ms.
+    expect(a.trace.linkRttsUs).toEqual([0, 10_000]);
+    const text = renderText(a);
+    expect(text).toContain('recorded link RTT 0-10ms over time, 1 link change(s)');
+    expect(text).toMatch(/^ {2}0-10ms over time \(recorded\) /m);
+    expect(renderHtml(a)).toContain('Recorded on a link with RTT 0-10ms over time');
+    // A link that never changed: no range, and no linkRttsUs in the JSON.
+    const steady = analyzeTrace(traceOf(events, { ...LOCAL_LINK, handshake: false }), { rttsUs: [1000], handshake: false });
+    expect(steady.trace.linkRttsUs).toBeUndefined();
+    expect(renderText(steady)).toContain('recorded link RTT 0, complete');
   });
 });
 

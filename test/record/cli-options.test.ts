@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
+import { analyzeTrace } from '../../src/record/analyze.js';
 import { addRecordFlags, recordOptionsFromFlags } from '../../src/record/cli-options.js';
 import { readTrace } from '../../src/record/trace-reader.js';
 
@@ -41,5 +42,22 @@ describe('--record flags', () => {
     const hashed = recordOptionsFromFlags({ record: join(dir, 'b.trace'), recordKeys: 'hashed' }, ctx)!;
     expect(hashed.keyHash!(Buffer.from('k'))).toMatch(/^[0-9a-f]{16}$/);
     await hashed.close();
+  });
+
+  it('says in the header that --rtt-wave or --rtt-series moved the link, and analyze warns its projection counts that twice', async () => {
+    // They move the delays per chunk with no link line: the trace held the base link only, and analyze
+    // priced every round trip at it without a word, so each projection added the target RTT to the series' delay.
+    const moved = recordOptionsFromFlags({ record: join(dir, 'series.trace'), rttSeries: 'path.csv', rttWave: 'sine:60s:20ms' }, ctx)!;
+    await moved.close();
+    const trace = await readTrace(join(dir, 'series.trace'));
+    expect(trace.header.linkMoves).toEqual(['--rtt-wave', '--rtt-series']);
+    const [warning] = analyzeTrace(trace).trace.warnings;
+    expect(warning).toContain('the link moved with --rtt-wave and --rtt-series while recording');
+    expect(warning).toContain('(RTT 1.2ms)');
+    const fixed = recordOptionsFromFlags({ record: join(dir, 'fixed.trace') }, ctx)!;
+    await fixed.close();
+    const plain = await readTrace(join(dir, 'fixed.trace'));
+    expect(plain.header.linkMoves).toBeUndefined();
+    expect(analyzeTrace(plain).trace.warnings).toEqual([]);
   });
 });
