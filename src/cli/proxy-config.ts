@@ -15,7 +15,6 @@ import type { Command } from 'commander';
 import { z } from 'zod';
 import { parseNodeLink } from '../cluster/node-link.js';
 import { checkConfigTls, mergeConfigTls } from './config-tls.js';
-import { refuseUnknownToxicKeys } from './config-toxics.js';
 import { checkDistinctToxicNames } from './toxic-flags.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import { parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
@@ -110,8 +109,7 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') readRttSeriesKey(config.rttSeries, at('rttSeries'));
-  if (Array.isArray(config.toxics)) refuseUnknownToxicKeys(config.toxics, at);
-  if (Array.isArray(config.toxics)) checkDistinctToxicNames(config.toxics.map((t) => parseToxicSpec(t)), (i) => at(`toxics[${i}].name`));
+  if (Array.isArray(config.toxics)) checkDistinctToxicNames(config.toxics.map((t) => parseToxicSpec(t, 'refuse')), (i) => at(`toxics[${i}].name`));
   checkConfigTls(config, at);
   // --print-config's output saved as a config file would otherwise set the secret to that text.
   for (const secret of SECRET_KEYS) {

@@ -112,7 +112,7 @@ export function registerProxy(program: Command): void {
 async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const { update: flagLink, seed } = linkFromFlags(flags);
   const update = mergeFileLink(file.link as LinkUpdate | undefined, flagLink);
-  const toxics = [...((file.toxics as unknown[] | undefined) ?? []).map((t) => parseToxicSpec(t)), ...toxicsFromFlags(flags)];
+  const toxics = [...((file.toxics as unknown[] | undefined) ?? []).map((t) => parseToxicSpec(t, 'refuse')), ...toxicsFromFlags(flags)];
   // The file's own names were checked with it: a clash here is with a --toxic.
   checkDistinctToxicNames(toxics, () => '--toxic');
   const printOnly = flags.printConfig === true;

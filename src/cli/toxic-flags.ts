@@ -64,7 +64,8 @@ export function checkDistinctToxicNames(toxics: readonly { name: string }[], whe
 
 function checked(t: unknown, flag: string): ToxicSpec {
   try {
-    return parseToxicSpec(t);
+    // Refused, not ignored, as a config file's: a misspelled attribute would run with its default.
+    return parseToxicSpec(t, 'refuse');
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(`${flag} ${err.flag}`, err.value, err.accepts);
     throw err;

@@ -39,9 +39,10 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   if (typeof options !== 'object' || options === null || typeof options.upstream !== 'string') {
     throw new ConfigError('upstream', options?.upstream, 'host:port or unix:/path of the Redis to proxy');
   }
-  // Named as the toxiproxy API names them (`attributes.latency`), whichever toxic of the list it is.
+  // Named as the toxiproxy API names them (`attributes.latency`), whichever toxic of the list it is;
+  // unknown keys refused, as the schema's TOXIC refuses them.
   // Not an array: left to the schema, whose ConfigError names `toxics` (a string threw a TypeError).
-  const toxics = Array.isArray(options.toxics) ? options.toxics.map((t) => parseToxicSpec(t)) : options.toxics;
+  const toxics = Array.isArray(options.toxics) ? options.toxics.map((t) => parseToxicSpec(t, 'refuse')) : options.toxics;
   const data = parseWith(PROXY_OPTIONS, { ...options, toxics }, optionFlag);
   // AUTH needs a password: without one the user would be ignored without a word (discovery would not log in).
   if (data.upstreamUser !== undefined && data.upstreamPassword === undefined) {

@@ -4,7 +4,7 @@ import { LINK_UPDATE } from '../link/settings.js';
 import { LOSS_FRACTION, LOSS_TEXT_PATTERN } from '../units.js';
 import { keyPath, MAX_TIMER_MS, wholeNumber, type FlagOf } from '../validation/schema.js';
 import { LISTEN_TLS, UPSTREAM_TLS } from '../tls/options.js';
-import { TOXIC } from '../toxics/spec.js';
+import { STREAM, STREAM_PATTERN, TOXIC } from '../toxics/spec.js';
 import { CLUSTER_OPTIONS } from './cluster-options.js';
 
 export const DEFAULT_HIGH_WATER_BYTES = 4 * 1024 * 1024;
@@ -154,7 +154,14 @@ export const optionFlag: FlagOf = (path) => (path.length === 1 && FLAGS[String(p
  */
 export function proxyOptionsJsonSchema(schema: z.ZodType = PROXY_OPTIONS): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(schema, { io: 'input', target: 'draft-2020-12', override: acceptLossText }),
+    ...z.toJSONSchema(schema, {
+      io: 'input',
+      target: 'draft-2020-12',
+      override: (ctx) => {
+        acceptLossText(ctx);
+        acceptStreamInAnyCase(ctx);
+      },
+    }),
     title: 'redis-rtt proxy options',
     description:
       'The data options of startProxy(), and what `redis-rtt proxy --config FILE` reads (generated from src/proxy/options-schema.ts and ' +
@@ -173,4 +180,15 @@ function acceptLossText(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.J
   const { description, ...number } = ctx.jsonSchema;
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
   Object.assign(ctx.jsonSchema, { ...(description === undefined ? {} : { description }), anyOf: [number, { type: 'string', pattern: LOSS_TEXT_PATTERN }] });
+}
+
+/**
+ * A toxic's `stream` is read in any case (toxiproxy lower-cases it), but a preprocess shows only
+ * its lower-case enum, so an editor would flag the `"UPSTREAM"` the loader takes: a case-blind pattern.
+ */
+function acceptStreamInAnyCase(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
+  const def = ctx.zodSchema._zod.def;
+  if (def.type !== 'pipe' || def.in !== (STREAM._zod.def as { in: unknown }).in) return;
+  for (const key of ['enum', 'const', 'format']) delete ctx.jsonSchema[key];
+  Object.assign(ctx.jsonSchema, { type: 'string', pattern: STREAM_PATTERN });
 }

@@ -13,29 +13,57 @@ export const TOXICITY = z
   .number({ error: 'a number (0 to 1; below 0 acts as 0, above 1 as 1)' })
   .describe('Probability: per connection for byte toxics (as toxiproxy), per command for Redis-aware ones.');
 
+/** `stream` in any case, as toxiproxy takes it (it lower-cases before it compares): the JSON Schema's pattern. */
+export const STREAM_PATTERN = '^(?:[Uu][Pp]|[Dd][Oo][Ww][Nn])[Ss][Tt][Rr][Ee][Aa][Mm]$';
+
+/** `stream`: upstream or downstream, in any case. */
+export const STREAM = z.preprocess(
+  (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+  z.enum(['upstream', 'downstream'], { error: 'upstream or downstream (any case)' }),
+);
+
 /** The fields every toxic has, as toxiproxy's API takes them (defaults as toxiproxy's). */
 const ENVELOPE = {
   name: z.string({ error: 'a string' }).default('').describe('Unique on its proxy. Default: <type>_<stream>.'),
-  // toxiproxy lower-cases it before it compares.
-  stream: z
-    .preprocess((v) => (typeof v === 'string' ? v.toLowerCase() : v), z.enum(['upstream', 'downstream'], { error: 'upstream or downstream' }))
-    .default('downstream')
-    .describe('upstream = client to Redis; Redis-aware toxics act on request/reply pairs and ignore it.'),
+  stream: STREAM.default('downstream').describe('upstream = client to Redis, in any case; Redis-aware toxics act on request/reply pairs and ignore it.'),
   toxicity: TOXICITY.default(1),
+  // What GET /toxics shows beside a toxic's values, so a toxic copied from the API reads back as
+  // it was sent: its stage's values are worked out again from the ones sent.
+  applied: z.unknown().describe('Output only (the API shows what the stage runs with): ignored when read.').optional(),
 };
+
+/** Unknown keys: `ignore`d, as toxiproxy's Go decoder does (its HTTP API), or `refuse`d (a config file, the CLI, startProxy). */
+type UnknownToxicKeys = 'ignore' | 'refuse';
 
 /**
  * A toxic as toxiproxy's API takes it: `{name?, type, stream?, toxicity?, attributes?}`, one
- * object per type with that type's attributes. Unknown keys are ignored, as Go's decoder does.
+ * object per type with that type's attributes; the one definition of a toxic. `TOXIC` refuses
+ * unknown keys, in the toxic and in its attributes: a misspelled attribute would run the toxic
+ * with that attribute's default (`"latncy": 5` is a latency toxic of 0 ms) without a word. The
+ * HTTP API reads with `TOXIC_IGNORING_UNKNOWN_KEYS`, as toxiproxy does.
  */
-export const TOXIC = z
-  .discriminatedUnion('type', [...TOXIC_TYPES.values()].map(toxicObject) as [ToxicObject, ...ToxicObject[]], {
-    error: `one of ${TYPE_NAMES.join(', ')}`,
-  })
-  .transform((t): ToxicSpec => withApplied({ ...t, name: t.name || `${t.type}_${t.stream}` }));
+export const TOXIC = toxicSchema('refuse');
+const TOXIC_IGNORING_UNKNOWN_KEYS = toxicSchema('ignore');
 
-function toxicObject(d: ToxicDefinition) {
-  return z.object({ ...ENVELOPE, type: z.literal(d.type), attributes: (d.attributes as z.ZodType<Record<string, unknown>>).prefault({}) });
+function toxicSchema(unknown: UnknownToxicKeys) {
+  const objects = [...TOXIC_TYPES.values()].map((d) => toxicObject(d, unknown));
+  return z
+    .discriminatedUnion('type', objects as [ToxicObject, ...ToxicObject[]], { error: `one of ${TYPE_NAMES.join(', ')}` })
+    .transform(({ applied: _shown, ...t }): ToxicSpec => withApplied({ ...t, name: t.name || `${t.type}_${t.stream}` }));
+}
+
+function toxicObject(d: ToxicDefinition, unknown: UnknownToxicKeys) {
+  const attributes = d.attributes as z.ZodObject<z.core.$ZodLooseShape>;
+  if (unknown === 'ignore') return z.object({ ...ENVELOPE, type: z.literal(d.type), attributes: attributes.prefault({}) });
+  const attributeKeys = Object.keys(attributes.shape);
+  const strictAttributes = z.strictObject(attributes.shape, {
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `a key of ${d.type}'s attributes: ${attributeKeys.join(', ') || 'none'}` : 'a JSON object'),
+  });
+  const envelope = { ...ENVELOPE, type: z.literal(d.type), attributes: strictAttributes.prefault({}) };
+  return z.strictObject(envelope, {
+    // `applied` is taken but not offered: it is output only.
+    error: (iss) => (iss.code === 'unrecognized_keys' ? 'a key of a toxic: name, type, stream, toxicity, attributes' : undefined),
+  });
 }
 type ToxicObject = ReturnType<typeof toxicObject>;
 
@@ -43,14 +71,15 @@ const TOXIC_ACCEPTS = 'a JSON object like {"type":"latency","attributes":{"laten
 
 /**
  * Reads a toxic as toxiproxy's API takes it. Defaults as toxiproxy: stream `downstream`, toxicity
- * 1, name `<type>_<stream>`. Errors are ConfigErrors whose `flag` is the field (`type`, `stream`,
+ * 1, name `<type>_<stream>`. Unknown keys are ignored (the API, as toxiproxy) or refused (a config
+ * file, the CLI, startProxy). Errors are ConfigErrors whose `flag` is the field (`type`, `stream`,
  * `toxicity`, `attributes.latency`).
  */
-export function parseToxicSpec(input: unknown): ToxicSpec {
+export function parseToxicSpec(input: unknown, unknown: 'ignore' | 'refuse' = 'ignore'): ToxicSpec {
   if (!isJsonObject(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
   const o = absentAsUndefined(input);
   if (isJsonObject(o.attributes)) o.attributes = absentAsUndefined(o.attributes);
-  return parseWith(TOXIC, o, keyPath());
+  return parseWith(unknown === 'refuse' ? TOXIC : TOXIC_IGNORING_UNKNOWN_KEYS, o, keyPath());
 }
 
 /** Validates attributes for a type and fills in its defaults. */
