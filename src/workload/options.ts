@@ -111,6 +111,12 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
     if (!Number.isInteger(x) || x < min) throw new ConfigError(flag, v, `a whole number of at least ${min}`);
     return x;
   };
+  // Checked here, not only by the type: a JavaScript caller's `protocol: '3'` or `4` ran RESP2 without a word
+  // (no HELLO), and an `include` that is not a function threw a TypeError mid-plan.
+  if (o.protocol !== undefined && o.protocol !== 2 && o.protocol !== 3) throw new ConfigError('protocol', o.protocol, '2 or 3 (RESP3, with HELLO, is the default)');
+  for (const hook of ['include', 'adjust'] as const) {
+    if (o[hook] !== undefined && typeof o[hook] !== 'function') throw new ConfigError(hook, o[hook], 'a function of the configuration');
+  }
   const modes = o.modes ?? d.modes;
   for (const m of modes) if (!MODES.includes(m)) throw new ConfigError('--modes', m, MODES.join(', '));
   if (modes.length === 0) throw new ConfigError('--modes', '', MODES.join(', '));
