@@ -15,6 +15,17 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * `err` re-said with the text the user typed for its flag, when `typed` has that flag: a library
+ * check of a parsed value shows the number (`--max-seconds: invalid value 0.001`), not what was
+ * typed (`"0.0010"`). Anything else is returned as it is.
+ */
+export function withTypedValue(err: unknown, typed: Readonly<Record<string, string | undefined>>): unknown {
+  if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
+  const text = Object.hasOwn(typed, err.flag) ? typed[err.flag] : undefined;
+  return text === undefined ? err : new ConfigError(err.flag, text, err.accepts);
+}
+
 /** redis-server could not be found or did not become ready. */
 export class RedisSpawnError extends Error {
   override readonly name = 'RedisSpawnError';

@@ -4,7 +4,7 @@ import { runClientZoneBench } from '../cluster/bench/client-zone-bench.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
-import { ConfigError } from '../errors.js';
+import { ConfigError, withTypedValue } from '../errors.js';
 import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { parseAddress } from '../endpoint.js';
 import { runBench, type BenchOptions } from '../workload/bench.js';
@@ -120,7 +120,10 @@ export function registerBench(program: Command): void {
         return;
       }
       const options = benchOptionsFromFlags(flags);
-      await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined });
+      // The run checks --max-seconds against its plan: its error shows the text typed, not the number.
+      await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined }).catch((err: unknown) => {
+        throw withTypedValue(err, { '--max-seconds': flags.maxSeconds });
+      });
     });
 }
 
@@ -212,12 +215,21 @@ export async function runBenchCommand(options: BenchOptions, out: BenchOutputFla
   }
 }
 
+/** --client-zones as the cluster bench takes it: at most --zones, its error showing the text typed ("03", not 3). */
+function typedClientZones(text: string, zones: number | undefined): number | undefined {
+  try {
+    return checkClientZones(parsePositiveInt(text, '--client-zones', 16), zones ?? 16);
+  } catch (err) {
+    throw withTypedValue(err, { '--client-zones': text });
+  }
+}
+
 /** `bench --cluster`: the cluster bench's own shapes and table (docs/cluster.md). */
 async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<void> {
   const given = (name: string): boolean => cmd.getOptionValueSource(name) === 'cli';
   const zones = flags.zones === undefined ? undefined : checkZones(parsePositiveInt(flags.zones, '--zones', 16));
   if (flags.redis !== undefined) parseAddress(flags.redis, '--redis');
-  const clientZones = flags.clientZones === undefined ? undefined : checkClientZones(parsePositiveInt(flags.clientZones, '--client-zones', 16), zones ?? 16);
+  const clientZones = flags.clientZones === undefined ? undefined : typedClientZones(flags.clientZones, zones);
   const links = given('links') ? parseList(flags.links, '--links', 'links') : undefined;
   // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's finally
   // blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.

@@ -4,6 +4,7 @@ import { runCalibrate, DEFAULT_CALIBRATE_RTTS_US } from '../calibrate/run.js';
 import { MIN_PINGS_PER_ROUND } from '../calibrate/measure.js';
 import { renderCalibrateTable } from '../report/calibrate-table.js';
 import { renderHtml } from '../report/html.js';
+import { withTypedValue } from '../errors.js';
 import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
 import { parseCompensateFlag } from './compensate-flag.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
@@ -57,7 +58,11 @@ export function registerCalibrate(program: Command): void {
       const rounds = parsePositiveInt(flags.rounds, '--rounds', 1000);
       const stop = abortOnStop(() => process.stderr.write('redis-rtt: stopping after the current block of PINGs (Ctrl-C again to quit at once)\n'));
       try {
-        const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress: (l) => process.stderr.write(l + '\n'), signal: stop.signal });
+        const progress = (l: string): boolean => process.stderr.write(l + '\n');
+        // The run checks --samples against --rounds: its error shows the text typed, not the number.
+        const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress, signal: stop.signal }).catch((err: unknown) => {
+          throw withTypedValue(err, { '--samples': flags.samples });
+        });
         process[jsonToStdout(flags.json) ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
         if (flags.json !== undefined) {
           const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');

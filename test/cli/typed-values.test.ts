@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, withTypedValue } from '../../src/errors.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { runCli } from '../hardening/helpers/cli-proxy.js';
+
+let redis: PrivateRedis;
+beforeAll(async () => {
+  redis = await startPrivateRedis();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
+
+describe('errors a run raises about a parsed flag quote the text typed, not the number', () => {
+  it('bench --max-seconds (it printed `invalid value 0.001`, unquoted, for "0.0010")', async () => {
+    const r = await runCli(['bench', '--redis', redis.address, '--max-seconds', '0.0010', '-n', '100000', '--links', 'direct', '--modes', 'seq']);
+    expect([r.code, r.stderr]).toEqual([2, expect.stringMatching(/^redis-rtt: --max-seconds: invalid value "0\.0010"; expected a bound one sample fits in/m)]);
+  });
+
+  it('calibrate --samples (it printed `invalid value 90` for "090")', async () => {
+    const r = await runCli(['calibrate', '--samples', '090', '--rounds', '5']);
+    expect([r.code, r.stderr]).toEqual([2, 'redis-rtt: --samples: invalid value "090"; expected at least 100 with --rounds 5 (20 PINGs a round: a round\'s median of fewer is mostly noise)\n']);
+  });
+
+  it('bench --cluster --client-zones (it printed "3" for "03")', async () => {
+    const r = await runCli(['bench', '--cluster', '--zones', '2', '--client-zones', '03']);
+    expect([r.code, r.stderr]).toEqual([2, 'redis-rtt: --client-zones: invalid value "03"; expected at most --zones (2)\n']);
+  });
+
+  it('withTypedValue re-says only a plain ConfigError of a flag it has the text of', () => {
+    const err = new ConfigError('--max-seconds', 0.001, 'a bound');
+    expect((withTypedValue(err, { '--max-seconds': '0.0010' }) as Error).message).toBe('--max-seconds: invalid value "0.0010"; expected a bound');
+    expect(withTypedValue(err, { '--other': 'x' })).toBe(err);
+    expect(withTypedValue(err, { '--max-seconds': undefined })).toBe(err);
+    const plain = new Error('boom');
+    expect(withTypedValue(plain, { '--max-seconds': '1' })).toBe(plain);
+  });
+});
