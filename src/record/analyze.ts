@@ -13,7 +13,7 @@ import { projectSession, type SessionProjection } from './projection.js';
 import { roundTripLossCost } from '../link/loss-cost.js';
 import { setupAdvice, summarizeSetup, type SetupSummary } from './setup.js';
 import { findOpportunities, ms, type Opportunity } from './opportunities.js';
-import { buildTimelines, linkRttUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
+import { buildTimelines, linkRttUs, roundTripWaitUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
 import { topCommands, type TopCommand } from './top-commands.js';
 import { countRedirects, summarizeNodes, type NodeSummary, type Redirects } from './nodes.js';
 import type { Trace } from './trace-reader.js';
@@ -216,8 +216,7 @@ function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {
     u.maxDepth = Math.max(u.maxDepth, rt.commands.length);
     const bucket = depthBucket(rt.commands.length);
     u.depthHistogram[bucket] = (u.depthHistogram[bucket] ?? 0) + 1;
-    // The recording's TCP handshake held the first request: set-up, not waiting on Redis.
-    waitUs += rt.endUs - rt.startUs - (prev ? 0 : t.handshakeHoldUs);
+    waitUs += roundTripWaitUs(t, rt);
     serverUs += rt.serverUs;
     if (prev) thinkUs += Math.max(0, rt.startUs - prev.endUs);
     prev = rt;

@@ -7,7 +7,7 @@
  * the slot map). Counted on any trace: a single-node proxy in front of one cluster node sees them too.
  */
 import { ms } from './opportunities.js';
-import type { ConnectionTimeline } from './timeline.js';
+import { roundTripWaitUs, type ConnectionTimeline } from './timeline.js';
 
 export interface Redirects {
   moved: number;
@@ -50,7 +50,8 @@ export function summarizeNodes(timelines: readonly ConnectionTimeline[]): NodeSu
     n.roundTrips += t.roundTrips.length;
     for (const rt of t.roundTrips) {
       n.commands += rt.commands.length;
-      n.waitUs += rt.endUs - rt.startUs;
+      // As the connections table counts it: the handshake hold in the first round trip is set-up.
+      n.waitUs += roundTripWaitUs(t, rt);
       n.rtts.add(rt.linkRttUs);
     }
     if (t.roundTrips.length === 0) n.rtts.add(t.openLinkRttUs);

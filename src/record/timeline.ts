@@ -51,6 +51,14 @@ export interface ConnectionTimeline {
   pushes: PushEvent[];
 }
 
+/**
+ * A round trip's time waiting on Redis: its span, less the recording proxy's TCP handshake hold inside a
+ * connection's first one (set-up, not waiting). The one definition the connections, nodes and commands share.
+ */
+export function roundTripWaitUs(t: ConnectionTimeline, rt: RoundTrip): number {
+  return rt.endUs - rt.startUs - (rt === t.roundTrips[0] ? t.handshakeHoldUs : 0);
+}
+
 export function linkRttUs(link: TraceLink): number {
   return link.upUs + link.downUs;
 }

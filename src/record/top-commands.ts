@@ -3,7 +3,7 @@
  * among the commands it carried, so the column sums to the session's total wait.
  */
 import { ms } from './opportunities.js';
-import type { ConnectionTimeline } from './timeline.js';
+import { roundTripWaitUs, type ConnectionTimeline } from './timeline.js';
 
 export interface TopCommand {
   name: string;
@@ -30,7 +30,7 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
       const share = 1 / rt.commands.length;
       // As the totals count it: the recording's TCP handshake hold is set-up, not waiting.
       const holdUs = rt === t.roundTrips[0] ? t.handshakeHoldUs : 0;
-      const waitUs = rt.endUs - rt.startUs - holdUs;
+      const waitUs = roundTripWaitUs(t, rt);
       totalWaitUs += waitUs;
       for (const c of rt.commands) {
         let a = acc.get(c.name);

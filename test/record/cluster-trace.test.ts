@@ -138,6 +138,30 @@ describe('analyze on a cluster trace', () => {
     expect(analyzeTrace(traceOf(single), { rttsUs: [1000], handshake: false }).projections[0]!.wallMs).toBe(independent.wallUs / 1000);
   });
 
+  it("a node's wait is its connections' wait: the recording's handshake hold is set-up in both tables", () => {
+    // Node B's connection sends its first GET 100 us after the open; the recording proxy held it until one
+    // 2 ms RTT after the open. The connections table left the 1.9 ms hold out of the wait, the nodes table
+    // counted it: one node, one connection, two waits.
+    const events: TapEvent[] = [];
+    const a = new Session(events, 1, 0, 0);
+    const b = new Session(events, 2, 0, 2000);
+    Object.assign(events[0]!, { node: A });
+    Object.assign(events[1]!, { node: B });
+    a.think(100).rt(['GET']);
+    a.think(10).rt(['GET']);
+    a.close();
+    b.holdUntilUs = 2000;
+    b.think(100).rt(['GET']);
+    b.think(10).rt(['GET']);
+    b.close();
+    const nodeLinks = [{ atUs: 0, node: A, link: linkOf(0) }, { atUs: 0, node: B, link: linkOf(2000) }];
+    const analysis = analyzeTrace({ ...traceOf(events), nodeLinks });
+    const byNode = (node: string) => analysis.connections.filter((c) => c.node === node).reduce((sum, c) => sum + c.waitMs, 0);
+    expect(analysis.connections[1]!.waitMs).toBe((2 * (2000 + 50)) / 1000);
+    expect(analysis.nodes.map((n) => [n.node, n.waitMs])).toEqual([[A, byNode(A)], [B, byNode(B)]]);
+    expect(analysis.topCommands[0]!.waitedMs).toBe(analysis.totals.waitMs);
+  });
+
   it('one row per node, redirects counted and named in the report', () => {
     const { events, nodeLinks } = clusterSession();
     const a = analyzeTrace({ ...traceOf(events), nodeLinks });
