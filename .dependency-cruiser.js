@@ -16,7 +16,7 @@ const LAYERS = [
   ['report', 'record'],
   ['cli'],
   // the public API: it re-exports from every layer, and nothing in src/ imports it; `api` wraps the
-  // start functions so their ConfigErrors name option keys, not the CLI's flags.
+  // start and run functions so their ConfigErrors name option keys, not the CLI's flags.
   ['index.ts', 'api'],
 ];
 

@@ -9,7 +9,7 @@
  *   await proxy.close(); await redis.stop();
  */
 export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
-export { startProxy, startSentinelProxy } from './api/key-errors.js';
+export { runBench, runCalibrate, startProxy, startSentinelProxy } from './api/key-errors.js';
 export type { ProxyOptions, ProxyHooks, RedisRttProxy } from './proxy/types.js';
 export type { Endpoint } from './endpoint.js';
 export type { Compensation, CompensationPoint } from './link/compensation.js';
@@ -98,7 +98,7 @@ export type {
   TapHealth,
 } from './stats/types.js';
 
-export { runBench, type BenchOptions } from './workload/bench.js';
+export type { BenchOptions } from './workload/bench.js';
 export type { BenchProgress } from './workload/runner.js';
 export type { PlanRequest, Configuration } from './workload/plan.js';
 export { runDemo, type DemoOptions } from './workload/demo.js';
@@ -109,7 +109,7 @@ export { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopReport, type Op
 export { buildArrivalSchedule, type Arrival, type ScheduleOptions } from './workload/open-loop/schedule.js';
 export { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from './workload/open-loop/dispatcher.js';
 export { isOk, type BenchReport, type BenchResult, type MeasuredResult, type CalibrateReport, type CalibrateRow, type LatencyUs, type Mode, type Workload, type Method, type Breakdown, type Environment, type ConnectionSetup } from './results/types.js';
-export { runCalibrate, type CalibrateOptions } from './calibrate/run.js';
+export type { CalibrateOptions } from './calibrate/run.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
 export type { TableOptions, HtmlOptions, CalibrateTableOptions } from './report/index.js';

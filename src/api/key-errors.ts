@@ -1,9 +1,10 @@
 /**
- * startProxy and startSentinelProxy as the package exports them: a ConfigError names the option key
- * the caller wrote (`highWaterBytes`, `linkSchedule.steps[0].at`, `upstreamTls.ca`), as docs/api.md
- * says. The checks inside name the CLI flag (`--high-water`), which is what `redis-rtt proxy`'s user
- * typed: the CLI calls the inner functions, so its messages stay as they are.
+ * startProxy, startSentinelProxy, runBench and runCalibrate as the package exports them: a ConfigError
+ * names the option key the caller wrote (`highWaterBytes`, `linkSchedule.steps[0].at`, `sizeBytes`), as
+ * docs/api.md says. The checks inside name the CLI flag (`--high-water`, `--size`), which is what the
+ * CLI's user typed: the CLI calls the inner functions, so its messages stay as they are.
  */
+import { runCalibrate as runCalibrateNamingFlags, type CalibrateOptions } from '../calibrate/run.js';
 import { startProxy as startProxyNamingFlags } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
 import { optionFlag, PROXY_OPTIONS } from '../proxy/options-schema.js';
@@ -11,10 +12,14 @@ import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { SENTINEL_FLAGS, type SentinelProxyOptions } from '../sentinel/options.js';
 import type { RedisRttSentinelProxy } from '../sentinel/sentinel-proxy.js';
 import { startSentinelProxy as startSentinelProxyNamingFlags } from '../sentinel/start-sentinel.js';
+import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { LISTEN_TLS_FLAGS, UPSTREAM_TLS_FLAGS } from '../tls/options.js';
+import { runBench as runBenchNamingFlags } from '../workload/bench.js';
+import type { BenchOptions } from '../workload/options.js';
+import type { BenchProgress } from '../workload/runner.js';
 
-/** Each flag a start-up check names, and the option key it stands for. */
-const KEY_OF_FLAG = new Map<string, string>([
+/** Each flag a proxy's start-up check names, and the option key it stands for. */
+const PROXY_KEY_OF_FLAG = new Map<string, string>([
   ...Object.keys(PROXY_OPTIONS.shape).map((key) => [optionFlag([key]), key] as const),
   ...Object.entries(SENTINEL_FLAGS).map(([key, flag]) => [flag, key] as const),
   ...Object.entries(UPSTREAM_TLS_FLAGS).map(([key, flag]) => [flag, `upstreamTls.${key}`] as const),
@@ -29,22 +34,50 @@ const KEY_OF_FLAG = new Map<string, string>([
   ['--cross-zone-link', 'crossZoneLink'],
 ]);
 
+/** runBench's flags (src/cli/bench.ts), by the option key each sets. */
+const BENCH_KEY_OF_FLAG = new Map<string, string>([
+  ['--redis', 'redis'],
+  ['--key-prefix', 'keyPrefix'],
+  ['--links', 'links'],
+  ['--modes', 'modes'],
+  ['--batch', 'batches'],
+  ['--workload', 'workload'],
+  ['-n', 'n'],
+  ['--size', 'sizeBytes'],
+  ['--repeat', 'repeat'],
+  ['--warmup', 'warmup'],
+  ['--driver-warmup', 'driverWarmupMs'],
+  ['--max-seconds', 'maxSeconds'],
+  ['--seed', 'seed'],
+  ['--compensate', 'compensation'],
+]);
+
+/** runCalibrate's flags (src/cli/calibrate.ts), by the option key each sets. */
+const CALIBRATE_KEY_OF_FLAG = new Map<string, string>([
+  ['--rtts', 'rttsUs'],
+  ['--samples', 'samples'],
+  ['--rounds', 'rounds'],
+  ['--upstream', 'upstream'],
+  ['--upstream-tls', 'upstreamTls'],
+  ...Object.entries(UPSTREAM_TLS_FLAGS).map(([key, flag]) => [flag, `upstreamTls.${key}`] as const),
+]);
+
 /** `--link-schedule steps[0].at` -> `linkSchedule.steps[0].at`; undefined when no flag leads it. */
-function keyOf(flag: string): string | undefined {
+function keyOf(flag: string, keys: ReadonlyMap<string, string>): string | undefined {
   const space = flag.indexOf(' ');
   const head = space < 0 ? flag : flag.slice(0, space);
-  const key = head.startsWith('--') ? KEY_OF_FLAG.get(head) : undefined;
+  const key = head.startsWith('-') ? keys.get(head) : undefined;
   if (key === undefined || space < 0) return key;
   const rest = flag.slice(space + 1);
   return rest.startsWith('[') ? `${key}${rest}` : `${key}.${rest}`;
 }
 
-async function namingKeys<T>(start: () => Promise<T>): Promise<T> {
+async function namingKeys<T>(keys: ReadonlyMap<string, string>, start: () => Promise<T>): Promise<T> {
   try {
     return await start();
   } catch (err) {
     // Only a plain ConfigError is renamed: a subclass (ToxicExistsError) keeps its class and its key.
-    const key = err instanceof ConfigError && err.constructor === ConfigError ? keyOf(err.flag) : undefined;
+    const key = err instanceof ConfigError && err.constructor === ConfigError ? keyOf(err.flag, keys) : undefined;
     if (key === undefined) throw err;
     throw new ConfigError(key, (err as ConfigError).value, (err as ConfigError).accepts);
   }
@@ -52,10 +85,22 @@ async function namingKeys<T>(start: () => Promise<T>): Promise<T> {
 
 /** Starts a proxy (cluster mode when `cluster` asks for it); a bad option is a ConfigError naming its key. */
 export function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
-  return namingKeys(() => startProxyNamingFlags(options));
+  return namingKeys(PROXY_KEY_OF_FLAG, () => startProxyNamingFlags(options));
 }
 
 /** Starts a Sentinel-mode proxy; a bad option is a ConfigError naming its key. */
 export function startSentinelProxy(options: SentinelProxyOptions): Promise<RedisRttSentinelProxy> {
-  return namingKeys(() => startSentinelProxyNamingFlags(options));
+  return namingKeys(PROXY_KEY_OF_FLAG, () => startSentinelProxyNamingFlags(options));
+}
+
+/** Runs the bench (what `redis-rtt bench` runs); a bad option is a ConfigError naming its key. */
+export function runBench(options: BenchOptions, progress?: (ev: BenchProgress) => void): Promise<BenchReport> {
+  // `workloads` and `workload` share the flag: the message names the one given.
+  const keys = options.workloads === undefined ? BENCH_KEY_OF_FLAG : new Map([...BENCH_KEY_OF_FLAG, ['--workload', 'workloads']]);
+  return namingKeys(keys, () => runBenchNamingFlags(options, progress));
+}
+
+/** Runs a calibration (what `redis-rtt calibrate` runs); a bad option is a ConfigError naming its key. */
+export function runCalibrate(options?: CalibrateOptions): Promise<CalibrateReport> {
+  return namingKeys(CALIBRATE_KEY_OF_FLAG, () => runCalibrateNamingFlags(options));
 }

@@ -1,12 +1,13 @@
 /**
- * docs/api.md: a ConfigError from startProxy or startSentinelProxy names the option key the caller
- * wrote. The checks inside name `redis-rtt proxy`'s flags, and the package passed them on as they
- * were: `highWaterBytes: 10` was refused as `--high-water`, `linkSchedule` as `--link-schedule
- * steps[0].at`, `sentinels` as `--sentinel`, none of them a key a library user had typed.
+ * docs/api.md: a ConfigError from startProxy, startSentinelProxy, runBench or runCalibrate names the
+ * option key the caller wrote. The checks inside name the CLI's flags, and the package passed them on
+ * as they were: `highWaterBytes: 10` was refused as `--high-water`, `linkSchedule` as `--link-schedule
+ * steps[0].at`, `sentinels` as `--sentinel`, `sizeBytes` as `--size`, `n` as `-n`, none of them a key
+ * a library user had typed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, startPrivateRedis, startProxy, startSentinelProxy, ToxicExistsError, type PrivateRedis } from '../../src/index.js';
-import type { ProxyOptions, SentinelProxyOptions } from '../../src/index.js';
+import { ConfigError, runBench, runCalibrate, startPrivateRedis, startProxy, startSentinelProxy, ToxicExistsError } from '../../src/index.js';
+import type { BenchOptions, CalibrateOptions, PrivateRedis, ProxyOptions, SentinelProxyOptions } from '../../src/index.js';
 import { startProxy as cliStartProxy } from '../../src/cluster/start-proxy.js';
 
 let redis: PrivateRedis;
@@ -19,10 +20,10 @@ afterAll(async () => {
 
 const quiet = { log: () => undefined };
 
-async function refusedAs(start: () => Promise<{ close(): Promise<void> }>): Promise<ConfigError> {
+async function refusedAs(start: () => Promise<unknown>): Promise<ConfigError> {
   try {
     const p = await start();
-    await p.close();
+    if (typeof p === 'object' && p !== null && 'close' in p) await (p as { close(): Promise<void> }).close();
   } catch (err) {
     if (err instanceof ConfigError) return err;
     throw err;
@@ -78,5 +79,35 @@ describe('startSentinelProxy names the option key of a bad value', () => {
   it.each(cases)('%j as %s', async (bad, key) => {
     const e = await refusedAs(() => startSentinelProxy({ ...base, ...bad } as SentinelProxyOptions));
     expect(e.flag).toBe(key);
+  });
+});
+
+describe('runBench and runCalibrate name the option key of a bad value, before anything is spawned', () => {
+  const tiny: BenchOptions = { n: 5, repeat: 1, links: ['local'], modes: ['seq'], batches: [1], driverWarmupMs: 0 };
+  const bench: [Partial<BenchOptions>, string][] = [
+    [{ n: 0 }, 'n'],
+    [{ sizeBytes: -1 }, 'sizeBytes'],
+    [{ batches: [0] }, 'batches'],
+    [{ links: ['moon'] }, 'links'],
+    [{ modes: ['sideways' as never] }, 'modes'],
+    [{ workload: 'del' as never }, 'workload'],
+    [{ workloads: ['del' as never] }, 'workloads'],
+    [{ compensation: 'lots' as never }, 'compensation'],
+    [{ driverWarmupMs: -1 }, 'driverWarmupMs'],
+    [{ maxSeconds: 0 }, 'maxSeconds'],
+    [{ keyPrefix: '' }, 'keyPrefix'],
+    [{ redis: 'x:y' }, 'redis'],
+  ];
+  it.each(bench)('runBench %j as %s', async (bad, key) => {
+    expect((await refusedAs(() => runBench({ ...tiny, ...bad }))).flag).toBe(key);
+  });
+
+  const calibrate: [Partial<CalibrateOptions>, string][] = [
+    [{ rttsUs: [-1] }, 'rttsUs'],
+    [{ samples: 1 }, 'samples'],
+    [{ upstream: 'x:y' }, 'upstream'],
+  ];
+  it.each(calibrate)('runCalibrate %j as %s', async (bad, key) => {
+    expect((await refusedAs(() => runCalibrate({ rounds: 1, idleCpu: false, ...bad }))).flag).toBe(key);
   });
 });
