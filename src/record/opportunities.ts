@@ -16,7 +16,7 @@
  */
 import type { CommandEvent } from '../stats/types.js';
 import { MULTI_KEY_FORMS, baseCommand, isBatchable, isCursor, isWrite } from './command-classes.js';
-import type { ConnectionTimeline, RoundTrip } from './timeline.js';
+import { roundTripWaitUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
 
 export interface OpportunityOptions {
   /** Shortest run reported. @default 3 */
@@ -75,8 +75,8 @@ export function findOpportunities(timelines: readonly ConnectionTimeline[], o: O
       .filter(([a, b]) => b - a >= minRun && new Set(rts.slice(a, b).map((rt) => rt.commands[0]!.name)).size > 1);
     const loops = runs(rts, maxGapUs, () => true, (rt, first) => rt.commands[0]!.name === first.commands[0]!.name)
       .filter(([a, b]) => b - a >= minRun && !writeRuns.some(([wa, wb]) => wa <= a && b <= wb));
-    for (const [a, b] of writeRuns) found.push(describe('writes', rts.slice(a, b), o.rttsUs));
-    for (const [a, b] of loops) found.push(describe(isCursor(rts[a]!.commands[0]!.name) ? 'dependent' : 'loop', rts.slice(a, b), o.rttsUs));
+    for (const [a, b] of writeRuns) found.push(describe('writes', t, rts.slice(a, b), o.rttsUs));
+    for (const [a, b] of loops) found.push(describe(isCursor(rts[a]!.commands[0]!.name) ? 'dependent' : 'loop', t, rts.slice(a, b), o.rttsUs));
   }
   // Cursor loops save nothing, so they sort after every batchable run, the longest first.
   return found.sort((x, y) => y.roundTripsSaved - x.roundTripsSaved || y.count - x.count || x.conn - y.conn || x.firstRoundTrip - y.firstRoundTrip);
@@ -113,7 +113,7 @@ function isError(c: CommandEvent): boolean {
   return c.reply === '-' || c.reply === '!' || c.errorPrefix !== undefined;
 }
 
-function describe(kind: Opportunity['kind'], run: readonly RoundTrip[], rttsUs: readonly number[]): Opportunity {
+function describe(kind: Opportunity['kind'], t: ConnectionTimeline, run: readonly RoundTrip[], rttsUs: readonly number[]): Opportunity {
   const cmds = run.map((rt) => rt.commands[0]!);
   const commands: Record<string, number> = {};
   for (const c of cmds) commands[c.name] = (commands[c.name] ?? 0) + 1;
@@ -132,7 +132,7 @@ function describe(kind: Opportunity['kind'], run: readonly RoundTrip[], rttsUs: 
     lastRoundTrip: last.index,
     startMs: ms(first.startUs),
     durationMs: ms(last.endUs - first.startUs),
-    waitedMs: ms(run.reduce((n, rt) => n + (rt.endUs - rt.startUs), 0)),
+    waitedMs: ms(run.reduce((n, rt) => n + roundTripWaitUs(t, rt), 0)),
     roundTripsSaved: kind === 'dependent' ? 0 : count - 1,
     instead: 'one pipeline if independent (MULTI/EXEC if they must apply together)',
     savedMs: rttsUs.map((rttUs) => ({ rttUs, savedMs: kind === 'dependent' ? 0 : ms((count - 1) * rttUs) })),

@@ -159,6 +159,21 @@ describe('opportunities', () => {
     expect(ops(Array.from({ length: 4 }, () => ({ name: 'SET', argc: 5 })))[0]).toMatchObject({ kind: 'loop', instead: 'one pipeline, if independent' });
     expect(ops(Array.from({ length: 4 }, () => ({ name: 'SET', argc: 3 })))[0]).toMatchObject({ multiKey: 'MSET' });
   });
+
+  it("counts a run's waited time as the totals do: a loop from the first round trip leaves the handshake hold out", () => {
+    // redis-cli reading GETs from stdin: no HELLO, so the held first request starts the loop. The run's
+    // waited time counted the recording proxy's 1.9 ms hold, which the totals take as set-up.
+    const events: TapEvent[] = [];
+    const s = new Session(events, 1, 0, 2000);
+    s.holdUntilUs = 2000;
+    s.think(100);
+    for (let i = 0; i < 4; i++) s.think(10).rt(['GET']);
+    s.close();
+    const a = analyzeTrace(traceOf(events, { ...LOCAL_LINK, upUs: 1000, downUs: 1000 }), { rttsUs: [1000] });
+    expect(a.opportunities[0]).toMatchObject({ command: 'GET', count: 4, firstRoundTrip: 1 });
+    expect(a.opportunities[0]!.waitedMs).toBe(a.totals.waitMs);
+    expect(a.totals.waitMs).toBe((4 * (2000 + 50)) / 1000);
+  });
 });
 
 describe('projection model', () => {
