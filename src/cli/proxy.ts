@@ -4,6 +4,7 @@ import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
 import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
+import { isRefusal } from '../proxy/refusal-watch.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parsePositiveInt } from '../units.js';
@@ -245,7 +246,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   // Sentinel mode asked every sentinel at start already.
   if (upstream) void probeUpstream(upstream, undefined, probeTls).then((r) => {
     // A refusal closed the listener already (refusal-watch.ts): clients are refused, not dialed through.
-    const then = r && 'unreachable' in r && r.unreachable === 'ECONNREFUSED' ? 'clients are refused until it answers' : 'will try on each client connection';
+    const then = r && 'unreachable' in r && isRefusal(r.unreachable) ? 'clients are refused until it answers' : 'will try on each client connection';
     if (r && 'unreachable' in r) log(`warning: upstream ${flags.upstream} not reachable now: ${r.unreachable}; ${then}`);
     if (r && 'notRedis' in r && compensateMode !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });

@@ -15,6 +15,15 @@ import { dialRedis } from '../redis/dial.js';
 export const REFUSED_PROBE_INTERVAL_MS = 50;
 
 /**
+ * A dial that says Redis is down: refused (nothing listens on the port, or a socket file left by a
+ * killed Redis), or a unix socket's path gone (Redis removes it when it stops). Either way a direct
+ * client would get an error from its own connect, not a connection that closes.
+ */
+export function isRefusal(code: string | undefined): boolean {
+  return code === 'ECONNREFUSED' || code === 'ENOENT';
+}
+
+/**
  * How long the start waits for its own dial's answer before it binds --listen. A refusal from a
  * Redis on this host or nearby comes within a round trip; a dial still unanswered then (a
  * firewalled host) is not a refusal, and the start does not wait it out.
@@ -37,7 +46,7 @@ export function upstreamRefuses(upstream: Endpoint, waitMs = START_DIAL_WAIT_MS)
     };
     const timer = setTimeout(() => done(false), waitMs);
     s.once('connect', () => done(false));
-    s.once('error', (err: NodeJS.ErrnoException) => done(err.code === 'ECONNREFUSED'));
+    s.once('error', (err: NodeJS.ErrnoException) => done(isRefusal(err.code)));
   });
 }
 

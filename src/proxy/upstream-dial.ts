@@ -3,6 +3,7 @@ import { formatEndpoint as describe } from '../endpoint.js';
 import { describeFailure } from '../redis/dial.js';
 import type { CloseRules } from './close-rules.js';
 import type { ConnectionOptions } from './connection-options.js';
+import { isRefusal } from './refusal-watch.js';
 
 /**
  * A connection's dial to Redis, from the dial to the close: the connect timer, a dial that fails
@@ -27,7 +28,7 @@ export class UpstreamDial {
       if (upstream.connecting || !this.connected) {
         o.log(`conn ${o.id}: upstream ${describe(o.upstream)} failed: ${describeFailure(err)}`);
         rules?.destroyStages();
-        if (err.code === 'ECONNREFUSED') {
+        if (isRefusal(err.code)) {
           // Redis is down. This client was accepted already, so it cannot be refused: a reset when a
           // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
           // the clients after it are refused by the kernel (refusal-watch.ts).

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterEach, expect, it, vi } from 'vitest';
@@ -52,6 +53,32 @@ it('a Redis down at start: the first client is refused (redis-cli, ioredis), and
   } finally {
     c.disconnect();
   }
+});
+
+it("a unix-socket Redis stopped cleanly (its socket file removed) is down too: refused at start, served once it is back", async () => {
+  redis = await startPrivateRedis({ transport: 'unix' });
+  const socket = redis.socketPath!;
+  redis.kill('SIGTERM');
+  // Redis removes its socket file as it shuts down: the dial then fails with ENOENT, not ECONNREFUSED.
+  await vi.waitUntil(() => !existsSync(socket), { timeout: 10_000, interval: 10 });
+  const logs: string[] = [];
+  proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 1000 }, compensationUs: { up: 0, down: 0 }, log: (l) => logs.push(l) });
+  expect(await cliPing(proxy.host!, proxy.port!)).toBe(`Could not connect to Redis at ${proxy.host}:${proxy.port}: Connection refused`);
+  await redis.restart();
+  await vi.waitFor(async () => expect(await cliPing(proxy!.host!, proxy!.port!)).toBe('PONG'), { timeout: 10_000, interval: 50 });
+  expect(logs.filter((l) => l.startsWith('upstream '))).toEqual([
+    "upstream refused the start-up's dial: not listening until it answers, so clients are refused as by Redis itself",
+    'upstream answers again: listening',
+  ]);
+  // Stopped while the proxy runs: the client that learns it is reset, the ones after it refused
+  // (they were closed, "Server closed the connection", every time).
+  redis.kill('SIGTERM');
+  await vi.waitUntil(() => !existsSync(socket), { timeout: 10_000, interval: 10 });
+  await cliPing(proxy.host!, proxy.port!);
+  await vi.waitFor(async () => expect(await cliPing(proxy!.host!, proxy!.port!)).toBe(`Could not connect to Redis at ${proxy!.host}:${proxy!.port}: Connection refused`), {
+    timeout: 5000,
+    interval: 50,
+  });
 });
 
 it('a Redis that is up at start: the proxy listens at once, with no refusal logged', async () => {
