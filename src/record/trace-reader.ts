@@ -118,6 +118,10 @@ class TraceParser {
       this.header = this.readHeader(obj as Record<string, unknown>);
       return;
     }
+    // Traces put one after the other (cat a.trace b.trace): the second's times restart and its connection
+    // ids repeat the first's, which would read as one nonsense session.
+    if ((obj as Record<string, unknown>).type === 'header') throw this.error('a second header: two traces in one file (each --record writes its own; analyze them one by one)');
+    if (this.end) throw this.error('a line after the end line (the recorder writes nothing after it)');
     let decoded: DecodedLine;
     try {
       decoded = decodeEvent(obj as Record<string, unknown>);

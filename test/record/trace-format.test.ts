@@ -136,6 +136,18 @@ describe('trace reader errors', () => {
     expect(bad(`${header}\n{"type":"cmd","t":5,"c":1.5,"n":"GET"}\n`)).toBe('bad.trace:2: "c" must be a whole number');
   });
 
+  it('refuses two traces in one file: a second header, or any line after the end line', () => {
+    // `cat a.trace b.trace > all.trace` read as one session: b's times restart at 0 and its connection ids
+    // repeat a's, so one connection "waited" 54.9 s in a 3.5 s wall, without a word.
+    const end = encodeEnd({ atUs: T0 + 5000, events: 1, dropped: 0, bytes: 100 });
+    const one = `${header}\n${encodeEvent(cmd(), T0, 'none')}\n${end}\n`;
+    expect(bad(one + one)).toBe('bad.trace:4: a second header: two traces in one file (each --record writes its own; analyze them one by one)');
+    expect(bad(`${header}\n${encodeEvent(cmd(), T0, 'none')}\n${header}\n`)).toMatch(/^bad\.trace:3: a second header/);
+    expect(bad(`${one}${encodeEvent(cmd(), T0, 'none')}\n`)).toBe('bad.trace:4: a line after the end line (the recorder writes nothing after it)');
+    // Blank lines after the end are harmless.
+    expect(parseTrace(`${one}\n\n`).end).toBeDefined();
+  });
+
   it('drops a cut-off last line with a warning, and notes a missing end line', () => {
     const t = parseTrace(`${header}\n${encodeEvent(cmd(), T0, 'none')}\n{"type":"cmd","c":3,"rt`);
     expect(t.events).toHaveLength(1);
