@@ -1,6 +1,6 @@
 /**
  * `redis-rtt proxy --config FILE`: a JSON file of startProxy()'s options (PROXY_OPTIONS, so every
- * option added there is a config key too) plus `record`. How it meets the flags:
+ * option added there is a config key too) plus `record` and `statsJson`, the CLI's own. How it meets the flags:
  *  - a single-valued flag given on the command line (or by its environment variable) wins over
  *    the file's key; a flag left at its default does not;
  *  - repeatable flags (--toxic, --node-link, --allow-host) append after the file's entries;
@@ -62,6 +62,11 @@ export const PROXY_CONFIG = PROXY_OPTIONS.extend({
   sentinelPassword: SENTINEL_OPTIONS.sentinelPassword,
   sentinelRefreshMs: SENTINEL_OPTIONS.sentinelRefreshMs,
   record: RECORD_CONFIG.optional(),
+  statsJson: z
+    .string({ error: 'a file path' })
+    .min(1, { error: 'a file path' })
+    .describe('Write the exit summary as JSON to this file when the proxy stops (`--stats-json`).')
+    .optional(),
 }).strict();
 
 export type ProxyConfig = Record<string, unknown>;
@@ -170,6 +175,7 @@ const SINGLE: Record<string, [attr: string, asFlag: (v: never) => string | boole
   upstreamUser: ['upstreamUser', String],
   sentinelMaster: ['sentinelMaster', String],
   sentinelUser: ['sentinelUser', String],
+  statsJson: ['statsJson', String],
 };
 /** Repeatable flags: the file's entries first. */
 const REPEATABLE: Record<string, string> = { allowHosts: 'allowHost', nodeLinks: 'nodeLink', sentinels: 'sentinel' };
@@ -180,11 +186,17 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
   const given = (attr: string): boolean => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
   const out = { ...flags } as Record<string, unknown>;
   const file: ProxyConfig = { ...config };
+  // Which flag values are the file's: a check that refuses one names the key the user wrote.
+  const fileKeys: Record<string, string> = {};
   for (const [key, [attr, asFlag]] of Object.entries(SINGLE)) {
     if (!(key in file)) continue;
-    if (!given(attr)) out[attr] = asFlag(file[key] as never);
+    if (!given(attr)) {
+      out[attr] = asFlag(file[key] as never);
+      fileKeys[attr] = key;
+    }
     delete file[key];
   }
+  out.fileKeys = fileKeys;
   for (const [key, attr] of Object.entries(REPEATABLE)) {
     if (!(key in file)) continue;
     out[attr] = [...(file[key] as string[]), ...((out[attr] as string[] | undefined) ?? [])];
@@ -228,7 +240,7 @@ const SECRET_KEYS = ['controlToken', 'upstreamPassword', 'sentinelPassword'] as 
 const REDACTED = '(redacted)';
 
 /** `--print-config`: the effective options as a config file would hold them, secrets redacted. */
-export function renderEffectiveConfig(options: Record<string, unknown>, record: RecordFlagValues): string {
+export function renderEffectiveConfig(options: Record<string, unknown>, record: RecordFlagValues & { statsJson?: string }): string {
   const data = JSON.parse(JSON.stringify(options)) as Record<string, unknown>; // drops the hooks (functions)
   for (const secret of SECRET_KEYS) if (data[secret] !== undefined) data[secret] = REDACTED;
   // A toxic's `applied` (what its stage runs with, when clamped) is read-only: the toxic is what was sent.
@@ -241,5 +253,7 @@ export function renderEffectiveConfig(options: Record<string, unknown>, record: 
       ...(record.recordOverwrite ? { overwrite: true } : {}),
     };
   }
+  // Not a startProxy() option: the CLI writes it when the proxy stops.
+  if (record.statsJson !== undefined) data.statsJson = record.statsJson;
   return `${JSON.stringify(data, null, 2)}\n`;
 }

@@ -44,6 +44,8 @@ export interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFl
   upstreamUser?: string;
   config?: string;
   printConfig?: boolean;
+  /** With --config: the flags (attribute -> key) whose value is the file's key, for errors that name it. */
+  fileKeys?: Readonly<Record<string, string>>;
 }
 
 /** The addresses and the link and host rules, read now: a start reads some only in the mode they apply to. */

@@ -39,16 +39,20 @@ export interface SentinelFileKeys {
  * --upstream, --upstream-user or --cluster on. The password comes from REDIS_RTT_SENTINEL_PASSWORD, else the file's.
  */
 export function sentinelFromFlags(
-  f: SentinelFlagValues & { upstream?: string; upstreamUser?: string; cluster: string; config?: string },
+  f: SentinelFlagValues & { upstream?: string; upstreamUser?: string; cluster: string; config?: string; fileKeys?: Readonly<Record<string, string>> },
   file: SentinelFileKeys = {},
 ): Pick<SentinelProxyOptions, 'sentinels' | 'sentinelMaster' | 'sentinelUser' | 'sentinelPassword'> | undefined {
   if (f.sentinel.length === 0) {
-    if (f.sentinelMaster !== undefined) throw new ConfigError('--sentinel-master', f.sentinelMaster, 'to be used with --sentinel');
-    if (f.sentinelUser !== undefined) throw new ConfigError('--sentinel-user', f.sentinelUser, 'to be used with --sentinel');
+    const inFile = 'to be used with sentinels (--sentinel, or the sentinels key)';
+    // A value from the config file is refused under its key (`proxy.json: sentinelMaster`), not a flag the user never typed.
+    for (const [attr, flag] of [['sentinelMaster', '--sentinel-master'], ['sentinelUser', '--sentinel-user']] as const) {
+      const key = f.fileKeys?.[attr];
+      if (f[attr] !== undefined) throw key === undefined ? new ConfigError(flag, f[attr], 'to be used with --sentinel') : new ConfigError(`${f.config ?? 'config'}: ${key}`, f[attr], inFile);
+    }
     for (const key of ['sentinelPassword', 'sentinelRefreshMs'] as const) {
       // The password is redacted here as everywhere: the error names the key, not the secret.
       const shown = key === 'sentinelPassword' ? '(redacted)' : file[key];
-      if (file[key] !== undefined) throw new ConfigError(`${f.config ?? 'config'}: ${key}`, shown, 'to be used with sentinels (--sentinel, or the sentinels key)');
+      if (file[key] !== undefined) throw new ConfigError(`${f.config ?? 'config'}: ${key}`, shown, inFile);
     }
     if (f.upstream === undefined) throw new ConfigError('--upstream', undefined, 'host:port or unix:/path of the Redis to proxy (or --sentinel HOST:PORT --sentinel-master NAME)');
     return undefined;
