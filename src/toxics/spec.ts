@@ -79,6 +79,9 @@ export function parseToxicSpec(input: unknown, unknown: 'ignore' | 'refuse' = 'i
   if (!isJsonObject(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
   const o = absentAsUndefined(input);
   if (isJsonObject(o.attributes)) o.attributes = absentAsUndefined(o.attributes);
+  // toxiproxy names a toxic by its stream as sent ("latency_UPSTREAM"), though it reads it in any
+  // case: a client that then addresses the toxic by that name must find it.
+  if (o.name === undefined && typeof o.type === 'string' && typeof o.stream === 'string') o.name = `${o.type}_${o.stream}`;
   return parseWith(unknown === 'refuse' ? TOXIC : TOXIC_IGNORING_UNKNOWN_KEYS, o, keyPath());
 }
 

@@ -64,7 +64,8 @@ describe('stream in any case, unknown keys refused: config file, CLI, startProxy
     const upper = await runCli(['proxy', '--upstream', upstream, '--toxic', '{"type":"latency","stream":"UPSTREAM","attributes":{"latency":5}}', '--print-config']);
     expect(upper.code, upper.stderr).toBe(0);
     expect((JSON.parse(upper.stdout) as { toxics: unknown[] }).toxics).toEqual([
-      { name: 'latency_upstream', stream: 'upstream', toxicity: 1, type: 'latency', attributes: { latency: 5, jitter: 0 } },
+      // Named by the stream as sent, as toxiproxy names it.
+      { name: 'latency_UPSTREAM', stream: 'upstream', toxicity: 1, type: 'latency', attributes: { latency: 5, jitter: 0 } },
     ]);
   });
 
@@ -85,6 +86,10 @@ it("the HTTP API ignores unknown keys and takes stream in any case, as toxiproxy
     expect((await post('/proxies', { name: 'p', listen: '127.0.0.1:0', upstream })).status).toBe(201);
     const r = await post('/proxies/p/toxics', { type: 'latency', name: 'l', stream: 'UPSTREAM', extra: 1, attributes: { latency: 5, bogus: 1 } });
     expect(r).toEqual({ status: 200, body: { name: 'l', type: 'latency', stream: 'upstream', toxicity: 1, attributes: { latency: 5, jitter: 0 } } });
+    // No name: toxiproxy 2.12 names it by the stream as sent (latency_UPSTREAM), and that name finds it.
+    const unnamed = await post('/proxies/p/toxics', { type: 'latency', stream: 'UPSTREAM', attributes: { latency: 1 } });
+    expect(unnamed.body['name']).toBe('latency_UPSTREAM');
+    expect((await fetch(`http://${server.api}/proxies/p/toxics/latency_UPSTREAM`, { method: 'DELETE' })).status).toBe(204);
   } finally {
     await server.close();
   }
