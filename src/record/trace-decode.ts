@@ -85,8 +85,9 @@ export function decodeLink(value: unknown): TraceLink {
   if (typeof value !== 'object' || value === null) throw new Error('"link" must be an object');
   const o = value as Record<string, unknown>;
   return {
-    upUs: num(o, 'upUs'),
-    downUs: num(o, 'downUs'),
+    // A delay below 0 is no link the proxy can run: the report would say "recorded link RTT -100us".
+    upUs: nonNegative(o, 'upUs'),
+    downUs: nonNegative(o, 'downUs'),
     jitterUs: typeof o.jitterUs === 'number' ? o.jitterUs : 0,
     jitterDist: (typeof o.jitterDist === 'string' ? o.jitterDist : 'uniform') as TraceLink['jitterDist'],
     bandwidthBps: typeof o.bandwidthBps === 'number' ? o.bandwidthBps : 0,
@@ -102,6 +103,12 @@ export function decodeLink(value: unknown): TraceLink {
 function num(o: Record<string, unknown>, field: string): number {
   const v = o[field];
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new Error(`"${field}" must be a number`);
+  return v;
+}
+
+function nonNegative(o: Record<string, unknown>, field: string): number {
+  const v = num(o, field);
+  if (v < 0) throw new Error(`"${field}" must be 0 or more`);
   return v;
 }
 

@@ -130,6 +130,9 @@ describe('trace reader errors', () => {
     expect(bad('{"type":"cmd"}\n')).toMatch(/^bad\.trace:1: not a redis-rtt trace \(line 1 must be/);
     expect(bad(header.replace('"version":1', '"version":2') + '\n')).toBe('bad.trace:1: trace version 2 is not supported (this redis-rtt reads version 1)');
     expect(bad(header.replace('"keys":"hashed"', '"keys":"plain"') + '\n')).toBe('bad.trace:1: "keys" must be "none" or "hashed"');
+    // A link below 0 in the header or a link line is no link the proxy ran: "recorded link RTT -100us" before.
+    expect(bad(header.replace('"upUs":0', '"upUs":-100') + '\n')).toBe('bad.trace:1: "upUs" must be 0 or more');
+    expect(bad(`${header}\n${encodeLinkChange(5, { ...LOCAL_LINK, downUs: -1 })}\n`)).toBe('bad.trace:2: "downUs" must be 0 or more');
     expect(bad(`${header}\n${encodeEvent(cmd(), T0, 'none')}\n{"type":"cmd","c":1}\n`)).toBe('bad.trace:3: "t" must be a number');
     expect(bad(`${header}\n\n{not json}\n{"type":"open","c":1,"t":0}\n`)).toBe('bad.trace:3: not valid JSON');
     expect(bad(`${header}\n[1,2]\n`)).toBe('bad.trace:2: expected a JSON object');
