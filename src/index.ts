@@ -9,7 +9,7 @@
  *   await proxy.close(); await redis.stop();
  */
 export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
-export { runBench, runCalibrate, startProxy, startSentinelProxy } from './api/key-errors.js';
+export { runBench, runCalibrate, startProxy, startSentinelProxy, startToxiproxyServer } from './api/key-errors.js';
 export type { ProxyOptions, ProxyHooks, RedisRttProxy } from './proxy/types.js';
 export type { Endpoint } from './endpoint.js';
 export type { Compensation, CompensationPoint } from './link/compensation.js';
@@ -52,7 +52,7 @@ export { createToxic, parseToxicSpec, TOXIC_TYPES, ToxicSet, ToxicExistsError } 
 export type { Toxic, ToxicCount, ToxicEnv, ToxicSpec, Stream } from './toxics/index.js';
 export type { ToxicDefinition, ByteToxicDefinition, ToxicByteStage, ToxicFrameStage, FrameToxicDefinition, ByteStageArgs, FrameStageArgs } from './toxics/definition.js';
 export type { Uniform } from './link/rng.js';
-export { startToxiproxyServer, DEFAULT_API, type ToxiproxyServer, type ToxiproxyServerOptions } from './toxiproxy-api/toxiproxy-server.js';
+export { DEFAULT_API, type ToxiproxyServer, type ToxiproxyServerOptions } from './toxiproxy-api/toxiproxy-server.js';
 
 export { startPrivateRedis } from './redis/index.js';
 export type { PrivateRedis, PrivateRedisOptions } from './redis/index.js';

@@ -1,7 +1,7 @@
 /**
- * startProxy, startSentinelProxy, runBench and runCalibrate as the package exports them: a ConfigError
- * names the option key the caller wrote (`highWaterBytes`, `linkSchedule.steps[0].at`, `sizeBytes`), as
- * docs/api.md says. The checks inside name the CLI flag (`--high-water`, `--size`), which is what the
+ * startProxy, startSentinelProxy, startToxiproxyServer, runBench and runCalibrate as the package exports
+ * them: a ConfigError names the option key the caller wrote (`highWaterBytes`, `linkSchedule.steps[0].at`,
+ * `sizeBytes`), as docs/api.md says. The checks inside name the CLI flag (`--high-water`, `--size`), which is what the
  * CLI's user typed: the CLI calls the inner functions, so its messages stay as they are.
  */
 import { runCalibrate as runCalibrateNamingFlags, type CalibrateOptions } from '../calibrate/run.js';
@@ -12,6 +12,11 @@ import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { SENTINEL_FLAGS, type SentinelProxyOptions } from '../sentinel/options.js';
 import type { RedisRttSentinelProxy } from '../sentinel/sentinel-proxy.js';
 import { startSentinelProxy as startSentinelProxyNamingFlags } from '../sentinel/start-sentinel.js';
+import {
+  startToxiproxyServer as startToxiproxyServerNamingFlags,
+  type ToxiproxyServer,
+  type ToxiproxyServerOptions,
+} from '../toxiproxy-api/toxiproxy-server.js';
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { LISTEN_TLS_FLAGS, UPSTREAM_TLS_FLAGS } from '../tls/options.js';
 import { runBench as runBenchNamingFlags } from '../workload/bench.js';
@@ -62,6 +67,14 @@ const CALIBRATE_KEY_OF_FLAG = new Map<string, string>([
   ...Object.entries(UPSTREAM_TLS_FLAGS).map(([key, flag]) => [flag, `upstreamTls.${key}`] as const),
 ]);
 
+/** startToxiproxyServer's flags (src/cli/server-command.ts), by the option key each sets. */
+const SERVER_KEY_OF_FLAG = new Map<string, string>([
+  ['--api', 'api'],
+  ['--api-token', 'apiToken'],
+  ['--allow-host', 'allowHosts'],
+  ['--config', 'config'],
+]);
+
 /** `--link-schedule steps[0].at` -> `linkSchedule.steps[0].at`; undefined when no flag leads it. */
 function keyOf(flag: string, keys: ReadonlyMap<string, string>): string | undefined {
   const space = flag.indexOf(' ');
@@ -103,4 +116,9 @@ export function runBench(options: BenchOptions, progress?: (ev: BenchProgress) =
 /** Runs a calibration (what `redis-rtt calibrate` runs); a bad option is a ConfigError naming its key. */
 export function runCalibrate(options?: CalibrateOptions): Promise<CalibrateReport> {
   return namingKeys(CALIBRATE_KEY_OF_FLAG, () => runCalibrateNamingFlags(options));
+}
+
+/** Starts toxiproxy's HTTP API (what `redis-rtt server` runs); a bad option is a ConfigError naming its key. */
+export function startToxiproxyServer(options?: ToxiproxyServerOptions): Promise<ToxiproxyServer> {
+  return namingKeys(SERVER_KEY_OF_FLAG, () => startToxiproxyServerNamingFlags(options));
 }

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../errors.js';
 import { parseNonNegativeInt } from '../units.js';
 import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
@@ -42,8 +41,6 @@ export function registerServer(program: Command): void {
     .action(async (flags: ServerFlags) => {
       const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
       const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
-      // An empty token would count as one (a 0.0.0.0 bind allowed) and match no request.
-      if (flags.apiToken === '') throw new ConfigError('--api-token', '', 'a non-empty token');
       const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
       const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });
       collectStartupGarbage();

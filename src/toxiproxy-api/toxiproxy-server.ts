@@ -50,6 +50,8 @@ const SERVER_OPTION_KEYS = keysOf<ToxiproxyServerOptions>()({
  */
 export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Promise<ToxiproxyServer> {
   refuseUnknownKeys(o, SERVER_OPTION_KEYS, 'startToxiproxyServer()');
+  // An empty token would count as one (a 0.0.0.0 bind allowed) and match no request: every call a 401.
+  if (o.apiToken === '') throw new ConfigError('--api-token', '', 'a non-empty token');
   const at = parseEndpoint(o.api ?? DEFAULT_API, '--api');
   if (at.kind !== 'tcp') throw new ConfigError('--api', o.api, 'host:port (toxiproxy clients speak HTTP over TCP)');
   const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));

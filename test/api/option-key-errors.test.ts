@@ -1,13 +1,13 @@
 /**
- * docs/api.md: a ConfigError from startProxy, startSentinelProxy, runBench or runCalibrate names the
- * option key the caller wrote. The checks inside name the CLI's flags, and the package passed them on
+ * docs/api.md: a ConfigError from startProxy, startSentinelProxy, startToxiproxyServer, runBench or
+ * runCalibrate names the option key the caller wrote. The checks inside name the CLI's flags, and the package passed them on
  * as they were: `highWaterBytes: 10` was refused as `--high-water`, `linkSchedule` as `--link-schedule
  * steps[0].at`, `sentinels` as `--sentinel`, `sizeBytes` as `--size`, `n` as `-n`, none of them a key
  * a library user had typed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, runBench, runCalibrate, startPrivateRedis, startProxy, startSentinelProxy, ToxicExistsError } from '../../src/index.js';
-import type { BenchOptions, CalibrateOptions, PrivateRedis, ProxyOptions, SentinelProxyOptions } from '../../src/index.js';
+import { ConfigError, runBench, runCalibrate, startPrivateRedis, startProxy, startSentinelProxy, startToxiproxyServer, ToxicExistsError } from '../../src/index.js';
+import type { BenchOptions, CalibrateOptions, PrivateRedis, ProxyOptions, SentinelProxyOptions, ToxiproxyServerOptions } from '../../src/index.js';
 import { startProxy as cliStartProxy } from '../../src/cluster/start-proxy.js';
 
 let redis: PrivateRedis;
@@ -109,5 +109,19 @@ describe('runBench and runCalibrate name the option key of a bad value, before a
   ];
   it.each(calibrate)('runCalibrate %j as %s', async (bad, key) => {
     expect((await refusedAs(() => runCalibrate({ rounds: 1, idleCpu: false, ...bad }))).flag).toBe(key);
+  });
+});
+
+describe('startToxiproxyServer names the option key of a bad value', () => {
+  const cases: [ToxiproxyServerOptions, string][] = [
+    [{ api: 'x:y' }, 'api'],
+    [{ api: '0.0.0.0:0' }, 'api'],
+    [{ allowHosts: ['a b'] }, 'allowHosts'],
+    [{ config: 'not an array' }, 'config'],
+    // The CLI refused an empty --api-token; the library took it and answered every request 401.
+    [{ apiToken: '' }, 'apiToken'],
+  ];
+  it.each(cases)('%j as %s', async (bad, key) => {
+    expect((await refusedAs(() => startToxiproxyServer({ api: '127.0.0.1:0', ...quiet, ...bad }))).flag).toBe(key);
   });
 });
