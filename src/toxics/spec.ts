@@ -78,6 +78,8 @@ const TOXIC_ACCEPTS = 'a JSON object like {"type":"latency","attributes":{"laten
 export function parseToxicSpec(input: unknown, unknown: 'ignore' | 'refuse' = 'ignore'): ToxicSpec {
   if (!isJsonObject(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
   const o = absentAsUndefined(input);
+  // An empty stream is not an absent one: toxiproxy refuses it ("stream was invalid"), as the schema does.
+  if (input.stream === '') o.stream = '';
   if (isJsonObject(o.attributes)) o.attributes = absentAsUndefined(o.attributes);
   // toxiproxy names a toxic by its stream as sent ("latency_UPSTREAM"), though it reads it in any
   // case: a client that then addresses the toxic by that name must find it.

@@ -51,6 +51,9 @@ describe('stream in any case, unknown keys refused: config file, CLI, startProxy
     const path = files.file({ upstream, toxics: [{ type: 'latency', stream: 'UPSTREAM', attributes: { latncy: 5 } }] });
     const e = await readProxyConfig(path).then(() => undefined, (err: ConfigError) => err);
     expect(e?.flag).toBe(`${path}: toxics[0].attributes.latncy`);
+    const empty = files.file({ upstream, toxics: [{ type: 'latency', stream: '' }] });
+    const e2 = await readProxyConfig(empty).then(() => undefined, (err: ConfigError) => err);
+    expect(e2?.flag).toBe(`${empty}: toxics[0].stream`);
   });
 
   it('--toxic and --toxics FILE refuse a misspelled attribute or key with exit 2, naming it; "UPSTREAM" is upstream', async () => {
@@ -90,6 +93,11 @@ it("the HTTP API ignores unknown keys and takes stream in any case, as toxiproxy
     const unnamed = await post('/proxies/p/toxics', { type: 'latency', stream: 'UPSTREAM', attributes: { latency: 1 } });
     expect(unnamed.body['name']).toBe('latency_UPSTREAM');
     expect((await fetch(`http://${server.api}/proxies/p/toxics/latency_UPSTREAM`, { method: 'DELETE' })).status).toBe(204);
+    // An empty stream is refused, as toxiproxy refuses it (and the schema's pattern); it was taken as downstream.
+    expect(await post('/proxies/p/toxics', { type: 'latency', stream: '' })).toEqual({
+      status: 400,
+      body: { error: 'stream was invalid, can be either upstream or downstream', status: 400 },
+    });
   } finally {
     await server.close();
   }
