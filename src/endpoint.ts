@@ -83,3 +83,11 @@ export function connectOptions(e: Endpoint): { host: string; port: number } | { 
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host.startsWith('127.');
 }
+
+/** A DNS name (labels of letters, digits, "_" and inner "-"; "_" as Docker's service names have it) or an IPv4 address. */
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/i;
+
+/** True for a name a host can have on the network: no sign, slash, space or empty label (`-1`, `foo/bar`, `a..b`). */
+export function isHostName(text: string): boolean {
+  return HOST_NAME.test(text);
+}

@@ -10,6 +10,8 @@ import type { ProxyOptions } from '../proxy/types.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
 import { sentinelSettings } from '../sentinel/options.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { CLUSTER_OPTIONS } from '../proxy/cluster-options.js';
+import { parseWith } from '../validation/schema.js';
 import type { LinkFlagValues } from './link-flags.js';
 import { sentinelFromFlags, type SentinelFileKeys, type SentinelFlagValues } from './sentinel-flags.js';
 import type { TimelineFlagValues } from './timeline-flags.js';
@@ -65,6 +67,8 @@ export function checkAddressFlags(
   }
   for (const rule of flags.nodeLink) parseNodeLink(rule, '--node-link');
   for (const host of flags.allowHost) parseAllowHost(host, '--allow-host');
+  // Before cluster discovery, which would otherwise be tried (and a failure logged) with a value the start refuses.
+  if (flags.announceHost !== undefined) parseWith(CLUSTER_OPTIONS.announceHost, flags.announceHost, () => '--announce-host');
   return { sentinel, upstream };
 }
 

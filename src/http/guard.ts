@@ -20,7 +20,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ConfigError } from '../errors.js';
-import { isLoopback } from '../endpoint.js';
+import { isHostName, isLoopback } from '../endpoint.js';
 import { readCookie, tokenCookieName } from './token-cookie.js';
 
 export interface HttpGuardOptions {
@@ -157,9 +157,6 @@ function parseHostHeader(text: string): { name: string; port: number | undefined
   return { name: m[1] ?? m[2]!, port };
 }
 
-/** A DNS name (labels of letters, digits, "_" and inner "-"; "_" as Docker's service names have it) or an IPv4 address. */
-const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*$/;
-
 /**
  * One `--allow-host` entry (`allowHosts[i]` of a config file): `name` or `name:port`, as a Host
  * header carries it. Only what a Host header can name: `-1`, `foo/bar` or port 0 could never match
@@ -168,7 +165,7 @@ const HOST_NAME = /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-
 export function parseAllowHost(text: string, flag = 'allowHosts'): { name: string; port: number | undefined } {
   const parsed = typeof text === 'string' ? parseHostHeader(text) : undefined;
   // A bracketed IPv6 address is all hex digits, colons and dots (parseHostHeader); anything else is a name.
-  const nameOk = parsed !== undefined && (parsed.name.includes(':') || HOST_NAME.test(parsed.name));
+  const nameOk = parsed !== undefined && (parsed.name.includes(':') || isHostName(parsed.name));
   if (!nameOk || parsed.port === 0) {
     throw new ConfigError(flag, text, 'a host name (letters, digits, dots, "-" inside a label) or an address ([v6] in brackets), optionally with :port (1-65535)');
   }

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { isHostName } from '../endpoint.js';
 import type { LinkSettings } from '../link/types.js';
 import { refreshPeriodMs, wholeNumber } from '../validation/schema.js';
 
@@ -15,7 +17,10 @@ export const CLUSTER_OPTIONS = {
     .optional(),
   announceHost: z
     .string({ error: 'a host name or address' })
-    .min(1)
+    .min(1, { error: 'a host name or an IPv4 or IPv6 address' })
+    // Written into CLUSTER NODES lines (space-separated) and RESP replies: a space or a "-1" would
+    // break every client's topology, not this start.
+    .refine((h) => isIP(h) !== 0 || isHostName(h), { error: 'a host name or an IPv4 or IPv6 address' })
     .describe('The host written into rewritten replies. Default: the listen host (127.0.0.1 for 0.0.0.0 / ::).')
     .optional(),
   listenPorts: z
