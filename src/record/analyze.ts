@@ -173,7 +173,11 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       recordedRttUs: linkRttUs(trace.header.link),
       linkChanges: trace.links.length,
       complete: trace.end !== undefined && trace.truncation === undefined,
-      warnings: [...trace.warnings, ...movingLinkWarning(trace.header.linkMoves, linkRttUs(trace.header.link))],
+      warnings: [
+        ...trace.warnings,
+        ...movingLinkWarning(trace.header.linkMoves, linkRttUs(trace.header.link)),
+        ...lossyLinkWarning([trace.header.link, ...trace.links.map((c) => c.link)]),
+      ],
     },
     totals,
     connections,
@@ -201,6 +205,20 @@ function movingLinkWarning(moves: readonly string[] | undefined, baseRttUs: numb
     `the link moved with ${moves.join(' and ')} while recording, and the trace holds its base link only ` +
       `(RTT ${baseRttUs === 0 ? '0' : fmtUsSetting(baseRttUs)}): each round trip is priced as if it paid that, so the what-if ` +
       'counts what the link added on top of it again; record on a fixed link (--rtt, --preset, PUT /link) to project',
+  ];
+}
+
+/**
+ * A recording link that lost segments (--loss): its round trips include the resends they waited for (a
+ * 200 ms RTO each), and the what-if keeps them at every RTT, where the reader would expect a clean link.
+ */
+function lossyLinkWarning(links: readonly TraceLink[]): string[] {
+  const pct = (p: number): string => `${Number((100 * p).toFixed(3))}%`;
+  const lossy = links.find((l) => l.lossUp > 0 || l.lossDown > 0);
+  if (lossy === undefined) return [];
+  return [
+    `the link lost segments while recording (${pct(lossy.lossUp)} up, ${pct(lossy.lossDown)} down): the round trips keep ` +
+      'the resends they waited for at every RTT projected (--loss adds its own on top); record on a link without loss to project',
   ];
 }
 

@@ -270,6 +270,20 @@ describe('link changes during the recording', () => {
   });
 });
 
+describe('a session recorded on a lossy link', () => {
+  it('says so: its round trips keep their resends at every RTT projected', () => {
+    // Recorded through --loss 5%: most of the wall was resend stalls, which every what-if row kept, and the
+    // report said only "recorded link RTT 2ms".
+    const lossy = analyzeTrace(traceOf(nPlusOneSession(), { ...LOCAL_LINK, lossUp: 0.05, lossDown: 0.025 }));
+    expect(lossy.trace.warnings).toEqual([expect.stringContaining('the link lost segments while recording (5% up, 2.5% down)')]);
+    const clean = traceOf(nPlusOneSession());
+    expect(analyzeTrace(clean).trace.warnings).toEqual([]);
+    // A link line that brought the loss in counts the same.
+    clean.links = [{ atUs: 10, link: { ...LOCAL_LINK, lossDown: 0.01 } }];
+    expect(analyzeTrace(clean).trace.warnings).toEqual([expect.stringContaining('(0% up, 1% down)')]);
+  });
+});
+
 describe('analyze --loss: the projection to a lossy link', () => {
   it('adds the loss model\'s mean to every replied round trip and gives the per-round-trip tail', () => {
     const trace = traceOf(nPlusOneSession(), LOCAL_LINK, 'hashed');
