@@ -11,6 +11,8 @@ import type { RecordFlagValues } from '../record/cli-options.js';
 import { sentinelSettings } from '../sentinel/options.js';
 import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { CLUSTER_OPTIONS } from '../proxy/cluster-options.js';
+import { PROXY_OPTIONS } from '../proxy/options-schema.js';
+import { ConfigError } from '../errors.js';
 import { parseWith } from '../validation/schema.js';
 import type { LinkFlagValues } from './link-flags.js';
 import { sentinelFromFlags, type SentinelFileKeys, type SentinelFlagValues } from './sentinel-flags.js';
@@ -78,11 +80,22 @@ export function limitsFromFlags(
 ): Pick<ProxyOptions, 'highWaterBytes' | 'connectTimeoutMs' | 'idleTimeoutMs' | 'maxConnections' | 'warmUpConnections' | 'maxPendingPerConnection' | 'maxPendingTotal'> {
   return {
     highWaterBytes: parseBytes(flags.highWater, '--high-water'),
-    connectTimeoutMs: Math.round(parseDurationUs(flags.connectTimeout, '--connect-timeout') / 1000),
+    connectTimeoutMs: connectTimeoutMs(flags.connectTimeout),
     idleTimeoutMs: Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000),
     maxConnections: parseNonNegativeInt(flags.maxConnections, '--max-connections'),
     warmUpConnections: parseNonNegativeInt(flags.warmUp, '--warm-up'),
     maxPendingPerConnection: parsePositiveInt(flags.maxPending, '--max-pending'),
     maxPendingTotal: parsePositiveInt(flags.maxPendingTotal, '--max-pending-total'),
   };
+}
+
+/**
+ * --connect-timeout in whole milliseconds, checked here by the option's own rule: at the start its
+ * error showed the rounded number (`invalid value 0` for "0.1ms"), and --print-config passed it.
+ */
+function connectTimeoutMs(text: string): number {
+  const ms = Math.round(parseDurationUs(text, '--connect-timeout') / 1000);
+  const r = PROXY_OPTIONS.shape.connectTimeoutMs.safeParse(ms);
+  if (!r.success) throw new ConfigError('--connect-timeout', text, r.error.issues[0]!.message);
+  return ms;
 }

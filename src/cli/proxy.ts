@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../cluster/start-proxy.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, withTypedValue } from '../errors.js';
 import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
 import { isRefusal } from '../proxy/refusal-watch.js';
@@ -198,7 +198,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     // A start that failed (an address in use, a refused option) leaves no trace behind: the same
     // command, corrected, must not be refused for the file this one created.
     await record?.discard();
-    throw err;
+    // The start checks the counts as numbers: its error shows the text typed ("002", not 2).
+    throw withTypedValue(err, { '--zones': flags.zones, '--client-zones': flags.clientZones });
   }
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;

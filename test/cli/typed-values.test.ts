@@ -27,6 +27,20 @@ describe('errors a run raises about a parsed flag quote the text typed, not the 
     expect([r.code, r.stderr]).toEqual([2, 'redis-rtt: --client-zones: invalid value "03"; expected at most --zones (2)\n']);
   });
 
+  it('proxy --zones and --client-zones against a single Redis (they printed "2" for "002")', async () => {
+    const zones = await runCli(['proxy', '--upstream', redis.address, '--zones', '002']);
+    expect([zones.code, zones.stderr]).toEqual([2, expect.stringMatching(/^redis-rtt: --zones: invalid value "002"; expected cluster or Sentinel mode only/m)]);
+    const clientZones = await runCli(['proxy', '--upstream', redis.address, '--client-zones', '01']);
+    expect([clientZones.code, clientZones.stderr]).toEqual([2, expect.stringMatching(/^redis-rtt: --client-zones: invalid value "01"; expected cluster or Sentinel mode only/m)]);
+  });
+
+  it('proxy --connect-timeout that rounds to 0 ms: the text typed, and --print-config refuses it as the start does (it printed 0, or exited 0)', async () => {
+    for (const extra of [[], ['--print-config']]) {
+      const r = await runCli(['proxy', '--upstream', redis.address, '--connect-timeout', '0.1ms', ...extra]);
+      expect([r.code, r.stdout, r.stderr]).toEqual([2, '', 'redis-rtt: --connect-timeout: invalid value "0.1ms"; expected milliseconds, from 1 to 2147483647 (Node\'s timer limit)\n']);
+    }
+  });
+
   it('withTypedValue re-says only a plain ConfigError of a flag it has the text of', () => {
     const err = new ConfigError('--max-seconds', 0.001, 'a bound');
     expect((withTypedValue(err, { '--max-seconds': '0.0010' }) as Error).message).toBe('--max-seconds: invalid value "0.0010"; expected a bound');
