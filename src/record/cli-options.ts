@@ -61,7 +61,7 @@ export const RECORD_FLAG_HELP = {
 };
 
 /** --record-max-bytes when not given (commander fills it in, so it is how "not given" reads). */
-const RECORD_MAX_BYTES_DEFAULT = '256mb';
+const RECORD_MAX_BYTES_DEFAULT = `${DEFAULT_RECORDER.maxBytes / 1e6}mb`;
 
 /** Declares the four flags on a command. */
 export function addRecordFlags(cmd: Command): Command {

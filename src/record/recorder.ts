@@ -54,7 +54,8 @@ export interface RecorderOptions {
 }
 
 export const DEFAULT_RECORDER = {
-  maxBytes: 256 * 1024 * 1024,
+  // 256mb as the units table reads it (1 mb = 1e6 bytes): --record-max-bytes's default, which reads it from here.
+  maxBytes: 256_000_000,
   keys: 'none' as KeyMode,
   maxPendingBytes: 32 * 1024 * 1024,
   flushBytes: 64 * 1024,

@@ -5,7 +5,8 @@ import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
 import { analyzeTrace } from '../../src/record/analyze.js';
-import { addRecordFlags, recordOptionsFromFlags } from '../../src/record/cli-options.js';
+import { addRecordFlags, checkRecordFlags, recordOptionsFromFlags } from '../../src/record/cli-options.js';
+import { DEFAULT_RECORDER } from '../../src/record/recorder.js';
 import { readTrace } from '../../src/record/trace-reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-flags-'));
@@ -24,6 +25,15 @@ describe('--record flags', () => {
     expect(() => recordOptionsFromFlags({ recordKeys: 'plain' }, ctx)).toThrow(ConfigError);
     expect(() => recordOptionsFromFlags({ recordMaxBytes: 'lots' }, ctx)).toThrow(/--record-max-bytes: invalid value "lots"/);
     expect(() => recordOptionsFromFlags({ recordMaxBytes: '100' }, ctx)).toThrow(/at least 4kb/);
+  });
+
+  it('has one default size: the flag\'s 256mb is the recorder\'s and the config schema\'s (256000000 bytes)', () => {
+    // The recorder (and the schema's description, made from it) said 256 MiB, 268435456; the flag gave 256000000.
+    const flagDefault = (addRecordFlags(new Command('proxy')).opts() as { recordMaxBytes: string }).recordMaxBytes;
+    expect(flagDefault).toBe('256mb');
+    expect(checkRecordFlags({ record: 'x.trace', recordMaxBytes: flagDefault }).maxBytes).toBe(256_000_000);
+    expect(DEFAULT_RECORDER.maxBytes).toBe(256_000_000);
+    expect(checkRecordFlags({ record: 'x.trace' }).maxBytes).toBe(256_000_000);
   });
 
   it('names --record when the file cannot be created', () => {
