@@ -60,7 +60,9 @@ export class DelayLine extends LossyLine {
    * arrays per line were part of every connection's set-up.
    */
   private chunks: (Buffer | EndKind | undefined)[] = NO_CHUNKS;
-  protected dueNs = NO_TIMES;
+  // Typed, not inferred: TypeScript 5.7+ writes the inferred type out as Float64Array<ArrayBuffer>, which
+  // 5.4 to 5.6 refuse in the declarations a consumer's compiler reads (no skipLibCheck).
+  protected dueNs: Float64Array = NO_TIMES;
   /** Per queued chunk: its read's estimated wait (arrivalWaitNs), when that is asked for. */
   private waitNs = NO_TIMES;
   protected head = 0;
