@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { StageHost } from '../stage/types.js';
 import { parseAttributes, parseToxicity } from './spec.js';
+import { absentAsUndefined } from './attributes.js';
 import { isJsonObject } from '../validation/schema.js';
 import { createToxic } from './toxic.js';
 import type { Toxic, ToxicEnv, ToxicSpec } from './types.js';
@@ -68,11 +69,14 @@ export class ToxicSet {
   update(name: string, body: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
     const toxic = this.toxics.find((t) => t.spec.name === name);
     if (!toxic) return undefined;
-    if (body.attributes !== undefined && !isJsonObject(body.attributes)) {
+    // A null (or absent) value leaves what was there, as toxiproxy's Go decoder leaves the field it
+    // decodes into: `{"attributes":{"latency":null}}` keeps the latency, it does not reset it.
+    if (!isAbsent(body.attributes) && !isJsonObject(body.attributes)) {
       throw new ConfigError('attributes', body.attributes, 'a JSON object');
     }
-    const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...body.attributes });
-    const toxicity = body.toxicity === undefined ? toxic.spec.toxicity : parseToxicity(body.toxicity);
+    const sent = isJsonObject(body.attributes) ? absentAsUndefined(body.attributes) : {};
+    const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...sent });
+    const toxicity = isAbsent(body.toxicity) ? toxic.spec.toxicity : parseToxicity(body.toxicity);
     toxic.update(attributes, toxicity);
     return { ...toxic.spec };
   }
@@ -111,4 +115,9 @@ function nameOf(input: unknown): string | undefined {
   if (!isJsonObject(input)) return undefined;
   if (typeof input.name === 'string' && input.name !== '') return input.name;
   return `${String(input.type)}_${typeof input.stream === 'string' ? input.stream : 'downstream'}`;
+}
+
+/** Absent or null: a field an update leaves as it was. */
+function isAbsent(v: unknown): boolean {
+  return v === undefined || v === null;
 }

@@ -4,7 +4,8 @@ import { startToxiproxyServer, type ToxiproxyServer } from '../../src/toxiproxy-
 /**
  * A null field of a proxy body is left as it was, as Go's decoder leaves it (checked against
  * toxiproxy-server 2.12): on create `"enabled": null` is the default true, on update a null
- * listen, upstream or enabled changes nothing. They were 400s ("enabled: expected true or false").
+ * listen, upstream or enabled changes nothing (they were 400s: "enabled: expected true or false"); so
+ * does a toxic update's null toxicity, attributes or attribute (a null latency reset it to 0).
  */
 let server: ToxiproxyServer;
 beforeAll(async () => {
@@ -31,4 +32,16 @@ it('update: null fields leave the proxy as it was', async () => {
   expect(made.status).toBe(201);
   const r = await post('/proxies/u', { enabled: null, upstream: null, listen: null });
   expect(r).toEqual({ status: 200, body: { name: 'u', listen: '127.0.0.1:0', upstream: '127.0.0.1:6379', enabled: false, toxics: [] } });
+});
+
+it('toxic update: a null toxicity, null attributes or a null attribute leave what was there; the rest still merges', async () => {
+  expect((await post('/proxies', { name: 't', upstream: '127.0.0.1:6379' })).status).toBe(201);
+  const made = await post('/proxies/t/toxics', { type: 'latency', name: 'l', toxicity: 0.5, attributes: { latency: 7, jitter: 2 } });
+  expect(made.status).toBe(200);
+  const was = { name: 'l', type: 'latency', stream: 'downstream', toxicity: 0.5, attributes: { latency: 7, jitter: 2 } };
+  expect(await post('/proxies/t/toxics/l', { toxicity: null })).toEqual({ status: 200, body: was });
+  expect(await post('/proxies/t/toxics/l', { attributes: null })).toEqual({ status: 200, body: was });
+  // The latency was reset to its default, 0, by a null.
+  expect(await post('/proxies/t/toxics/l', { attributes: { latency: null, jitter: 3 } })).toEqual({ status: 200, body: { ...was, attributes: { latency: 7, jitter: 3 } } });
+  expect((await post('/proxies/t/toxics/l', { toxicity: 'x' })).status).toBe(400);
 });
