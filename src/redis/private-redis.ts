@@ -92,6 +92,14 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
   const transport = opts.transport ?? DEFAULT_PRIVATE_REDIS.transport;
   // Any other value started a unix-socket Redis, silently (the type says so; JavaScript does not).
   if (transport !== 'tcp' && transport !== 'unix') throw new ConfigError('transport', transport, "'tcp' or 'unix'");
+  // A string spread into one argument per character (`args: '--maxmemory 1mb'`): redis-server's FATAL CONFIG
+  // FILE ERROR as a RedisSpawnError, not the option that caused it; `tls: 'yes'` was taken as true.
+  if (opts.args !== undefined && !(Array.isArray(opts.args) && opts.args.every((a) => typeof a === 'string'))) {
+    throw new ConfigError('args', opts.args, 'an array of strings, one redis-server argument each, like ["--maxmemory", "1mb"]');
+  }
+  if (opts.tls !== undefined && typeof opts.tls !== 'boolean' && (typeof opts.tls !== 'object' || opts.tls === null)) {
+    throw new ConfigError('tls', opts.tls, 'true, false, or { clientAuth, files }');
+  }
   if (opts.tls && transport !== 'tcp') throw new ConfigError('tls', opts.tls, "false with transport 'unix' (TLS needs the tcp transport)");
   const serverPath = opts.serverPath ?? process.env.REDIS_SERVER ?? 'redis-server';
   const dir = await mkdtemp(join(tmpdir(), 'redis-rtt-'));

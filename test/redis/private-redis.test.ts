@@ -66,6 +66,16 @@ describe('startPrivateRedis', () => {
     expect(trackedCount()).toBe(0);
   });
 
+  it('refuses args that are not an array of strings, and a tls that is not a boolean or an object, naming the option', async () => {
+    // A string was spread one character per argument: a RedisSpawnError (FATAL CONFIG FILE ERROR), not the option.
+    for (const args of ['--maxmemory 1mb', [1024], ['--port', null]]) {
+      await expect(startPrivateRedis({ args: args as never }), JSON.stringify(args)).rejects.toMatchObject({ name: 'ConfigError', flag: 'args', value: args });
+    }
+    // 'yes' was taken as true.
+    await expect(startPrivateRedis({ tls: 'yes' as never })).rejects.toMatchObject({ name: 'ConfigError', flag: 'tls', value: 'yes' });
+    expect(trackedCount()).toBe(0);
+  });
+
   it('says how to install redis-server when the binary is missing', async () => {
     const err = await startPrivateRedis({ serverPath: '/nonexistent/redis-server' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(RedisSpawnError);
