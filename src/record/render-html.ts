@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { insteadCell, isLossy, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
+import { DEPTH_HEADINGS, depthCells, insteadCell, isLossy, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -92,6 +92,9 @@ export function renderHtml(a: Analysis, file?: string): string {
     const { head, rows: nodeRows } = nodeCells(a);
     parts.push('<h2>Nodes</h2>', '<p class="note">Cluster: each connection went to one node\'s listener.</p>', table(head, nodeRows, new Set([0, 1])));
   }
+
+  // The text report's depth table: how much of the session was one request per round trip.
+  parts.push('<h2>Requests per round trip</h2>', table(DEPTH_HEADINGS, depthCells(a)));
 
   parts.push('<h2>Top commands by time waited</h2>');
   parts.push(

@@ -102,10 +102,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   if (a.nodes.length > 0) out.push('', 'nodes (cluster: each connection went to one node\'s listener)', ...nodeTable(a));
 
   out.push('', 'requests per round trip');
-  const depthRows: GridRow[] = [{ cells: ['depth', 'round trips', 'share'] }];
-  const buckets = Object.entries(t.depthHistogram).sort((x, y) => Number(x[0].split('-')[0]) - Number(y[0].split('-')[0]));
-  for (const [b, count] of buckets) depthRows.push({ cells: [b, n(count), pct(count, t.roundTrips)] });
-  out.push(...grid(depthRows, ['left', 'right', 'right']));
+  out.push(...grid([{ cells: DEPTH_HEADINGS }, ...depthCells(a).map((cells) => ({ cells }))], ['left', 'right', 'right']));
 
   out.push('', `what if the link had another RTT (same ${plural(t.roundTrips, 'round trip')}; think and server time as recorded)`);
   const su = a.setup;
@@ -175,6 +172,14 @@ export function setupLine(a: Analysis): string {
     `connection set-up: ${plural(su.opened, 'connection')} opened while recording${tls ? ` (${tls})` : ''}; round trips before the first command: ` +
     `${su.tcpRoundTrips} TCP connect${tls ? ` + ${su.tlsRoundTrips} TLS` : ''} + ${su.commandRoundTrips} of set-up commands${cmds ? ` (${cmds})` : ''} = ${su.perConnection} per connection`
   );
+}
+
+/** The requests-per-round-trip table (text and HTML): one row per depth bucket, smallest first. */
+export const DEPTH_HEADINGS = ['depth', 'round trips', 'share'];
+export function depthCells(a: Analysis): string[][] {
+  const t = a.totals;
+  const buckets = Object.entries(t.depthHistogram).sort((x, y) => Number(x[0].split('-')[0]) - Number(y[0].split('-')[0]));
+  return buckets.map(([b, count]) => [b, n(count), pct(count, t.roundTrips)]);
 }
 
 /** The nodes table's header and cells (text and HTML): one row per node, its link, connections, commands, round trips (with their share) and redirects. */
