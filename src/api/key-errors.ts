@@ -96,29 +96,47 @@ async function namingKeys<T>(keys: ReadonlyMap<string, string>, start: () => Pro
   }
 }
 
-/** Starts a proxy (cluster mode when `cluster` asks for it); a bad option is a ConfigError naming its key. */
+/**
+ * Starts the latency proxy and resolves once it listens (docs/api.md): one listener, or one per node in
+ * cluster mode (`cluster: 'auto'` finds a cluster node; cast to RedisRttClusterProxy). A bad option is
+ * a ConfigError naming its key.
+ */
 export function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
   return namingKeys(PROXY_KEY_OF_FLAG, () => startProxyNamingFlags(options));
 }
 
-/** Starts a Sentinel-mode proxy; a bad option is a ConfigError naming its key. */
+/**
+ * Starts a proxy in front of Redis Sentinel and the primary and replicas it knows (docs/sentinel.md):
+ * `sentinels` and `sentinelMaster` in place of `upstream`. A bad option is a ConfigError naming its key.
+ */
 export function startSentinelProxy(options: SentinelProxyOptions): Promise<RedisRttSentinelProxy> {
   return namingKeys(PROXY_KEY_OF_FLAG, () => startSentinelProxyNamingFlags(options));
 }
 
-/** Runs the bench (what `redis-rtt bench` runs); a bad option is a ConfigError naming its key. */
+/**
+ * Runs the same work in several shapes across links and resolves to the report (what `redis-rtt bench`
+ * runs). With no `redis` it spawns a private redis-server and removes it afterwards; with one, it refuses
+ * a non-empty database unless allowed and only deletes its own prefixed keys. An abort signal stops it
+ * between waits; what finished is returned. A bad option is a ConfigError naming its key.
+ */
 export function runBench(options: BenchOptions, progress?: (ev: BenchProgress) => void): Promise<BenchReport> {
   // `workloads` and `workload` share the flag: the message names the one given.
   const keys = options.workloads === undefined ? BENCH_KEY_OF_FLAG : new Map([...BENCH_KEY_OF_FLAG, ['--workload', 'workloads']]);
   return namingKeys(keys, () => runBenchNamingFlags(options, progress));
 }
 
-/** Runs a calibration (what `redis-rtt calibrate` runs); a bad option is a ConfigError naming its key. */
+/**
+ * Measures PING RTT direct and through the proxy at each RTT, and derives a compensation table (what
+ * `redis-rtt calibrate` runs; docs/precision.md). A bad option is a ConfigError naming its key.
+ */
 export function runCalibrate(options?: CalibrateOptions): Promise<CalibrateReport> {
   return namingKeys(CALIBRATE_KEY_OF_FLAG, () => runCalibrateNamingFlags(options));
 }
 
-/** Starts toxiproxy's HTTP API (what `redis-rtt server` runs); a bad option is a ConfigError naming its key. */
+/**
+ * Starts toxiproxy's v2 HTTP API in front of redis-rtt proxies (what `redis-rtt server` runs;
+ * docs/toxiproxy.md). A bad option is a ConfigError naming its key.
+ */
 export function startToxiproxyServer(options?: ToxiproxyServerOptions): Promise<ToxiproxyServer> {
   return namingKeys(SERVER_KEY_OF_FLAG, () => startToxiproxyServerNamingFlags(options));
 }
