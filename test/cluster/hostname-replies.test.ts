@@ -44,12 +44,18 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-it('CLUSTER NODES, SLOTS and SHARDS name no real hostname, in RESP2 and RESP3', async () => {
-  for (const proto of ['2', '3']) {
-    const out = await untilPong(net.connect({ host: proxy.host!, port: proxy.port! }), [['HELLO', proto], ['CLUSTER', 'NODES'], ['CLUSTER', 'SLOTS'], ['CLUSTER', 'SHARDS'], ['PING']]);
-    expect(out).toContain('connected');
-    const at = out.indexOf(DOMAIN);
-    expect(at < 0 ? '' : out.slice(Math.max(0, at - 120), at + 40), `RESP${proto}`).toBe('');
+it('CLUSTER NODES, SLOTS and SHARDS name no real hostname, in RESP2 and RESP3, whichever endpoint type Redis prefers', async () => {
+  // `ip`: SLOTS gives the ip as endpoint and the hostname in its metadata; `hostname`: the other way round.
+  for (const endpointType of ['ip', 'hostname']) {
+    for (const n of cluster.nodes) await admin(n.port, [['CONFIG', 'SET', 'cluster-preferred-endpoint-type', endpointType]]);
+    for (const proto of ['2', '3']) {
+      const cmds = [['HELLO', proto], ['CLUSTER', 'NODES'], ['CLUSTER', 'SLOTS'], ['CLUSTER', 'SHARDS'], ['PING']];
+      const out = await untilPong(net.connect({ host: proxy.host!, port: proxy.port! }), cmds);
+      expect(out).toContain('connected');
+      if (endpointType === 'ip' && proto === '3') expect(out).toContain('hostname');
+      const at = out.indexOf(DOMAIN);
+      expect(at < 0 ? '' : out.slice(Math.max(0, at - 120), at + 40), `${endpointType}, RESP${proto}`).toBe('');
+    }
   }
 });
 
