@@ -210,6 +210,7 @@ function pct(part: number, whole: number): string {
   return whole > 0 ? `${((100 * part) / whole).toFixed(1)}%` : '-';
 }
 
-function plural(count: number, one: string, many = `${one}s`): string {
+/** "1 connection", "2 connections": the text report's and the HTML page's counts. */
+export function plural(count: number, one: string, many = `${one}s`): string {
   return `${count} ${count === 1 ? one : many}`;
 }

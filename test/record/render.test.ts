@@ -67,6 +67,7 @@ describe('analysis reports', () => {
     expect(html.replace('http://www.w3.org/2000/svg', '')).not.toMatch(/https?:\/\//);
     expect(html).toContain('app&lt;1&gt;.trace');
     // "the tables" of the text report, the requests per round trip too: 205 of one request, one of 100.
+    expect(html).toContain('<p>1 connection, 305 commands in <b>206 round trips</b> (206 flights, max depth 100)');
     expect(html).toContain('<h2>Requests per round trip</h2>');
     expect(html).toContain('<tr><td class="l">1</td><td>205</td><td>99.5%</td></tr>');
     expect(html).toContain('<tr><td class="l">64-127</td><td>1</td><td>0.5%</td></tr>');
