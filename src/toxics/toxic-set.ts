@@ -69,6 +69,8 @@ export class ToxicSet {
   update(name: string, body: { attributes?: unknown; toxicity?: unknown }): ToxicSpec | undefined {
     const toxic = this.toxics.find((t) => t.spec.name === name);
     if (!toxic) return undefined;
+    // A library caller's null threw a TypeError reading `.attributes` of it.
+    if (!isJsonObject(body)) throw new ConfigError('toxic', body, 'a JSON object of attributes and toxicity, like {"attributes":{"latency":5}}');
     // A null (or absent) value leaves what was there, as toxiproxy's Go decoder leaves the field it
     // decodes into: `{"attributes":{"latency":null}}` keeps the latency, it does not reset it.
     if (!isAbsent(body.attributes) && !isJsonObject(body.attributes)) {
