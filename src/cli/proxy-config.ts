@@ -196,7 +196,7 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     }
     delete file[key];
   }
-  out.fileKeys = fileKeys;
+  if (Object.keys(fileKeys).length > 0) out.fileKeys = fileKeys;
   for (const [key, attr] of Object.entries(REPEATABLE)) {
     if (!(key in file)) continue;
     out[attr] = [...(file[key] as string[]), ...((out[attr] as string[] | undefined) ?? [])];

@@ -4,6 +4,7 @@ import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError, withTypedValue } from '../errors.js';
 import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
+import { normalizeProxyOptions } from '../proxy/normalize-options.js';
 import { isRefusal } from '../proxy/refusal-watch.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
@@ -180,6 +181,14 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     if (printOnly) {
       // The start reads the TLS files the flags name (a file's were read with it): so does this.
       checkTlsFiles(tls.upstreamTls, tls.listenTls);
+      // Every option as the start checks it (in sentinel mode, as its node proxies get them): a
+      // --warm-up 100001, an empty --control-token or a 0.0.0.0 --control printed and exited 0.
+      const upstreamPassword = process.env.REDIS_RTT_UPSTREAM_PASSWORD || (file.upstreamPassword as string | undefined);
+      normalizeProxyOptions(
+        sentinel
+          ? { ...common, upstream: sentinel.sentinels[0]!, cluster: 'off' }
+          : { ...common, upstream: flags.upstream!, cluster: parseClusterMode(flags.cluster), upstreamUser: flags.upstreamUser, upstreamPassword },
+      );
       const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
       process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
       return;
@@ -198,8 +207,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     // A start that failed (an address in use, a refused option) leaves no trace behind: the same
     // command, corrected, must not be refused for the file this one created.
     await record?.discard();
-    // The start checks the counts as numbers: its error shows the text typed ("002", not 2).
-    throw withTypedValue(err, { '--zones': flags.zones, '--client-zones': flags.clientZones });
+    // The start checks these as numbers: its error shows the text typed ("002", "1kb"), not 2 or 1000.
+    throw withTypedValue(err, typedNumbers(flags));
   }
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
@@ -267,3 +276,16 @@ function definedOnly<T extends object>(o: T, keys?: readonly string[]): Partial<
   return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (!keys || keys.includes(k)))) as Partial<T>;
 }
 
+/** The flags the start checks as the numbers read from them, by the text typed for each. */
+function typedNumbers(flags: ProxyFlags): Record<string, string | undefined> {
+  return {
+    '--zones': flags.zones,
+    '--client-zones': flags.clientZones,
+    '--high-water': flags.highWater,
+    '--idle-timeout': flags.idleTimeout,
+    '--max-connections': flags.maxConnections,
+    '--warm-up': flags.warmUp,
+    '--max-pending': flags.maxPending,
+    '--max-pending-total': flags.maxPendingTotal,
+  };
+}

@@ -41,6 +41,20 @@ describe('errors a run raises about a parsed flag quote the text typed, not the 
     }
   });
 
+  it('--print-config exits 2 on every option the start refuses, quoting the text typed (it printed them and exited 0)', async () => {
+    const cases: [string[], string][] = [
+      [['--warm-up', '100001'], '--warm-up: invalid value "100001"; expected a whole number from 0 to 100000'],
+      [['--high-water', '1kb'], '--high-water: invalid value "1kb"; expected a byte count of at least 1024'],
+      [['--control-token='], '--control-token: invalid value ""; expected a non-empty token'],
+      [['--control', '0.0.0.0:0'], '--control: invalid value "0.0.0.0"; expected a loopback address'],
+      [['--upstream-user', 'bob'], '--upstream-user: invalid value "bob"; expected a password with it'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await runCli(['proxy', '--upstream', redis.address, ...args, '--print-config']);
+      expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', expect.stringContaining(`redis-rtt: ${message}`)]);
+    }
+  }, 30_000);
+
   it('withTypedValue re-says only a plain ConfigError of a flag it has the text of', () => {
     const err = new ConfigError('--max-seconds', 0.001, 'a bound');
     expect((withTypedValue(err, { '--max-seconds': '0.0010' }) as Error).message).toBe('--max-seconds: invalid value "0.0010"; expected a bound');
