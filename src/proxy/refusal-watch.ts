@@ -39,10 +39,11 @@ export const START_DIAL_WAIT_MS = 250;
 export function upstreamRefuses(upstream: Endpoint, waitMs = START_DIAL_WAIT_MS): Promise<boolean> {
   return new Promise((resolve) => {
     const s = dialRedis(upstream);
+    // Resolved once the socket has closed: the start leaves no handle of its own behind.
     const done = (refused: boolean): void => {
       clearTimeout(timer);
+      s.once('close', () => resolve(refused));
       s.destroy();
-      resolve(refused);
     };
     const timer = setTimeout(() => done(false), waitMs);
     s.once('connect', () => done(false));
