@@ -186,3 +186,11 @@ export function fmtMsTotal(ms: number): string {
   if (ms >= 100) return `${ms.toFixed(1)} ms`;
   return `${ms.toFixed(2)} ms`;
 }
+
+/** What a stopped run says it was stopped by, from the abort's reason (the CLI aborts with the signal's name). */
+const STOPPED_BY: Readonly<Record<string, string>> = { SIGINT: ' (Ctrl-C)', SIGTERM: ' (SIGTERM)' };
+
+/** "interrupted (Ctrl-C)", "interrupted (SIGTERM)", or "interrupted" for any other abort (a library caller's own). */
+export function interruptedWords(reason: unknown): string {
+  return `interrupted${typeof reason === 'string' ? (STOPPED_BY[reason] ?? '') : ''}`;
+}

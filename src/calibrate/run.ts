@@ -4,7 +4,7 @@ import { rawCommands, startPrivateRedis, versionFromInfo } from '../redis/index.
 import { dialRedisReady } from '../redis/dial.js';
 import { parseRedisEndpoint, type Endpoint } from '../endpoint.js';
 import { startSingleNodeProxy } from '../proxy/index.js';
-import { fmtUsSetting } from '../format.js';
+import { fmtUsSetting, interruptedWords } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { MIN_PINGS_PER_ROUND, RowMeasurer } from './measure.js';
@@ -53,13 +53,9 @@ export interface CalibrateOptions {
 export const DEFAULT_CALIBRATE_RTTS_US = [0, 200, 1200, 5000, 10_000];
 const WARMUP_PINGS = 5000;
 const MAX_REFINE_PASSES = 2;
-/** What stopped a run, by its AbortSignal's reason: the CLI aborts with the signal's name (src/cli/stop-request.ts). */
-const STOPPED_BY: Readonly<Record<string, string>> = { SIGINT: ' (Ctrl-C)', SIGTERM: ' (SIGTERM)' };
-
 /** The verdict's first words when the run was cut short: which signal did it, when a signal did. */
 function interrupted(signal: AbortSignal | undefined): string {
-  const by = typeof signal?.reason === 'string' ? (STOPPED_BY[signal.reason] ?? '') : '';
-  return `interrupted${by}: only the rows that finished are reported.`;
+  return `${interruptedWords(signal?.reason)}: only the rows that finished are reported.`;
 }
 
 const CALIBRATE_OPTION_KEYS = keysOf<CalibrateOptions>()({

@@ -60,13 +60,17 @@ export interface ClusterBenchReport {
   nodes: number;
   /** Timed samples asked for per row (`repeat`): a row of an interrupted run has fewer. */
   repeat: number;
-  /** Stopped with Ctrl-C: the rows are what finished. */
+  /** Stopped (Ctrl-C, SIGTERM): the rows are what finished. */
   interrupted?: true;
+  /** The signal that stopped it, when one did (the CLI's stop: the abort's reason). */
+  stoppedBy?: 'SIGINT' | 'SIGTERM';
 }
 
-/** The report of what finished; marked interrupted when `signal` was aborted. */
+/** The report of what finished; marked interrupted when `signal` was aborted, with the signal that did it. */
 export function clusterBenchReport(rows: ClusterBenchRow[], nodes: number, repeat: number, signal: AbortSignal | undefined): ClusterBenchReport {
-  return { rows, nodes, repeat, ...(signal?.aborted ? { interrupted: true as const } : {}) };
+  const reason: unknown = signal?.reason;
+  const stoppedBy = reason === 'SIGINT' || reason === 'SIGTERM' ? { stoppedBy: reason as 'SIGINT' | 'SIGTERM' } : {};
+  return { rows, nodes, repeat, ...(signal?.aborted ? { interrupted: true as const, ...stoppedBy } : {}) };
 }
 
 /**

@@ -1,11 +1,9 @@
-import { fmtUsLabel as fmt } from '../../format.js';
+import { fmtUsLabel as fmt, interruptedWords } from '../../format.js';
 import { renderGrid, RULE, type GridRow } from '../../text-grid.js';
 import type { ClusterBenchReport, ClusterBenchRow } from './cluster-bench.js';
 
 const READS: Record<ClusterBenchRow['reads'], string> = { master: 'primaries', slave: 'replicas', 'zone-replica': 'same-zone replica' };
 
-/** What an interrupted run's table ends with, so a partial table is not read as the whole run. */
-const CLUSTER_INTERRUPTED_NOTE = 'interrupted (Ctrl-C): only the samples that finished are reported';
 
 /**
  * The cluster bench as a text table: one row per configuration and shape, round trips per node. An
@@ -38,6 +36,7 @@ export function renderClusterTable(report: ClusterBenchReport, opts: { color?: b
     });
   }
   const lines = renderGrid(rows, ['left', 'left', 'left', 'right', ...(partial ? (['right'] as const) : []), 'right', 'left'], opts);
-  if (report.interrupted) lines.push(CLUSTER_INTERRUPTED_NOTE);
+  // So a partial table is not read as the whole run; it names the signal (it said Ctrl-C after a SIGTERM too).
+  if (report.interrupted) lines.push(`${interruptedWords(report.stoppedBy)}: only the samples that finished are reported`);
   return lines.join('\n') + '\n';
 }
