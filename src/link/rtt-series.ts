@@ -26,17 +26,17 @@ const MAX_RTT_US = 3_600_000_000;
 export function parseRttSeries(text: string, flag = '--rtt-series'): RttSeries {
   const lines = text.split(/\r?\n/);
   const ping = lines.some((l) => PING_STAMP.test(l));
-  const rows: { atS: number; rttMs: number; line: number }[] = [];
+  const rows: { atS: number; rttMs: number; line: number; raw: string }[] = [];
   lines.forEach((raw, i) => {
     const line = raw.trim();
     if (ping) {
       const m = PING_LINE.exec(line);
-      if (m) rows.push({ atS: Number(m[1]), rttMs: Number(m[2]), line: i + 1 });
+      if (m) rows.push({ atS: Number(m[1]), rttMs: Number(m[2]), line: i + 1, raw });
       return;
     }
     if (line === '' || line.startsWith('#')) return;
     const m = CSV_ROW.exec(line);
-    if (m) rows.push({ atS: Number(m[1]), rttMs: Number(m[2]), line: i + 1 });
+    if (m) rows.push({ atS: Number(m[1]), rttMs: Number(m[2]), line: i + 1, raw });
     // A header is words; a line of numbers that is not a row (a negative RTT) is refused.
     else if (rows.length > 0 || /\d\s*,\s*-?\d/.test(line)) throw new ConfigError(`${flag} line ${i + 1}`, raw, ACCEPTS);
   });
@@ -44,11 +44,12 @@ export function parseRttSeries(text: string, flag = '--rtt-series'): RttSeries {
   const first = rows[0]!.atS;
   const atUs: number[] = [];
   const rttUs: number[] = [];
+  // A refused row is shown as written, as a line that is no row is: not the number read from it (5.0 as 5).
   for (const r of rows) {
     const at = Math.round((r.atS - first) * 1e6);
-    if (atUs.length > 0 && at < atUs[atUs.length - 1]!) throw new ConfigError(`${flag} line ${r.line}`, r.atS, 'rows in time order');
+    if (atUs.length > 0 && at < atUs[atUs.length - 1]!) throw new ConfigError(`${flag} line ${r.line}`, r.raw, 'rows in time order');
     const rtt = Math.round(r.rttMs * 1000);
-    if (rtt > MAX_RTT_US) throw new ConfigError(`${flag} line ${r.line}`, r.rttMs, `an RTT of at most 1 hour (${MAX_RTT_US / 1000} ms)`);
+    if (rtt > MAX_RTT_US) throw new ConfigError(`${flag} line ${r.line}`, r.raw, `an RTT of at most 1 hour (${MAX_RTT_US / 1000} ms)`);
     atUs.push(at);
     rttUs.push(rtt);
   }

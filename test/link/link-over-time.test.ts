@@ -93,7 +93,10 @@ describe('--rtt-series', () => {
     expect(() => parseRttSeries('0,1\n1,x\n')).toThrow(/--rtt-series line 2/);
     expect(() => parseRttSeries('0,1\n2,1\n1,1\n')).toThrow(/--rtt-series line 3: .*time order/);
     // At most an hour, as every delay; a negative RTT is a bad row, not a header.
-    expect(() => parseRttSeries('0,1\n1,99999999\n')).toThrow(/--rtt-series line 2: invalid value 99999999; expected an RTT of at most 1 hour/);
+    expect(() => parseRttSeries('0,1\n1,99999999\n')).toThrow(/--rtt-series line 2: invalid value "1,99999999"; expected an RTT of at most 1 hour/);
+    // The refused row as written, as a line that is no row is shown (it printed the number read, unquoted: 5 for "5.0").
+    expect(() => parseRttSeries('0,1.50\n10,5\n5.0, 3\n')).toThrow('--rtt-series line 3: invalid value "5.0, 3"; expected rows in time order');
+    expect(() => parseRttSeries('0,1\n1,5000000.0\n')).toThrow('--rtt-series line 2: invalid value "1,5000000.0"; expected an RTT of at most 1 hour (3600000 ms)');
     expect(parseRttSeries('0,3600000\n').rttUs).toEqual([3_600_000_000]);
     expect(() => parseRttSeries('0,-5\n1,2\n')).toThrow(/--rtt-series line 1/);
   });
