@@ -118,9 +118,11 @@ describe('upstream failures', () => {
   it('closes the client at once when the upstream refuses connections', async () => {
     const redis = await startPrivateRedis();
     const address = redis.address;
-    await redis.stop();
     const lines: string[] = [];
     const proxy = await startSingleNodeProxy({ upstream: address, log: (l) => lines.push(l) });
+    // Stopped after the start: a Redis down at start is refused before any client is accepted
+    // (redis-down-at-start.test.ts); this client is accepted, then learns it.
+    await redis.stop();
     try {
       const s = await rawSocket(proxy.host!, proxy.port!);
       const t0 = Date.now();
