@@ -9,7 +9,7 @@
  *   await proxy.close(); await redis.stop();
  */
 export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
-export { runBench, runCalibrate, startProxy, startSentinelProxy, startToxiproxyServer } from './api/key-errors.js';
+export { runBench, runCalibrate, runOpenLoopBench, startProxy, startSentinelProxy, startToxiproxyServer } from './api/key-errors.js';
 export type { ProxyOptions, ProxyHooks, RedisRttProxy } from './proxy/types.js';
 export type { Endpoint } from './endpoint.js';
 export type { Compensation, CompensationPoint } from './link/compensation.js';
@@ -102,7 +102,7 @@ export type { BenchOptions } from './workload/bench.js';
 export type { BenchProgress } from './workload/runner.js';
 export type { PlanRequest, Configuration } from './workload/plan.js';
 export { runDemo, type DemoOptions } from './workload/demo.js';
-export { runOpenLoopBench, type OpenLoopProgress } from './workload/open-loop/bench.js';
+export type { OpenLoopProgress } from './workload/open-loop/bench.js';
 export type { OpenLoopRunProgress } from './workload/open-loop/run.js';
 export type { OpenLoopOptions } from './workload/open-loop/options.js';
 export { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopReport, type OpenLoopResult, type OpenLoopMode, type PercentilesUs } from './workload/open-loop/types.js';

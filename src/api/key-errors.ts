@@ -1,5 +1,5 @@
 /**
- * startProxy, startSentinelProxy, startToxiproxyServer, runBench and runCalibrate as the package exports
+ * startProxy, startSentinelProxy, startToxiproxyServer, runBench, runOpenLoopBench and runCalibrate as the package exports
  * them: a ConfigError names the option key the caller wrote (`highWaterBytes`, `linkSchedule.steps[0].at`,
  * `sizeBytes`), as docs/api.md says. The checks inside name the CLI flag (`--high-water`, `--size`), which is what the
  * CLI's user typed: the CLI calls the inner functions, so its messages stay as they are.
@@ -20,6 +20,9 @@ import {
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { LISTEN_TLS_FLAGS, UPSTREAM_TLS_FLAGS } from '../tls/options.js';
 import { runBench as runBenchNamingFlags } from '../workload/bench.js';
+import { runOpenLoopBench as runOpenLoopBenchNamingFlags, type OpenLoopProgress } from '../workload/open-loop/bench.js';
+import type { OpenLoopOptions } from '../workload/open-loop/options.js';
+import type { OpenLoopReport } from '../workload/open-loop/types.js';
 import type { BenchOptions } from '../workload/options.js';
 import type { BenchProgress } from '../workload/runner.js';
 
@@ -53,6 +56,23 @@ const BENCH_KEY_OF_FLAG = new Map<string, string>([
   ['--warmup', 'warmup'],
   ['--driver-warmup', 'driverWarmupMs'],
   ['--max-seconds', 'maxSeconds'],
+  ['--seed', 'seed'],
+  ['--compensate', 'compensation'],
+]);
+
+/** runOpenLoopBench's flags (bench --rate/--clients: src/cli/bench-open-loop.ts), by the option key each sets. */
+const OPEN_LOOP_KEY_OF_FLAG = new Map<string, string>([
+  ['--redis', 'redis'],
+  ['--key-prefix', 'keyPrefix'],
+  ['--links', 'links'],
+  ['--modes', 'modes'],
+  ['--clients', 'clients'],
+  ['--rate', 'rates'],
+  ['--duration', 'durationUs'],
+  ['--arrival', 'arrival'],
+  ['--batch-window', 'batchWindowsUs'],
+  ['--batch', 'maxBatch'],
+  ['--slo', 'sloUs'],
   ['--seed', 'seed'],
   ['--compensate', 'compensation'],
 ]);
@@ -123,6 +143,15 @@ export function runBench(options: BenchOptions, progress?: (ev: BenchProgress) =
   // `workloads` and `workload` share the flag: the message names the one given.
   const keys = options.workloads === undefined ? BENCH_KEY_OF_FLAG : new Map([...BENCH_KEY_OF_FLAG, ['--workload', 'workloads']]);
   return namingKeys(keys, () => runBenchNamingFlags(options, progress));
+}
+
+/**
+ * Open-loop runs across links (what `redis-rtt bench --rate` and `--clients` run; docs/open-loop.md): for
+ * each link, connection count, shape and window, the rates in ascending order. A bad option is a
+ * ConfigError naming its key.
+ */
+export function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev: OpenLoopProgress) => void): Promise<OpenLoopReport> {
+  return namingKeys(OPEN_LOOP_KEY_OF_FLAG, () => runOpenLoopBenchNamingFlags(options, progress));
 }
 
 /**

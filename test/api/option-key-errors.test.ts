@@ -1,13 +1,13 @@
 /**
- * docs/api.md: a ConfigError from startProxy, startSentinelProxy, startToxiproxyServer, runBench or
- * runCalibrate names the option key the caller wrote. The checks inside name the CLI's flags, and the package passed them on
+ * docs/api.md: a ConfigError from startProxy, startSentinelProxy, startToxiproxyServer, runBench,
+ * runOpenLoopBench or runCalibrate names the option key the caller wrote. The checks inside name the CLI's flags, and the package passed them on
  * as they were: `highWaterBytes: 10` was refused as `--high-water`, `linkSchedule` as `--link-schedule
  * steps[0].at`, `sentinels` as `--sentinel`, `sizeBytes` as `--size`, `n` as `-n`, none of them a key
  * a library user had typed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, runBench, runCalibrate, startPrivateRedis, startProxy, startSentinelProxy, startToxiproxyServer, ToxicExistsError } from '../../src/index.js';
-import type { BenchOptions, CalibrateOptions, PrivateRedis, ProxyOptions, SentinelProxyOptions, ToxiproxyServerOptions } from '../../src/index.js';
+import { ConfigError, runBench, runCalibrate, runOpenLoopBench, startPrivateRedis, startProxy, startSentinelProxy, startToxiproxyServer, ToxicExistsError } from '../../src/index.js';
+import type { BenchOptions, CalibrateOptions, OpenLoopOptions, PrivateRedis, ProxyOptions, SentinelProxyOptions, ToxiproxyServerOptions } from '../../src/index.js';
 import { startProxy as cliStartProxy } from '../../src/cluster/start-proxy.js';
 
 let redis: PrivateRedis;
@@ -82,7 +82,7 @@ describe('startSentinelProxy names the option key of a bad value', () => {
   });
 });
 
-describe('runBench and runCalibrate name the option key of a bad value, before anything is spawned', () => {
+describe('runBench, runOpenLoopBench and runCalibrate name the option key of a bad value, before anything is spawned', () => {
   const tiny: BenchOptions = { n: 5, repeat: 1, links: ['local'], modes: ['seq'], batches: [1], driverWarmupMs: 0 };
   const bench: [Partial<BenchOptions>, string][] = [
     [{ n: 0 }, 'n'],
@@ -100,6 +100,25 @@ describe('runBench and runCalibrate name the option key of a bad value, before a
   ];
   it.each(bench)('runBench %j as %s', async (bad, key) => {
     expect((await refusedAs(() => runBench({ ...tiny, ...bad }))).flag).toBe(key);
+  });
+
+  // It named bench's flags (--batch-window, --slo, --duration) to a caller who wrote the keys.
+  const openLoop: [Partial<OpenLoopOptions>, string][] = [
+    [{ clients: [0] }, 'clients'],
+    [{ rates: [0] }, 'rates'],
+    [{ durationUs: 0 }, 'durationUs'],
+    [{ arrival: 'bursty' as never }, 'arrival'],
+    [{ batchWindowsUs: [-1] }, 'batchWindowsUs'],
+    [{ maxBatch: 0 }, 'maxBatch'],
+    [{ modes: ['pipeline' as never] }, 'modes'],
+    [{ sloUs: 0 }, 'sloUs'],
+    [{ seed: -1 }, 'seed'],
+    [{ keyPrefix: '' }, 'keyPrefix'],
+    [{ links: ['moon'] }, 'links'],
+    [{ redis: 'x:y' }, 'redis'],
+  ];
+  it.each(openLoop)('runOpenLoopBench %j as %s', async (bad, key) => {
+    expect((await refusedAs(() => runOpenLoopBench({ links: ['direct'], rates: [100], durationUs: 100_000, ...bad }))).flag).toBe(key);
   });
 
   const calibrate: [Partial<CalibrateOptions>, string][] = [
