@@ -91,6 +91,14 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
       throw new ConfigError(`${path}: ${unknown}`, (json as ProxyConfig)[unknown], "a key of startProxy()'s options or record (docs/proxy-options.schema.json)");
     }
   }
+  // A timeout is bounded as its flag is (an hour), before the schema's wider bound for startProxy()
+  // (Node's timer limit) could tell a file's user a limit their flag would then refuse.
+  if (typeof json === 'object' && json !== null) {
+    for (const key of ['connectTimeoutMs', 'idleTimeoutMs'] as const) {
+      const ms = (json as ProxyConfig)[key];
+      if (typeof ms === 'number') readTimeoutKey(ms, `${path}: ${key}`);
+    }
+  }
   parseWith(PROXY_CONFIG, json, (p) => `${path}: ${keyPath()(p) || '(the file)'}`);
   const { $schema: _schema, ...config } = json as ProxyConfig;
   // What the schema takes as text or any JSON is read now, so an error names the file's key (and
@@ -108,9 +116,6 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   }
   (config.nodeLinks as string[] | undefined)?.forEach((rule, i) => parseNodeLink(rule, at(`nodeLinks[${i}]`)));
   (config.allowHosts as string[] | undefined)?.forEach((host, i) => parseAllowHost(host, at(`allowHosts[${i}]`)));
-  for (const key of ['connectTimeoutMs', 'idleTimeoutMs'] as const) {
-    if (typeof config[key] === 'number') readTimeoutKey(config[key], at(key));
-  }
   if (typeof config.rttWave === 'string') parseRttWave(config.rttWave, at('rttWave'));
   if (config.linkSchedule !== undefined) parseLinkSchedule(config.linkSchedule, at('linkSchedule'));
   if (typeof config.rttSeries === 'string') readRttSeriesKey(config.rttSeries, at('rttSeries'));
