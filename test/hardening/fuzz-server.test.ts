@@ -53,6 +53,9 @@ describe('fuzz: random and damaged replies from a fake server, forwarded unchang
       s.on('end', () => s.end());
     });
     proxy = await startSingleNodeProxy({ upstream: server.address, link: { rttUs: 200 }, compensationUs: NO_COMPENSATION, log: () => undefined });
+    // The start's own dial (is Redis down? refusal-watch.ts) is not a client's connection.
+    sentByServer.length = 0;
+    receivedByServer.length = 0;
   });
   afterAll(async () => {
     await proxy?.close();

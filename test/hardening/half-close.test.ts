@@ -24,7 +24,11 @@ describe('half-close passes through in both directions, behind the data', () => 
   });
 
   async function start(onConnection: (s: net.Socket) => void): Promise<RedisRttProxy> {
-    server = await fakeServer(onConnection);
+    // The start's own dial (is Redis down? refusal-watch.ts) is not a client's connection.
+    let started = false;
+    server = await fakeServer((s) => {
+      if (started) onConnection(s);
+    });
     proxy = await startSingleNodeProxy({
       upstream: server.address,
       link: { rttUs: 2 * ONE_WAY_MS * 1000 },
@@ -32,6 +36,7 @@ describe('half-close passes through in both directions, behind the data', () => 
       handshake: false,
       log: () => undefined,
     });
+    started = true;
     return proxy;
   }
 
