@@ -25,6 +25,12 @@ export class NodeSet {
   /** "hostname:port" to a node's key: Redis names a node by its announced hostname in redirects. */
   private readonly byHostname = new Map<string, string>();
   private readonly opening = new Map<string, Promise<ClusterNode>>();
+  /**
+   * When each node was asked for: list() (nodes(), the listening line) keeps that order, not the
+   * order their starts finished in, which each start's dial to its Redis makes vary.
+   */
+  private readonly askedAt = new Map<string, number>();
+  private asked = 0;
   private readonly zoneOf = new Map<string, number>();
   private readonly applied = new Map<ClusterNode, string>();
   private readonly range: ListenPortRange | undefined;
@@ -38,7 +44,8 @@ export class NodeSet {
   }
 
   list(): ClusterNode[] {
-    return [...this.byKey.values()];
+    const at = (n: ClusterNode): number => this.askedAt.get(n.upstream) ?? Number.MAX_SAFE_INTEGER;
+    return [...this.byKey.values()].sort((a, b) => at(a) - at(b));
   }
 
   listenerFor(host: string, port: number): ListenAddress | undefined {
@@ -61,6 +68,7 @@ export class NodeSet {
     if (known) return Promise.resolve(known);
     let p = this.opening.get(key);
     if (!p) {
+      if (!this.askedAt.has(key)) this.askedAt.set(key, this.asked++);
       p = this.start(a, listenPort).finally(() => this.opening.delete(key));
       this.opening.set(key, p);
     }
@@ -131,6 +139,7 @@ export class NodeSet {
     }
     for (const { key, node } of gone) {
       this.byKey.delete(key);
+      this.askedAt.delete(key);
       this.missingSince.delete(key);
       this.applied.delete(node);
       for (const [name, of] of this.byHostname) if (of === key) this.byHostname.delete(name);
