@@ -130,7 +130,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   // Written when the proxy stops: a path that cannot take it is refused now, not after the session.
   checkOutputs({ '--stats-json': flags.statsJson }, {}, [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined));
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
-  const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log });
+  // A file's rttWave or rttSeries moves the link as its flag does (the flag wins when both are given).
+  const fileLinkMoves = (['rttWave', 'rttSeries'] as const).filter((k) => file[k] !== undefined && flags[k] === undefined);
+  const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log, fileLinkMoves });
   let proxy: RedisRttProxy;
   try {
     const fdWarning = fdLimitWarning();

@@ -32,6 +32,8 @@ export interface RecordContext {
   /** Whether the proxy charges one RTT for connection set-up. */
   handshake: boolean;
   log?: (line: string) => void;
+  /** The config file's keys that move the link with no flag of their own given (rttWave, rttSeries): named in the header as the flags are. */
+  fileLinkMoves?: readonly string[];
 }
 
 /** Spread into ProxyOptions (onEvent, keyHash, argSizes); then close() on shutdown. */
@@ -110,6 +112,7 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
     handshake: ctx.handshake,
   });
   const linkMoves = [flags.rttWave !== undefined ? '--rtt-wave' : '', flags.rttSeries !== undefined ? '--rtt-series' : ''].filter((f) => f !== '');
+  linkMoves.push(...(ctx.fileLinkMoves ?? []));
   let recorder;
   try {
     const overwrite = flags.recordOverwrite === true;

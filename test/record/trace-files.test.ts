@@ -86,6 +86,24 @@ describe('redis-rtt proxy --record against real Redis', () => {
     expect(mode(existing)).toBe(0o600);
   });
 
+  it('a config file\'s rttWave or rttSeries is named in the header as its flag would be', { timeout: 60_000 }, async () => {
+    // Only the flags were: a file that moved the link gave a trace that read as a fixed one, and
+    // analyze counted the wave's delay a second time in every projection without a word.
+    const path = join(dir, 'cli-file-wave.trace');
+    const config = join(dir, 'wave.json');
+    writeFileSync(config, JSON.stringify({ upstream: redis.address, rttWave: 'sine:60s:2ms', record: { file: path } }));
+    const p = await startCliProxy(['--config', config, '--compensate', '0']);
+    expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    const header = JSON.parse(readFileSync(path, 'utf8').split('\n')[0]!) as { linkMoves?: string[] };
+    expect(header.linkMoves).toEqual(['rttWave']);
+    // The flag wins over the file's key, and is named as the flag.
+    const flagged = join(dir, 'cli-flag-wave.trace');
+    writeFileSync(config, JSON.stringify({ upstream: redis.address, rttWave: 'sine:60s:2ms', record: { file: flagged } }));
+    const q = await startCliProxy(['--config', config, '--rtt-wave', 'sine:30s:1ms', '--compensate', '0']);
+    expect(await q.stop('SIGINT')).toEqual({ code: 0, signal: null });
+    expect((JSON.parse(readFileSync(flagged, 'utf8').split('\n')[0]!) as { linkMoves?: string[] }).linkMoves).toEqual(['--rtt-wave']);
+  });
+
   it('a start that fails leaves no trace file, so the same command runs once the cause is gone', { timeout: 60_000 }, async () => {
     const busy = createServer();
     await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
