@@ -93,6 +93,7 @@ const SERVER_KEY_OF_FLAG = new Map<string, string>([
   ['--api-token', 'apiToken'],
   ['--allow-host', 'allowHosts'],
   ['--config', 'config'],
+  ['--seed', 'seed'],
 ]);
 
 /** `--link-schedule steps[0].at` -> `linkSchedule.steps[0].at`; undefined when no flag leads it. */

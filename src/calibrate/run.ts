@@ -76,7 +76,9 @@ export async function runCalibrate(options: CalibrateOptions = {}): Promise<Cali
     if (!Number.isFinite(r) || r < 0) throw new ConfigError('--rtts', r, 'durations of zero or more');
   }
   const samples = options.samples ?? 1000;
-  const rounds = Math.max(1, Math.floor(options.rounds ?? 5));
+  const rounds = options.rounds ?? 5;
+  // As --rounds takes it: 0, 2.5 or NaN was made 1 or 2 without a word.
+  if (!(Number.isInteger(rounds) && rounds >= 1 && rounds <= 1000)) throw new ConfigError('--rounds', rounds, 'a whole number from 1 to 1000');
   if (!(samples >= MIN_PINGS_PER_ROUND * rounds)) {
     throw new ConfigError(
       '--samples',

@@ -52,6 +52,8 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
   refuseUnknownKeys(o, SERVER_OPTION_KEYS, 'startToxiproxyServer()');
   // An empty token would count as one (a 0.0.0.0 bind allowed) and match no request: every call a 401.
   if (o.apiToken === '') throw new ConfigError('--api-token', '', 'a non-empty token');
+  // As --seed takes it: -1 or 0.5 made rolls that no run could repeat from the number given.
+  if (o.seed !== undefined && !(Number.isSafeInteger(o.seed) && o.seed >= 0)) throw new ConfigError('--seed', o.seed, 'a whole number of 0 or more');
   const at = parseEndpoint(o.api ?? DEFAULT_API, '--api');
   if (at.kind !== 'tcp') throw new ConfigError('--api', o.api, 'host:port (toxiproxy clients speak HTTP over TCP)');
   const log = o.log ?? ((line: string) => process.stderr.write(`redis-rtt server: ${line}\n`));

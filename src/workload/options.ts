@@ -102,9 +102,19 @@ const BENCH_OPTION_KEYS = keysOf<BenchOptions>()({
   include: true, adjust: true,
 });
 
+/**
+ * `password` and `allowNonempty`, which no flag parser reads for a library caller: a number as the
+ * password was sent as its digits, and `allowNonempty: 'no'` let a run write into a database that held keys.
+ */
+export function checkRedisAccess(o: { password?: unknown; allowNonempty?: unknown }): void {
+  if (o.password !== undefined && typeof o.password !== 'string') throw new ConfigError('password', o.password, 'a string (the AUTH password)');
+  if (o.allowNonempty !== undefined && typeof o.allowNonempty !== 'boolean') throw new ConfigError('allowNonempty', o.allowNonempty, 'true or false');
+}
+
 /** Checks library callers' options the way the CLI checks flags; errors name the flag. */
 export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
   refuseUnknownKeys(o, BENCH_OPTION_KEYS, 'runBench()');
+  checkRedisAccess(o);
   const d = DEFAULT_BENCH_OPTIONS;
   const int = (v: number | undefined, def: number, flag: string, min: number): number => {
     const x = v ?? def;

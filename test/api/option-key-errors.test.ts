@@ -97,6 +97,9 @@ describe('runBench, runOpenLoopBench and runCalibrate name the option key of a b
     [{ maxSeconds: 0 }, 'maxSeconds'],
     [{ keyPrefix: '' }, 'keyPrefix'],
     [{ redis: 'x:y' }, 'redis'],
+    // Sent as its digits, or read as true: a JavaScript caller's types, checked.
+    [{ password: 1234 as never }, 'password'],
+    [{ allowNonempty: 'no' as never }, 'allowNonempty'],
   ];
   it.each(bench)('runBench %j as %s', async (bad, key) => {
     expect((await refusedAs(() => runBench({ ...tiny, ...bad }))).flag).toBe(key);
@@ -116,6 +119,8 @@ describe('runBench, runOpenLoopBench and runCalibrate name the option key of a b
     [{ keyPrefix: '' }, 'keyPrefix'],
     [{ links: ['moon'] }, 'links'],
     [{ redis: 'x:y' }, 'redis'],
+    [{ password: 1234 as never }, 'password'],
+    [{ allowNonempty: 'no' as never }, 'allowNonempty'],
   ];
   it.each(openLoop)('runOpenLoopBench %j as %s', async (bad, key) => {
     expect((await refusedAs(() => runOpenLoopBench({ links: ['direct'], rates: [100], durationUs: 100_000, ...bad }))).flag).toBe(key);
@@ -125,6 +130,9 @@ describe('runBench, runOpenLoopBench and runCalibrate name the option key of a b
     [{ rttsUs: [-1] }, 'rttsUs'],
     [{ samples: 1 }, 'samples'],
     [{ upstream: 'x:y' }, 'upstream'],
+    // Made 1 (or 2 for 2.5) without a word, where --rounds 0 exits 2.
+    [{ rounds: 0 }, 'rounds'],
+    [{ rounds: 2.5 }, 'rounds'],
   ];
   it.each(calibrate)('runCalibrate %j as %s', async (bad, key) => {
     expect((await refusedAs(() => runCalibrate({ rounds: 1, idleCpu: false, ...bad }))).flag).toBe(key);
@@ -139,6 +147,9 @@ describe('startToxiproxyServer names the option key of a bad value', () => {
     [{ config: 'not an array' }, 'config'],
     // The CLI refused an empty --api-token; the library took it and answered every request 401.
     [{ apiToken: '' }, 'apiToken'],
+    // Taken, where --seed -1 exits 2.
+    [{ seed: -1 }, 'seed'],
+    [{ seed: 0.5 }, 'seed'],
   ];
   it.each(cases)('%j as %s', async (bad, key) => {
     expect((await refusedAs(() => startToxiproxyServer({ api: '127.0.0.1:0', ...quiet, ...bad }))).flag).toBe(key);

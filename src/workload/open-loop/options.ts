@@ -3,7 +3,7 @@ import { fmtUsSetting } from '../../format.js';
 import { keysOf, refuseUnknownKeys } from '../../validation/known-keys.js';
 import type { LinkSpec } from '../../link/link-spec.js';
 import { resolveBenchLinks } from '../link-list.js';
-import type { BenchOptions } from '../options.js';
+import { checkRedisAccess, type BenchOptions } from '../options.js';
 import { ARRIVALS, type Arrival } from './schedule.js';
 import { OPEN_LOOP_MODES, type OpenLoopMode } from './types.js';
 
@@ -100,6 +100,7 @@ function refuseScheduleSize(ratePerSec: number, durationUs: number): void {
 /** Checks every option the way the CLI checks flags; each error names its flag (exit status 2). */
 export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOptions {
   refuseUnknownKeys(o, OPEN_LOOP_OPTION_KEYS, 'runOpenLoopBench()');
+  checkRedisAccess(o);
   const d = DEFAULT_OPEN_LOOP;
   const clients = o.clients ?? [...d.clients];
   if (clients.length === 0) throw new ConfigError('--clients', '', 'a comma-separated list of whole numbers of at least 1');
