@@ -51,7 +51,8 @@ async function interrupt(args: string[], ready: RegExp): Promise<{ code: number 
   cli.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => cli.on('close', (c) => resolve(c)));
   try {
-    await vi.waitUntil(() => ready.test(stderr), { timeout: 60_000, interval: 20 });
+    // A private cluster (six redis-servers joined) starts first: under a loaded CI run 60 s was not enough.
+    await vi.waitUntil(() => ready.test(stderr), { timeout: 100_000, interval: 20 });
   } catch (err) {
     process.kill(-cli.pid!, 'SIGKILL');
     throw new Error(`never matched ${ready}: ${stderr}`, { cause: err });
@@ -70,7 +71,7 @@ describe('cluster bench stopped with Ctrl-C', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('bench --cluster: the rows that finished, marked interrupted, in the table and --json; the private cluster gone; exit 130', { timeout: 120_000 }, async () => {
+  it('bench --cluster: the rows that finished, marked interrupted, in the table and --json; the private cluster gone; exit 130', { timeout: 150_000 }, async () => {
     const json = join(dir, 'bench.json');
     const r = await interrupt(['bench', '--cluster', '--links', 'rtt=1ms', '-n', '20', '--batch', '5', '--repeat', '1000', '--json', json], /sample 2: /);
     expect(r.code, r.stderr).toBe(130);
@@ -91,7 +92,7 @@ describe('cluster bench stopped with Ctrl-C', () => {
     await vi.waitUntil(() => r.servers.every((pid) => !alive(pid)), { timeout: 10_000, interval: 50 });
   });
 
-  it('demo --cluster: the table and the JSON of what finished, marked interrupted; the private cluster gone; exit 130', { timeout: 120_000 }, async () => {
+  it('demo --cluster: the table and the JSON of what finished, marked interrupted; the private cluster gone; exit 130', { timeout: 150_000 }, async () => {
     const json = join(dir, 'demo.json');
     const r = await interrupt(['demo', '--cluster', '--json', json, '--no-html'], /sample 1: /);
     expect(r.code, r.stderr).toBe(130);
