@@ -4,46 +4,18 @@
  * arrays and @types/node's Buffer generic, and writes an inferred `new Float64Array(n)` out as
  * `Float64Array<ArrayBuffer>`: dist/link/delay-line.d.ts had one, so the README's example failed to
  * compile on TypeScript 5.4 to 5.6 without skipLibCheck ("Type 'Float64Array' is not generic").
- * The declarations are emitted in memory, as test/package/public-types.test.ts does.
+ * The declarations are emitted in memory (test/helpers/declarations.ts).
  */
-import { resolve } from 'node:path';
-import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { emitDeclarations } from '../helpers/declarations.js';
 
-const SRC = resolve(import.meta.dirname, '../../src') + '/';
-/** Where the declarations would go: nothing is written there. */
-const OUT = resolve(import.meta.dirname, '../../older-typescript-dts') + '/';
 /** A typed array or Buffer with a type argument: TypeScript 5.7's lib and @types/node's newer Buffer only. */
 const GENERIC_BYTES = /\b(?:(?:Big)?(?:Int|Uint|Float)(?:8|16|32|64)(?:Clamped)?Array|Buffer)</;
 
 /** Each line of a loaded declaration file that names a generic typed array, as `file:line: text`. */
 function genericByteTypes(): string[] {
-  const options: ts.CompilerOptions = {
-    strict: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    declaration: true,
-    emitDeclarationOnly: true,
-    rootDir: SRC,
-    outDir: OUT,
-    skipLibCheck: true,
-  };
-  const files = new Map<string, string>();
-  const host = ts.createCompilerHost(options);
-  host.writeFile = (name, text) => files.set(name, text);
-  ts.createProgram([resolve(SRC, 'index.ts')], options, host).emit(undefined, undefined, undefined, true);
-  // What a consumer's compiler loads: index.d.ts and what it imports, transitively (not every file of dist/).
-  const read = ts.createCompilerHost(options);
-  const { fileExists, readFile, getSourceFile } = read;
-  read.fileExists = (name) => files.has(name) || fileExists.call(read, name);
-  read.readFile = (name) => files.get(name) ?? readFile.call(read, name);
-  read.directoryExists = (dir) => dir.startsWith(OUT.slice(0, -1)) || ts.sys.directoryExists(dir);
-  read.getSourceFile = (name, version, ...rest) => {
-    const text = files.get(name);
-    return text === undefined ? getSourceFile.call(read, name, version, ...rest) : ts.createSourceFile(name, text, version);
-  };
-  const loaded = ts.createProgram([resolve(OUT, 'index.d.ts')], { ...options, noEmit: true }, read).getSourceFiles();
+  const { program, outDir: OUT } = emitDeclarations('older-typescript-dts');
+  const loaded = program.getSourceFiles();
   const found: string[] = [];
   for (const f of loaded) {
     if (!f.fileName.startsWith(OUT)) continue;

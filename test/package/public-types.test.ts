@@ -7,14 +7,10 @@
  * through a member of an exported class that a caller reads but never builds. `typeof SCHEMA` (a zod
  * schema a type is inferred from) is not a name a user writes, so it is not followed.
  */
-import { resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { emitDeclarations } from '../helpers/declarations.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const SRC = resolve(ROOT, 'src') + '/';
-/** Where the declarations would go: nothing is written there. */
-const OUT = resolve(ROOT, 'public-types-dts') + '/';
 
 const INTERNAL = new Set([
   // StatsCollector.openConnection() and .commands: the per-connection tap and its parts
@@ -29,40 +25,10 @@ const INTERNAL = new Set([
   'ProxyCollection', 'ManagedProxy', 'ProxyJson',
 ]);
 
-/** src/'s declarations, emitted in memory: the .d.ts files a user's compiler reads (inferred types written out). */
-function declarationProgram(): { program: ts.Program; entry: string } {
-  const options: ts.CompilerOptions = {
-    strict: true,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    declaration: true,
-    emitDeclarationOnly: true,
-    rootDir: SRC,
-    outDir: OUT,
-    skipLibCheck: true,
-  };
-  const files = new Map<string, string>();
-  const host = ts.createCompilerHost(options);
-  host.writeFile = (name, text) => files.set(name, text);
-  const emitted = ts.createProgram([resolve(SRC, 'index.ts')], options, host).emit(undefined, undefined, undefined, true);
-  expect(emitted.diagnostics.map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))).toEqual([]);
-  const read = ts.createCompilerHost(options);
-  const { fileExists, readFile, getSourceFile } = read;
-  read.fileExists = (name) => files.has(name) || fileExists.call(read, name);
-  read.readFile = (name) => files.get(name) ?? readFile.call(read, name);
-  read.directoryExists = (dir) => dir.startsWith(OUT.slice(0, -1)) || ts.sys.directoryExists(dir);
-  read.getSourceFile = (name, version, ...rest) => {
-    const text = files.get(name);
-    return text === undefined ? getSourceFile.call(read, name, version, ...rest) : ts.createSourceFile(name, text, version);
-  };
-  const entry = resolve(OUT, 'index.d.ts');
-  return { program: ts.createProgram([entry], { ...options, declaration: false, emitDeclarationOnly: false, noEmit: true }, read), entry };
-}
-
 /** Names of types declared in src/, reachable from the public API and not exported, each with one user. */
 function unexportedTypes(): Map<string, string> {
-  const { program, entry } = declarationProgram();
+  const { program, entry, outDir: OUT, diagnostics } = emitDeclarations('public-types-dts');
+  expect(diagnostics).toEqual([]);
   const checker = program.getTypeChecker();
   const resolveAlias = (s: ts.Symbol) => (s.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(s) : s);
   const exported = new Set(checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(entry)!)!).map(resolveAlias));
