@@ -42,12 +42,19 @@ const PROXY_KEY_OF_FLAG = new Map<string, string>([
   ['--cross-zone-link', 'crossZoneLink'],
 ]);
 
-/** runBench's flags (src/cli/bench.ts), by the option key each sets. */
-const BENCH_KEY_OF_FLAG = new Map<string, string>([
+/** The flags both kinds of bench run share (src/cli/bench.ts), by the option key each sets. */
+const BENCH_RUN_FLAGS: [flag: string, key: string][] = [
   ['--redis', 'redis'],
   ['--key-prefix', 'keyPrefix'],
   ['--links', 'links'],
   ['--modes', 'modes'],
+  ['--seed', 'seed'],
+  ['--compensate', 'compensation'],
+];
+
+/** runBench's flags, by the option key each sets. */
+const BENCH_KEY_OF_FLAG = new Map<string, string>([
+  ...BENCH_RUN_FLAGS,
   ['--batch', 'batches'],
   ['--workload', 'workload'],
   ['-n', 'n'],
@@ -56,16 +63,11 @@ const BENCH_KEY_OF_FLAG = new Map<string, string>([
   ['--warmup', 'warmup'],
   ['--driver-warmup', 'driverWarmupMs'],
   ['--max-seconds', 'maxSeconds'],
-  ['--seed', 'seed'],
-  ['--compensate', 'compensation'],
 ]);
 
 /** runOpenLoopBench's flags (bench --rate/--clients: src/cli/bench-open-loop.ts), by the option key each sets. */
 const OPEN_LOOP_KEY_OF_FLAG = new Map<string, string>([
-  ['--redis', 'redis'],
-  ['--key-prefix', 'keyPrefix'],
-  ['--links', 'links'],
-  ['--modes', 'modes'],
+  ...BENCH_RUN_FLAGS,
   ['--clients', 'clients'],
   ['--rate', 'rates'],
   ['--duration', 'durationUs'],
@@ -73,8 +75,6 @@ const OPEN_LOOP_KEY_OF_FLAG = new Map<string, string>([
   ['--batch-window', 'batchWindowsUs'],
   ['--batch', 'maxBatch'],
   ['--slo', 'sloUs'],
-  ['--seed', 'seed'],
-  ['--compensate', 'compensation'],
 ]);
 
 /** runCalibrate's flags (src/cli/calibrate.ts), by the option key each sets. */
