@@ -110,7 +110,7 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
 
 /** Runs with progress on stderr; Ctrl-C stops the current run on time and prints what finished. */
 export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLoopFlags): Promise<void> {
-  const stop = abortOnStop(() => process.stderr.write('redis-rtt: stopping now; in-flight replies are awaited (Ctrl-C again to quit at once)\n'));
+  const stop = abortOnStop((quit) => process.stderr.write(`redis-rtt: stopping now; in-flight replies are awaited ${quit}\n`));
   try {
     const report = await runOpenLoopBench({ ...options, signal: stop.signal }, (ev) => {
       if (ev.type === 'note') process.stderr.write(`redis-rtt: ${ev.text}\n`);

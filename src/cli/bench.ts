@@ -14,7 +14,7 @@ import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js'
 import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { progressPrinter } from './bench-progress.js';
-import { abortOnStop, STOPPING_AFTER_SAMPLE } from './stop-request.js';
+import { abortOnStop, stoppingAfterSample } from './stop-request.js';
 import { addOpenLoopFlags, isOpenLoop, openLoopOptionsFromFlags, runOpenLoopCommand, type OpenLoopFlags } from './bench-open-loop.js';
 import { OPEN_LOOP_MODES } from '../workload/open-loop/types.js';
 import { colorFor } from '../text-grid.js';
@@ -198,9 +198,9 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
 /** Runs with progress on stderr and Ctrl-C handling, then prints and writes the report. */
 export async function runBenchCommand(options: BenchOptions, out: BenchOutputFlags): Promise<void> {
   const progress = progressPrinter();
-  const stop = abortOnStop(() => {
+  const stop = abortOnStop((quit) => {
     progress.done();
-    process.stderr.write('redis-rtt: stopping after the current wait (Ctrl-C again to quit at once)\n');
+    process.stderr.write(`redis-rtt: stopping after the current wait ${quit}\n`);
   });
   try {
     const report = await runBench({ ...options, signal: stop.signal }, progress.onEvent);
@@ -233,7 +233,7 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   const links = given('links') ? parseList(flags.links, '--links', 'links') : undefined;
   // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's finally
   // blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.
-  const stop = abortOnStop(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
+  const stop = abortOnStop((quit) => process.stderr.write(stoppingAfterSample(quit)));
   const common = {
     upstream: flags.redis,
     n: given('n') ? parsePositiveInt(flags.n, '-n', 100_000_000) : undefined,

@@ -56,7 +56,7 @@ export function registerCalibrate(program: Command): void {
       const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);
       const compensationUs = parseCompensateFlag(flags.compensate);
       const rounds = parsePositiveInt(flags.rounds, '--rounds', 1000);
-      const stop = abortOnStop(() => process.stderr.write('redis-rtt: stopping after the current block of PINGs (Ctrl-C again to quit at once)\n'));
+      const stop = abortOnStop((quit) => process.stderr.write(`redis-rtt: stopping after the current block of PINGs ${quit}\n`));
       try {
         const progress = (l: string): boolean => process.stderr.write(l + '\n');
         // The run checks --samples against --rounds: its error shows the text typed, not the number.

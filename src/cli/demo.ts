@@ -7,7 +7,7 @@ import { DEMO_LINKS, runDemo } from '../workload/demo.js';
 import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { fmtSeconds, progressPrinter } from './bench-progress.js';
-import { abortOnStop, STOPPING_AFTER_SAMPLE } from './stop-request.js';
+import { abortOnStop, stoppingAfterSample } from './stop-request.js';
 import { colorFor } from '../text-grid.js';
 
 interface DemoFlags {
@@ -48,7 +48,7 @@ export function registerDemo(program: Command): void {
       if (flags.cluster) {
         // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's
         // finally blocks close the proxy and the private cluster); a second Ctrl-C leaves at once.
-        const stop = abortOnStop(() => process.stderr.write(STOPPING_AFTER_SAMPLE));
+        const stop = abortOnStop((quit) => process.stderr.write(stoppingAfterSample(quit)));
         try {
           const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
           const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: stop.signal, log });
@@ -64,9 +64,9 @@ export function registerDemo(program: Command): void {
         return;
       }
       const progress = progressPrinter();
-      const stop = abortOnStop(() => {
+      const stop = abortOnStop((quit) => {
         progress.done();
-        process.stderr.write('redis-rtt: stopping after the current wait (Ctrl-C again to quit at once)\n');
+        process.stderr.write(`redis-rtt: stopping after the current wait ${quit}\n`);
       });
       try {
         const report = await runDemo({ signal: stop.signal, progress: progress.onEvent });

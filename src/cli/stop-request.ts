@@ -24,20 +24,29 @@ export interface StopRequest {
 }
 
 /**
+ * How to leave at once, by the signal that asked for the stop: a `kill` or a CI timeout's SIGTERM
+ * comes from no terminal, so "Ctrl-C again" would name what did not stop it. Either signal works.
+ */
+const QUIT_HINT: Record<StopSignal, string> = {
+  SIGINT: '(Ctrl-C again to quit at once)',
+  SIGTERM: '(SIGTERM again, or Ctrl-C, to quit at once)',
+};
+
+/**
  * The one stop handling of a run that reports what finished (bench, demo, calibrate). The first
  * Ctrl-C or SIGTERM (a CI job's timeout, `kill`, a container stopping) aborts the run at its next
  * stopping point (a bench's next wait, calibrate's next block of PINGs) and lets it return what
  * finished: the caller prints it, its finally blocks remove the proxies, the private Redis and the
  * keys it wrote to a user's Redis, and it exits 130 or 143. A second signal leaves now (the 'exit'
- * handler still kills a private redis-server).
+ * handler still kills a private redis-server). `onFirst` gets the way to quit at once for its line.
  */
-export function abortOnStop(onFirst: () => void): StopRequest {
+export function abortOnStop(onFirst: (quitHint: string) => void): StopRequest {
   const controller = new AbortController();
   stopStatus = 0;
   const stopOn = (name: StopSignal) => (): void => {
     if (controller.signal.aborted) process.exit(stopStatus);
     stopStatus = STOP_STATUS[name];
-    onFirst();
+    onFirst(QUIT_HINT[name]);
     // The signal's name is the abort's reason: a report says which stopped it (calibrate's verdict).
     controller.abort(name);
   };
@@ -57,5 +66,5 @@ export function abortOnStop(onFirst: () => void): StopRequest {
   };
 }
 
-/** What a cluster bench says on the first Ctrl-C: its stopping point is the end of a sample. */
-export const STOPPING_AFTER_SAMPLE = 'redis-rtt: stopping after the sample in flight (Ctrl-C again to quit at once)\n';
+/** What a cluster bench says on the first Ctrl-C or SIGTERM: its stopping point is the end of a sample. */
+export const stoppingAfterSample = (quitHint: string): string => `redis-rtt: stopping after the sample in flight ${quitHint}\n`;

@@ -69,3 +69,20 @@ describe('a failure after Ctrl-C', () => {
     expect(process.listenerCount('SIGTERM')).toBe(0);
   });
 });
+
+describe('the first stop\'s line names what quits at once', () => {
+  it('Ctrl-C after SIGINT; SIGTERM (or Ctrl-C) after SIGTERM, not "Ctrl-C again"', () => {
+    // A CI timeout or `kill` sends SIGTERM from no terminal: "Ctrl-C again" named a key nobody can press.
+    const hints: string[] = [];
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      const stop = abortOnStop((quit) => hints.push(quit));
+      try {
+        process.emit(signal);
+        expect(stop.signal.aborted).toBe(true);
+      } finally {
+        stop.dispose();
+      }
+    }
+    expect(hints).toEqual(['(Ctrl-C again to quit at once)', '(SIGTERM again, or Ctrl-C, to quit at once)']);
+  });
+});
