@@ -7,6 +7,11 @@ import type { HeadSlots } from './request-frame.js';
 export const LINE_CONTINUES = -1;
 export const LINE_TOO_LONG = -2;
 export const LINE_UNBALANCED = -3;
+/**
+ * A NUL byte before the line's LF. redis-server looks for the LF with strchr(), which stops at the
+ * NUL: it never reads this line (nor anything after it) and answers nothing until 64 KiB more came.
+ */
+export const LINE_HAS_NUL = -4;
 
 /**
  * Reads one inline command line (up to its LF) across chunks and splits it. A line that lies in
@@ -21,12 +26,14 @@ export class InlineLineReader {
 
   /**
    * Feeds buf[p..end). Returns the position just past the line's LF once complete (with `argc`
-   * set and the head in `slots`), or LINE_CONTINUES, LINE_TOO_LONG or LINE_UNBALANCED (quotes).
+   * set and the head in `slots`), or LINE_CONTINUES, LINE_TOO_LONG, LINE_UNBALANCED (quotes) or
+   * LINE_HAS_NUL.
    */
   read(buf: Buffer, p: number, end: number, slots: HeadSlots, sizes: number[] | undefined): number {
     const nl = buf.indexOf(Byte.LF, p);
     const lineEnd = nl < 0 || nl >= end ? end : nl;
     if (this.lineLen + (lineEnd - p) > INLINE_MAX_BYTES) return LINE_TOO_LONG;
+    for (let i = p; i < lineEnd; i++) if (buf[i] === 0) return LINE_HAS_NUL;
     if (lineEnd === end || this.lineLen > 0) this.keep(buf, p, lineEnd);
     if (lineEnd === end) return LINE_CONTINUES;
     let src = buf;

@@ -1,5 +1,5 @@
 import { Byte, HotLimit } from './bytes.js';
-import { InlineLineReader, LINE_CONTINUES, LINE_TOO_LONG, LINE_UNBALANCED } from './inline-line.js';
+import { InlineLineReader, LINE_CONTINUES, LINE_HAS_NUL, LINE_TOO_LONG, LINE_UNBALANCED } from './inline-line.js';
 import { DEFAULT_FRAMER_OPTIONS, DEFAULT_MAX_BULK_BYTES, MULTIBULK_MAX_ARGS } from './limits.js';
 import { LENGTH_BAD, LENGTH_ENDED, RedisLength } from './redis-length.js';
 import { HeadSlots, RequestFrameImpl } from './request-frame.js';
@@ -242,6 +242,7 @@ export class RequestFramer implements Framer {
     if (next === LINE_CONTINUES) return end;
     if (next === LINE_TOO_LONG) return this.fail(end, p, 'inline request longer than 64 KiB');
     if (next === LINE_UNBALANCED) return this.fail(end, p, 'unbalanced quotes in inline request');
+    if (next === LINE_HAS_NUL) return this.fail(end, p, 'NUL byte in inline request (Redis never reads past it)');
     this.state = State.Start;
     this.argc = this.inlineLine.argc;
     if (this.argc > 0) this.emit(next, true);

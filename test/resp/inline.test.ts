@@ -15,7 +15,6 @@ const cases: [string, string[]][] = [
   ['ECHO a"b c"\r\n', ['ECHO', 'ab c']],
   ['ECHO ""\r\n', ['ECHO', '']],
   ['ECHO a\x0bb\r\n', ['ECHO', 'a\x0bb']],
-  ['ECHO a\x00 b c\r\n', ['ECHO', 'a']],
   ['GET a\rb\r\n', ['GET', 'a', 'b']],
   ['GET a\r\r\n', ['GET', 'a']],
   ['"SET" k v\r\n', ['SET', 'k', 'v']],
@@ -36,13 +35,28 @@ describe('RequestFramer: inline commands', () => {
     }
   });
 
+  // redis-server 7.0 finds an inline line's end with strchr(), which stops at a NUL: it never reads
+  // that line or any request after it (it answers nothing, then closes once 64 KiB more came).
+  it.each(['ECHO a\x00 b c\r\nPING\r\n', ' \x00 junk\r\nPING\r\n', '\x00\r\n'])(
+    'stops at an inline line holding a NUL, as Redis does: %j',
+    (text) => {
+      const bytes = Buffer.from(`PING\r\n${text}`, 'latin1');
+      for (const sizes of [[bytes.length], fixedCuts(bytes.length, 1), fixedCuts(bytes.length, 7)]) {
+        const run = runRequests(bytes, sizes);
+        expect(run.frames.map((f) => [f.start, f.end, f.name])).toEqual([[0, 6, 'PING']]);
+        expect(run.desyncs.map((d) => d.offset)).toEqual([6]);
+        expect(run.unparsedBytes).toBe(bytes.length - 6);
+      }
+    },
+  );
+
   it('names inline commands like multibulk ones', () => {
     const bytes = Buffer.from('client Tracking on\r\njson.get x\r\nGET\r\n', 'latin1');
     expect(runRequests(bytes, [bytes.length]).frames.map((f) => f.name)).toEqual(['CLIENT TRACKING', 'JSON.GET', 'GET']);
   });
 
   it('ignores blank lines (Redis does) but counts their bytes', () => {
-    const bytes = Buffer.from('\r\n\n   \r\n\t\r\nPING\r\n \x00 junk\r\n', 'latin1');
+    const bytes = Buffer.from('\r\n\n   \r\n\t\r\nPING\r\n \x0b \r\n', 'latin1');
     const run = runRequests(bytes, fixedCuts(bytes.length, 3));
     expect(run.frames.map((f) => [f.start, f.end, f.name])).toEqual([[11, 17, 'PING']]);
     expect(run.offset).toBe(bytes.length);
