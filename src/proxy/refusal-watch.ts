@@ -8,6 +8,7 @@
  * touched. docs/redis-down.md has what ioredis, redis-py and redis-cli report either way.
  */
 import net from 'node:net';
+import type tls from 'node:tls';
 import type { Endpoint } from '../endpoint.js';
 import { dialRedis } from '../redis/dial.js';
 
@@ -31,23 +32,37 @@ export function isRefusal(code: string | undefined): boolean {
 export const START_DIAL_WAIT_MS = 250;
 
 /**
- * One TCP dial at start: true when Redis refuses it (nothing listens), false when it connects,
- * fails otherwise or is unanswered within `waitMs`. Never rejects. A Redis that is down when the
- * proxy starts is then refused from the first client on, instead of the first one being accepted
- * and reset (docs/redis-down.md).
+ * One dial at start: true when Redis refuses it (nothing listens), false when it connects, fails
+ * otherwise or is unanswered within `waitMs`. Never rejects. A Redis that is down when the proxy
+ * starts is then refused from the first client on, instead of the first one being accepted and
+ * reset (docs/redis-down.md). The TCP connect is the answer; to a TLS Redis (`secure`) the dial
+ * then finishes its handshake (again at most `waitMs`) and ends with a close_notify, because a TCP
+ * connection closed before or during the handshake makes Redis log "Error accepting a client
+ * connection: ... unexpected eof while reading" at every proxy start.
  */
-export function upstreamRefuses(upstream: Endpoint, waitMs = START_DIAL_WAIT_MS): Promise<boolean> {
+export function upstreamRefuses(upstream: Endpoint, secure?: tls.ConnectionOptions, waitMs = START_DIAL_WAIT_MS): Promise<boolean> {
   return new Promise((resolve) => {
-    const s = dialRedis(upstream);
+    let refused = false;
+    let raw: net.Socket | undefined;
+    const s = dialRedis(upstream, { tls: secure, onTls: (r) => (raw = r) });
     // Resolved once the socket has closed: the start leaves no handle of its own behind.
-    const done = (refused: boolean): void => {
+    s.once('close', () => resolve(refused));
+    let timer = setTimeout(() => s.destroy(), waitMs);
+    const answered = (): void => {
       clearTimeout(timer);
-      s.once('close', () => resolve(refused));
-      s.destroy();
+      if (secure === undefined) s.destroy();
+      else timer = setTimeout(() => s.destroy(), waitMs);
     };
-    const timer = setTimeout(() => done(false), waitMs);
-    s.once('connect', () => done(false));
-    s.once('error', (err: NodeJS.ErrnoException) => done(isRefusal(err.code)));
+    (raw ?? s).once('connect', answered);
+    s.once('secureConnect', () => {
+      clearTimeout(timer);
+      s.end();
+    });
+    s.once('error', (err: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      refused = isRefusal(err.code);
+      s.destroy();
+    });
   });
 }
 

@@ -102,7 +102,7 @@ export class SingleNodeProxy implements RedisRttProxy {
   async start(): Promise<this> {
     // Alongside the start-up's own connections: a Redis that is down now is refused from the first
     // client on, not learnt from that client's reset (docs/redis-down.md).
-    const refusedAtStart = upstreamRefuses(this.o.upstream);
+    const refusedAtStart = upstreamRefuses(this.o.upstream, this.secure.upstream);
     try {
       await this.ownConnections();
       this.addStartStages();
