@@ -76,9 +76,19 @@ export function pathOf(url: string | undefined): string {
  * segment, a toxic named "." or ".." (it removes such segments, percent-encoded too, before sending).
  */
 export function requiredQueryParam(req: http.IncomingMessage, key: string): string {
-  const value = new URL(req.url ?? '/', 'http://query').searchParams.get(key);
-  if (value === null) throw new HttpError(400, `missing ?${key}= in ${pathOf(req.url)}`);
+  const value = queryParam(req, key);
+  if (value === undefined) throw new HttpError(400, `missing ?${key}= in ${pathOf(req.url)}`);
   return value;
+}
+
+/**
+ * A query parameter taken once, undefined when absent. A repeated one is a 400 naming it: read as its
+ * first value, `/stats?node=a&node=b` answered for a alone, and the caller took it for both.
+ */
+export function queryParam(req: http.IncomingMessage, key: string): string | undefined {
+  const values = new URL(req.url ?? '/', 'http://query').searchParams.getAll(key);
+  if (values.length > 1) throw new HttpError(400, `?${key}= given ${values.length} times in ${pathOf(req.url)}; give it once`);
+  return values[0];
 }
 
 function match(pattern: string | RegExp, path: string): Params | undefined {

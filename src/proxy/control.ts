@@ -2,7 +2,7 @@ import type http from 'node:http';
 import { ConfigError } from '../errors.js';
 import { HttpEndpoint } from '../http/endpoint.js';
 import { BodyError, HttpError, readJsonObject, sendJson } from '../http/json.js';
-import { Router, routesHint, type Handler, type Route } from '../http/router.js';
+import { queryParam, Router, routesHint, type Handler, type Route } from '../http/router.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { ConnectionInfo, StatsSnapshot } from '../stats/types.js';
 import { ToxicExistsError, type ToxicControl } from '../toxics/toxic-set.js';
@@ -143,7 +143,7 @@ function controlRoutes(h: ControlHandlers): Route[] {
 
 /** `?node=SELECTOR` of a /link or /stats request; undefined when the query has none. */
 function nodeParam(req: http.IncomingMessage): string | undefined {
-  return new URL(req.url ?? '/', 'http://control').searchParams.get('node') ?? undefined;
+  return queryParam(req, 'node');
 }
 
 /**

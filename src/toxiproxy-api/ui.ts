@@ -9,7 +9,7 @@ import { EventStreams } from '../dashboard/event-streams.js';
 import { dashboardPage, NO_ICON } from '../dashboard/page.js';
 import { sendPage } from '../dashboard/routes.js';
 import { HttpError } from '../http/json.js';
-import type { Route } from '../http/router.js';
+import { queryParam, type Route } from '../http/router.js';
 import { TOXIC_TYPES } from '../toxics/registry.js';
 import { esc } from '../svg/escape.js';
 import type { ProxyCollection } from './collection.js';
@@ -82,7 +82,7 @@ export class ServerUi {
 }
 
 function proxyParam(req: http.IncomingMessage): string | undefined {
-  return new URL(req.url ?? '/', 'http://server').searchParams.get('proxy') ?? undefined;
+  return queryParam(req, 'proxy');
 }
 
 function listPage(names: readonly string[]): string {

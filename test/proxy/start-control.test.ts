@@ -66,6 +66,20 @@ describe('startControl', () => {
     expect(logs).toEqual([]);
   });
 
+  it('a repeated ?node= is a 400 naming it, on /stats and /link: not the first value alone', async () => {
+    // GET /stats?node=a&node=b answered for a only, and the caller read it as both.
+    const { h, calls } = handlers();
+    const control = (await startControl(planControl({ control: '127.0.0.1:0' }), h, () => undefined))!;
+    closers.push(() => control.close());
+    for (const [method, path] of [['GET', '/stats'], ['GET', '/link'], ['PUT', '/link']] as const) {
+      const r = await controlRequest(control.address, method, `${path}?node=masters&node=replicas`, method === 'PUT' ? { body: '{"rttUs": 1000}' } : {});
+      expect([r.status, r.body], `${method} ${path}`).toEqual([400, expect.stringContaining(`?node= given 2 times in ${path}; give it once`)]);
+    }
+    expect(calls).toEqual([]);
+    const one = await controlRequest(control.address, 'GET', '/stats?node=masters');
+    expect([one.status, calls]).toEqual([200, ['statsOf masters']]);
+  });
+
   it('guards with the plan: the token, and the warning logged when it starts', async () => {
     const logs: string[] = [];
     const plan = planControl({ control: '127.0.0.1:0', controlToken: 's3cret' })!;
