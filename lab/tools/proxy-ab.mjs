@@ -2,13 +2,15 @@
 // target's run after the other's, round after round, so a noisy machine hits them alike):
 // direct, HAProxy 2.6 in TCP mode, this tree's proxy, any other redis-rtt build (`--old DIR`) and,
 // with `--pipe`, the floor of a Node proxy: a bare pipe that writes each 'data' chunk to the other
-// socket and does nothing else (cheaper than stream.pipe(), docs/self-report.md "Fast path").
+// socket and does nothing else (cheaper than stream.pipe(), docs/self-report.md "Fast path"), and,
+// with `--toxiproxy`, toxiproxy-server from $TOXIPROXY_SERVER with no toxic (lab/README.md builds it).
 // Prints, per shape, each target's median rps (min-max), its ratio to the others and the proxy
 // process's CPU per request (from /proc/PID/task/*/schedstat, all threads).
 //   npm run build && node lab/tools/proxy-ab.mjs [--rounds 5] [--old /tmp/old] [--no-haproxy]
-//       [--proxy-args '--no-tap'] [--pipe] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000] [--latency]
+//       [--proxy-args '--no-tap'] [--pipe] [--toxiproxy] [--shapes 1x1,50x16,10x1,100x1,1000x1] [--requests 20000]
+//       [--latency]
 import { spawn, execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { PIPE_SOURCE } from './bare-pipe.mjs';
@@ -17,6 +19,11 @@ import { median } from '../../dist/numbers/quantiles.js';
 import { cliArgv, cpuNs, flag, freePort, waitPort } from './proc.mjs';
 
 const args = process.argv.slice(2);
+if (args.includes('--help') || args.includes('-h')) {
+  const usage = readFileSync(new URL(import.meta.url), 'utf8').split('\nimport ')[0] ?? '';
+  process.stdout.write(`${usage.replaceAll(/^\/\/ ?/gm, '')}\n`);
+  process.exit(0);
+}
 const rounds = Number(flag(args, '--rounds', '5'));
 const requests = Number(flag(args, '--requests', '20000'));
 const oldDir = flag(args, '--old');
@@ -24,6 +31,12 @@ const proxyArgs = flag(args, '--proxy-args', '').split(' ').filter(Boolean);
 const withHaproxy = !args.includes('--no-haproxy');
 const withDirect = !args.includes('--no-direct');
 const withPipe = args.includes('--pipe');
+const withToxiproxy = args.includes('--toxiproxy');
+const toxiproxyServer = process.env.TOXIPROXY_SERVER;
+if (withToxiproxy && !toxiproxyServer) {
+  process.stderr.write('--toxiproxy needs TOXIPROXY_SERVER, the path of a toxiproxy-server binary (lab/README.md)\n');
+  process.exit(2);
+}
 // Latency too (redis-benchmark's p50 / p99 / max per run, medians and ranges over rounds): for runs with a delay,
 // `--proxy-args '--down 5ms --no-handshake'`, where throughput is not the point.
 const withLatency = args.includes('--latency');
@@ -40,9 +53,10 @@ for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => { for (const c of
 /**
  * @param {string} cmd
  * @param {string[]} argv
+ * @param {NodeJS.ProcessEnv} [env]
  */
-function start(cmd, argv) {
-  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'] });
+function start(cmd, argv, env = process.env) {
+  const child = spawn(cmd, argv, { stdio: ['ignore', 'ignore', 'pipe'], env });
   let err = '';
   child.stderr.on('data', (d) => (err = (err + d).slice(-2000)));
   child.on('exit', (code) => code && code !== 0 && process.stderr.write(`${cmd} exited ${code}: ${err}\n`));
@@ -87,6 +101,19 @@ if (withPipe) {
   const port = await freePort();
   const child = start('node', ['-e', PIPE_SOURCE, String(port), String(redisPort)]);
   targets.push({ name: 'pipe', port, pid: child.pid });
+}
+if (withToxiproxy) {
+  const apiPort = await freePort();
+  const port = await freePort();
+  // LOG_LEVEL=warn, as lab:vs-toxiproxy runs it: at info it logs every accepted connection.
+  const child = start(/** @type {string} */ (toxiproxyServer), ['-host', '127.0.0.1', '-port', String(apiPort)], { ...process.env, LOG_LEVEL: 'warn' });
+  await waitPort(apiPort);
+  const res = await globalThis.fetch(`http://127.0.0.1:${apiPort}/proxies`, {
+    method: 'POST',
+    body: JSON.stringify({ name: 'redis', listen: `127.0.0.1:${port}`, upstream: `127.0.0.1:${redisPort}` }),
+  });
+  if (res.status !== 201) throw new Error(`toxiproxy refused the proxy: ${res.status} ${await res.text()}`);
+  targets.push({ name: 'toxiproxy', port, pid: child.pid });
 }
 /** @type {[string, string][]} */
 const builds = [['new', here], ...(oldDir ? /** @type {[string, string][]} */ ([['old', path.resolve(oldDir)]]) : [])];
@@ -134,6 +161,8 @@ if (names.includes('old')) pairs.push(['new', 'old']);
 if (names.includes('haproxy')) pairs.push(['new', 'haproxy']);
 if (names.includes('pipe')) pairs.push(['new', 'pipe']);
 if (names.includes('pipe') && names.includes('haproxy')) pairs.push(['pipe', 'haproxy']);
+if (names.includes('toxiproxy')) pairs.push(['new', 'toxiproxy']);
+if (names.includes('toxiproxy') && names.includes('pipe')) pairs.push(['pipe', 'toxiproxy']);
 if (names.includes('direct')) pairs.push(['haproxy', 'direct'], ['new', 'direct']);
 for (const [label, byTarget] of results) {
   console.log(`\nredis-benchmark GET ${label}, ${rounds} alternating rounds`);
