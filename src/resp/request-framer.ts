@@ -18,12 +18,12 @@ export interface RequestFramerOptions extends FramerOptions {
 const enum State {
   Start, // before a request's first byte
   Count, // digits of `*N`
-  CountLf,
+  CountLf, // the byte after the count's CR (Redis skips it unread: any byte will do)
   Dollar, // before an argument's `$`
   BulkLen, // digits of `$L`
-  BulkLenLf,
+  BulkLenLf, // the byte after the length's CR (skipped unread, as CountLf)
   Data, // inside an argument's bytes
-  DataCr,
+  DataCr, // the two bytes after an argument's data: Redis skips them unread (CRLF from any client)
   DataLf,
   Inline, // inside an inline line
   Desync,
@@ -39,7 +39,9 @@ const enum State {
  * lies whole in the chunk; the state machine in `slow()` takes over only for the request a chunk
  * boundary cuts, for inline commands (inline-line.ts) and to name the error of invalid input.
  * Blank inline lines and `*0` / `*-1` are no-ops to Redis: consumed, never reported, so a gap
- * between one frame's `end` and the next frame's `start` holds only such bytes.
+ * between one frame's `end` and the next frame's `start` holds only such bytes. Like redis-server
+ * 7.0 (processMultibulkBuffer), the byte after a header's CR and the two bytes after an argument's
+ * data are skipped, not checked: a request Redis executes is never a desync here.
  */
 export class RequestFramer implements Framer {
   private readonly sink: FrameSink<RequestFrame>;
@@ -137,7 +139,6 @@ export class RequestFramer implements Framer {
           break;
         }
         case State.CountLf:
-          if (buf[p] !== Byte.LF) return this.fail(end, p, 'expected LF after multibulk length');
           p++;
           if (this.length.negative || this.length.value === 0) {
             this.state = State.Start; // `*0` and `*-1`: Redis reads them and does nothing
@@ -166,7 +167,6 @@ export class RequestFramer implements Framer {
           break;
         }
         case State.BulkLenLf:
-          if (buf[p] !== Byte.LF) return this.fail(end, p, 'expected LF after bulk length');
           p++;
           this.startArg(p, end, this.length.value);
           this.state = State.Data;
@@ -180,12 +180,10 @@ export class RequestFramer implements Framer {
           break;
         }
         case State.DataCr:
-          if (buf[p] !== Byte.CR) return this.fail(end, p, 'expected CR after bulk data');
           this.state = State.DataLf;
           p++;
           break;
         case State.DataLf:
-          if (buf[p] !== Byte.LF) return this.fail(end, p, 'expected LF after bulk data');
           p++;
           if (++this.argIndex === this.argc) {
             this.state = State.Start;
