@@ -47,11 +47,15 @@ export function registerAnalyze(program: Command): void {
     )
     .action(async (file: string, flags: AnalyzeFlags) => {
       const options = analyzeOptionsFromFlags(flags);
-      checkOutputs({ '--html': flags.html, '--json': flags.json }, {}, [file]);
+      const outputs = { '--html': flags.html, '--json': flags.json };
+      // Checked before the read, but a missing folder is made only once the trace has read: a
+      // trace that fails leaves nothing behind (--html out/x.html made out/ for nothing).
+      checkOutputs(outputs, {}, [file], { makeFolders: false });
       const trace = await readTrace(file, { argSizes: false }).catch((err: unknown) => {
         if (err instanceof TraceFormatError) throw new ConfigError('TRACE', file, `a redis-rtt trace (${err.message})`);
         throw err;
       });
+      checkOutputs(outputs, {}, [file]);
       const analysis = analyzeTrace(trace, options);
       if (flags.html !== undefined) await writeFile(flags.html, renderHtml(analysis, file));
       if (flags.json !== undefined) {

@@ -26,8 +26,15 @@ export async function writeJsonTarget(target: string, text: string): Promise<str
  * made, as --hgrm-dir's is): a bad path is an exit 2 naming the flag, not a stack trace after the
  * run. `dirs` are folders to write into (--hgrm-dir), the rest files; `-` is stdout. `reads` are the
  * files the command reads: an output on one of them would replace it (analyze t.trace --html t.trace).
+ * Every output is checked before any folder is made, so a refusal leaves nothing behind; with
+ * `makeFolders: false` none is made (analyze checks before it reads the trace, and makes them once it has).
  */
-export function checkOutputs(files: Record<string, string | undefined>, dirs: Record<string, string | undefined> = {}, reads: readonly string[] = []): void {
+export function checkOutputs(
+  files: Record<string, string | undefined>,
+  dirs: Record<string, string | undefined> = {},
+  reads: readonly string[] = [],
+  { makeFolders = true }: { makeFolders?: boolean } = {},
+): void {
   for (const [flag, path] of [...Object.entries(files), ...Object.entries(dirs)]) {
     if (path?.trim() === '') throw new ConfigError(flag, path, 'a file path');
   }
@@ -39,17 +46,39 @@ export function checkOutputs(files: Record<string, string | undefined>, dirs: Re
     const earlier = given.slice(0, i).find(([, other]) => sameFile(other, path));
     if (earlier !== undefined) throw new ConfigError(flag, path, `a path other than ${earlier[0]}'s`);
   }
-  const check = (flag: string, path: string, folder: string): void => {
+  const folders: [flag: string, path: string, folder: string][] = [
+    ...given.map(([flag, path]): [string, string, string] => [flag, path, dirname(path)]),
+    ...Object.entries(dirs).filter((e): e is [string, string] => e[1] !== undefined).map(([flag, path]): [string, string, string] => [flag, path, path]),
+  ];
+  const refuse = (flag: string, path: string, err: unknown): ConfigError =>
+    new ConfigError(flag, path, `a path whose folder can be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  for (const [flag, path, folder] of folders) {
     try {
-      mkdirSync(folder, { recursive: true });
-      accessSync(folder, constants.W_OK);
+      checkFolderWritable(folder);
       if (folder !== path && statSync(path, { throwIfNoEntry: false })?.isDirectory()) throw Object.assign(new Error(), { code: 'EISDIR' });
     } catch (err) {
-      throw new ConfigError(flag, path, `a path whose folder can be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw refuse(flag, path, err);
     }
-  };
-  for (const [flag, path] of Object.entries(files)) if (path !== undefined && !jsonToStdout(path)) check(flag, path, dirname(path));
-  for (const [flag, path] of Object.entries(dirs)) if (path !== undefined) check(flag, path, path);
+  }
+  if (!makeFolders) return;
+  for (const [flag, path, folder] of folders) {
+    try {
+      mkdirSync(folder, { recursive: true });
+    } catch (err) {
+      throw refuse(flag, path, err);
+    }
+  }
+}
+
+/**
+ * Throws as mkdir or a write there would (ENOTDIR, EACCES) without making anything: the folder, or
+ * its nearest ancestor that exists when it does not yet, is a folder this process can write.
+ */
+function checkFolderWritable(folder: string): void {
+  let at = resolve(folder);
+  for (let up = dirname(at); statSync(at, { throwIfNoEntry: false }) === undefined && up !== at; up = dirname(at)) at = up;
+  if (!statSync(at).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+  accessSync(at, constants.W_OK);
 }
 
 /** `-` is stdout for --json only: any other output given `-` wrote a file named "-" in the working folder. */

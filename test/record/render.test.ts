@@ -164,4 +164,20 @@ describe('redis-rtt analyze (CLI)', () => {
     writeFileSync(bad, `${lines[0]}\n{"type":"cmd"}\n`);
     expect(await run(bad)).toMatchObject({ code: 2, err: expect.stringContaining('bad.trace:2: "t" must be a number') });
   });
+
+  it('a trace that fails to read makes no folder for --html or --json; one that reads makes them', async () => {
+    // The outputs were checked by making their folders, before the read: a typo in TRACE left out/ behind.
+    const html = join(dir, 'made', 'deep', 'x.html');
+    const json = join(dir, 'made-json', 'x.json');
+    expect(await run(join(dir, 'missing.trace'), '--html', html, '--json', json)).toMatchObject({ code: 2, err: expect.stringContaining('cannot read') });
+    expect([existsSync(join(dir, 'made')), existsSync(join(dir, 'made-json'))]).toEqual([false, false]);
+    // A folder that cannot be made is still refused before the read, naming the flag.
+    const under = join(file, 'x.html');
+    expect(await run(join(dir, 'missing.trace'), '--html', under)).toMatchObject({ code: 2, err: expect.stringContaining('--html: invalid value') });
+    // Refused as a whole: --json's folder is not made when --html's cannot be.
+    expect(await run(file, '--json', json, '--html', under)).toMatchObject({ code: 2, err: expect.stringContaining('(ENOTDIR)') });
+    expect(existsSync(join(dir, 'made-json'))).toBe(false);
+    expect(await run(file, '--html', html, '--json', json)).toMatchObject({ code: 0 });
+    expect([readFileSync(html, 'utf8'), readFileSync(json, 'utf8')]).toEqual([expect.stringContaining('<svg'), expect.stringContaining('"projections"')]);
+  });
 });
