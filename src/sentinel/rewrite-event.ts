@@ -1,7 +1,7 @@
 import { RewriteBuffer } from '../cluster/rewrite-common.js';
 import { isArray } from '../cluster/rewrite-slots.js';
 import { parseFrame, RespTreeError, type RespNode } from '../resp/reply-tree.js';
-import { finish, isInstanceAddress } from './rewrite-reply.js';
+import { finish, instanceName, isInstanceAddress } from './rewrite-reply.js';
 import type { SentinelBuffers, SentinelRewriteContext, SentinelRewriteResult } from './types.js';
 
 const INSTANCE_TYPES = new Set(['master', 'slave', 'replica', 'sentinel']);
@@ -13,7 +13,7 @@ const PORT = /^\d{1,5}$/;
  * channel:
  * - `<type> <name> <ip> <port> [@ <master-name> <master-ip> <master-port>]`, type master, slave
  *   or sentinel (`+sdown`, `+slave`, `+sentinel`, `+odown`, `+slave-reconf-done`, ...): the
- *   instance's ip and port, its name when that is `ip:port`, and the master's ip and port;
+ *   instance's ip and port, its name when that is `ip:port` (`[ip]:port`), and the master's ip and port;
  * - `<master-name> <old-ip> <old-port> <new-ip> <new-port>` (`+switch-master`): both addresses.
  * Every other frame, and every other payload (`+new-epoch 5`, `+tilt`), is unchanged.
  */
@@ -31,9 +31,9 @@ export function rewriteSentinelEvent(bytes: Buffer, ctx: SentinelRewriteContext)
   const rb: SentinelBuffers = { nodes: new RewriteBuffer(ctx.nodes), sentinels: new RewriteBuffer(ctx.sentinels) };
   const tokens = payload.text.split(' ');
   if (tokens.length >= 4 && INSTANCE_TYPES.has(tokens[0]!) && PORT.test(tokens[3]!)) {
-    const before = `${tokens[2]}:${tokens[3]}`;
+    const before = instanceName(tokens[2]!, tokens[3]!);
     swap(tokens, 2, tokens[0] === 'sentinel' ? rb.sentinels : rb.nodes);
-    if (tokens[1] === before) tokens[1] = `${tokens[2]}:${tokens[3]}`;
+    if (tokens[1] === before) tokens[1] = instanceName(tokens[2]!, tokens[3]!);
     if (tokens[4] === '@' && tokens.length >= 8) swap(tokens, 6, rb.nodes);
   } else if (tokens.length === 5 && PORT.test(tokens[2]!) && PORT.test(tokens[4]!)) {
     swap(tokens, 1, rb.nodes);

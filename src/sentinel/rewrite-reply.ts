@@ -1,6 +1,7 @@
-import { RewriteBuffer, splitHostPort } from '../cluster/rewrite-common.js';
+import { RewriteBuffer } from '../cluster/rewrite-common.js';
 import { isArray } from '../cluster/rewrite-slots.js';
 import type { RealAddress } from '../cluster/types.js';
+import { formatEndpoint } from '../endpoint.js';
 import { applySplices, expectShape, mapGet, parseFrame, RespTreeError, type RespNode } from '../resp/reply-tree.js';
 import type { SentinelBuffers, SentinelRewriteContext, SentinelRewriteKind, SentinelRewriteResult } from './types.js';
 
@@ -25,7 +26,7 @@ export function sentinelSubcommand(name: string, args: readonly Buffer[]): strin
  * Rewrites the addresses in one whole reply to a SENTINEL subcommand (sentinelSubcommand's):
  * GET-MASTER-ADDR-BY-NAME's `[ip, port]`, and in every instance entry of MASTER, MASTERS,
  * REPLICAS / SLAVES and SENTINELS (a RESP3 map or RESP2's flat key/value array) the fields `ip`,
- * `port`, `name` when it is that `ip:port` (a replica's; a sentinel's name is its run id, a
+ * `port`, `name` when it is that `ip:port` or `[ip]:port` (a replica's; a sentinel's name is its run id, a
  * master's its name), and `master-host` / `master-port`. Other fields and every other byte stay.
  * Error and null replies pass. Pure: the listeners come through `ctx`.
  */
@@ -83,8 +84,7 @@ function rewriteEntry(entry: RespNode, rb: RewriteBuffer, nodes: RewriteBuffer):
     if (listener) {
       rb.replace(ip!, listener.host);
       rb.replace(port!, String(listener.port));
-      const named = name?.text ? splitHostPort(name.text) : undefined;
-      if (named && named.host === real.host && named.port === real.port) rb.replace(name!, `${listener.host}:${listener.port}`);
+      if (name?.text === instanceName(real.host, real.port)) rb.replace(name, instanceName(listener.host, listener.port));
     }
   }
   const masterHost = mapGet(entry, 'master-host');
@@ -104,6 +104,15 @@ function rewriteEntry(entry: RespNode, rb: RewriteBuffer, nodes: RewriteBuffer):
 function address(host: RespNode, port: RespNode): RealAddress | undefined {
   if (host.items !== null || host.text === null || port.text === null) return undefined;
   return isInstanceAddress(host.text, port.text) ? { host: host.text, port: Number(port.text) } : undefined;
+}
+
+/**
+ * The name Sentinel gives a replica (and an instance in its events): its address as Redis's
+ * anetFormatAddr writes it, `ip:port`, or `[ip]:port` for an IPv6 address. Matching the bare
+ * `ip:port` instead left every IPv6 replica's name pointing at the node itself.
+ */
+export function instanceName(host: string, port: number | string): string {
+  return formatEndpoint({ kind: 'tcp', host, port: Number(port) });
 }
 
 /**

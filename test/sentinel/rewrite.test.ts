@@ -86,6 +86,25 @@ describe('SENTINEL replies', () => {
   });
 });
 
+describe('IPv6 instances', () => {
+  // Redis names a replica by anetFormatAddr: "[::1]:47202" for an IPv6 address (redis-server 7.0.15, sentinel monitor on ::1).
+  const v6: SentinelRewriteContext = (() => {
+    const listeners: Record<string, number> = { '::1:47201': 9001, '::1:47202': 9002 };
+    const side: RewriteContext = { selfHost: '::1', listenerFor: (host, port) => (listeners[`${host}:${port}`] ? { host: '::1', port: listeners[`${host}:${port}`]! } : undefined) };
+    return { nodes: side, sentinels: { selfHost: '::1', listenerFor: () => undefined } };
+  })();
+  const bulk = (s: string): string => `$${s.length}\r\n${s}\r\n`;
+
+  it("a replica's name [ip]:port becomes its listener's, as its ip and port do, in a REPLICAS reply and in a +slave event", () => {
+    const fields = ['name', '[::1]:47202', 'ip', '::1', 'port', '47202', 'flags', 'slave', 'master-host', '::1', 'master-port', '47201'];
+    const reply = rewriteSentinelReply(b(`*1\r\n%6\r\n${fields.map(bulk).join('')}`), 'REPLICAS', v6);
+    expect(plain(reply.bytes)).toEqual([{ name: '[::1]:9002', ip: '::1', port: '9002', flags: 'slave', 'master-host': '::1', 'master-port': '9001' }]);
+    const payload = 'slave [::1]:47202 ::1 47202 @ mymaster ::1 47201';
+    const event = rewriteSentinelEvent(b(`*3\r\n${['message', '+slave', payload].map(bulk).join('')}`), v6);
+    expect(plain(event.bytes)).toEqual(['message', '+slave', 'slave [::1]:9002 ::1 9002 @ mymaster ::1 9001']);
+  });
+});
+
 describe('Sentinel events', () => {
   const expected = (stream: Buffer): string =>
     stream
