@@ -134,14 +134,27 @@ export function checkTlsFiles(
   else if (listen.ca !== undefined) readCertificate(listen.ca, listenNames.ca);
 }
 
+/**
+ * Reads a PEM certificate file. A lone certificate outside its validity period is refused: every
+ * handshake that verifies it would fail ("certificate has expired"), so a served or presented
+ * certificate, or a single CA, is named at start. A CA bundle's other certificates are not read
+ * (a system bundle may hold an old expired root beside the one in use).
+ */
 export function readCertificate(file: string, flag: string): Buffer {
   const pem = readFile(file, flag);
+  let cert: X509Certificate;
   try {
-    new X509Certificate(pem);
+    cert = new X509Certificate(pem);
   } catch (err) {
     throw new ConfigError(flag, file, `a PEM certificate (${(err as Error).message})`);
   }
+  if (pem.toString('latin1').split('-----BEGIN CERTIFICATE-----').length === 2) checkValidNow(cert, file, flag, Date.now());
   return pem;
+}
+
+function checkValidNow(cert: X509Certificate, file: string, flag: string, nowMs: number): void {
+  if (Date.parse(cert.validTo) < nowMs) throw new ConfigError(flag, file, `a certificate valid now (it expired ${cert.validTo})`);
+  if (Date.parse(cert.validFrom) > nowMs) throw new ConfigError(flag, file, `a certificate valid now (it is valid from ${cert.validFrom})`);
 }
 
 function readPair(certFile: string, keyFile: string, certFlag: string, keyFlag: string): { cert: Buffer; key: Buffer } {
