@@ -128,7 +128,8 @@ export function summarizeReply(v: RefValue): ExpectedReply {
   const out: ExpectedReply = { start: v.start, end: v.end, type: v.type };
   if (v.type === '-' || v.type === '!') {
     const word = (v.text ?? Buffer.alloc(0)).toString('latin1').split(' ')[0]!;
-    out.errorPrefix = word.length >= 1 && word.length <= 32 && /^[\x21-\x7e]+$/.test(word) ? word : '?';
+    // Only a word that can be a Redis error code (upper case, digits, _ and -) is kept: short-text.ts.
+    out.errorPrefix = word.length >= 1 && word.length <= 32 && /^[A-Z0-9_-]+$/.test(word) ? word : '?';
   }
   if (v.type === '+' && v.text!.length <= 32) out.simple = v.text!.toString('utf8');
   if (v.type === '*' || v.type === '>') {
