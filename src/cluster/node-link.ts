@@ -17,7 +17,7 @@ export interface SelectableNode {
   readonly role: ListenerRole;
 }
 
-const SELECTOR_HELP = 'SELECTOR=LINK, SELECTOR a node address (host:port), a node id prefix, masters, replicas or sentinels; LINK a preset or rtt=2ms/...';
+const SELECTOR_HELP = 'SELECTOR=LINK, SELECTOR a node address (host:port or [ipv6]:port), a node id prefix, masters, replicas or sentinels; LINK a preset or rtt=2ms/...';
 
 /** Parses `SELECTOR=LINK` (the link may hold `=` itself: `masters=rtt=2ms`). */
 export function parseNodeLink(text: string, flag = '--node-link'): NodeLinkRule {
@@ -31,10 +31,12 @@ export function parseNodeLink(text: string, flag = '--node-link'): NodeLinkRule 
 }
 
 const ROLE_SELECTORS = new Set(['masters', 'replicas', 'sentinels']);
+/** An IPv6 node address as typed everywhere else (`[::1]:6380`); a node's upstream holds it bare (`::1:6380`). */
+const BRACKETED = /^\[([0-9a-f:.]+)\]:(\d+)$/i;
 
 export function checkSelector(selector: string, flag: string): void {
-  const ok = ROLE_SELECTORS.has(selector) || /^[^:\s]*:\d+$/.test(selector) || /^[0-9a-f]{1,40}$/i.test(selector);
-  if (!ok) throw new ConfigError(flag, selector, 'a node address (host:port), a node id prefix (hex), masters, replicas or sentinels');
+  const ok = ROLE_SELECTORS.has(selector) || /^[^:\s]*:\d+$/.test(selector) || BRACKETED.test(selector) || /^[0-9a-f]{1,40}$/i.test(selector);
+  if (!ok) throw new ConfigError(flag, selector, 'a node address (host:port or [ipv6]:port), a node id prefix (hex), masters, replicas or sentinels');
 }
 
 /** Roles are read at call time, so a role selector follows a failover. */
@@ -42,6 +44,8 @@ export function selects(selector: string, node: SelectableNode): boolean {
   if (selector === 'masters') return node.role === 'master';
   if (selector === 'replicas') return node.role === 'replica';
   if (selector === 'sentinels') return node.role === 'sentinel';
+  const v6 = BRACKETED.exec(selector);
+  if (v6) return node.upstream === `${v6[1]}:${v6[2]}`;
   if (selector.includes(':')) return selector.startsWith(':') ? node.upstream.endsWith(selector) : node.upstream === selector;
   return node.id !== '' && node.id.toLowerCase().startsWith(selector.toLowerCase());
 }

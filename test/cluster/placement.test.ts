@@ -62,6 +62,11 @@ describe('--node-link selectors', () => {
     expect(selects(':7004', r)).toBe(true);
     expect([selects('abcd', m), selects('ABCD', m), selects('abce', m)]).toEqual([true, true, false]);
   });
+  it('[ipv6]:port, as an IPv6 address is typed everywhere else, picks the node whose upstream holds it bare', () => {
+    const v6 = { id: '::1:47201', upstream: '::1:47201', role: 'master' as const };
+    expect(parseNodeLink('[::1]:47201=rtt=7ms').selector).toBe('[::1]:47201');
+    expect([selects('[::1]:47201', v6), selects('[::1]:47202', v6), selects('[::1]:47201', m)]).toEqual([true, false, false]);
+  });
   it('parses SELECTOR=LINK where the link holds = too, and refuses bad ones naming the flag', () => {
     expect(parseNodeLink('masters=rtt=2ms').link.update).toEqual({ rttUs: 2000 });
     expect(parseNodeLink('replicas=same-az').link.name).toBe('same-az');
