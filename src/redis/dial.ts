@@ -92,9 +92,12 @@ export function dialRedisReady(at: Endpoint, o: DialOptions = {}, timeoutMs = 10
 /**
  * An errno code alone (ECONNREFUSED: the message only repeats it), or a TLS code with its reason
  * (UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate), so a failed
- * verification is named in the log.
+ * verification is named in the log. An OpenSSL error (an alert from the peer) has its reason in
+ * `reason`: its message is OpenSSL's whole error line (an address, a source file and line, a
+ * newline), which made a start-up error two lines of internals.
  */
-export function describeFailure(err: NodeJS.ErrnoException): string {
+export function describeFailure(err: NodeJS.ErrnoException & { reason?: unknown }): string {
   if (err.code === undefined) return err.message;
+  if (err.code.startsWith('ERR_SSL_') && typeof err.reason === 'string' && err.reason !== '') return `${err.code} (${err.reason})`;
   return err.message.includes(err.code) ? err.code : `${err.code} (${err.message})`;
 }
