@@ -97,7 +97,7 @@ export class TlsStagePair {
     plain.on('error', (err: NodeJS.ErrnoException) => {
       this.failed = true;
       if (!secured) counters.handshakeFailures++;
-      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${err.message}`.replace(/ +/g, ' '));
+      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${reasonOf(err)}`.replace(/ +/g, ' '));
       this.endUp('reset');
     });
     plain.on('close', () => this.endDown(this.failed ? 'reset' : 'end'));
@@ -238,4 +238,13 @@ function clientCertificateError(socket: tls.TLSSocket, secure: tls.TLSSocketOpti
   const handle = (socket as unknown as { _handle?: { verifyError?: () => NodeJS.ErrnoException | null } })._handle;
   if (typeof handle?.verifyError !== 'function') return Object.assign(new Error('client certificate could not be checked'), { code: 'ERR_TLS_VERIFY' });
   return handle.verifyError() ?? undefined;
+}
+
+/**
+ * What went wrong, in one line: an OpenSSL error's `reason` ("tlsv1 alert unknown ca"), whose
+ * message is OpenSSL's whole error line (an address, a source file and line, a newline) that split
+ * the log line in two; any other error's message.
+ */
+function reasonOf(err: Error & { reason?: unknown }): string {
+  return typeof err.reason === 'string' && err.reason !== '' ? err.reason : err.message;
 }

@@ -226,6 +226,8 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       );
       expect(bad).toMatch(/certificate verify failed|SSL/i);
       await vi.waitUntil(() => logs.some((l) => /client TLS .*(unknown ca|alert)/i.test(l)), { timeout: 3000, interval: 10 });
+      // One line with the alert's reason, not OpenSSL's whole error line (an address, a source file, a newline).
+      expect(logs.find((l) => /client TLS/.test(l))).toMatch(/^conn \d+: client TLS ERR_SSL_TLSV1_ALERT_UNKNOWN_CA tlsv1 alert unknown ca$/);
       const { stdout } = await run('redis-cli', ['--tls', '--cacert', p.tlsCaFile!, '-p', String(p.port), 'PING']);
       expect(stdout.trim()).toBe('PONG');
       expect(p.stats().tls!.handshakeFailures).toBeGreaterThanOrEqual(1);
