@@ -201,12 +201,14 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     }
     delete file[key];
   }
-  if (Object.keys(fileKeys).length > 0) out.fileKeys = fileKeys;
   for (const [key, attr] of Object.entries(REPEATABLE)) {
     if (!(key in file)) continue;
+    // Only the file's entries: a check that refuses the list names the key.
+    if (((out[attr] as string[] | undefined) ?? []).length === 0) fileKeys[attr] = key;
     out[attr] = [...(file[key] as string[]), ...((out[attr] as string[] | undefined) ?? [])];
     delete file[key];
   }
+  if (Object.keys(fileKeys).length > 0) out.fileKeys = fileKeys;
   if ('link' in file) {
     // Flags left at their defaults (--jitter 0, --jitter-dist uniform) must not undo the file's link.
     for (const attr of LINK_FLAGS) if (!given(attr)) out[attr] = undefined;
@@ -222,6 +224,22 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     delete file.record;
   }
   return { flags: out as F, file };
+}
+
+/** Sentinel mode's flags, by the attribute mergeProxyConfig records a file's value under. */
+const SENTINEL_FLAG_ATTRS: Record<string, string> = { '--sentinel': 'sentinel', '--sentinel-master': 'sentinelMaster', '--sentinel-user': 'sentinelUser' };
+
+/**
+ * A ConfigError naming a sentinel-mode flag whose value came from the config file, re-said under the
+ * file's key (`proxy.json: sentinelMaster`): the start's checks (no sentinel answers, an unknown
+ * master, a user without a password) name the flag, and the user typed none. As sentinelFromFlags
+ * names the file's sentinelMaster and sentinelUser without sentinels.
+ */
+export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: Readonly<Record<string, string>> }): unknown {
+  if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
+  const attr = SENTINEL_FLAG_ATTRS[err.flag];
+  const key = attr === undefined ? undefined : flags.fileKeys?.[attr];
+  return key === undefined ? err : new ConfigError(`${flags.config ?? 'config'}: ${key}`, err.value, err.accepts);
 }
 
 /** Link keys a flag sets together (`--rtt` both delays, `--loss` both losses), and the file's keys it replaces. */

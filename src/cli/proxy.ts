@@ -27,7 +27,7 @@ import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { checkTlsFiles, loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
 import { checkAddressFlags, limitsFromFlags, type ProxyFlags } from './proxy-flags.js';
-import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
+import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig, withFileKey, type ProxyConfig } from './proxy-config.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
@@ -107,7 +107,10 @@ export function registerProxy(program: Command): void {
       const config = flags.config === undefined ? undefined : mergeProxyConfig(flags, command, await readProxyConfig(flags.config));
       // The token's environment variable is a flag given: it wins over the file's controlToken.
       if (config && process.env[CONTROL_TOKEN_ENV] && command.getOptionValueSource('controlToken') !== 'cli') config.flags.controlToken = undefined;
-      await runProxy(config?.flags ?? flags, config?.file ?? {});
+      const merged = config?.flags ?? flags;
+      await runProxy(merged, config?.file ?? {}).catch((err: unknown) => {
+        throw withFileKey(err, merged);
+      });
     });
 }
 

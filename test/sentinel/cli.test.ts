@@ -204,7 +204,7 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
     expect(JSON.parse(withPassword.stdout)).toMatchObject({ sentinelUser: 'rtt', sentinelPassword: '(redacted)' });
     expect(withPassword.stdout).not.toContain('f1le-s3cret');
     const cases: [object, RegExp][] = [
-      [{ ...base, sentinelUser: 'rtt' }, /--sentinel-user: invalid value "rtt"; expected a password with it/],
+      [{ ...base, sentinelUser: 'rtt' }, /\.json: sentinelUser: invalid value "rtt"; expected a password with it/],
       [{ upstream: setup.nodes[0]!.address, sentinelRefreshMs: 100 }, /\.json: sentinelRefreshMs: invalid value 100; expected to be used with sentinels/],
       [{ upstream: setup.nodes[0]!.address, sentinelPassword: 'x' }, /\.json: sentinelPassword: invalid value "\(redacted\)"; expected to be used with sentinels/],
       [{ ...base, sentinelRefreshMs: 5 }, /\.json: sentinelRefreshMs: invalid value 5; expected milliseconds, at least 10/],
