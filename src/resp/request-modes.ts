@@ -33,8 +33,6 @@ export class RequestModes {
    * counted wrong.
    */
   private monitoring = false;
-  /** The kind of the last request admitted (refused() reads it). */
-  private lastKind: number = CommandKind.Normal;
   /** The open transaction's queued commands that act at EXEC, or null while it has none. */
   private queued: QueuedEffect[] | null = null;
   /** Effects of the last EXEC admitted as ExecFollowed, until takeQueued(). */
@@ -46,7 +44,6 @@ export class RequestModes {
     this.inMulti = o.inMulti;
     this.skipNext = o.skipNext;
     this.monitoring = o.monitoring;
-    this.lastKind = o.lastKind;
     this.queued = o.queued === null ? null : [...o.queued];
   }
 
@@ -75,9 +72,10 @@ export class RequestModes {
   /**
    * A MONITOR or a MULTI got an error reply (NOPERM, or not allowed in RESP2 pub/sub): the
    * connection is not monitoring (the next MONITOR is answered), or not in a transaction (what is
-   * sent from now on runs at once). Kind Normal: an error reply no request waited for; right after
-   * a CLIENT REPLY OFF or SKIP (nothing sent since) it is that command's, refused: replies stay on.
-   * Requests sent behind the refused command before its error came were taken as it being in force.
+   * sent from now on runs at once). Kind Normal: an error reply no request waited for. Under a
+   * CLIENT REPLY OFF or SKIP that worked Redis writes no error, so while one is in force (or pending)
+   * this error is its refusal: replies are on again, also when requests were sent behind it (those
+   * sent before its error came were taken as it being in force).
    */
   refused(kind: number): void {
     if (kind === CommandKind.Monitor) {
@@ -86,10 +84,9 @@ export class RequestModes {
       this.inMulti = false;
       this.queued = null;
     } else if (kind === CommandKind.Normal) {
-      // Under a CLIENT REPLY OFF or SKIP that worked Redis writes no error: this one is its refusal.
-      if (this.lastKind === CommandKind.ClientReplyOff) this.replyOff = false;
-      else if (this.lastKind === CommandKind.ClientReplySkip) this.skipNext = false;
-      this.lastKind = CommandKind.Normal;
+      // (Not by the last request's kind: a PING pipelined behind a refused OFF left it on for good.)
+      if (this.replyOff) this.replyOff = false;
+      else this.skipNext = false;
     }
   }
 
@@ -117,7 +114,6 @@ export class RequestModes {
   admit(kind: number, argc: number): number {
     const skipThis = this.skipNext;
     this.skipNext = false;
-    this.lastKind = kind;
     switch (kind) {
       case CommandKind.ClientReplyOn:
         this.replyOff = false;
