@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 
@@ -10,6 +11,15 @@ beforeAll(async () => {
 afterAll(async () => {
   await redis?.stop();
 });
+
+/** True when a TCP connect to the port is refused (nothing listens). */
+function refuses(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => (s.destroy(), resolve(false)));
+    s.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'ECONNREFUSED'));
+  });
+}
 
 /** What Redis logs for a connection to its TLS port that closed before or during the handshake. */
 const EOF_LINE = /Error accepting a client connection/;
@@ -44,6 +54,8 @@ it('a proxy start toward a TLS Redis leaves no handshake error in Redis\'s log',
 it('a TLS Redis that is down at start is still refused from the first client on', async () => {
   const down = await startPrivateRedis({ tls: true });
   down.kill('SIGKILL');
+  // kill() does not wait for the process to go: until it has, its port still accepts.
+  await vi.waitUntil(() => refuses(down.port!), { timeout: 10_000, interval: 20 });
   const logs: string[] = [];
   const proxy = await startSingleNodeProxy({
     upstream: down.address,
