@@ -13,7 +13,7 @@ import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '.
 import { checkZones, parseClusterMode } from '../cluster/options.js';
 import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import { addLinkFlags, linkFromFlags } from './link-flags.js';
-import { addTimelineFlags, timelineFromFlags } from './timeline-flags.js';
+import { addTimelineFlags, rampingScheduleMoves, timelineFromFlags } from './timeline-flags.js';
 import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
@@ -133,9 +133,13 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   // Written when the proxy stops: a path that cannot take it is refused now, not after the session.
   checkOutputs({ '--stats-json': flags.statsJson }, {}, [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined));
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
-  // A file's rttWave or rttSeries moves the link as its flag does (the flag wins when both are given).
-  const fileLinkMoves = (['rttWave', 'rttSeries'] as const).filter((k) => file[k] !== undefined && flags[k] === undefined);
-  const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log, fileLinkMoves });
+  // A file's rttWave or rttSeries moves the link as its flag does (the flag wins when both are given); so
+  // does a schedule's ramp, whose link line holds only its target.
+  const moreLinkMoves = [
+    ...(['rttWave', 'rttSeries'] as const).filter((k) => file[k] !== undefined && flags[k] === undefined),
+    ...rampingScheduleMoves(timeline.linkSchedule, file.linkSchedule),
+  ];
+  const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log, moreLinkMoves });
   let proxy: RedisRttProxy;
   try {
     const fdWarning = fdLimitWarning();

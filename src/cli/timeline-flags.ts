@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { parseLinkSchedule } from '../link/schedule.js';
 import { parseJsonText } from '../validation/json-text.js';
 
 /** Flags for a link that moves over time (docs/link-over-time.md): a wave, a schedule file, a replayed series. */
@@ -45,4 +46,15 @@ function readText(path: string, flag: string): string {
   } catch (err) {
     throw new ConfigError(flag, path, `a readable file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
+}
+
+/**
+ * The trace header's linkMoves entry for a schedule with a ramp: `--link-schedule`, or the config file's
+ * `linkSchedule` when no flag gave one (the flag wins). A ramp moves the delays between the trace's link
+ * lines, which hear of its target at the step's start only, as a wave moves them without any line.
+ */
+export function rampingScheduleMoves(fromFlag: unknown, fromFile: unknown): string[] {
+  const [schedule, name] = fromFlag !== undefined ? [fromFlag, '--link-schedule'] : [fromFile, 'linkSchedule'];
+  if (schedule === undefined) return [];
+  return parseLinkSchedule(schedule, name).steps.some((step) => step.rampUs !== undefined) ? [name] : [];
 }

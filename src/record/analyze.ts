@@ -196,15 +196,16 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
 }
 
 /**
- * --rtt-wave and --rtt-series move the link per chunk and write no link line: every round trip is taken to
- * have paid the header's base link, so the what-if adds the target RTT on top of what the wave or series added.
+ * --rtt-wave and --rtt-series move the link per chunk and write no link line, and a schedule's ramp writes
+ * only its target at its start: every round trip is taken to have paid the link line in effect (the header's
+ * base link without one), so the what-if adds the target RTT on top of what the moves added.
  */
 function movingLinkWarning(moves: readonly string[] | undefined, baseRttUs: number): string[] {
   if (moves === undefined || moves.length === 0) return [];
   return [
-    `the link moved with ${moves.join(' and ')} while recording, and the trace holds its base link only ` +
-      `(RTT ${baseRttUs === 0 ? '0' : fmtUsSetting(baseRttUs)}): each round trip is priced as if it paid that, so the what-if ` +
-      'counts what the link added on top of it again; record on a fixed link (--rtt, --preset, PUT /link) to project',
+    `the link moved with ${moves.join(' and ')} while recording, and the trace holds the links set, not those moves ` +
+      `(RTT ${baseRttUs === 0 ? '0' : fmtUsSetting(baseRttUs)} at its start): each round trip is priced as if it paid the one set, so ` +
+      'the what-if counts what the link added on top of it again; record on a fixed link (--rtt, --preset, PUT /link) to project',
   ];
 }
 

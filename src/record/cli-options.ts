@@ -32,8 +32,12 @@ export interface RecordContext {
   /** Whether the proxy charges one RTT for connection set-up. */
   handshake: boolean;
   log?: (line: string) => void;
-  /** The config file's keys that move the link with no flag of their own given (rttWave, rttSeries): named in the header as the flags are. */
-  fileLinkMoves?: readonly string[];
+  /**
+   * What else moves the link between its link lines, named in the header after --rtt-wave and --rtt-series:
+   * the config file's rttWave and rttSeries with no flag of their own given, a schedule that ramps
+   * (--link-schedule, or the file's linkSchedule).
+   */
+  moreLinkMoves?: readonly string[];
 }
 
 /** Spread into ProxyOptions (onEvent, keyHash, argSizes); then close() on shutdown. */
@@ -112,7 +116,7 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
     handshake: ctx.handshake,
   });
   const linkMoves = [flags.rttWave !== undefined ? '--rtt-wave' : '', flags.rttSeries !== undefined ? '--rtt-series' : ''].filter((f) => f !== '');
-  linkMoves.push(...(ctx.fileLinkMoves ?? []));
+  linkMoves.push(...(ctx.moreLinkMoves ?? []));
   let recorder;
   try {
     const overwrite = flags.recordOverwrite === true;

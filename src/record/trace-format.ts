@@ -29,7 +29,8 @@ export interface TraceHeader {
   link: TraceLink;
   /**
    * Flags that moved the link while recording without `link` lines of their own (`--rtt-wave`,
-   * `--rtt-series`): the trace holds the base link only, so analyze cannot price what each round trip paid.
+   * `--rtt-series`, a `--link-schedule` ramp): the trace holds the links set, not those moves, so analyze
+   * cannot price what each round trip paid.
    */
   linkMoves?: string[];
   tool?: string;

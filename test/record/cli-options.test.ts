@@ -63,7 +63,7 @@ describe('--record flags', () => {
     expect(trace.header.linkMoves).toEqual(['--rtt-wave', '--rtt-series']);
     const [warning] = analyzeTrace(trace).trace.warnings;
     expect(warning).toContain('the link moved with --rtt-wave and --rtt-series while recording');
-    expect(warning).toContain('(RTT 1.2ms)');
+    expect(warning).toContain('(RTT 1.2ms at its start)');
     const fixed = recordOptionsFromFlags({ record: join(dir, 'fixed.trace') }, ctx)!;
     await fixed.close();
     const plain = await readTrace(join(dir, 'fixed.trace'));

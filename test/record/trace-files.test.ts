@@ -104,6 +104,33 @@ describe('redis-rtt proxy --record against real Redis', () => {
     expect((JSON.parse(readFileSync(flagged, 'utf8').split('\n')[0]!) as { linkMoves?: string[] }).linkMoves).toEqual(['--rtt-wave']);
   });
 
+  it('a --link-schedule (or a config file\'s linkSchedule) that ramps is named in the header; one that only steps is not', { timeout: 60_000 }, async () => {
+    // A ramp's link line holds its target from the step's start: the delays it moved through were in no
+    // line, and the header read as a link that only stepped, so analyze priced the ramp at its target.
+    const ramp = [{ at: '0s', link: { rttUs: 2000 } }, { at: '30s', link: { rttUs: 20_000 }, ramp: '10s' }];
+    const steps = [{ at: '0s', link: { rttUs: 2000 } }, { at: '30s', link: { rttUs: 20_000 } }];
+    const headerOf = async (name: string, args: string[]): Promise<{ linkMoves?: string[] }> => {
+      const p = await startCliProxy(['--compensate', '0', '--record', join(dir, name), ...args]);
+      expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
+      return JSON.parse(readFileSync(join(dir, name), 'utf8').split('\n')[0]!) as { linkMoves?: string[] };
+    };
+    const file = (name: string, json: unknown): string => {
+      writeFileSync(join(dir, name), JSON.stringify(json));
+      return join(dir, name);
+    };
+    const rampFile = file('ramp.json', ramp);
+    expect((await headerOf('ramp-flag.trace', ['--upstream', redis.address, '--link-schedule', rampFile])).linkMoves).toEqual(['--link-schedule']);
+    const config = file('ramp-config.json', { upstream: redis.address, linkSchedule: { loop: true, steps: ramp } });
+    expect((await headerOf('ramp-file.trace', ['--config', config])).linkMoves).toEqual(['linkSchedule']);
+    // The flag's schedule wins over the file's: one that only steps has every change in its link lines.
+    const stepsFile = file('steps.json', steps);
+    expect((await headerOf('steps-flag.trace', ['--config', config, '--link-schedule', stepsFile])).linkMoves).toBeUndefined();
+    expect((await headerOf('wave-ramp.trace', ['--upstream', redis.address, '--rtt-wave', 'sine:60s:1ms', '--link-schedule', rampFile])).linkMoves).toEqual([
+      '--rtt-wave',
+      '--link-schedule',
+    ]);
+  });
+
   it('a start that fails leaves no trace file, so the same command runs once the cause is gone', { timeout: 60_000 }, async () => {
     const busy = createServer();
     await new Promise<void>((done) => busy.listen(0, '127.0.0.1', done));
