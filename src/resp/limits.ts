@@ -5,7 +5,12 @@ import type { FramerOptions } from './types.js';
  * redis-server would close the connection with a protocol error, and nowhere else.
  */
 
-/** PROTO_INLINE_MAX_SIZE: an inline line (or a `*`/`$` header) longer than this is an error. */
+/**
+ * PROTO_INLINE_MAX_SIZE: an inline line (or a `*`/`$` header) longer than this is an error. Redis
+ * checks it only when a read (16 KiB at most) ends before the line's LF, so a line of up to 80 KiB
+ * that arrives at once may still run (7.0.15 ran one of 81,905 bytes written whole, and refused one
+ * of 70,005 written in 1,000-byte pieces): past 64 KiB the framer desyncs, which may be too early.
+ */
 export const INLINE_MAX_BYTES = 64 * 1024;
 /** A multibulk count above INT_MAX is "invalid multibulk length". */
 export const MULTIBULK_MAX_ARGS = 2 ** 31 - 1;
