@@ -60,6 +60,7 @@ export class ProxyListener {
     this.server = this.newServer(false);
     this.refusals = new RefusalWatch({
       upstream: o.upstream,
+      tls: o.upstreamTls,
       stopListening: () => this.server.close(),
       listenAgain: () => this.listenAgain(),
       log: o.log,

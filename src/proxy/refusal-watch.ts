@@ -36,9 +36,7 @@ export const START_DIAL_WAIT_MS = 250;
  * otherwise or is unanswered within `waitMs`. Never rejects. A Redis that is down when the proxy
  * starts is then refused from the first client on, instead of the first one being accepted and
  * reset (docs/redis-down.md). The TCP connect is the answer; to a TLS Redis (`secure`) the dial
- * then finishes its handshake (again at most `waitMs`) and ends with a close_notify, because a TCP
- * connection closed before or during the handshake makes Redis log "Error accepting a client
- * connection: ... unexpected eof while reading" at every proxy start.
+ * then closes as closeAnswered() says.
  */
 export function upstreamRefuses(upstream: Endpoint, secure?: tls.ConnectionOptions, waitMs = START_DIAL_WAIT_MS): Promise<boolean> {
   return new Promise((resolve) => {
@@ -47,27 +45,40 @@ export function upstreamRefuses(upstream: Endpoint, secure?: tls.ConnectionOptio
     const s = dialRedis(upstream, { tls: secure, onTls: (r) => (raw = r) });
     // Resolved once the socket has closed: the start leaves no handle of its own behind.
     s.once('close', () => resolve(refused));
-    let timer = setTimeout(() => s.destroy(), waitMs);
-    const answered = (): void => {
+    const timer = setTimeout(() => s.destroy(), waitMs);
+    (raw ?? s).once('connect', () => {
       clearTimeout(timer);
-      if (secure === undefined) s.destroy();
-      else timer = setTimeout(() => s.destroy(), waitMs);
-    };
-    (raw ?? s).once('connect', answered);
-    s.once('secureConnect', () => {
-      clearTimeout(timer);
-      s.end();
+      closeAnswered(s, secure !== undefined, waitMs);
     });
-    s.once('error', (err: NodeJS.ErrnoException) => {
+    s.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      refused = isRefusal(err.code);
+      refused ||= isRefusal(err.code);
       s.destroy();
     });
   });
 }
 
+/**
+ * Closes a dial whose TCP connect was the answer. To a TLS Redis it first finishes the handshake
+ * (at most `waitMs`) and ends with a close_notify: a TCP connection closed before or during the
+ * handshake makes Redis log "Error accepting a client connection: ... unexpected eof while
+ * reading", at every proxy start and every return of a Redis that was down. The caller handles
+ * the socket's errors.
+ */
+function closeAnswered(s: net.Socket, secure: boolean, waitMs: number): void {
+  if (!secure) return void s.destroy();
+  const timer = setTimeout(() => s.destroy(), waitMs);
+  s.once('secureConnect', () => {
+    clearTimeout(timer);
+    s.end();
+  });
+  s.once('close', () => clearTimeout(timer));
+}
+
 export interface RefusalWatchOptions {
   upstream: Endpoint;
+  /** The upstream's TLS options (`--upstream-tls`): the probe then closes its dial cleanly. */
+  tls?: tls.ConnectionOptions;
   /** Stop accepting clients (close the listening socket, not the connections). */
   stopListening: () => void;
   /** Listen again on the same address; a rejection is logged and the probe goes on. */
@@ -112,10 +123,13 @@ export class RefusalWatch {
   }
 
   private dial(): void {
-    // A TCP connect is the answer: no TLS and no command, even to a TLS upstream.
-    const s = (this.probe = dialRedis(this.o.upstream));
-    s.once('connect', () => {
-      s.destroy();
+    // A TCP connect is the answer, with no command; a TLS upstream's handshake only to close cleanly.
+    let raw: net.Socket | undefined;
+    const s = (this.probe = dialRedis(this.o.upstream, { tls: this.o.tls, onTls: (r) => (raw = r) }));
+    let answered = false;
+    (raw ?? s).once('connect', () => {
+      answered = true;
+      closeAnswered(s, this.o.tls !== undefined, START_DIAL_WAIT_MS);
       if (this.closed) return;
       this.o.listenAgain().then(
         () => {
@@ -128,9 +142,9 @@ export class RefusalWatch {
         },
       );
     });
-    s.once('error', () => {
+    s.on('error', () => {
       s.destroy();
-      this.schedule();
+      if (!answered) this.schedule();
     });
   }
 }

@@ -51,7 +51,7 @@ it('a proxy start toward a TLS Redis leaves no handshake error in Redis\'s log',
   expect(redis.stderr()).toMatch(/Ready to accept connections/);
 });
 
-it('a TLS Redis that is down at start is still refused from the first client on', async () => {
+it('a TLS Redis down at start is refused from the first client on; its return is learnt with no handshake error logged', async () => {
   const down = await startPrivateRedis({ tls: true });
   down.kill('SIGKILL');
   // kill() does not wait for the process to go: until it has, its port still accepts.
@@ -65,6 +65,15 @@ it('a TLS Redis that is down at start is still refused from the first client on'
   });
   try {
     expect(logs).toContain("upstream refused the start-up's dial: not listening until it answers, so clients are refused as by Redis itself");
+    // The probe that learns Redis is back used to connect TCP and close: one more error line in its log.
+    await down.restart();
+    await vi.waitUntil(() => logs.includes('upstream answers again: listening'), { timeout: 10_000, interval: 20 });
+    const c = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true, maxRetriesPerRequest: 0 });
+    await c.connect();
+    expect(await c.ping()).toBe('PONG');
+    c.disconnect();
+    expect(down.stderr()).toMatch(/Ready to accept connections/);
+    expect(down.stderr()).not.toMatch(EOF_LINE);
   } finally {
     await proxy.close();
     await down.stop();
