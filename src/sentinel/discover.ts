@@ -1,6 +1,7 @@
 import type tls from 'node:tls';
 import { DISCOVERY_CLIENT_NAME, type UpstreamAuth } from '../cluster/discover.js';
 import type { RealAddress } from '../cluster/types.js';
+import { formatEndpoint } from '../endpoint.js';
 import { NetworkError } from '../errors.js';
 import { describeFailure } from '../redis/dial.js';
 import { rawCommands, rawField, type RawReply } from '../redis/raw-command.js';
@@ -36,20 +37,22 @@ export async function readSentinel(
     ['SENTINEL', 'SENTINELS', master],
     ['SENTINEL', 'MASTERS'],
   ];
+  // As the user types it ([::1]:26379): it ends up in the exit-2 message and the start-up warning.
+  const where = formatEndpoint({ kind: 'tcp', ...at });
   let replies: RawReply[];
   try {
     replies = await rawCommands({ kind: 'tcp', ...at }, cmds, o.timeoutMs ?? 2000, o.tls);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new NetworkError(`sentinel ${at.host}:${at.port}: ${o.tls ? describeFailure(e) : e.message}`, e.code);
+    throw new NetworkError(`sentinel ${where}: ${o.tls ? describeFailure(e) : e.message}`, e.code);
   }
   if (login && replies[0]?.type === '-') {
-    throw new NetworkError(`sentinel ${at.host}:${at.port}: AUTH failed: ${replies[0].text} (check --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD)`);
+    throw new NetworkError(`sentinel ${where}: AUTH failed: ${replies[0].text} (check --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD)`);
   }
   const [, addr, replicas, sentinels, masters] = login ? replies.slice(1) : replies;
   if (addr?.type === '-') {
     const hint = /NOAUTH/.test(addr.text ?? '') ? ' (set REDIS_RTT_SENTINEL_PASSWORD, and --sentinel-user for an ACL user)' : '';
-    throw new NetworkError(`sentinel ${at.host}:${at.port}: SENTINEL GET-MASTER-ADDR-BY-NAME answered ${addr.text}${hint}`);
+    throw new NetworkError(`sentinel ${where}: SENTINEL GET-MASTER-ADDR-BY-NAME answered ${addr.text}${hint}`);
   }
   const primary = addressOf(addr?.items?.[0], addr?.items?.[1]);
   return {

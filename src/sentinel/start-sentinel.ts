@@ -6,6 +6,7 @@ import { NodeStarter } from '../cluster/node-starter.js';
 import { checkStartPartition, startPartition } from '../cluster/start-cluster.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
+import { formatEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { startSingleNodeProxy } from '../proxy/index.js';
 import type { ProxyOptions } from '../proxy/types.js';
@@ -115,7 +116,7 @@ async function firstReading(
       if (!(x.reading instanceof Error)) return;
       const on = i === 0 ? ' (its listener is --listen)' : '';
       const why = x.reading.message.replace(/^sentinel \S+: /, '');
-      log(`warning: sentinel ${nodeKey(x.sentinel.host, x.sentinel.port)}${on} did not answer at start: ${why}; its listener turns clients away until it does`);
+      log(`warning: sentinel ${shown(x.sentinel)}${on} did not answer at start: ${why}; its listener turns clients away until it does`);
     });
     return found.reading as SentinelReading;
   }
@@ -126,9 +127,14 @@ async function firstReading(
   }
   const answered = all.filter((x) => !(x.reading instanceof Error)).map((x) => x.reading as SentinelReading);
   if (answered.length === 0) {
-    const given = all.map((x) => nodeKey(x.sentinel.host, x.sentinel.port)).join(',');
+    const given = all.map((x) => shown(x.sentinel)).join(',');
     throw new ConfigError('--sentinel', given, `a sentinel that answers (${failures.map((f) => f.message).join('; ')})`);
   }
-  const known = answered.map((r) => `${nodeKey(r.sentinel.host, r.sentinel.port)} monitors ${r.masters.length > 0 ? r.masters.join(', ') : 'no master'}`);
+  const known = answered.map((r) => `${shown(r.sentinel)} monitors ${r.masters.length > 0 ? r.masters.join(', ') : 'no master'}`);
   throw new ConfigError('--sentinel-master', master, `a master name the sentinels monitor (${known.join('; ')})`);
+}
+
+/** A sentinel as the user types it in --sentinel (`[::1]:26379`, not the bare key `::1:26379`): what its messages show. */
+function shown(a: RealAddress): string {
+  return formatEndpoint({ kind: 'tcp', ...a });
 }
