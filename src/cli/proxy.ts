@@ -10,7 +10,7 @@ import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
-import { checkZones, parseClusterMode } from '../cluster/options.js';
+import { checkZones, DEFAULT_CLUSTER, parseClusterMode } from '../cluster/options.js';
 import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import { addLinkFlags, linkFromFlags } from './link-flags.js';
 import { addTimelineFlags, rampingScheduleMoves, timelineFromFlags } from './timeline-flags.js';
@@ -181,8 +181,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       listenPorts: flags.listenPorts,
       zones: flags.zones === undefined ? undefined : checkZones(parsePositiveInt(flags.zones, '--zones', 16)),
       clientZones: flags.clientZones === undefined ? undefined : parsePositiveInt(flags.clientZones, '--client-zones', 16),
-      sameZoneLink: flags.sameZoneLink,
-      crossZoneLink: flags.crossZoneLink,
+      // Their defaults are the start's own: passed only when set, so one given without --zones is refused.
+      sameZoneLink: flags.sameZoneLink === DEFAULT_CLUSTER.sameZoneLink ? undefined : flags.sameZoneLink,
+      crossZoneLink: flags.crossZoneLink === DEFAULT_CLUSTER.crossZoneLink ? undefined : flags.crossZoneLink,
       nodeLinks: flags.nodeLink,
     };
     // The file's options without a flag (rttWave, ...) under what the flags set.

@@ -4,7 +4,7 @@ import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
 import { planControl, type ControlPlan } from '../proxy/start-control.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { parseNodeLink, type NodeLinkRule } from './node-link.js';
-import { checkClientZones, checkZones, DEFAULT_CLUSTER, parsePortRange, type ClusterProxyOptions } from './options.js';
+import { checkClientZones, checkZoneLinks, checkZones, DEFAULT_CLUSTER, parsePortRange, type ClusterProxyOptions } from './options.js';
 
 /** Cluster mode's options, checked before any listener opens. */
 export interface ClusterSettings {
@@ -35,6 +35,7 @@ export function clusterSettings(options: ProxyOptions & ClusterProxyOptions, log
   const control = planControl(options);
   const zoneCount = checkZones(options.zones);
   const clientZoneCount = checkClientZones(options.clientZones, zoneCount);
+  checkZoneLinks(options, zoneCount);
   const rules = (options.nodeLinks ?? []).map((t) => parseNodeLink(t));
   const zoneLinks =
     zoneCount === undefined

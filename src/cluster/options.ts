@@ -26,6 +26,17 @@ export function parseClusterMode(text: string | undefined, flag = '--cluster'): 
   throw new ConfigError(flag, text, 'auto | on | off');
 }
 
+/**
+ * `--same-zone-link` and `--cross-zone-link` are the links of the zones' nodes: without `--zones` every
+ * node takes the link given (--rtt, --preset), so one given was ignored without a word. Refused, naming it.
+ */
+export function checkZoneLinks(links: { sameZoneLink?: string | undefined; crossZoneLink?: string | undefined }, zoneCount: number | undefined): void {
+  if (zoneCount !== undefined) return;
+  for (const [flag, link] of [['--same-zone-link', links.sameZoneLink], ['--cross-zone-link', links.crossZoneLink]] as const) {
+    if (link !== undefined) throw new ConfigError(flag, link, 'to be given with --zones (without zones every node takes the link given: --rtt, --preset, --node-link)');
+  }
+}
+
 /** `--client-zones N`: needs `--zones`, and N at most its count (a client zone with no node in it would be all cross-zone). */
 export function checkClientZones(clientZones: number | undefined, zoneCount: number | undefined, flag = '--client-zones'): number | undefined {
   if (clientZones === undefined) return undefined;

@@ -71,6 +71,9 @@ function refuseNodeOptions(options: ProxyOptions): void {
   if (options.zones !== undefined) throw new ConfigError('--zones', String(options.zones), `${only}; for a single Redis give its link (--rtt, --preset)`);
   const rule = options.nodeLinks?.[0];
   if (rule !== undefined) throw new ConfigError('--node-link', rule, `${only}; for a single Redis give its link (--rtt, --preset)`);
+  for (const [flag, link] of [['--same-zone-link', options.sameZoneLink], ['--cross-zone-link', options.crossZoneLink]] as const) {
+    if (link !== undefined) throw new ConfigError(flag, link, `${only}, with --zones; for a single Redis give its link (--rtt, --preset)`);
+  }
   // Both place or name the listeners of the other nodes, of which one Redis has none: a user who
   // gave them expected those listeners (or rewritten replies) and got neither, without a word.
   if (options.listenPorts !== undefined) throw new ConfigError('--listen-ports', options.listenPorts, `${only}; a single Redis has one listener, --listen`);

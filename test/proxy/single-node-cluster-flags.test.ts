@@ -2,15 +2,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterSettings } from '../../src/cluster/cluster-settings.js';
 import { startProxy } from '../../src/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
 /**
- * --listen-ports and --announce-host place and name the listeners of a cluster's other nodes: a
- * single Redis has none, and both were ignored without a word (the user expected them to apply).
+ * --listen-ports and --announce-host place and name the listeners of a cluster's other nodes, and
+ * --same-zone-link and --cross-zone-link are the links of its zones: a single Redis has none of them,
+ * and each was ignored without a word (the user expected it to apply).
  */
-describe('--listen-ports and --announce-host against a single Redis', () => {
+describe('cluster-only flags against a single Redis', () => {
   let redis: PrivateRedis;
   const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-single-cluster-flags-'));
   beforeAll(async () => {
@@ -32,6 +34,8 @@ describe('--listen-ports and --announce-host against a single Redis', () => {
       ['--announce-host', 'proxy.example', ['--upstream', redis.address, '--listen', '127.0.0.1:0', '--cluster', 'off', '--announce-host', 'proxy.example']],
       ['--listen-ports', '7100-7110', ['--config', config('listenPorts', '7100-7110')]],
       ['--announce-host', 'proxy.example', ['--config', config('announceHost', 'proxy.example')]],
+      ['--same-zone-link', 'rtt=1ms', ['--upstream', redis.address, '--listen', '127.0.0.1:0', '--same-zone-link', 'rtt=1ms']],
+      ['--cross-zone-link', 'cross-region', ['--config', config('crossZoneLink', 'cross-region')]],
     ] as const;
     for (const [flag, value, args] of cases) {
       const r = await runCli(['proxy', '--compensate', '0', ...args]);
@@ -47,5 +51,22 @@ describe('--listen-ports and --announce-host against a single Redis', () => {
     await expect(startProxy({ upstream: redis.address, listen: '127.0.0.1:0', announceHost: 'proxy.example' })).rejects.toThrow(
       /^announceHost: invalid value "proxy.example"; expected cluster or Sentinel mode only/,
     );
+    await expect(startProxy({ upstream: redis.address, listen: '127.0.0.1:0', sameZoneLink: 'rtt=1ms' })).rejects.toThrow(
+      /^sameZoneLink: invalid value "rtt=1ms"; expected cluster or Sentinel mode only/,
+    );
+  });
+
+  it('a flag left at its default is not refused: the start runs', { timeout: 60_000 }, async () => {
+    const p = await startCliProxy(['--upstream', redis.address, '--compensate', '0', '--same-zone-link', 'same-az']);
+    expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
+  });
+});
+
+describe('--same-zone-link and --cross-zone-link in cluster or Sentinel mode without --zones', () => {
+  it('are refused naming the flag: without zones every node takes the link given', () => {
+    const base = { upstream: '127.0.0.1:30001', listen: '127.0.0.1:0' };
+    expect(() => clusterSettings({ ...base, crossZoneLink: 'rtt=3ms' }, () => {})).toThrow(/^--cross-zone-link: invalid value "rtt=3ms"; expected to be given with --zones/);
+    expect(() => clusterSettings({ ...base, sameZoneLink: 'rtt=1ms' }, () => {})).toThrow(/^--same-zone-link: invalid value "rtt=1ms"; expected to be given with --zones/);
+    expect(clusterSettings({ ...base, zones: 2, sameZoneLink: 'rtt=1ms' }, () => {}).zoneLinks?.same.name).toBe('rtt=1ms');
   });
 });
