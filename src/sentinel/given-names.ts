@@ -23,8 +23,17 @@ export class GivenNames {
           for (const { address } of found) if (!byAddress.has(nodeKey(address, g.port))) byAddress.set(nodeKey(address, g.port), g);
         }),
     );
-    // A sentinel given both ways (by name and by IP) keeps its IP: that is the one the others announce.
-    for (const g of given) byAddress.delete(nodeKey(g.host, g.port));
+    // A sentinel given both ways (by name and by IP) keeps its IP: that is the one the others announce,
+    // and the name stands for it (one listener, not one per spelling with its traffic split in two).
+    for (const g of given) {
+      const key = nodeKey(g.host, g.port);
+      const name = byAddress.get(key);
+      byAddress.delete(key);
+      if (!name) continue;
+      // The name's other addresses (::1 beside 127.0.0.1) with it.
+      for (const [k, v] of byAddress) if (v === name) byAddress.set(k, g);
+      byAddress.set(nodeKey(name.host, name.port), g);
+    }
     return new GivenNames(byAddress);
   }
 

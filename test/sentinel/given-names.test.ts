@@ -52,3 +52,23 @@ describe('a sentinel given by a host name', () => {
     }
   });
 });
+
+describe('a sentinel given both by name and by IP', () => {
+  it('has one listener, the first given one (--listen), and the other sentinels\' replies point clients to it', async () => {
+    // Its own setup: the one above stops its first sentinel.
+    const both = await startPrivateSentinel({ replicas: 1, sentinels: 2 });
+    const [first, second] = both.sentinelAddresses as [string, string];
+    const p = await startSentinelProxy({ sentinels: [`localhost:${portOf(first)}`, first, second], sentinelMaster: both.masterName, log: () => undefined });
+    try {
+      const sentinels = p.nodes().filter((n) => n.role === 'sentinel');
+      expect(sentinels.map((n) => n.id).sort()).toEqual([first, second].sort());
+      expect(sentinels.find((n) => n.id === first)!.listen).toBe(`${p.host}:${p.port}`);
+      const other = sentinels.find((n) => n.id === second)!;
+      const replies = await untilPong(net.connect({ host: '127.0.0.1', port: portOf(other.listen) }), [['SENTINEL', 'SENTINELS', both.masterName], ['PING']]);
+      expect(replies).toContain(`$${String(p.port).length}\r\n${p.port}\r\n`);
+    } finally {
+      await p.close();
+      await both.stop();
+    }
+  }, 30_000);
+});
