@@ -29,6 +29,8 @@ export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0
     return { kind: 'unix', path };
   }
   if (s.startsWith('/') || s.startsWith('./')) return { kind: 'unix', path: s };
+  // An IPv6 host alone, as a name alone: the port it leaves out is connectPort ("[::1]" was read as host "[:", port "1]").
+  if (connect && /^\[[0-9A-Fa-f:.]+\]$/.test(s)) return { kind: 'tcp', host: s.slice(1, -1), port: connectPort };
   let host = defaultHost;
   let portText = s;
   const v6 = /^\[([^\]]+)\]:(\d+)$/.exec(s);

@@ -24,6 +24,13 @@ describe('endpoint', () => {
     expect(parseEndpoint(':0', '--listen', '0.0.0.0')).toEqual({ kind: 'tcp', host: '0.0.0.0', port: 0 });
   });
 
+  it('an address to connect to may leave out its port, an IPv6 one in brackets too: the default port', () => {
+    expect(parseEndpoint('localhost', '--upstream', '127.0.0.1', 6379)).toEqual({ kind: 'tcp', host: 'localhost', port: 6379 });
+    expect(parseEndpoint('[::1]', '--sentinel', '127.0.0.1', 26379)).toEqual({ kind: 'tcp', host: '::1', port: 26379 });
+    // A listen address has no default port.
+    expect(() => parseEndpoint('[::1]', '--listen')).toThrow(/--listen/);
+  });
+
   it('a Redis address needs a host and a port 1-65535, and errors name the flag', () => {
     for (const bad of ['6379', ':6379', 'h:0', 'h:65536', 'h:x', 'unix:', './r.sock']) {
       expect(() => parseAddress(bad, '--redis'), bad).toThrow(/--redis: invalid value .*host:port/);
