@@ -130,8 +130,10 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const tls = { ...definedOnly(file, ['upstreamTls', 'listenTls']), ...definedOnly(tlsFromFlags(flags)) } as Pick<ProxyOptions, 'upstreamTls' | 'listenTls'>;
   let compensationUs = calibrate ? undefined : ((file.compensationUs as ProxyOptions['compensationUs']) ?? parseCompensateFlag(flags.compensate));
   const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
-  // Written when the proxy stops: a path that cannot take it is refused now, not after the session.
-  checkOutputs({ '--stats-json': flags.statsJson }, {}, [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined));
+  // Written when the proxy stops: a path that cannot take it is refused now, not after the session. Its
+  // folder is made then too: a start that fails (or --print-config) leaves none behind.
+  const statsJson = { '--stats-json': flags.statsJson };
+  checkOutputs(statsJson, {}, [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined), { makeFolders: false });
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
   // A file's rttWave or rttSeries moves the link as its flag does (the flag wins when both are given); so
   // does a schedule's ramp, whose link line holds only its target.
@@ -278,7 +280,10 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     const r = await record.close();
     process.stderr.write(`redis-rtt: trace ${record.path}: ${JSON.stringify(r)}\n`);
   }
-  if (flags.statsJson) await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
+  if (flags.statsJson) {
+    checkOutputs(statsJson);
+    await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
+  }
 }
 
 /** The entries of `o` (only `keys`, when given) that are not undefined: they then override, absent ones do not. */
