@@ -135,12 +135,13 @@ export function checkTlsFiles(
 }
 
 /**
- * Reads a PEM certificate file. A lone certificate outside its validity period is refused: every
- * handshake that verifies it would fail ("certificate has expired"), so a served or presented
- * certificate, or a single CA, is named at start. A CA bundle's other certificates are not read
- * (a system bundle may hold an old expired root beside the one in use).
+ * Reads a PEM certificate file. A certificate outside its validity period is refused: every
+ * handshake that verifies it would fail ("certificate has expired"), so it is named at start. The
+ * first certificate of a served or presented file (`leaf`: the certificate, then its chain) is
+ * checked, and a CA file's when it holds one; a CA bundle's are not (a system bundle may hold an
+ * old expired root beside the one in use).
  */
-export function readCertificate(file: string, flag: string): Buffer {
+export function readCertificate(file: string, flag: string, leaf = false): Buffer {
   const pem = readFile(file, flag);
   let cert: X509Certificate;
   try {
@@ -148,7 +149,7 @@ export function readCertificate(file: string, flag: string): Buffer {
   } catch (err) {
     throw new ConfigError(flag, file, `a PEM certificate (${(err as Error).message})`);
   }
-  if (pem.toString('latin1').split('-----BEGIN CERTIFICATE-----').length === 2) checkValidNow(cert, file, flag, Date.now());
+  if (leaf || pem.toString('latin1').split('-----BEGIN CERTIFICATE-----').length === 2) checkValidNow(cert, file, flag, Date.now());
   return pem;
 }
 
@@ -158,7 +159,7 @@ function checkValidNow(cert: X509Certificate, file: string, flag: string, nowMs:
 }
 
 function readPair(certFile: string, keyFile: string, certFlag: string, keyFlag: string): { cert: Buffer; key: Buffer } {
-  const cert = readCertificate(certFile, certFlag);
+  const cert = readCertificate(certFile, certFlag, true);
   const keyPem = readFile(keyFile, keyFlag);
   let key;
   try {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -63,6 +63,10 @@ it('an expired or not yet valid certificate exits 2 naming the flag or key, befo
     { args: [...up, '--listen-tls', '--tls-cert', expired.cert, '--tls-key', expired.key, '--print-config'], says: '--tls-cert: invalid value' },
     { args: ['proxy', '--config', config, '--compensate', 'off'], says: `proxy.json: listenTls.cert: invalid value "${expired.cert}"; expected a certificate valid now (it expired` },
   ];
+  // A served certificate with its chain after it: the first one is the certificate served.
+  const chain = join(dir, 'expired-chain.crt');
+  writeFileSync(chain, readFileSync(expired.cert, 'latin1') + readFileSync(ca, 'latin1'));
+  cases.push({ args: [...up, '--listen-tls', '--tls-cert', chain, '--tls-key', expired.key], says: `--tls-cert: invalid value "${chain}"; expected a certificate valid now` });
   const results = await Promise.all(cases.map((c) => runCli(c.args)));
   results.forEach((r, i) => {
     expect(r.code, r.stderr).toBe(2);
