@@ -50,6 +50,8 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   }
   checkLinkTogether(data.link);
   const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
+  // As the flag is refused without --rtt-series: the key alone (a config file's, the library's) ran without a word.
+  if (rttSeriesOnce && rttSeries === undefined) throw new ConfigError('--rtt-series-once', true, 'only with a series to replay (--rtt-series, rttSeries)');
   const timeline: LinkTimelineOptions = {
     wave: rttWave === undefined ? undefined : parseRttWave(rttWave),
     schedule: linkSchedule === undefined ? undefined : parseLinkSchedule(linkSchedule),

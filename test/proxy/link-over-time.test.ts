@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { monotonicNs } from '../../src/clock.js';
+import { startProxy } from '../../src/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
@@ -123,5 +124,17 @@ describe('a link that changes over time, with a real client', () => {
       expect(r.stderr).toMatch(cases[i]![1]);
       expect(r.stdout).toBe('');
     });
+  });
+
+  it('rttSeriesOnce without rttSeries is refused as --rtt-series-once alone is: in a config file and in the library', async () => {
+    // Only the flag was checked: the key alone started a proxy whose link never moved, without a word.
+    const config = join(dir, 'once.json');
+    await writeFile(config, JSON.stringify({ upstream: redis.address, listen: '127.0.0.1:0', rttSeriesOnce: true }));
+    const r = await runCli(['proxy', '--config', config, '--compensate', '0']);
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr).toMatch(/--rtt-series-once: invalid value true; expected only with a series to replay \(--rtt-series, rttSeries\)/);
+    await expect(startProxy({ upstream: redis.address, listen: '127.0.0.1:0', rttSeriesOnce: true })).rejects.toThrow(
+      /^rttSeriesOnce: invalid value true; expected only with a series to replay \(--rtt-series, rttSeries\)/,
+    );
   });
 });
