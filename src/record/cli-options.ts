@@ -4,7 +4,9 @@
  * flags and recordOptionsFromFlags(...) before startProxy; it spreads the result into the options and
  * awaits close() on shutdown.
  */
+import { accessSync, constants, lstatSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
@@ -100,8 +102,39 @@ export function checkRecordFlags(flags: RecordFlagValues): { maxBytes: number; k
   } else if (flags.tap === false) {
     // The trace is what the tap parses: without it the file would hold its header and no command.
     throw new ConfigError('--record', flags.record, 'a proxy that parses RESP: --no-tap (or "tap": false) records no command');
+  } else {
+    checkTracePath(flags.record, flags.recordOverwrite === true);
   }
   return { maxBytes, keys };
+}
+
+/**
+ * What opening the trace would refuse, found without creating it, so --print-config exits 2 where
+ * the start would (it printed and exited 0 for a trace in a missing folder or one that exists):
+ * a symlink, an existing file without --record-overwrite, a folder, or a folder that is not there
+ * or cannot be written. The start's open (recorder.ts) still decides, without a race.
+ */
+function checkTracePath(path: string, overwrite: boolean): void {
+  const found = lstatSync(path, { throwIfNoEntry: false });
+  let code: string | undefined;
+  if (found?.isSymbolicLink()) code = 'ELOOP';
+  else if (found !== undefined && !overwrite) code = 'EEXIST';
+  else if (found?.isDirectory()) code = 'EISDIR';
+  else {
+    try {
+      accessSync(found === undefined ? dirname(path) : path, constants.W_OK);
+    } catch (err) {
+      code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    }
+  }
+  if (code !== undefined) throw traceOpenError(path, code);
+}
+
+/** The ConfigError for a trace that cannot be opened, by the code its open gives. */
+function traceOpenError(path: string, code: string): ConfigError {
+  if (code === 'EEXIST') return new ConfigError('--record', path, 'a path that does not exist yet (or add --record-overwrite)');
+  if (code === 'ELOOP') return new ConfigError('--record', path, 'a path that is not a symlink');
+  return new ConfigError('--record', path, `a file that can be written (${code})`);
 }
 
 /**
@@ -122,10 +155,7 @@ export function recordOptionsFromFlags(flags: RecordFlagValues, ctx: RecordConte
     const overwrite = flags.recordOverwrite === true;
     recorder = createRecorder({ path: flags.record, maxBytes, keys, link: toTraceLink(ctx.link), linkMoves, log: ctx.log, overwrite });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') throw new ConfigError('--record', flags.record, 'a path that does not exist yet (or add --record-overwrite)');
-    if (code === 'ELOOP') throw new ConfigError('--record', flags.record, 'a path that is not a symlink');
-    throw new ConfigError('--record', flags.record, `a file that can be written (${code ?? (err as Error).message})`);
+    throw traceOpenError(flags.record, (err as NodeJS.ErrnoException).code ?? (err as Error).message);
   }
   const path = flags.record;
   const hooks: RecordHooks = {

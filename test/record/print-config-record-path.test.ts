@@ -1,0 +1,44 @@
+import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { runCli } from '../hardening/helpers/cli-proxy.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-print-record-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * docs/cli.md: --print-config "checks what the start checks ... so it exits 2 where the start
+ * would". A --record the start cannot open (a missing folder, an existing file, a symlink) printed
+ * the configuration and exited 0; the start then exited 2.
+ */
+it('--print-config exits 2 for a --record path the start cannot open, and creates no trace', async () => {
+  const existing = join(dir, 'old.trace');
+  writeFileSync(existing, 'x');
+  const link = join(dir, 'link.trace');
+  symlinkSync(join(dir, 'elsewhere.trace'), link);
+  const proxy = ['proxy', '--upstream', '127.0.0.1:1', '--print-config'];
+  const cases: { args: string[]; says: string }[] = [
+    { args: ['--record', join(dir, 'missing', 't.trace')], says: 'expected a file that can be written (ENOENT)' },
+    { args: ['--record', existing], says: 'expected a path that does not exist yet (or add --record-overwrite)' },
+    { args: ['--record', link, '--record-overwrite'], says: 'expected a path that is not a symlink' },
+  ];
+  const results = await Promise.all(cases.map((c) => runCli([...proxy, ...c.args])));
+  results.forEach((r, i) => {
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(`--record: invalid value "${cases[i]!.args[1]}"; ${cases[i]!.says}`);
+    expect(r.stdout).toBe('');
+  });
+  // The start says the same, from its open of the trace.
+  const start = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--listen', '127.0.0.1:0', '--compensate', 'off', '--record', existing]);
+  expect(start.code, start.stderr).toBe(2);
+  expect(start.stderr).toContain('expected a path that does not exist yet (or add --record-overwrite)');
+  // What the start can open prints, and --print-config creates nothing.
+  const fresh = join(dir, 'new.trace');
+  for (const args of [['--record', fresh], ['--record', existing, '--record-overwrite']]) {
+    const r = await runCli([...proxy, ...args]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ record: { file: args[1] } });
+  }
+  expect(existsSync(fresh)).toBe(false);
+});
