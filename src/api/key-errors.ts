@@ -96,14 +96,18 @@ const SERVER_KEY_OF_FLAG = new Map<string, string>([
   ['--seed', 'seed'],
 ]);
 
-/** `--link-schedule steps[0].at` -> `linkSchedule.steps[0].at`; undefined when no flag leads it. */
+/**
+ * `--link-schedule steps[0].at` -> `linkSchedule.steps[0].at`, `--rtt-series line 2` -> `rttSeries line 2`
+ * (a line of the text, not a key under it); undefined when no flag leads it.
+ */
 function keyOf(flag: string, keys: ReadonlyMap<string, string>): string | undefined {
   const space = flag.indexOf(' ');
   const head = space < 0 ? flag : flag.slice(0, space);
   const key = head.startsWith('-') ? keys.get(head) : undefined;
   if (key === undefined || space < 0) return key;
   const rest = flag.slice(space + 1);
-  return rest.startsWith('[') ? `${key}${rest}` : `${key}.${rest}`;
+  if (rest.startsWith('[')) return `${key}${rest}`;
+  return /^[\w$]+([.[]|$)/.test(rest) ? `${key}.${rest}` : `${key} ${rest}`;
 }
 
 async function namingKeys<T>(keys: ReadonlyMap<string, string>, start: () => Promise<T>): Promise<T> {

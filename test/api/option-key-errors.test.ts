@@ -42,6 +42,9 @@ describe('startProxy names the option key of a bad value', () => {
     [{ warmUpConnections: -1 }, 'warmUpConnections', -1],
     [{ rttWave: 'square' }, 'rttWave', 'square'],
     [{ linkSchedule: { loop: false, steps: [{ rttUs: 1000 }] } }, 'linkSchedule.steps[0].at', undefined],
+    [{ rttWave: 'sine:0s:1ms' }, 'rttWave.period', '0s'],
+    // A line of the series' text, not a key: it read `rttSeries.line 2`.
+    [{ rttSeries: '0,1\n1,x\n' }, 'rttSeries line 2', '1,x'],
     [{ nodeLinks: ['masters=cross-az'] }, 'nodeLinks', 'masters=cross-az'],
     [{ upstreamUser: 'rtt' }, 'upstreamUser', 'rtt'],
     [{ upstreamTls: { ca: '/nonexistent/ca.pem' } }, 'upstreamTls.ca', '/nonexistent/ca.pem'],
