@@ -133,7 +133,10 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   // Written when the proxy stops: a path that cannot take it is refused now, not after the session. Its
   // folder is made then too: a start that fails (or --print-config) leaves none behind.
   const statsJson = { '--stats-json': flags.statsJson };
-  checkOutputs(statsJson, {}, [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined), { makeFolders: false });
+  // The trace too, though it is opened at start (recorder.ts): on the --stats-json file it was replaced
+  // by the snapshot at exit, and on the --config file (with --record-overwrite) it replaced the config.
+  const reads = [flags.config, flags.toxics, flags.linkSchedule, flags.rttSeries].filter((f) => f !== undefined);
+  checkOutputs({ '--record': flags.record, ...statsJson }, {}, reads, { makeFolders: false });
   if (printOnly) checkRecordFlags(flags); // as the start would, without creating the trace
   // A file's rttWave or rttSeries moves the link as its flag does (the flag wins when both are given); so
   // does a schedule's ramp, whose link line holds only its target.

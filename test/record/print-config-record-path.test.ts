@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
@@ -41,4 +41,30 @@ it('--print-config exits 2 for a --record path the start cannot open, and create
     expect(JSON.parse(r.stdout)).toMatchObject({ record: { file: args[1] } });
   }
   expect(existsSync(fresh)).toBe(false);
+});
+
+/**
+ * The trace was not among the outputs the start checks against each other and against its inputs:
+ * on the --stats-json file it was replaced by the snapshot at exit, on the --config file (with
+ * --record-overwrite) it replaced the configuration, and `-` made a file named "-".
+ */
+it('--record on the --stats-json file, on the --config file or `-` exits 2 before the start opens it', async () => {
+  const config = join(dir, 'proxy.json');
+  const text = JSON.stringify({ upstream: '127.0.0.1:1', listen: '127.0.0.1:0', compensationUs: { up: 0, down: 0 } });
+  writeFileSync(config, text);
+  const same = join(dir, 'same.out');
+  const cases: { args: string[]; says: string }[] = [
+    { args: ['--stats-json', same, '--record', same, '--record-overwrite'], says: `--stats-json: invalid value "${same}"; expected a path other than --record's` },
+    { args: ['--record', config, '--record-overwrite'], says: `--record: invalid value "${config}"; expected a path other than ${config}, which is read, not written` },
+    { args: ['--record', '-'], says: '--record: invalid value "-"; expected a path (- means stdout for --json only)' },
+  ];
+  for (const printOnly of [[], ['--print-config']]) {
+    const results = await Promise.all(cases.map((c) => runCli(['proxy', '--config', config, ...c.args, ...printOnly])));
+    results.forEach((r, i) => {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(cases[i]!.says);
+    });
+  }
+  expect(readFileSync(config, 'utf8')).toBe(text);
+  expect(existsSync(same)).toBe(false);
 });
