@@ -206,6 +206,8 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       );
       const upstreamOptions = sentinel ? sentinel : { upstream: flags.upstream, cluster: flags.cluster, upstreamUser: flags.upstreamUser };
       process.stdout.write(renderEffectiveConfig({ ...common, ...upstreamOptions }, flags));
+      // It has no key: the output alone, fed back as a config, would start with auto.
+      if (calibrate) log('note: --compensate calibrate has no config key and is not in this output: give it as a flag with --config');
       return;
     }
     proxy = sentinel
