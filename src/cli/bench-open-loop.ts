@@ -13,7 +13,7 @@ import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-l
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
 import { isOpenLoopOk, OPEN_LOOP_MODES, type OpenLoopMode, type OpenLoopReport } from '../workload/open-loop/types.js';
 import { abortOnStop } from './stop-request.js';
-import { writeJsonTarget } from './json-out.js';
+import { writeJsonTarget, writeOutputFile } from './json-out.js';
 import { benchCompensation } from './compensate-flag.js';
 import { colorFor } from '../text-grid.js';
 
@@ -148,7 +148,7 @@ async function writeOpenLoopFiles(report: OpenLoopReport, flags: OpenLoopFlags):
     if (file !== undefined) written.push(file);
   }
   if (flags.html !== undefined) {
-    await writeFile(flags.html, renderOpenLoopHtml(report));
+    await writeOutputFile(flags.html, renderOpenLoopHtml(report));
     written.push(flags.html);
   }
   if (flags.hgrmDir !== undefined) {

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { jsonToStdout } from './json-out.js';
+import { jsonToStdout, writeOutputFile } from './json-out.js';
 import { renderCsv, renderHtml, renderMarkdown, renderTable } from '../report/index.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { BenchReport, BenchResult } from '../results/types.js';
@@ -38,7 +38,7 @@ export async function emitBenchReport(report: BenchReport, flags: BenchOutputFla
   ];
   for (const [file, render] of files) {
     if (file === undefined) continue;
-    await writeFile(file, render());
+    await writeOutputFile(file, render());
     written.push(file);
   }
   if (flags.hgrmDir !== undefined) written.push(...(await writeHgrms(report, flags.hgrmDir)));

@@ -112,7 +112,9 @@ export function registerBench(program: Command): void {
       }
       const given = (key: string): boolean => cmd.getOptionValueSource(key) === 'cli';
       refuseIgnoredFlags(flags, given);
-      checkOutputs({ '--json': flags.json, '--csv': flags.csv, '--markdown': flags.markdown, '--html': flags.html }, { '--hgrm-dir': flags.hgrmDir });
+      // Their folders are made as they are written: a run that fails to start leaves none behind.
+      const outputs = { '--json': flags.json, '--csv': flags.csv, '--markdown': flags.markdown, '--html': flags.html };
+      checkOutputs(outputs, { '--hgrm-dir': flags.hgrmDir }, [], { makeFolders: false });
       if (flags.cluster) return runClusterBenchCommand(flags, cmd);
       if (isOpenLoop(flags)) {
         const options = openLoopOptionsFromFlags(flags as OpenLoopFlags, given);

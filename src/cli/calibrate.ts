@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { runCalibrate, DEFAULT_CALIBRATE_RTTS_US } from '../calibrate/run.js';
 import { MIN_PINGS_PER_ROUND } from '../calibrate/measure.js';
@@ -7,7 +6,7 @@ import { renderHtml } from '../report/html.js';
 import { withTypedValue } from '../errors.js';
 import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
 import { parseCompensateFlag } from './compensate-flag.js';
-import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
+import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget, writeOutputFile } from './json-out.js';
 import { abortOnStop } from './stop-request.js';
 
 interface CalibrateFlags {
@@ -51,7 +50,7 @@ export function registerCalibrate(program: Command): void {
         '  redis-rtt proxy --upstream 127.0.0.1:6379 --preset cross-az --compensate calibrate.json',
     )
     .action(async (flags: CalibrateFlags) => {
-      checkOutputs({ '--json': flags.json, '--html': flags.html });
+      checkOutputs({ '--json': flags.json, '--html': flags.html }, {}, [], { makeFolders: false });
       const rttsUs = parseList(flags.rtts, '--rtts', 'durations like 0,200us,1.2ms').map((t) => parseDurationUs(t, '--rtts'));
       const samples = parsePositiveInt(flags.samples, '--samples', 1_000_000);
       const compensationUs = parseCompensateFlag(flags.compensate);
@@ -69,7 +68,7 @@ export function registerCalibrate(program: Command): void {
           if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
         }
         if (flags.html) {
-          await writeFile(flags.html, renderHtml(report));
+          await writeOutputFile(flags.html, renderHtml(report));
           process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
         }
         if (stop.signal.aborted) process.exitCode = stop.exitStatus;

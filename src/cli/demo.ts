@@ -1,5 +1,4 @@
-import { writeFile } from 'node:fs/promises';
-import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
+import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget, writeOutputFile } from './json-out.js';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { renderHtml, renderTable } from '../report/index.js';
@@ -43,7 +42,7 @@ export function registerDemo(program: Command): void {
         throw new ConfigError('--html', flags.html, 'no --html with --cluster (the cluster demo prints its table and writes --json only)');
       }
       // A path that cannot be written fails now, not after a minute of measuring.
-      checkOutputs({ '--json': flags.json, '--html': flags.cluster || flags.html === false ? undefined : flags.html });
+      checkOutputs({ '--json': flags.json, '--html': flags.cluster || flags.html === false ? undefined : flags.html }, {}, [], { makeFolders: false });
       const started = Date.now();
       if (flags.cluster) {
         // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's
@@ -77,7 +76,7 @@ export function registerDemo(program: Command): void {
         const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
         if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
         if (flags.html !== false) {
-          await writeFile(flags.html, renderHtml(report));
+          await writeOutputFile(flags.html, renderHtml(report));
           process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
         }
         process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);

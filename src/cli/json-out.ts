@@ -1,5 +1,5 @@
 import { accessSync, constants, mkdirSync, statSync, type Stats } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -17,8 +17,17 @@ export async function writeJsonTarget(target: string, text: string): Promise<str
     process.stdout.write(text);
     return undefined;
   }
-  await writeFile(target, text);
+  await writeOutputFile(target, text);
   return target;
+}
+
+/**
+ * Writes an output that checkOutputs checked with `makeFolders: false`, making its folder first: made
+ * when there is something to write, so a run that fails first (a Redis that does not answer) leaves none.
+ */
+export async function writeOutputFile(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, text);
 }
 
 /**
