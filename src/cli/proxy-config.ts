@@ -208,7 +208,6 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     out[attr] = [...(file[key] as string[]), ...((out[attr] as string[] | undefined) ?? [])];
     delete file[key];
   }
-  if (Object.keys(fileKeys).length > 0) out.fileKeys = fileKeys;
   if ('link' in file) {
     // Flags left at their defaults (--jitter 0, --jitter-dist uniform) must not undo the file's link.
     for (const attr of LINK_FLAGS) if (!given(attr)) out[attr] = undefined;
@@ -220,24 +219,43 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     const r = file.record as { file: string; maxBytes?: number; keys?: string; overwrite?: boolean };
     const maxBytes = r.maxBytes === undefined ? undefined : String(r.maxBytes);
     const rec: RecordFlagValues = { record: r.file, recordMaxBytes: maxBytes, recordKeys: r.keys, recordOverwrite: r.overwrite };
-    for (const [attr, v] of Object.entries(rec)) if (v !== undefined && !given(attr)) out[attr] = v;
+    const keyOf: Record<string, string> = { record: 'file', recordMaxBytes: 'maxBytes', recordKeys: 'keys', recordOverwrite: 'overwrite' };
+    for (const [attr, v] of Object.entries(rec)) {
+      if (v === undefined || given(attr)) continue;
+      out[attr] = v;
+      fileKeys[attr] = `record.${keyOf[attr]}`;
+    }
     delete file.record;
   }
+  if (Object.keys(fileKeys).length > 0) out.fileKeys = fileKeys;
   return { flags: out as F, file };
 }
 
-/** Sentinel mode's flags, by the attribute mergeProxyConfig records a file's value under. */
-const SENTINEL_FLAG_ATTRS: Record<string, string> = { '--sentinel': 'sentinel', '--sentinel-master': 'sentinelMaster', '--sentinel-user': 'sentinelUser' };
+/**
+ * Flags whose start-time checks are re-said under the file's key, by the attribute mergeProxyConfig
+ * records a file's value under: sentinel mode's, and the outputs (`record.file`, `statsJson`).
+ */
+const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
+  '--sentinel': 'sentinel',
+  '--sentinel-master': 'sentinelMaster',
+  '--sentinel-user': 'sentinelUser',
+  '--stats-json': 'statsJson',
+  '--record': 'record',
+  '--record-max-bytes': 'recordMaxBytes',
+  '--record-keys': 'recordKeys',
+  '--record-overwrite': 'recordOverwrite',
+};
 
 /**
- * A ConfigError naming a sentinel-mode flag whose value came from the config file, re-said under the
- * file's key (`proxy.json: sentinelMaster`): the start's checks (no sentinel answers, an unknown
- * master, a user without a password) name the flag, and the user typed none. As sentinelFromFlags
- * names the file's sentinelMaster and sentinelUser without sentinels.
+ * A ConfigError naming a flag whose value came from the config file, re-said under the file's key
+ * (`proxy.json: sentinelMaster`, `proxy.json: record.file`): the start's checks (no sentinel
+ * answers, an unknown master, a user without a password, a trace that cannot be written) name the
+ * flag, and the user typed none. As sentinelFromFlags names the file's sentinelMaster and
+ * sentinelUser without sentinels.
  */
 export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: Readonly<Record<string, string>> }): unknown {
   if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
-  const attr = SENTINEL_FLAG_ATTRS[err.flag];
+  const attr = FILE_KEY_FLAG_ATTRS[err.flag];
   const key = attr === undefined ? undefined : flags.fileKeys?.[attr];
   return key === undefined ? err : new ConfigError(`${flags.config ?? 'config'}: ${key}`, err.value, err.accepts);
 }

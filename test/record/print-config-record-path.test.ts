@@ -68,3 +68,20 @@ it('--record on the --stats-json file, on the --config file or `-` exits 2 befor
   expect(readFileSync(config, 'utf8')).toBe(text);
   expect(existsSync(same)).toBe(false);
 });
+
+/** docs/cli.md: a bad value in the file exits 2 naming the file and the key path; these named the flag the user never typed. */
+it("a config file's record.file or statsJson the start cannot write is named by its key, a flag's by the flag", async () => {
+  const existing = join(dir, 'taken.trace');
+  writeFileSync(existing, 'x');
+  const config = join(dir, 'outputs.json');
+  writeFileSync(config, JSON.stringify({ upstream: '127.0.0.1:1', record: { file: existing }, statsJson: dir }));
+  const fromFile = await runCli(['proxy', '--config', config, '--stats-json', join(dir, 'ok.json'), '--print-config']);
+  expect(fromFile.code, fromFile.stderr).toBe(2);
+  expect(fromFile.stderr).toContain(`outputs.json: record.file: invalid value "${existing}"; expected a path that does not exist yet`);
+  const stats = await runCli(['proxy', '--config', config, '--record', join(dir, 'fresh.trace'), '--print-config']);
+  expect(stats.code, stats.stderr).toBe(2);
+  expect(stats.stderr).toContain(`outputs.json: statsJson: invalid value "${dir}"; expected a path whose folder can be written (EISDIR)`);
+  const flag = await runCli(['proxy', '--config', config, '--record', existing, '--stats-json', join(dir, 'ok.json'), '--print-config']);
+  expect(flag.code, flag.stderr).toBe(2);
+  expect(flag.stderr).toContain(`redis-rtt: --record: invalid value "${existing}"`);
+});
