@@ -12,6 +12,7 @@ import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import type { LinkTimelineOptions } from './link-timeline.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import { checkUpstreamTlsOverTcp } from '../tls/setup.js';
 
 /** Every option of startProxy, validated, with defaults filled in and addresses parsed. */
 export interface NormalizedProxyOptions
@@ -58,10 +59,13 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
     series: rttSeries === undefined ? undefined : parseRttSeries(rttSeries),
     seriesOnce: rttSeriesOnce,
   };
+  const upstream = parseRedisEndpoint(data.upstream, '--upstream');
+  // Here, not only when the TLS is set up: --print-config (which sets up nothing) exits 2 as the start does.
+  checkUpstreamTlsOverTcp(data.upstreamTls, upstream);
   return {
     ...rest,
     timeline,
-    upstream: parseRedisEndpoint(data.upstream, '--upstream'),
+    upstream,
     listen: parseEndpoint(data.listen, '--listen'),
     control: planControl(data),
     toxics: data.toxics,

@@ -16,6 +16,11 @@ export interface ProxyTls {
   cleanup(): void;
 }
 
+/** Redis serves TLS on a TCP port only: a unix-socket upstream with upstream TLS is a ConfigError naming --upstream-tls. */
+export function checkUpstreamTlsOverTcp(upstreamOpt: boolean | UpstreamTlsOptions | undefined, upstream: Endpoint): void {
+  if (upstreamOpt && upstream.kind === 'unix') throw new ConfigError('--upstream-tls', upstream.path, 'a host:port upstream (Redis serves TLS over TCP)');
+}
+
 /** Reads and checks both sides' TLS settings (ConfigError naming the flag), generating a listener pair when none is given. */
 export function prepareProxyTls(
   upstreamOpt: boolean | UpstreamTlsOptions | undefined,
@@ -25,8 +30,8 @@ export function prepareProxyTls(
 ): ProxyTls {
   const out: ProxyTls = { cleanup: () => undefined };
   if (upstreamOpt) {
-    if (upstream.kind === 'unix') throw new ConfigError('--upstream-tls', upstream.path, 'a host:port upstream (Redis serves TLS over TCP)');
-    out.upstream = loadUpstreamTls(upstreamOpt === true ? {} : upstreamOpt, upstream.host, log);
+    checkUpstreamTlsOverTcp(upstreamOpt, upstream);
+    out.upstream = loadUpstreamTls(upstreamOpt === true ? {} : upstreamOpt, upstream.kind === 'tcp' ? upstream.host : undefined, log);
   }
   if (listenOpt) {
     const l: ListenTlsOptions = listenOpt === true ? {} : listenOpt;
