@@ -34,7 +34,7 @@ export function certificateError(options: ProxyOptions, err: unknown): ConfigErr
   if (flag === undefined) return undefined;
   const o = options.upstreamTls === true || !options.upstreamTls ? {} : options.upstreamTls;
   const message = (err as Error).message;
-  if (flag === '--upstream-cert') return new ConfigError(flag, o.cert ?? 'none', `a client certificate the upstream accepts (${message})`);
+  if (flag === '--upstream-cert') return new ConfigError(flag, o.cert, `a client certificate the upstream accepts (${message})`);
   const value = flag === '--upstream-ca' ? (o.ca ?? "Node's bundled roots") : (o.servername ?? options.upstream);
   const what = flag === '--upstream-ca' ? 'a CA that signed' : 'a name in';
   return new ConfigError(flag, value, `${what} the upstream's certificate (${message})`);
