@@ -233,7 +233,8 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
 
 /**
  * Flags whose start-time checks are re-said under the file's key, by the attribute mergeProxyConfig
- * records a file's value under: sentinel mode's, and the outputs (`record.file`, `statsJson`).
+ * records a file's value under: sentinel mode's, cluster mode's (`zones`, `listenPorts`), the
+ * upstream's user, and the outputs (`record.file`, `statsJson`).
  */
 const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
   '--sentinel': 'sentinel',
@@ -244,6 +245,14 @@ const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
   '--record-max-bytes': 'recordMaxBytes',
   '--record-keys': 'recordKeys',
   '--record-overwrite': 'recordOverwrite',
+  '--cluster': 'cluster',
+  '--zones': 'zones',
+  '--client-zones': 'clientZones',
+  '--listen-ports': 'listenPorts',
+  '--announce-host': 'announceHost',
+  '--same-zone-link': 'sameZoneLink',
+  '--cross-zone-link': 'crossZoneLink',
+  '--upstream-user': 'upstreamUser',
 };
 
 /**
@@ -257,7 +266,10 @@ export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: R
   if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
   const attr = FILE_KEY_FLAG_ATTRS[err.flag];
   const key = attr === undefined ? undefined : flags.fileKeys?.[attr];
-  return key === undefined ? err : new ConfigError(`${flags.config ?? 'config'}: ${key}`, err.value, err.accepts);
+  if (key === undefined) return err;
+  // The way out of an existing trace is the file's record.overwrite when the file named the trace.
+  const accepts = key === 'record.file' ? err.accepts.replace('add --record-overwrite', 'set record.overwrite to true') : err.accepts;
+  return new ConfigError(`${flags.config ?? 'config'}: ${key}`, err.value, accepts);
 }
 
 /** Link keys a flag sets together (`--rtt` both delays, `--loss` both losses), and the file's keys it replaces. */

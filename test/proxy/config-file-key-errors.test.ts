@@ -1,0 +1,45 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { configFiles } from '../helpers/config-files.js';
+import { runCli } from '../hardening/helpers/cli-proxy.js';
+
+/**
+ * A --config file's zones, cluster, upstreamUser, listenPorts or record.file that the start refuses
+ * is named by the file and its key (`c1.json: zones: ...`), as its sentinel keys are: the start's
+ * checks named --zones, --cluster, ... flags the user never typed. A trace the file names that
+ * exists points at the file's record.overwrite, not at --record-overwrite.
+ */
+describe('redis-rtt proxy --config: refused cluster, user and record keys are named by the key', () => {
+  const files = configFiles('rtt-config-key-errors-');
+  let redis: PrivateRedis;
+  beforeAll(async () => {
+    redis = await startPrivateRedis();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+    files.remove();
+  });
+
+  it('exit 2 naming file: key for a file value, and the flag for a typed one', { timeout: 60_000 }, async () => {
+    const existing = join(files.dir, 'trace.jsonl');
+    writeFileSync(existing, '');
+    const base = { upstream: redis.address, listen: '127.0.0.1:0' };
+    const cases: [object, string[], RegExp][] = [
+      [{ ...base, zones: 3 }, [], /^redis-rtt: \S+\.json: zones: invalid value "3"; expected cluster or Sentinel mode only/m],
+      [{ ...base, cluster: 'on' }, [], /^redis-rtt: \S+\.json: cluster: invalid value "on"; expected auto or off/m],
+      [{ ...base, upstreamUser: 'rtt' }, [], /^redis-rtt: \S+\.json: upstreamUser: invalid value "rtt"; expected a password with it/m],
+      [{ ...base, listenPorts: '7100-7110' }, [], /^redis-rtt: \S+\.json: listenPorts: invalid value "7100-7110"/m],
+      [{ ...base, record: { file: existing } }, [], /^redis-rtt: \S+\.json: record\.file: invalid value "[^"]+"; expected a path that does not exist yet \(or set record\.overwrite to true\)$/m],
+      // Typed on the command line: the flag, as before.
+      [base, ['--zones', '3'], /^redis-rtt: --zones: invalid value "3"/m],
+      [base, ['--record', existing], /^redis-rtt: --record: invalid value "[^"]+"; expected a path that does not exist yet \(or add --record-overwrite\)$/m],
+    ];
+    for (const [config, flags, message] of cases) {
+      const r = await runCli(['proxy', '--compensate', '0', '--config', files.file(config), ...flags]);
+      expect({ code: r.code, stdout: r.stdout }, JSON.stringify({ config, flags })).toEqual({ code: 2, stdout: '' });
+      expect(r.stderr, JSON.stringify({ config, flags })).toMatch(message);
+    }
+  });
+});
