@@ -35,7 +35,11 @@ export function certificateError(options: ProxyOptions, err: unknown): ConfigErr
   const o = options.upstreamTls === true || !options.upstreamTls ? {} : options.upstreamTls;
   const message = (err as Error).message;
   if (flag === '--upstream-cert') return new ConfigError(flag, o.cert, `a client certificate the upstream accepts (${message})`);
-  const value = flag === '--upstream-ca' ? (o.ca ?? "Node's bundled roots") : (o.servername ?? options.upstream);
+  if (flag === '--upstream-ca' && o.ca === undefined) {
+    // No CA was given: the roots it failed against are Node's own, not a value the user typed.
+    return new ConfigError(flag, undefined, `a CA that signed the upstream's certificate: it did not verify against Node's bundled roots (${message})`);
+  }
+  const value = flag === '--upstream-ca' ? o.ca : (o.servername ?? options.upstream);
   const what = flag === '--upstream-ca' ? 'a CA that signed' : 'a name in';
   return new ConfigError(flag, value, `${what} the upstream's certificate (${message})`);
 }

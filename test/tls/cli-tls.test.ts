@@ -38,6 +38,14 @@ describe('redis-rtt proxy with TLS flags', () => {
         flag: '--upstream-servername',
         accepts: /a name in the upstream's certificate \(cluster discovery at .* failed: ERR_TLS_CERT_ALTNAME_INVALID/,
       },
+      // No --upstream-ca: the private CA's certificate does not verify against Node's roots. Named as missing
+      // (it read `invalid value "Node's bundled roots"`, a value nobody typed).
+      {
+        args: [...up, '--upstream-tls'],
+        flag: '--upstream-ca',
+        accepts:
+          /--upstream-ca: missing; expected a CA that signed the upstream's certificate: it did not verify against Node's bundled roots \(cluster discovery at \S+ failed: /,
+      },
       // This Redis wants a client certificate (mTLS): its alert is named at start too, the flag as missing
       // (it read `invalid value "none"`, a value nobody typed).
       {
