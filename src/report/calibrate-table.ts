@@ -80,7 +80,9 @@ function compensationLines(report: CalibrateReport): string[] {
     lines.push(`compensation table (one-way delay -> us taken off): ${points(report.compensationTable)}; rows above were measured with it.`);
   }
   if (report.uncheckedCompensation) {
-    lines.push(`left out of the table, their rows not measured with it before Ctrl-C: ${points(report.uncheckedCompensation)}.`);
+    // What stopped it as the verdict words it (interruptedWords): Ctrl-C, SIGTERM, or a library caller's abort.
+    const stoppedBy = /^interrupted(?: \([^)]*\))?/.exec(report.verdict)?.[0] ?? 'interrupted';
+    lines.push(`left out of the table, their rows not measured with it before the run was ${stoppedBy}: ${points(report.uncheckedCompensation)}.`);
   }
   if (report.compensationTable) lines.push('use it: redis-rtt calibrate --json cal.json, then redis-rtt proxy --compensate cal.json ...');
   return lines;

@@ -135,7 +135,11 @@ describe('calibrate', () => {
     expect(report.uncheckedCompensation!.map((p) => p.delayUs)).toEqual([1000]);
     const text = renderCalibrateTable(report);
     expect(text).toMatch(/compensation table \(one-way delay -> us taken off\): 500us -> [\d.]+ us; rows above were measured with it\./);
-    expect(text).toMatch(/left out of the table, their rows not measured with it before Ctrl-C: 1ms -> [\d.]+ us\./);
+    // A library caller's abort, not Ctrl-C: the line names no signal (it said "before Ctrl-C").
+    expect(text).toMatch(/left out of the table, their rows not measured with it before the run was interrupted: 1ms -> [\d.]+ us\./);
+    // The CLI's SIGTERM is named as the verdict names it.
+    const byTerm = renderCalibrateTable({ ...report, verdict: report.verdict.replace(/^interrupted/, 'interrupted (SIGTERM)') });
+    expect(byTerm).toMatch(/left out of the table, their rows not measured with it before the run was interrupted \(SIGTERM\): 1ms -> [\d.]+ us\./);
   });
 
   it('refuses a negative RTT before starting anything', async () => {
