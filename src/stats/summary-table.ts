@@ -22,7 +22,8 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
   lines.push(
     `connections ${s.connections.total} (${s.connections.active} open)   link up ${fmtUsSetting(s.link.upUs)} down ${fmtUsSetting(s.link.downUs)}` +
       (s.link.jitterUs > 0 ? ` jitter ${fmtUsSetting(s.link.jitterUs)} ${s.link.jitterDist}` : '') +
-      (s.link.bandwidthBps > 0 ? ` bandwidth ${s.link.bandwidthBps} bit/s` : ''),
+      (s.link.bandwidthBps > 0 ? ` bandwidth ${s.link.bandwidthBps} bit/s` : '') +
+      movingLink(s),
   );
   lines.push(
     `commands ${t.commands}   replies ${t.replies}   errors ${t.errorReplies}   pushes ${t.pushes}   blocking ${t.blockingCommands}`,
@@ -47,6 +48,17 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
     if (commands.length > top) lines.push(`... and ${commands.length - top} more commands`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A moving link's delays at the snapshot: `link` holds the settings (a schedule's steps), and a
+ * series replaces their RTT and a wave rides on it, so those alone misstate the delay that ran.
+ */
+function movingLink(s: StatsSnapshot): string {
+  const t = s.timeline;
+  if (t === undefined) return '';
+  const by = [t.series ? 'series' : '', t.wave ? 'wave' : '', t.schedule ? 'schedule' : ''].filter((w) => w !== '').join(' + ');
+  return ` (now up ${fmtUsSetting(t.delaysUs.upUs)} down ${fmtUsSetting(t.delaysUs.downUs)}, moved by the ${by})`;
 }
 
 function commandRow(name: string, c: CommandStats): string[] {
