@@ -249,6 +249,7 @@ const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
   '--zones': 'zones',
   '--client-zones': 'clientZones',
   '--listen-ports': 'listenPorts',
+  '--node-link': 'nodeLink',
   '--announce-host': 'announceHost',
   '--same-zone-link': 'sameZoneLink',
   '--cross-zone-link': 'crossZoneLink',

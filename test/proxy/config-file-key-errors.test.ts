@@ -31,6 +31,7 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       [{ ...base, cluster: 'on' }, [], /^redis-rtt: \S+\.json: cluster: invalid value "on"; expected auto or off/m],
       [{ ...base, upstreamUser: 'rtt' }, [], /^redis-rtt: \S+\.json: upstreamUser: invalid value "rtt"; expected a password with it/m],
       [{ ...base, listenPorts: '7100-7110' }, [], /^redis-rtt: \S+\.json: listenPorts: invalid value "7100-7110"/m],
+      [{ ...base, nodeLinks: ['replicas=same-az'] }, [], /^redis-rtt: \S+\.json: nodeLinks: invalid value "replicas=same-az"/m],
       [{ ...base, record: { file: existing } }, [], /^redis-rtt: \S+\.json: record\.file: invalid value "[^"]+"; expected a path that does not exist yet \(or set record\.overwrite to true\)$/m],
       // Typed on the command line: the flag, as before.
       [base, ['--zones', '3'], /^redis-rtt: --zones: invalid value "3"/m],
