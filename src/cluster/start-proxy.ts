@@ -8,7 +8,9 @@ import type { StartNodeProxy } from './node-starter.js';
 import { startClusterProxy } from './start-cluster.js';
 import { certificateError, discoveryTls } from './cluster-tls.js';
 import { discoverCluster } from './discover.js';
-import { parseClusterMode } from './options.js';
+import { CLUSTER_OPTIONS } from '../proxy/cluster-options.js';
+import { parseWith } from '../validation/schema.js';
+import { checkClientZones, checkZones, parseClusterMode, parsePortRange } from './options.js';
 
 /**
  * startProxy's first step: with `cluster: 'auto'` or `'on'`, ask the upstream whether it is a
@@ -66,6 +68,11 @@ export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> 
  * at all, without a word, where the user meant to measure a link.
  */
 function refuseNodeOptions(options: ProxyOptions): void {
+  // A value that is wrong in any mode is named as such first: fixing the mode would not fix it.
+  checkClientZones(options.clientZones, options.zones ?? Infinity);
+  checkZones(options.zones);
+  if (options.listenPorts !== undefined) parsePortRange(options.listenPorts);
+  if (options.announceHost !== undefined) parseWith(CLUSTER_OPTIONS.announceHost, options.announceHost, () => '--announce-host');
   const only = 'cluster or Sentinel mode only (--cluster on, or auto against a cluster node; --sentinel)';
   if (options.clientZones !== undefined) throw new ConfigError('--client-zones', String(options.clientZones), `${only}; drop it for a single Redis`);
   if (options.zones !== undefined) throw new ConfigError('--zones', String(options.zones), `${only}; for a single Redis give its link (--rtt, --preset)`);

@@ -147,14 +147,19 @@ describe('redis-rtt proxy --record against real Redis', () => {
     }
   });
 
-  it('--no-tap (or a config file\'s "tap": false) with --record exits 2 naming --record: the trace would hold no command', { timeout: 60_000 }, async () => {
+  it('--no-tap (or a config file\'s "tap": false) with --record exits 2 naming --record (or the file\'s record.file): the trace would hold no command', { timeout: 60_000 }, async () => {
     const path = join(dir, 'cli-no-tap.trace');
     const config = join(dir, 'no-tap.json');
     writeFileSync(config, JSON.stringify({ upstream: redis.address, tap: false, record: { file: path } }));
-    for (const args of [['--upstream', redis.address, '--no-tap', '--record', path], ['--config', config], ['--config', config, '--print-config']]) {
+    const cases: [string[], RegExp][] = [
+      [['--upstream', redis.address, '--no-tap', '--record', path], /--record: invalid value ".*cli-no-tap\.trace"; expected a proxy that parses RESP: --no-tap/],
+      [['--config', config], /no-tap\.json: record\.file: invalid value ".*cli-no-tap\.trace"; expected a proxy that parses RESP: --no-tap/],
+      [['--config', config, '--print-config'], /no-tap\.json: record\.file: invalid value ".*cli-no-tap\.trace"; expected a proxy that parses RESP: --no-tap/],
+    ];
+    for (const [args, message] of cases) {
       const r = await runCli(['proxy', ...args]);
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toMatch(/--record: invalid value ".*cli-no-tap\.trace"; expected a proxy that parses RESP: --no-tap/);
+      expect(r.stderr).toMatch(message);
       expect(existsSync(path)).toBe(false);
     }
   });
