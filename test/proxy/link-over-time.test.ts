@@ -77,6 +77,29 @@ describe('a link that changes over time, with a real client', () => {
 
   // A square wave of +-10 ms around 20 ms: redis-py, in a process of its own, sees both 10 ms and 30 ms round trips
   // and nothing under the wave's low; redis-cli's commands through it get every reply in order.
+  it('a PUT /link that sets delays ends a ramp under way; one that sets only the loss or the jitter leaves it running', async () => {
+    const proxy = await startSingleNodeProxy({
+      upstream: redis.address,
+      link: { rttUs: 1000 },
+      compensationUs: { up: 0, down: 0 },
+      linkSchedule: [{ at: '0s', link: { rttUs: 201_000 }, ramp: '60s' }],
+    });
+    try {
+      const upUs = (): number => proxy.stats().timeline!.delaysUs.upUs;
+      // The ramp moves 1.67 us of one-way delay a millisecond: 500 us of it within a third of a second.
+      const first = await vi.waitUntil(() => (upUs() > 600 ? upUs() : false), { timeout: 5000, interval: 20 });
+      proxy.setLink({ loss: 0.01, jitterUs: 10 });
+      await vi.waitUntil(() => upUs() > first + 500, { timeout: 5000, interval: 20 });
+      proxy.setLink({ rttUs: 4000 });
+      expect(proxy.stats().timeline?.delaysUs).toEqual({ upUs: 2000, downUs: 2000 });
+      const heldFrom = monotonicNs();
+      await vi.waitUntil(() => monotonicNs() - heldFrom > 300 * MS, { timeout: 5000, interval: 50 });
+      expect(proxy.stats().timeline?.delaysUs).toEqual({ upUs: 2000, downUs: 2000 });
+    } finally {
+      await proxy.close();
+    }
+  });
+
   it('a square wave through the proxy: redis-py pays 10 ms and 30 ms in turn; redis-cli gets its replies in order', async () => {
     const proxy = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: 20_000 }, compensationUs: { up: 0, down: 0 }, rttWave: 'square:400ms:10ms' });
     try {
