@@ -84,6 +84,11 @@ describe('plan', () => {
     expect(requestsFor({ delayMs: 1, clients: 50 }, 1)).toBe(41667); // 50 x 1000 / 1.2
     expect(requestsFor({ delayMs: 20, clients: 50 }, 0.001)).toBe(1000);
   });
+
+  it('--min-requests raises a short run to that many, and leaves a longer one as it is', () => {
+    expect(requestsFor({ delayMs: 20, clients: 1 }, 4, 1000)).toBe(1000); // 4 s would be 199
+    expect(requestsFor({ delayMs: 1, clients: 50 }, 4, 1000)).toBe(166667);
+  });
 });
 
 describe('the excess table', () => {

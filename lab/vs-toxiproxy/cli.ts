@@ -12,6 +12,7 @@ interface VsFlags {
   cells: string;
   shapes: string;
   seconds: string;
+  minRequests?: string;
   requests?: string;
   throughputRequests: string;
   haproxy?: string | boolean;
@@ -33,6 +34,7 @@ export function registerVsToxiproxy(program: Command): void {
     .option('--cells <list>', 'latency cells, DELAYms:CLIENTS (whole ms, toxiproxy\'s unit)', DEFAULT_CELLS)
     .option('--seconds <duration>', 'about this long per latency run, a bare number in seconds (sets redis-benchmark -n from L and clients)', '5s')
     .option('--requests <n>', 'redis-benchmark -n per latency run instead of --seconds')
+    .option('--min-requests <n>', 'with --seconds: at least this many requests per latency run (a one-client run at 20 ms is 199 requests in 4 s)')
     .option('--shapes <list>', 'throughput shapes with no delay, CLIENTSxPIPELINE, or none', DEFAULT_SHAPES)
     .option('--throughput-requests <n>', 'redis-benchmark -n per throughput run at -P 1 (times P when pipelined)', '20000')
     .option('--haproxy [path]', `add HAProxy (TCP mode) to the throughput runs (default path ${HAPROXY_PATH})`)
@@ -56,6 +58,7 @@ export function registerVsToxiproxy(program: Command): void {
         shapes: parseShapes(flags.shapes),
         seconds: parseRunSeconds(flags.seconds),
         ...(flags.requests === undefined ? {} : { requests: parsePositiveInt(flags.requests, '--requests', 10_000_000) }),
+        ...(flags.minRequests === undefined ? {} : { minRequests: parsePositiveInt(flags.minRequests, '--min-requests', 10_000_000) }),
         throughputRequests: parsePositiveInt(flags.throughputRequests, '--throughput-requests', 10_000_000),
         ...(flags.haproxy === undefined ? {} : { haproxyPath: flags.haproxy === true ? HAPROXY_PATH : String(flags.haproxy) }),
         settleSeconds: parseRunSeconds(flags.settle, '--settle'),

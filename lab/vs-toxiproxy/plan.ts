@@ -59,10 +59,11 @@ export function rotated<T>(targets: readonly T[], round: number, cellIndex: numb
 
 /**
  * redis-benchmark -n for about `seconds` of one run at this cell: each client does one request
- * per delay plus ~0.2 ms (loopback and Redis), at least 20 per client.
+ * per delay plus ~0.2 ms (loopback and Redis), at least 20 per client and at least `minRequests`
+ * (--min-requests: a one-client run at 20 ms is 199 requests in 4 s, whose p99 is its second largest).
  */
-export function requestsFor(cell: Cell, seconds: number): number {
-  return Math.max(20 * cell.clients, Math.ceil((seconds * 1000 * cell.clients) / (cell.delayMs + 0.2)));
+export function requestsFor(cell: Cell, seconds: number, minRequests = 0): number {
+  return Math.max(20 * cell.clients, minRequests, Math.ceil((seconds * 1000 * cell.clients) / (cell.delayMs + 0.2)));
 }
 
 /**

@@ -29,6 +29,8 @@ export interface VsToxiproxyOptions {
   shapes: Shape[];
   /** redis-benchmark -n per latency run; else about `seconds` of traffic per run. */
   requests?: number;
+  /** At least this many requests per latency run (with `seconds`; not with `requests`). */
+  minRequests?: number;
   seconds: number;
   /** -n of a -P 1 throughput run; a pipelined run sends P times as many, so it lasts about as long. */
   throughputRequests: number;
@@ -110,7 +112,7 @@ export async function runVsToxiproxy(o: VsToxiproxyOptions): Promise<VsToxiproxy
       for (const [i, cell] of o.cells.entries()) {
         await rtt.setDelayDownMs(cell.delayMs);
         await toxi.setDelayDownMs(cell.delayMs);
-        const requests = o.requests ?? requestsFor(cell, o.seconds);
+        const requests = o.requests ?? requestsFor(cell, o.seconds, o.minRequests);
         const run = { redisPort, requests, clients: cell.clients, pipeline: 1 };
         if (round === 0) {
           o.progress(`  ${cellLabel(cell)}: warm-up`);
