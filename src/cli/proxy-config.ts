@@ -231,48 +231,6 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
   return { flags: out as F, file };
 }
 
-/**
- * Flags whose start-time checks are re-said under the file's key, by the attribute mergeProxyConfig
- * records a file's value under: sentinel mode's, cluster mode's (`zones`, `listenPorts`), the
- * upstream's user, and the outputs (`record.file`, `statsJson`).
- */
-const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
-  '--sentinel': 'sentinel',
-  '--sentinel-master': 'sentinelMaster',
-  '--sentinel-user': 'sentinelUser',
-  '--stats-json': 'statsJson',
-  '--record': 'record',
-  '--record-max-bytes': 'recordMaxBytes',
-  '--record-keys': 'recordKeys',
-  '--record-overwrite': 'recordOverwrite',
-  '--cluster': 'cluster',
-  '--zones': 'zones',
-  '--client-zones': 'clientZones',
-  '--listen-ports': 'listenPorts',
-  '--node-link': 'nodeLink',
-  '--announce-host': 'announceHost',
-  '--same-zone-link': 'sameZoneLink',
-  '--cross-zone-link': 'crossZoneLink',
-  '--upstream-user': 'upstreamUser',
-};
-
-/**
- * A ConfigError naming a flag whose value came from the config file, re-said under the file's key
- * (`proxy.json: sentinelMaster`, `proxy.json: record.file`): the start's checks (no sentinel
- * answers, an unknown master, a user without a password, a trace that cannot be written) name the
- * flag, and the user typed none. As sentinelFromFlags names the file's sentinelMaster and
- * sentinelUser without sentinels.
- */
-export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: Readonly<Record<string, string>> }): unknown {
-  if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
-  const attr = FILE_KEY_FLAG_ATTRS[err.flag];
-  const key = attr === undefined ? undefined : flags.fileKeys?.[attr];
-  if (key === undefined) return err;
-  // The way out of an existing trace is the file's record.overwrite when the file named the trace.
-  const accepts = key === 'record.file' ? err.accepts.replace('add --record-overwrite', 'set record.overwrite to true') : err.accepts;
-  return new ConfigError(`${flags.config ?? 'config'}: ${key}`, err.value, accepts);
-}
-
 /** Link keys a flag sets together (`--rtt` both delays, `--loss` both losses), and the file's keys it replaces. */
 const LINK_FLAG_COVERS: Record<string, readonly string[]> = { rttUs: ['upUs', 'downUs'], loss: ['lossUp', 'lossDown'] };
 

@@ -99,3 +99,17 @@ function connectTimeoutMs(text: string): number {
   if (!r.success) throw new ConfigError('--connect-timeout', text, r.error.issues[0]!.message);
   return ms;
 }
+
+/** The flags the start checks as the numbers read from them, by the text typed for each. */
+export function typedNumbers(flags: ProxyFlags): Record<string, string | undefined> {
+  return {
+    '--zones': flags.zones,
+    '--client-zones': flags.clientZones,
+    '--high-water': flags.highWater,
+    '--idle-timeout': flags.idleTimeout,
+    '--max-connections': flags.maxConnections,
+    '--warm-up': flags.warmUp,
+    '--max-pending': flags.maxPending,
+    '--max-pending-total': flags.maxPendingTotal,
+  };
+}

@@ -26,8 +26,9 @@ import { addSentinelFlags } from './sentinel-flags.js';
 import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { checkTlsFiles, loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
-import { checkAddressFlags, limitsFromFlags, type ProxyFlags } from './proxy-flags.js';
-import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig, withFileKey, type ProxyConfig } from './proxy-config.js';
+import { checkAddressFlags, limitsFromFlags, typedNumbers, type ProxyFlags } from './proxy-flags.js';
+import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
+import { withFileKey } from './file-key-errors.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
@@ -294,18 +295,4 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
 /** The entries of `o` (only `keys`, when given) that are not undefined: they then override, absent ones do not. */
 function definedOnly<T extends object>(o: T, keys?: readonly string[]): Partial<T> {
   return Object.fromEntries(Object.entries(o).filter(([k, v]) => v !== undefined && (!keys || keys.includes(k)))) as Partial<T>;
-}
-
-/** The flags the start checks as the numbers read from them, by the text typed for each. */
-function typedNumbers(flags: ProxyFlags): Record<string, string | undefined> {
-  return {
-    '--zones': flags.zones,
-    '--client-zones': flags.clientZones,
-    '--high-water': flags.highWater,
-    '--idle-timeout': flags.idleTimeout,
-    '--max-connections': flags.maxConnections,
-    '--warm-up': flags.warmUp,
-    '--max-pending': flags.maxPending,
-    '--max-pending-total': flags.maxPendingTotal,
-  };
 }
