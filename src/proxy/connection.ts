@@ -1,5 +1,5 @@
 import type net from 'node:net';
-import { dialRedis } from '../redis/dial.js';
+import { dialRedis, readyEvent } from '../redis/dial.js';
 import type { StageFactory } from '../stage/types.js';
 import { DirectionPath, type ClientStream } from './direction-path.js';
 import { handshakeLossNs } from '../link/loss-model.js';
@@ -113,6 +113,8 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
       pressure,
       onEnd: (kind) => this.parts?.closeRules.finish(this.upstream, kind),
     });
+    // The client's first bytes may come before Redis answered the dial: sent once it did.
+    up.sink.holdUntilReady(readyEvent(o.upstream, { tls: o.upstreamTls }), () => clock.nowNs());
     const down = new DirectionPath({
       direction: 'down',
       context,

@@ -24,6 +24,8 @@ export class SocketSink implements ByteSink {
    */
   private coalescing = false;
   private corked = false;
+  /** The socket is still dialing (holdUntilReady): its writes are not reported until it can send them. */
+  private unready = false;
 
   constructor(
     private readonly socket: net.Socket,
@@ -42,7 +44,21 @@ export class SocketSink implements ByteSink {
       }
       s.write(chunk);
     }
-    if (!this.batching) this.report.written(this.offset, nowNs);
+    if (!this.batching && !this.unready) this.report.written(this.offset, nowNs);
+  }
+
+  /**
+   * A socket still dialing (Redis's TCP connect, then its TLS handshake) queues what is written to
+   * it: nothing has reached the peer. Those writes are reported when `ready` fires, at its time, so
+   * the tap's sent stamp (serverUs starts there) leaves the dial out: a TLS upstream's handshake
+   * was counted as the first command's server time.
+   */
+  holdUntilReady(ready: 'connect' | 'secureConnect', nowNs: () => number): void {
+    this.unready = true;
+    this.socket.once(ready, () => {
+      this.unready = false;
+      if (this.offset > 0) this.report.written(this.offset, nowNs());
+    });
   }
 
   /** From now on, pushes of one turn go out in one write (see `coalescing`). */
@@ -67,7 +83,7 @@ export class SocketSink implements ByteSink {
       this.batching = false;
       s.uncork();
     }
-    this.report.written(this.offset, nowNs);
+    if (!this.unready) this.report.written(this.offset, nowNs);
   }
 
   end(kind: EndKind): void {
