@@ -130,8 +130,9 @@ export class RequestFramer implements Framer {
           break;
         case State.Count: {
           const r = this.length.take(buf[p]!, true);
-          const { negative, digits, value } = this.length;
-          if (r === LENGTH_BAD || (negative ? digits > 18 : value > HotLimit.MaxArgs)) {
+          const length = this.length;
+          // Any negative count in int64 is an empty request to Redis (string2ll, then `ll <= 0`).
+          if (r === LENGTH_BAD || (length.negative ? !length.int64Negative() : length.value > HotLimit.MaxArgs)) {
             return this.fail(end, p, 'invalid multibulk length');
           }
           if (r === LENGTH_ENDED) this.state = State.CountLf;

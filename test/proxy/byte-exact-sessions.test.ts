@@ -165,6 +165,15 @@ describe.each([
     c.socket.destroy();
   });
 
+  it('a negative count of 19 digits is an empty request, as *-1 is: it ends a CLIENT REPLY SKIP', async () => {
+    const c = await open();
+    // string2ll reads any count down to LLONG_MIN; Redis resets the client after it: PING is answered.
+    await c.send(resp('CLIENT', 'REPLY', 'SKIP') + '*-9223372036854775808\r\n*-1234567890123456789\r\n' + resp('PING'), 1);
+    expect(c.got.toString()).toBe('+PONG\r\n');
+    await check(c, { commands: 2, replies: 1, pushes: 0, roundTrips: 1 });
+    c.socket.destroy();
+  });
+
   it('a refused CLIENT REPLY OFF with a command pipelined behind it: replies are on again after its error', async () => {
     const c = await open();
     await c.send(resp('SUBSCRIBE', 'a'), 1);

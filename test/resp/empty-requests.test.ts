@@ -19,6 +19,17 @@ describe('empty requests', () => {
     }
   });
 
+  it('include every negative count Redis reads (string2ll: 19 digits, down to LLONG_MIN)', () => {
+    const bytes = Buffer.from('*-1234567890123456789\r\n*-9223372036854775808\r\nPING\r\n*-999999999999999999\r\n', 'latin1');
+    for (const step of [bytes.length, 1, 7]) {
+      const seen: string[] = [];
+      const framer = new RequestFramer({ frame: (f) => seen.push(`frame@${f.end}`), empty: () => seen.push('empty') });
+      for (let i = 0; i < bytes.length; i += step) framer.push(bytes.subarray(i, i + step));
+      expect(seen).toEqual(['empty', 'empty', 'frame@52', 'empty']);
+      expect(framer.desynced).toBe(false);
+    }
+  });
+
   it('end a pending CLIENT REPLY SKIP, as the command after it would', () => {
     const m = new RequestModes();
     m.admit(CommandKind.ClientReplySkip, 3);
