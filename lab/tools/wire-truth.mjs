@@ -10,6 +10,10 @@
 // takes the request with the longest time on the wire apart: up, at Redis, down, and when it was its
 // connection's first request, how long after the client's SYN the proxy dialed Redis (its accept); and
 // the slowest hundredth, as means of the same parts, with the share of it sent in the run's first 100 ms.
+// And how far the share moves the p99 on the wire: p99(t3 - t0) less the p99 of the same requests with
+// the share and L taken out. That is a difference of two tails, as the client's excess is, where the
+// share's own p99 is the tail of a difference; the two part when the share and Redis's time are not
+// slow for the same requests.
 // Needs tcpdump (Debian's `tcpdump`) and root or CAP_NET_RAW.
 //   npm run build && node lab/tools/wire-truth.mjs [--down-ms 5] [--clients 50] [--requests 20000] [--rounds 3]
 import { spawn, execFileSync } from 'node:child_process';
@@ -165,6 +169,8 @@ for (let r = 0; r < rounds; r++) {
   const upstream = byConnection(segs, redisPort);
   const pairs = pair(client, upstream);
   const wire = [];
+  /** The same requests' time on the wire with the proxy's share (and L) taken out. */
+  const unproxied = [];
   const added = [];
   const up = [];
   const down = [];
@@ -188,6 +194,7 @@ for (let r = 0; r < rounds; r++) {
       sentUs.push(at(cv.to, k));
       const wireUs = at(cv.from, k) - at(cv.to, k);
       wire.push(wireUs);
+      unproxied.push(wireUs - upUs - downUs - downMs * 1000);
       if (wireUs > worst.wireUs) {
         const redisUs = at(uv.from, k) - at(uv.to, k);
         worst = { wireUs, upUs, redisUs, downUs, k, afterOpenUs: at(cv.to, k) - cv.synUs, dialUs: uv.synUs - cv.synUs, firstUpUs: at(uv.to, 0) - uv.synUs };
@@ -212,6 +219,9 @@ for (let r = 0; r < rounds; r++) {
     clientExcessUs,
     wireExcessUs,
     addedUs: p99(added),
+    // How far the share moves the p99 of these round trips: a difference of two tails, like the client's
+    // excess, where p99(added) is the tail of the share itself.
+    shiftUs: p99(wire) - p99(unproxied) - downMs * 1000,
     upUs: p99(up),
     downUs: p99(down),
     upP50Us: quantile(up, 0.5),
@@ -246,7 +256,7 @@ for (let r = 0; r < rounds; r++) {
   rows.push(x);
   console.log(
     `round ${r + 1} (load ${load}): client p99 excess ${ms(x.clientExcessUs)}, wire ${ms(x.wireExcessUs)}; ` +
-      `proxy's share on the wire p99 ${ms(x.addedUs)} (up ${ms(x.upUs)}, down ${ms(x.downUs)}); p50 ${ms(x.addedP50Us)} (up ${ms(x.upP50Us)}, down ${ms(x.downP50Us)}); down p1 ${ms(x.downP1Us)}; ` +
+      `proxy's share on the wire p99 ${ms(x.addedUs)}, moving the wire's p99 by ${ms(x.shiftUs)} (up ${ms(x.upUs)}, down ${ms(x.downUs)}); p50 ${ms(x.addedP50Us)} (up ${ms(x.upP50Us)}, down ${ms(x.downP50Us)}); down p1 ${ms(x.downP1Us)}; ` +
       `self.addedUs p99 ${ms(x.selfUs)}, roundTripAddedUs p99 ${ms(x.selfRoundTripUs)} (p50 ${ms(x.selfRoundTripP50Us)}), lateUs p99 ${ms(x.lateUs)}; ` +
       `Redis's time on the wire p99 ${ms(x.redisUs)} through the proxy, ${ms(x.directUs)} direct; ` +
       `${x.n} requests over ${x.pairs} connections, ${x.dropped} packets dropped`,
@@ -267,6 +277,6 @@ const col = (/** @type {string} */ k) => {
 console.log(`\nL = ${downMs} ms, ${clients} clients, ${requests} requests, ${rounds} rounds, median (range), ms:`);
 console.log(`client p99 excess ${col('clientExcessUs')}; wire p99 excess ${col('wireExcessUs')}`);
 console.log(`Redis's time on the wire (request in to reply out), p99 ${col('redisUs')} through the proxy, ${col('directUs')} direct`);
-console.log(`proxy's share on the wire, p99 ${col('addedUs')} (up ${col('upUs')}, down ${col('downUs')}); self.addedUs p99 ${col('selfUs')}, roundTripAddedUs p99 ${col('selfRoundTripUs')}`);
+console.log(`proxy's share on the wire, p99 ${col('addedUs')}, moving the wire's p99 by ${col('shiftUs')} (up ${col('upUs')}, down ${col('downUs')}); self.addedUs p99 ${col('selfUs')}, roundTripAddedUs p99 ${col('selfRoundTripUs')}`);
 console.log(`max less L: client ${col('clientMaxUs')}, wire ${col('wireMaxUs')}; the proxy's share on the wire, max up ${col('upMaxUs')}, down ${col('downMaxUs')}`);
 process.exit(0);
