@@ -33,7 +33,8 @@ function checkFileTls(config: Record<string, unknown>): void {
 /**
  * Where a TLS flag of a side is given and the file turns that side on, the file's fields become
  * flags too, under those given: the flags then describe the whole side. A side no flag touches
- * stays in the file, as it was read.
+ * stays in the file, as it was read. `--no-upstream-tls` / `--no-listen-tls` turn the side off with
+ * all the file's fields (a field flag beside it is then refused as without the file, by tlsFromFlags).
  */
 export function mergeConfigTls(out: Record<string, unknown>, file: Record<string, unknown>, given: (attr: string) => boolean): void {
   for (const [key, side] of Object.entries(SIDES)) {
@@ -41,7 +42,7 @@ export function mergeConfigTls(out: Record<string, unknown>, file: Record<string
     if (!attrs.some(given)) continue;
     const value = file[key];
     delete file[key];
-    if (value === undefined || value === false) continue;
+    if (value === undefined || value === false || (given(side.on) && out[side.on] === false)) continue;
     out[side.on] = true;
     if (value === true) continue;
     for (const [field, attr] of Object.entries(side.fields)) {

@@ -6,7 +6,8 @@
  *  - repeatable flags (--toxic, --node-link, --allow-host) append after the file's entries;
  *  - the link merges key by key (`--rtt 5ms` over the file's `link.jitterUs`), except that a
  *    --preset on the command line replaces the file's whole link; upstreamTls and listenTls merge
- *    with the TLS flags key by key too (`--upstream-ca` over the file's `"upstreamTls": true`).
+ *    with the TLS flags key by key too (`--upstream-ca` over the file's `"upstreamTls": true`), and
+ *    `--no-upstream-tls` / `--no-listen-tls` turn the file's side off.
  * Keys with a flag are folded into the flags (one path validates both); the others go to
  * startProxy as they are, under whatever the flags set.
  */

@@ -21,12 +21,14 @@ export interface TlsFlagValues {
 export function addTlsFlags(cmd: Command): Command {
   return cmd
     .option('--upstream-tls', 'speak TLS to Redis (a rediss:// or in-transit-encryption endpoint)')
+    .option('--no-upstream-tls', 'plaintext to Redis (the default; over a --config file\'s "upstreamTls", its fields dropped with it)')
     .option('--upstream-ca <file>', 'CA certificate (PEM) to verify Redis with (default: the system roots bundled with Node)')
     .option('--upstream-servername <name>', 'name to verify Redis\'s certificate against and send as SNI (default: the --upstream host)')
     .option('--upstream-cert <file>', 'client certificate (PEM) to present to Redis (mTLS, tls-auth-clients yes); with --upstream-key')
     .option('--upstream-key <file>', 'private key (PEM) of --upstream-cert')
     .option('--upstream-insecure', 'do NOT verify Redis\'s certificate (logged as a warning; for throwaway test servers only)')
     .option('--listen-tls', 'serve TLS to clients, terminated behind the link so handshakes pay their round trips')
+    .option('--no-listen-tls', 'plaintext to clients (the default; over a --config file\'s "listenTls", its fields dropped with it)')
     .option('--tls-cert <file>', 'server certificate (PEM) for --listen-tls (default: a throwaway pair; the JSON line prints its CA as tlsCa)')
     .option('--tls-key <file>', 'private key (PEM) of --tls-cert')
     .option('--listen-tls-ca <file>', 'require client certificates signed by this CA (PEM) on --listen-tls')

@@ -2,7 +2,8 @@
  * A config file's upstreamTls and listenTls: their files are read with the file (a bad one exits 2
  * naming the file and its key, not a flag the user never typed), a misspelled key is refused as the
  * link's is, and the TLS flags merge with them
- * key by key (`--upstream-ca` over `"upstreamTls": true` keeps TLS on and adds the CA).
+ * key by key (`--upstream-ca` over `"upstreamTls": true` keeps TLS on and adds the CA); --no-upstream-tls and
+ * --no-listen-tls turn a file's side off.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,7 @@ import { startProxy } from '../../src/cluster/start-proxy.js';
 import { ConfigError } from '../../src/errors.js';
 import { generateTlsFiles } from '../../src/redis/tls-certs.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { tlsFromFlags } from '../../src/cli/tls-flags.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-config-tls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -87,6 +89,25 @@ describe('TLS flags merge with the file key by key', () => {
     const merged = mergeProxyConfig({ listenTls: true }, sources(['listenTls']), config);
     expect(merged.flags).toEqual({ listenTls: true });
     expect(merged.file).toEqual({ upstreamTls: { ca: 'ca.pem' } });
+  });
+
+  it('--no-upstream-tls and --no-listen-tls turn off the file\'s side with all its fields; a field flag beside them is refused', () => {
+    const config = { upstreamTls: { ca: 'ca.pem', insecure: true }, listenTls: { cert: 'c.pem', key: 'k.pem' } };
+    const merged = mergeProxyConfig({ upstreamTls: false, listenTls: false }, sources(['upstreamTls', 'listenTls']), config);
+    expect(merged.flags).toEqual({ upstreamTls: false, listenTls: false });
+    expect(merged.file).toEqual({});
+    const withField = mergeProxyConfig({ upstreamTls: false, upstreamCa: 'ca.pem' }, sources(['upstreamTls', 'upstreamCa']), { upstreamTls: true });
+    expect(() => tlsFromFlags(withField.flags)).toThrow(/^--upstream-ca: invalid value "ca\.pem"; expected to be used with --upstream-tls$/);
+  });
+
+  it('redis-rtt proxy --config --no-upstream-tls --no-listen-tls --print-config: neither side left', async () => {
+    const path = file({ upstream: '127.0.0.1:6379', upstreamTls: { ca: pem.caFile }, listenTls: { cert: pem.certFile, key: pem.keyFile } });
+    const r = await runCli(['proxy', '--config', path, '--no-upstream-tls', '--no-listen-tls', '--print-config']);
+    expect(r.code, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(printed).not.toHaveProperty('upstreamTls');
+    expect(printed).not.toHaveProperty('listenTls');
+    expect(printed.upstream).toBe('127.0.0.1:6379');
   });
 
   it("redis-rtt proxy --config with --upstream-ca and --tls-max-version: the file's TLS with the flags' fields", async () => {
