@@ -2,7 +2,7 @@
  * A config file's values are checked at start under the flags they were folded into
  * (proxy-config.ts): an error there is re-said under the file's key the user wrote.
  */
-import { ConfigError } from '../errors.js';
+import { ConfigError, NetworkError } from '../errors.js';
 
 /**
  * Flags whose start-time checks are re-said under the file's key, by the attribute mergeProxyConfig
@@ -37,6 +37,7 @@ const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
  * sentinelUser without sentinels.
  */
 export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: Readonly<Record<string, string>> }): unknown {
+  if (err instanceof NetworkError) return withFileAddressKey(err, flags);
   if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
   const attr = FILE_KEY_FLAG_ATTRS[err.flag];
   const key = attr === undefined ? undefined : flags.fileKeys?.[attr];
@@ -44,4 +45,21 @@ export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: R
   // The way out of an existing trace is the file's record.overwrite when the file named the trace.
   const accepts = key === 'record.file' ? err.accepts.replace('add --record-overwrite', 'set record.overwrite to true') : err.accepts;
   return new ConfigError(`${flags.config ?? 'config'}: ${key}`, err.value, accepts);
+}
+
+/** Flags whose address a listener binds at start, by the attribute mergeProxyConfig records a file's value under. */
+const FILE_ADDRESS_FLAG_ATTRS: Record<string, string> = { '--listen': 'listen', '--control': 'control', '--listen-ports': 'listenPorts' };
+
+/**
+ * A bind that failed (`--listen 127.0.0.1:6380: address already in use`, listenOn's message, or
+ * several joined by `; ` in cluster mode) for an address the config file gave: said under the file's
+ * key, its code kept (EADDRINUSE exits 2, main.ts).
+ */
+function withFileAddressKey(err: NetworkError, flags: { config?: string; fileKeys?: Readonly<Record<string, string>> }): NetworkError {
+  let message = err.message;
+  for (const [flag, attr] of Object.entries(FILE_ADDRESS_FLAG_ATTRS)) {
+    const key = flags.fileKeys?.[attr];
+    if (key !== undefined) message = message.replace(new RegExp(`(^|; )${flag} `, 'g'), `$1${flags.config ?? 'config'}: ${key} `);
+  }
+  return message === err.message ? err : new NetworkError(message, err.code);
 }

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -9,7 +10,8 @@ import { runCli } from '../hardening/helpers/cli-proxy.js';
  * A --config file's zones, cluster, upstreamUser, listenPorts or record.file that the start refuses
  * is named by the file and its key (`c1.json: zones: ...`), as its sentinel keys are: the start's
  * checks named --zones, --cluster, ... flags the user never typed. A trace the file names that
- * exists points at the file's record.overwrite, not at --record-overwrite.
+ * exists points at the file's record.overwrite, not at --record-overwrite. So is a listen or control
+ * address already in use: the bind's error named --listen or --control.
  */
 describe('redis-rtt proxy --config: refused cluster, user and record keys are named by the key', () => {
   const files = configFiles('rtt-config-key-errors-');
@@ -41,6 +43,28 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       const r = await runCli(['proxy', '--compensate', '0', '--config', files.file(config), ...flags]);
       expect({ code: r.code, stdout: r.stdout }, JSON.stringify({ config, flags })).toEqual({ code: 2, stdout: '' });
       expect(r.stderr, JSON.stringify({ config, flags })).toMatch(message);
+    }
+  });
+
+  it('a listen or control address in use is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const busy = `127.0.0.1:${(taken.address() as AddressInfo).port}`;
+    try {
+      const cases: [object, string[], string][] = [
+        [{ upstream: redis.address, listen: busy }, [], `listen ${busy}: address already in use`],
+        [{ upstream: redis.address, control: busy }, [], `control ${busy}: address already in use`],
+        [{ upstream: redis.address }, ['--control', busy], `--control ${busy}: address already in use`],
+      ];
+      for (const [config, flags, message] of cases) {
+        const path = files.file(config);
+        const r = await runCli(['proxy', '--compensate', '0', '--config', path, ...flags]);
+        expect({ code: r.code, stdout: r.stdout }, JSON.stringify({ config, flags })).toEqual({ code: 2, stdout: '' });
+        const named = flags.length === 0 ? `${path}: ${message}` : message;
+        expect(r.stderr.trim()).toBe(`redis-rtt: ${named}`);
+      }
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
     }
   });
 });
