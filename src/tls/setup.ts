@@ -42,7 +42,7 @@ export function prepareProxyTls(
       const pair = generateListenPair();
       ({ certFile: cert, keyFile: key, caFile: out.generatedCaFile, cleanup: out.cleanup } = pair);
     }
-    out.listen = loadListenTls({ ...l, cert, key });
+    out.listen = withSharedServerContext(loadListenTls({ ...l, cert, key }));
   }
   return out;
 }
@@ -56,6 +56,18 @@ export function prepareProxyTls(
 function withSharedContext(o: tls.ConnectionOptions): tls.ConnectionOptions {
   const { ca, cert, key, ...perDial } = o;
   return { ...perDial, secureContext: tls.createSecureContext({ ca, cert, key }) };
+}
+
+/**
+ * The listener's certificate, key, client CA and highest version as one SecureContext for all its
+ * clients, as a TLS server has: a context per connection parsed the pair on every accept and had
+ * session ticket keys of its own, so no client could resume a session (a TLS 1.2 resumption saves
+ * a round trip: a client that resumes with Redis paid the full handshake through the proxy).
+ * Whether a client certificate is asked for stays an option of each connection.
+ */
+function withSharedServerContext(o: tls.TLSSocketOptions): tls.TLSSocketOptions {
+  const { cert, key, ca, maxVersion, ...perSocket } = o;
+  return { ...perSocket, secureContext: tls.createSecureContext({ cert, key, ca, maxVersion }) };
 }
 
 /**
