@@ -40,7 +40,8 @@ export class UpstreamDial {
         client.destroy();
         return;
       }
-      o.log(`conn ${o.id}: upstream ${err.code ?? err.message}`);
+      // With the reason of a TLS failure: a bad record or an alert from Redis, mid-stream.
+      o.log(`conn ${o.id}: upstream ${describeFailure(err)}`);
       rules?.failed(upstream);
     });
     // A plain timer from the dial, not the socket's idle timeout: that one also costs a bound
