@@ -1,12 +1,18 @@
 import { ConfigError } from '../errors.js';
 import { parseLinkSpec, type LinkSpec } from '../link/link-spec.js';
-import type { LinkUpdate } from '../link/types.js';
+import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { ListenerRole } from './topology.js';
 
 /** `--node-link SELECTOR=LINK`: a link for the nodes a selector picks. */
 export interface NodeLinkRule {
   readonly selector: string;
   readonly link: LinkSpec;
+  /**
+   * PUT /link: the settings it named, laid over the link the node has without it (its zone's, an
+   * earlier rule's), not a whole link. Each chosen node kept its own other settings when it was
+   * sent, so a node it picks later (after a failover) or again (at every topology refresh) must too.
+   */
+  readonly overlay?: boolean;
 }
 
 /** What a selector is matched against. */
@@ -28,6 +34,22 @@ export function parseNodeLink(text: string, flag = '--node-link'): NodeLinkRule 
   const link = parseLinkSpec(text.slice(eq + 1), flag);
   if (link.direct) throw new ConfigError(flag, text, `${SELECTOR_HELP} (every node goes through the proxy: direct is not a node link)`);
   return { selector, link };
+}
+
+/**
+ * The rule a PUT /link leaves for a selector: an overlay of the settings it named, at the values it
+ * set (`rttUs` or a preset names both one-way delays, `loss` both losses), so every node it picks
+ * keeps the rest of its own link. `next` is a chosen node's settings after it.
+ */
+export function putLinkRule(selector: string, update: LinkUpdate & { preset?: string }, next: LinkSettings): NodeLinkRule {
+  const named = new Set<keyof LinkSettings>();
+  for (const key of Object.keys(update)) {
+    if (key === 'preset' || key === 'rttUs') named.add('upUs').add('downUs');
+    else if (key === 'loss') named.add('lossUp').add('lossDown');
+    else if (key in next) named.add(key as keyof LinkSettings);
+  }
+  const values: LinkUpdate = Object.fromEntries([...named].map((k) => [k, next[k]]));
+  return { selector, overlay: true, link: { name: 'PUT /link', direct: false, update: values, rttUs: next.upUs + next.downUs } };
 }
 
 const ROLE_SELECTORS = new Set(['masters', 'replicas', 'sentinels']);
@@ -63,8 +85,9 @@ export function idleRuleWarnings(rules: readonly NodeLinkRule[], nodes: readonly
 }
 
 /**
- * The link a node gets: the last rule that selects it, else its zone's link (same when the node
- * sits in the client's zone, `clientZone`, 1 unless given), else the base link.
+ * The link a node gets: the last whole rule that selects it, else its zone's link (same when the
+ * node sits in the client's zone, `clientZone`, 1 unless given), else the base link; then, in order,
+ * the overlays (PUT /link) that select it and came after that rule. The name is the last match's.
  */
 export function linkForNode(
   node: SelectableNode,
@@ -76,14 +99,19 @@ export function linkForNode(
     rules: readonly NodeLinkRule[];
     clientZone?: number;
   },
-): { name: string; update: LinkUpdate & { preset?: string } } {
+): { name: string; update: LinkUpdate & { preset?: string }; overlays: LinkUpdate[] } {
+  const overlays: LinkUpdate[] = [];
+  let lastName: string | undefined;
   for (let i = o.rules.length - 1; i >= 0; i--) {
     const r = o.rules[i]!;
-    if (selects(r.selector, node)) return { name: r.link.name, update: r.link.update };
+    if (!selects(r.selector, node)) continue;
+    lastName ??= r.link.name;
+    if (!r.overlay) return { name: lastName, update: r.link.update, overlays };
+    overlays.unshift(r.link.update);
   }
   if (o.zones && zone !== undefined) {
     const spec = zone === (o.clientZone ?? 1) ? o.zones.same : o.zones.cross;
-    return { name: spec.name, update: spec.update };
+    return { name: lastName ?? spec.name, update: spec.update, overlays };
   }
-  return { name: o.baseName, update: o.base };
+  return { name: lastName ?? o.baseName, update: o.base, overlays };
 }

@@ -5,7 +5,7 @@ import type { StatsSnapshot } from '../stats/types.js';
 import type { ClusterNode, NodeLabel, NodeSetOptions } from './cluster-node.js';
 import { mergeSnapshots } from './cluster-stats.js';
 import { ListenPortRange } from './listen-ports.js';
-import { linkForNode, selects, type NodeLinkRule, type SelectableNode } from './node-link.js';
+import { linkForNode, putLinkRule, selects, type SelectableNode } from './node-link.js';
 import { settledFailure } from './settled-failure.js';
 import { nodeKey, type TopologyNode } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
@@ -210,15 +210,15 @@ export class NodeSet {
       if (!settings) continue;
       node.linkName = 'PUT /link';
       this.applied.set(node, JSON.stringify(next));
-      const rule: NodeLinkRule = { selector: selector ?? nodeKey(node.host, node.port), link: { name: 'PUT /link', direct: false, update: next, rttUs: next.upUs + next.downUs } };
-      if (selector === undefined || node === chosen[0]) this.o.rules.push(rule);
+      if (selector === undefined || node === chosen[0]) this.o.rules.push(putLinkRule(selector ?? nodeKey(node.host, node.port), update, next));
     }
     return chosen;
   }
 
   private desired(node: SelectableNode, zone: number | undefined): { name: string; settings: LinkSettings } {
     const pick = linkForNode(node, zone, { base: this.o.base, baseName: 'link', zones: this.o.zoneLinks, rules: this.o.rules, clientZone: this.o.clientZone });
-    return { name: pick.name, settings: applyLinkUpdate(defaultLinkSettings(), pick.update) };
+    const settings = pick.overlays.reduce((s, overlay) => applyLinkUpdate(s, overlay), applyLinkUpdate(defaultLinkSettings(), pick.update));
+    return { name: pick.name, settings };
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseNodeLink } from '../../src/cluster/node-link.js';
+import { parseLinkSpec } from '../../src/link/link-spec.js';
+import { applyLinkUpdate } from '../../src/link/settings.js';
 import { NodeSet } from '../../src/cluster/node-set.js';
 import { NetworkError } from '../../src/errors.js';
 import type { TopologyNode } from '../../src/cluster/topology.js';
@@ -114,5 +116,41 @@ describe('a node one reading leaves out', () => {
     await set.setTopology([node(7001, 'master'), node(7002, 'master')]);
     expect(set.list().map((n) => n.port)).toEqual([7001, 7002, 7003]);
     expect(closed).toEqual([]);
+  });
+});
+
+describe('PUT /link?node=masters naming some settings (the control endpoint, setLink)', () => {
+  it('keeps each master\'s other settings at every refresh, and a node that becomes master after a failover takes the same change on its own link', async () => {
+    const links = new Map<number, LinkSettings>();
+    const set = new NodeSet({
+      startNodeProxy: async (a, _port, link) => {
+        links.set(a.port, link);
+        const setLink = (u: LinkSettings): LinkSettings => (links.set(a.port, applyLinkUpdate(links.get(a.port)!, u)), links.get(a.port)!);
+        return { port: a.port + 1000, link: () => links.get(a.port)!, setLink, close: async () => {} } as unknown as RedisRttProxy;
+      },
+      stageFor: () => undefined,
+      announceHost: '127.0.0.1',
+      zoneCount: 3,
+      zoneLinks: { same: parseLinkSpec('same-az'), cross: parseLinkSpec('cross-az') },
+      base: {},
+      rules: [],
+      log: () => {},
+    });
+    // Shard i's primary in zone i+1, its replica in the next: 7001 z1, 7002 z2, 7003 z3; 7004 z2, 7005 z3, 7006 z1.
+    const before = [node(7001, 'master'), node(7002, 'master'), node(7003, 'master'), node(7004, 'replica', 'id7001'), node(7005, 'replica', 'id7002'), node(7006, 'replica', 'id7003')];
+    await set.setTopology(before);
+    set.setLink({ jitterUs: 100 }, 'masters');
+    const seen = () => Object.fromEntries([...links].map(([port, l]) => [port, `${l.upUs}/${l.downUs} jitter ${l.jitterUs}`]));
+    const sameAz = '100/100';
+    const crossAz = '600/600';
+    const put = { 7001: `${sameAz} jitter 100`, 7002: `${crossAz} jitter 100`, 7003: `${crossAz} jitter 100` };
+    expect(seen()).toMatchObject(put);
+    // The once-a-second refresh re-derives every link: it gave each master the first master's whole link (7002 and 7003 at 0.2 ms).
+    await set.setTopology(before);
+    expect(seen()).toEqual({ ...put, 7004: `${crossAz} jitter 0`, 7005: `${crossAz} jitter 0`, 7006: `${sameAz} jitter 0` });
+    // 7005 (zone 3) takes over from 7002 (zone 2): the jitter moves to it, on its own zone link.
+    await set.setTopology([node(7001, 'master'), node(7002, 'replica', 'id7005'), node(7003, 'master'), node(7004, 'replica', 'id7001'), node(7005, 'master'), node(7006, 'replica', 'id7003')]);
+    expect(seen()).toMatchObject({ 7002: `${crossAz} jitter 0`, 7005: `${crossAz} jitter 100`, 7001: `${sameAz} jitter 100` });
+    expect(Object.fromEntries(set.list().map((n) => [n.port, n.linkName]))).toMatchObject({ 7002: 'cross-az', 7005: 'PUT /link' });
   });
 });

@@ -79,7 +79,7 @@ describe('--node-link selectors', () => {
     const zones = { same: parseLinkSpec('same-az'), cross: parseLinkSpec('cross-az') };
     const rules = [parseNodeLink('masters=rtt=2ms'), parseNodeLink('abcd=rtt=3ms')];
     const o = { base: { rttUs: 500 }, baseName: 'link', zones, rules };
-    expect(linkForNode(m, 2, o)).toEqual({ name: 'rtt=3ms', update: { rttUs: 3000 } });
+    expect(linkForNode(m, 2, o)).toEqual({ name: 'rtt=3ms', update: { rttUs: 3000 }, overlays: [] });
     expect(linkForNode(r, 1, o).name).toBe('same-az');
     expect(linkForNode(r, 2, o).name).toBe('cross-az');
     expect(linkForNode(r, undefined, { ...o, zones: undefined }).update).toEqual({ rttUs: 500 });
