@@ -7,9 +7,16 @@ import { ConfigError, NetworkError } from '../errors.js';
 /**
  * Flags whose start-time checks are re-said under the file's key, by the attribute mergeProxyConfig
  * records a file's value under: sentinel mode's, cluster mode's (`zones`, `listenPorts`), the
- * upstream's user, and the outputs (`record.file`, `statsJson`).
+ * upstream's user, the outputs (`record.file`, `statsJson`), and the addresses and TLS sides the
+ * start reads against each other (a unix `listen` in cluster mode, a `control` on 0.0.0.0 without a
+ * token, `upstreamTls` to a unix socket).
  */
 const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
+  '--upstream': 'upstream',
+  '--listen': 'listen',
+  '--control': 'control',
+  '--upstream-tls': 'upstreamTls',
+  '--listen-tls': 'listenTls',
   '--sentinel': 'sentinel',
   '--sentinel-master': 'sentinelMaster',
   '--sentinel-user': 'sentinelUser',

@@ -215,6 +215,8 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     if (given('preset')) delete file.link;
   }
   mergeConfigTls(out, file, given);
+  // A side no TLS flag touched stays in the file: a start that refuses it names the key (file-key-errors.ts).
+  for (const side of ['upstreamTls', 'listenTls']) if (file[side] !== undefined && file[side] !== false) fileKeys[side] = side;
   if (given('compensate')) delete file.compensationUs;
   if ('record' in file) {
     const r = file.record as { file: string; maxBytes?: number; keys?: string; overwrite?: boolean };

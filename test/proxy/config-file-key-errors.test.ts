@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { configFiles } from '../helpers/config-files.js';
+import { withFileKey } from '../../src/cli/file-key-errors.js';
+import { ConfigError } from '../../src/errors.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 /**
@@ -11,7 +13,8 @@ import { runCli } from '../hardening/helpers/cli-proxy.js';
  * is named by the file and its key (`c1.json: zones: ...`), as its sentinel keys are: the start's
  * checks named --zones, --cluster, ... flags the user never typed. A trace the file names that
  * exists points at the file's record.overwrite, not at --record-overwrite. So is a listen or control
- * address already in use: the bind's error named --listen or --control.
+ * address already in use (the bind's error named --listen or --control), a control on 0.0.0.0 without a
+ * token, upstreamTls to a unix socket, and the upstream cluster mode refuses.
  */
 describe('redis-rtt proxy --config: refused cluster, user and record keys are named by the key', () => {
   const files = configFiles('rtt-config-key-errors-');
@@ -35,6 +38,10 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       [{ ...base, listenPorts: '7100-7110' }, [], /^redis-rtt: \S+\.json: listenPorts: invalid value "7100-7110"/m],
       [{ ...base, nodeLinks: ['replicas=same-az'] }, [], /^redis-rtt: \S+\.json: nodeLinks: invalid value "replicas=same-az"/m],
       [{ ...base, record: { file: existing } }, [], /^redis-rtt: \S+\.json: record\.file: invalid value "[^"]+"; expected a path that does not exist yet \(or set record\.overwrite to true\)$/m],
+      // Checked by the start against the other options: a control on 0.0.0.0 with no token or host,
+      // TLS to a unix socket.
+      [{ ...base, control: '0.0.0.0:0' }, [], /^redis-rtt: \S+\.json: control: invalid value "0\.0\.0\.0"; expected a loopback address/m],
+      [{ ...base, upstream: `unix:${files.dir}/r.sock`, upstreamTls: true }, [], /^redis-rtt: \S+\.json: upstreamTls: invalid value "[^"]+r\.sock"; expected a host:port upstream/m],
       // Typed on the command line: the flag, as before.
       [base, ['--zones', '3'], /^redis-rtt: --zones: invalid value "3"/m],
       [base, ['--record', existing], /^redis-rtt: --record: invalid value "[^"]+"; expected a path that does not exist yet \(or add --record-overwrite\)$/m],
@@ -44,6 +51,14 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       expect({ code: r.code, stdout: r.stdout }, JSON.stringify({ config, flags })).toEqual({ code: 2, stdout: '' });
       expect(r.stderr, JSON.stringify({ config, flags })).toMatch(message);
     }
+  });
+
+  it("the start's refusal of the file's upstream (cluster on to a unix socket) names the key; of a typed one, the flag", () => {
+    const err = new ConfigError('--upstream', 'unix:/r.sock', 'host:port of a cluster node (--cluster on needs TCP)');
+    expect((withFileKey(err, { config: 'p.json', fileKeys: { upstream: 'upstream' } }) as Error).message).toBe(
+      'p.json: upstream: invalid value "unix:/r.sock"; expected host:port of a cluster node (--cluster on needs TCP)',
+    );
+    expect(withFileKey(err, { config: 'p.json', fileKeys: {} })).toBe(err);
   });
 
   it('a listen or control address in use is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {

@@ -87,7 +87,8 @@ describe('TLS flags merge with the file key by key', () => {
   it('a side no flag touches stays in the file as it is; a side the file turns off is the flags alone', () => {
     const config = { upstreamTls: { ca: 'ca.pem' }, listenTls: false };
     const merged = mergeProxyConfig({ listenTls: true }, sources(['listenTls']), config);
-    expect(merged.flags).toEqual({ listenTls: true });
+    // fileKeys: a start that refuses the file's side names its key (file-key-errors.ts).
+    expect(merged.flags).toEqual({ listenTls: true, fileKeys: { upstreamTls: 'upstreamTls' } });
     expect(merged.file).toEqual({ upstreamTls: { ca: 'ca.pem' } });
   });
 
