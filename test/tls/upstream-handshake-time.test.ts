@@ -1,6 +1,4 @@
-import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
@@ -64,26 +62,13 @@ describe('upstream TLS: the dial is not the first command server time', () => {
       await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
       const ping = p.stats().commands.PING!;
       expect(ping.count).toBe(1);
-      // The client waited for the handshake; Redis answered in well under the hold (it counted
-      // all of it before: serverUs >= holdMs).
+      // The client waited for the handshake, Redis's time did not (it counted all of it before:
+      // serverUs = clientUs). A stall of Redis or of this machine would add to both alike.
       expect(ping.clientUs.max).toBeGreaterThanOrEqual(holdMs * 1000);
-      expect(ping.serverUs.max).toBeLessThan((holdMs / 2) * 1000);
+      expect(ping.clientUs.max - ping.serverUs.max).toBeGreaterThanOrEqual((holdMs / 2) * 1000);
       expect(p.tlsStats!().upstreamHandshakes).toBe(1);
     } finally {
       await p.close();
     }
-  });
-
-  it('the relay holds the handshake, not the commands after it', async () => {
-    const port = (relay.address() as net.AddressInfo).port;
-    const t0 = performance.now();
-    const s = tls.connect({ host: '127.0.0.1', port, ca: readFileSync(redis.tls!.caFile) });
-    await new Promise((r) => s.once('secureConnect', r));
-    expect(performance.now() - t0).toBeGreaterThanOrEqual(holdMs - 5);
-    const t1 = performance.now();
-    s.write('*1\r\n$4\r\nPING\r\n');
-    await new Promise((r) => s.once('data', r));
-    expect(performance.now() - t1).toBeLessThan(holdMs / 2);
-    s.destroy();
   });
 });
