@@ -52,6 +52,23 @@ export function putLinkRule(selector: string, update: LinkUpdate & { preset?: st
   return { selector, overlay: true, link: { name: 'PUT /link', direct: false, update: values, rttUs: next.upUs + next.downUs } };
 }
 
+/**
+ * Adds a PUT /link rule. The settings it names drop out of the earlier overlays with the same
+ * selector (they pick the same nodes, and it comes after them), and an overlay left with none goes:
+ * a script that PUTs a ramp every 100 ms would otherwise pile up rules each refresh walks through.
+ */
+export function addPutLinkRule(rules: NodeLinkRule[], rule: NodeLinkRule): void {
+  const named = Object.keys(rule.link.update);
+  for (let i = rules.length - 1; i >= 0; i--) {
+    const r = rules[i]!;
+    if (!r.overlay || r.selector !== rule.selector) continue;
+    const left = Object.fromEntries(Object.entries(r.link.update).filter(([k]) => !named.includes(k)));
+    if (Object.keys(left).length === 0) rules.splice(i, 1);
+    else rules[i] = { ...r, link: { ...r.link, update: left } };
+  }
+  rules.push(rule);
+}
+
 const ROLE_SELECTORS = new Set(['masters', 'replicas', 'sentinels']);
 /** An IPv6 node address as typed everywhere else (`[::1]:6380`); a node's upstream holds it bare (`::1:6380`). */
 const BRACKETED = /^\[([0-9a-f:.]+)\]:(\d+)$/i;

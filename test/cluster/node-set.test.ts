@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseNodeLink } from '../../src/cluster/node-link.js';
+import { parseNodeLink, type NodeLinkRule } from '../../src/cluster/node-link.js';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
 import { applyLinkUpdate } from '../../src/link/settings.js';
 import { NodeSet } from '../../src/cluster/node-set.js';
@@ -152,5 +152,29 @@ describe('PUT /link?node=masters naming some settings (the control endpoint, set
     await set.setTopology([node(7001, 'master'), node(7002, 'replica', 'id7005'), node(7003, 'master'), node(7004, 'replica', 'id7001'), node(7005, 'master'), node(7006, 'replica', 'id7003')]);
     expect(seen()).toMatchObject({ 7002: `${crossAz} jitter 0`, 7005: `${crossAz} jitter 100`, 7001: `${sameAz} jitter 100` });
     expect(Object.fromEntries(set.list().map((n) => [n.port, n.linkName]))).toMatchObject({ 7002: 'cross-az', 7005: 'PUT /link' });
+  });
+
+  it('a ramp of PUTs leaves one overlay per selector and setting: the rules a refresh walks do not pile up', async () => {
+    const rules: NodeLinkRule[] = [];
+    const set = new NodeSet({
+      startNodeProxy: async (a, _port, link) => {
+        let now = link;
+        const setLink = (u: LinkSettings): LinkSettings => (now = applyLinkUpdate(now, u));
+        return { port: a.port + 1000, link: () => now, setLink, close: async () => {} } as unknown as RedisRttProxy;
+      },
+      stageFor: () => undefined,
+      announceHost: '127.0.0.1',
+      base: {},
+      rules,
+      log: () => {},
+    });
+    await set.setTopology([node(7001, 'master'), node(7002, 'replica', 'id7001')]);
+    set.setLink({ jitterUs: 50 }, 'masters');
+    for (let ms = 1; ms <= 500; ms++) set.setLink({ rttUs: ms * 1000 }, 'masters');
+    set.setLink({ lossBurst: 2 }, undefined);
+    expect(rules.map((r) => `${r.selector} ${Object.keys(r.link.update).join(',')}`)).toEqual(['masters jitterUs', 'masters upUs,downUs', '127.0.0.1:7001 lossBurst', '127.0.0.1:7002 lossBurst']);
+    await set.setTopology([node(7001, 'master'), node(7002, 'replica', 'id7001')]);
+    const seen = set.list().map((n) => ({ port: n.port, ...n.proxy.link() }));
+    expect(seen.map((l) => `${l.port} ${l.upUs} ${l.jitterUs} ${l.lossBurst}`)).toEqual(['7001 250000 50 2', '7002 0 0 2']);
   });
 });
