@@ -17,6 +17,7 @@ const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
   '--control': 'control',
   '--upstream-tls': 'upstreamTls',
   '--listen-tls': 'listenTls',
+  '--rtt-series-once': 'rttSeriesOnce',
   '--sentinel': 'sentinel',
   '--sentinel-master': 'sentinelMaster',
   '--sentinel-user': 'sentinelUser',

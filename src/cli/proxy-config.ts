@@ -163,6 +163,7 @@ const SINGLE: Record<string, [attr: string, asFlag: (v: never) => string | boole
   controlToken: ['controlToken', String],
   handshake: ['handshake', Boolean],
   tap: ['tap', Boolean],
+  rttSeriesOnce: ['rttSeriesOnce', Boolean],
   seed: ['seed', String],
   highWaterBytes: ['highWater', String],
   connectTimeoutMs: ['connectTimeout', (ms: number) => `${ms}ms`],

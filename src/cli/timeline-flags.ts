@@ -33,10 +33,9 @@ export function timelineFromFlags(f: TimelineFlagValues): { rttWave?: string; li
     }
   }
   if (f.rttSeries !== undefined) out.rttSeries = readText(f.rttSeries, '--rtt-series');
-  if (f.rttSeriesOnce) {
-    if (f.rttSeries === undefined) throw new ConfigError('--rtt-series-once', true, 'only with --rtt-series');
-    out.rttSeriesOnce = true;
-  }
+  // Without --rtt-series it is refused by the start (normalize-options.ts), not here: a config file's
+  // rttSeries may be the series it ends.
+  if (f.rttSeriesOnce) out.rttSeriesOnce = true;
   return out;
 }
 

@@ -155,9 +155,18 @@ describe('a link that changes over time, with a real client', () => {
     await writeFile(config, JSON.stringify({ upstream: redis.address, listen: '127.0.0.1:0', rttSeriesOnce: true }));
     const r = await runCli(['proxy', '--config', config, '--compensate', '0']);
     expect([r.code, r.stdout]).toEqual([2, '']);
-    expect(r.stderr).toMatch(/--rtt-series-once: invalid value true; expected only with a series to replay \(--rtt-series, rttSeries\)/);
+    // Named by the file's key: the user typed no --rtt-series-once.
+    expect(r.stderr).toMatch(/^redis-rtt: \S+once\.json: rttSeriesOnce: invalid value true; expected only with a series to replay \(--rtt-series, rttSeries\)$/m);
     await expect(startProxy({ upstream: redis.address, listen: '127.0.0.1:0', rttSeriesOnce: true })).rejects.toThrow(
       /^rttSeriesOnce: invalid value true; expected only with a series to replay \(--rtt-series, rttSeries\)/,
     );
+  });
+
+  it("--rtt-series-once ends a config file's rttSeries (it was refused as without --rtt-series)", async () => {
+    const config = join(dir, 'series.json');
+    await writeFile(config, JSON.stringify({ upstream: redis.address, rttSeries: '0,1.2\n10,5' }));
+    const r = await runCli(['proxy', '--config', config, '--rtt-series-once', '--print-config']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ rttSeries: '0,1.2\n10,5', rttSeriesOnce: true });
   });
 });
