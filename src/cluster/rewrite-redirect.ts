@@ -17,9 +17,15 @@ export function rewriteRedirect(node: RespNode, rb: RewriteBuffer): RewriteKind 
   if (!m) return undefined;
   const real = splitHostPort(m[3]!);
   if (!real) return undefined;
+  const kind = m[1] === 'MOVED' ? 'moved' : 'ask';
+  // `?`: the node answering prefers hostnames (cluster-preferred-endpoint-type hostname) and the
+  // node named announces none. No address, so no node to look up or open a listener for (one was
+  // opened that dialed the host "?", and clients were sent to it): it passes as Redis wrote it,
+  // as `?` does in CLUSTER SLOTS, and a client fails on it as it would without the proxy.
+  if (real.host === '?') return kind;
   const listener = rb.address(real.host, real.port);
   if (listener) rb.replace(node, `${m[1]} ${m[2]} ${real.host === '' ? '' : listener.host}:${listener.port}`);
-  return m[1] === 'MOVED' ? 'moved' : 'ask';
+  return kind;
 }
 
 /** Cheap test before parsing: can this reply be a redirect? */

@@ -171,6 +171,15 @@ describe('-MOVED and -ASK', () => {
   it('the empty-endpoint form keeps its empty host and maps the port on this node host', () => {
     expect(run('-MOVED 3999 :41657\r\n', undefined).bytes.toString('latin1')).toBe('-MOVED 3999 :7003\r\n');
   });
+  it('a "?" host (a node that prefers hostnames naming one that has none) passes unchanged and opens no listener for "?"', () => {
+    for (const s of ['-MOVED 12182 ?:41657\r\n', '-ASK 12182 ?:50001\r\n']) {
+      const r = run(s, undefined);
+      expect(r.bytes.toString('latin1')).toBe(s);
+      expect(r.missing).toEqual([]);
+      // Not rewritten, so not counted in cluster.rewrites; the tap still counts the error by its prefix.
+      expect(r.kinds).toEqual([]);
+    }
+  });
   it('other errors and replies are the same Buffer, untouched', () => {
     for (const s of ['-ERR unknown command\r\n', '-CLUSTERDOWN The cluster is down\r\n', '-TRYAGAIN Multiple keys request during rehashing of slot\r\n', '+MOVED 1 127.0.0.1:41657\r\n', bulk('MOVED 1 127.0.0.1:41657'), '-MOVED x 127.0.0.1:41657\r\n']) {
       const input = b(s);
