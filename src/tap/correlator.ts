@@ -38,7 +38,9 @@
  * - Events: one command event per request, when its reply is delivered (a no-reply request: when
  *   it was written to Redis) or when the connection closes (reply 'none' if nothing came).
  * - On a framer desync the correlator freezes: no more matching, stamping or round trips; pending
- *   requests keep what they had and end with the connection. Commands are still counted.
+ *   requests keep what they had and end with the connection. Commands are still counted. Unframed,
+ *   a request framer's desync waits for the replies to the requests before it (requestsEnded):
+ *   Redis answers them before it refuses the bad one.
  * - Degraded (pending-budget.ts): a request that would take the connection or the process past the
  *   bound on unfinished requests freezes the correlator the same way, but its pending records are
  *   dropped at once (no events: the trace lacks this connection's commands from there on), so the
@@ -76,6 +78,8 @@ export interface CorrelatorOptions {
 export class Correlator extends RequestLedger {
   readonly requestModes = new RequestModes();
   private readonly resolver: CommandResolver;
+  /** Called when the replies after a lost request stream freeze the correlator (requestsEnded). */
+  private onFrozen: (() => void) | undefined;
 
   constructor(private readonly options: CorrelatorOptions) {
     super(options.conn, options.onEvent, options.budget);
@@ -143,9 +147,26 @@ export class Correlator extends RequestLedger {
     if (!this.closed) this.requestModes.empty();
   }
 
+  /**
+   * An unframed connection's request stream stopped being valid RESP, at a request Redis refuses
+   * (a protocol error, then Redis closes) or never reads. Redis still answers the requests before
+   * it: they are matched and timed as ever, and the first frame that no request waits for (that
+   * error, or anything after) freezes the correlator as a desync does, and calls `onFrozen`.
+   */
+  requestsEnded(onFrozen: () => void): void {
+    this.requestsLost = true;
+    this.onFrozen = onFrozen;
+  }
+
   /** An unframed connection's reply or push frame, whose first byte arrived at `firstByteNs`. */
   reply(f: ReplyFrame, firstByteNs: number): void {
-    if (!this.frozen) this.match(f, firstByteNs);
+    if (this.frozen) return;
+    if (this.requestsLost && this.waiting() === null) {
+      this.desync();
+      this.onFrozen?.();
+      return;
+    }
+    this.match(f, firstByteNs);
   }
 
   /**

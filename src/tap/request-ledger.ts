@@ -15,6 +15,11 @@ import { commandEvent } from './tap-events.js';
 export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
   counters: Counters = newCounters();
   desynced = false;
+  /**
+   * The request stream stopped being valid RESP (Correlator.requestsEnded): no request comes after,
+   * and those before it are still matched until none waits.
+   */
+  requestsLost = false;
   /** Gave up timing at the pending-request bound (pending-budget.ts). */
   degraded = false;
   protected closed = false;

@@ -95,7 +95,8 @@ export class Tap extends FramedFeed implements ConnectionTap {
         this.upFrameEnd = f.end;
         correlator.request(f, requestCommandName(f), this.upNowNs);
       },
-      desync: onDesync,
+      // The requests before the bad one still get their replies (Correlator.requestsEnded).
+      desync: () => correlator.requestsEnded(() => this.chunkTimes.clear()),
       empty: () => correlator.emptyRequest(),
     };
     const replySink: FrameSink<ReplyFrame> = (this.replySink = {
@@ -165,7 +166,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
       client: this.client,
       openedAtMs: this.openedAtMs,
       outstanding: this.correlator.outstanding,
-      desynced: this.correlator.desynced,
+      desynced: this.correlator.desynced || this.correlator.requestsLost,
       degraded: this.correlator.degraded,
       protocol: this.replyModes.protocol,
       mode: this.replyModes.mode,
@@ -176,7 +177,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
   }
 
   get framable(): boolean {
-    return !this.correlator.desynced && !this.correlator.degraded;
+    return !this.correlator.desynced && !this.correlator.degraded && !this.correlator.requestsLost;
   }
 
   get upOffset(): number {

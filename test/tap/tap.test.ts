@@ -129,6 +129,19 @@ describe.each(SPLITS)('tap on real bytes (%s chunks)', (split) => {
     w.tap.close(20_000);
     expect(w.ofType('command').map((e) => e.reply)).toEqual(['+', 'none']);
   });
+
+  it('on a request desync the requests before it still get their replies; the protocol error freezes it', () => {
+    const w = new TapWire(split);
+    // Redis answers PING and GET, then refuses the bad count and closes.
+    w.up('PING|GET a|*1|$-3|', 0).sent(1000);
+    expect(w.tap.info()).toMatchObject({ desynced: true, outstanding: 2 });
+    w.down('+PONG|$-1|', 2000).delivered(3000);
+    expect(w.tap.info()).toMatchObject({ desynced: true, outstanding: 0 });
+    w.down('-ERR Protocol error: invalid bulk length|', 4000).delivered(5000);
+    expect(w.tap.counters()).toMatchObject({ commands: 2, replies: 2, pushes: 0, errorReplies: 0, roundTrips: 1, unparsedBytes: 9 });
+    w.tap.close(6000);
+    expect(w.ofType('command').map((e) => [e.name, e.reply])).toEqual([['PING', '+'], ['GET', '$']]);
+  });
 });
 
 describe('tap events', () => {

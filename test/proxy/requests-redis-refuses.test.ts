@@ -1,10 +1,12 @@
 /**
- * redis-server 7.0 refuses a client that has not authenticated (the default user needs a
- * password) a `*` count above 10 or a `$` length above 16384, at the header: "-ERR Protocol
- * error: unauthenticated multibulk length" (or "bulk length"), then closes the connection. The
+ * Requests redis-server 7.0 refuses with a protocol error, then closing the connection, through a
+ * real proxy, plain and framed (docs/counters.md, "Requests Redis refuses"): the client gets
+ * Redis's bytes and its close as directly, and the counts say what happened. A bad header desyncs
+ * the framer, after the replies to the requests before it. A client that has not authenticated
+ * (the default user needs a password) is refused a `*` count above 10 or a `$` length above 16384
+ * at the header ("-ERR Protocol error: unauthenticated multibulk length", or "bulk length"): the
  * proxy cannot tell whether a client has authenticated, so its framer reads the request as any
- * other (docs/counters.md, "Requests Redis refuses"): the client gets Redis's bytes and its close
- * as directly, and the counts say what happened. Real redis-server, raw sockets.
+ * other. Real redis-server with requirepass, raw sockets.
  */
 import type net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -51,7 +53,7 @@ afterAll(async () => {
 const delOf11 = resp('DEL', ...Array.from({ length: 10 }, (_, i) => `k${i}`));
 const setOf16385 = resp('SET', 'k', 'v'.repeat(16385));
 
-describe.each(['unframed', 'framed'] as const)('a client not yet authenticated, %s proxy', (framing) => {
+describe.each(['unframed', 'framed'] as const)('requests Redis refuses, %s proxy', (framing) => {
   let proxy: RedisRttProxy;
   beforeAll(async () => {
     proxy = await startSingleNodeProxy({
@@ -69,6 +71,17 @@ describe.each(['unframed', 'framed'] as const)('a client not yet authenticated, 
     await vi.waitUntil(() => proxy.connections().length === 0, WAIT);
     return proxy.stats();
   }
+
+  it('a bad bulk length behind two requests: Redis answers them, then refuses it; unframed, their replies count', async () => {
+    const bytes = resp('AUTH', 'pw-unauth') + resp('PING') + '*1\r\n$-3\r\n';
+    const want = '+OK\r\n+PONG\r\n-ERR Protocol error: invalid bulk length\r\n';
+    expect(await refused(redis.host!, redis.port!, bytes)).toBe(want);
+    proxy.resetStats();
+    expect(await refused(proxy.host!, proxy.port!, bytes)).toBe(want);
+    const { totals } = await settled();
+    // The error answers no request: it ends the correlation, uncounted. A framed connection stops at the desync.
+    expect(totals).toMatchObject({ commands: 2, replies: framing === 'framed' ? 0 : 2, pushes: 0, errorReplies: 0, unparsedBytes: 9 });
+  });
 
   it('a whole request of 11 arguments: Redis refuses it at the header, and the error is its reply', async () => {
     expect(await refused(redis.host!, redis.port!, delOf11)).toBe(MULTIBULK_ERROR);
