@@ -1,8 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type tls from 'node:tls';
 import { ConfigError, RedisSpawnError } from '../errors.js';
 import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { rawCommands, rawField, type RawReply } from './raw-command.js';
+import { generateTlsFiles, type TlsFiles } from './tls-certs.js';
 
 export interface PrivateSentinelOptions {
   /** Replicas of the primary. @default 2 */
@@ -21,6 +26,13 @@ export interface PrivateSentinelOptions {
   readyTimeoutMs?: number;
   /** The redis-server binary. @default $REDIS_SERVER, else 'redis-server' on PATH */
   serverPath?: string;
+  /**
+   * TLS only, as a managed deployment has it: every data node and every sentinel serves `--tls-port`
+   * (no plaintext port) with `--tls-replication yes` (replication, and the sentinels' links to the
+   * nodes and to each other, over TLS too), all with one throwaway CA and certificate (`setup.tls`),
+   * and none asks clients for a certificate. @default false
+   */
+  tls?: boolean;
 }
 
 export const DEFAULT_PRIVATE_SENTINEL = {
@@ -39,6 +51,8 @@ export interface PrivateSentinel {
   readonly sentinels: readonly PrivateRedis[];
   /** "127.0.0.1:PORT" of each sentinel: what a Sentinel client (or `--sentinel`) is given. */
   readonly sentinelAddresses: readonly string[];
+  /** The certificates of a TLS setup: clients (and `--upstream-ca`) trust `caFile`. */
+  readonly tls?: TlsFiles;
   /** Stops every process and removes every temp dir. Idempotent. */
   stop(): Promise<void>;
   /** stop(), for `await using sentinel = await startPrivateSentinel()`. */
@@ -49,6 +63,7 @@ const POLL_INTERVAL_MS = 100;
 
 const PRIVATE_SENTINEL_KEYS = keysOf<PrivateSentinelOptions>()({
   replicas: true, sentinels: true, masterName: true, quorum: true, downAfterMs: true, failoverTimeoutMs: true, readyTimeoutMs: true, serverPath: true,
+  tls: true,
 });
 
 /**
@@ -77,14 +92,24 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
   for (const [key, ms] of Object.entries({ downAfterMs, failoverTimeoutMs, readyTimeoutMs })) {
     if (!Number.isInteger(ms) || ms < 1) throw new ConfigError(key, ms, 'whole milliseconds, at least 1');
   }
+  if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new ConfigError('tls', opts.tls, 'true or false');
   const started: PrivateRedis[] = [];
-  const stopAll = (): Promise<void> => Promise.all(started.map((p) => p.stop())).then(() => undefined);
-  const start = async (o: Parameters<typeof startPrivateRedis>[0]): Promise<PrivateRedis> => {
-    const p = await startPrivateRedis({ serverPath: opts.serverPath, ...o });
+  const tlsDir = opts.tls ? mkdtempSync(join(tmpdir(), 'redis-rtt-sentinel-tls-')) : undefined;
+  const stopAll = (): Promise<void> =>
+    Promise.all(started.map((p) => p.stop())).then(() => {
+      if (tlsDir !== undefined) rmSync(tlsDir, { recursive: true, force: true });
+    });
+  let files: TlsFiles | undefined;
+  const start = async (o: Parameters<typeof startPrivateRedis>[0] & { args: string[] }): Promise<PrivateRedis> => {
+    // A sentinel dials the nodes and its peers over TLS only with tls-replication, as replicas dial their primary.
+    const secure = files && { tls: { files }, args: [...o.args, '--tls-replication', 'yes'] };
+    const p = await startPrivateRedis({ serverPath: opts.serverPath, ...o, ...secure });
     started.push(p);
     return p;
   };
   try {
+    if (tlsDir !== undefined) files = generateTlsFiles(tlsDir);
+    const clientTls: tls.ConnectionOptions | undefined = files && { ca: readFileSync(files.caFile) };
     // The initial sync without a fork delay (Redis 7 waits 5 s for more replicas by default).
     const dataArgs = ['--repl-diskless-sync', 'yes', '--repl-diskless-sync-delay', '0', '--repl-ping-replica-period', '1'];
     const primary = await start({ args: dataArgs });
@@ -95,7 +120,7 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
       ...['--sentinel', 'failover-timeout', name, String(failoverTimeoutMs)],
     ];
     const sentinels = await Promise.all(Array.from({ length: count }, () => start({ sentinel: true, args: monitor })));
-    await waitReady(sentinels, name, replicas, readyTimeoutMs);
+    await waitReady(sentinels, name, replicas, readyTimeoutMs, clientTls);
     let stopping: Promise<void> | undefined;
     const stop = (): Promise<void> => (stopping ??= stopAll());
     return {
@@ -103,6 +128,7 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
       nodes: [primary, ...replicaNodes],
       sentinels,
       sentinelAddresses: sentinels.map((s) => s.address),
+      ...(files ? { tls: files } : {}),
       stop,
       [Symbol.asyncDispose]: stop,
     };
@@ -112,10 +138,10 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
   }
 }
 
-async function waitReady(sentinels: readonly PrivateRedis[], name: string, replicas: number, timeoutMs: number): Promise<void> {
+async function waitReady(sentinels: readonly PrivateRedis[], name: string, replicas: number, timeoutMs: number, secure?: tls.ConnectionOptions): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const problems = await Promise.all(sentinels.map((s) => readinessProblem(s, name, replicas, sentinels.length - 1)));
+    const problems = await Promise.all(sentinels.map((s) => readinessProblem(s, name, replicas, sentinels.length - 1, secure)));
     const first = problems.find((p) => p !== '');
     if (first === undefined) return;
     if (Date.now() >= deadline) throw new RedisSpawnError(`private sentinel setup not ready within ${timeoutMs} ms: ${first}`);
@@ -123,9 +149,9 @@ async function waitReady(sentinels: readonly PrivateRedis[], name: string, repli
   }
 }
 
-async function readinessProblem(s: PrivateRedis, name: string, replicas: number, others: number): Promise<string> {
+async function readinessProblem(s: PrivateRedis, name: string, replicas: number, others: number, secure?: tls.ConnectionOptions): Promise<string> {
   const cmds = [['SENTINEL', 'CKQUORUM', name], ['SENTINEL', 'REPLICAS', name], ['SENTINEL', 'SENTINELS', name]];
-  const [quorum, seen, peers] = await rawCommands({ kind: 'tcp', host: s.host!, port: s.port! }, cmds, 1000).catch((): RawReply[] => []);
+  const [quorum, seen, peers] = await rawCommands({ kind: 'tcp', host: s.host!, port: s.port! }, cmds, 1000, secure).catch((): RawReply[] => []);
   if (quorum?.type !== '+') return `sentinel ${s.address}: CKQUORUM says ${quorum?.text ?? 'nothing'}`;
   const up = (seen?.items ?? []).filter((r) => rawField(r, 'master-link-status') === 'ok' && !/s_down|disconnected/.test(rawField(r, 'flags') ?? ''));
   if (up.length < replicas) return `sentinel ${s.address} sees ${up.length} of ${replicas} replicas with their link up`;

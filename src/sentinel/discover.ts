@@ -44,7 +44,13 @@ export async function readSentinel(
     replies = await rawCommands({ kind: 'tcp', ...at }, cmds, o.timeoutMs ?? 2000, o.tls);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new NetworkError(`sentinel ${where}: ${o.tls ? describeFailure(e) : e.message}`, e.code);
+    throw new NetworkError(`sentinel ${where}: ${o.tls ? describeFailure(e) : e.message}${tlsHint(e, o.tls !== undefined)}`, e.code);
+  }
+  // Closed before every reply (a server at maxclients, a proxy whose upstream is gone): read as a
+  // sentinel that knows no master, it was reported as `--sentinel-master ... monitors no master`.
+  if (replies.length < cmds.length) {
+    const said = replies.find((r) => r.type === '-')?.text;
+    throw new NetworkError(`sentinel ${where}: closed the connection after ${replies.length} of ${cmds.length} replies${said ? ` (${said})` : ''}`);
   }
   if (login && replies[0]?.type === '-') {
     throw new NetworkError(`sentinel ${where}: AUTH failed: ${replies[0].text} (check --sentinel-user and REDIS_RTT_SENTINEL_PASSWORD)`);
@@ -72,4 +78,14 @@ function entries(reply: RawReply | undefined): RealAddress[] {
 function addressOf(host: RawReply | undefined, port: RawReply | undefined): RealAddress | undefined {
   if (!host?.text || !port?.text || !isInstanceAddress(host.text, port.text)) return undefined;
   return { host: host.text, port: Number(port.text) };
+}
+
+/**
+ * The likely cause of a sentinel that would not talk, when it is TLS on one side only: a TLS-only
+ * sentinel resets a plaintext connection at its first bytes, and a plaintext one reads a
+ * ClientHello as an unfinished inline command and says nothing (cluster discovery's hint).
+ */
+function tlsHint(e: Error & { code?: string }, overTls: boolean): string {
+  if (overTls) return /^no reply/.test(e.message) ? ' (no TLS handshake: a plaintext sentinel? leave out --upstream-tls)' : '';
+  return e.code === 'ECONNRESET' ? ' (a TLS-only sentinel? add --upstream-tls)' : '';
 }

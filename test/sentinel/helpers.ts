@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import type tls from 'node:tls';
 import { rawCommands } from '../../src/redis/index.js';
 import type { PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import type { PrivateRedis } from '../../src/redis/private-redis.js';
@@ -13,10 +15,11 @@ import { onceItRan } from '../cluster/helpers.js';
  */
 export async function directClients(setup: PrivateSentinel, proxy: RedisRttSentinelProxy, down: readonly PrivateRedis[] = []): Promise<string[]> {
   const ports = new Set(proxy.connections().map((c) => c.upstreamLocalPort));
+  const secure = clientTls(setup);
   const bad: string[] = [];
   for (const p of [...setup.nodes, ...setup.sentinels].filter((x) => !down.includes(x))) {
     const at = { kind: 'tcp' as const, host: '127.0.0.1', port: p.port! };
-    const replies = await rawCommands(at, [['CLIENT', 'LIST', 'TYPE', 'normal'], ['CLIENT', 'LIST', 'TYPE', 'pubsub']], 2000);
+    const replies = await rawCommands(at, [['CLIENT', 'LIST', 'TYPE', 'normal'], ['CLIENT', 'LIST', 'TYPE', 'pubsub']], 2000, secure);
     const ours = (line: string): boolean =>
       / cmd=client\|list /.test(line) ||
       line.includes(` name=${DISCOVERY_CLIENT_NAME} `) ||
@@ -26,7 +29,7 @@ export async function directClients(setup: PrivateSentinel, proxy: RedisRttSenti
     for (let line of replies.flatMap((r) => (r.text ?? '').split('\n'))) {
       if (line.trim() === '' || ours(line)) continue;
       // Just connected (a discovery or a sentinel connection before it names itself): look again.
-      if (/ cmd=NULL /.test(line)) line = await onceItRan(at, line);
+      if (/ cmd=NULL /.test(line)) line = await onceItRan(at, line, secure);
       if (line !== '' && !ours(line)) bad.push(`${p.address}: ${line}`);
     }
   }
@@ -36,9 +39,15 @@ export async function directClients(setup: PrivateSentinel, proxy: RedisRttSenti
 /** The real address the sentinels name as primary now (the first that answers). */
 export async function primaryPort(setup: PrivateSentinel): Promise<number> {
   for (const s of setup.sentinels) {
-    const r = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: s.port! }, [['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', setup.masterName]], 1000).catch(() => []);
+    const at = { kind: 'tcp' as const, host: '127.0.0.1', port: s.port! };
+    const r = await rawCommands(at, [['SENTINEL', 'GET-MASTER-ADDR-BY-NAME', setup.masterName]], 1000, clientTls(setup)).catch(() => []);
     const port = r[0]?.items?.[1]?.text;
     if (port) return Number(port);
   }
   throw new Error('no sentinel answered');
+}
+
+/** How rawCommands() reaches the real nodes and sentinels of a TLS setup (`startPrivateSentinel({ tls: true })`). */
+export function clientTls(setup: PrivateSentinel): tls.ConnectionOptions | undefined {
+  return setup.tls && { ca: readFileSync(setup.tls.caFile) };
 }
