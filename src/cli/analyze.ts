@@ -57,7 +57,11 @@ export function registerAnalyze(program: Command): void {
       });
       checkOutputs(outputs, {}, [file]);
       const analysis = analyzeTrace(trace, options);
-      if (flags.html !== undefined) await writeFile(flags.html, renderHtml(analysis, file));
+      if (flags.html !== undefined) {
+        await writeFile(flags.html, renderHtml(analysis, file));
+        // As bench, demo, calibrate and report say each file they write (and this --json FILE).
+        process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
+      }
       if (flags.json !== undefined) {
         const written = await writeJsonTarget(flags.json, renderJson(analysis, file));
         if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);

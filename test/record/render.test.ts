@@ -144,6 +144,7 @@ describe('redis-rtt analyze (CLI)', () => {
     expect(doc.projections.map((p) => p.rttUs)).toEqual([1200, 20_000]);
     expect(doc.opportunities.map((o) => o.command)).toEqual(['GET', 'SET, INCR, HSET, EXPIRE']);
     expect(readFileSync(html, 'utf8')).toContain('<svg');
+    expect(json.err).toBe(`redis-rtt: wrote ${html}\n`);
     // --json FILE: the JSON goes to the file, the tables still to stdout.
     const jsonFile = join(dir, 'out.json');
     const both = await run(file, '--json', jsonFile);
