@@ -14,6 +14,7 @@ import type { SentinelReading } from './discover.js';
 import { GivenNames } from './given-names.js';
 import { sentinelSettings, type SentinelProxyOptions } from './options.js';
 import { PrimaryAnswers } from './primary-answers.js';
+import { checkPrimaryCertificate } from './primary-certificate.js';
 import { SentinelCounts } from './sentinel-counts.js';
 import { SentinelProxy, type RedisRttSentinelProxy } from './sentinel-proxy.js';
 import { SentinelRefresh } from './sentinel-refresh.js';
@@ -24,7 +25,7 @@ import { SentinelZones } from './zones.js';
 /**
  * Sentinel mode's start-up, in order: the options checked, the given sentinels' names resolved,
  * every given sentinel asked about the master (the first that answers speaks for the topology),
- * one listener pair for TLS, the first sentinel's listener on --listen, every other sentinel's and
+ * with --upstream-tls the primary's certificate checked, one listener pair for TLS, the first sentinel's listener on --listen, every other sentinel's and
  * every data node's listener, the control endpoint, then the refresh timer. A step that fails
  * closes what the ones before opened.
  */
@@ -45,6 +46,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     ...{ auth, tls: secure, periodMs: sentinel.refreshMs, log },
   });
   const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base, log);
+  if (secure && first.primary) await checkPrimaryCertificate(first.primary, secure, base);
   const listenTls = clusterListenTls(base);
   const counts = new SentinelCounts(log);
   const starter = new NodeStarter({

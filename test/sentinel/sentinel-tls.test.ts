@@ -5,9 +5,11 @@
  * be sent to listeners only, before and after a SENTINEL FAILOVER (docs/sentinel.md#tls).
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import type tls from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { createSentinel } from 'redis';
@@ -16,6 +18,7 @@ import { ConfigError } from '../../src/errors.js';
 import { rawCommands, type RawReply } from '../../src/redis/index.js';
 import { rawField } from '../../src/redis/raw-command.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
+import { generateTlsFiles, type TlsFiles } from '../../src/redis/tls-certs.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
 import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
 import { clientTls, directClients, primaryPort } from './helpers.js';
@@ -161,6 +164,41 @@ describe('Sentinel over TLS: TLS-only nodes and sentinels behind --upstream-tls'
       expect((err as Error).message).toMatch(new RegExp(`^--sentinel: invalid value "${at}"; expected a sentinel that answers \\(sentinel ${at}: closed the connection after 0 of 5 replies\\)`));
     } finally {
       closing.close();
+    }
+  });
+
+  it.each([
+    { name: 'named by an IP its certificate does not hold', host: '::1', other: false, flag: /^--upstream-servername: missing; expected a name in the nodes' certificate: the sentinels name the primary \[::1\]:\d+, which it does not hold \(primary \[::1\]:\d+: ERR_TLS_CERT_ALTNAME_INVALID/ },
+    { name: 'signed by another CA', host: '127.0.0.1', other: true, flag: /^--upstream-ca: invalid value ".*"; expected a CA that signed the upstream's certificate \(primary 127\.0\.0\.1:\d+: UNABLE_TO_VERIFY_LEAF_SIGNATURE/ },
+  ])('a primary whose certificate does not verify ($name) stops the start naming the flag, as a sentinel\'s does', async ({ host, other, flag }) => {
+    // The sentinels' certificates verify; only the primary's does not: a TLS sentinel that names it, and a TLS "primary".
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-sentinel-tls-test-'));
+    const own = setup.tls!;
+    const files: TlsFiles = other ? generateTlsFiles(dir) : own;
+    const pair = (f: TlsFiles) => ({ cert: readFileSync(f.certFile), key: readFileSync(f.keyFile) });
+    const primary = tls.createServer(pair(files), (s) => s.on('error', () => undefined));
+    await new Promise<void>((r) => primary.listen(0, host, r));
+    const port = (primary.address() as net.AddressInfo).port;
+    const bulk = (t: string): string => `$${Buffer.byteLength(t)}\r\n${t}\r\n`;
+    const answer = `+OK\r\n*2\r\n${bulk(host)}${bulk(String(port))}*0\r\n*0\r\n*0\r\n`;
+    const sentinel = tls.createServer(pair(own), (s) => {
+      let asked = '';
+      s.on('error', () => undefined);
+      s.on('data', (d: Buffer) => void ((asked += d.toString()).includes('MASTERS') && s.write(answer)));
+    });
+    await new Promise<void>((r) => sentinel.listen(0, '127.0.0.1', r));
+    try {
+      const at = `127.0.0.1:${(sentinel.address() as net.AddressInfo).port}`;
+      const result: unknown = await startSentinelProxy({ sentinels: [at], sentinelMaster: 'mymaster', upstreamTls: { ca: own.caFile }, log: () => {} }).then(
+        async (p) => (await p.close(), 'started'),
+        (e: unknown) => e,
+      );
+      expect(result).toBeInstanceOf(ConfigError);
+      expect((result as Error).message).toMatch(flag);
+    } finally {
+      sentinel.close();
+      primary.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
