@@ -105,7 +105,11 @@ export class NodeSet {
    * role, new ones a zone; then every node's link is re-derived (a failover moves role links).
    */
   async setTopology(nodes: readonly TopologyNode[]): Promise<void> {
-    for (const n of nodes) if (n.hostname !== undefined) this.byHostname.set(nodeKey(n.hostname, n.port), nodeKey(n.host, n.port));
+    for (const n of nodes) {
+      if (n.hostname === undefined) continue;
+      this.byHostname.set(nodeKey(n.hostname, n.port), nodeKey(n.host, n.port));
+      this.adopt(nodeKey(n.hostname, n.port), n.host);
+    }
     const opened = await Promise.allSettled(nodes.filter((n) => !n.unusable).map((n) => this.openOne({ host: n.host, port: n.port }, undefined)));
     // The nodes that have listeners take the reading even when one could not get a listener (no
     // port left in --listen-ports): else one added node would freeze every role and role link.
@@ -114,6 +118,28 @@ export class NodeSet {
     await this.dropGone(nodes);
     const failed = settledFailure(opened);
     if (failed) throw failed;
+  }
+
+  /**
+   * A redirect can name a node by its hostname before any reading has (a node just added to a
+   * cluster that prefers hostnames): its listener opened under that name. The reading that gives
+   * the node's address files that listener under it. It opened a second listener instead, and
+   * closed the first 5 s later as "left the cluster", cutting the clients that followed the redirect.
+   */
+  private adopt(named: string, host: string): void {
+    const node = this.byKey.get(named);
+    if (!node) return;
+    const real = nodeKey(host, node.port);
+    if (real === named || this.byKey.has(real)) return;
+    const filed: ClusterNode = { ...node, host, upstream: real };
+    this.byKey.delete(named);
+    this.byKey.set(real, filed);
+    this.askedAt.set(real, this.askedAt.get(named) ?? this.asked++);
+    this.askedAt.delete(named);
+    this.missingSince.delete(named);
+    const applied = this.applied.get(node);
+    this.applied.delete(node);
+    if (applied !== undefined) this.applied.set(filed, applied);
   }
 
   /**

@@ -178,3 +178,33 @@ describe('PUT /link?node=masters naming some settings (the control endpoint, set
     expect(seen.map((l) => `${l.port} ${l.upUs} ${l.jitterUs} ${l.lossBurst}`)).toEqual(['7001 250000 50 2', '7002 0 0 2']);
   });
 });
+
+describe('a node a redirect named by its hostname before any reading had it', () => {
+  it('keeps the listener it opened under that name once a reading gives its address: no second listener, nothing closed', async () => {
+    const started: string[] = [];
+    const closed: string[] = [];
+    const set = new NodeSet({
+      startNodeProxy: async (a, _port, link) => {
+        started.push(`${a.host}:${a.port}`);
+        const close = async (): Promise<void> => void closed.push(`${a.host}:${a.port}`);
+        return { port: a.port + 1000, link: () => link, setLink: (u: LinkSettings) => u, close } as unknown as RedisRttProxy;
+      },
+      stageFor: () => undefined,
+      announceHost: '127.0.0.1',
+      base: {},
+      rules: [parseNodeLink('masters=rtt=2ms')],
+      log: () => {},
+      goneAfterMs: 0,
+    });
+    await set.setTopology([node(7001, 'master')]);
+    // -ASK 685 node-4.local:7004: the node was added a moment ago, the last reading did not have it.
+    const [byName] = await set.open([{ host: 'node-4.local', port: 7004 }]);
+    expect(byName!.listen.port).toBe(8004);
+    await set.setTopology([node(7001, 'master'), { ...node(7004, 'master'), hostname: 'node-4.local' }]);
+    await set.setTopology([node(7001, 'master'), { ...node(7004, 'master'), hostname: 'node-4.local' }]);
+    expect(started).toEqual(['127.0.0.1:7001', 'node-4.local:7004']);
+    expect(closed).toEqual([]);
+    expect(set.list().map((n) => `${n.upstream} ${n.listen.port} ${n.role} ${n.linkName}`)).toEqual(['127.0.0.1:7001 8001 master rtt=2ms', '127.0.0.1:7004 8004 master rtt=2ms']);
+    expect([set.listenerFor('127.0.0.1', 7004)?.port, set.listenerFor('node-4.local', 7004)?.port]).toEqual([8004, 8004]);
+  });
+});
