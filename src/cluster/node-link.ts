@@ -69,6 +69,13 @@ export function addPutLinkRule(rules: NodeLinkRule[], rule: NodeLinkRule): void 
   rules.push(rule);
 }
 
+/**
+ * The selector of a PUT /link with no `?node=`: every node, those that join later (an added node,
+ * a node back on a new address) too, as every node takes the toxics there are when it joins.
+ * Internal: `--node-link` does not take it.
+ */
+export const EVERY_NODE = '*';
+
 const ROLE_SELECTORS = new Set(['masters', 'replicas', 'sentinels']);
 /** An IPv6 node address as typed everywhere else (`[::1]:6380`); a node's upstream holds it bare (`::1:6380`). */
 const BRACKETED = /^\[([0-9a-f:.]+)\]:(\d+)$/i;
@@ -80,6 +87,7 @@ export function checkSelector(selector: string, flag: string): void {
 
 /** Roles are read at call time, so a role selector follows a failover. */
 export function selects(selector: string, node: SelectableNode): boolean {
+  if (selector === EVERY_NODE) return true;
   if (selector === 'masters') return node.role === 'master';
   if (selector === 'replicas') return node.role === 'replica';
   if (selector === 'sentinels') return node.role === 'sentinel';

@@ -5,7 +5,7 @@ import type { StatsSnapshot } from '../stats/types.js';
 import type { ClusterNode, NodeLabel, NodeSetOptions } from './cluster-node.js';
 import { mergeSnapshots } from './cluster-stats.js';
 import { ListenPortRange } from './listen-ports.js';
-import { addPutLinkRule, linkForNode, putLinkRule, selects, type SelectableNode } from './node-link.js';
+import { addPutLinkRule, EVERY_NODE, linkForNode, putLinkRule, selects, type SelectableNode } from './node-link.js';
 import { settledFailure } from './settled-failure.js';
 import { nodeKey, type TopologyNode } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
@@ -236,7 +236,7 @@ export class NodeSet {
       if (!settings) continue;
       node.linkName = 'PUT /link';
       this.applied.set(node, JSON.stringify(next));
-      if (selector === undefined || node === chosen[0]) addPutLinkRule(this.o.rules, putLinkRule(selector ?? nodeKey(node.host, node.port), update, next));
+      if (node === chosen[0]) addPutLinkRule(this.o.rules, putLinkRule(selector ?? EVERY_NODE, update, next));
     }
     return chosen;
   }

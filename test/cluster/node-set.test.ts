@@ -172,10 +172,13 @@ describe('PUT /link?node=masters naming some settings (the control endpoint, set
     set.setLink({ jitterUs: 50 }, 'masters');
     for (let ms = 1; ms <= 500; ms++) set.setLink({ rttUs: ms * 1000 }, 'masters');
     set.setLink({ lossBurst: 2 }, undefined);
-    expect(rules.map((r) => `${r.selector} ${Object.keys(r.link.update).join(',')}`)).toEqual(['masters jitterUs', 'masters upUs,downUs', '127.0.0.1:7001 lossBurst', '127.0.0.1:7002 lossBurst']);
+    expect(rules.map((r) => `${r.selector} ${Object.keys(r.link.update).join(',')}`)).toEqual(['masters jitterUs', 'masters upUs,downUs', '* lossBurst']);
     await set.setTopology([node(7001, 'master'), node(7002, 'replica', 'id7001')]);
     const seen = set.list().map((n) => ({ port: n.port, ...n.proxy.link() }));
     expect(seen.map((l) => `${l.port} ${l.upUs} ${l.jitterUs} ${l.lossBurst}`)).toEqual(['7001 250000 50 2', '7002 0 0 2']);
+    // A PUT with no ?node= is every node's, a node added after it too (it was one rule per node there was then).
+    await set.setTopology([node(7001, 'master'), node(7002, 'replica', 'id7001'), node(7003, 'master')]);
+    expect(set.list().map((n) => `${n.port} ${n.proxy.link().lossBurst} ${n.linkName}`)).toEqual(['7001 2 PUT /link', '7002 2 PUT /link', '7003 2 PUT /link']);
   });
 });
 
