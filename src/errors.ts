@@ -59,3 +59,10 @@ export class NetworkError extends Error {
     super(message);
   }
 }
+
+/**
+ * A listener that could not bind the address it was given (listenOn): its `code` says whether the
+ * address was the user's mistake (in use, not this machine's, a port or socket path not allowed),
+ * which the CLI exits 2 for, or the machine's (out of file descriptors), exit 1.
+ */
+export class ListenError extends NetworkError {}

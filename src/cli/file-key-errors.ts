@@ -2,7 +2,7 @@
  * A config file's values are checked at start under the flags they were folded into
  * (proxy-config.ts): an error there is re-said under the file's key the user wrote.
  */
-import { ConfigError, NetworkError } from '../errors.js';
+import { ConfigError, ListenError, NetworkError } from '../errors.js';
 
 /**
  * Flags whose start-time checks are re-said under the file's key, by the attribute mergeProxyConfig
@@ -69,5 +69,7 @@ function withFileAddressKey(err: NetworkError, flags: { config?: string; fileKey
     const key = flags.fileKeys?.[attr];
     if (key !== undefined) message = message.replace(new RegExp(`(^|; )${flag} `, 'g'), `$1${flags.config ?? 'config'}: ${key} `);
   }
-  return message === err.message ? err : new NetworkError(message, err.code);
+  if (message === err.message) return err;
+  // The class kept: a bind refused for its address exits 2 (main.ts).
+  return err instanceof ListenError ? new ListenError(message, err.code) : new NetworkError(message, err.code);
 }

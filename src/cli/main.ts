@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { ConfigError, NetworkError, RedisSpawnError } from '../errors.js';
+import { ConfigError, ListenError, NetworkError, RedisSpawnError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { requestedStopStatus } from './stop-request.js';
 import { registerProxy } from './proxy.js';
@@ -13,6 +13,12 @@ import { registerServer } from './server-command.js';
 
 /** Exit status for bad usage (a flag with a bad value), as in most Unix tools. */
 export const EXIT_USAGE = 2;
+
+/**
+ * A bind refused for the address given, as an address in use is: not this machine's (EADDRNOTAVAIL),
+ * a port below 1024 or a socket in a folder it may not write (EACCES), a folder that is not there.
+ */
+const BAD_ADDRESS_CODES = new Set(['EADDRNOTAVAIL', 'EACCES', 'ENOENT', 'ENOTDIR']);
 
 export function buildProgram(): Command {
   const program = new Command('redis-rtt')
@@ -89,7 +95,7 @@ function reportError(err: unknown): number {
   }
   if (err instanceof NetworkError || err instanceof RedisSpawnError) {
     process.stderr.write(`${ERROR_PREFIX}${err.message}\n`);
-    return err instanceof NetworkError && err.code === 'EADDRINUSE' ? EXIT_USAGE : 1;
+    return err instanceof NetworkError && (err.code === 'EADDRINUSE' || (err instanceof ListenError && BAD_ADDRESS_CODES.has(err.code ?? ''))) ? EXIT_USAGE : 1;
   }
   process.stderr.write(`${ERROR_PREFIX}${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
   return 1;

@@ -1,7 +1,7 @@
 import { lstat } from 'node:fs/promises';
 import net from 'node:net';
 import { formatEndpoint, type Endpoint } from '../endpoint.js';
-import { NetworkError } from '../errors.js';
+import { ListenError } from '../errors.js';
 
 /** Where a server ended up bound: port 0 picks a port, so this is read back after listen. */
 export interface Bound {
@@ -13,7 +13,7 @@ export interface Bound {
 }
 
 /**
- * Listens on `at` (TCP or a unix socket). A failure rejects with a NetworkError that names the flag
+ * Listens on `at` (TCP or a unix socket). A failure rejects with a ListenError that names the flag
  * and the address, and says "address already in use" for EADDRINUSE (its `code` kept, so callers
  * can retry another port or exit 2). Used by every listener: the proxy's, --control and --api.
  */
@@ -21,7 +21,7 @@ export async function listenOn(server: net.Server, at: Endpoint, flag: string): 
   await new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException): void => {
       const why = err.code === 'EADDRINUSE' ? 'address already in use' : err.message;
-      reject(new NetworkError(`${flag} ${formatEndpoint(at)}: ${why}`, err.code));
+      reject(new ListenError(`${flag} ${formatEndpoint(at)}: ${why}`, err.code));
     };
     server.once('error', onError);
     const done = (): void => {

@@ -61,7 +61,7 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
     expect(withFileKey(err, { config: 'p.json', fileKeys: {} })).toBe(err);
   });
 
-  it('a listen or control address in use is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {
+  it('a listen or control address in use (or not to be had) is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const busy = `127.0.0.1:${(taken.address() as AddressInfo).port}`;
@@ -78,6 +78,12 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
         const named = flags.length === 0 ? `${path}: ${message}` : message;
         expect(r.stderr.trim()).toBe(`redis-rtt: ${named}`);
       }
+      // A socket in a folder that is not there is the address's fault too: exit 2 (it was 1), named by the key.
+      const socket = `unix:${files.dir}/none/x.sock`;
+      const path = files.file({ upstream: redis.address, listen: socket });
+      const r = await runCli(['proxy', '--compensate', '0', '--config', path]);
+      expect({ code: r.code, stdout: r.stdout }).toEqual({ code: 2, stdout: '' });
+      expect(r.stderr.startsWith(`redis-rtt: ${path}: listen ${socket}: listen E`), r.stderr).toBe(true);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
     }
