@@ -3,6 +3,7 @@ import type { LinkSpec } from '../link/link-spec.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { StageFactory } from '../stage/types.js';
+import type { ListenPortRange } from './listen-ports.js';
 import type { NodeLinkRule, SelectableNode } from './node-link.js';
 import type { ListenerRole } from './topology.js';
 import type { ListenAddress, RealAddress } from './types.js';
@@ -36,8 +37,8 @@ export interface NodeSetOptions {
   /** The rewrite stage for a node's connections; undefined: its bytes need none (they stay on the fast path). */
   stageFor(upstream: RealAddress): StageFactory | undefined;
   announceHost: string;
-  /** Ports to use for nodes other than the seed; undefined: any free port. */
-  listenPorts?: { from: number; to: number };
+  /** --listen-ports, the one range every client zone's set takes from; undefined: any free port. */
+  listenPorts?: ListenPortRange;
   zoneCount?: number;
   zoneLinks?: { same: LinkSpec; cross: LinkSpec };
   /** The zone of the clients these listeners serve: a node in it gets the same-zone link. @default 1 */

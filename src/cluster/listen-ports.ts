@@ -1,23 +1,29 @@
 import { NetworkError } from '../errors.js';
 
 /**
- * --listen-ports A-B: a node listener takes the lowest port of the range that it does not hold
- * already and that is free; a node that leaves the cluster gives its port back (release).
+ * --listen-ports A-B, one for every client zone's listeners: a node listener takes the lowest port
+ * of the range that no listener holds and that is free, a port given back (release) only once no
+ * other is left, the one given back longest ago first. A client that knew the port given back
+ * (a node that left, or moved to another address) dials it again: it must not land on another
+ * node's listener, nor another client zone's, while the range has ports nobody was given.
  */
 export class ListenPortRange {
   private readonly held = new Set<number>();
+  /** Ports given back, the oldest first (a port given back again moves to the end). */
+  private readonly released = new Set<number>();
 
   constructor(private readonly range: { from: number; to: number }) {}
 
-  /** `listen(port)` on the lowest free port of the range; what is listening is `what` in the error. */
+  /** `listen(port)` on the port the rule above picks; what is listening is `what` in the error. */
   async take<T>(listen: (port: number) => Promise<T>, what: string): Promise<T> {
-    const { from, to } = this.range;
-    for (let port = from; port <= to; port++) {
+    for (const port of this.candidates()) {
       if (this.held.has(port)) continue;
       // Held before the listen resolves: a node opened meanwhile must not try the same port.
       this.held.add(port);
       try {
-        return await listen(port);
+        const listening = await listen(port);
+        this.released.delete(port);
+        return listening;
       } catch (err) {
         this.held.delete(port);
         if (!(err instanceof NetworkError && err.code === 'EADDRINUSE')) throw err;
@@ -26,9 +32,16 @@ export class ListenPortRange {
     throw new NoFreePortError(this.range, [what]);
   }
 
+  private *candidates(): Generator<number> {
+    for (let port = this.range.from; port <= this.range.to; port++) if (!this.released.has(port)) yield port;
+    yield* [...this.released];
+  }
+
   /** A port `take` gave, free again (its listener closed). */
   release(port: number): void {
     this.held.delete(port);
+    this.released.delete(port);
+    this.released.add(port);
   }
 }
 

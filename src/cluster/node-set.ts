@@ -4,7 +4,7 @@ import type { RedisRttProxy } from '../proxy/types.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import type { ClusterNode, NodeLabel, NodeSetOptions } from './cluster-node.js';
 import { mergeSnapshots } from './cluster-stats.js';
-import { ListenPortRange } from './listen-ports.js';
+import type { ListenPortRange } from './listen-ports.js';
 import { addPutLinkRule, EVERY_NODE, linkForNode, putLinkRule, selects, type SelectableNode } from './node-link.js';
 import { settledFailure } from './settled-failure.js';
 import { nodeKey, type TopologyNode } from './topology.js';
@@ -40,7 +40,7 @@ export class NodeSet {
   private gone: StatsSnapshot | undefined;
 
   constructor(private readonly o: NodeSetOptions) {
-    this.range = o.listenPorts && new ListenPortRange(o.listenPorts);
+    this.range = o.listenPorts;
   }
 
   list(): ClusterNode[] {

@@ -8,6 +8,7 @@ import { clusterSettings } from './cluster-settings.js';
 import { certificateError, clusterListenTls, discoveryTls } from './cluster-tls.js';
 import { discoverCluster, type Discovery } from './discover.js';
 import { ClientZones } from './client-zones.js';
+import { ListenPortRange } from './listen-ports.js';
 import { NodeSet } from './node-set.js';
 import { idleRuleWarnings } from './node-link.js';
 import { NodeStarter, type StartNodeProxy } from './node-starter.js';
@@ -41,11 +42,13 @@ export async function startClusterProxy(
   const counts = new RewriteCounts(log);
   const starter = new NodeStarter({ options, startNodeProxy, listenHost: s.listen.host, announceHost: s.announceHost, listenTls: listenTls.listen, log });
   const auth = { user: options.upstreamUser, password: options.upstreamPassword };
+  // One range for every set: a port one set gives back is not another's while others are free.
+  const listenPorts = s.listenPorts && new ListenPortRange(s.listenPorts);
   // Each client zone's set rewrites to its own listeners: its stages look nodes up in it alone.
   const zoneSet = (zone: number): NodeSet => {
     const nodes: NodeSet = new NodeSet({
       announceHost: s.announceHost,
-      listenPorts: s.listenPorts,
+      listenPorts,
       zoneCount: s.zoneCount,
       zoneLinks: s.zoneLinks,
       clientZone: zone,

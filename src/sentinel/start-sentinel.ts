@@ -1,6 +1,7 @@
 import { clusterSettings } from '../cluster/cluster-settings.js';
 import { certificateError, clusterListenTls, discoveryTls } from '../cluster/cluster-tls.js';
 import { ClientZones } from '../cluster/client-zones.js';
+import { ListenPortRange } from '../cluster/listen-ports.js';
 import { NodeSet } from '../cluster/node-set.js';
 import { NodeStarter } from '../cluster/node-starter.js';
 import { checkStartPartition, startPartition } from '../cluster/start-cluster.js';
@@ -69,11 +70,13 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     onOpenFailed: (missing, err) => starter.openFailures.failed([...missing.sentinels, ...missing.nodes], err),
     onPrimary: (master, primary) => void (master === sentinel.sentinelMaster && answers.record(at, primary)),
   });
+  // One range for every set: a port one set gives back is not another's while others are free.
+  const listenPorts = s.listenPorts && new ListenPortRange(s.listenPorts);
   // One set per client zone (--client-zones), each rewriting to its own listeners.
   const zoneSet = (zone: number): NodeSet =>
     new NodeSet({
       announceHost: s.announceHost,
-      listenPorts: s.listenPorts,
+      listenPorts,
       zoneLinks: s.zoneLinks,
       clientZone: zone,
       rules: [...s.rules],

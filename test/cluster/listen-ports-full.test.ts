@@ -40,4 +40,15 @@ describe('--listen-ports with no port left for several nodes', () => {
     const mixed = await Promise.allSettled([full.take(inUse, 'node b:2'), Promise.reject(new Error('boom')), full.take(inUse, 'node a:1')]);
     expect(settledFailure(mixed)?.message).toBe('--listen-ports 9001-9002: no free port left for node a:1, node b:2 (the range has 2 ports); boom');
   });
+
+  it('a port given back is taken again only once no other is left, the longest given back first: a client that knew it must not land on another node', async () => {
+    const range = new ListenPortRange({ from: 9001, to: 9005 });
+    const take = (): Promise<number> => range.take(async (port) => port, 'node');
+    expect([await take(), await take(), await take()]).toEqual([9001, 9002, 9003]);
+    // 9002's node left, then 9001's (every client zone's set takes from this one range).
+    range.release(9002);
+    range.release(9001);
+    expect([await take(), await take(), await take(), await take()]).toEqual([9004, 9005, 9002, 9001]);
+    await expect(take()).rejects.toThrow('--listen-ports 9001-9005: no free port left for node');
+  });
 });
