@@ -208,7 +208,8 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       [{ upstream: setup.nodes[0]!.address, sentinelRefreshMs: 100 }, /\.json: sentinelRefreshMs: invalid value 100; expected to be used with sentinels/],
       [{ upstream: setup.nodes[0]!.address, sentinelPassword: 'x' }, /\.json: sentinelPassword: invalid value "\(redacted\)"; expected to be used with sentinels/],
       [{ ...base, sentinelRefreshMs: 5 }, /\.json: sentinelRefreshMs: invalid value 5; expected milliseconds, at least 10/],
-      [{ ...base, upstream: setup.nodes[0]!.address }, /--upstream: .*no --upstream with --sentinel/],
+      // Both in the file: named by its key, not the --upstream nobody typed.
+      [{ ...base, upstream: setup.nodes[0]!.address }, /\.json: upstream: .*no --upstream with --sentinel/],
       [{ sentinels: [setup.sentinelAddresses[0]] }, /--sentinel-master: .*expected the master name/],
     ];
     for (const [config, message] of cases) {
