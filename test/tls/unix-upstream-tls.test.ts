@@ -22,11 +22,13 @@ it('--upstream unix:/path with --upstream-tls (or upstreamTls in a file) exits 2
     runCli(['proxy', '--config', config, '--print-config']),
     runCli(['proxy', '--config', config, '--compensate', 'off', '--listen', '127.0.0.1:0']),
   ]);
-  for (const r of runs) {
+  // The flag typed is named by the flag, the file's key by the file and key.
+  const named = ['--upstream-tls', `${config}: upstreamTls`, `${config}: upstreamTls`];
+  runs.forEach((r, i) => {
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toContain(`--upstream-tls: invalid value "${sock}"; ${SAYS}`);
+    expect(r.stderr).toContain(`redis-rtt: ${named[i]}: invalid value "${sock}"; ${SAYS}`);
     expect(r.stdout).toBe('');
-  }
+  });
   // Without TLS the same upstream prints.
   const plain = await runCli(['proxy', '--upstream', `unix:${sock}`, '--print-config']);
   expect(plain.code, plain.stderr).toBe(0);
