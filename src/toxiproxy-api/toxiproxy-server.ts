@@ -8,7 +8,7 @@ import { bindPolicy } from '../http/guard.js';
 import { Router } from '../http/router.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
-import { ApiError, toApiError } from './api-error.js';
+import { ApiError, PopulateError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
 import { apiRoutes } from './routes.js';
 import { ServerUi, UI_PATH } from './ui.js';
@@ -85,10 +85,24 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
       await proxies.serial(() => proxies.populate(o.config));
     } catch (err) {
       await close();
-      throw new ConfigError('--config', o.configPath ?? '(given)', `toxiproxy's populate JSON: ${toApiError(err).message}`);
+      throw new ConfigError('--config', o.configPath ?? '(given)', `toxiproxy's populate JSON: ${populateFailure(err, o.config)}`);
     }
   }
   return { api: endpoint.address, proxies, close, [Symbol.asyncDispose]: close };
+}
+
+/**
+ * Why the populate at start failed. An entry that does not parse is named by it (" at proxy 2"); one
+ * whose proxy could not start (an address in use, an upstream that is no address) was not: which of
+ * the file's proxies it was is said here ("proxy 2 (redis): listen 127.0.0.1:26379: address already in use").
+ */
+function populateFailure(err: unknown, config: unknown): string {
+  const message = toApiError(err).message;
+  if (!(err instanceof PopulateError) || !Array.isArray(config)) return message;
+  // The proxies made or kept before it, one per entry in order: the failed one is the next.
+  const at = err.proxies.length;
+  const name = (config[at] as { name?: unknown } | undefined)?.name;
+  return `proxy ${at + 1}${typeof name === 'string' ? ` (${name})` : ''}: ${message}`;
 }
 
 /** Reads a --config file (toxiproxy's populate JSON). */

@@ -49,6 +49,15 @@ describe('redis-rtt server (the CLI)', () => {
     const bad = await runCli(['server', '--config', join(dir, 'missing.json')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--config/);
+    // A proxy of the file that cannot start is named by its place and name (the message named neither).
+    const config = join(dir, 'populate-bad.json');
+    await writeFile(config, JSON.stringify([
+      { name: 'a', listen: '127.0.0.1:0', upstream: redis.address },
+      { name: 'b', listen: '127.0.0.1:0', upstream: 'nope:abc' },
+    ]));
+    const entry = await runCli(['server', '--api', '127.0.0.1:0', '--config', config]);
+    expect({ code: entry.code, stdout: entry.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(entry.stderr).toMatch(/^redis-rtt: --config: invalid value "[^"]+populate-bad\.json"; expected toxiproxy's populate JSON: proxy 2 \(b\): .*upstream: invalid value "nope:abc"/m);
   });
 });
 
