@@ -9,8 +9,12 @@ import { fmtSeconds, progressPrinter } from './bench-progress.js';
 import { abortOnStop, stoppingAfterSample } from './stop-request.js';
 import { colorFor } from '../text-grid.js';
 
+/** Where each demo writes its JSON unless --json says: apart, since `report` reads only the first. */
+const DEMO_JSON = 'redis-rtt-report.json';
+const CLUSTER_DEMO_JSON = 'redis-rtt-cluster.json';
+
 interface DemoFlags {
-  json: string;
+  json?: string;
   html: string | false;
   cluster?: boolean;
 }
@@ -24,7 +28,7 @@ export function registerDemo(program: Command): void {
         'the table and a two-line reading. Finishes in about a minute (at most 90 s); slow cross-region cells run fewer ' +
         'operations, and say so.',
     )
-    .option(JSON_FLAG, `${JSON_HELP}; with -, the table goes to stderr`, 'redis-rtt-report.json')
+    .option(JSON_FLAG, `${JSON_HELP}; with -, the table goes to stderr (default: ${DEMO_JSON}; with --cluster, ${CLUSTER_DEMO_JSON})`)
     .option('--html <file>', 'where to write the HTML report', 'redis-rtt-report.html')
     .option('--no-html', 'do not write the HTML report')
     .option('--cluster', 'instead: a private 3+3 Redis Cluster in 3 zones behind per-node links, ioredis Cluster shapes (well under 90 s; table and --json, no HTML)')
@@ -33,16 +37,18 @@ export function registerDemo(program: Command): void {
       '\nExamples:\n' +
         '  redis-rtt demo                                   # table on stdout, redis-rtt-report.json and .html written\n' +
         '  redis-rtt demo --json - --no-html | jq .results  # JSON on stdout, the table on stderr\n' +
-        '  redis-rtt demo --cluster                         # the same idea on a 3+3 Cluster in 3 zones\n' +
+        `  redis-rtt demo --cluster                         # the same idea on a 3+3 Cluster in 3 zones, ${CLUSTER_DEMO_JSON} written\n` +
         '  redis-rtt report redis-rtt-report.json --format markdown',
     )
     .action(async (flags: DemoFlags, cmd: Command) => {
+      // The cluster demo's result is not one `report` reads: it must not replace the plain demo's.
+      const json = flags.json ?? (flags.cluster ? CLUSTER_DEMO_JSON : DEMO_JSON);
       // The cluster demo has no HTML page: an --html asked for would be written nowhere.
       if (flags.cluster && flags.html !== false && cmd.getOptionValueSource('html') === 'cli') {
         throw new ConfigError('--html', flags.html, 'no --html with --cluster (the cluster demo prints its table and writes --json only)');
       }
       // A path that cannot be written fails now, not after a minute of measuring.
-      checkOutputs({ '--json': flags.json, '--html': flags.cluster || flags.html === false ? undefined : flags.html }, {}, [], { makeFolders: false });
+      checkOutputs({ '--json': json, '--html': flags.cluster || flags.html === false ? undefined : flags.html }, {}, [], { makeFolders: false });
       const started = Date.now();
       if (flags.cluster) {
         // Ctrl-C: stop after the sample in flight, report what finished, exit 130, or 143 after SIGTERM (the run's
@@ -51,9 +57,9 @@ export function registerDemo(program: Command): void {
         try {
           const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
           const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: stop.signal, log });
-          const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
+          const tableTo = jsonToStdout(json) ? process.stderr : process.stdout;
           tableTo.write(renderClusterTable(report, { color: colorFor(tableTo) }));
-          const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+          const written = await writeJsonTarget(json, JSON.stringify(report, null, 2) + '\n');
           if (written) process.stderr.write(`redis-rtt: wrote ${written}\n`);
           process.stderr.write(`redis-rtt: demo took ${fmtSeconds(Date.now() - started)}\n`);
           if (report.interrupted) process.exitCode = stop.exitStatus;
@@ -71,9 +77,9 @@ export function registerDemo(program: Command): void {
         const report = await runDemo({ signal: stop.signal, progress: progress.onEvent });
         progress.done();
         // renderTable ends with the two-line reading ("at cross-az, pipelining 100 cut ...").
-        const tableTo = jsonToStdout(flags.json) ? process.stderr : process.stdout;
+        const tableTo = jsonToStdout(json) ? process.stderr : process.stdout;
         tableTo.write(renderTable(report, { color: colorFor(tableTo) }) + '\n');
-        const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
+        const written = await writeJsonTarget(json, JSON.stringify(report, null, 2) + '\n');
         if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
         if (flags.html !== false) {
           await writeOutputFile(flags.html, renderHtml(report));

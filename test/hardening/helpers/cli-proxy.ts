@@ -13,9 +13,9 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `node bin/redis-rtt.js ...args` to completion (for flag validation tests). */
-export function runCli(args: string[], timeoutMs = 20_000): Promise<CliRun> {
-  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `node bin/redis-rtt.js ...args` to completion (for flag validation tests), in `cwd` if given. */
+export function runCli(args: string[], timeoutMs = 20_000, cwd?: string): Promise<CliRun> {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
