@@ -2,6 +2,7 @@ import type tls from 'node:tls';
 import type { UpstreamAuth } from '../cluster/discover.js';
 import { PeriodicRefresh } from '../cluster/periodic-refresh.js';
 import type { RealAddress } from '../cluster/types.js';
+import type { CertificateWarnings } from './certificate-warnings.js';
 import { readSentinel, type SentinelReading } from './discover.js';
 import type { PrimaryAnswers } from './primary-answers.js';
 import type { SentinelTopology } from './sentinel-topology.js';
@@ -16,6 +17,8 @@ export interface SentinelRefreshOptions {
   /** TLS options per host (--upstream-tls); undefined without TLS. */
   tls: ((host: string) => tls.ConnectionOptions) | undefined;
   periodMs: number;
+  /** With --upstream-tls: certificates that do not verify, said once (undefined without TLS). */
+  certificates?: CertificateWarnings;
   log(line: string): void;
 }
 
@@ -50,11 +53,14 @@ export class SentinelRefresh extends PeriodicRefresh {
   protected async read(): Promise<void> {
     const all = await this.readAll();
     for (const { sentinel, reading } of all) {
+      this.o.certificates?.sentinelRead(sentinel, reading);
       if (!(reading instanceof Error) && reading.primary) this.o.answers.record(sentinel, reading.primary);
       else this.o.answers.forget(sentinel);
     }
     const first = all.map((x) => x.reading).find((r): r is SentinelReading => !(r instanceof Error) && r.primary !== undefined);
     if (!first) throw new Error(`no sentinel answered for ${this.o.master}`);
     await this.o.topology.apply(first);
+    // Not waited for: a node slow to shake hands must not hold the reading up.
+    void this.o.certificates?.checkNodes(first).catch((err: unknown) => this.o.log(`certificate check failed: ${String(err)}`));
   }
 }

@@ -15,7 +15,8 @@ import type { SentinelReading } from './discover.js';
 import { GivenNames } from './given-names.js';
 import { sentinelSettings, type SentinelProxyOptions } from './options.js';
 import { PrimaryAnswers } from './primary-answers.js';
-import { checkPrimaryCertificate } from './primary-certificate.js';
+import { CertificateWarnings } from './certificate-warnings.js';
+import { checkStartCertificates } from './primary-certificate.js';
 import { SentinelCounts } from './sentinel-counts.js';
 import { SentinelProxy, type RedisRttSentinelProxy } from './sentinel-proxy.js';
 import { SentinelRefresh } from './sentinel-refresh.js';
@@ -26,7 +27,8 @@ import { SentinelZones } from './zones.js';
 /**
  * Sentinel mode's start-up, in order: the options checked, the given sentinels' names resolved,
  * every given sentinel asked about the master (the first that answers speaks for the topology),
- * with --upstream-tls the primary's certificate checked, one listener pair for TLS, the first sentinel's listener on --listen, every other sentinel's and
+ * with --upstream-tls the primary's and the replicas' certificates checked, one listener pair for TLS, the first
+ * sentinel's listener on --listen, every other sentinel's and
  * every data node's listener, the control endpoint, then the refresh timer. A step that fails
  * closes what the ones before opened.
  */
@@ -42,12 +44,13 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   const answers = new PrimaryAnswers(sentinel.sentinelMaster, log);
   const zones = new SentinelZones(s.zoneCount);
   const topology: SentinelTopology = new SentinelTopology(() => sets, zones, await GivenNames.resolve(sentinel.addresses));
+  const certificates = secure ? new CertificateWarnings(base, secure, log) : undefined;
   const refresh = new SentinelRefresh({
     ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers },
-    ...{ auth, tls: secure, periodMs: sentinel.refreshMs, log },
+    ...{ auth, tls: secure, periodMs: sentinel.refreshMs, certificates, log },
   });
   const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base, log);
-  if (secure && first.primary) await checkPrimaryCertificate(first.primary, secure, base);
+  if (secure && certificates) certificates.verified(await checkStartCertificates(first, secure, base));
   const listenTls = clusterListenTls(base);
   const counts = new SentinelCounts(log);
   const starter = new NodeStarter({

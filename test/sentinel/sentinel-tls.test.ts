@@ -202,6 +202,83 @@ describe('Sentinel over TLS: TLS-only nodes and sentinels behind --upstream-tls'
     }
   });
 
+  describe('a node or sentinel met after the given ones, whose certificate another CA signed', () => {
+    const bulk = (t: string): string => `$${Buffer.byteLength(t)}\r\n${t}\r\n`;
+    const entries = (ports: readonly number[]): string => `*${ports.length}\r\n${ports.map((p) => `*4\r\n${bulk('ip')}${bulk('127.0.0.1')}${bulk('port')}${bulk(String(p))}`).join('')}`;
+    let dir: string;
+    /** TLS servers of another CA, standing for a replica and a sentinel: only their handshake matters. */
+    let foreign: tls.Server[];
+    let replicaPort: number;
+    let sentinelPort: number;
+    let readings = 0;
+    /** What the fake sentinel names: the real primary, these replicas and sentinels. */
+    const named = { replicas: [] as number[], sentinels: [] as number[] };
+    let fake: tls.Server;
+    let fakeAt: string;
+    beforeAll(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'redis-rtt-sentinel-tls-test-'));
+      const pair = (f: TlsFiles) => ({ cert: readFileSync(f.certFile), key: readFileSync(f.keyFile) });
+      const other = pair(generateTlsFiles(dir));
+      foreign = [0, 1].map(() => tls.createServer(other, (s) => s.on('error', () => undefined)));
+      await Promise.all(foreign.map((f) => new Promise<void>((r) => f.listen(0, '127.0.0.1', r))));
+      [replicaPort, sentinelPort] = foreign.map((f) => (f.address() as net.AddressInfo).port) as [number, number];
+      const primary = await primaryPort(setup);
+      fake = tls.createServer(pair(setup.tls!), (s) => {
+        let asked = '';
+        s.on('error', () => undefined);
+        s.on('data', (d: Buffer) => {
+          if (!(asked += d.toString()).includes('MASTERS')) return;
+          readings++;
+          s.write(`+OK\r\n*2\r\n${bulk('127.0.0.1')}${bulk(String(primary))}${entries(named.replicas)}${entries(named.sentinels)}*0\r\n`);
+        });
+      });
+      await new Promise<void>((r) => fake.listen(0, '127.0.0.1', r));
+      fakeAt = `127.0.0.1:${(fake.address() as net.AddressInfo).port}`;
+    });
+    afterAll(() => {
+      fake?.close();
+      for (const f of foreign ?? []) f.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const start = (log: (line: string) => void) =>
+      startSentinelProxy({ sentinels: [fakeAt], sentinelMaster: 'mymaster', upstreamTls: { ca: setup.tls!.caFile }, sentinelRefreshMs: 50, log });
+
+    it("a replica's, at start, stops it naming the flag, as the primary's does", async () => {
+      named.replicas = [replicaPort];
+      named.sentinels = [];
+      const result: unknown = await start(() => {}).then(
+        async (p) => (await p.close(), 'started'),
+        (e: unknown) => e,
+      );
+      expect(result).toBeInstanceOf(ConfigError);
+      expect((result as Error).message).toMatch(
+        new RegExp(`^--upstream-ca: invalid value ".*"; expected a CA that signed the upstream's certificate \\(replica 127\\.0\\.0\\.1:${replicaPort}: UNABLE_TO_VERIFY_LEAF_SIGNATURE`),
+      );
+    });
+
+    it('a learned sentinel\'s, and a replica listed after start, are each logged once, naming the node and the flag', async () => {
+      named.replicas = [];
+      named.sentinels = [sentinelPort];
+      const lines: string[] = [];
+      const proxy = await start((l) => lines.push(l));
+      try {
+        const said = (who: 'sentinel' | 'replica') =>
+          lines.filter((l) => l.startsWith(`warning: ${who} 127.0.0.1:${who === 'sentinel' ? sentinelPort : replicaPort}: its certificate does not verify`));
+        await vi.waitFor(() => expect(said('sentinel')).toHaveLength(1), { timeout: 10_000 });
+        named.replicas = [replicaPort];
+        await vi.waitFor(() => expect(said('replica')).toHaveLength(1), { timeout: 10_000 });
+        // Readings go on once a 50 ms: several more say nothing new.
+        const after = readings;
+        await vi.waitFor(() => expect(readings).toBeGreaterThan(after + 5), { timeout: 10_000 });
+        expect(said('sentinel')).toEqual([expect.stringMatching(/: --upstream-ca: invalid value ".*"; expected a CA that signed the upstream's certificate \(sentinel 127\.0\.0\.1:\d+: UNABLE_TO_VERIFY_LEAF_SIGNATURE/)]);
+        expect(said('replica')).toHaveLength(1);
+        expect(said('replica')[0]).toMatch(/\(replica 127\.0\.0\.1:\d+: UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+
   it('through SENTINEL FAILOVER: +switch-master names listeners on both, clients follow, nothing reaches a real port', async () => {
     const before = await primaryPort(setup);
     const subs = PROXIES.map(({ proxy, tls }) => {
