@@ -7,7 +7,9 @@
  *  - the link merges key by key (`--rtt 5ms` over the file's `link.jitterUs`), except that a
  *    --preset on the command line replaces the file's whole link; upstreamTls and listenTls merge
  *    with the TLS flags key by key too (`--upstream-ca` over the file's `"upstreamTls": true`), and
- *    `--no-upstream-tls` / `--no-listen-tls` turn the file's side off.
+ *    `--no-upstream-tls` / `--no-listen-tls` turn the file's side off;
+ *  - `--no-control`, `--no-record`, `--no-stats-json`, `--no-toxics`, `--no-rtt-wave`, `--no-link-schedule` and
+ *    `--no-rtt-series` drop the file's key (config-negations.ts).
  * Keys with a flag are folded into the flags (one path validates both); the others go to
  * startProxy as they are, under whatever the flags set.
  */
@@ -15,6 +17,7 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { parseNodeLink } from '../cluster/node-link.js';
+import { applyNegations, givenBy } from './config-negations.js';
 import { checkConfigTls, mergeConfigTls } from './config-tls.js';
 import { checkDistinctToxicNames } from './toxic-flags.js';
 import { parseToxicSpec } from '../toxics/spec.js';
@@ -190,9 +193,10 @@ const LINK_FLAGS = ['preset', 'rtt', 'up', 'down', 'jitter', 'jitterDist', 'band
 
 /** Flags merged with a config file, and the file's options that have no flag (link, toxics, TLS objects, ...). */
 export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 'getOptionValueSource'>, config: ProxyConfig): { flags: F; file: ProxyConfig } {
-  const given = (attr: string): boolean => ['cli', 'env'].includes(cmd.getOptionValueSource(attr) ?? '');
-  const out = { ...flags } as Record<string, unknown>;
+  const given = givenBy(cmd);
   const file: ProxyConfig = { ...config };
+  // A --no-X first: the keys it drops are then not in the file for the merge below to take.
+  const out = applyNegations(flags, file, given) as Record<string, unknown>;
   // Which flag values are the file's: a check that refuses one names the key the user wrote.
   const fileKeys: Record<string, string> = {};
   for (const [key, [attr, asFlag]] of Object.entries(SINGLE)) {

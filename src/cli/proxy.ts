@@ -29,6 +29,7 @@ import type { LinkUpdate } from '../link/types.js';
 import { checkAddressFlags, limitsFromFlags, typedNumbers, type ProxyFlags } from './proxy-flags.js';
 import { mergeFileLink, mergeProxyConfig, readProxyConfig, renderEffectiveConfig, type ProxyConfig } from './proxy-config.js';
 import { withFileKey } from './file-key-errors.js';
+import { applyNegations, givenBy } from './config-negations.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
@@ -50,6 +51,7 @@ export function registerProxy(program: Command): void {
     .option('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock (required unless --sentinel)')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
     .option('--control <addr>', 'start the HTTP control endpoint here (a live dashboard at GET /; GET /stats /metrics /connections, PUT /link, POST /reset)')
+    .option('--no-control', 'no control endpoint (the default; over a --config file\'s "control", its controlToken and allowHosts dropped with it)')
     .option('--control-token <token>', `require "Authorization: Bearer <token>" on control requests (or set ${CONTROL_TOKEN_ENV}, which ps does not show)`)
     .option('--allow-host <name>', 'a Host the control endpoint accepts besides its address and localhost (repeatable; name or name:port); needed, or a token, to bind --control to 0.0.0.0', (v: string, list: string[]) => [...list, v], [] as string[]);
   addTimelineFlags(addLinkFlags(cmd))
@@ -66,6 +68,7 @@ export function registerProxy(program: Command): void {
     .option('--no-tap', 'do not parse RESP (a plain delaying byte pipe: no command or round-trip counts)')
     .option('--tap', 'parse it (the default; over a --config file\'s "tap": false)')
     .option('--stats-json <file>', 'write the final stats snapshot here on exit')
+    .option('--no-stats-json', 'write none (the default; over a --config file\'s "statsJson")')
     .addOption(new Option('--cluster <mode>', 'Redis Cluster: one listener per node, addresses in replies rewritten (auto: when INFO cluster says cluster_enabled:1)').choices(['auto', 'on', 'off']).default('auto'))
     .option('--announce-host <host>', 'cluster and sentinel modes: the host written into rewritten replies (default: the --listen host; set it when listening on 0.0.0.0)')
     .option('--listen-ports <A-B>', 'cluster and sentinel modes: ports for the listeners of the nodes other than the seed (default: any free port)')
@@ -108,7 +111,7 @@ export function registerProxy(program: Command): void {
       const config = flags.config === undefined ? undefined : mergeProxyConfig(flags, command, await readProxyConfig(flags.config));
       // The token's environment variable is a flag given: it wins over the file's controlToken.
       if (config && process.env[CONTROL_TOKEN_ENV] && command.getOptionValueSource('controlToken') !== 'cli') config.flags.controlToken = undefined;
-      const merged = config?.flags ?? flags;
+      const merged = config?.flags ?? applyNegations(flags, {}, givenBy(command));
       await runProxy(merged, config?.file ?? {}).catch((err: unknown) => {
         throw withFileKey(err, merged);
       });

@@ -8,8 +8,11 @@ import { parseJsonText } from '../validation/json-text.js';
 export function addTimelineFlags(cmd: Command): Command {
   return cmd
     .option('--rtt-wave <shape:period:amplitude>', 'move the RTT in a wave around the link\'s: sine|square|triangle|sawtooth, e.g. sine:60s:20ms (RTT in [rtt - 20ms, rtt + 20ms])')
+    .option('--no-rtt-wave', 'no wave (the default; over a --config file\'s "rttWave")')
     .option('--link-schedule <file>', 'JSON: link changes and partitions at set times from the start, [{"at":"30s","link":{"rttUs":85000},"ramp":"5s"}, {"at":"60s","partition":"10s"}] or {"loop":true,"steps":[...]}')
+    .option('--no-link-schedule', 'no schedule (the default; over a --config file\'s "linkSchedule")')
     .option('--rtt-series <file>', 'replay a measured RTT: a CSV of seconds,rtt_ms, or the output of ping -D as is; each value holds until the next, looping at the end')
+    .option('--no-rtt-series', 'no replayed series (the default; over a --config file\'s "rttSeries", its rttSeriesOnce dropped with it)')
     .option('--rtt-series-once', 'at the end of --rtt-series keep its last value instead of starting over');
 }
 

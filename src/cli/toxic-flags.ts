@@ -20,7 +20,8 @@ export function addToxicFlags(cmd: Command): Command {
       (v: string, prev: string[]) => [...prev, v],
       [],
     )
-    .option('--toxics <file>', 'add the toxics in this JSON file (an array of toxic objects), before any --toxic');
+    .option('--toxics <file>', 'add the toxics in this JSON file (an array of toxic objects), before any --toxic')
+    .option('--no-toxics', 'drop a --config file\'s "toxics" (and a --toxics before it); each --toxic still adds its own');
 }
 
 /** The toxics from --toxics FILE then each --toxic, validated; a ConfigError names the flag and the field. */

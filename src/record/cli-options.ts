@@ -75,6 +75,7 @@ const RECORD_MAX_BYTES_DEFAULT = `${DEFAULT_RECORDER.maxBytes / 1e6}mb`;
 export function addRecordFlags(cmd: Command): Command {
   return cmd
     .option('--record <file>', RECORD_FLAG_HELP.record)
+    .option('--no-record', 'record no trace (the default; over a --config file\'s "record", all its fields dropped with it)')
     .option('--record-max-bytes <size>', RECORD_FLAG_HELP.recordMaxBytes, RECORD_MAX_BYTES_DEFAULT)
     .option('--record-keys <mode>', RECORD_FLAG_HELP.recordKeys, 'none')
     .option('--record-overwrite', 'replace an existing --record file (a symlink is refused all the same)');

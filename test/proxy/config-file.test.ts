@@ -1,9 +1,10 @@
 /**
  * `redis-rtt proxy --config FILE`: the file's options under the flags given (single-valued flags
  * win, repeatable ones append, the link merges key by key), --print-config with secrets redacted,
- * and a bad file refused with the key path named and exit 2.
+ * and a bad file refused with the key path named and exit 2; the --no-X flags (--no-control, --no-record, ...)
+ * drop the file's key.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,21 @@ describe('mergeProxyConfig', () => {
     expect(file).toEqual({ $schema: CONFIG.$schema, link: CONFIG.link, toxics: CONFIG.toxics });
     // A --preset on the command line replaces the file's whole link.
     expect(mergeProxyConfig({ preset: 'local' }, sources(['preset']), { link: { rttUs: 9 } }).file).toEqual({});
+  });
+
+  it('a --no-X drops the file\'s key and the keys that serve only it, its attribute left unset', () => {
+    const config = { ...CONFIG, statsJson: 's.json', rttWave: 'sine:60s:2ms', linkSchedule: [], rttSeries: '0,1', rttSeriesOnce: true };
+    const negated = ['control', 'record', 'statsJson', 'toxics', 'rttWave', 'linkSchedule', 'rttSeries'];
+    const flags = { ...Object.fromEntries(negated.map((attr) => [attr, false])), allowHost: [], nodeLink: [], recordKeys: 'none' };
+    const { flags: f, file } = mergeProxyConfig(flags, sources(negated), config);
+    for (const attr of negated) expect(f, attr).toHaveProperty(attr, undefined);
+    expect(f).toMatchObject({ allowHost: [], recordKeys: 'none' });
+    expect(f).not.toHaveProperty('controlToken');
+    expect(f).not.toHaveProperty('rttSeriesOnce');
+    expect(file).toEqual({ $schema: CONFIG.$schema, link: CONFIG.link });
+    // A flag that serves only the control endpoint is refused beside --no-control, the token not shown.
+    const token = () => mergeProxyConfig({ control: false, controlToken: 'tok', allowHost: [] }, sources(['control', 'controlToken']), config);
+    expect(token).toThrow(/^--control-token: invalid value "\(redacted\)"; expected to be used with --control, not --no-control/);
   });
 
   it('names the file and the key path of a bad value, an unknown key, or a file that is not JSON', async () => {
@@ -136,6 +152,24 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     expect(r.stderr).toContain(': controlToken: invalid value "(redacted)"; expected the secret itself');
   });
 
+  it('--no-control, --no-record, --no-stats-json, --no-toxics, --no-rtt-wave, --no-link-schedule, --no-rtt-series drop the keys', async () => {
+    const timeline = { rttWave: 'sine:60s:2ms', linkSchedule: [{ at: '30s', link: { rttUs: 85000 } }], rttSeries: '0,1\n1,2\n', rttSeriesOnce: true };
+    const path = file({ ...CONFIG, statsJson: join(dir, 'stats.json'), ...timeline });
+    const negations = ['--no-control', '--no-record', '--no-stats-json', '--no-toxics', '--no-rtt-wave', '--no-link-schedule', '--no-rtt-series'];
+    const r = await runCli(['proxy', '--config', path, ...negations, '--toxic', '{"type":"timeout"}', '--print-config']);
+    expect(r.code, r.stderr).toBe(0);
+    const printed = JSON.parse(r.stdout) as Record<string, unknown>;
+    for (const key of ['control', 'controlToken', 'record', 'statsJson', 'rttWave', 'linkSchedule', 'rttSeries', 'rttSeriesOnce']) {
+      expect(printed, key).not.toHaveProperty(key);
+    }
+    // --toxic beside --no-toxics adds its own, in place of the file's.
+    expect(printed).toMatchObject({ allowHosts: [], toxics: [{ type: 'timeout' }], link: CONFIG.link, highWaterBytes: 1048576 });
+    // A flag that serves only what --no-control dropped exits 2 naming it, as --record-keys beside --no-record.
+    const hosts = await runCli(['proxy', '--config', path, '--no-control', '--allow-host', 'h', '--no-record', '--print-config']);
+    expect(hosts.code).toBe(2);
+    expect(hosts.stderr).toContain('--allow-host: invalid value "h"; expected to be used with --control, not --no-control');
+  });
+
   it('--handshake and --tap win over the file\'s false, as every single-valued flag does', async () => {
     const path = file({ upstream: '127.0.0.1:6379', handshake: false, tap: false });
     const fileOnly = await runCli(['proxy', '--config', path, '--print-config']);
@@ -194,10 +228,12 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     }
   });
 
-  it("runs with the file's link, toxics and control endpoint", async () => {
+  it("runs with the file's link, toxics and control endpoint; --no-record and --no-stats-json write neither of its files", async () => {
     await using redis = await startPrivateRedis();
-    const path = file({ upstream: redis.address, link: { rttUs: 2000 }, control: '127.0.0.1:0', toxics: [{ type: 'latency', name: 'l', attributes: { latency: 0.5 } }] });
-    const proxy = await startCliProxy(['--config', path, '--compensate', 'off']);
+    const outputs = { record: { file: join(dir, 'run-trace.jsonl') }, statsJson: join(dir, 'run-stats.json') };
+    const toxics = [{ type: 'latency', name: 'l', attributes: { latency: 0.5 } }];
+    const path = file({ upstream: redis.address, link: { rttUs: 2000 }, control: '127.0.0.1:0', toxics, ...outputs });
+    const proxy = await startCliProxy(['--config', path, '--compensate', 'off', '--no-record', '--no-stats-json']);
     try {
       expect((proxy.line as unknown as { link: { upUs: number; downUs: number } }).link).toMatchObject({ upUs: 1000, downUs: 1000 });
       const stats = (await proxy.stats()) as unknown as { toxics: { name: string }[] };
@@ -205,5 +241,7 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     } finally {
       await proxy.stop();
     }
+    expect(existsSync(outputs.record.file)).toBe(false);
+    expect(existsSync(outputs.statsJson)).toBe(false);
   });
 });
