@@ -14,6 +14,7 @@
  * startProxy as they are, under whatever the flags set.
  */
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { z } from 'zod';
 import { parseNodeLink } from '../cluster/node-link.js';
@@ -228,8 +229,10 @@ export function mergeProxyConfig<F extends object>(flags: F, cmd: Pick<Command, 
     const maxBytes = r.maxBytes === undefined ? undefined : String(r.maxBytes);
     const rec: RecordFlagValues = { record: r.file, recordMaxBytes: maxBytes, recordKeys: r.keys, recordOverwrite: r.overwrite };
     const keyOf: Record<string, string> = { record: 'file', recordMaxBytes: 'maxBytes', recordKeys: 'keys', recordOverwrite: 'overwrite' };
+    // The file's overwrite lets it replace its own trace: a --record naming another file does not inherit that.
+    const otherFile = given('record') && resolve(String(out.record)) !== resolve(r.file);
     for (const [attr, v] of Object.entries(rec)) {
-      if (v === undefined || given(attr)) continue;
+      if (v === undefined || given(attr) || (otherFile && attr === 'recordOverwrite')) continue;
       out[attr] = v;
       fileKeys[attr] = `record.${keyOf[attr]}`;
     }

@@ -49,6 +49,16 @@ describe('mergeProxyConfig', () => {
     expect(mergeProxyConfig({ preset: 'local' }, sources(['preset']), { link: { rttUs: 9 } }).file).toEqual({});
   });
 
+  it('a --record naming another file does not take the file\'s overwrite (its own keys and maxBytes it does)', () => {
+    const record = { file: join(dir, 'shared.jsonl'), overwrite: true, keys: 'hashed', maxBytes: 5000 };
+    const mine = mergeProxyConfig({ record: join(dir, 'mine.jsonl'), recordKeys: 'none' }, sources(['record']), { record }).flags;
+    // It replaced an existing mine.jsonl that the user had never said could go.
+    expect(mine).toMatchObject({ record: join(dir, 'mine.jsonl'), recordKeys: 'hashed', recordMaxBytes: '5000' });
+    expect(mine).not.toHaveProperty('recordOverwrite');
+    const same = mergeProxyConfig({ record: join(dir, '.', 'shared.jsonl'), recordKeys: 'none' }, sources(['record']), { record }).flags;
+    expect(same).toMatchObject({ recordOverwrite: true });
+  });
+
   it('a --no-X drops the file\'s key and the keys that serve only it, its attribute left unset', () => {
     const config = { ...CONFIG, statsJson: 's.json', rttWave: 'sine:60s:2ms', linkSchedule: [], rttSeries: '0,1', rttSeriesOnce: true };
     const negated = ['control', 'record', 'statsJson', 'toxics', 'rttWave', 'linkSchedule', 'rttSeries'];
