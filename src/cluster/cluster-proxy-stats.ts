@@ -10,13 +10,14 @@ import type { ClusterNode } from './cluster-node.js';
 import type { RewriteCounts } from './rewrite-counts.js';
 
 /** The totals count the nodes that left the cluster too (NodeSet.goneStats); `cluster.nodes` only those it has. */
-export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: LinkSettings): ClusterStats {
+export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: LinkSettings, withoutListener: string[]): ClusterStats {
   const per = zones.list().map((n) => ({ n, s: n.proxy.stats() }));
   const gone = zones.zones.flatMap((z) => z.nodes.goneStats());
   const merged = mergeSnapshots([...per.map((x) => x.s), ...gone], link);
   const nodes = per.map(({ n, s }) => ({ ...nodeView(n, zones.split), counters: s.totals, connections: s.connections, ...linkOverTime(s) }));
   const clientZones = zones.split ? zones.zones.map((z) => clientZoneStats(z, per)) : undefined;
-  return { ...merged, ...processBlocks(per.map((x) => x.s)), cluster: { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot() } };
+  const cluster = { nodes, ...(clientZones ? { clientZones } : {}), ...counts.snapshot(), withoutListener };
+  return { ...merged, ...processBlocks(per.map((x) => x.s)), cluster };
 }
 
 /**

@@ -119,7 +119,7 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
   }
 
   stats(): ClusterStats {
-    return clusterStats(this.zones, this.counts, this.first.link());
+    return clusterStats(this.zones, this.counts, this.first.link(), this.starter.openFailures.nodes());
   }
   /** Every node's histograms merged per command: copies, made on each call (the dashboard's tick). */
   commandLatencyUs(): Map<string, LatencyHistogram> {

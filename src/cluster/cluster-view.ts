@@ -48,6 +48,8 @@ export interface ClusterStats extends StatsSnapshot {
     clientZones?: ClientZoneStats[];
     /** Topology replies that could not be parsed and went out unchanged. */
     unparsedTopology: number;
+    /** Nodes (`ip:port`) a reply named by their real address, having no listener (no port left in --listen-ports): clients reach them directly. */
+    withoutListener: string[];
   };
 }
 

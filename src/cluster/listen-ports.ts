@@ -9,6 +9,8 @@ import { NetworkError } from '../errors.js';
  */
 export class ListenPortRange {
   private readonly held = new Set<number>();
+  /** Of `held`, the ports whose listener listens (not a take still trying one): what the message counts. */
+  private readonly listening = new Set<number>();
   /** Ports given back, the oldest first (a port given back again moves to the end). */
   private readonly released = new Set<number>();
 
@@ -23,13 +25,14 @@ export class ListenPortRange {
       try {
         const listening = await listen(port);
         this.released.delete(port);
+        this.listening.add(port);
         return listening;
       } catch (err) {
         this.held.delete(port);
         if (!(err instanceof NetworkError && err.code === 'EADDRINUSE')) throw err;
       }
     }
-    throw new NoFreePortError(this.range, [what]);
+    throw new NoFreePortError(this.range, [what], this.listening.size);
   }
 
   private *candidates(): Generator<number> {
@@ -40,6 +43,7 @@ export class ListenPortRange {
   /** A port `take` gave, free again (its listener closed). */
   release(port: number): void {
     this.held.delete(port);
+    this.listening.delete(port);
     this.released.delete(port);
     this.released.add(port);
   }
@@ -47,16 +51,21 @@ export class ListenPortRange {
 
 /**
  * No port of --listen-ports was free for these listeners (`what`: "node 127.0.0.1:7003"). Typed so
- * that nodes that failed together are said in one message, not the range once per node.
+ * that nodes that failed together are said in one message, not the range once per node. It says
+ * how many ports the nodes need (`held`: the range's ports this proxy's listeners held then, plus
+ * one per listener that got none) so the user knows what range to give, not only that it is full.
  */
 export class NoFreePortError extends NetworkError {
   constructor(
     readonly range: { from: number; to: number },
     readonly what: readonly string[],
+    readonly held: number,
   ) {
     const size = range.to - range.from + 1;
-    const more = what.length > 1 ? ` (the range has ${size} port${size === 1 ? '' : 's'})` : '';
-    super(`--listen-ports ${range.from}-${range.to}: no free port left for ${what.join(', ')}${more}`, 'EADDRINUSE');
+    const others = size - held;
+    const inUse = others > 0 ? `, ${others} in use by ${others === 1 ? 'another process' : 'other processes'}` : '';
+    const why = `the range has ${size} port${size === 1 ? '' : 's'}: ${held} held by this proxy's listeners${inUse}; the nodes need ${held + what.length}`;
+    super(`--listen-ports ${range.from}-${range.to}: no free port left for ${what.join(', ')} (${why})`, 'EADDRINUSE');
   }
 }
 
@@ -68,6 +77,9 @@ export function mergeNoFreePort(errors: readonly Error[]): Error[] {
     if (!(e instanceof NoFreePortError)) rest.push(e);
     else byRange.set(`${e.range.from}-${e.range.to}`, [...(byRange.get(`${e.range.from}-${e.range.to}`) ?? []), e]);
   }
-  const merged = [...byRange.values()].map((list) => new NoFreePortError(list[0]!.range, [...new Set(list.flatMap((e) => e.what))].sort()));
+  // Failed side by side: the most ports held when one of them failed is the count beside them.
+  const merged = [...byRange.values()].map(
+    (list) => new NoFreePortError(list[0]!.range, [...new Set(list.flatMap((e) => e.what))].sort(), Math.max(...list.map((e) => e.held))),
+  );
   return [...merged, ...rest];
 }

@@ -19,6 +19,11 @@ export class OpenFailures {
     this.log(`could not open a listener for ${fresh.join(', ')}: ${why}; replies name it by its real address until it has one`);
   }
 
+  /** The nodes replies name by their real address now (`ip:port`, sorted): /stats `cluster.withoutListener`. */
+  nodes(): string[] {
+    return [...this.said].sort();
+  }
+
   /** The node has a listener now: a later failure is news again. */
   opened(a: RealAddress): void {
     this.said.delete(nodeKey(a.host, a.port));

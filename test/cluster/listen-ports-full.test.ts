@@ -28,7 +28,9 @@ describe('--listen-ports with no port left for several nodes', () => {
     );
     expect(err).toBeInstanceOf(NetworkError);
     const others = cluster.nodes.filter((n) => n.address !== cluster.address).map((n) => `node ${n.address}`).sort();
-    expect((err as NetworkError).message).toBe(`--listen-ports ${port}-${port}: no free port left for ${others.join(', ')} (the range has 1 port)`);
+    expect((err as NetworkError).message).toBe(
+      `--listen-ports ${port}-${port}: no free port left for ${others.join(', ')} (the range has 1 port: 0 held by this proxy's listeners, 1 in use by another process; the nodes need 2)`,
+    );
     expect((err as NetworkError).code).toBe('EADDRINUSE');
   });
 
@@ -36,9 +38,13 @@ describe('--listen-ports with no port left for several nodes', () => {
     const full = new ListenPortRange({ from: 9001, to: 9002 });
     const inUse = (): Promise<never> => Promise.reject(new NetworkError('in use', 'EADDRINUSE'));
     const one = await Promise.allSettled([full.take(inUse, 'node 127.0.0.1:7003')]);
-    expect(settledFailure(one)?.message).toBe('--listen-ports 9001-9002: no free port left for node 127.0.0.1:7003');
+    expect(settledFailure(one)?.message).toBe(
+      "--listen-ports 9001-9002: no free port left for node 127.0.0.1:7003 (the range has 2 ports: 0 held by this proxy's listeners, 2 in use by other processes; the nodes need 1)",
+    );
     const mixed = await Promise.allSettled([full.take(inUse, 'node b:2'), Promise.reject(new Error('boom')), full.take(inUse, 'node a:1')]);
-    expect(settledFailure(mixed)?.message).toBe('--listen-ports 9001-9002: no free port left for node a:1, node b:2 (the range has 2 ports); boom');
+    expect(settledFailure(mixed)?.message).toBe(
+      "--listen-ports 9001-9002: no free port left for node a:1, node b:2 (the range has 2 ports: 0 held by this proxy's listeners, 2 in use by other processes; the nodes need 2); boom",
+    );
   });
 
   it('a port given back is taken again only once no other is left, the longest given back first: a client that knew it must not land on another node', async () => {
@@ -49,6 +55,7 @@ describe('--listen-ports with no port left for several nodes', () => {
     range.release(9002);
     range.release(9001);
     expect([await take(), await take(), await take(), await take()]).toEqual([9004, 9005, 9002, 9001]);
-    await expect(take()).rejects.toThrow('--listen-ports 9001-9005: no free port left for node');
+    // Every port held by its own listeners: the message says how many the nodes need, not only that none is left.
+    await expect(take()).rejects.toThrow("--listen-ports 9001-9005: no free port left for node (the range has 5 ports: 5 held by this proxy's listeners; the nodes need 6)");
   });
 });

@@ -96,7 +96,8 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
         { timeout: 10_000, interval: 50 },
       );
     }
-    expect(failures()[0]).toBe(`topology refresh failed: --listen-ports ${base}-${base + 4}: no free port left for node 127.0.0.1:${extraPort}`);
+    const full = `--listen-ports ${base}-${base + 4}: no free port left for node 127.0.0.1:${extraPort} (the range has 5 ports: 5 held by this proxy's listeners; the nodes need 6)`;
+    expect(failures()[0]).toBe(`topology refresh failed: ${full}`);
     // Ten more refreshes that fail the same way say nothing new.
     const calls = await clusterNodesCalls(seedPort);
     await vi.waitFor(async () => expect(await clusterNodesCalls(seedPort)).toBeGreaterThanOrEqual(calls + 10), { timeout: 10_000, interval: 50 });
@@ -107,8 +108,10 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
       expect(nodesText?.text).toContain(` 127.0.0.1:${extraPort}@`);
     }
     expect(lines.filter((l) => l.startsWith('could not open a listener'))).toEqual([
-      `could not open a listener for 127.0.0.1:${extraPort}: --listen-ports ${base}-${base + 4}: no free port left for node 127.0.0.1:${extraPort}; replies name it by its real address until it has one`,
+      `could not open a listener for 127.0.0.1:${extraPort}: ${full}; replies name it by its real address until it has one`,
     ]);
+    // /stats names the node those replies sent clients to directly.
+    expect(p.stats().cluster.withoutListener).toEqual([`127.0.0.1:${extraPort}`]);
 
     // Traffic on a replica's listener, then the replica leaves the cluster.
     const leaving = p.nodes().find((n) => n.role === 'replica')!;
@@ -146,6 +149,7 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
     expect(stats.cluster.nodes.map((n) => n.upstream)).not.toContain(leaving.upstream);
     expect(stats.cluster.nodes.map((n) => n.upstream).sort()).toEqual(p.nodes().map((n) => n.upstream).sort());
     expect(stats.cluster.nodes).toHaveLength(6);
+    expect(stats.cluster.withoutListener).toEqual([]);
     expect(stats.commands.PING!.count).toBeGreaterThanOrEqual(pingsBefore);
     expect(stats.cluster.nodes.reduce((sum, n) => sum + n.counters.commands, 0)).toBeLessThan(stats.totals.commands);
   });

@@ -15,7 +15,10 @@ describe('a node that cannot get a listener, named by reply after reply', () => 
       'could not open a listener for 127.0.0.1:7006: --listen-ports 9001-9005: no free port left; replies name it by its real address until it has one',
       'could not open a listener for 127.0.0.1:7007: --listen-ports 9001-9005: no free port left; replies name it by its real address until it has one',
     ]);
+    // What /stats cluster.withoutListener shows: the nodes replies name by their real address.
+    expect(f.nodes()).toEqual(['127.0.0.1:7006', '127.0.0.1:7007']);
     f.opened(at(7006));
+    expect(f.nodes()).toEqual(['127.0.0.1:7007']);
     f.failed([at(7006), at(7007)], full);
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^could not open a listener for 127\.0\.0\.1:7006: /);
