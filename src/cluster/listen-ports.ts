@@ -9,8 +9,6 @@ import { NetworkError } from '../errors.js';
  */
 export class ListenPortRange {
   private readonly held = new Set<number>();
-  /** Of `held`, the ports whose listener listens (not a take still trying one): what the message counts. */
-  private readonly listening = new Set<number>();
   /** Ports given back, the oldest first (a port given back again moves to the end). */
   private readonly released = new Set<number>();
 
@@ -25,14 +23,14 @@ export class ListenPortRange {
       try {
         const listening = await listen(port);
         this.released.delete(port);
-        this.listening.add(port);
         return listening;
       } catch (err) {
         this.held.delete(port);
         if (!(err instanceof NetworkError && err.code === 'EADDRINUSE')) throw err;
       }
     }
-    throw new NoFreePortError(this.range, [what], this.listening.size);
+    // The ports other takes are still trying count as held: most will listen.
+    throw new NoFreePortError(this.range, [what], this.held.size);
   }
 
   private *candidates(): Generator<number> {
@@ -43,7 +41,6 @@ export class ListenPortRange {
   /** A port `take` gave, free again (its listener closed). */
   release(port: number): void {
     this.held.delete(port);
-    this.listening.delete(port);
     this.released.delete(port);
     this.released.add(port);
   }
@@ -54,6 +51,8 @@ export class ListenPortRange {
  * that nodes that failed together are said in one message, not the range once per node. It says
  * how many ports the nodes need (`held`: the range's ports this proxy's listeners held then, plus
  * one per listener that got none) so the user knows what range to give, not only that it is full.
+ * `held` counts the ports other takes were still trying: one of them may fail too, on a port another
+ * process holds, and its own `held` is then the lower (mergeNoFreePort takes the least).
  */
 export class NoFreePortError extends NetworkError {
   constructor(
@@ -77,9 +76,9 @@ export function mergeNoFreePort(errors: readonly Error[]): Error[] {
     if (!(e instanceof NoFreePortError)) rest.push(e);
     else byRange.set(`${e.range.from}-${e.range.to}`, [...(byRange.get(`${e.range.from}-${e.range.to}`) ?? []), e]);
   }
-  // Failed side by side: the most ports held when one of them failed is the count beside them.
+  // Failed side by side: a take that failed counted the others' tries as held; the last to fail, the fewest.
   const merged = [...byRange.values()].map(
-    (list) => new NoFreePortError(list[0]!.range, [...new Set(list.flatMap((e) => e.what))].sort(), Math.max(...list.map((e) => e.held))),
+    (list) => new NoFreePortError(list[0]!.range, [...new Set(list.flatMap((e) => e.what))].sort(), Math.min(...list.map((e) => e.held))),
   );
   return [...merged, ...rest];
 }

@@ -47,6 +47,12 @@ describe('--listen-ports with no port left for several nodes', () => {
     );
   });
 
+  it('a node that failed while another was still taking the last port counts that port as this proxy\'s, not another process\'s', async () => {
+    const one = new ListenPortRange({ from: 9001, to: 9001 });
+    const both = await Promise.allSettled([one.take(async (port) => port, 'node a:1'), one.take(async (port) => port, 'node b:2')]);
+    expect(settledFailure(both)?.message).toBe("--listen-ports 9001-9001: no free port left for node b:2 (the range has 1 port: 1 held by this proxy's listeners; the nodes need 2)");
+  });
+
   it('a port given back is taken again only once no other is left, the longest given back first: a client that knew it must not land on another node', async () => {
     const range = new ListenPortRange({ from: 9001, to: 9005 });
     const take = (): Promise<number> => range.take(async (port) => port, 'node');
