@@ -9,12 +9,14 @@ import { ConfigError, ListenError, NetworkError } from '../errors.js';
  * records a file's value under: sentinel mode's, cluster mode's (`zones`, `listenPorts`), the
  * upstream's user, the outputs (`record.file`, `statsJson`), and the addresses and TLS sides the
  * start reads against each other (a unix `listen` in cluster mode, a `control` on 0.0.0.0 without a
- * token, `upstreamTls` to a unix socket).
+ * token, `upstreamTls` to a unix socket, a `controlToken` or `allowHosts` with no `control`).
  */
 const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
   '--upstream': 'upstream',
   '--listen': 'listen',
   '--control': 'control',
+  '--control-token': 'controlToken',
+  '--allow-host': 'allowHost',
   '--upstream-tls': 'upstreamTls',
   '--listen-tls': 'listenTls',
   '--rtt-series-once': 'rttSeriesOnce',

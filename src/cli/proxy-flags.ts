@@ -52,6 +52,8 @@ export interface ProxyFlags extends LinkFlagValues, TimelineFlagValues, RecordFl
   fileKeys?: Readonly<Record<string, string>>;
 }
 
+const NO_CONTROL = 'to be given with --control (without it there is no control endpoint to guard)';
+
 /** The addresses and the link and host rules, read now: a start reads some only in the mode they apply to. */
 export function checkAddressFlags(
   flags: ProxyFlags,
@@ -69,6 +71,10 @@ export function checkAddressFlags(
   }
   for (const rule of flags.nodeLink) parseNodeLink(rule, '--node-link');
   for (const host of flags.allowHost) parseAllowHost(host, '--allow-host');
+  if (flags.controlToken !== undefined) parseWith(PROXY_OPTIONS.shape.controlToken, flags.controlToken, () => '--control-token');
+  // With no control endpoint these guard nothing: refused (a bad value first), as the record flags are without --record.
+  if (flags.control === undefined && flags.controlToken !== undefined) throw new ConfigError('--control-token', '(redacted)', NO_CONTROL);
+  if (flags.control === undefined && flags.allowHost.length > 0) throw new ConfigError('--allow-host', flags.allowHost[0], NO_CONTROL);
   // Before cluster discovery, which would otherwise be tried (and a failure logged) with a value the start refuses.
   if (flags.announceHost !== undefined) parseWith(CLUSTER_OPTIONS.announceHost, flags.announceHost, () => '--announce-host');
   return { sentinel, upstream };

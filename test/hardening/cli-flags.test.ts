@@ -38,6 +38,9 @@ describe.concurrent('every proxy flag with a bad value exits 2 naming the flag a
     { args: [...up, '--record-keys', 'hashed'], flag: '--record-keys', accepts: /to be given with --record/ },
     { args: [...up, '--record-max-bytes', '1mb'], flag: '--record-max-bytes', accepts: /to be given with --record/ },
     { args: [...up, '--record-overwrite'], flag: '--record-overwrite', accepts: /to be given with --record/ },
+    // With no --control they guard nothing, and were taken without a word.
+    { args: [...up, '--control-token', 's3cret'], flag: '--control-token', accepts: /^(?![\s\S]*s3cret)[\s\S]*to be given with --control/ },
+    { args: [...up, '--allow-host', 'dash.local'], flag: '--allow-host', accepts: /to be given with --control/ },
     // --print-config exits 2 where the start would (it printed these and exited 0).
     { args: [...up, '--record-keys', 'hashed', '--print-config'], flag: '--record-keys', accepts: /to be given with --record/ },
     { args: [...up, '--record', 'x.trace', '--record-max-bytes', '10', '--print-config'], flag: '--record-max-bytes', accepts: /at least 4kb/ },

@@ -14,7 +14,7 @@ import { runCli } from '../hardening/helpers/cli-proxy.js';
  * checks named --zones, --cluster, ... flags the user never typed. A trace the file names that
  * exists points at the file's record.overwrite, not at --record-overwrite. So is a listen or control
  * address already in use (the bind's error named --listen or --control), a control on 0.0.0.0 without a
- * token, upstreamTls to a unix socket, and the upstream cluster mode refuses.
+ * token, upstreamTls to a unix socket, a controlToken with no control, and the upstream cluster mode refuses.
  */
 describe('redis-rtt proxy --config: refused cluster, user and record keys are named by the key', () => {
   const files = configFiles('rtt-config-key-errors-');
@@ -42,6 +42,8 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       // TLS to a unix socket.
       [{ ...base, control: '0.0.0.0:0' }, [], /^redis-rtt: \S+\.json: control: invalid value "0\.0\.0\.0"; expected a loopback address/m],
       [{ ...base, upstream: `unix:${files.dir}/r.sock`, upstreamTls: true }, [], /^redis-rtt: \S+\.json: upstreamTls: invalid value "[^"]+r\.sock"; expected a host:port upstream/m],
+      // A token or hosts with no control to guard (the token not shown).
+      [{ ...base, controlToken: 's3cret' }, [], /^redis-rtt: \S+\.json: controlToken: invalid value "\(redacted\)"; expected to be given with --control/m],
       // Typed on the command line: the flag, as before.
       [base, ['--zones', '3'], /^redis-rtt: --zones: invalid value "3"/m],
       [base, ['--record', existing], /^redis-rtt: --record: invalid value "[^"]+"; expected a path that does not exist yet \(or add --record-overwrite\)$/m],
