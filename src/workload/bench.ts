@@ -123,12 +123,12 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       ...(progress ? { progress } : {}),
     });
     if (options.signal?.aborted && !run.stopped) run.notes.push('stopped on request before the first sample');
+    // A link whose samples were all skipped (--max-seconds) saw only the preload: no notes of its own.
+    const timed = new Set(run.outcomes.filter((o) => o.samples.length > 0).map((o) => o.config.link.name));
     for (const [name, link] of links) {
       // Each proxy runs in a process of its own: its lateness is its own, plus what the OS scheduler gives it.
       const self = (await link.proxy?.read().catch(() => undefined))?.stats.self;
-      // A link whose samples were all skipped (--max-seconds) saw only the preload: no note.
-      const timed = run.outcomes.some((o) => o.config.link.name === name && o.samples.length > 0);
-      if (!timed || !self || self.lateUs.count === 0) continue;
+      if (!timed.has(name) || !self || self.lateUs.count === 0) continue;
       const late = self.lateUs;
       notes.push(`${name}: proxy's own p99 lateness ${late.p99} us (p50 ${late.p50}, max ${late.max}, ${late.count} deliveries)`);
       const added = selfReportNote(name, self, link.spec.rttUs);
@@ -145,7 +145,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       results: derived.results,
       notes: [...notes, ...run.notes, ...derived.notes],
       // Every client connects in openLink (and renew, between samples): none inside a timed sample.
-      connectionSetup: connectionSetup([...links.values()].map((l) => l.spec), driverSetupSteps(clientOpts)),
+      connectionSetup: connectionSetup([...links.entries()].filter(([name]) => timed.has(name)).map(([, l]) => l.spec), driverSetupSteps(clientOpts)),
     };
   } finally {
     await Promise.allSettled([...links.values()].map((l) => l.close()));
