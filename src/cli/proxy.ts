@@ -34,6 +34,7 @@ import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
 import { checkOutputs } from './json-out.js';
+import { untilStopSignal } from './stop-request.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
@@ -241,18 +242,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   collectStartupGarbage();
   // Before the listening line: a script that signals as soon as it reads the line gets the clean
   // close (summary, trace, --stats-json), not Node's default exit by the signal.
-  const stopped = new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      process.stderr.write(`redis-rtt: ${signal}, closing\n`);
-      resolve();
-    };
-    const onInt = (): void => stop('SIGINT');
-    const onTerm = (): void => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-  });
+  const stopped = untilStopSignal();
   process.stdout.write(
     JSON.stringify({
       event: 'listening',

@@ -68,3 +68,19 @@ export function abortOnStop(onFirst: (quitHint: string) => void): StopRequest {
 
 /** What a cluster bench says on the first Ctrl-C or SIGTERM: its stopping point is the end of a sample. */
 export const stoppingAfterSample = (quitHint: string): string => `redis-rtt: stopping after the sample in flight ${quitHint}\n`;
+
+/** A long-running command's stop: the first SIGINT or SIGTERM, said on stderr ("SIGINT, closing"), then both let go. */
+export function untilStopSignal(): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const stop = (signal: string): void => {
+      process.off('SIGINT', onInt);
+      process.off('SIGTERM', onTerm);
+      process.stderr.write(`redis-rtt: ${signal}, closing\n`);
+      resolve();
+    };
+    const onInt = (): void => stop('SIGINT');
+    const onTerm = (): void => stop('SIGTERM');
+    process.on('SIGINT', onInt);
+    process.on('SIGTERM', onTerm);
+  });
+}
