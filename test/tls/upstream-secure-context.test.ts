@@ -1,17 +1,8 @@
-import net from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
-
-function ping(port: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const c = net.connect({ host: '127.0.0.1', port, noDelay: true });
-    c.once('data', (d) => (resolve(d.toString()), c.destroy()));
-    c.once('error', reject);
-    c.write('*1\r\n$4\r\nPING\r\n');
-  });
-}
+import { plainPing as ping } from './plain-ping.js';
 
 describe('upstream TLS: one SecureContext for every dial', () => {
   let redis: PrivateRedis;
