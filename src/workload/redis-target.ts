@@ -1,4 +1,6 @@
+import type { Redis } from 'ioredis';
 import { parseAddress, type Endpoint } from '../endpoint.js';
+import { ConfigError } from '../errors.js';
 import { startPrivateRedis, type PrivateRedis } from '../redis/index.js';
 
 /**
@@ -9,4 +11,15 @@ export async function benchRedis(redis: string | undefined): Promise<{ endpoint:
   if (redis !== undefined) return { endpoint: parseAddress(redis, '--redis') };
   const privateRedis = await startPrivateRedis();
   return { endpoint: parseAddress(privateRedis.address), privateRedis };
+}
+
+/**
+ * Before anything is written or timed: a `--redis` that is a Cluster node answers most keys with MOVED,
+ * so every configuration failed with it one by one (closed loop, exit 1) or the run died on a stack
+ * trace (open loop), where `bench --cluster` is what measures a cluster.
+ */
+export async function refuseClusterNode(admin: Redis, address: string): Promise<void> {
+  const info = await admin.info('cluster');
+  if (!/^cluster_enabled:1\b/m.test(info)) return;
+  throw new ConfigError('--redis', address, 'a single Redis (INFO cluster says cluster_enabled:1): add --cluster to bench a Redis Cluster');
 }

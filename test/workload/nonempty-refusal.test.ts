@@ -1,16 +1,21 @@
-/** `bench --redis` against a non-empty database refuses before it prints any estimate (the built binary). */
+/**
+ * `bench --redis` against a non-empty database, or a Cluster node without --cluster, refuses before it
+ * prints any estimate (the built binary).
+ */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-redis.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 let redis: PrivateRedis;
+/** A lone node started in cluster mode, no slots: INFO cluster says cluster_enabled:1, as a real cluster's nodes do. */
+let clusterNode: PrivateRedis;
 beforeAll(async () => {
-  redis = await startPrivateRedis();
+  [redis, clusterNode] = await Promise.all([startPrivateRedis(), startPrivateRedis({ args: ['--cluster-enabled', 'yes'] })]);
   const [host, port] = redis.address.split(':') as [string, string];
   execFileSync('redis-cli', ['-h', host, '-p', port, 'SET', 'someone-elses-key', 'v']);
 });
-afterAll(() => redis?.stop());
+afterAll(() => Promise.all([redis?.stop(), clusterNode?.stop()]));
 
 describe('bench --redis on a non-empty database', () => {
   it('refuses first: exit 2, the refusal, and no estimate or sample before it', async () => {
@@ -18,5 +23,19 @@ describe('bench --redis on a non-empty database', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/--redis.*holds 1 key/);
     expect(r.stderr).not.toMatch(/estimated|configurations,|sample/);
+  });
+});
+
+describe('bench --redis on a Cluster node without --cluster', () => {
+  // Each configuration used to fail on MOVED one by one (exit 1), and the open loop died on a stack trace.
+  it('refuses first, closed and open loop: exit 2 naming --redis and --cluster, nothing measured', async () => {
+    const closedLoop = ['--links', 'local', '--modes', 'seq', '-n', '10', '--driver-warmup', '0'];
+    const openLoop = ['--links', 'local', '--rate', '100', '--duration', '200ms'];
+    const runs = await Promise.all([closedLoop, openLoop].map((flags) => runCli(['bench', '--redis', clusterNode.address, ...flags])));
+    for (const r of runs) {
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`--redis: invalid value "${clusterNode.address}"; expected a single Redis (INFO cluster says cluster_enabled:1): add --cluster`);
+      expect(r.stderr).not.toMatch(/estimated|MOVED|CLUSTERDOWN|achieved|\n {4}at /);
+    }
   });
 });
