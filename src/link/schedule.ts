@@ -9,8 +9,8 @@ import { ConfigError } from '../errors.js';
 import { durationUsSchema } from '../units.js';
 import { keyPath, parseWith } from '../validation/schema.js';
 import { PARTITION_FIELDS } from './partition.js';
-import { LINK_UPDATE } from './settings.js';
-import type { LinkUpdate } from './types.js';
+import { applyLinkUpdate, defaultLinkSettings, LINK_UPDATE } from './settings.js';
+import type { LinkSettings, LinkUpdate } from './types.js';
 
 /** PUT /link's keys but the partition's (a step has its own); an unknown key's error lists these, not those. */
 const LINK_SETTINGS = LINK_UPDATE.omit({ partition: true, then: true }).shape;
@@ -56,8 +56,11 @@ export interface LinkSchedule {
   periodUs?: number;
 }
 
-/** Checks a schedule (the file's JSON). `flag` names the option in errors (`--link-schedule steps[2].at`). */
-export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): LinkSchedule {
+/**
+ * Checks a schedule (the file's JSON). `flag` names the option in errors (`--link-schedule steps[2].at`).
+ * `startLink` is the link before the first step (the flags'), which the steps' keys must suit too.
+ */
+export function parseLinkSchedule(json: unknown, flag = '--link-schedule', startLink: LinkSettings = defaultLinkSettings()): LinkSchedule {
   // A bare list's steps are named as the loop form's are: steps[2].at.
   const named = keyPath();
   const flagOf = (path: readonly PropertyKey[]): string => (path.length === 0 ? flag : `${flag} ${named(path)}`);
@@ -84,6 +87,7 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule'): Link
     }
   }
   checkPartitionsApart(steps, undefined, flag, raw);
+  checkStepsApply(steps, startLink, form.loop, flag, raw as { link?: Record<string, unknown> }[]);
   if (!form.loop) return { steps };
   const n = steps.length;
   const last = steps[n - 1]!;
@@ -119,5 +123,31 @@ function checkPartitionsApart(steps: ScheduleStep[], periodUs: number | undefine
       raw[later.i]!.partition,
       `a partition that starts${pass} after steps[${earlier.i}]'s has ended (at ${earlier.endUs} us; one partition at a time)`,
     );
+  }
+}
+
+/** The keys of a step's link that a burst too short for the loss can be blamed on, the burst first. */
+const LOSS_KEYS = ['lossBurst', 'loss', 'lossUp', 'lossDown'] as const;
+
+/**
+ * Each step's link applied in order over `startLink` (a loop twice: its second pass starts from
+ * where the first ended, and every pass after is the second again). Keys the link refuses together
+ * (a burst too short for the loss it then has) threw from the step's timer when its time came,
+ * ending the proxy; they are refused here, before anything starts, naming the step's key.
+ */
+function checkStepsApply(steps: ScheduleStep[], startLink: LinkSettings, loop: boolean, flag: string, raw: { link?: Record<string, unknown> }[]): void {
+  let link = startLink;
+  for (let pass = 0; pass < (loop ? 2 : 1); pass++) {
+    steps.forEach((step, i) => {
+      if (step.link === undefined) return;
+      try {
+        link = applyLinkUpdate(link, step.link);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        const key = LOSS_KEYS.find((k) => step.link![k] !== undefined) ?? err.flag;
+        const when = pass === 0 ? 'when this step applies' : 'when this step applies on the next pass';
+        throw new ConfigError(`${flag} steps[${i}].link.${key}`, raw[i]!.link?.[key], `${err.accepts} (${when})`);
+      }
+    });
   }
 }

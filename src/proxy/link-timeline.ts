@@ -4,6 +4,7 @@
  * steps on timers, each one as PUT /link would (so a recording hears of it), a ramp moving the
  * delays from the old ones to the step's, a partition step starting a partition.
  */
+import { ConfigError } from '../errors.js';
 import type { LinkState } from '../link/link-state.js';
 import type { RttSeries } from '../link/rtt-series.js';
 import type { LinkSchedule, ScheduleStep } from '../link/schedule.js';
@@ -35,6 +36,7 @@ export class LinkTimeline {
     private readonly link: LinkState,
     private readonly setLink: (update: LinkUpdate & { preset?: string }) => void,
     private readonly partition: (request: PartitionRequest) => void,
+    private readonly log: (line: string) => void,
   ) {}
 
   get moving(): boolean {
@@ -108,7 +110,15 @@ export class LinkTimeline {
         this.pass++;
       }
       this.step++;
-      this.apply(steps[this.step]!, dueNs);
+      try {
+        this.apply(steps[this.step]!, dueNs);
+      } catch (err) {
+        // The start checked the steps over the start link, but a PUT /link since may leave one that
+        // does not fit (a burst too short for the loss it set): refused whole, as PUT /link would be,
+        // and logged; thrown from this timer it ended the proxy, and the schedule with it.
+        if (!(err instanceof ConfigError)) throw err;
+        this.log(`--link-schedule steps[${this.step}] skipped: ${err.message}`);
+      }
       this.armNext();
     });
   }

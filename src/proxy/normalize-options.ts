@@ -12,6 +12,7 @@ import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import type { LinkTimelineOptions } from './link-timeline.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
+import type { LinkSettings } from '../link/types.js';
 import { checkUpstreamTlsOverTcp } from '../tls/setup.js';
 
 /** Every option of startProxy, validated, with defaults filled in and addresses parsed. */
@@ -49,13 +50,14 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   if (data.upstreamUser !== undefined && data.upstreamPassword === undefined) {
     throw new ConfigError('--upstream-user', data.upstreamUser, 'a password with it (REDIS_RTT_UPSTREAM_PASSWORD, or upstreamPassword in a config file or the API)');
   }
-  checkLinkTogether(data.link);
+  const startLink = checkLinkTogether(data.link);
   const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
   // As the flag is refused without --rtt-series: the key alone (a config file's, the library's) ran without a word.
   if (rttSeriesOnce && rttSeries === undefined) throw new ConfigError('--rtt-series-once', true, 'only with a series to replay (--rtt-series, rttSeries)');
   const timeline: LinkTimelineOptions = {
     wave: rttWave === undefined ? undefined : parseRttWave(rttWave),
-    schedule: linkSchedule === undefined ? undefined : parseLinkSchedule(linkSchedule),
+    // Over the start link: a step's burst too short for the loss the flags give is refused now.
+    schedule: linkSchedule === undefined ? undefined : parseLinkSchedule(linkSchedule, undefined, startLink),
     series: rttSeries === undefined ? undefined : parseRttSeries(rttSeries),
     seriesOnce: rttSeriesOnce,
   };
@@ -82,12 +84,13 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
 /**
  * What the link's keys say together (a burst too short for its loss; settings.ts), checked before
  * anything starts and named as the schema names a key (`link.lossBurst`), not found at the start.
+ * Returns the link they give, which a schedule's steps start from.
  */
-function checkLinkTogether(link: NormalizedProxyOptions['link']): void {
-  if (link === undefined) return;
+function checkLinkTogether(link: NormalizedProxyOptions['link']): LinkSettings {
+  if (link === undefined) return defaultLinkSettings();
   const { partition: _partition, then: _then, ...settings } = link;
   try {
-    applyLinkUpdate(defaultLinkSettings(), settings);
+    return applyLinkUpdate(defaultLinkSettings(), settings);
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(`link.${err.flag}`, err.value, err.accepts);
     throw err;

@@ -91,7 +91,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     });
     this.partitions = new Partitions(scheduler, this.linkState, () => this.server.connections(), o.log);
     const scheduledPartition = (r: PartitionRequest): void => this.partitions.startScheduled(r, this.closing !== undefined);
-    this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), scheduledPartition);
+    this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), scheduledPartition, o.log);
     // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
     // after the hop measurement, which must see the bare link.
     const dryRun = new ProxyStages(() => []);

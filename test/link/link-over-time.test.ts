@@ -159,15 +159,17 @@ describe('LinkTimeline on a fake clock', () => {
     const scheduler = new ManualScheduler(clock);
     const link = new LinkState({ rttUs: 1000 }, { clock });
     const partitions: { atNs: number; request: PartitionRequest }[] = [];
+    const logged: string[] = [];
     const timeline = new LinkTimeline(
       { schedule: parseLinkSchedule(schedule) },
       scheduler,
       link,
       (u) => link.update(u),
       (request) => partitions.push({ atNs: clock.nowNs(), request }),
+      (line) => logged.push(line),
     );
     timeline.start();
-    return { clock, scheduler, link, timeline, partitions };
+    return { clock, scheduler, link, timeline, partitions, logged };
   }
 
   it('applies each step at its time, ramps the delays, and /stats shows the step', () => {
@@ -215,5 +217,22 @@ describe('LinkTimeline on a fake clock', () => {
       { atNs: 6 * S, request: { durationUs: 1_000_000, then: 'heal' } },
     ]);
     expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 2, nextAtMs: 10_000 });
+  });
+
+  // A PUT /link since the start can leave a step that does not fit: its ConfigError, thrown from the step's timer, ended the proxy.
+  it('skips a step the link refuses when its time comes, logging it, and goes on with the next', () => {
+    const { scheduler, link, timeline, partitions, logged } = setup([
+      { at: '1s', link: { lossBurst: 1.2, rttUs: 5000 }, partition: '1s' },
+      { at: '3s', link: { rttUs: 7000 } },
+    ]);
+    link.update({ loss: 0.6, lossBurst: 2 });
+    scheduler.runUntil(1 * S);
+    expect(logged).toEqual([expect.stringMatching(/^--link-schedule steps\[0\] skipped: lossBurst: invalid value 1\.2; expected a mean burst of at least 1\.5/)]);
+    // Refused whole, as PUT /link refuses: neither its delays nor its partition.
+    expect(link.settings).toMatchObject({ upUs: 500, lossBurst: 2 });
+    expect(partitions).toEqual([]);
+    scheduler.runUntil(3 * S);
+    expect(link.settings.upUs).toBe(3500);
+    expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0 });
   });
 });

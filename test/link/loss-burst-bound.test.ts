@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { linkFromFlags } from '../../src/cli/link-flags.js';
 import { lossChain } from '../../src/link/loss-model.js';
+import { parseLinkSchedule } from '../../src/link/schedule.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../../src/link/settings.js';
 import { normalizeProxyOptions } from '../../src/proxy/normalize-options.js';
 
@@ -24,6 +25,31 @@ describe('loss and burst together', () => {
       /^link\.lossBurst: invalid value 1\.2; expected a mean burst of at least 1\.5/,
     );
     expect(normalizeProxyOptions({ upstream: '127.0.0.1:6379', link: { loss: 0.6, lossBurst: 1.5 } }).link).toMatchObject({ loss: 0.6 });
+  });
+
+  // A schedule's step was applied unchecked when its time came: the ConfigError, thrown from a timer, ended the proxy.
+  it('refuses a schedule whose step would leave a burst too short for the loss, naming the step\'s key', () => {
+    expect(() => parseLinkSchedule([{ at: '1s', link: { loss: '60%', lossBurst: 1.2 } }])).toThrow(
+      '--link-schedule steps[0].link.lossBurst: invalid value 1.2; expected a mean burst of at least 1.5 segments for a loss of 0.6',
+    );
+    // Across steps, the loss a step before set; and on a loop's next pass, from where the first pass ended.
+    expect(() => parseLinkSchedule([{ at: '1s', link: { loss: 0.6 } }, { at: '2s', link: { lossBurst: 1.2 } }])).toThrow(
+      /^--link-schedule steps\[1\]\.link\.lossBurst: invalid value 1\.2; .*\(when this step applies\)$/,
+    );
+    const loop = [
+      { at: '0s', link: { lossBurst: 1.2 } },
+      { at: '1s', link: { loss: '60%', lossBurst: 2 } },
+      { at: '2s', link: { rttUs: 1000 } },
+    ];
+    expect(parseLinkSchedule(loop).steps).toHaveLength(3);
+    expect(() => parseLinkSchedule({ loop: true, steps: loop })).toThrow(/^--link-schedule steps\[0\]\.link\.lossBurst: .*on the next pass\)$/);
+    // Over the start link (the flags'), named as the caller wrote the key; the loss a step sets is named when it has no burst.
+    expect(() => normalizeProxyOptions({ upstream: '127.0.0.1:6379', link: { loss: 0.6 }, linkSchedule: [{ at: '1s', link: { lossBurst: 1.2 } }] })).toThrow(
+      /^--link-schedule steps\[0\]\.link\.lossBurst: invalid value 1\.2/,
+    );
+    expect(() => normalizeProxyOptions({ upstream: '127.0.0.1:6379', link: { lossBurst: 1.2 }, linkSchedule: [{ at: '1s', link: { lossUp: '60%' } }] })).toThrow(
+      /^--link-schedule steps\[0\]\.link\.lossUp: invalid value "60%"; expected a mean burst of at least 1\.5/,
+    );
   });
 
   it('names the flag on the command line', () => {

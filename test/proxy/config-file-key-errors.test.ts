@@ -63,6 +63,14 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
     expect(withFileKey(err, { config: 'p.json', fileKeys: {} })).toBe(err);
   });
 
+  it("the start's refusal of a step of the file's linkSchedule (over the link the flags give) names the key; of --link-schedule's, the flag", () => {
+    const err = new ConfigError('--link-schedule steps[0].link.lossBurst', 1.2, 'a mean burst of at least 1.5 segments for a loss of 0.6');
+    expect((withFileKey(err, { config: 'p.json' }) as Error).message).toBe(
+      'p.json: linkSchedule steps[0].link.lossBurst: invalid value 1.2; expected a mean burst of at least 1.5 segments for a loss of 0.6',
+    );
+    expect(withFileKey(err, { config: 'p.json', linkSchedule: 's.json' })).toBe(err);
+  });
+
   it('a listen or control address in use (or not to be had) is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
