@@ -4,7 +4,8 @@
  * `--no-link-schedule`, `--no-rtt-series`), as --no-upstream-tls turns off a file's upstreamTls.
  * Commander sets the attribute to false; a `--no-X` declared after `--X <v>` gives it no default, so a
  * user who gives neither sees no change. Between `--X v` and `--no-X` the last given wins, as between
- * --tap and --no-tap.
+ * --tap and --no-tap. --toxics adds to the file's list instead of replacing it, so --no-toxics drops
+ * the file's wherever it stands (its `mark`, toxic-flags.ts), and the flags after it add.
  */
 import { ConfigError } from '../errors.js';
 
@@ -15,12 +16,17 @@ interface Negation {
   dependents?: Readonly<Record<string, [flag: string, shown: (v: unknown) => unknown]>>;
   /** What a refused dependent is told. */
   accepts?: string;
+  /**
+   * The attribute the negation sets wherever it stands, for a key its flag adds to: a `--X v` after
+   * `--no-X` then keeps its value and the file's key is still dropped.
+   */
+  mark?: string;
 }
 
 /**
  * By the flag's attribute. Dependents checked elsewhere are not repeated: --record-keys, --record-max-bytes
  * and --record-overwrite are refused without a trace by checkRecordFlags, --rtt-series-once without a
- * series by the start. `--toxic` beside --no-toxics still adds its own: the way to replace the file's list.
+ * series by the start. A --toxics or --toxic after --no-toxics adds its own: the way to replace the file's list.
  */
 const NEGATIONS: Readonly<Record<string, Negation>> = {
   control: {
@@ -30,7 +36,7 @@ const NEGATIONS: Readonly<Record<string, Negation>> = {
   },
   record: { keys: ['record'] },
   statsJson: { keys: ['statsJson'] },
-  toxics: { keys: ['toxics'] },
+  toxics: { keys: ['toxics'], mark: 'noToxics' },
   rttWave: { keys: ['rttWave'] },
   linkSchedule: { keys: ['linkSchedule'] },
   rttSeries: { keys: ['rttSeries', 'rttSeriesOnce'] },
@@ -47,10 +53,10 @@ export function givenBy(cmd: { getOptionValueSource(attr: string): string | unde
  */
 export function applyNegations<F extends object>(flags: F, file: Record<string, unknown>, given: (attr: string) => boolean): F {
   const out = { ...flags } as Record<string, unknown>;
-  for (const [attr, { keys, dependents = {}, accepts = '' }] of Object.entries(NEGATIONS)) {
-    if (out[attr] !== false) continue;
+  for (const [attr, { keys, dependents = {}, accepts = '', mark }] of Object.entries(NEGATIONS)) {
+    if (out[attr] !== false && (mark === undefined || out[mark] !== true)) continue;
     for (const key of keys) delete file[key];
-    out[attr] = undefined;
+    if (out[attr] === false) out[attr] = undefined;
     for (const [dep, [flag, shown]] of Object.entries(dependents)) {
       if (given(dep)) throw new ConfigError(flag, shown(out[dep]), accepts);
     }

@@ -8,11 +8,18 @@ import type { ToxicSpec } from '../toxics/types.js';
 
 export interface ToxicFlagValues {
   toxic: string[];
+  /** The --toxics file (commander's false after a later --no-toxics is unset by applyNegations). */
   toxics?: string;
+  /** Set by --no-toxics wherever it stands: the config file's toxics are dropped even when a --toxics follows. */
+  noToxics?: boolean;
 }
 
+/** --no-toxics's help, and the rule docs/cli.md states: by position, as between --record f and --no-record. */
+const NO_TOXICS_HELP = 'drop a --config file\'s "toxics" (wherever it stands) and each --toxics or --toxic before it; ' +
+  'those after it add, in place of the file\'s';
+
 export function addToxicFlags(cmd: Command): Command {
-  return cmd
+  cmd
     .option(
       '--toxic <json>',
       'add a toxic, as toxiproxy\'s API takes it: {"type","name?","stream?","toxicity?","attributes"}; repeatable, applied in order. ' +
@@ -21,7 +28,15 @@ export function addToxicFlags(cmd: Command): Command {
       [],
     )
     .option('--toxics <file>', 'add the toxics in this JSON file (an array of toxic objects), before any --toxic')
-    .option('--no-toxics', 'drop a --config file\'s "toxics" (and a --toxics before it); each --toxic still adds its own');
+    .option('--no-toxics', NO_TOXICS_HELP);
+  // Commander's own handler (registered first, so run first) sets `toxics` to false, which a later
+  // --toxics overwrites: the mark keeps the file's list dropped then, and the --toxic list restarts
+  // so that only those after it add.
+  cmd.on('option:no-toxics', () => {
+    cmd.setOptionValueWithSource('toxic', [], 'cli');
+    cmd.setOptionValueWithSource('noToxics', true, 'cli');
+  });
+  return cmd;
 }
 
 /** The toxics from --toxics FILE then each --toxic, validated; a ConfigError names the flag and the field. */

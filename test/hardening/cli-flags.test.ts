@@ -135,6 +135,39 @@ describe('names that are not commands point to what to run', () => {
   }
 });
 
+// --no-toxics drops the file's toxics wherever it stands and the toxics flags before it; those after it add.
+// `--no-toxics --toxics g.json` kept the file's too: commander's last-given-wins left no --no-toxics to see.
+describe.concurrent('--no-toxics, --toxics and --toxic in every order with a config file', () => {
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'redis-rtt-no-toxics-'));
+    writeFileSync(join(dir, 'f.json'), JSON.stringify({ upstream: '127.0.0.1:1', toxics: [{ type: 'timeout', name: 'file' }] }));
+    writeFileSync(join(dir, 'g.json'), JSON.stringify([{ type: 'latency', name: 'g', attributes: { latency: 5 } }]));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const x = ['--toxic', '{"type":"slicer","name":"x"}'];
+  const y = ['--toxic', '{"type":"slicer","name":"y"}'];
+  const g = ['--toxics', 'DIR/g.json'];
+  const cases: { args: string[]; names: string[] }[] = [
+    { args: [...g, ...x], names: ['file', 'g', 'x'] },
+    { args: ['--no-toxics', ...g], names: ['g'] },
+    { args: [...g, '--no-toxics'], names: [] },
+    { args: ['--no-toxics', ...x], names: ['x'] },
+    { args: [...x, '--no-toxics'], names: [] },
+    { args: [...x, ...g, '--no-toxics', ...y], names: ['y'] },
+    { args: [...x, '--no-toxics', ...g, ...y], names: ['g', 'y'] },
+  ];
+  for (const c of cases) {
+    it(c.args.join(' ').replaceAll('DIR/', '') || '(the file alone)', async () => {
+      const args = c.args.map((a) => a.replace('DIR', dir));
+      const r = await runCli(['proxy', '--config', join(dir, 'f.json'), ...args, '--print-config']);
+      expect(r.code, r.stderr).toBe(0);
+      const printed = JSON.parse(r.stdout) as { toxics?: { name: string }[] };
+      expect((printed.toxics ?? []).map((t) => t.name)).toEqual(c.names);
+    });
+  }
+});
+
 describe('listen and upstream problems', () => {
   let busy: net.Server;
   let busyPort: number;
