@@ -52,12 +52,22 @@ function toxicSchema(unknown: UnknownToxicKeys) {
     .transform(({ applied: _shown, ...t }): ToxicSpec => withApplied({ ...t, name: t.name || `${t.type}_${t.stream}` }));
 }
 
+/** The attribute names of a toxic type (undefined for a type there is not). */
+export function attributeKeys(type: string): string[] | undefined {
+  const d = TOXIC_TYPES.get(type);
+  return d && Object.keys(attributesObject(d).shape);
+}
+
+function attributesObject(d: ToxicDefinition): z.ZodObject<z.core.$ZodLooseShape> {
+  return d.attributes as z.ZodObject<z.core.$ZodLooseShape>;
+}
+
 function toxicObject(d: ToxicDefinition, unknown: UnknownToxicKeys) {
-  const attributes = d.attributes as z.ZodObject<z.core.$ZodLooseShape>;
+  const attributes = attributesObject(d);
   if (unknown === 'ignore') return z.object({ ...ENVELOPE, type: z.literal(d.type), attributes: attributes.prefault({}) });
-  const attributeKeys = Object.keys(attributes.shape);
+  const keys = attributeKeys(d.type)!;
   const strictAttributes = z.strictObject(attributes.shape, {
-    error: (iss) => (iss.code === 'unrecognized_keys' ? `a key of ${d.type}'s attributes: ${attributeKeys.join(', ') || 'none'}` : 'a JSON object'),
+    error: (iss) => (iss.code === 'unrecognized_keys' ? `a key of ${d.type}'s attributes: ${keys.join(', ') || 'none'}` : 'a JSON object'),
   });
   const envelope = { ...ENVELOPE, type: z.literal(d.type), attributes: strictAttributes.prefault({}) };
   return z.strictObject(envelope, {

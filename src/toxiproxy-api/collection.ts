@@ -3,6 +3,7 @@ import { proxyAlreadyExists, proxyNotFound, badRequestBody, PopulateError, toApi
 import { checkAddresses, ManagedProxy } from './managed-proxy.js';
 import type { Scheduler } from '../stage/types.js';
 import { parseProxyCreate } from './proxy-body.js';
+import { goPopulateBody } from './go-json.js';
 
 
 /**
@@ -60,9 +61,10 @@ export class ProxyCollection {
    * would a proxy made before, so the last one wins. The reply has one proxy per entry, in order, as
    * each is now: the same proxy twice when kept, the replaced one stopped.
    */
-  async populate(body: unknown): Promise<ManagedProxy[]> {
+  async populate(input: unknown): Promise<ManagedProxy[]> {
+    const body = goPopulateBody(input);
     if (!Array.isArray(body)) throw badRequestBody('expected a JSON array of proxies');
-    const inputs = body.map((x, i) => parseProxyCreate(x ?? {}, ` at proxy ${i + 1}`));
+    const inputs = body.map((x, i) => parseProxyCreate(x, ` at proxy ${i + 1}`));
     const out: ManagedProxy[] = [];
     try {
       for (const i of inputs) {

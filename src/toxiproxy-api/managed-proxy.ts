@@ -10,6 +10,7 @@ import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
 import { badRequestBody, toxicNotFound } from './api-error.js';
+import { goToxicBody, goToxicUpdateBody } from './go-json.js';
 import type { Scheduler } from '../stage/types.js';
 
 /** A proxy as toxiproxy's API shows it. */
@@ -132,14 +133,16 @@ export class ManagedProxy {
     return t;
   }
 
+  /** A toxic as the API's body sends it (read as toxiproxy's Go decoder reads it). */
   addToxic(input: unknown): ToxicSpec {
-    return this.toxics.add(input);
+    return this.toxics.add(goToxicBody(input));
   }
 
+  /** An update as the API's body sends it (read as toxiproxy's Go decoder reads it). */
   updateToxic(name: string, body: unknown): ToxicSpec {
-    this.getToxic(name);
-    if (!isJsonObject(body)) throw badRequestBody('expected a JSON object');
-    return this.toxics.update(name, body)!;
+    const fields = goToxicUpdateBody(body, this.getToxic(name).type);
+    if (!isJsonObject(fields)) throw badRequestBody('expected a JSON object');
+    return this.toxics.update(name, fields)!;
   }
 
   removeToxic(name: string): void {

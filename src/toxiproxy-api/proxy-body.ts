@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isJsonObject } from '../validation/schema.js';
 import { badRequestBody, missingField, type ApiError } from './api-error.js';
+import { goProxyBody } from './go-json.js';
 
 /**
  * A proxy as toxiproxy's API takes it (create, populate; an update takes any subset). Unknown
@@ -28,8 +29,9 @@ export interface ProxyCreate {
 
 /** PROXY_BODY, or toxiproxy's 400; `where` says which entry of a populate list (" at proxy 2"). */
 export function parseProxyBody(body: unknown, where = ''): ProxyBody {
+  const fields = goProxyBody(body);
   // A null leaves the field as it was, as Go's decoder does: absent on create, unchanged on update.
-  const r = PROXY_BODY.safeParse(isJsonObject(body) ? Object.fromEntries(Object.entries(body).filter(([, v]) => v !== null)) : body);
+  const r = PROXY_BODY.safeParse(isJsonObject(fields) ? Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)) : fields);
   if (r.success) return r.data;
   const issue = r.error.issues[0]!;
   return fail(issue.path.length === 0 ? badRequestBody(`expected ${issue.message}`) : badRequestBody(`${issue.path.join('.')}${where}: expected ${issue.message}`));

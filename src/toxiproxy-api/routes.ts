@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import { BodyError, readJson, readJsonObject, sendEmpty, sendJson } from '../http/json.js';
+import { BodyError, readJson, sendEmpty, sendJson } from '../http/json.js';
 import { requiredQueryParam, type Params, type Route } from '../http/router.js';
 import { VERSION } from '../version.js';
 import type { ProxyCollection } from './collection.js';
@@ -79,7 +79,7 @@ async function proxyIndex(c: ProxyCollection, _req: http.IncomingMessage, res: h
 }
 
 async function proxyCreate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  const body = await readJsonObject(req, API_BODY_LIMIT_BYTES);
+  const body = await readJson(req, API_BODY_LIMIT_BYTES);
   const p = await c.serial(() => c.create(body));
   sendJson(res, 201, p.toJSON());
 }
@@ -90,7 +90,7 @@ async function proxyShow(c: ProxyCollection, _req: http.IncomingMessage, res: ht
 
 async function proxyUpdate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string }): Promise<void> {
   const proxy = c.get(p.proxy);
-  const body = parseProxyBody(await readJsonObject(req, API_BODY_LIMIT_BYTES));
+  const body = parseProxyBody(await readJson(req, API_BODY_LIMIT_BYTES));
   await c.serial(() => proxy.update(body));
   sendJson(res, 200, proxy.toJSON());
 }

@@ -1,0 +1,68 @@
+import { attributeKeys } from '../toxics/spec.js';
+import { isJsonObject } from '../validation/schema.js';
+
+/**
+ * Request bodies as toxiproxy's Go decoder (encoding/json) reads them, before our schemas do.
+ *
+ * Keys: Go matches an object's key to a struct field by its JSON name exactly, else ignoring case,
+ * so `{"Name":"redis","Upstream":"..."}` creates a proxy and `{"Attributes":{"Latency":7}}` sets a
+ * latency. Clients depend on that: Toxiproxy.Net posts its C# objects through RestSharp, whose
+ * serializer keeps the properties' PascalCase names. A key given twice (in any case) is the last.
+ *
+ * null: decoding null into a struct leaves it as it was, so a body of `null` is an empty one: an
+ * update changes nothing, a create lacks its name, a populate adds no proxy.
+ */
+
+const PROXY_FIELDS = ['name', 'listen', 'upstream', 'enabled'] as const;
+const TOXIC_FIELDS = ['name', 'type', 'stream', 'toxicity', 'attributes'] as const;
+const TOXIC_UPDATE_FIELDS = ['attributes', 'toxicity'] as const;
+
+/** A proxy body (create, update, a populate entry) with its keys as Go would match them. */
+export function goProxyBody(body: unknown): unknown {
+  return withFields(body ?? {}, PROXY_FIELDS);
+}
+
+/** A populate body (or --config file): null is no proxies; each entry is read by goProxyBody. */
+export function goPopulateBody(body: unknown): unknown {
+  return body ?? [];
+}
+
+/** A toxic to add: the envelope's keys, then its attributes' keys once the type names them. */
+export function goToxicBody(body: unknown): unknown {
+  const toxic = withFields(body ?? {}, TOXIC_FIELDS);
+  if (!isJsonObject(toxic) || typeof toxic.type !== 'string') return toxic;
+  return withAttributes(toxic, toxic.type);
+}
+
+/** A toxic update of a toxic of `type`: toxiproxy decodes only its attributes and toxicity. */
+export function goToxicUpdateBody(body: unknown, type: string): unknown {
+  return withAttributes(withFields(body ?? {}, TOXIC_UPDATE_FIELDS), type);
+}
+
+function withAttributes(body: unknown, type: string): unknown {
+  const keys = attributeKeys(type);
+  if (!isJsonObject(body) || !isJsonObject(body.attributes) || keys === undefined) return body;
+  return { ...body, attributes: withFields(body.attributes, keys) };
+}
+
+/**
+ * The object with each key that names one of `fields` in another case renamed to it, as Go's
+ * decoder matches them; a non-object as it is (the schema refuses it). Other keys stay as sent.
+ */
+function withFields(value: unknown, fields: readonly string[]): unknown {
+  if (!isJsonObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    const field = fields.includes(key) ? key : fields.find((f) => f.length === key.length && fold(f) === fold(key));
+    out[field ?? key] = v;
+  }
+  return out;
+}
+
+/**
+ * Go's case folding of a key: simple folding, so the Kelvin sign matches `k` and `ſ` matches `s`
+ * (the caller's equal lengths keep out JavaScript's full folding, where `ß` would match `ss`).
+ */
+function fold(key: string): string {
+  return key.toUpperCase().toLowerCase();
+}
