@@ -246,7 +246,7 @@ export class FrameChain implements ByteStage {
   }
 
   private forwardRaw(chunk: Buffer, nowNs: number): void {
-    this.offsets.handedOn(chunk.length, this.offsets.base + this.requests.framedBytes);
+    this.offsets.handedOn(chunk.length, this.offsets.base + this.requests.pushedBytes);
     this.o.up.push(chunk, nowNs);
   }
 

@@ -43,6 +43,7 @@ export class FramedRequests {
   private pushNs = 0;
   /** An empty request was framed since the last frame (FramedRequest.afterEmpty). */
   private emptySeen = false;
+  private pushed = 0;
 
   constructor(o: FramedRequestsOptions) {
     const tap = o.tap;
@@ -83,6 +84,7 @@ export class FramedRequests {
   /** Client bytes, in order. Once takeAll() has run they are framed for the tap alone. */
   push(chunk: Buffer, nowNs: number): void {
     this.pushNs = nowNs;
+    this.pushed += chunk.length;
     if (!this.queueing) {
       // The tap still counts the commands (and the unparsed bytes) from this framer.
       if (this.hasTap) this.framer.push(chunk);
@@ -93,9 +95,13 @@ export class FramedRequests {
     if (this.queueing) this.bytes.dropBefore(this.framedEnd);
   }
 
-  /** Client stream bytes framed so far, counted from `clientBase`. */
-  get framedBytes(): number {
-    return this.framer.offset;
+  /**
+   * Client stream bytes pushed so far, counted from `clientBase`, the chunk being pushed included:
+   * where the bytes handed on at a fall back from inside push() end (the framer's offset is still
+   * the chunk's start there).
+   */
+  get pushedBytes(): number {
+    return this.pushed;
   }
 
   /** The oldest request, decided: out of the queue. */

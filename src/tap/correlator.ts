@@ -37,10 +37,12 @@
  *   blockingCommands and record into their own CommandStats, flagged `blocking`.
  * - Events: one command event per request, when its reply is delivered (a no-reply request: when
  *   it was written to Redis) or when the connection closes (reply 'none' if nothing came).
- * - On a framer desync the correlator freezes: no more matching, stamping or round trips; pending
- *   requests keep what they had and end with the connection. Commands are still counted. Unframed,
- *   a request framer's desync waits for the replies to the requests before it (requestsEnded):
- *   Redis answers them before it refuses the bad one.
+ * - On a framer desync the correlator freezes: no more matching or round trips; the requests
+ *   matched before it are still stamped as delivered (a reply that came with the bad bytes is
+ *   written to the client after them), the others keep what they had and end with the
+ *   connection. Commands are still counted. A request framer's desync (the tap's, or a framed
+ *   connection's chain's) waits for the replies to the requests before it (requestsEnded): Redis
+ *   answers them before it refuses the bad one.
  * - Degraded (pending-budget.ts): a request that would take the connection or the process past the
  *   bound on unfinished requests freezes the correlator the same way, but its pending records are
  *   dropped at once (no events: the trace lacks this connection's commands from there on), so the
@@ -148,7 +150,7 @@ export class Correlator extends RequestLedger {
   }
 
   /**
-   * An unframed connection's request stream stopped being valid RESP, at a request Redis refuses
+   * The connection's request stream stopped being valid RESP, at a request Redis refuses
    * (a protocol error, then Redis closes) or never reads. Redis still answers the requests before
    * it: they are matched and timed as ever, and the first frame that no request waits for (that
    * error, or anything after) freezes the correlator as a desync does, and calls `onFrozen`.

@@ -39,6 +39,8 @@ export abstract class FramedFeed {
   private framingFirst = false;
   private framingNs = 0;
   private unparsedSeen = 0;
+  /** The tap's own reply sink, while the chain's matches replace it (repliesMatched). */
+  private ownFrame: FrameSink<ReplyFrame>['frame'] | undefined;
 
   /**
    * This tap reads the frame chain's frames and matches from now on (FramedTap). `arrivalNs`: when
@@ -52,10 +54,14 @@ export abstract class FramedFeed {
       emptyRequest: () => correlator.emptyRequest(),
       requestsDesynced: (framer) => {
         this.fedUpFramer = framer;
-        correlator.desync();
-        this.chunkTimes.clear();
+        this.matchOwnFrames();
+        // As unframed: the requests before the bad one still get their replies (Correlator.requestsEnded).
+        correlator.requestsEnded(() => this.chunkTimes.clear());
       },
       repliesMatched: (modes) => {
+        // The chain lost the request stream before its replies started (framing started on a live
+        // connection): it passes them on unframed, and they are matched here as they were.
+        if (correlator.requestsLost) return;
         this.fedModes = modes;
         // The chain's matcher sees a MONITOR or MULTI refused: this tap's request modes follow it too.
         const chainRefused = modes.onRefused;
@@ -63,12 +69,28 @@ export abstract class FramedFeed {
           chainRefused?.(kind);
           correlator.requestModes.refused(kind);
         };
+        this.ownFrame = this.replySink.frame;
         this.replySink.frame = (f) => this.fedFrame(f);
       },
       nextReply: (m) => (this.nextMatch = m),
       droppedReply: (m) => correlator.fedEnd(m, true),
     };
     return this.fed;
+  }
+
+  /**
+   * The chain stops framing (its request framer lost the stream, and it passes both directions on
+   * unchanged): Redis's frames from here on, those it held included, are framed and matched here,
+   * as on an unframed connection, from the modes the chain's matcher had reached. Those can be
+   * ahead by what frames it held back had changed; applying a change again does nothing new.
+   */
+  private matchOwnFrames(): void {
+    const modes = this.fedModes;
+    if (modes === undefined || this.ownFrame === undefined) return;
+    this.correlator.replyModes.copyFrom(modes);
+    this.fedModes = undefined;
+    this.nextMatch = undefined;
+    this.replySink.frame = this.ownFrame;
   }
 
   /** A chunk toward the client on a framed connection: a frame the chain framed, or bytes to frame here. */

@@ -78,7 +78,10 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     this.downWrittenOffset = endOffset;
     this.lastDownWrittenNs = nowNs;
     this.trips.downWritten();
-    if (this.desynced || this.degraded) return;
+    // After a desync only the requests matched before it are stamped: their replies were framed
+    // whole, and Redis writes them with the frame that stopped matching (a protocol error's reply
+    // comes in the same write as the replies before it), so they are delivered after the desync.
+    if (this.degraded) return;
     this.stampDownWritten(nowNs);
     this.finishHead();
   }
@@ -102,7 +105,7 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     if (!this.closed) this.trips.carryInto(this.counters);
   }
 
-  /** No more matching, stamping or round trips (desync, the pending bound, or closed). */
+  /** No more matching (desync, the pending bound, or closed); after a desync downWritten() still stamps the matched. */
   protected get frozen(): boolean {
     return this.desynced || this.degraded || this.closed;
   }

@@ -146,6 +146,25 @@ const SESSIONS: Record<string, Step[]> = {
     ...x('RESET|', '+RESET|', 20),
     ...x('PING|', '+PONG|', 30),
   ],
+  // Redis answers the two, then refuses the bad count: the replies and its error in one write.
+  'a request Redis refuses, behind two it answers': [
+    ['up', cmd('SET', 'a', '1') + cmd('PING') + '*1|$-3|', 0],
+    ['sent', 1],
+    ['down', '+OK|+PONG|-ERR Protocol error: invalid bulk length|', 2],
+    ['delivered', 3],
+  ],
+  'a request Redis refuses while a SUBSCRIBE waits for its second confirmation': [
+    ['up', cmd('SUBSCRIBE', 'a', 'b'), 0],
+    ['sent', 1],
+    ['down', '*3|$9|subscribe|$1|a|:1|', 2],
+    ['delivered', 3],
+    ['up', cmd('PING') + '*1|$-3|', 10],
+    ['sent', 11],
+    ['down', '*3|$9|subscribe|$1|b|:2|', 12],
+    ['delivered', 13],
+    ['down', '*2|$4|pong|$0||-ERR Protocol error: invalid bulk length|', 20],
+    ['delivered', 21],
+  ],
   'a pipeline sent before its replies come, delivered late': [
     ['up', cmd('SET', 'a', '1') + cmd('GET', 'a'), 0],
     ['up', cmd('GET', 'b') + cmd('INCR', 'c'), 5],

@@ -142,6 +142,19 @@ describe.each(SPLITS)('tap on real bytes (%s chunks)', (split) => {
     w.tap.close(6000);
     expect(w.ofType('command').map((e) => [e.name, e.reply])).toEqual([['PING', '+'], ['GET', '$']]);
   });
+
+  it('times the replies before a refused request when the protocol error comes in the same write (as Redis sends it)', () => {
+    const w = new TapWire(split);
+    w.up('PING|GET a|*1|$-3|', 0).sent(1000);
+    w.down('+PONG|$-1|-ERR Protocol error: invalid bulk length|', 2000).delivered(5000);
+    expect(w.tap.info()).toMatchObject({ desynced: true, outstanding: 0 });
+    expect(w.tap.counters()).toMatchObject({ commands: 2, replies: 2, roundTrips: 1, depthHistogram: { '2-3': 1 } });
+    const snap = w.commands.snapshot();
+    expect(snap['PING']?.clientUs).toMatchObject({ count: 1, max: 5 });
+    expect(snap['GET']?.serverUs).toMatchObject({ count: 1, max: 1 });
+    w.tap.close(6000);
+    expect(w.ofType('command').map((e) => [e.name, e.reply, e.deliveredUs])).toEqual([['PING', '+', 5], ['GET', '$', 5]]);
+  });
 });
 
 describe('tap events', () => {
