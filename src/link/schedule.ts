@@ -41,7 +41,7 @@ const LOOP = z.strictObject(
     steps: STEPS,
   },
   { error: 'a list of steps, or { "loop": true, "steps": [...] }' },
-);
+).refine((l) => l.loop || l.period === undefined, { message: 'period only with "loop": true (a schedule that runs once has none)', path: ['period'] });
 
 export interface ScheduleStep {
   atUs: number;

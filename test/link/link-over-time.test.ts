@@ -131,6 +131,10 @@ describe('--link-schedule', () => {
     expect(() => parseLinkSchedule({ loop: true, period: '0s', steps: [{ at: '0s', link: {} }] })).toThrow(/--link-schedule period: .*above 0/);
     expect(() => parseLinkSchedule([{ at: '0s', partition: '0s' }])).toThrow(/steps\[0\]\.partition: .*above 0/);
     expect(() => parseLinkSchedule([])).toThrow(/at least one step/);
+    // A period on a schedule that runs once did nothing, without a word.
+    expect(() => parseLinkSchedule({ loop: false, period: '5s', steps: [{ at: '0s', link: {} }] })).toThrow(
+      '--link-schedule period: invalid value "5s"; expected period only with "loop": true',
+    );
   });
 
   it('names values as the file writes them, lists only the keys a step\'s link takes, and says why a loop has no period', () => {
