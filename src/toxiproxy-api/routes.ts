@@ -47,8 +47,9 @@ async function reset(c: ProxyCollection, _req: http.IncomingMessage, res: http.S
 }
 
 async function version(_c: ProxyCollection, _req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-  // Not sendJson: toxiproxy's own bytes, its content type with the charset and a trailing newline.
-  const text = JSON.stringify({ version: `${TOXIPROXY_API_VERSION}+redis-rtt.${VERSION}` }) + '\n';
+  // Not sendJson: toxiproxy's own bytes (it formats `{"version": "%s"}\n`, a space after the colon),
+  // its content type with the charset. A client that prints or compares the text sees the same shape.
+  const text = `{"version": ${JSON.stringify(`${TOXIPROXY_API_VERSION}+redis-rtt.${VERSION}`)}}\n`;
   res.writeHead(200, { 'content-type': 'application/json;charset=utf-8', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }

@@ -39,6 +39,8 @@ describe('toxiproxy-node-client against redis-rtt server', () => {
   it('reads the version as text', async () => {
     const v = await tp.getVersion();
     expect(JSON.parse(v).version).toMatch(/^2\.\d+\.\d+\+redis-rtt\./);
+    // toxiproxy's bytes: `{"version": "v2.12.0"}` and a newline (ours had no space after the colon).
+    expect(v).toMatch(/^\{"version": "[^"]+"\}\n$/);
   });
 
   it('creates, lists, gets, updates (disable, enable) and removes a proxy', async () => {
