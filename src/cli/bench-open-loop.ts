@@ -135,7 +135,7 @@ export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLo
     if (flags.format === 'json') process.stdout.write(JSON.stringify(report, null, 2) + '\n');
     for (const f of await writeOpenLoopFiles(report, flags)) process.stderr.write(`redis-rtt: wrote ${f}\n`);
     if (stop.signal.aborted) process.exitCode = stop.exitStatus;
-    else if (report.results.some((r) => r.error)) process.exitCode = 1;
+    else if (report.error !== undefined || report.results.some((r) => r.error)) process.exitCode = 1;
   } finally {
     stop.dispose();
   }

@@ -16,6 +16,7 @@ const REPORT: Record<keyof OpenLoopReport, true> = {
   results: true,
   notes: true,
   connectionSetup: true,
+  error: true,
 };
 
 const ROW: Record<keyof OpenLoopResult, true> = {

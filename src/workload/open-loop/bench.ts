@@ -54,81 +54,92 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', o.keyPrefix, options.allowNonempty ?? false);
     const version = await redisVersion(admin.redis);
 
+    let stoppedBy: string | undefined;
     for (const spec of o.links) {
       if (aborted()) break;
-      const compensation = options.compensation ?? 'off';
-      const forked = forks.get(spec.name);
-      const linkOpts = { ...clientOpts, needAuto: false, seed: o.seed, compensation, ...(forked ? { forked } : {}) };
-      const link = await openLink(spec, endpoint, linkOpts);
-      links.push(link);
-      const proxy = link.proxy;
-      const roundTrips = proxy ? async () => (await proxy.read()).stats.totals.roundTrips : undefined;
-      const proxyCpuUs = proxy ? async () => (await proxy.read()).cpuUs : undefined;
-      for (const clients of o.clients) {
-        for (const mode of o.modes) {
-          if (aborted()) break;
-          const conns = await connectMany(link, clients, mode, counterKey, options.password);
-          try {
-            await runOpenLoop({ clients: conns, multiplexed: mode !== 'seq', arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
-            // auto-pipelining batches by itself (one tick's commands per write): no window on top.
-            for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
-              for (const rate of o.rates ?? [undefined]) {
-                if (aborted()) break;
-                const label = `${spec.name} ${mode} C=${clients} ${rate === undefined ? 'closed loops' : `${rate}/s ${o.arrival}`}${windowUs > 0 ? ` window ${fmtUsSetting(windowUs)} B=${o.maxBatch}` : ''}`;
-                progress?.({ type: 'note', text: `${label}: ${fmtUsSetting(o.durationUs)}` });
-                await admin.redis.set(counterKey, '0');
-                const out = await runOpenLoop({
-                  clients: conns,
-                  multiplexed: mode !== 'seq',
-                  ...(rate !== undefined ? { ratePerSec: rate } : {}),
-                  arrival: o.arrival,
-                  durationUs: o.durationUs,
-                  batchWindowUs: windowUs,
-                  maxBatch: windowUs > 0 ? o.maxBatch : 1,
-                  seed: o.seed,
-                  drainLimitUs: o.drainLimitUs,
-                  ...(options.signal ? { signal: options.signal } : {}),
-                  ...(roundTrips ? { roundTrips } : {}),
-                  ...(proxyCpuUs ? { proxyCpuUs } : {}),
-                  ...(progress ? { onProgress: (p: OpenLoopRunProgress) => progress({ type: 'running', label, durationS: o.durationUs / 1e6, ...p }) } : {}),
-                });
-                const stored = await counterValue(admin.redis, counterKey);
-                if (out.error === undefined && out.ledger.failed === 0 && stored !== out.ledger.completed) {
-                  out.error = `the counter holds ${stored} after ${out.ledger.completed} answered INCRs`;
-                }
-                const result = openLoopResult(
-                  {
-                    link: spec.name,
-                    linkRttUs: spec.rttUs,
-                    mode,
-                    arrival: o.arrival,
-                    clients,
+      try {
+        const compensation = options.compensation ?? 'off';
+        const forked = forks.get(spec.name);
+        const linkOpts = { ...clientOpts, needAuto: false, seed: o.seed, compensation, ...(forked ? { forked } : {}) };
+        const link = await openLink(spec, endpoint, linkOpts);
+        links.push(link);
+        const proxy = link.proxy;
+        const roundTrips = proxy ? async () => (await proxy.read()).stats.totals.roundTrips : undefined;
+        const proxyCpuUs = proxy ? async () => (await proxy.read()).cpuUs : undefined;
+        for (const clients of o.clients) {
+          for (const mode of o.modes) {
+            if (aborted()) break;
+            const conns = await connectMany(link, clients, mode, counterKey, options.password);
+            try {
+              await runOpenLoop({ clients: conns, multiplexed: mode !== 'seq', arrival: o.arrival, durationUs: WARMUP_US, batchWindowUs: 0, maxBatch: 1, seed: o.seed, drainLimitUs: 1_000_000 });
+              // auto-pipelining batches by itself (one tick's commands per write): no window on top.
+              for (const windowUs of mode === 'auto' ? [0] : o.batchWindowsUs) {
+                for (const rate of o.rates ?? [undefined]) {
+                  if (aborted()) break;
+                  const label = `${spec.name} ${mode} C=${clients} ${rate === undefined ? 'closed loops' : `${rate}/s ${o.arrival}`}${windowUs > 0 ? ` window ${fmtUsSetting(windowUs)} B=${o.maxBatch}` : ''}`;
+                  progress?.({ type: 'note', text: `${label}: ${fmtUsSetting(o.durationUs)}` });
+                  await admin.redis.set(counterKey, '0');
+                  const out = await runOpenLoop({
+                    clients: conns,
+                    multiplexed: mode !== 'seq',
                     ...(rate !== undefined ? { ratePerSec: rate } : {}),
+                    arrival: o.arrival,
                     durationUs: o.durationUs,
                     batchWindowUs: windowUs,
                     maxBatch: windowUs > 0 ? o.maxBatch : 1,
-                    ...(o.sloUs !== undefined ? { sloUs: o.sloUs } : {}),
-                  },
-                  out,
-                );
-                results.push(result);
-                progress?.({ type: 'result', result });
-                if (result.saturated && rate !== undefined && rate !== o.rates?.[o.rates.length - 1]) {
-                  notes.push(`${label}: saturated (${result.saturated === 'rate' ? 'achieved below 95% of the rate scheduled' : 'corrected p99 past --slo'}); higher rates of this series skipped`);
-                  break;
+                    seed: o.seed,
+                    drainLimitUs: o.drainLimitUs,
+                    ...(options.signal ? { signal: options.signal } : {}),
+                    ...(roundTrips ? { roundTrips } : {}),
+                    ...(proxyCpuUs ? { proxyCpuUs } : {}),
+                    ...(progress ? { onProgress: (p: OpenLoopRunProgress) => progress({ type: 'running', label, durationS: o.durationUs / 1e6, ...p }) } : {}),
+                  });
+                  // Only after a run that succeeded: a failed one (a lost connection) keeps its row, where a
+                  // Redis gone would also fail this read and take the row with it.
+                  if (out.error === undefined && out.ledger.failed === 0) {
+                    const stored = await counterValue(admin.redis, counterKey);
+                    if (stored !== out.ledger.completed) out.error = `the counter holds ${stored} after ${out.ledger.completed} answered INCRs`;
+                  }
+                  const result = openLoopResult(
+                    {
+                      link: spec.name,
+                      linkRttUs: spec.rttUs,
+                      mode,
+                      arrival: o.arrival,
+                      clients,
+                      ...(rate !== undefined ? { ratePerSec: rate } : {}),
+                      durationUs: o.durationUs,
+                      batchWindowUs: windowUs,
+                      maxBatch: windowUs > 0 ? o.maxBatch : 1,
+                      ...(o.sloUs !== undefined ? { sloUs: o.sloUs } : {}),
+                    },
+                    out,
+                  );
+                  results.push(result);
+                  progress?.({ type: 'result', result });
+                  if (result.saturated && rate !== undefined && rate !== o.rates?.[o.rates.length - 1]) {
+                    notes.push(`${label}: saturated (${result.saturated === 'rate' ? 'achieved below 95% of the rate scheduled' : 'corrected p99 past --slo'}); higher rates of this series skipped`);
+                    break;
+                  }
                 }
               }
+            } finally {
+              await Promise.all(conns.map((c) => c.close()));
             }
-          } finally {
-            await Promise.all(conns.map((c) => c.close()));
           }
         }
+        const self = (await proxy?.read().catch(() => undefined))?.stats.self;
+        const selfNote = self && selfReportNote(spec.name, self, spec.rttUs);
+        if (selfNote) notes.push(selfNote);
+        await link.close();
+        links.pop();
+      } catch (err) {
+        // Outside a run (a Redis gone between runs, a link or connection that would not open, the
+        // counter unreadable): the runs before it stand and are reported, as a failed run's would be.
+        stoppedBy = `${spec.name}: ${(err as Error).message.replace(/\.$/, '')}`;
+        notes.push(`stopped on a failure outside a run: ${stoppedBy}; the runs after it were not started`);
+        break;
       }
-      const self = (await proxy?.read().catch(() => undefined))?.stats.self;
-      const selfNote = self && selfReportNote(spec.name, self, spec.rttUs);
-      if (selfNote) notes.push(selfNote);
-      await link.close();
-      links.pop();
     }
     if (aborted()) notes.push('stopped on request: the rows below are the runs that finished (the last one up to the stop)');
     return {
@@ -136,6 +147,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       // connectMany runs before the untimed warm-up of each series: no set-up inside a timed run.
       // A seq or mux connection speaks RESP2 and says nothing but AUTH (incr-connection.ts); auto's is ioredis's.
       connectionSetup: connectionSetup(o.links, driverSetupSteps(o.modes.includes('auto') ? clientOpts : { ...clientOpts, protocol: 2 })),
+      ...(stoppedBy !== undefined ? { error: stoppedBy } : {}),
     };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));

@@ -135,6 +135,11 @@ export interface OpenLoopReport {
   notes: string[];
   /** Every connection opens before its runs are timed: what a new one would cost per link (absent in older reports). */
   connectionSetup?: ConnectionSetup;
+  /**
+   * The failure outside any run that ended the sweep (Redis gone between runs, a link that would not
+   * open), as `link: message`: the results before it stand, the runs after it were not started.
+   */
+  error?: string;
 }
 
 /** p99 scheduling lateness past this means the generator could not keep its own schedule. */

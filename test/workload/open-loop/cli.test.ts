@@ -208,3 +208,33 @@ describe('SIGTERM (a CI job\'s timeout, kill, a container stopping)', () => {
     }
   }, 30_000);
 });
+
+describe('Redis gone between runs of a sweep', () => {
+  // The next run's counter reset threw: a stack trace, exit 1, and no --json, the finished runs lost.
+  it('keeps the runs that finished, writes --json, names the failure, and exits 1 without a stack trace', async () => {
+    const redis = await startPrivateRedis();
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-gone-'));
+    try {
+      const file = join(dir, 'r.json');
+      // Two links, one rate: a sweep of rates stops at a saturated one (a loaded machine), and no later run would start.
+      const code = bench('--redis', redis.address, '--links', 'local,same-az', '--rate', '100', '--arrival', 'uniform', '--duration', '300', '--json', file);
+      await vi.waitUntil(() => io.err.includes('achieved'), { timeout: 15_000, interval: 20 });
+      await redis.stop();
+      expect(await code, io.err).toBe(1);
+      const report = JSON.parse(readFileSync(file, 'utf8')) as OpenLoopReport;
+      expect(report.results[0]!.error, io.err).toBeUndefined();
+      expect(report.results[0]!.link).toBe('local');
+      // Redis went while same-az opened its connections or warmed up (the usual case: the sweep stops, named), or, on a
+      // slow stop, inside its timed run (that row FAILED).
+      if (report.error === undefined) expect(report.results[1]?.error, io.err).toBeTruthy();
+      else {
+        expect(report.error).toMatch(/^same-az: /);
+        expect(io.err).toContain(`stopped on a failure outside a run: ${report.error}; the runs after it were not started`);
+      }
+      expect(io.err).not.toMatch(/\n {4}at /);
+    } finally {
+      await redis.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 20_000);
+});
