@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { parseJitterDist } from '../link/link-spec.js';
+import { parseJitterDist, parseLinkNumber } from '../link/link-spec.js';
 import { PRESETS, PRESET_NAMES, findPreset } from '../link/presets.js';
 import { JITTER_DISTS, type LinkUpdate } from '../link/types.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
@@ -56,8 +56,8 @@ export function linkFromFlags(f: LinkFlagValues): { update: LinkUpdate & { prese
   if (f.loss !== undefined) update.loss = parseLossFraction(f.loss, '--loss');
   if (f.lossUp !== undefined) update.lossUp = parseLossFraction(f.lossUp, '--loss-up');
   if (f.lossDown !== undefined) update.lossDown = parseLossFraction(f.lossDown, '--loss-down');
-  if (f.lossBurst !== undefined) update.lossBurst = checkedNumber(f.lossBurst, '--loss-burst', 'lossBurst');
-  if (f.mss !== undefined) update.mssBytes = checkedNumber(f.mss, '--mss', 'mssBytes');
+  if (f.lossBurst !== undefined) update.lossBurst = parseLinkNumber(f.lossBurst, '--loss-burst', 'lossBurst');
+  if (f.mss !== undefined) update.mssBytes = parseLinkNumber(f.mss, '--mss', 'mssBytes');
   const seed = f.seed === undefined ? undefined : parseNonNegativeInt(f.seed, '--seed', 2 ** 53 - 1);
   // What the flags say together (a burst too short for the loss), named by flag.
   try {
@@ -67,16 +67,4 @@ export function linkFromFlags(f: LinkFlagValues): { update: LinkUpdate & { prese
     throw err;
   }
   return { update, seed };
-}
-
-/** A number flag checked by the link schema's own rule for `key`, the error naming the flag. */
-function checkedNumber(text: string, flag: string, key: 'lossBurst' | 'mssBytes'): number {
-  const value = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
-  try {
-    applyLinkUpdate(defaultLinkSettings(), { [key]: value });
-  } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(flag, text, err.accepts);
-    throw err;
-  }
-  return value;
 }

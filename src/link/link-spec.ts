@@ -72,23 +72,46 @@ export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
         update.lossDown = parseLossFraction(value, `${flag} loss-down=`);
         break;
       case 'loss-burst':
-        update.lossBurst = Number(value);
+        update.lossBurst = parseLinkNumber(value, `${flag} loss-burst=`, 'lossBurst');
         break;
       case 'mss':
-        update.mssBytes = Number(value);
+        update.mssBytes = parseLinkNumber(value, `${flag} mss=`, 'mssBytes');
         break;
       default:
         throw new ConfigError(flag, part, `keys ${KEYS}`);
     }
   }
-  // The link's own schema checks what the keys above only read (loss-burst, mss), naming the key.
+  // What the keys say together (a burst too short for the loss), named by the burst's key as typed.
   try {
     applyLinkUpdate(defaultLinkSettings(), update);
   } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(`${flag} ${err.flag}`, spec, err.accepts);
+    if (err instanceof ConfigError && err.flag === 'lossBurst') throw new ConfigError(`${flag} loss-burst=`, typedBurst(name), err.accepts);
     throw err;
   }
   return { name, direct: false, update, rttUs: rttOfUpdate(update) };
+}
+
+/** The text of the last `loss-burst=` in a spec (the one that counts), as typed. */
+function typedBurst(spec: string): string | undefined {
+  const parts = spec.split('/').filter((p) => p.slice(0, p.indexOf('=')).trim() === 'loss-burst');
+  const last = parts[parts.length - 1];
+  return last === undefined ? undefined : last.slice(last.indexOf('=') + 1).trim();
+}
+
+/**
+ * A number a link key takes as typed (`--loss-burst 2`, `loss-burst=2`, `--mss 1000`): digits and an
+ * optional decimal part only, checked by the link's own rule for `key`, the error naming `flag` and
+ * the text. Number() read an empty value as 0 (independent losses, without a word) and took 0x5a0 or 1e3.
+ */
+export function parseLinkNumber(text: string, flag: string, key: 'lossBurst' | 'mssBytes'): number {
+  const value = /^\s*\d+(\.\d+)?\s*$/.test(text) ? Number(text) : NaN;
+  try {
+    applyLinkUpdate(defaultLinkSettings(), { [key]: value });
+  } catch (err) {
+    if (err instanceof ConfigError) throw new ConfigError(flag, text, err.accepts);
+    throw err;
+  }
+  return value;
 }
 
 export function parseJitterDist(value: string, flag: string): JitterDist {

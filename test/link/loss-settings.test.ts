@@ -29,7 +29,16 @@ describe('loss settings: the spellings accepted, and what is refused', () => {
     expect(parseLinkSpec('cross-az/loss=0.5%')).toMatchObject({ update: { rttUs: 1200, loss: 0.005 }, rttUs: 1200 });
     expect(parseLinkSpec('rtt=85ms/loss-down=1%/loss-burst=2/mss=1000').update).toEqual({ rttUs: 85_000, lossDown: 0.01, lossBurst: 2, mssBytes: 1000 });
     expect(() => parseLinkSpec('cross-az/loss=1')).toThrow(/^--links loss=: /);
-    expect(() => parseLinkSpec('cross-az/mss=9')).toThrow(/^--links mssBytes: invalid value "cross-az\/mss=9"/);
+    expect(() => parseLinkSpec('cross-az/mss=9')).toThrow('--links mss=: invalid value "9"; expected a whole number from 536 to 65535');
+    // As the flags read them: an empty burst was 0 (independent losses) without a word, and 0x5a0 or 1e3 were numbers.
+    for (const [spec, key, text] of [['loss-burst=', 'loss-burst=', ''], ['mss=0x5a0', 'mss=', '0x5a0'], ['loss=1%/loss-burst=1e1', 'loss-burst=', '1e1']]) {
+      expect(() => parseLinkSpec(spec!)).toThrow(`--links ${key}: invalid value "${text}"; expected a `);
+    }
+    expect(() => linkFromFlags({ mss: '1e3' })).toThrow('--mss: invalid value "1e3"');
+    // Loss and burst together: named by the burst as typed, as --loss-burst is.
+    expect(() => parseLinkSpec('rtt=1ms/loss=60%/loss-burst=1.2')).toThrow(
+      /^--links loss-burst=: invalid value "1\.2"; expected a mean burst of at least 1\.5 segments for a loss of 0\.6/,
+    );
   });
 
   it('a refused update leaves the live link as it was, loss and all', () => {
