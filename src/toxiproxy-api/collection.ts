@@ -42,7 +42,7 @@ export class ProxyCollection {
     if (this.proxies.has(name)) throw proxyAlreadyExists();
     // Also when created disabled: enabling it later must not be what finds the address bad.
     checkAddresses(listen, upstream);
-    const p = new ManagedProxy(name, listen, upstream, this.env, this.log);
+    const p = new ManagedProxy(name, listen, upstream, this.env, this.log, () => this.list());
     if (enabled) await p.start();
     this.proxies.set(name, p);
     return p;

@@ -2,7 +2,7 @@ import { isJsonObject } from '../validation/schema.js';
 import { NO_DELAY } from '../link/types.js';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { formatEndpoint, parseEndpoint, parseRedisEndpoint } from '../endpoint.js';
+import { formatEndpoint, parseEndpoint, parseRedisEndpoint, type Endpoint } from '../endpoint.js';
 import { NetworkError } from '../errors.js';
 import { startSingleNodeProxy, type RedisRttProxy } from '../proxy/index.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
@@ -48,6 +48,8 @@ export class ManagedProxy {
     public upstream: string,
     private readonly env: ToxicEnv & { scheduler: Scheduler },
     private readonly log: (line: string) => void,
+    /** Every proxy of the server (this one too): an address one of them holds is not free to another. */
+    private readonly all: () => readonly ManagedProxy[],
   ) {
     this.toxics = new ToxicSet(env);
   }
@@ -64,6 +66,7 @@ export class ManagedProxy {
   async start(): Promise<void> {
     if (this.handle) return;
     checkAddresses(this.listen, this.upstream);
+    await this.refuseAddressOfAnother();
     let h: RedisRttProxy;
     try {
       h = await startSingleNodeProxy({
@@ -82,6 +85,19 @@ export class ManagedProxy {
     this.handle = h;
     this.listen = h.address;
     this.toxics.attach(h);
+  }
+
+  /**
+   * An enabled proxy of this server whose Redis is down has closed its listener until Redis answers
+   * (docs/redis-down.md): the kernel would let this proxy bind its address, and that one, its Redis
+   * back, would fail to listen for good (a log line every 50 ms). The address is still that proxy's,
+   * as in toxiproxy, where its listener stays: the kernel's own refusal, a 500.
+   */
+  private async refuseAddressOfAnother(): Promise<void> {
+    const at = parseEndpoint(await resolvedListen(this.listen), 'listen');
+    if (at.kind === 'tcp' && at.port === 0) return;
+    const holder = this.all().find((p) => p !== this && p.enabled && sameAddress(parseEndpoint(p.listen, 'listen'), at));
+    if (holder) throw new NetworkError(`listen ${this.listen}: address already in use (by proxy ${holder.name})`, 'EADDRINUSE');
   }
 
   async stop(): Promise<void> {
@@ -169,6 +185,13 @@ export function checkAddresses(listen: string, upstream: string): void {
   parseEndpoint(listen, 'listen');
   parseRedisEndpoint(upstream, 'upstream');
 }
+
+/** Whether binding `b` would collide with `a` bound: the same socket path, or the same port on the same or a wildcard host. */
+function sameAddress(a: Endpoint, b: Endpoint): boolean {
+  if (a.kind === 'unix' || b.kind === 'unix') return a.kind === b.kind && formatEndpoint(a) === formatEndpoint(b);
+  return a.port === b.port && (a.host === b.host || WILDCARD_HOSTS.has(a.host) || WILDCARD_HOSTS.has(b.host));
+}
+const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['0.0.0.0', '::']);
 
 /**
  * A listen address as toxiproxy compares it (Go's net.ResolveTCPAddr for "tcp"): a host name as the

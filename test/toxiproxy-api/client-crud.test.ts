@@ -298,6 +298,19 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     await call('DELETE', '/proxies/a');
   });
 
+  it("a proxy whose Redis is down keeps its address: its listener is closed until Redis answers, but another proxy's create is a 500", async () => {
+    // Port 1: nothing listens, the start-up's dial is refused and the listener closes before the 201.
+    const down = (await call('POST', '/proxies', JSON.stringify({ name: 'down', upstream: '127.0.0.1:1' }))).body;
+    // Was a 201: both proxies enabled on one address, and `down`, its Redis back, failing to listen every 50 ms.
+    const taken = await call('POST', '/proxies', JSON.stringify({ name: 'taker', listen: down.listen, upstream: redis.address }));
+    expect(taken).toMatchObject({ status: 500, body: { error: `listen ${down.listen}: address already in use (by proxy down)` } });
+    expect((await call('POST', '/proxies', JSON.stringify({ name: 'taker', listen: down.listen, upstream: redis.address, enabled: false }))).status).toBe(201);
+    expect((await call('POST', '/proxies/taker', '{"enabled":true}')).status).toBe(500);
+    await call('DELETE', '/proxies/down');
+    expect((await call('POST', '/proxies/taker', '{"enabled":true}')).body).toMatchObject({ listen: down.listen, enabled: true });
+    await call('DELETE', '/proxies/taker');
+  });
+
   it('a refused update changes nothing: the proxy keeps its addresses and stays enabled (or disabled)', async () => {
     const a = (await call('POST', '/proxies', JSON.stringify({ name: 'u', upstream: redis.address }))).body;
     const refused = await call('PATCH', '/proxies/u', '{"upstream":"127.0.0.1:0"}');
