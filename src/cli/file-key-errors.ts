@@ -46,13 +46,22 @@ const FILE_KEY_FLAG_ATTRS: Record<string, string> = {
  * flag, and the user typed none. As sentinelFromFlags names the file's sentinelMaster and
  * sentinelUser without sentinels.
  */
-export function withFileKey(err: unknown, flags: { config?: string; fileKeys?: Readonly<Record<string, string>>; linkSchedule?: string | boolean }): unknown {
+export function withFileKey(
+  err: unknown,
+  flags: { config?: string; fileKeys?: Readonly<Record<string, string>>; linkSchedule?: string | boolean; lossBurst?: string },
+): unknown {
   if (err instanceof NetworkError) return withFileAddressKey(err, flags);
   if (!(err instanceof ConfigError) || err.constructor !== ConfigError) return err;
   // The start checks a schedule's steps over the link the flags and the file give (schedule.ts): one the
   // file gave (no --link-schedule typed) is named by its key, as the file's own check names it.
   if (err.flag.startsWith('--link-schedule ') && flags.config !== undefined && typeof flags.linkSchedule !== 'string') {
     return new ConfigError(`${flags.config}: linkSchedule${err.flag.slice('--link-schedule'.length)}`, err.value, err.accepts);
+  }
+  // The file's link and the link flags merged are checked together at start (a burst too short for the
+  // loss): named by the burst's source, --loss-burst typed or the file's link.lossBurst, not a bare `link.lossBurst`.
+  if (err.flag === 'link.lossBurst' && flags.config !== undefined) {
+    if (flags.lossBurst !== undefined) return new ConfigError('--loss-burst', flags.lossBurst, err.accepts);
+    return new ConfigError(`${flags.config}: link.lossBurst`, err.value, err.accepts);
   }
   const attr = FILE_KEY_FLAG_ATTRS[err.flag];
   const key = attr === undefined ? undefined : flags.fileKeys?.[attr];

@@ -71,6 +71,15 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
     expect(withFileKey(err, { config: 'p.json', linkSchedule: 's.json' })).toBe(err);
   });
 
+  it("the file's link and the link flags refused together (a burst too short for the loss) name the burst's source", () => {
+    // As normalizeProxyOptions says it: `link.lossBurst`, which is neither a flag nor the file's key.
+    const err = new ConfigError('link.lossBurst', 1.2, 'a mean burst of at least 1.5 segments for a loss of 0.6');
+    expect((withFileKey(err, { config: 'p.json', lossBurst: '1.2' }) as Error).message).toBe(
+      '--loss-burst: invalid value "1.2"; expected a mean burst of at least 1.5 segments for a loss of 0.6',
+    );
+    expect((withFileKey(err, { config: 'p.json' }) as Error).message).toMatch(/^p\.json: link\.lossBurst: invalid value 1\.2; /);
+  });
+
   it('a listen or control address in use (or not to be had) is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
