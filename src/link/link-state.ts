@@ -114,12 +114,20 @@ export class LinkState {
   }
 
   /**
+   * The round trip now, microseconds: the settings' (rttUs), or where a wave, ramp or series has it. What
+   * a new connection's handshake costs; with rttUs a series over a link the flags left at 0 gave it none.
+   */
+  rttNowUs(): number {
+    const d = this.delaysNowUs();
+    return d.upUs + d.downUs;
+  }
+
+  /**
    * The RTO a sender on this link would use (rto.ts), from the RTT now; RTTVAR is the jitter's
    * mean deviation, as the loss model takes it.
    */
   rtoNs(): number {
-    const d = this.delaysNowUs();
-    return rtoNs((d.upUs + d.downUs) * 1000, meanDeviationUs(this.current.jitterDist, this.current.jitterUs) * 1000);
+    return rtoNs(this.rttNowUs() * 1000, meanDeviationUs(this.current.jitterDist, this.current.jitterUs) * 1000);
   }
 
   /** True when jitter is large enough that delays floor at zero and the mean rises. */

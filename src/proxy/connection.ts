@@ -104,7 +104,7 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
         sampleDelayNs: o.link.sampleNsOf.up,
         // A real client pays a SYN/SYN-ACK round trip before its first byte can leave, and the
         // SYN timer for each lost try.
-        notBeforeNs: o.handshake ? openNs + o.link.rttUs * 1000 + this.handshakeLossNs() : held && openNs,
+        notBeforeNs: o.handshake ? openNs + o.link.rttNowUs() * 1000 + this.handshakeLossNs() : held && openNs,
         loss: o.link.lossPath('up'),
       },
       tap: o.tap,

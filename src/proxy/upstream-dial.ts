@@ -33,7 +33,7 @@ export class UpstreamDial {
           // direct client would have had its refusal (one RTT after its SYN) is the nearest thing;
           // the clients after it are refused by the kernel (refusal-watch.ts).
           o.onRefused?.();
-          rules?.resetAt(acceptedNs + o.link.rttUs * 1000);
+          rules?.resetAt(acceptedNs + o.link.rttNowUs() * 1000);
           return;
         }
         // Nothing reached Redis: tell the client at once rather than after a fake delay.

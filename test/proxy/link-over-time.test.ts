@@ -9,7 +9,7 @@ import { startProxy } from '../../src/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
-import { proxyClient } from './helpers.js';
+import { proxyClient, rawSocket } from './helpers.js';
 
 const MS = 1e6;
 const run = promisify(execFile);
@@ -71,6 +71,24 @@ describe('a link that changes over time, with a real client', () => {
       expect((monotonicNs() - t) / MS).toBeGreaterThanOrEqual(29);
     } finally {
       c.disconnect();
+      await proxy.close();
+    }
+  });
+
+  // The handshake was charged the flags' RTT (0 here), not the series': a new connection's first reply came one RTT early.
+  it("a new connection's handshake pays the RTT the series has now, not the flags' link under it", async () => {
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, rttSeries: '0,60', rttSeriesOnce: true });
+    const s = await rawSocket(proxy.host!, proxy.port!);
+    try {
+      const t = monotonicNs();
+      s.write('PING\r\n');
+      await new Promise((resolve) => s.once('data', resolve));
+      // The handshake's 60 ms, then the PING's 60 ms.
+      const ms = (monotonicNs() - t) / MS;
+      expect(ms).toBeGreaterThanOrEqual(119);
+      expect(ms).toBeLessThan(120 + 300);
+    } finally {
+      s.destroy();
       await proxy.close();
     }
   });
