@@ -138,6 +138,13 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     expect(r.stderr).not.toMatch(/^config +shape/m);
   });
 
+  it('bench --cluster --links direct exits 2 at once, no private cluster started (it started one, refused, and hung)', async () => {
+    const r = await runCli(['bench', '--cluster', '--links', 'direct'], 10_000);
+    expect(r.signal, r.stderr).toBeNull();
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('redis-rtt: --links: invalid value "direct"; expected a preset or rtt=.. spec per configuration');
+  });
+
   it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', { timeout: 120_000 }, async () => {
     const single = await startPrivateRedis();
     try {

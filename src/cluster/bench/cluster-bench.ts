@@ -84,10 +84,11 @@ export async function runClusterBench(o: ClusterBenchOptions = {}): Promise<Clus
   const repeat = o.repeat ?? 3;
   const keys = new ClusterBenchKeys(o.keyPrefix);
   if (o.upstream !== undefined) await checkUserCluster(o.upstream, keys.prefix, o.allowNonempty === true);
+  // Before the private cluster starts: a bad link thrown after it left the cluster running, and the CLI hung.
+  const configs = o.zones !== undefined ? [{ name: `zones=${o.zones}`, extra: { zones: o.zones } }] : [...new Set((o.links ?? ['cross-az']).map((l) => l.trim()))].map((l) => ({ name: l, extra: { link: clusterLink(l) } }));
   const start = await clusterSeed(o.upstream, o.signal);
   if (start === undefined) return clusterBenchReport([], 0, repeat, o.signal);
   const { seed, own } = start;
-  const configs = o.zones !== undefined ? [{ name: `zones=${o.zones}`, extra: { zones: o.zones } }] : [...new Set((o.links ?? ['cross-az']).map((l) => l.trim()))].map((l) => ({ name: l, extra: { link: clusterLink(l) } }));
   const rows: ClusterBenchRow[] = [];
   let nodeCount = 0;
   try {
