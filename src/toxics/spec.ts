@@ -58,6 +58,13 @@ export function attributeKeys(type: string): string[] | undefined {
   return d && Object.keys(attributesObject(d).shape);
 }
 
+/** Whether a toxic type's attribute `key` takes `value` as it is (false for a key the type does not have). */
+export function attributeAccepts(type: string, key: string, value: unknown): boolean {
+  const d = TOXIC_TYPES.get(type);
+  const schema = d && (attributesObject(d).shape[key] as z.ZodType | undefined);
+  return schema !== undefined && schema.safeParse(value).success;
+}
+
 function attributesObject(d: ToxicDefinition): z.ZodObject<z.core.$ZodLooseShape> {
   return d.attributes as z.ZodObject<z.core.$ZodLooseShape>;
 }

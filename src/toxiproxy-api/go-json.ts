@@ -1,4 +1,5 @@
 import { attributeKeys } from '../toxics/spec.js';
+import { cliAttributes } from './cli-values.js';
 import { isJsonObject } from '../validation/schema.js';
 
 /**
@@ -11,6 +12,8 @@ import { isJsonObject } from '../validation/schema.js';
  *
  * null: decoding null into a struct leaves it as it was, so a body of `null` is an empty one: an
  * update changes nothing, a create lacks its name, a populate adds no proxy.
+ *
+ * A toxic's attributes then go through cliAttributes, for what toxiproxy-cli can send.
  */
 
 const PROXY_FIELDS = ['name', 'listen', 'upstream', 'enabled'] as const;
@@ -42,7 +45,7 @@ export function goToxicUpdateBody(body: unknown, type: string): unknown {
 function withAttributes(body: unknown, type: string): unknown {
   const keys = attributeKeys(type);
   if (!isJsonObject(body) || !isJsonObject(body.attributes) || keys === undefined) return body;
-  return { ...body, attributes: withFields(body.attributes, keys) };
+  return { ...body, attributes: cliAttributes(type, withFields(body.attributes, keys) as Record<string, unknown>) };
 }
 
 /**

@@ -298,6 +298,21 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     await call('DELETE', '/proxies/a');
   });
 
+  it("takes a Redis-aware toxic's list and flag as toxiproxy-cli sends them: strings, as `-a commands=GET,SET -a close=true`", async () => {
+    expect((await call('POST', '/proxies', JSON.stringify({ name: 'cli', upstream: redis.address }))).status).toBe(201);
+    // toxiproxy-cli 2.12's bodies, as captured: every -a value a number or a string (both were 400s).
+    const added = await call('POST', '/proxies/cli/toxics', '{"name":"","type":"redis_drop","stream":"downstream","toxicity":1,"attributes":{"close":"true","commands":"GET, SET"}}');
+    expect(added).toMatchObject({ status: 200, body: { attributes: { close: true, commands: ['GET', 'SET'], keys: '' } } });
+    const updated = await call('PATCH', '/proxies/cli/toxics/redis_drop_downstream', '{"attributes":{"commands":"del","close":"false"},"toxicity":1}');
+    expect(updated).toMatchObject({ status: 200, body: { attributes: { close: false, commands: ['DEL'] } } });
+    // A string that is neither stays refused, naming the field.
+    expect(await call('PATCH', '/proxies/cli/toxics/redis_drop_downstream', '{"attributes":{"close":"yes"}}')).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('attributes.close') },
+    });
+    await call('DELETE', '/proxies/cli');
+  });
+
   it("a proxy whose Redis is down keeps its address: its listener is closed until Redis answers, but another proxy's create is a 500", async () => {
     // Port 1: nothing listens, the start-up's dial is refused and the listener closes before the 201.
     const down = (await call('POST', '/proxies', JSON.stringify({ name: 'down', upstream: '127.0.0.1:1' }))).body;

@@ -1,0 +1,21 @@
+import { attributeAccepts } from '../toxics/spec.js';
+
+/**
+ * Attributes as toxiproxy-cli sends them. Its `-a key=value` becomes a JSON number when the value
+ * reads as one and a string otherwise, so it cannot send a Redis-aware toxic's list (`commands`)
+ * or flag (`close`): `-a commands=GET` was a 400 "expected an array of non-empty strings". A string
+ * such an attribute refuses is read as the CLI's user wrote it: `commands=GET,SET` the list
+ * ["GET","SET"], `close=true` the boolean. Any other value is left for the schema to judge.
+ */
+export function cliAttributes(type: string, attributes: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(attributes).map(([key, v]) => [key, typeof v === 'string' ? fromCliString(type, key, v) : v]));
+}
+
+function fromCliString(type: string, key: string, text: string): unknown {
+  if (attributeAccepts(type, key, text)) return text;
+  const list = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  if (attributeAccepts(type, key, list)) return list;
+  const flag = text === 'true' ? true : text === 'false' ? false : undefined;
+  if (flag !== undefined && attributeAccepts(type, key, flag)) return flag;
+  return text;
+}
