@@ -1,4 +1,4 @@
-import { nodeKey } from './topology.js';
+import { nodeKey, type TopologyNode } from './topology.js';
 import type { RealAddress } from './types.js';
 
 /**
@@ -27,5 +27,15 @@ export class OpenFailures {
   /** The node has a listener now: a later failure is news again. */
   opened(a: RealAddress): void {
     this.said.delete(nodeKey(a.host, a.port));
+  }
+
+  /**
+   * A topology reading (cluster mode's refresh): a node it names by neither address nor hostname has
+   * left the cluster (del-node, CLUSTER FORGET), and no reply names it any more. It was listed for
+   * good: a node with no listener is in no NodeSet, whose readings drop the nodes that left.
+   */
+  reading(nodes: readonly TopologyNode[]): void {
+    const named = new Set(nodes.flatMap((n) => [nodeKey(n.host, n.port), ...(n.hostname === undefined ? [] : [nodeKey(n.hostname, n.port)])]));
+    for (const k of this.said) if (!named.has(k)) this.said.delete(k);
   }
 }

@@ -15,7 +15,7 @@ import { NodeStarter, type StartNodeProxy } from './node-starter.js';
 import type { ClusterProxyOptions } from './options.js';
 import { RewriteCounts } from './rewrite-counts.js';
 import { rewriteStage } from './rewrite-stage.js';
-import { TopologyRefresh } from './topology-refresh.js';
+import { TopologyRefresh, type TopologyTarget } from './topology-refresh.js';
 
 /**
  * Cluster mode's start-up, in order: the options checked, the seed asked for the topology (unless
@@ -75,7 +75,15 @@ export async function startClusterProxy(
     Array.from({ length: clientZoneCount }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),
     s.clientZoneCount !== undefined,
   );
-  const refresh = new TopologyRefresh({ seed, nodes: zones, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
+  // Each reading also tells which nodes without a listener are still in the cluster (/stats withoutListener).
+  const readings: TopologyTarget = {
+    list: () => zones.list(),
+    setTopology: (nodes) => {
+      starter.openFailures.reading(nodes);
+      return zones.setTopology(nodes);
+    },
+  };
+  const refresh = new TopologyRefresh({ seed, nodes: readings, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
   const proxy = new ClusterProxy(zones, starter, refresh, counts, listenTls);
   try {
     // Zone 1's seed on --listen's port.

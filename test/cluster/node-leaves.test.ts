@@ -2,7 +2,7 @@
  * Nodes that leave the cluster and nodes that cannot get a listener: a node removed with
  * `redis-cli --cluster del-node` leaves nodes() and /stats and its listener closes (its port back
  * in --listen-ports); a node with no port left is reported once when the refresh starts failing and
- * once when it works again, not at every refresh.
+ * once when it works again, not at every refresh, and leaves /stats withoutListener when it leaves the cluster.
  */
 import { execFile } from 'node:child_process';
 import net from 'node:net';
@@ -152,5 +152,34 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
     expect(stats.cluster.withoutListener).toEqual([]);
     expect(stats.commands.PING!.count).toBeGreaterThanOrEqual(pingsBefore);
     expect(stats.cluster.nodes.reduce((sum, n) => sum + n.counters.commands, 0)).toBeLessThan(stats.totals.commands);
+
+    // The node that left joins again, with every port taken: it has no listener, and /stats lists it.
+    const back = cluster.nodes.find((n) => n.address === leaving.upstream)!;
+    // A new id: each node refuses the old one for 60 s after del-node's CLUSTER FORGET.
+    await rawCommands(back.endpoint, [['FLUSHALL'], ['CLUSTER', 'RESET', 'HARD']]);
+    const backId = (await rawCommands(back.endpoint, [['CLUSTER', 'MYID']]))[0]!.text!;
+    await rawCommands({ kind: 'tcp', host: '127.0.0.1', port: seedPort }, [['CLUSTER', 'MEET', '127.0.0.1', String(back.port), String(back.busPort)]]);
+    await vi.waitFor(
+      async () => {
+        await rawCommands({ kind: 'tcp', host: p.host, port: p.port }, [['CLUSTER', 'NODES']]);
+        expect(p.stats().cluster.withoutListener).toEqual([back.address]);
+      },
+      { timeout: 10_000, interval: 50 },
+    );
+    // It leaves again as del-node makes it: forgotten by every node (each must know it by its id for
+    // that, not only be shaking hands with it), then reset. It stayed listed for good.
+    const others = [...cluster.nodes.map((n) => n.port), extraPort].filter((port) => port !== back.port);
+    for (const port of others) {
+      await vi.waitFor(
+        async () => {
+          const [known] = await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['CLUSTER', 'NODES']]);
+          expect(known?.text).toMatch(new RegExp(`^${backId} \\S+ master `, 'm'));
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+    }
+    for (const port of others) expect((await rawCommands({ kind: 'tcp', host: '127.0.0.1', port }, [['CLUSTER', 'FORGET', backId]]))[0]?.text).toBe('OK');
+    await rawCommands(back.endpoint, [['CLUSTER', 'RESET', 'HARD']]);
+    await vi.waitFor(() => expect(p.stats().cluster.withoutListener).toEqual([]), { timeout: 10_000, interval: 20 });
   });
 });

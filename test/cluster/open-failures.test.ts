@@ -23,4 +23,12 @@ describe('a node that cannot get a listener, named by reply after reply', () => 
     expect(lines).toHaveLength(3);
     expect(lines[2]).toMatch(/^could not open a listener for 127\.0\.0\.1:7006: /);
   });
+
+  it('leaves the list when a topology reading no longer names it, by address or by announced hostname', () => {
+    const f = new OpenFailures(() => {});
+    f.failed([at(7006), at(7007), { host: 'node-8.example', port: 7008 }], full);
+    const named = (port: number, hostname?: string) => ({ ...at(port), id: `id${port}`, hostname, role: 'master' as const, masterId: undefined, firstSlot: undefined, myself: false, unusable: false });
+    f.reading([named(7000), named(7007), named(7008, 'node-8.example')]);
+    expect(f.nodes()).toEqual(['127.0.0.1:7007', 'node-8.example:7008']);
+  });
 });
