@@ -56,6 +56,7 @@ export class LinkState {
       mssBytes: 1448,
       srttNs: 0,
       rttvarNs: 0,
+      srttNowNs: undefined,
       uniform: lossUniform,
       counters: newLossCounters(),
     });
@@ -180,11 +181,14 @@ export class LinkState {
       };
     };
     const comp = this.compensationUs;
-    // The sender's view: SRTT is the configured round trip, RTTVAR the jitter's mean deviation.
+    // The sender's view: SRTT is the round trip (the configured one, or where a wave, ramp or series has it
+    // when the lossy chunk is sent: a series over a link left at 0 priced every resend at a 0 RTT), RTTVAR
+    // the jitter's mean deviation.
     const srttNs = (s.upUs + s.downUs) * 1000;
     const rttvarNs = meanDeviationUs(s.jitterDist, s.jitterUs) * 1000;
+    const srttNowNs = this.shape.constant ? undefined : (): number => this.rttNowUs() * 1000;
     for (const [d, rate] of [['up', s.lossUp], ['down', s.lossDown]] as const) {
-      Object.assign(this.loss[d], lossChain(rate, s.lossBurst), { mssBytes: s.mssBytes, srttNs, rttvarNs });
+      Object.assign(this.loss[d], lossChain(rate, s.lossBurst), { mssBytes: s.mssBytes, srttNs, rttvarNs, srttNowNs });
     }
     if (this.shape.constant) {
       this.samplers = { up: make(s.upUs, comp.up), down: make(s.downUs, comp.down) };

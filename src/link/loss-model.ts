@@ -59,6 +59,11 @@ export interface LossPath {
   /** The sender's smoothed RTT and mean deviation (the link's configured RTT and jitter), ns. */
   srttNs: number;
   rttvarNs: number;
+  /**
+   * On a moving link (a wave, a ramp, a series): the RTT now, ns, which a sender's SRTT follows; read
+   * per lossy chunk in place of srttNs. Undefined on a constant link (srttNs is the RTT then).
+   */
+  srttNowNs?: (() => number) | undefined;
   uniform: Uniform;
   counters: LossCounters;
 }
@@ -103,14 +108,15 @@ export class SegmentLoss {
       if (!lost) lastDelivered = i;
     }
     p.counters.segments += n;
-    const rto = rtoNs(p.srttNs, p.rttvarNs);
-    const tlp = tlpTimeoutNs(p.srttNs, n, rto);
+    const srttNs = p.srttNowNs === undefined ? p.srttNs : p.srttNowNs();
+    const rto = rtoNs(srttNs, p.rttvarNs);
+    const tlp = tlpTimeoutNs(srttNs, n, rto);
     this.pieceEnd.length = 0;
     this.pieceExtraNs.length = 0;
     let extraSoFar = 0;
     for (let i = 0; i < n; i++) {
       if (!lostFirst[i]) continue;
-      const firstResendNs = i < lastDelivered ? rackDetectNs(p.srttNs) : i === n - 1 || tlp >= rto ? tlp : tlp + p.srttNs;
+      const firstResendNs = i < lastDelivered ? rackDetectNs(srttNs) : i === n - 1 || tlp >= rto ? tlp : tlp + srttNs;
       const extra = this.resendUntilThrough(firstResendNs, rto);
       p.counters.lost++;
       p.counters.retransmitNs += extra;

@@ -11,6 +11,7 @@ const NO_LOSS: LossPath = Object.freeze({
   mssBytes: 1448,
   srttNs: 0,
   rttvarNs: 0,
+  srttNowNs: undefined,
   uniform: mulberry32(0),
   counters: Object.freeze({ segments: 0, lost: 0, retransmitted: 0, retransmitNs: 0 }),
 });

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { DelayLine } from '../../src/link/delay-line.js';
 import { lossChain, handshakeLossNs, newLossCounters, SegmentLoss, type LossPath } from '../../src/link/loss-model.js';
+import { LinkState } from '../../src/link/link-state.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
+import { parseRttSeries } from '../../src/link/rtt-series.js';
 import { seededUniform } from '../../src/link/rng.js';
 
 const MS = 1_000_000;
@@ -53,6 +55,34 @@ describe('loss model on the delay line', () => {
     t.line.push(Buffer.from('x'), 0);
     t.scheduler.runUntil(1000 * MS);
     expect(t.delivered).toEqual([{ data: 'x', atMs: 327.5 }]);
+  });
+
+  // The loss path took SRTT from the flags' link only: a series of 85 ms over a link left at 0 priced a loss at 200 ms.
+  it('on a moving link the RTO follows the RTT now: a series of 85 ms over a 0 ms link costs 285 ms a loss', () => {
+    const clock = new FakeClock();
+    const scheduler = new ManualScheduler(clock);
+    const link = new LinkState({ lossUp: 0.3 }, { clock, seed: 3 });
+    link.reshape((shape) => shape.setSeries(parseRttSeries('0,85'), true, 0));
+    const sentAtNs: number[] = [];
+    const delaysMs: number[] = [];
+    const l = new DelayLine({
+      scheduler,
+      sampleDelayNs: link.sampleNsOf.up,
+      bandwidthBps: () => 0,
+      deliver: (_chunks, end, atNs) => delaysMs.push(Math.round((atNs - sentAtNs[end - 1]!) / 1000) / 1000),
+      onEnd: () => undefined,
+      loss: link.lossPath('up'),
+    });
+    // One byte every 10 s (no chunk waits for another): each arrives 42.5 ms after its send, or k RTOs later.
+    for (let i = 0; i < 20; i++) {
+      scheduler.runUntil(i * 10_000 * MS);
+      sentAtNs.push(clock.nowNs());
+      l.push(Buffer.from('x'), clock.nowNs());
+    }
+    scheduler.runUntil(400_000 * MS);
+    expect(delaysMs).toHaveLength(20);
+    expect(delaysMs).toContain(42.5 + 285);
+    expect(delaysMs.every((ms) => [42.5, 42.5 + 285, 42.5 + 570, 42.5 + 1140].includes(ms))).toBe(true);
   });
 
   it('a loss with later segments through is found by RACK, 1.25 RTT after the send; the bytes before it go on time', () => {
