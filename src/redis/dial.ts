@@ -129,12 +129,21 @@ export function dialRedisReady(at: Endpoint, o: DialOptions = {}, timeoutMs = 10
 /**
  * An errno code alone (ECONNREFUSED: the message only repeats it), or a TLS code with its reason
  * (UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate), so a failed
- * verification is named in the log. An OpenSSL error (an alert from the peer) has its reason in
- * `reason`: its message is OpenSSL's whole error line (an address, a source file and line, a
- * newline), which made a start-up error two lines of internals.
+ * verification is named in the log. An OpenSSL error (an alert from the peer) is named by its
+ * opensslReason.
  */
 export function describeFailure(err: NodeJS.ErrnoException & { reason?: unknown }): string {
   if (err.code === undefined) return err.message;
-  if (err.code.startsWith('ERR_SSL_') && typeof err.reason === 'string' && err.reason !== '') return `${err.code} (${err.reason})`;
+  const reason = opensslReason(err);
+  if (err.code.startsWith('ERR_SSL_') && reason !== undefined) return `${err.code} (${reason})`;
   return err.message.includes(err.code) ? err.code : `${err.code} (${err.message})`;
+}
+
+/**
+ * An OpenSSL error's `reason` ("tlsv1 alert unknown ca"), undefined for any other error. Its message
+ * is OpenSSL's whole error line (an address, a source file and line, a newline), which made a log
+ * line or a start-up error two lines of internals: the reason says the same in one.
+ */
+export function opensslReason(err: Error & { reason?: unknown }): string | undefined {
+  return typeof err.reason === 'string' && err.reason !== '' ? err.reason : undefined;
 }

@@ -17,6 +17,7 @@
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import type { Clock } from '../clock.js';
+import { opensslReason } from '../redis/dial.js';
 import type { BatchSink } from '../stage/byte-chain.js';
 import type { ByteSink, ByteStage, EndKind } from '../stage/types.js';
 import type { TlsCounters } from './counters.js';
@@ -97,7 +98,7 @@ export class TlsStagePair {
     plain.on('error', (err: NodeJS.ErrnoException) => {
       this.failed = true;
       if (!secured) counters.handshakeFailures++;
-      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${reasonOf(err)}`.replace(/ +/g, ' '));
+      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${opensslReason(err) ?? err.message}`.replace(/ +/g, ' '));
       this.endUp('reset');
     });
     plain.on('close', () => this.endDown(this.failed ? 'reset' : 'end'));
@@ -238,13 +239,4 @@ function clientCertificateError(socket: tls.TLSSocket, secure: tls.TLSSocketOpti
   const handle = (socket as unknown as { _handle?: { verifyError?: () => NodeJS.ErrnoException | null } })._handle;
   if (typeof handle?.verifyError !== 'function') return Object.assign(new Error('client certificate could not be checked'), { code: 'ERR_TLS_VERIFY' });
   return handle.verifyError() ?? undefined;
-}
-
-/**
- * What went wrong, in one line: an OpenSSL error's `reason` ("tlsv1 alert unknown ca"), whose
- * message is OpenSSL's whole error line (an address, a source file and line, a newline) that split
- * the log line in two; any other error's message.
- */
-function reasonOf(err: Error & { reason?: unknown }): string {
-  return typeof err.reason === 'string' && err.reason !== '' ? err.reason : err.message;
 }
