@@ -54,12 +54,14 @@ function withAttributes(body: unknown, type: string): unknown {
  */
 function withFields(value: unknown, fields: readonly string[]): unknown {
   if (!isJsonObject(value)) return value;
-  const out: Record<string, unknown> = {};
+  // A Map, then fromEntries: a "__proto__" key sent stays an own key, as JSON.parse made it (set on
+  // an object literal it would become the object's prototype, its fields read as the body's).
+  const out = new Map<string, unknown>();
   for (const [key, v] of Object.entries(value)) {
     const field = fields.includes(key) ? key : fields.find((f) => f.length === key.length && fold(f) === fold(key));
-    out[field ?? key] = v;
+    out.set(field ?? key, v);
   }
-  return out;
+  return Object.fromEntries(out);
 }
 
 /**
