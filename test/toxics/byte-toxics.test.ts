@@ -66,6 +66,18 @@ describe('bandwidth toxic', () => {
     expect(sink.text).toBe('0123456789abcdefghij');
     expect(sink.chunks[1]!.atNs).toBe(2 * MS);
   });
+
+  it('rate 0 passes nothing, the end included, until removed: a cut connection, as toxiproxy (Testcontainers setConnectionCut)', () => {
+    // It let everything through at once; toxiproxy 2.12's loop hands on nothing, and clients cut connections with it.
+    const { stage, sink, scheduler } = stageOf({ type: 'bandwidth', attributes: { rate: 0 } });
+    stage.push(Buffer.from('GET k'), 0);
+    stage.end('end', 0);
+    scheduler.runUntil(3600_000 * MS);
+    expect({ text: sink.text, ends: sink.ends, timers: scheduler.pending }).toEqual({ text: '', ends: [], timers: 0 });
+    expect(stage.pendingBytes).toBe(5);
+    stage.drain(3600_000 * MS);
+    expect({ text: sink.text, ends: sink.ends.map((e) => e.kind), pending: stage.pendingBytes }).toEqual({ text: 'GET k', ends: ['end'], pending: 0 });
+  });
 });
 
 describe('slow_close toxic', () => {
@@ -259,14 +271,22 @@ describe('an update while connections are open, as toxiproxy restarts the toxic 
     expect(sink.ends).toEqual([{ kind: 'end', atNs: 300 * MS }]);
   });
 
-  it('bandwidth: what is held leaves at the new rate from the update', () => {
+  it('bandwidth: what is held leaves at the new rate from the update; rate 0 holds it until a rate is set', () => {
     const { stage, sink, scheduler, clock, toxic } = stageOf({ type: 'bandwidth', attributes: { rate: 1 } });
     stage.push(Buffer.from('x'.repeat(1000)), 0); // a second's worth at 1 KB/s
     scheduler.runUntil(100 * MS);
     clock.setNs(100 * MS);
     toxic.update({ rate: 0 }, 1);
-    expect(sink.text).toBe('x'.repeat(1000));
-    expect(sink.chunks.at(-1)!.atNs).toBe(100 * MS);
+    const before = sink.text.length;
+    expect(before).toBeLessThan(1000);
+    stage.push(Buffer.from('y'), 100 * MS);
+    scheduler.runUntil(3600_000 * MS);
+    expect(sink.text.length).toBe(before);
+    expect(stage.pendingBytes).toBe(1001 - before);
+    clock.setNs(3600_000 * MS);
+    toxic.update({ rate: 1000 }, 1); // 1000 bytes/ms: what is held leaves within 2 ms, in order
+    scheduler.runUntil(3600_002 * MS);
+    expect(sink.text).toBe(`${'x'.repeat(1000)}y`);
     expect(stage.pendingBytes).toBe(0);
   });
 });

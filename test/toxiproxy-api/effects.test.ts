@@ -189,6 +189,20 @@ describe('byte toxics through redis-rtt server', () => {
     await proxy.remove();
   });
 
+  it("bandwidth rate 0 each way cuts the connection, as Testcontainers' setConnectionCut does it, until both are removed", async () => {
+    const { proxy, port } = await freshProxy();
+    const c = ioredis(port, { commandTimeout: 150 });
+    await c.connect();
+    await proxy.addToxic(toxic({ type: 'bandwidth', name: 'CUT_CONNECTION_DOWNSTREAM', stream: 'downstream', attributes: { rate: 0 } }));
+    await proxy.addToxic(toxic({ type: 'bandwidth', name: 'CUT_CONNECTION_UPSTREAM', stream: 'upstream', attributes: { rate: 0 } }));
+    // Rate 0 let everything through: the GET answered as if nothing was cut.
+    await expect(c.get('k')).rejects.toThrow(/timed out/);
+    for (const name of ['CUT_CONNECTION_DOWNSTREAM', 'CUT_CONNECTION_UPSTREAM']) await (await proxy.getToxic(name)).remove();
+    expect(await c.get('k')).toBe('v');
+    c.disconnect();
+    await proxy.remove();
+  });
+
   it('down (enabled: false): connections refused, and back when enabled', async () => {
     const { proxy, port } = await freshProxy();
     const before = ioredis(port);
