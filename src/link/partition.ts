@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { ConfigError } from '../errors.js';
 import { durationUsSchema } from '../units.js';
 import { isJsonObject, parseWith } from '../validation/schema.js';
-import { firstResendAfterNs, firstRetransmitAfterNs, giveUpAfterNs, TCP_TIMEOUT_INIT_NS } from './rto.js';
+import { firstResendAfterNs, firstRetransmitAfterNs, giveUpAfterNs, synGiveUpAfterNs, TCP_SYN_RETRIES, TCP_TIMEOUT_INIT_NS } from './rto.js';
 
 /** What happens at the end: the link heals (held bytes go at the next retry), or every connection that lost bytes is reset. */
 export type PartitionEnd = 'heal' | 'reset';
@@ -114,3 +114,14 @@ export function synHealNs(acceptedNs: number, window: PartitionWindow): number {
   return acceptedNs + firstRetransmitAfterNs(TCP_TIMEOUT_INIT_NS, window.endNs - acceptedNs).atNs;
 }
 
+/**
+ * When a connection accepted during a partition is reset because its client's kernel ran out of SYN
+ * retries before the heal (tcp_syn_retries, 6: the last at 63 s, connect() failing at 127 s with
+ * ETIMEDOUT), or undefined when a retry gets through. Held until synHealNs instead, a client that
+ * connected early in a 10 min partition waited 17 min for a retry Linux never sends.
+ */
+export function synGiveUpNs(acceptedNs: number, window: PartitionWindow): number | undefined {
+  if (acceptedNs >= window.endNs) return undefined;
+  const { n } = firstRetransmitAfterNs(TCP_TIMEOUT_INIT_NS, window.endNs - acceptedNs);
+  return n > TCP_SYN_RETRIES ? acceptedNs + synGiveUpAfterNs() : undefined;
+}

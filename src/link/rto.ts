@@ -113,6 +113,14 @@ export function rackDetectNs(srttNs: number): number {
 }
 
 /**
+ * When a connect whose every SYN is lost fails (ETIMEDOUT), from the first SYN: the wait after the
+ * last of `retries` resends runs out too. 1 + 2 + ... + 64 = 127 s for Linux's default 6.
+ */
+export function synGiveUpAfterNs(retries = TCP_SYN_RETRIES): number {
+  return retransmitAtNs(TCP_TIMEOUT_INIT_NS, retries + 1);
+}
+
+/**
  * The wait before the n-th retransmission of a SYN (n = 1 is the first): TCP_TIMEOUT_INIT doubled
  * each time, 1 s, 2 s, 4 s.
  */

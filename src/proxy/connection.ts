@@ -1,6 +1,6 @@
 import type net from 'node:net';
 import { dialRedis, readyEvent } from '../redis/dial.js';
-import type { StageFactory } from '../stage/types.js';
+import type { StageFactory, Timer } from '../stage/types.js';
 import { DirectionPath, type ClientStream } from './direction-path.js';
 import { handshakeLossNs } from '../link/loss-model.js';
 import type { StagedConnection } from './proxy-stages.js';
@@ -8,7 +8,7 @@ import type { ConnectionOptions } from './connection-options.js';
 import { Backpressure } from './backpressure.js';
 import { CloseRules } from './close-rules.js';
 import { Framing } from './framing.js';
-import { synHealNs, type PartitionWindow } from '../link/partition.js';
+import { synGiveUpNs, synHealNs, type PartitionWindow } from '../link/partition.js';
 import { ConnectionParts } from './connection-parts.js';
 import { StageContext } from './stage-context.js';
 import { UpstreamDial } from './upstream-dial.js';
@@ -38,6 +38,8 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
   liveIndex = -1;
   /** The dial to Redis: its timer and its failures (upstream-dial.ts). */
   private dial: UpstreamDial | undefined;
+  /** Accepted in a partition that outlasts its client's SYN retries: the reset when its connect would fail. */
+  private synGiveUp: Timer | undefined;
 
   /** Loss's share of the handshake: 0 on a link without loss (no draw is made). */
   private handshakeLossNs(): number {
@@ -149,7 +151,16 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
       this.release();
     });
     this.parts = new ConnectionParts(up, down, framing, pressure, closeRules);
-    if (held) this.partition(held, o.link.rtoNs());
+    if (held) {
+      this.partition(held, o.link.rtoNs());
+      const giveUpNs = synGiveUpNs(acceptedNs, held);
+      if (giveUpNs !== undefined) {
+        this.synGiveUp = o.scheduler.schedule(giveUpNs, () => {
+          o.log(`conn ${o.id}: accepted in the partition, its SYN retries ran out before the heal: reset, as its connect would have timed out`);
+          this.reset();
+        });
+      }
+    }
     for (const d of ['up', 'down'] as const) for (const f of o.stages?.chain(d) ?? []) this.addStage(f, Infinity);
     for (const f of o.stages?.chain('frame') ?? []) if (f.kind === 'frame') framing.add(f, Infinity, true);
     this.listen(acceptedNs);
@@ -161,6 +172,7 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
    * connection has left the live set, and both sockets are closed.
    */
   private release(): void {
+    if (this.synGiveUp) this.o.scheduler.cancel(this.synGiveUp);
     this.parts = undefined;
     this.o.tap = undefined;
     this.o.clientTls = undefined;

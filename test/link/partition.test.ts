@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { DelayLine } from '../../src/link/delay-line.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
-import { PartitionFlight, partitionRequestOf, synHealNs, type PartitionWindow } from '../../src/link/partition.js';
+import { PartitionFlight, partitionRequestOf, synGiveUpNs, synHealNs, type PartitionWindow } from '../../src/link/partition.js';
 import { firstResendAfterNs, rtoNs } from '../../src/link/rto.js';
 import type { EndKind } from '../../src/stage/types.js';
 import { ConfigError } from '../../src/errors.js';
@@ -109,6 +109,13 @@ describe('a partition that heals', () => {
     // Accepted 0.5 s into a 2 s partition: SYN retries at 1.5 s and 3.5 s; the second is after the heal.
     expect(synHealNs(0.5 * S, window(0, 2 * S))).toBe(3.5 * S);
     expect(synHealNs(3 * S, window(0, 2 * S))).toBe(3 * S);
+  });
+
+  it('resets one whose client runs out of SYN retries first: the 6th at 63 s, connect() failing at 127 s', () => {
+    expect(synGiveUpNs(0, window(0, 63 * S))).toBeUndefined();
+    expect(synGiveUpNs(0, window(0, 63.001 * S))).toBe(127 * S);
+    expect(synGiveUpNs(10 * S, window(0, 600 * S))).toBe(137 * S);
+    expect(synGiveUpNs(600 * S, window(0, 600 * S))).toBeUndefined();
   });
 
   it('reads a partition from a link change, refusing zero, a bad end, and then alone', () => {

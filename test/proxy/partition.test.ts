@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import net from 'node:net';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { monotonicNs } from '../../src/clock.js';
+import { FakeClock, monotonicNs } from '../../src/clock.js';
 import { ConfigError } from '../../src/errors.js';
+import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { firstResendAfterNs, rtoNs, TCP_TIMEOUT_INIT_NS } from '../../src/link/rto.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
@@ -12,6 +14,7 @@ import { proxyClient } from './helpers.js';
 const run = promisify(execFile);
 const RTT_US = 1000;
 const MS = 1e6;
+const S = 1e9;
 /** The slack a loaded machine adds to a reply that the model times to the millisecond. */
 const SLACK_MS = 150;
 
@@ -115,6 +118,54 @@ describe('partitions that heal, with real clients', () => {
     expect(String(end.json.error)).toMatch(/^then: /);
     expect(proxy.link()).toEqual(before);
     expect(proxy.stats().partition?.active).toBe(false);
+  });
+
+  // Held for a SYN retry after the heal however long it took: a client that connected early in a 10 min partition
+  // waited 17 min for a retry Linux never sends (its connect fails at 127 s after 6 retries).
+  it('a client accepted in a partition that outlasts its SYN retries is reset at 127 s; one healed by the 6th retry carries on', async () => {
+    const clock = new FakeClock(1000 * S);
+    const scheduler = new ManualScheduler(clock);
+    const lines: string[] = [];
+    const log = (l: string): number => lines.push(l);
+    const p = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, scheduler, log });
+    const connect = async (): Promise<net.Socket> => {
+      const before = p.stats().connections.total;
+      const s = net.connect({ host: p.host!, port: p.port! });
+      s.on('error', () => undefined);
+      await vi.waitUntil(() => p.stats().connections.total === before + 1, { timeout: 5000, interval: 5 });
+      return s;
+    };
+    try {
+      const t0 = clock.nowNs();
+      p.setLink({ partition: '100s' });
+      const early = await connect();
+      let closed = false;
+      early.once('close', () => (closed = true));
+      scheduler.runUntil(t0 + 126.9 * S);
+      expect(early.destroyed).toBe(false);
+      scheduler.runUntil(t0 + 127 * S);
+      await vi.waitUntil(() => closed, { timeout: 5000, interval: 5 });
+      expect(lines).toContain('conn 1: accepted in the partition, its SYN retries ran out before the heal: reset, as its connect would have timed out');
+
+      // Healed by 60 s: its 6th retry (63 s) gets through, and it is answered.
+      const t1 = clock.nowNs();
+      p.setLink({ partition: '60s' });
+      const late = await connect();
+      let reply = '';
+      late.on('data', (d: Buffer) => (reply += d.toString()));
+      late.write('PING\r\n');
+      scheduler.runUntil(t1 + 130 * S);
+      await vi.waitFor(
+        () => {
+          scheduler.runUntil(clock.nowNs() + 10 * MS);
+          expect(reply).toBe('+PONG\r\n');
+        },
+        { timeout: 5000, interval: 10 },
+      );
+      late.destroy();
+    } finally {
+      await p.close();
+    }
   });
 
   it('refuses a partition on a closed proxy', async () => {
