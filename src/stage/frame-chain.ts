@@ -205,6 +205,7 @@ export class FrameChain implements ByteStage {
         if (unfollowableExec(slot.expected, queued)) this.unfollowable = true;
       }
       this.replies.addSlot(slot);
+      this.o.tap?.decided(r.info.seq, slot.expected, false);
       out.push(r.wire);
       this.offsets.handedOn(r.wire.length, r.clientEnd);
     } else if (a.kind === 'answer' && r.kind === CommandKind.Exec && this.requestModes.inMulti) {
@@ -215,6 +216,7 @@ export class FrameChain implements ByteStage {
       const slot = newSlot(SlotKind.Forwarded, r.info, CommandKind.Discard, 0, this.requestModes.admit(CommandKind.Discard, argc));
       slot.answer = a.reply;
       this.replies.addSlot(slot);
+      this.o.tap?.decided(r.info.seq, slot.expected, false);
       this.standIn(r, DISCARD, out);
     } else if (a.kind === 'answer') {
       // Redis reads an empty line in its place (and the blank lines before it): nothing runs, no
@@ -222,7 +224,9 @@ export class FrameChain implements ByteStage {
       // CACHING, ASKING) here, as it would have at this request, not at the next one.
       this.standIn(r, EMPTY_LINE, out);
       // Under CLIENT REPLY OFF/SKIP Redis would not have answered it, an error included.
-      if (!this.requestModes.answeredUnseen()) return;
+      const answered = this.requestModes.answeredUnseen();
+      this.o.tap?.decided(r.info.seq, answered ? 1 : 0, true);
+      if (!answered) return;
       const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
       slot.local = a.reply;
       this.replies.addSlot(slot);

@@ -255,4 +255,10 @@ export interface FramedTap {
   nextReply(reply: MatchedReply): void;
   /** A stage dropped this reply: nothing goes toward the client for it. */
   droppedReply(reply: MatchedReply): void;
+  /**
+   * The chain decided request `seq` (in request order, before any frame answers it): it gets
+   * `replies` frames, as the chain's request modes say. `local`: a stage answered it (its one
+   * answer, or none under CLIENT REPLY OFF/SKIP), so it changes no mode: Redis never saw it.
+   */
+  decided(seq: number, replies: number, local: boolean): void;
 }

@@ -190,6 +190,31 @@ export class Correlator extends RequestLedger {
     if (m.seq >= 0 && m.completes) this.fedComplete(m.seq);
   }
 
+  /**
+   * A framed connection's chain decided request `seq`: it gets `replies` frames. Its request modes
+   * are the ones Redis follows (a request a stage answered, `local`, changes nothing there, where
+   * this correlator admitted it as sent), so they win: a request taken to get none is outstanding
+   * from now, one taken to get some that gets none is done. A MULTI, MONITOR or CLIENT REPLY
+   * OFF|SKIP answered there is undone here as one Redis refuses (RequestModes.refused): the
+   * requests admitted behind it before now keep what it made of them.
+   */
+  fedDecided(seq: number, replies: number, local: boolean): void {
+    if (this.frozen) return;
+    const rec = this.recordAt(seq);
+    if (rec === null || seq < this.matchAt) return;
+    if (local) undoAdmitted(this.requestModes, rec.kind);
+    if (rec.expected === replies) return;
+    const silent = ReplyModes.changedBySilent(rec.kind);
+    if (rec.expected === 0) {
+      if (silent) this.silentPending--;
+      rec.roundTrip = this.trips.expectsAfterAll(this.counters, rec.roundTrip);
+    } else if (replies === 0) {
+      if (silent) this.silentPending++;
+      this.trips.answered(this.counters);
+    }
+    rec.expected = replies;
+  }
+
   protected answered(target: PendingRequest, f: ReplyFrame, firstByteNs: number): void {
     this.counters.replies++;
     if (target.firstReplyNs < 0) target.firstReplyNs = firstByteNs;
@@ -237,4 +262,11 @@ export class Correlator extends RequestLedger {
     this.stampIfWritten(rec);
   }
 
+}
+
+/** Undoes what admitting a request of `kind` changed in `modes`, as its error from Redis would. */
+function undoAdmitted(modes: RequestModes, kind: number): void {
+  if (kind === CommandKind.Multi || kind === CommandKind.Monitor) modes.refused(kind);
+  // An error no request waits for: the refusal of the CLIENT REPLY OFF or SKIP in force.
+  else if (kind === CommandKind.ClientReplyOff || kind === CommandKind.ClientReplySkip) modes.refused(CommandKind.Normal);
 }

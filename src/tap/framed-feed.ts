@@ -74,6 +74,7 @@ export abstract class FramedFeed {
       },
       nextReply: (m) => (this.nextMatch = m),
       droppedReply: (m) => correlator.fedEnd(m, true),
+      decided: (seq, replies, local) => correlator.fedDecided(seq, replies, local),
     };
     return this.fed;
   }

@@ -36,6 +36,24 @@ export class RoundTrips {
     return this.number;
   }
 
+  /**
+   * A request that arrived taken to expect no reply does expect one (a framed connection's chain
+   * said so before it was sent): outstanding from now. `roundTrip`: the one it joined, 0 if none.
+   * Returns the round trip it belongs to.
+   */
+  expectsAfterAll(c: Counters, roundTrip: number): number {
+    const joined = roundTrip === this.number && this.outstanding > 0;
+    if (this.outstanding === 0) {
+      c.roundTrips++;
+      this.number++;
+      this.requests = 0;
+    }
+    this.outstanding++;
+    if (this.outstanding > c.maxDepth) c.maxDepth = this.outstanding;
+    if (!joined) this.requests++;
+    return this.number;
+  }
+
   /** A request's last reply frame reached the client: the round trip ends when none is left. */
   answered(c: Counters): void {
     this.outstanding--;

@@ -249,6 +249,32 @@ describe('a framed connection frames each byte once per direction', () => {
     }
   });
 
+  it('a request a stage answers in Redis\'s place changes no reply mode: CLIENT REPLY OFF and MONITOR refused there', () => {
+    const clock = new FakeClock();
+    const refuse = new Set(['CLIENT', 'MONITOR', 'MULTI']);
+    const stage: FrameStage = { onRequest: (r) => (refuse.has(r.name) ? { kind: 'answer', reply: Buffer.from('-ERR disabled\r\n') } : { kind: 'forward' }) };
+    const side = framed(clock, stage);
+    // Redis never sees them: it answers each PING, and each MONITOR is refused (a second one too).
+    const local = (request: string, t: number): Step[] => [['up', request, t], ['sent', t + 1], ['delivered', t + 3]];
+    const steps = [
+      ...local(cmd('CLIENT', 'REPLY', 'OFF'), 0),
+      ...x(cmd('PING'), '+PONG|', 10),
+      ...x(cmd('PING'), '+PONG|', 20),
+      ...local(cmd('MONITOR'), 30),
+      ...local(cmd('MONITOR'), 40),
+      ...x(cmd('PING'), '+PONG|', 50),
+      // Nor MULTI: what comes after it runs at once, a BLPOP blocks.
+      ...local(cmd('MULTI'), 60),
+      ...x(cmd('BLPOP', 'q', '1'), '*-1|', 70),
+    ];
+    play(side, clock, steps, 'whole');
+    expect(side.tap.counters()).toMatchObject({ commands: 8, replies: 8, errorReplies: 4, roundTrips: 8, pushes: 0, blockingCommands: 1 });
+    const snap = side.commands.snapshot();
+    expect(snap['PING']?.clientUs).toMatchObject({ count: 3, max: 3 });
+    expect(snap['MONITOR']?.clientUs).toMatchObject({ count: 2, max: 3 });
+    expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['-', '+', '+', '-', '-', '+', '-', '*']);
+  });
+
   it('framed: bytes a stage made are framed by the tap, once, and counted as the reply', () => {
     const clock = new FakeClock();
     const stage: FrameStage = {
