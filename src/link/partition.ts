@@ -101,6 +101,11 @@ export class PartitionFlight {
   gaveUp(): boolean {
     return this.firstLossNs !== undefined && this.window.endNs - this.firstLossNs > GIVE_UP_NS;
   }
+
+  /** When the sender gives up, if it does before the heal (tcp_retries2, 924.6 s from the first loss); else undefined. */
+  get giveUpAtNs(): number | undefined {
+    return this.gaveUp() ? this.firstLossNs! + GIVE_UP_NS : undefined;
+  }
 }
 
 /**

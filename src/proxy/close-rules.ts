@@ -72,6 +72,20 @@ export class CloseRules {
     return false;
   }
 
+  /**
+   * During `window`: when this connection's sender gives up on what the partition took (tcp_retries2,
+   * before the heal), the earlier of its directions'; undefined when neither does.
+   */
+  giveUpAtNs(window: PartitionWindow): number | undefined {
+    let atNs: number | undefined;
+    for (const line of [this.up.link, this.down.link]) {
+      const f = line.partitionFlight;
+      const at = f !== undefined && f.window === window ? f.giveUpAtNs : undefined;
+      if (at !== undefined && (atNs === undefined || at < atNs)) atNs = at;
+    }
+    return atNs;
+  }
+
   /** Redis refused the dial: the client gets a reset at `atNs`, and no FIN before it. */
   resetAt(atNs: number): void {
     this.resetPending = true;

@@ -247,6 +247,11 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
     return this.parts?.closeRules.givesUpAfter(window) ?? false;
   }
 
+  /** During `window`: when this connection's sender gives up before the heal (close-rules.ts), if it does. */
+  giveUpAtNs(window: PartitionWindow): number | undefined {
+    return this.parts?.closeRules.giveUpAtNs(window);
+  }
+
   /** Resets both sides now, dropping what the chains hold (a sender that gave up). */
   reset(): void {
     this.parts?.closeRules.closeFromStage('reset');

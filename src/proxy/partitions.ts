@@ -7,7 +7,7 @@
 import { ConfigError } from '../errors.js';
 import { fmtUsSetting } from '../format.js';
 import type { LinkState } from '../link/link-state.js';
-import type { PartitionRequest, PartitionWindow } from '../link/partition.js';
+import { GIVE_UP_NS, type PartitionRequest, type PartitionWindow } from '../link/partition.js';
 import type { PartitionReport } from '../link/timeline-report.js';
 import type { Scheduler, Timer } from '../stage/types.js';
 import type { ProxiedConnection } from './connection.js';
@@ -16,6 +16,10 @@ export class Partitions {
   private resetCount = 0;
   /** The running partition's end (cancelled when the proxy closes). */
   private endTimer: Timer | undefined;
+  /** In a partition longer than Linux retransmits: the next sender's give-up (cancelled when the proxy closes). */
+  private giveUpTimer: Timer | undefined;
+  /** The connections this partition reset (weakly: they close and go). */
+  private reset = new WeakSet<ProxiedConnection>();
 
   constructor(
     private readonly scheduler: Scheduler,
@@ -43,8 +47,11 @@ export class Partitions {
     const rtoNs = this.link.rtoNs();
     for (const c of this.connections()) c.partition(window, rtoNs);
     this.resetCount = 0;
+    this.reset = new WeakSet();
     this.endTimer = this.scheduler.schedule(window.endNs, () => this.ended(window));
-    this.log(`partition for ${request.durationUs / 1000} ms, then ${request.then} (RTO ${rtoNs / 1e6} ms)`);
+    // No sender gives up before its first loss, so none before GIVE_UP_NS from the start.
+    if (window.endNs - startNs > GIVE_UP_NS) this.giveUpTimer = this.scheduler.schedule(startNs + GIVE_UP_NS, () => this.giveUps(window));
+    this.log(`partition for ${request.durationUs / 1000} ms, then ${request.then} (RTO ${Math.round(rtoNs / 1e5) / 10} ms)`);
     return window;
   }
 
@@ -61,7 +68,9 @@ export class Partitions {
   /** The proxy closed: its connections are gone, and nothing is left to end. */
   close(): void {
     if (this.endTimer) this.scheduler.cancel(this.endTimer);
+    if (this.giveUpTimer) this.scheduler.cancel(this.giveUpTimer);
     this.endTimer = undefined;
+    this.giveUpTimer = undefined;
   }
 
   report(): PartitionReport | undefined {
@@ -82,12 +91,36 @@ export class Partitions {
     return w !== undefined && this.scheduler.clock.nowNs() < w.endNs ? w : undefined;
   }
 
-  private ended(window: PartitionWindow): void {
+  /**
+   * Resets the connections whose sender has given up by now (tcp_retries2: 924.6 s after its first
+   * loss), when Linux would, not at the heal: a 1 h partition reset them at 60 min, not 15.4. Then
+   * waits for the next one that gives up before the heal.
+   */
+  private giveUps(window: PartitionWindow): void {
+    this.giveUpTimer = undefined;
+    const nowNs = this.scheduler.clock.nowNs();
+    const before = this.resetCount;
+    // A connection that loses its first bytes after now gives up GIVE_UP_NS after that at the earliest.
+    let nextNs = nowNs + GIVE_UP_NS;
     for (const c of [...this.connections()]) {
-      if (!c.givesUpAfter(window)) continue;
-      this.resetCount++;
-      c.reset();
+      const atNs = c.giveUpAtNs(window);
+      if (atNs === undefined || this.reset.has(c)) continue;
+      if (atNs > nowNs) nextNs = Math.min(nextNs, atNs);
+      else this.resetOne(c);
     }
+    if (this.resetCount > before) this.log(`partition: reset ${this.resetCount - before} connection(s) whose sender gave up (tcp_retries2, ${GIVE_UP_NS / 1e9} s)`);
+    if (nextNs < window.endNs) this.giveUpTimer = this.scheduler.schedule(nextNs, () => this.giveUps(window));
+  }
+
+  /** Resets a connection whose sender gave up, once (a give-up and the end may come in one turn). */
+  private resetOne(c: ProxiedConnection): void {
+    this.reset.add(c);
+    this.resetCount++;
+    c.reset();
+  }
+
+  private ended(window: PartitionWindow): void {
+    for (const c of [...this.connections()]) if (c.givesUpAfter(window) && !this.reset.has(c)) this.resetOne(c);
     if (this.resetCount > 0) this.log(`partition over: reset ${this.resetCount} connection(s) whose sender gave up`);
   }
 }

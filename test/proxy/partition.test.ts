@@ -168,6 +168,37 @@ describe('partitions that heal, with real clients', () => {
     }
   });
 
+  // Reset at the heal: in a 1 h partition a sender that lost bytes at its start was reset at 60 min, not at 15.4.
+  it('a partition longer than Linux retransmits resets a connection that lost bytes 924.6 s after its loss, once', async () => {
+    const clock = new FakeClock(1000 * S);
+    const scheduler = new ManualScheduler(clock);
+    const lines: string[] = [];
+    const log = (l: string): number => lines.push(l);
+    const p = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, scheduler, log });
+    const s = net.connect({ host: p.host!, port: p.port! });
+    s.on('error', () => undefined);
+    let closed = false;
+    s.once('close', () => (closed = true));
+    try {
+      await vi.waitUntil(() => p.stats().connections.active === 1, { timeout: 5000, interval: 5 });
+      scheduler.runUntil(clock.nowNs() + 10 * MS);
+      const t0 = clock.nowNs();
+      p.setLink({ partition: '1000s' });
+      s.write('PING\r\n');
+      await vi.waitUntil(() => p.stats().totals.commands === 1, { timeout: 5000, interval: 5 });
+      scheduler.runUntil(t0 + 924.5 * S);
+      expect(closed).toBe(false);
+      scheduler.runUntil(t0 + 924.7 * S);
+      await vi.waitUntil(() => closed, { timeout: 5000, interval: 5 });
+      expect(lines).toContain('partition: reset 1 connection(s) whose sender gave up (tcp_retries2, 924.6 s)');
+      scheduler.runUntil(t0 + 1001 * S);
+      expect(p.stats().partition).toMatchObject({ active: false, resetConnections: 1 });
+    } finally {
+      s.destroy();
+      await p.close();
+    }
+  });
+
   it('refuses a partition on a closed proxy', async () => {
     const other = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 } });
     await other.close();
