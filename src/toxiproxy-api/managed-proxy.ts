@@ -186,12 +186,15 @@ export function checkAddresses(listen: string, upstream: string): void {
   parseRedisEndpoint(upstream, 'upstream');
 }
 
-/** Whether binding `b` would collide with `a` bound: the same socket path, or the same port on the same or a wildcard host. */
+/**
+ * Whether binding `b` would collide with `a` bound: the same socket path, or the same port on the
+ * same host or under a wildcard (`::` is dual-stack in Node, so it covers IPv4 too; `0.0.0.0` only IPv4).
+ */
 function sameAddress(a: Endpoint, b: Endpoint): boolean {
   if (a.kind === 'unix' || b.kind === 'unix') return a.kind === b.kind && formatEndpoint(a) === formatEndpoint(b);
-  return a.port === b.port && (a.host === b.host || WILDCARD_HOSTS.has(a.host) || WILDCARD_HOSTS.has(b.host));
+  const covers = (wild: string, host: string): boolean => wild === '::' || (wild === '0.0.0.0' && isIP(host) === 4);
+  return a.port === b.port && (a.host === b.host || covers(a.host, b.host) || covers(b.host, a.host));
 }
-const WILDCARD_HOSTS: ReadonlySet<string> = new Set(['0.0.0.0', '::']);
 
 /**
  * A listen address as toxiproxy compares it (Go's net.ResolveTCPAddr for "tcp"): a host name as the
