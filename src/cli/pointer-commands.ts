@@ -16,7 +16,11 @@ export function registerPointerCommands(program: Command): void {
   for (const [name, instead] of Object.entries(POINTERS)) {
     program
       .command(name, { hidden: true })
-      .description(instead)
+      // A sentence with its subject: `redis-rtt help record` shows it under the usage line.
+      .description(`\`${name}\` ${instead}`)
+      // `record --help` printed "Usage: redis-rtt record [options]" over a sentence with no subject, and
+      // exited 0, as if record were a command: it says what to run instead, as `record` does.
+      .helpOption(false)
       .allowUnknownOption()
       .allowExcessArguments()
       .action(() => {
