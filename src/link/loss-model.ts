@@ -171,9 +171,12 @@ export class SegmentLoss {
  * What loss adds to a connection's set-up: each try needs its SYN up and its SYN-ACK down to get
  * through, and a lost one costs the SYN timer (1 s, 2 s, 4 s, ...; both ends run it). The kernel
  * has long accepted the client's connect; this delays its first byte, as the handshake's RTT does.
+ * Each is a lone packet a second or more from any other, lost at the long-run rate as a resend is
+ * (`resendRate`): the chain's good-state `rate` is a tenth of it with bursts of 10, and SYNs were lost
+ * that much less often than the loss asked for.
  */
 export function handshakeLossNs(up: LossPath, down: LossPath): number {
   let extraNs = 0;
-  for (let n = 1; n <= TCP_SYN_RETRIES && (up.uniform() < up.rate || down.uniform() < down.rate); n++) extraNs += synRetryNs(n);
+  for (let n = 1; n <= TCP_SYN_RETRIES && (up.uniform() < up.resendRate || down.uniform() < down.resendRate); n++) extraNs += synRetryNs(n);
   return extraNs;
 }

@@ -227,4 +227,22 @@ describe('loss chain', () => {
     expect(handshakeLossNs(up, down)).toBe(3000 * MS);
     expect(handshakeLossNs(scripted([]), scripted([]))).toBe(0);
   });
+
+  it('a SYN is lost at the long-run rate, not the burst chain\'s good-state one', () => {
+    // 10% in bursts of 10: the good state loses 1.1%; a SYN on its own 10%.
+    const path = (seed: number): LossPath => ({
+      ...lossChain(0.1, 10),
+      mssBytes: 1448,
+      srttNs: MS,
+      rttvarNs: 0,
+      uniform: seededUniform(seed),
+      counters: newLossCounters(),
+    });
+    const noLoss = { ...path(0), rate: 0, rateAfterLoss: 0, resendRate: 0 };
+    const up = path(7);
+    let slow = 0;
+    for (let i = 0; i < 4000; i++) if (handshakeLossNs(up, noLoss) > 0) slow++;
+    expect(slow / 4000).toBeGreaterThan(0.08);
+    expect(slow / 4000).toBeLessThan(0.12);
+  });
 });
