@@ -10,6 +10,12 @@ export interface ByteStageArgs<A> {
   scheduler: Scheduler;
   uniform: Uniform;
   attrs: () => A;
+  /**
+   * Counters of this toxic on this connection that outlive its stage: toxiproxy keeps a
+   * StatefulToxic's state (limit_data's bytes sent) in the link, across every restart of its pipe,
+   * so a stage made again when an update's roll brings the toxic back counts on from there.
+   */
+  kept: Record<string, number>;
 }
 
 /**

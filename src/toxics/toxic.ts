@@ -63,7 +63,8 @@ class ByteToxic extends LiveToxic {
       name: spec.name,
       direction,
       create: (conn, next) => {
-        const make = () => def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: this.attrs });
+        const kept: Record<string, number> = {};
+        const make = () => def.create({ conn, next, direction, scheduler: env.scheduler, uniform: env.uniform, attrs: this.attrs, kept });
         // A connection counts once, however often updates roll for it again.
         let counted = false;
         const roll = (): boolean => {

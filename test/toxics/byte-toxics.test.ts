@@ -245,6 +245,18 @@ describe('an update while connections are open, as toxiproxy restarts the toxic 
     expect(toxic.applications).toBe(20);
   });
 
+  it('limit_data: its count outlives a roll that turns it off and on again, as toxiproxy keeps its state in the link', () => {
+    const { stage, sink, conn, toxic } = stageOf({ type: 'limit_data', attributes: { bytes: 10 } });
+    stage.push(Buffer.from('+PONG\r\n'), 0); // 7 of the 10
+    toxic.update({ bytes: 10 }, 0);
+    stage.push(Buffer.from('+PONG\r\n'), 1); // off: passes, not counted
+    toxic.update({ bytes: 10 }, 1);
+    // The count started over at 0 here: this PONG passed whole and the next one was cut. toxiproxy 2.12: 3 bytes.
+    stage.push(Buffer.from('+PONG\r\n'), 2);
+    expect(sink.text).toBe('+PONG\r\n+PONG\r\n+PO');
+    expect(conn.closes).toEqual(['end']);
+  });
+
   it('latency: chunks still held leave the new latency after their arrival', () => {
     const { stage, sink, scheduler, clock, toxic } = stageOf({ type: 'latency', attributes: { latency: 1000 } });
     stage.push(Buffer.from('a'), 100 * MS);
