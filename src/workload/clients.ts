@@ -43,7 +43,9 @@ export async function connectClient(endpoint: Endpoint, opts: DriverClientOption
     // for a 'close' already past, holding the process for its 2 s disconnect timeout.
     if (redis.status !== 'end') redis.disconnect();
     const where = endpoint.kind === 'unix' ? endpoint.path : `${endpoint.host}:${endpoint.port}`;
-    throw new NetworkError(`could not connect to ${where}: ${(err as Error).message}`, (err as NodeJS.ErrnoException).code);
+    // ioredis rejects with "Connection is closed." and emits the cause (ECONNREFUSED, ENOENT) as an 'error'.
+    const cause = (client.lastError ?? err) as NodeJS.ErrnoException;
+    throw new NetworkError(`could not connect to ${where}: ${cause.message}`, cause.code ?? (err as NodeJS.ErrnoException).code);
   }
   return client;
 }

@@ -39,3 +39,11 @@ describe('bench --redis on a Cluster node without --cluster', () => {
     }
   });
 });
+
+describe('bench --redis that does not answer', () => {
+  // It said "could not connect to 127.0.0.1:1: Connection is closed.": ioredis's words, the cause left out.
+  it('exits 1 naming the address and the cause', async () => {
+    const r = await runCli(['bench', '--redis', '127.0.0.1:1', '--links', 'local', '-n', '10', '--driver-warmup', '0']);
+    expect([r.code, r.stderr]).toEqual([1, 'redis-rtt: could not connect to 127.0.0.1:1: connect ECONNREFUSED 127.0.0.1:1\n']);
+  });
+});
