@@ -10,7 +10,7 @@ import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
-import { checkZones, DEFAULT_CLUSTER, parseClusterMode } from '../cluster/options.js';
+import { checkClientZones, checkZones, DEFAULT_CLUSTER, parseClusterMode } from '../cluster/options.js';
 import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import { addLinkFlags, linkFromFlags } from './link-flags.js';
 import { addTimelineFlags, rampingScheduleMoves, timelineFromFlags } from './timeline-flags.js';
@@ -201,6 +201,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     if (printOnly) {
       // The start reads the TLS files the flags name (a file's were read with it): so does this.
       checkTlsFiles(tls.upstreamTls, tls.listenTls);
+      // Every mode's start refuses client zones without --zones or beyond them (cluster and Sentinel
+      // as these words say; single-node refuses them all): --print-config printed them and exited 0.
+      checkClientZones(common.clientZones, common.zones);
       // Every option as the start checks it (in sentinel mode, as its node proxies get them): a
       // --warm-up 100001, an empty --control-token or a 0.0.0.0 --control printed and exited 0.
       const upstreamPassword = process.env.REDIS_RTT_UPSTREAM_PASSWORD || (file.upstreamPassword as string | undefined);

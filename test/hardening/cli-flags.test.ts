@@ -44,6 +44,8 @@ describe.concurrent('every proxy flag with a bad value exits 2 naming the flag a
     // --print-config exits 2 where the start would (it printed these and exited 0).
     { args: [...up, '--record-keys', 'hashed', '--print-config'], flag: '--record-keys', accepts: /to be given with --record/ },
     { args: [...up, '--record', 'x.trace', '--record-max-bytes', '10', '--print-config'], flag: '--record-max-bytes', accepts: /at least 4kb/ },
+    { args: [...up, '--client-zones', '2', '--print-config'], flag: '--client-zones', accepts: /a count with --zones/ },
+    { args: [...up, '--zones', '2', '--client-zones', '3', '--print-config'], flag: '--client-zones', accepts: /at most --zones \(2\)/ },
     // An empty token would count as one (allowing 0.0.0.0) and match no request.
     { args: [...up, '--control', '0.0.0.0:0', '--control-token', ''], flag: '--control-token', accepts: /a non-empty token/ },
     { args: ['server', '--api', '0.0.0.0:0', '--api-token', ''], flag: '--api-token', accepts: /a non-empty token/ },
