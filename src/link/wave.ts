@@ -19,7 +19,8 @@ export function parseRttWave(text: string, flag = '--rtt-wave'): RttWave {
   const parts = text.split(':');
   if (parts.length !== 3 || !(WAVE_SHAPES as readonly string[]).includes(parts[0]!.trim())) throw new ConfigError(flag, text, ACCEPTS);
   const periodUs = parseDurationUs(parts[1]!, `${flag} period`);
-  if (periodUs <= 0) throw new ConfigError(`${flag} period`, parts[1], 'a period above 0 (e.g. 60s)');
+  // Durations are whole microseconds: 1ns reads as 0, so the bound is said in them.
+  if (periodUs <= 0) throw new ConfigError(`${flag} period`, parts[1], 'a period above 0, at least 1us (e.g. 60s)');
   return { shape: parts[0]!.trim() as WaveShape, periodUs, amplitudeUs: parseDurationUs(parts[2]!, `${flag} amplitude`) };
 }
 

@@ -17,6 +17,8 @@ describe('--rtt-wave', () => {
     expect(parseRttWave('sine:60s:20ms')).toEqual({ shape: 'sine', periodUs: 60_000_000, amplitudeUs: 20_000 });
     expect(() => parseRttWave('sine:0s:20ms')).toThrow(/--rtt-wave period: .*above 0/);
     expect(() => parseRttWave('sine:-5s:20ms')).toThrow(/--rtt-wave period/);
+    // 1ns is above 0, but a whole number of microseconds is 0: the message says what the bound is.
+    expect(() => parseRttWave('sine:1ns:20ms')).toThrow('--rtt-wave period: invalid value "1ns"; expected a period above 0, at least 1us (e.g. 60s)');
     expect(() => parseRttWave('wobble:5s:1ms')).toThrow(/--rtt-wave: .*sine \| square \| triangle \| sawtooth/);
   });
 

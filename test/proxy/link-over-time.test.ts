@@ -83,9 +83,10 @@ describe('a link that changes over time, with a real client', () => {
       const t = monotonicNs();
       s.write('PING\r\n');
       await new Promise((resolve) => s.once('data', resolve));
-      // The handshake's 60 ms, then the PING's 60 ms.
+      // The handshake's 60 ms, then the PING's 60 ms; the handshake runs from the accept, which a loaded machine
+      // makes a few ms before the client hears of its connect (without it: 60 ms).
       const ms = (monotonicNs() - t) / MS;
-      expect(ms).toBeGreaterThanOrEqual(119);
+      expect(ms).toBeGreaterThan(100);
       expect(ms).toBeLessThan(120 + 300);
     } finally {
       s.destroy();
