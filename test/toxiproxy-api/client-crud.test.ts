@@ -303,8 +303,9 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     // toxiproxy-cli 2.12's bodies, as captured: every -a value a number or a string (both were 400s).
     const added = await call('POST', '/proxies/cli/toxics', '{"name":"","type":"redis_drop","stream":"downstream","toxicity":1,"attributes":{"close":"true","commands":"GET, SET"}}');
     expect(added).toMatchObject({ status: 200, body: { attributes: { close: true, commands: ['GET', 'SET'], keys: '' } } });
-    const updated = await call('PATCH', '/proxies/cli/toxics/redis_drop_downstream', '{"attributes":{"commands":"del","close":"false"},"toxicity":1}');
-    expect(updated).toMatchObject({ status: 200, body: { attributes: { close: false, commands: ['DEL'] } } });
+    // `-a keys=2024` comes as a number: its digits, for the glob.
+    const updated = await call('PATCH', '/proxies/cli/toxics/redis_drop_downstream', '{"attributes":{"commands":"del","close":"false","keys":2024},"toxicity":1}');
+    expect(updated).toMatchObject({ status: 200, body: { attributes: { close: false, commands: ['DEL'], keys: '2024' } } });
     // A string that is neither stays refused, naming the field.
     expect(await call('PATCH', '/proxies/cli/toxics/redis_drop_downstream', '{"attributes":{"close":"yes"}}')).toMatchObject({
       status: 400,
