@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { collect, rawSocket } from '../proxy/helpers.js';
@@ -45,6 +45,28 @@ describe('redis_error under CLIENT REPLY OFF and SKIP', () => {
       expect(p.stats().toxics?.[0]?.applications).toBe(3);
       const t = p.stats().totals;
       expect([t.commands, t.replies, t.pushes]).toEqual([14, 9, 0]);
+    } finally {
+      await p.close();
+    }
+  });
+
+  it('a CLIENT REPLY OFF or MONITOR answered in Redis\'s place changes no reply mode in the counts: Redis never saw it', async () => {
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [{ type: 'redis_error', attributes: { commands: ['CLIENT', 'MONITOR'], error: 'ERR disabled' } }],
+    });
+    try {
+      const { host = '127.0.0.1', port = 0 } = p;
+      const requests = cmd('CLIENT', 'REPLY', 'OFF') + cmd('PING') + cmd('MONITOR') + cmd('MONITOR') + cmd('ECHO', 'e');
+      expect(await exchange(port, host, requests)).toBe('-ERR disabled\r\n+PONG\r\n-ERR disabled\r\n-ERR disabled\r\n$1\r\ne\r\n+OK\r\n');
+      await vi.waitUntil(() => p.connections().every((c) => c.outstanding === 0), { timeout: 5000, interval: 5 });
+      const s = p.stats();
+      expect(s.totals).toMatchObject({ commands: 6, replies: 6, pushes: 0, errorReplies: 3, roundTrips: 1 });
+      expect(s.commands['PING']?.clientUs.count).toBe(1);
+      expect(s.commands['MONITOR']?.clientUs.count).toBe(2);
+      expect(s.commands['QUIT']?.clientUs.count).toBe(1);
     } finally {
       await p.close();
     }
