@@ -121,6 +121,8 @@ async function toxicShow(c: ProxyCollection, _req: http.IncomingMessage, res: ht
 
 async function toxicUpdate(c: ProxyCollection, req: http.IncomingMessage, res: http.ServerResponse, p: { proxy: string; toxic: string }): Promise<void> {
   const proxy = c.get(p.proxy);
+  // As toxiproxy (UpdateToxicJson finds the toxic, then decodes): a missing toxic is a 404 whatever the body.
+  proxy.getToxic(p.toxic);
   const body = await readJson(req, API_BODY_LIMIT_BYTES);
   sendJson(res, 200, toxicJson(await c.serial(() => proxy.updateToxic(p.toxic, body))));
 }

@@ -227,6 +227,8 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     });
     expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","name":"x","attributes":{"latency":"abc"}}')).toMatchObject({ status: 400 });
     expect(await call('GET', '/proxies/e/toxics/nope')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
+    // toxiproxy finds the toxic before it reads the body: a 404, where the body's 400 came first.
+    expect(await call('POST', '/proxies/e/toxics/nope', 'not json')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
     expect(await call('DELETE', '/proxies/nope/toxics/latency_downstream')).toMatchObject({ status: 404, body: { error: 'proxy not found' } });
     expect((await call('PATCH', '/proxies/e/toxics/latency_downstream', '{"attributes":{"latency":2}}')).body.attributes.latency).toBe(2);
     // toxiproxy takes a toxic named ".."; no path can name it from fetch or a browser, ?name= can (ours).
