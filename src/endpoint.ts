@@ -67,6 +67,11 @@ export function parseAddress(text: string, flag = '--redis'): Endpoint {
     throw bad();
   }
   if (e.kind === 'tcp' && (e.host === '' || e.port < 1 || !/:\d{1,5}$/.test(s))) throw bad();
+  // A URL (redis://user:pass@host:port) was taken as the host "redis://user:pass@host", and the connect
+  // error echoed its password; it is refused with the password left out.
+  if (e.kind === 'tcp' && /[/@\s]/.test(e.host)) {
+    throw new ConfigError(flag, s.replace(/\/\/[^@/]*@/, '//(redacted)@'), `${ADDRESS_ACCEPTS}, not a URL`);
+  }
   return e;
 }
 

@@ -12,7 +12,7 @@ import { describeEnvironment, describeMethod } from '../results/environment.js';
 import { allKeys, buildWorkloadData, type WorkloadData } from './keys.js';
 import { forkProxiesAhead, openLink, type LinkEndpoint } from './links.js';
 import type { ForkedProxy } from './proxy-process/spawn.js';
-import { benchRedis, refuseClusterNode } from './redis-target.js';
+import { benchRedis, checkUserRedis } from './redis-target.js';
 import { resolveBenchOptions, type BenchOptions } from './options.js';
 import { estimatePlanMs, estimateSampleMs, planConfigurations, type Configuration } from './plan.js';
 import { runLabel, runConfigurations, type BenchProgress } from './runner.js';
@@ -70,7 +70,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       ...(options.password !== undefined ? { password: options.password } : {}),
     };
     admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
-    if (!privateRedis) await refuseClusterNode(admin.redis, options.redis ?? '');
+    if (!privateRedis) await checkUserRedis(admin.redis, options.redis ?? '');
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', opts.keyPrefix, options.allowNonempty ?? false);
     announce();
     const version = await redisVersion(admin.redis);

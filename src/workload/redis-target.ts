@@ -14,12 +14,25 @@ export async function benchRedis(redis: string | undefined): Promise<{ endpoint:
 }
 
 /**
- * Before anything is written or timed: a `--redis` that is a Cluster node answers most keys with MOVED,
- * so every configuration failed with it one by one (closed loop, exit 1) or the run died on a stack
- * trace (open loop), where `bench --cluster` is what measures a cluster.
+ * Before anything is written or timed, what the run needs of a `--redis`. A Cluster node answers most keys
+ * with MOVED, so every configuration failed with it one by one (closed loop, exit 1) or the run died on a
+ * stack trace (open loop), where `bench --cluster` is what measures a cluster. A Redis that wants a password
+ * (requirepass, an ACL) answered the first command NOAUTH: a stack trace too.
  */
-export async function refuseClusterNode(admin: Redis, address: string): Promise<void> {
-  const info = await admin.info('cluster');
+export async function checkUserRedis(admin: Redis, address: string): Promise<void> {
+  let info: string;
+  try {
+    info = await admin.info('cluster');
+  } catch (err) {
+    const refusal = /^(NOAUTH)\b/.exec((err as Error).message)?.[1];
+    if (refusal === undefined) throw err;
+    throw new ConfigError(
+      '--redis',
+      address,
+      `a Redis the bench may use without a password: it answered ${refusal} (requirepass or an ACL); the CLI sends ` +
+        'none (runBench() and runOpenLoopBench() take `password`)',
+    );
+  }
   if (!/^cluster_enabled:1\b/m.test(info)) return;
   throw new ConfigError('--redis', address, 'a single Redis (INFO cluster says cluster_enabled:1): add --cluster to bench a Redis Cluster');
 }

@@ -10,7 +10,7 @@ import { connectionSetup, driverSetupSteps } from '../connection-setup.js';
 import { describeEnvironment } from '../../results/environment.js';
 import { forkProxiesAhead, openLink, type LinkEndpoint } from '../links.js';
 import type { ForkedProxy } from '../proxy-process/spawn.js';
-import { benchRedis, refuseClusterNode } from '../redis-target.js';
+import { benchRedis, checkUserRedis } from '../redis-target.js';
 import { redisVersion } from '../server-stats.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from './options.js';
 import { openLoopResult } from './result.js';
@@ -50,7 +50,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
     privateRedis = target.privateRedis;
     const clientOpts = { ...(options.password !== undefined ? { password: options.password } : {}) };
     admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
-    if (!privateRedis) await refuseClusterNode(admin.redis, options.redis ?? '');
+    if (!privateRedis) await checkUserRedis(admin.redis, options.redis ?? '');
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', o.keyPrefix, options.allowNonempty ?? false);
     const version = await redisVersion(admin.redis);
 
