@@ -25,8 +25,8 @@ export function parseRttWave(text: string, flag = '--rtt-wave'): RttWave {
 }
 
 /**
- * The shape's value in [-1, 1] at `phase` in [0, 1). Each starts at the base and rises first
- * (square: the high half first, sawtooth: from the low peak to the high one).
+ * The shape's value in [-1, 1] at `phase` in [0, 1). Sine and triangle start at the base and rise
+ * first; square holds the high half first; sawtooth starts at the low peak and climbs to the high one.
  */
 export function waveValue(shape: WaveShape, phase: number): number {
   switch (shape) {
