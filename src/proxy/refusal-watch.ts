@@ -91,6 +91,8 @@ export class RefusalWatch {
   private closed = false;
   private timer: NodeJS.Timeout | undefined;
   private probe: net.Socket | undefined;
+  /** The last listen failure logged: the probe retries every REFUSED_PROBE_INTERVAL_MS, the log says each cause once. */
+  private listenFailure: string | undefined;
 
   constructor(private readonly o: RefusalWatchOptions) {}
 
@@ -134,10 +136,14 @@ export class RefusalWatch {
       this.o.listenAgain().then(
         () => {
           this.down = false;
+          this.listenFailure = undefined;
           this.o.log('upstream answers again: listening');
         },
         (err: Error) => {
-          this.o.log(`upstream answers again, but listening failed: ${err.message}; trying again`);
+          if (err.message !== this.listenFailure) {
+            this.listenFailure = err.message;
+            this.o.log(`upstream answers again, but listening failed: ${err.message}; trying again every ${REFUSED_PROBE_INTERVAL_MS} ms (logged once)`);
+          }
           this.schedule();
         },
       );

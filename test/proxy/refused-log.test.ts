@@ -1,8 +1,10 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
+import { parseEndpoint } from '../../src/endpoint.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
+import { RefusalWatch } from '../../src/proxy/refusal-watch.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, type FakeServer } from '../hardening/helpers/fake-server.js';
 
@@ -53,6 +55,40 @@ describe('--max-connections refusals are logged at most once a second', () => {
     expect(refusals()).toEqual([
       '--max-connections 1 reached: refused a client (1 so far)',
       '--max-connections 1 reached: refused a client (3 so far)',
+    ]);
+  });
+});
+
+// The probe dials every 50 ms; a listener that cannot bind again (another process took the port)
+// was logged at each try, twenty lines a second for as long as it lasted.
+describe('a listener that cannot listen again once Redis answers', () => {
+  let server: FakeServer | undefined;
+  let watch: RefusalWatch | undefined;
+  afterEach(async () => {
+    watch?.close();
+    await server?.close();
+  });
+
+  it('is logged once per cause, and its success once', async () => {
+    server = await fakeServer(() => undefined);
+    const lines: string[] = [];
+    let tries = 0;
+    const causes = ['listen EADDRINUSE: address already in use', 'listen EADDRINUSE: address already in use',
+      'listen EADDRINUSE: address already in use', 'listen EACCES: permission denied'];
+    watch = new RefusalWatch({
+      upstream: parseEndpoint(server.address, '--upstream'),
+      stopListening: () => undefined,
+      listenAgain: () => (tries < causes.length ? Promise.reject(new Error(causes[tries++])) : Promise.resolve()),
+      log: (l) => lines.push(l),
+    });
+    watch.refused();
+    await vi.waitFor(() => expect(watch!.refusing).toBe(false), { timeout: 5_000 });
+    expect(tries).toBe(4);
+    expect(lines).toEqual([
+      'upstream refused a connection: not listening until it answers, so clients are refused as by Redis itself',
+      'upstream answers again, but listening failed: listen EADDRINUSE: address already in use; trying again every 50 ms (logged once)',
+      'upstream answers again, but listening failed: listen EACCES: permission denied; trying again every 50 ms (logged once)',
+      'upstream answers again: listening',
     ]);
   });
 });
