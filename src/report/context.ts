@@ -35,7 +35,7 @@ export function methodLines(method: Method): string[] {
       : `configuration order: ${String(method.order)}`;
   const driver = method.driverWarmup
     ? [
-        `before any sample, the client ran each of the ${method.driverWarmup.shapes} shapes straight to Redis ` +
+        `before any sample, the client ran ${method.driverWarmup.shapes === 1 ? 'the one shape' : `each of the ${method.driverWarmup.shapes} shapes`} straight to Redis ` +
           `(${method.driverWarmup.ops} commands in ${method.driverWarmup.ms} ms, not timed), so V8 had settled its code.`,
       ]
     : [];

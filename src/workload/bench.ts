@@ -97,7 +97,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
         maxMsPerShape: driverWarmupMs,
         ...(options.signal ? { signal: options.signal } : {}),
       });
-      progress?.({ type: 'note', text: `client warm-up: ${driverWarmup.shapes} shapes straight to Redis, ${driverWarmup.ops} commands in ${driverWarmup.ms} ms` });
+      progress?.({ type: 'note', text: `client warm-up: ${driverWarmup.shapes} shape${driverWarmup.shapes === 1 ? '' : 's'} straight to Redis, ${driverWarmup.ops} commands in ${driverWarmup.ms} ms` });
     }
     const needAuto = configs.some((c) => c.mode === 'auto');
     for (const c of configs) {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { trackedCount } from '../../src/redis/tracked-children.js';
 import { runBench } from '../../src/workload/bench.js';
+import { methodLines } from '../../src/report/context.js';
 import { MODES, type BenchResult, type Workload } from '../../src/results/types.js';
 
 const find = (rs: BenchResult[], mode: string, batch: number): BenchResult | undefined =>
@@ -55,6 +56,15 @@ describe('runBench on direct (private redis-server)', () => {
     expect(w.ops).toBeGreaterThanOrEqual(40);
     expect(w.ops).toBeLessThanOrEqual(40_000);
     expect(w.ops % 20).toBe(0);
+  });
+
+  it('a client warm-up of one shape says so in the singular (it said "1 shapes", "each of the 1 shapes")', async () => {
+    const notes: string[] = [];
+    const report = await runBench({ links: ['direct'], workload: 'incr', modes: ['seq'], n: 20, repeat: 1, driverWarmupMs: 20 }, (ev) => {
+      if (ev.type === 'note') notes.push(ev.text);
+    });
+    expect(notes).toContainEqual(expect.stringMatching(/^client warm-up: 1 shape straight to Redis, \d+ commands in \d+ ms$/));
+    expect(methodLines(report.method)).toContainEqual(expect.stringMatching(/^before any sample, the client ran the one shape straight to Redis \(/));
   });
 
   it('--driver-warmup 0 skips the client warm-up; a negative one is refused', async () => {
