@@ -11,8 +11,20 @@ export interface TimelineReport {
   wave?: RttWave;
   /** The series row that holds now (0-based), of how many; `once`: it keeps its last value at the end. */
   series?: { row: number; rows: number; once: boolean };
-  /** The schedule's last applied step (0-based, -1 before the first), of how many, in which pass of a loop (0 first), and when the next is due. */
-  schedule?: { step: number; steps: number; loop: number; nextAtMs?: number };
+  /**
+   * The schedule's last step whose time came (0-based, -1 before the first), of how many, in which
+   * pass of a loop (0 first), and when the next is due. `skipped` counts the steps refused when their
+   * time came (a PUT /link since made them unfit), so `step` alone does not say one was applied;
+   * `lastSkipped` names the latest and why.
+   */
+  schedule?: { step: number; steps: number; loop: number; nextAtMs?: number; skipped: number; lastSkipped?: SkippedStep };
+}
+
+/** A schedule step refused when its time came: nothing of it applied (docs/link-over-time.md). */
+export interface SkippedStep {
+  step: number;
+  loop: number;
+  reason: string;
 }
 
 /** The last partition (absent when none ran). */

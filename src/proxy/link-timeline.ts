@@ -10,7 +10,7 @@ import type { RttSeries } from '../link/rtt-series.js';
 import type { LinkSchedule, ScheduleStep } from '../link/schedule.js';
 import type { LinkUpdate } from '../link/types.js';
 import type { RttWave } from '../link/wave.js';
-import type { TimelineReport } from '../link/timeline-report.js';
+import type { SkippedStep, TimelineReport } from '../link/timeline-report.js';
 import type { Scheduler, Timer } from '../stage/types.js';
 import type { PartitionRequest } from '../link/partition.js';
 
@@ -26,6 +26,8 @@ export class LinkTimeline {
   private originNs = 0;
   private step = -1;
   private pass = 0;
+  private skipped = 0;
+  private lastSkipped: SkippedStep | undefined;
   private timer: Timer | undefined;
   private rampEnd: Timer | undefined;
   private stopped = false;
@@ -80,8 +82,9 @@ export class LinkTimeline {
     const sch = this.o.schedule;
     if (sch) {
       const next = this.nextDueNs();
-      out.schedule = { step: this.step, steps: sch.steps.length, loop: this.pass };
+      out.schedule = { step: this.step, steps: sch.steps.length, loop: this.pass, skipped: this.skipped };
       if (next !== undefined) out.schedule.nextAtMs = Math.round((next - this.originNs) / 1e6);
+      if (this.lastSkipped) out.schedule.lastSkipped = { ...this.lastSkipped };
     }
     return out;
   }
@@ -117,6 +120,8 @@ export class LinkTimeline {
         // does not fit (a burst too short for the loss it set): refused whole, as PUT /link would be,
         // and logged; thrown from this timer it ended the proxy, and the schedule with it.
         if (!(err instanceof ConfigError)) throw err;
+        this.skipped++;
+        this.lastSkipped = { step: this.step, loop: this.pass, reason: err.message };
         this.log(`--link-schedule steps[${this.step}] skipped: ${err.message}`);
       }
       this.armNext();

@@ -183,17 +183,17 @@ describe('LinkTimeline on a fake clock', () => {
       { at: '1s', link: { rttUs: 11_000 }, ramp: '1s' },
       { at: '5s', link: { rttUs: 2000, jitterUs: 100 } },
     ]);
-    expect(timeline.report()!.schedule).toEqual({ step: -1, steps: 2, loop: 0, nextAtMs: 1000 });
+    expect(timeline.report()!.schedule).toEqual({ step: -1, steps: 2, loop: 0, nextAtMs: 1000, skipped: 0 });
     scheduler.runUntil(1.5 * S);
     // Half-way up the ramp from 1 ms to 11 ms.
     expect(link.delaysNowUs()).toEqual({ upUs: 3000, downUs: 3000 });
-    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 0, nextAtMs: 5000 });
+    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 0, nextAtMs: 5000, skipped: 0 });
     scheduler.runUntil(2.5 * S);
     expect(link.delaysNowUs()).toEqual({ upUs: 5500, downUs: 5500 });
     expect(link.shape.constant).toBe(true);
     scheduler.runUntil(5 * S);
     expect(link.settings).toMatchObject({ upUs: 1000, downUs: 1000, jitterUs: 100 });
-    expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0 });
+    expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0, skipped: 0 });
   });
 
   it('new delays given mid-ramp (PUT /link: the proxy ends the ramp) hold at once, not at its end', () => {
@@ -222,7 +222,7 @@ describe('LinkTimeline on a fake clock', () => {
       { atNs: 2 * S, request: { durationUs: 1_000_000, then: 'heal' } },
       { atNs: 6 * S, request: { durationUs: 1_000_000, then: 'heal' } },
     ]);
-    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 2, nextAtMs: 10_000 });
+    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 2, nextAtMs: 10_000, skipped: 0 });
   });
 
   // A PUT /link since the start can leave a step that does not fit: its ConfigError, thrown from the step's timer, ended the proxy.
@@ -237,8 +237,11 @@ describe('LinkTimeline on a fake clock', () => {
     // Refused whole, as PUT /link refuses: neither its delays nor its partition.
     expect(link.settings).toMatchObject({ upUs: 500, lossBurst: 2 });
     expect(partitions).toEqual([]);
+    // /stats says the step's time came but nothing of it applied, and why.
+    const reason = expect.stringMatching(/^lossBurst: invalid value 1\.2; expected a mean burst of at least 1\.5/);
+    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 0, nextAtMs: 3000, skipped: 1, lastSkipped: { step: 0, loop: 0, reason } });
     scheduler.runUntil(3 * S);
     expect(link.settings.upUs).toBe(3500);
-    expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0 });
+    expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0, skipped: 1, lastSkipped: { step: 0, loop: 0, reason } });
   });
 });

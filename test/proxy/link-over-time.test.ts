@@ -63,7 +63,7 @@ describe('a link that changes over time, with a real client', () => {
     const c = proxyClient(proxy);
     try {
       await c.connect();
-      expect(proxy.stats().timeline?.schedule).toEqual({ step: -1, steps: 1, loop: 0, nextAtMs: 800 });
+      expect(proxy.stats().timeline?.schedule).toEqual({ step: -1, steps: 1, loop: 0, nextAtMs: 800, skipped: 0 });
       await vi.waitUntil(() => proxy.stats().timeline?.schedule?.step === 0, { timeout: 5000, interval: 10 });
       expect(proxy.link()).toMatchObject({ upUs: 15_000, downUs: 15_000 });
       const t = monotonicNs();
