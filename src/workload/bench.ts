@@ -20,7 +20,7 @@ import { estimateDriverWarmupMs, warmDriver, type DriverWarmupResult } from './d
 import { deleteKeys } from './sample.js';
 import { redisVersion } from './server-stats.js';
 import { LUA_SCRIPTS } from './shapes/index.js';
-import type { BenchReport, Workload } from '../results/types.js';
+import type { BenchReport, BenchResult, Workload } from '../results/types.js';
 
 export type { BenchOptions } from './options.js';
 export type { BenchProgress } from './runner.js';
@@ -136,6 +136,10 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       if (added) notes.push(added);
     }
     const derived = deriveResults(run.outcomes);
+    for (const [name, link] of links) {
+      const note = timed.has(name) ? serializationNote(name, link.spec.update.bandwidthBps ?? 0, derived.results) : undefined;
+      if (note) notes.push(note);
+    }
     return {
       kind: 'bench',
       environment: describeEnvironment(version, startedAt),
@@ -168,6 +172,20 @@ export function tooLongForBound(configs: readonly Configuration[], maxSeconds: n
 }
 
 /** An estimate in tenths of a second, in ms below one (a bound of 0.001 s was refused with a sample of "about 0.0 s"). */
+/**
+ * model ms and the link share are round trips x RTT: a link with a bandwidth also spends each byte's
+ * serialisation, so a 100 KB GET at 100 mbit read as +549% from its model and "link 10%", unexplained.
+ */
+export function serializationNote(link: string, bandwidthBps: number, results: readonly BenchResult[]): string | undefined {
+  if (bandwidthBps <= 0) return undefined;
+  const bytes = Math.max(0, ...results.filter((r) => r.link === link).map((r) => (r.bytesUp ?? 0) + (r.bytesDown ?? 0)));
+  if (bytes === 0) return undefined;
+  return (
+    `${link}: model ms and the link share count round trips x RTT only; its bandwidth adds each byte's serialisation, ` +
+    `up to ${fmtMsProse((bytes * 8 * 1000) / bandwidthBps)} a sample here (${bytes} bytes up and down at ${bandwidthBps / 1e6} mbit/s)`
+  );
+}
+
 function aboutTime(ms: number): string {
   return ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : fmtMsProse(ms);
 }

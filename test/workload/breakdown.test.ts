@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
+import { serializationNote } from '../../src/workload/bench.js';
 import { deriveResults } from '../../src/workload/derive.js';
 import { planConfigurations } from '../../src/workload/plan.js';
 import type { SampleOutcome } from '../../src/workload/sample.js';
@@ -25,5 +26,17 @@ describe('breakdown.otherMs', () => {
     const r = resultWith({ ms: 7, roundTrips: 1, clientCpuMs: 9.52 });
     expect(r.breakdown!.clientCpuMs / r.medianMs!).toBeGreaterThan(1);
     expect(r.breakdown!.otherMs).toBe(0);
+  });
+});
+
+describe('a link with a bandwidth', () => {
+  // model ms and the link share leave its serialisation out: 100 KB GETs at 100 mbit read +549% and "link 10%", unexplained.
+  it('gets a note saying the serialisation its model and link share leave out, with the largest sample\'s', () => {
+    const r = resultWith({ bytesUp: 50_000, bytesDown: 1_000_000 });
+    expect(serializationNote('cross-az', 100e6, [r])).toBe(
+      "cross-az: model ms and the link share count round trips x RTT only; its bandwidth adds each byte's serialisation, " +
+        'up to 84.0 ms a sample here (1050000 bytes up and down at 100 mbit/s)',
+    );
+    expect(serializationNote('cross-az', 0, [r])).toBeUndefined();
   });
 });
