@@ -22,11 +22,25 @@ export function parseDurationUs(text: string, flag: string, bareUnit: 'us' | 'ms
 }
 
 /**
+ * The floor of a duration that must not be 0, said as the one place that says it. Durations are kept
+ * in whole microseconds, so "1ns" or "0.4us" round to 0 and are refused: "above 0" read as if 1ns
+ * would do.
+ */
+export const DURATION_FLOOR = 'above 0, at least 1us (durations are whole microseconds: less rounds to 0)';
+
+/** parseDurationUs for a duration that must not be 0: `what` ("a period") names it in the refusal, `example` shows one. */
+export function parsePositiveDurationUs(text: string, flag: string, what: string, example: string, bareUnit: 'us' | 'ms' = 'ms'): number {
+  const us = parseDurationUs(text, flag, bareUnit);
+  if (us === 0) throw new ConfigError(flag, text, `${what} ${DURATION_FLOOR}, like ${example}`);
+  return us;
+}
+
+/**
  * A duration written as text ("10s", "200ms") in a JSON body or file, to integer microseconds. A
  * period, a ramp or a partition is refused at 0 (`aboveZero`): it would mean nothing or divide by it.
  */
 export function durationUsSchema(aboveZero: boolean): z.ZodType<number, string> {
-  const accepts = `a duration${aboveZero ? ' above 0' : ''} like 200ms or 10s (units ns, us, ms, s), at most 1 hour`;
+  const accepts = `a duration${aboveZero ? ` ${DURATION_FLOOR},` : ''} like 200ms or 10s (units ns, us, ms, s), at most 1 hour`;
   return z.string({ error: accepts }).transform((text, ctx) => {
     let us = -1;
     try {

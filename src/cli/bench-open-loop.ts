@@ -5,7 +5,7 @@ import { ConfigError } from '../errors.js';
 import { renderOpenLoopHtml } from '../report/open-loop/html.js';
 import { renderOpenLoopTable, rowLabel } from '../report/open-loop/table.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
-import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parseRateList } from '../units.js';
+import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parsePositiveDurationUs, parseRateList } from '../units.js';
 import { parseAddress } from '../endpoint.js';
 import { runOpenLoopBench } from '../workload/open-loop/bench.js';
 import { LINKS_ACCEPTED } from '../workload/link-list.js';
@@ -91,19 +91,18 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
     links: parseList(flags.links, '--links', LINKS_ACCEPTED),
     clients: flags.clients === undefined ? [1] : parseIntList(flags.clients, '--clients', 10_000),
     ...(flags.rate !== undefined ? { rates: parseRateList(flags.rate, '--rate') } : {}),
-    durationUs: parseDurationUs(flags.duration, '--duration'),
+    durationUs: parsePositiveDurationUs(flags.duration, '--duration', 'a duration', '500ms or 20s (a bare number is ms)'),
     arrival: flags.arrival as Arrival,
     ...(flags.batchWindow !== undefined ? { batchWindowsUs: parseList(flags.batchWindow, '--batch-window', 'durations like 0,100us,1ms').map((w) => parseDurationUs(w, '--batch-window')) } : {}),
     ...(maxBatch !== undefined ? { maxBatch } : {}),
     modes: (given('modes') ? parseList(flags.modes, '--modes', `shapes (${OPEN_LOOP_MODES.join(', ')})`) : ['seq']) as OpenLoopMode[],
-    ...(flags.slo !== undefined ? { sloUs: parseDurationUs(flags.slo, '--slo') } : {}),
+    ...(flags.slo !== undefined ? { sloUs: parsePositiveDurationUs(flags.slo, '--slo', 'a duration', '2ms') } : {}),
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,
     seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
     ...(given('compensate') ? { compensation: benchCompensation(flags.compensate) } : {}),
     ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
   };
-  if (options.durationUs === 0) throw new ConfigError('--duration', flags.duration, 'a duration above 0 like 500ms or 20s (a bare number is ms)');
   resolveOpenLoopOptions(options); // everything checked before anything starts
   return options;
 }

@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { parseDurationUs } from '../units.js';
+import { DURATION_FLOOR, parseDurationUs, parsePositiveDurationUs } from '../units.js';
 
 export type WaveShape = 'sine' | 'square' | 'triangle' | 'sawtooth';
 export const WAVE_SHAPES: readonly WaveShape[] = ['sine', 'square', 'triangle', 'sawtooth'];
@@ -12,15 +12,13 @@ export interface RttWave {
   amplitudeUs: number;
 }
 
-const ACCEPTS = `SHAPE:PERIOD:AMPLITUDE, SHAPE one of ${WAVE_SHAPES.join(' | ')}, a period above 0 (e.g. sine:60s:20ms)`;
+const ACCEPTS = `SHAPE:PERIOD:AMPLITUDE, SHAPE one of ${WAVE_SHAPES.join(' | ')}, a period ${DURATION_FLOOR} (e.g. sine:60s:20ms)`;
 
-/** Parses `sine:60s:20ms`; the period must be above zero, the amplitude may be zero. */
+/** Parses `sine:60s:20ms`; the period must be above zero (at least 1us), the amplitude may be zero. */
 export function parseRttWave(text: string, flag = '--rtt-wave'): RttWave {
   const parts = text.split(':');
   if (parts.length !== 3 || !(WAVE_SHAPES as readonly string[]).includes(parts[0]!.trim())) throw new ConfigError(flag, text, ACCEPTS);
-  const periodUs = parseDurationUs(parts[1]!, `${flag} period`);
-  // Durations are whole microseconds: 1ns reads as 0, so the bound is said in them.
-  if (periodUs <= 0) throw new ConfigError(`${flag} period`, parts[1], 'a period above 0, at least 1us (e.g. 60s)');
+  const periodUs = parsePositiveDurationUs(parts[1]!, `${flag} period`, 'a period', '60s');
   return { shape: parts[0]!.trim() as WaveShape, periodUs, amplitudeUs: parseDurationUs(parts[2]!, `${flag} amplitude`) };
 }
 

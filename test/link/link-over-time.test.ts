@@ -8,6 +8,7 @@ import { parseLinkSchedule } from '../../src/link/schedule.js';
 import { parseRttWave, waveValue } from '../../src/link/wave.js';
 import type { PartitionRequest } from '../../src/link/partition.js';
 import { LinkTimeline } from '../../src/proxy/link-timeline.js';
+import { parsePositiveDurationUs } from '../../src/units.js';
 
 const MS = 1_000_000;
 const S = 1_000_000_000;
@@ -18,7 +19,9 @@ describe('--rtt-wave', () => {
     expect(() => parseRttWave('sine:0s:20ms')).toThrow(/--rtt-wave period: .*above 0/);
     expect(() => parseRttWave('sine:-5s:20ms')).toThrow(/--rtt-wave period/);
     // 1ns is above 0, but a whole number of microseconds is 0: the message says what the bound is.
-    expect(() => parseRttWave('sine:1ns:20ms')).toThrow('--rtt-wave period: invalid value "1ns"; expected a period above 0, at least 1us (e.g. 60s)');
+    expect(() => parseRttWave('sine:1ns:20ms')).toThrow(
+      '--rtt-wave period: invalid value "1ns"; expected a period above 0, at least 1us (durations are whole microseconds: less rounds to 0), like 60s',
+    );
     expect(() => parseRttWave('wobble:5s:1ms')).toThrow(/--rtt-wave: .*sine \| square \| triangle \| sawtooth/);
   });
 
@@ -132,6 +135,13 @@ describe('--link-schedule', () => {
     expect(() => parseLinkSchedule([{ at: '0s', link: {}, ramp: '20s' }, { at: '10s', link: {} }])).toThrow(/steps\[0\]\.ramp: .*ends by steps\[1\]\.at/);
     expect(() => parseLinkSchedule({ loop: true, period: '0s', steps: [{ at: '0s', link: {} }] })).toThrow(/--link-schedule period: .*above 0/);
     expect(() => parseLinkSchedule([{ at: '0s', partition: '0s' }])).toThrow(/steps\[0\]\.partition: .*above 0/);
+    // 1ns is above 0 as written but 0 in whole microseconds: each refusal says the real floor, not only "above 0".
+    const floor = 'above 0, at least 1us (durations are whole microseconds: less rounds to 0)';
+    expect(() => parseLinkSchedule([{ at: '0s', partition: '1ns' }])).toThrow(`--link-schedule steps[0].partition: invalid value "1ns"; expected a duration ${floor}`);
+    expect(() => parseLinkSchedule([{ at: '0s', link: {}, ramp: '1ns' }])).toThrow(`--link-schedule steps[0].ramp: invalid value "1ns"; expected a duration ${floor}`);
+    expect(() => parseLinkSchedule({ loop: true, period: '0.4us', steps: [{ at: '0s', link: {} }] })).toThrow(`--link-schedule period: invalid value "0.4us"; expected a duration ${floor}`);
+    expect(() => parsePositiveDurationUs('1ns', '--duration', 'a duration', '20s')).toThrow(`--duration: invalid value "1ns"; expected a duration ${floor}, like 20s`);
+    expect(parsePositiveDurationUs('1us', '--duration', 'a duration', '20s')).toBe(1);
     expect(() => parseLinkSchedule([])).toThrow(/at least one step/);
     // A period on a schedule that runs once did nothing, without a word.
     expect(() => parseLinkSchedule({ loop: false, period: '5s', steps: [{ at: '0s', link: {} }] })).toThrow(
