@@ -48,7 +48,10 @@ export function registerProxy(program: Command): void {
         'Ctrl-C prints a summary of what crossed (and writes --stats-json).',
     )
     .option('--config <file>', 'a JSON file of startProxy() options (link, toxics, cluster, zones, TLS, record, control; schema: docs/proxy-options.schema.json); flags given win, repeatable ones append')
-    .option('--print-config', 'print the effective configuration (the file and the flags merged, secrets redacted) as JSON and exit')
+    .option(
+      '--print-config',
+      'print the effective configuration (the file and the flags merged, secrets redacted) as JSON and exit; checks the flags and the files they name, exit 2 as the start would, but connects to nothing: what the upstream is (--zones against a single Redis) or an address in use is refused only at the start',
+    )
     .option('--upstream <addr>', 'the Redis to proxy: host:port or unix:/path/redis.sock (required unless --sentinel)')
     .option('--listen <addr>', 'where clients connect: host:port (port 0 = any free port) or a unix socket path', '127.0.0.1:0')
     .option('--control <addr>', 'start the HTTP control endpoint here (a live dashboard at GET /; GET /stats /metrics /connections, PUT /link, POST /reset)')

@@ -154,6 +154,15 @@ describe('redis-rtt proxy --config (the built binary)', () => {
     expect(listen.stderr).toContain('--tls-cert: invalid value');
   });
 
+  // docs/cli.md promised exit 2 wherever the start would; it cannot see the upstream, and --help and the docs now say so.
+  it('--print-config connects to nothing: --zones against an upstream that is not a cluster (here none) exits 0, as --help says', async () => {
+    const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--zones', '3', '--print-config']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ upstream: '127.0.0.1:1', zones: 3 });
+    const help = await runCli(['proxy', '--help']);
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('connects to nothing: what the upstream is (--zones against a single Redis) or an address in use is refused only at the start');
+  });
+
   it('refuses --print-config\'s own placeholder as a secret, so its output saved as a file does not set the token to "(redacted)"', async () => {
     const printed = await runCli(['proxy', '--config', file(CONFIG), '--print-config']);
     expect(printed.code, printed.stderr).toBe(0);
