@@ -1,7 +1,10 @@
 import type { ClientZones } from '../cluster/client-zones.js';
 import type { NodeLabel } from '../cluster/cluster-node.js';
+import { NoFreePortError } from '../cluster/listen-ports.js';
+import { settledFailure } from '../cluster/settled-failure.js';
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress, RewriteContext } from '../cluster/types.js';
+import { formatEndpoint } from '../endpoint.js';
 import type { SentinelReading } from './discover.js';
 import type { GivenNames } from './given-names.js';
 import type { SentinelRewriteContext } from './types.js';
@@ -59,6 +62,40 @@ export class SentinelTopology {
     const list = this.canonical(named);
     await this.nodes().open(list);
     this.nodes().label(list.map((a) => this.labelOf(a, 'unknown', this.zones.replica(a))));
+  }
+
+  /**
+   * Start-up: a listener for every given sentinel (the first on `listenPort` in client zone 1) and every
+   * sentinel and data node the first reading names, in every client zone, all at once; labels come after
+   * (openSentinels, apply). Opened a group at a time, a --listen-ports range too small failed on the first group
+   * short of ports and counted that group only: 3 sentinels and 3 nodes in a range of 3 said 'the nodes need 4'.
+   * Now the error names every listener left without a port and how many the whole set needs.
+   */
+  async openAtStart(given: readonly RealAddress[], r: SentinelReading, listenPort: number): Promise<void> {
+    const sentinels = this.canonical([...given, ...r.sentinels]);
+    for (const a of sentinels) this.sentinelKeys.add(nodeKey(a.host, a.port));
+    const primaryKey = r.primary ? nodeKey(r.primary.host, r.primary.port) : undefined;
+    // apply()'s order (the primary, then the replicas by address): the order nodes() and the first line list them.
+    const replicas = r.replicas.filter((a) => nodeKey(a.host, a.port) !== primaryKey).sort(byAddress);
+    const nodes = this.canonical([...(r.primary ? [r.primary] : []), ...replicas]).filter((a) => !this.isSentinel(a));
+    const first = sentinels[0] && nodeKey(sentinels[0].host, sentinels[0].port);
+    const zones = this.nodes().zones;
+    const tries = zones.flatMap((z) =>
+      [...sentinels, ...nodes].map((a) => {
+        const seed = z.zone === 1 && nodeKey(a.host, a.port) === first;
+        const named = `${this.isSentinel(a) ? 'sentinel' : 'node'} ${formatEndpoint({ kind: 'tcp', ...a })}${zones.length > 1 ? ` (client zone ${z.zone})` : ''}`;
+        return { named, opened: z.nodes.open([a], seed ? listenPort : undefined) };
+      }),
+    );
+    const settled = await Promise.allSettled(tries.map((t) => t.opened));
+    // Each listener short of a port under its own name (NodeSet says 'node' for a sentinel, and the same name in every zone).
+    const failed = settledFailure(
+      settled.map((x, i): PromiseSettledResult<unknown> => {
+        if (x.status === 'fulfilled' || !(x.reason instanceof NoFreePortError)) return x;
+        return { status: 'rejected', reason: new NoFreePortError(x.reason.range, [tries[i]!.named], x.reason.held) };
+      }),
+    );
+    if (failed) throw failed;
   }
 
   /** A reading of the sentinel that speaks for the topology: listeners for all it names, roles from it. */

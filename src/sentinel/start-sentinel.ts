@@ -94,6 +94,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   );
   const proxy = new SentinelProxy(sets, starter, refresh, sentinel.sentinelMaster, answers, counts, listenTls, log);
   try {
+    await topology.openAtStart(sentinel.addresses, first, s.listen.port);
     await topology.openSentinels(sentinel.addresses.slice(0, 1), s.listen.port);
     await topology.openSentinels(sentinel.addresses.slice(1));
     await topology.apply(first);

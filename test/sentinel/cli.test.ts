@@ -163,6 +163,17 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
     }
   }, 30_000);
 
+  it('--listen-ports short of ports for the set exits 2 saying how many the whole set needs, not one group', async () => {
+    // Five listeners from the range: two sentinels besides --listen's, the primary, two replicas. Opened a group at
+    // a time, the start said 'the nodes need 3' (the sentinels' two held, one node short), and then 5 when given 3.
+    const port = await findFreePort();
+    const r = await runCli(['proxy', '--sentinel', setup.sentinelAddresses.join(','), '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--listen-ports', `${port}-${port + 1}`]);
+    expect(r.code, r.stderr).toBe(2);
+    // A port of the range another process holds is counted apart: the need is 5 either way.
+    expect(r.stderr).toMatch(new RegExp(`--listen-ports ${port}-${port + 1}: no free port left for .*; the nodes need 5\\)`));
+    expect(r.stderr.match(/no free port left for (.*) \(the range/)?.[1]?.split(', ').length).toBeGreaterThanOrEqual(3);
+  }, 30_000);
+
   it('--print-config shows the sentinel password from REDIS_RTT_SENTINEL_PASSWORD as "(redacted)", as the other secrets', async () => {
     process.env.REDIS_RTT_SENTINEL_PASSWORD = 'pr1nt-s3cret';
     try {
