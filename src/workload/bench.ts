@@ -70,7 +70,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       ...(options.password !== undefined ? { password: options.password } : {}),
     };
     admin = await connectClient(endpoint, { ...clientOpts, protocol: 2 });
-    if (!privateRedis) await checkUserRedis(admin.redis, options.redis ?? '');
+    if (!privateRedis) await checkUserRedis(admin.redis, options.redis ?? '', opts.replyTimeoutMs);
     if (!privateRedis) await refuseNonempty(admin.redis, options.redis ?? '', opts.keyPrefix, options.allowNonempty ?? false);
     announce();
     const version = await redisVersion(admin.redis);

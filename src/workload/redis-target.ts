@@ -14,16 +14,33 @@ export async function benchRedis(redis: string | undefined): Promise<{ endpoint:
 }
 
 /**
+ * A `--redis` that takes the connection and never answers (another service, a stuck Redis) waited out the
+ * client's 30 s reply timeout and ended on a stack trace; a Redis answers INFO in milliseconds.
+ */
+const FIRST_REPLY_TIMEOUT_MS = 5000;
+class SilentServer extends Error {}
+
+/**
  * Before anything is written or timed, what the run needs of a `--redis`. A Cluster node answers most keys
  * with MOVED, so every configuration failed with it one by one (closed loop, exit 1) or the run died on a
  * stack trace (open loop), where `bench --cluster` is what measures a cluster. A Redis that wants a password
  * (requirepass, an ACL) answered the first command NOAUTH: a stack trace too.
  */
-export async function checkUserRedis(admin: Redis, address: string): Promise<void> {
+export async function checkUserRedis(admin: Redis, address: string, replyTimeoutMs = FIRST_REPLY_TIMEOUT_MS): Promise<void> {
   let info: string;
+  let timer: NodeJS.Timeout | undefined;
+  const waitMs = Math.min(FIRST_REPLY_TIMEOUT_MS, replyTimeoutMs);
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new SilentServer()), waitMs);
+  });
   try {
-    info = await admin.info('cluster');
+    info = await Promise.race([admin.info('cluster'), silent]);
   } catch (err) {
+    if (err instanceof SilentServer) {
+      // Closed, so the clean-up's DEL fails at once instead of waiting out its own 30 s reply timeout.
+      admin.disconnect();
+      throw new ConfigError('--redis', address, `a Redis: it took the connection but did not answer INFO within ${waitMs / 1000} s`);
+    }
     const refusal = /^(NOAUTH)\b/.exec((err as Error).message)?.[1];
     if (refusal === undefined) throw err;
     throw new ConfigError(
@@ -32,6 +49,8 @@ export async function checkUserRedis(admin: Redis, address: string): Promise<voi
       `a Redis the bench may use without a password: it answered ${refusal} (requirepass or an ACL); the CLI sends ` +
         'none (runBench() and runOpenLoopBench() take `password`)',
     );
+  } finally {
+    clearTimeout(timer);
   }
   if (!/^cluster_enabled:1\b/m.test(info)) return;
   throw new ConfigError('--redis', address, 'a single Redis (INFO cluster says cluster_enabled:1): add --cluster to bench a Redis Cluster');

@@ -217,3 +217,20 @@ describe('someone else\'s database', () => {
     expect(await admin.dbsize()).toBe(1);
   });
 });
+
+describe('a --redis that takes the connection and never answers', () => {
+  // It waited out the 30 s reply timeout and ended on ioredis's "Command timed out" stack trace.
+  it('is refused as not a Redis, naming --redis, after the first reply timeout (5 s at most)', async () => {
+    const { createServer } = await import('node:net');
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(silent.address() as { port: number }).port}`;
+    try {
+      const run = runBench({ redis: address, links: ['direct'], modes: ['seq'], n: 10, repeat: 1, driverWarmupMs: 0, replyTimeoutMs: 300 });
+      await expect(run).rejects.toThrow(ConfigError);
+      await expect(run).rejects.toThrow(`--redis: invalid value "${address}"; expected a Redis: it took the connection but did not answer INFO within 0.3 s`);
+    } finally {
+      silent.close();
+    }
+  });
+});
