@@ -96,6 +96,8 @@ export class SentinelTopology {
       }),
     );
     if (failed) throw failed;
+    // Labelled here, given ones first (their zones in that order): apply() labels only the sentinels it has not seen.
+    this.nodes().label(sentinels.map((a) => this.labelOf(a, 'sentinel', this.zones.sentinel(a))));
   }
 
   /** A reading of the sentinel that speaks for the topology: listeners for all it names, roles from it. */

@@ -156,7 +156,12 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
     const nobody = `127.0.0.1:${await findFreePort()}`;
     const p = await startCliProxy(['--sentinel', `${nobody},${setup.sentinelAddresses[0]!}`, '--sentinel-master', 'mymaster', '--listen', '127.0.0.1:0', '--compensate', '0']);
     try {
-      expect((p.line as unknown as { nodes: NodeLine[] }).nodes.find((n) => n.role === 'master')?.upstream).toBe(setup.nodes[0]!.address);
+      const nodes = (p.line as unknown as { nodes: NodeLine[] }).nodes;
+      expect(nodes.find((n) => n.role === 'master')?.upstream).toBe(setup.nodes[0]!.address);
+      // The two sentinels only the reading named are sentinels too (role and rewrite stage), as the given ones.
+      const sentinels = nodes.filter((n) => n.role === 'sentinel').map((n) => n.upstream);
+      expect(sentinels.slice(0, 2)).toEqual([nobody, setup.sentinelAddresses[0]]);
+      expect(sentinels.slice(2).sort()).toEqual(setup.sentinelAddresses.slice(1).sort());
       expect(p.stderr()).toMatch(new RegExp(`warning: sentinel ${nobody} \\(its listener is --listen\\) did not answer at start: .*ECONNREFUSED.*; its listener turns clients away until it does`));
     } finally {
       expect((await p.stop('SIGINT')).code).toBe(0);
