@@ -24,7 +24,7 @@ class SilentServer extends Error {}
  * Before anything is written or timed, what the run needs of a `--redis`. A Cluster node answers most keys
  * with MOVED, so every configuration failed with it one by one (closed loop, exit 1) or the run died on a
  * stack trace (open loop), where `bench --cluster` is what measures a cluster. A Redis that wants a password
- * (requirepass, an ACL) answered the first command NOAUTH: a stack trace too.
+ * (requirepass, an ACL) answered the first command NOAUTH, and a Sentinel DBSIZE with an error: stack traces too.
  */
 export async function checkUserRedis(admin: Redis, address: string, replyTimeoutMs = FIRST_REPLY_TIMEOUT_MS): Promise<void> {
   let info: string;
@@ -34,7 +34,7 @@ export async function checkUserRedis(admin: Redis, address: string, replyTimeout
     timer = setTimeout(() => reject(new SilentServer()), waitMs);
   });
   try {
-    info = await Promise.race([admin.info('cluster'), silent]);
+    info = await Promise.race([admin.info('server'), silent]);
   } catch (err) {
     if (err instanceof SilentServer) {
       // Closed, so the clean-up's DEL fails at once instead of waiting out its own 30 s reply timeout.
@@ -52,6 +52,10 @@ export async function checkUserRedis(admin: Redis, address: string, replyTimeout
   } finally {
     clearTimeout(timer);
   }
-  if (!/^cluster_enabled:1\b/m.test(info)) return;
-  throw new ConfigError('--redis', address, 'a single Redis (INFO cluster says cluster_enabled:1): add --cluster to bench a Redis Cluster');
+  const mode = /^redis_mode:(\w+)/m.exec(info)?.[1];
+  if (mode === 'cluster') throw new ConfigError('--redis', address, 'a single Redis (INFO says redis_mode:cluster): add --cluster to bench a Redis Cluster');
+  // A sentinel answers no data command: DBSIZE failed on a ReplyError stack trace.
+  if (mode === 'sentinel') {
+    throw new ConfigError('--redis', address, "a Redis, not a Sentinel (INFO says redis_mode:sentinel): give the primary's host:port (SENTINEL GET-MASTER-ADDR-BY-NAME)");
+  }
 }

@@ -8,20 +8,24 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/private-re
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 let redis: PrivateRedis;
-/** A lone node started in cluster mode, no slots: INFO cluster says cluster_enabled:1, as a real cluster's nodes do. */
+/** A lone node started in cluster mode, no slots: INFO says redis_mode:cluster, as a real cluster's nodes do. */
 let clusterNode: PrivateRedis;
 /** One with requirepass: the CLI has no password to give it. */
 let locked: PrivateRedis;
+/** A Sentinel: a user's address for their Sentinel set-up, not its primary. */
+let sentinel: PrivateRedis;
 beforeAll(async () => {
-  [redis, clusterNode, locked] = await Promise.all([
+  [redis, clusterNode, locked, sentinel] = await Promise.all([
     startPrivateRedis(),
     startPrivateRedis({ args: ['--cluster-enabled', 'yes'] }),
     startPrivateRedis({ args: ['--requirepass', 'sekret'] }),
+    // Watching a primary that is not there: it answers INFO all the same, and no data command.
+    startPrivateRedis({ sentinel: true, args: ['--sentinel', 'monitor', 'm', '127.0.0.1', '1', '1'] }),
   ]);
   const [host, port] = redis.address.split(':') as [string, string];
   execFileSync('redis-cli', ['-h', host, '-p', port, 'SET', 'someone-elses-key', 'v']);
 });
-afterAll(() => Promise.all([redis?.stop(), clusterNode?.stop(), locked?.stop()]));
+afterAll(() => Promise.all([redis?.stop(), clusterNode?.stop(), locked?.stop(), sentinel?.stop()]));
 
 describe('bench --redis on a non-empty database', () => {
   it('refuses first: exit 2, the refusal, and no estimate or sample before it', async () => {
@@ -40,9 +44,19 @@ describe('bench --redis on a Cluster node without --cluster', () => {
     const runs = await Promise.all([closedLoop, openLoop].map((flags) => runCli(['bench', '--redis', clusterNode.address, ...flags])));
     for (const r of runs) {
       expect(r.code, r.stderr).toBe(2);
-      expect(r.stderr).toContain(`--redis: invalid value "${clusterNode.address}"; expected a single Redis (INFO cluster says cluster_enabled:1): add --cluster`);
+      expect(r.stderr).toContain(`--redis: invalid value "${clusterNode.address}"; expected a single Redis (INFO says redis_mode:cluster): add --cluster`);
       expect(r.stderr).not.toMatch(/estimated|MOVED|CLUSTERDOWN|achieved|\n {4}at /);
     }
+  });
+
+  // A Sentinel answered DBSIZE with an error: a ReplyError stack trace, exit 1.
+  it('a Sentinel\'s address is refused the same way, naming what to give instead', async () => {
+    const r = await runCli(['bench', '--redis', sentinel.address, '--links', 'local', '--modes', 'seq', '-n', '10', '--driver-warmup', '0']);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      `redis-rtt: --redis: invalid value "${sentinel.address}"; expected a Redis, not a Sentinel (INFO says redis_mode:sentinel): ` +
+        "give the primary's host:port (SENTINEL GET-MASTER-ADDR-BY-NAME)\n",
+    ]);
   });
 });
 
