@@ -5,7 +5,7 @@ import { renderCalibrateTable } from '../report/calibrate-table.js';
 import { renderHtml } from '../report/html.js';
 import { withTypedValue } from '../errors.js';
 import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
-import { parseCompensateFlag } from './compensate-flag.js';
+import { missingTable, parseCompensateFlag } from './compensate-flag.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget, writeOutputFile } from './json-out.js';
 import { abortOnStop } from './stop-request.js';
 
@@ -66,6 +66,9 @@ export function registerCalibrate(program: Command): void {
         if (flags.json !== undefined) {
           const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
           if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
+          // Said now, not only when proxy --compensate refuses the file later.
+          const missing = compensationUs === undefined ? missingTable(report) : undefined;
+          if (missing !== undefined) process.stderr.write(`redis-rtt: note: no compensationTable for proxy --compensate: ${missing}\n`);
         }
         if (flags.html) {
           await writeOutputFile(flags.html, renderHtml(report));

@@ -7,6 +7,7 @@ import { runCalibrate, tableFrom } from '../../src/calibrate/run.js';
 import { verdict } from '../../src/calibrate/rows.js';
 import { proxiedBlocks } from '../../src/calibrate/measure.js';
 import { main } from '../../src/cli/main.js';
+import { parseCompensateFlag } from '../../src/cli/compensate-flag.js';
 import { startPingSession } from '../../src/calibrate/pinger.js';
 import { renderCalibrateTable } from '../../src/report/calibrate-table.js';
 import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -203,6 +204,11 @@ describe('calibrate stopped with Ctrl-C', () => {
       expect(out).toContain('verdict: interrupted (Ctrl-C): only the rows that finished are reported.');
       const saved = JSON.parse(await readFile(json, 'utf8')) as CalibrateReport;
       expect(saved.interrupted).toBe(true);
+      // Cut short in the first pass, the file has no table: calibrate says so, and proxy --compensate says why and what to run.
+      expect(err).toContain('note: no compensationTable for proxy --compensate: this run was interrupted (Ctrl-C)');
+      expect(() => parseCompensateFlag(json)).toThrow(
+        /^--compensate: invalid value ".*cal\.json"; expected a calibrate --json result with a compensationTable; this run was interrupted \(Ctrl-C\) .*run `redis-rtt calibrate --json FILE` \(with --compensate auto, the default\) to its end, then pass FILE$/,
+      );
       expect(saved.rows.map((r) => r.label).slice(0, 2)).toEqual(['direct', 'proxy, no delay']);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -244,6 +250,16 @@ describe('proxy --compensate FILE', () => {
     expect(await stderrOf(['--preset', 'cross-region'])).not.toContain('note: --compensate auto');
     expect(await stderrOf(['--rtt', '1.2ms', '--compensate', '0'])).not.toContain('note: --compensate auto');
     expect(await stderrOf([])).not.toContain('note: --compensate auto');
+  });
+
+  it('a calibrate report without a table is refused saying why and what to run', async () => {
+    // The shipped example report: one pass, no table (as a run given --compensate off, a duration or a file saves).
+    expect(() => parseCompensateFlag('fixtures/report/calibrate-report.json')).toThrow(
+      /a compensationTable; this run measured one pass with the compensation it was given \(--compensate off, a duration or a file\), so it derived no table: run `redis-rtt calibrate --json FILE`/,
+    );
+    const zeroOnly = join(dir, 'zero.json');
+    await writeFile(zeroOnly, JSON.stringify({ kind: 'calibrate', rows: [{ label: 'proxy, no delay', configuredRttUs: 0 }], verdict: '' }));
+    expect(() => parseCompensateFlag(zeroOnly)).toThrow(/this run measured no RTT above 0 \(--rtts\), so it derived no table/);
   });
 
   it('a file with a bad table exits 2 naming the entry', async () => {
