@@ -1,5 +1,6 @@
 import { selfReportNote } from '../../stats/self-report.js';
 import type { PrivateRedis } from '../../redis/index.js';
+import { ConfigError } from '../../errors.js';
 import { fmtUsSetting } from '../../format.js';
 import { refuseNonempty } from '../bench.js';
 import { connectClient, type DriverClient } from '../clients.js';
@@ -136,6 +137,8 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       } catch (err) {
         // Outside a run (a Redis gone between runs, a link or connection that would not open, the
         // counter unreadable): the runs before it stand and are reported, as a failed run's would be.
+        // Bad input found only now (a link's settings) stays an exit-2 refusal, as before.
+        if (err instanceof ConfigError) throw err;
         stoppedBy = `${spec.name}: ${(err as Error).message.replace(/\.$/, '')}`;
         notes.push(`stopped on a failure outside a run: ${stoppedBy}; the runs after it were not started`);
         break;
