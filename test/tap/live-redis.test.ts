@@ -89,3 +89,41 @@ describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol)
     c.disconnect();
   });
 });
+
+// docs/counters.md "A replica syncing through the proxy": PSYNC's answer (keepalive newlines, +FULLRESYNC, the RDB,
+// the propagated writes) is no RESP reply; the tap desyncs there and counts, it does not correlate. Pinned here.
+describe('a replica syncing through the tap', () => {
+  it('syncs byte for byte; the connection is desynced with PSYNC outstanding, the stream unparsed, its ACKs commands', async () => {
+    const master = new Redis({ path: redis.socketPath as string, lazyConnect: true, maxRetriesPerRequest: 0 });
+    const replica = await startPrivateRedis();
+    const r = new Redis({ port: replica.port!, lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await master.connect();
+      await r.connect();
+      // A diskless sync that starts at once (7.0 waits 5 s for more replicas by default).
+      await master.config('SET', 'repl-diskless-sync-delay', '0');
+      await master.set('repl:before', 'rdb');
+      pipe.collector.reset();
+      await r.call('REPLICAOF', '127.0.0.1', String(pipe.port));
+      await vi.waitUntil(async () => (await r.info('replication')).includes('master_link_status:up'), { timeout: 5000, interval: 20 });
+      await master.set('repl:after', 'stream');
+      await vi.waitUntil(async () => (await r.get('repl:after')) === 'stream', { timeout: 3000, interval: 5 });
+      expect(await r.get('repl:before')).toBe('rdb');
+      const conn = pipe.collector.connectionsInfo().find((c) => c.desynced);
+      // With no sync delay +FULLRESYNC comes first and answers PSYNC (keepalive newlines before it leave PSYNC outstanding).
+      expect(conn).toMatchObject({ outstanding: 0, mode: 'normal' });
+      // The RDB ($EOF:<mark>, then the data) and the propagated SET went by unparsed, and no reply was invented for them.
+      expect(conn!.counters.unparsedBytes).toBeGreaterThan(40);
+      const s = pipe.collector.snapshot(NO_DELAY);
+      expect(s.commands['PSYNC']).toMatchObject({ count: 1, clientUs: expect.objectContaining({ count: 1 }) });
+      // listening-port and capa are answered and timed; the REPLCONF ACKs after the sync are counted, never answered.
+      expect(s.commands['REPLCONF']!.clientUs.count).toBe(2);
+      expect(s.commands['REPLCONF']!.count).toBeGreaterThan(2);
+    } finally {
+      await r.call('REPLICAOF', 'NO', 'ONE').catch(() => undefined);
+      r.disconnect();
+      master.disconnect();
+      await replica.stop();
+    }
+  });
+});
