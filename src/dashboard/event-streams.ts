@@ -72,6 +72,15 @@ export class EventStreams {
     else if (!res.write(this.lastText)) this.blocked.add(res);
   }
 
+  /**
+   * The counters were just reset (POST /reset): the open window starts again from zero now, as
+   * docs/counters.md says. Told, not guessed from the next reading: counters that grew past
+   * their old values before it looked as if no reset came.
+   */
+  countersReset(): void {
+    this.window.reset((this.o.clock ?? realClock).nowNs());
+  }
+
   /** Ends every stream and refuses new ones (the endpoint is closing). */
   close(): void {
     this.closed = true;

@@ -43,12 +43,11 @@ export class StatsWindow {
   /** Takes this tick's reading and answers the window's figures. */
   add(atNs: number, totals: Counters, nodes: readonly Counters[], commandLatency: Iterable<readonly [string, LatencyHistogram]>): WindowFigures {
     const last = this.counters[this.counters.length - 1];
-    // POST /reset zeroed the counters (or the nodes changed): the window starts again from zero at
-    // the last reading, so what came since the reset counts.
-    if (last && (totals.commands < last.totals.commands || nodes.length !== last.nodes.length)) {
-      this.counters = [{ atNs: last.atNs, totals: newCounters(), nodes: nodes.map(() => newCounters()) }];
-      this.latency = [{ atNs: last.atNs, byCommand: new Map() }];
-    }
+    // A reset nobody told the window of (resetStats() from the library) zeroed the counters, or the
+    // nodes changed: the window starts again from zero at the last reading, so what came since
+    // counts. Any counter that fell tells: commands alone did not when more came after the reset
+    // than before it, and the bytes of a few large SETs then went negative.
+    if (last && (fell(totals, last.totals) || nodes.length !== last.nodes.length)) this.restartAt(last.atNs, nodes.length);
     this.counters.push({ atNs, totals: copyCounters(totals), nodes: nodes.map(copyCounters) });
     dropOld(this.counters, atNs - this.windowNs);
 
@@ -79,7 +78,21 @@ export class StatsWindow {
     };
   }
 
-  /** Forgets every reading (the last page left, or the counters were reset). */
+  /**
+   * The counters were reset now (POST /reset): the window counts from zero from here, its length
+   * too, whatever the counters reach before the next reading. Nothing while no stream reads.
+   */
+  reset(atNs: number): void {
+    const last = this.counters[this.counters.length - 1];
+    if (last) this.restartAt(atNs, last.nodes.length);
+  }
+
+  private restartAt(atNs: number, nodeCount: number): void {
+    this.counters = [{ atNs, totals: newCounters(), nodes: Array.from({ length: nodeCount }, newCounters) }];
+    this.latency = [{ atNs, byCommand: new Map() }];
+  }
+
+  /** Forgets every reading (the last page left). */
   clear(): void {
     this.counters = [];
     this.latency = [];
@@ -113,6 +126,13 @@ function windowHistograms(now: Map<string, LatencyHistogram>, base: ReadonlyMap<
   }
   return out.sort((a, b) => b.histogram.count - a.histogram.count || (a.name < b.name ? -1 : 1));
 }
+
+/** Counters only grow between resets: one that fell means a reset came between the readings. */
+function fell(now: Counters, before: Counters): boolean {
+  return COUNTED.some((k) => now[k] < before[k]);
+}
+
+const COUNTED = ['commands', 'replies', 'pushes', 'errorReplies', 'roundTrips', 'flights', 'bytesUp', 'bytesDown', 'chunksUp', 'chunksDown'] as const;
 
 function rates(now: Counters, base: Counters, seconds: number): Rates {
   const per = (k: keyof Rates): number => (seconds > 0 ? round((now[k] - base[k]) / seconds) : 0);

@@ -71,13 +71,19 @@ export class ControlServer {
       toxicTypes: [...TOXIC_TYPES.keys()],
     };
     this.endpoint = new HttpEndpoint({
-      router: routerOf([...dashboardRoutes({ page: '/' }, page, this.streams), ...controlRoutes(handlers)]),
+      router: routerOf([...dashboardRoutes({ page: '/' }, page, this.streams), ...controlRoutes({ ...handlers, reset: () => this.reset(handlers) })]),
       flag: '--control',
       access,
       classify: classifyControlError,
       errorBody: (_status, reason) => ({ error: reason }),
       tokenPages: ['/'],
     });
+  }
+
+  /** POST /reset: the counters, then the dashboard's window, which counts from the reset on. */
+  private reset(handlers: ControlHandlers): void {
+    handlers.reset();
+    this.streams.countersReset();
   }
 
   /** "host:port" (or the socket path) once listening. */

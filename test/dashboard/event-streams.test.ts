@@ -69,6 +69,26 @@ describe('the dashboard\'s event streams', () => {
     expect(control.streams.size).toBe(0);
   });
 
+  it('POST /reset starts the open window from zero, also when more came after it than before by the next reading', async () => {
+    const c = proxyClient(proxy);
+    await c.connect();
+    expect((await controlRequest(control.address, 'POST', '/reset')).status).toBe(200);
+    const a = await openEvents(control.address);
+    for (let i = 0; i < 3; i++) await c.get('k');
+    await a.next((e) => e.commands.some((x) => x.name === 'GET') && e.windowMs > 0);
+    const resetAtMs = Date.now();
+    expect((await controlRequest(control.address, 'POST', '/reset')).status).toBe(200);
+    // Within a tick: every counter passes its count before the reset, so none is seen to fall.
+    await c.pipeline(Array.from({ length: 20 }, () => ['incr', 'n'])).exec();
+    const after = await a.next((e) => e.commands.some((x) => x.name === 'INCR'));
+    // The window is the time since the reset (at most; +2: each side rounds to a millisecond); it went on from the stream's start.
+    expect(after.windowMs).toBeLessThanOrEqual(after.atMs - resetAtMs + 2);
+    expect(after.commands.map((x) => [x.name, x.count])).toEqual([['INCR', 20]]);
+    c.disconnect();
+    a.req.destroy();
+    await vi.waitFor(() => expect(control.streams.running).toBe(false), { timeout: 5000, interval: 10 });
+  });
+
   it('1000 streams that connect and go away leave none open and the heap within 5 MiB', async () => {
     const churn = async (n: number): Promise<void> => {
       for (let done = 0; done < n; done += 50) {

@@ -67,6 +67,30 @@ describe('StatsWindow', () => {
     expect(w.add(2 * S, counters(15), [], [['GET', h]]).rates.commands).toBe(7.5);
   });
 
+  it('a reset after which commands grew past their old count is still one: the bytes fell, so it counts from zero', () => {
+    const w = new StatsWindow();
+    w.add(0, counters(0), [], []);
+    w.add(1 * S, counters(4, 1_000_000), [], []); // a few large SETs
+    const f = w.add(2 * S, counters(50, 1000), [], []); // reset, then 50 small commands
+    expect(f.windowMs).toBe(1000);
+    expect(f.rates).toMatchObject({ commands: 50, bytesUp: 1000, bytesDown: 2000 });
+  });
+
+  it('reset(at) starts the window at that time, even when every counter grew past its old value by the next reading', () => {
+    const h = new LatencyHistogram();
+    for (let i = 0; i < 3; i++) h.record(9000);
+    const w = new StatsWindow();
+    w.add(0, counters(0), [], []);
+    w.add(1 * S, counters(3, 10), [], [['GET', h]]);
+    w.reset(1.5 * S);
+    h.reset();
+    for (let i = 0; i < 20; i++) h.record(200);
+    const f = w.add(2 * S, counters(20, 100), [], [['GET', h]]);
+    expect(f.windowMs).toBe(500);
+    expect(f.rates).toMatchObject({ commands: 40, bytesUp: 200 });
+    expect(f.commands).toEqual([{ name: 'GET', count: 20, perSecond: 40, p50Us: 200, p99Us: 200, maxUs: 200 }]);
+  });
+
   it('gives each node its own rates, in the stats block\'s order', () => {
     const w = new StatsWindow();
     w.add(0, counters(0), [counters(0), counters(0)], []);
