@@ -1,5 +1,6 @@
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
+import { formatEndpoint } from '../endpoint.js';
 
 /** /stats `sentinel`: what each sentinel last said the primary is, and whether they agree. */
 export interface PrimaryAnswersView {
@@ -17,6 +18,8 @@ export interface PrimaryAnswersView {
  */
 export class PrimaryAnswers {
   private readonly bySentinel = new Map<string, string>();
+  /** Each key as the log line shows it: `[::1]:26379`, as --sentinel takes it, not the bare key `::1:26379`. */
+  private readonly shown = new Map<string, string>();
   private disagreements = 0;
   private logged = '';
 
@@ -26,7 +29,7 @@ export class PrimaryAnswers {
   ) {}
 
   record(sentinel: RealAddress, primary: RealAddress): void {
-    this.bySentinel.set(nodeKey(sentinel.host, sentinel.port), nodeKey(primary.host, primary.port));
+    this.bySentinel.set(this.key(sentinel), this.key(primary));
     this.check();
   }
 
@@ -40,11 +43,17 @@ export class PrimaryAnswers {
       this.logged = '';
       return;
     }
-    const text = [...this.bySentinel].map(([s, p]) => `${s} says ${p}`).join(', ');
+    const text = [...this.bySentinel].map(([s, p]) => `${this.shown.get(s)} says ${this.shown.get(p)}`).join(', ');
     if (text === this.logged) return;
     this.logged = text;
     this.disagreements++;
     this.log(`sentinels disagree on the primary of ${this.master}: ${text}; each answer goes to clients rewritten as given`);
+  }
+
+  private key(a: RealAddress): string {
+    const key = nodeKey(a.host, a.port);
+    if (!this.shown.has(key)) this.shown.set(key, formatEndpoint({ kind: 'tcp', ...a }));
+    return key;
   }
 
   snapshot(): PrimaryAnswersView {

@@ -30,4 +30,12 @@ describe('PrimaryAnswers', () => {
     a.reset();
     expect(a.snapshot()).toMatchObject({ disagree: true, disagreements: 0 });
   });
+
+  it('names IPv6 sentinels and primaries as --sentinel takes them, [::1]:26379, in the log line', () => {
+    const lines: string[] = [];
+    const a = new PrimaryAnswers('mymaster', (l) => lines.push(l));
+    a.record({ host: '::1', port: 26379 }, { host: '::1', port: 6379 });
+    a.record({ host: '::1', port: 26380 }, { host: '::1', port: 6380 });
+    expect(lines).toEqual(['sentinels disagree on the primary of mymaster: [::1]:26379 says [::1]:6379, [::1]:26380 says [::1]:6380; each answer goes to clients rewritten as given']);
+  });
 });
