@@ -28,18 +28,25 @@ export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
   if (name === '') throw new ConfigError(flag, spec, `direct, a preset (${PRESET_NAMES.join(', ')}) or ${KEYS}`);
   if (name === 'direct') return { name, direct: true, update: {}, rttUs: 0 };
   const update: LinkUpdate = {};
-  for (const part of name.split('/')) {
+  // A key given twice, or a preset after the first part, was taken with the last one winning: a
+  // typo such as rtt=2ms/rtt=20ms measured a link the user did not mean, without a word.
+  const seen = new Set<string>();
+  name.split('/').forEach((part, i) => {
     const eq = part.indexOf('=');
     if (eq < 0) {
       const preset = findPreset(part);
       if (!preset) {
         throw new ConfigError(flag, part, `direct, a preset (${PRESET_NAMES.join(', ')}) or ${KEYS}`);
       }
+      if (i > 0) throw new ConfigError(flag, name, `a preset only as the first part (${part}/key=value, e.g. cross-az/loss=0.5%)`);
       update.rttUs = preset.rttUs;
-      continue;
+      return;
     }
     const key = part.slice(0, eq).trim();
     const value = part.slice(eq + 1).trim();
+    const canonical = key === 'bandwidth' ? 'bw' : key;
+    if (seen.has(canonical)) throw new ConfigError(`${flag} ${key}=`, name, 'each key at most once in a link');
+    seen.add(canonical);
     switch (key) {
       case 'rtt':
         update.rttUs = parseDurationUs(value, `${flag} rtt=`);
@@ -80,7 +87,7 @@ export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
       default:
         throw new ConfigError(flag, part, `keys ${KEYS}`);
     }
-  }
+  });
   // What the keys say together (a burst too short for the loss), named by the burst's key as typed.
   try {
     applyLinkUpdate(defaultLinkSettings(), update);

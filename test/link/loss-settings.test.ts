@@ -41,6 +41,16 @@ describe('loss settings: the spellings accepted, and what is refused', () => {
     );
   });
 
+  it('bench --links: a key given twice, or a preset after the first part, is refused naming it', () => {
+    expect(() => parseLinkSpec('rtt=2ms/rtt=20ms')).toThrow('--links rtt=: invalid value "rtt=2ms/rtt=20ms"; expected each key at most once in a link');
+    expect(() => parseLinkSpec('bw=1mbit/bandwidth=2mbit')).toThrow('--links bandwidth=: invalid value');
+    expect(() => parseLinkSpec('rtt=2ms/cross-az', '--node-link')).toThrow(
+      '--node-link: invalid value "rtt=2ms/cross-az"; expected a preset only as the first part (cross-az/key=value',
+    );
+    // A preset refined by keys, and rtt refined by up, stay as they were.
+    expect(parseLinkSpec('cross-az/rtt=3ms/up=1ms').update).toEqual({ rttUs: 3000, upUs: 1000 });
+  });
+
   it('a refused update leaves the live link as it was, loss and all', () => {
     const link = new LinkState({ rttUs: 1200, loss: 0.01 }, { seed: 1 });
     expect(() => link.update({ rttUs: 9000, lossDown: 1 })).toThrow(/^lossDown: /);
