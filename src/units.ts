@@ -36,6 +36,16 @@ export function parsePositiveDurationUs(text: string, flag: string, what: string
 }
 
 /**
+ * parseDurationUs for a duration where 0 means `off` ("never"): a duration that is not 0 as written
+ * but rounds to 0 us ("1ns") would turn the feature off without a word, so it is refused.
+ */
+export function parseDurationOrOffUs(text: string, flag: string, off: string): number {
+  const us = parseDurationUs(text, flag);
+  if (us === 0 && Number(DURATION_RE.exec(String(text))![1]) !== 0) throw new ConfigError(flag, text, `0 (${off}), or a duration ${DURATION_FLOOR}`);
+  return us;
+}
+
+/**
  * A duration written as text ("10s", "200ms") in a JSON body or file, to integer microseconds. A
  * period, a ramp or a partition is refused at 0 (`aboveZero`): it would mean nothing or divide by it.
  */

@@ -9,7 +9,7 @@ import { parseNodeLink } from '../cluster/node-link.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
 import { sentinelSettings } from '../sentinel/options.js';
-import { parseBytes, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
+import { parseBytes, parseDurationOrOffUs, parseDurationUs, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { CLUSTER_OPTIONS } from '../proxy/cluster-options.js';
 import { PROXY_OPTIONS } from '../proxy/options-schema.js';
 import { ConfigError } from '../errors.js';
@@ -87,7 +87,7 @@ export function limitsFromFlags(
   return {
     highWaterBytes: parseBytes(flags.highWater, '--high-water'),
     connectTimeoutMs: connectTimeoutMs(flags.connectTimeout),
-    idleTimeoutMs: Math.ceil(parseDurationUs(flags.idleTimeout, '--idle-timeout') / 1000),
+    idleTimeoutMs: Math.ceil(parseDurationOrOffUs(flags.idleTimeout, '--idle-timeout', 'never') / 1000),
     maxConnections: parseNonNegativeInt(flags.maxConnections, '--max-connections'),
     warmUpConnections: parseNonNegativeInt(flags.warmUp, '--warm-up'),
     maxPendingPerConnection: parsePositiveInt(flags.maxPending, '--max-pending'),

@@ -8,7 +8,7 @@ import { parseLinkSchedule } from '../../src/link/schedule.js';
 import { parseRttWave, waveValue } from '../../src/link/wave.js';
 import type { PartitionRequest } from '../../src/link/partition.js';
 import { LinkTimeline } from '../../src/proxy/link-timeline.js';
-import { parsePositiveDurationUs } from '../../src/units.js';
+import { parseDurationOrOffUs, parsePositiveDurationUs } from '../../src/units.js';
 
 const MS = 1_000_000;
 const S = 1_000_000_000;
@@ -142,6 +142,10 @@ describe('--link-schedule', () => {
     expect(() => parseLinkSchedule({ loop: true, period: '0.4us', steps: [{ at: '0s', link: {} }] })).toThrow(`--link-schedule period: invalid value "0.4us"; expected a duration ${floor}`);
     expect(() => parsePositiveDurationUs('1ns', '--duration', 'a duration', '20s')).toThrow(`--duration: invalid value "1ns"; expected a duration ${floor}, like 20s`);
     expect(parsePositiveDurationUs('1us', '--duration', 'a duration', '20s')).toBe(1);
+    // Where 0 means never (--idle-timeout), 1ns turned the timeout off without a word.
+    expect(() => parseDurationOrOffUs('1ns', '--idle-timeout', 'never')).toThrow(`--idle-timeout: invalid value "1ns"; expected 0 (never), or a duration ${floor}`);
+    expect(parseDurationOrOffUs('0', '--idle-timeout', 'never')).toBe(0);
+    expect(parseDurationOrOffUs('0.0s', '--idle-timeout', 'never')).toBe(0);
     expect(() => parseLinkSchedule([])).toThrow(/at least one step/);
     // A period on a schedule that runs once did nothing, without a word.
     expect(() => parseLinkSchedule({ loop: false, period: '5s', steps: [{ at: '0s', link: {} }] })).toThrow(
