@@ -3,7 +3,8 @@ import { percentileCurveOf } from '../svg/percentile-curve.js';
 import { renderPercentileChart } from '../svg/percentile-chart.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { StatsWindow, WindowFigures } from './stats-window.js';
-import type { DashboardEvent, DashboardSource, NodeBlock } from './types.js';
+import { nodeBlocks } from '../stats/node-blocks.js';
+import type { DashboardEvent, DashboardSource } from './types.js';
 
 /** Busiest commands drawn beside "all" in the chart: more curves than this are hard to tell apart. */
 const CHART_COMMANDS = 3;
@@ -26,19 +27,6 @@ export function dashboardEvent(source: DashboardSource, window: StatsWindow, atN
   if (stats.self) event.self = { addedUs: stats.self.addedUs, roundTripAddedUs: stats.self.roundTripAddedUs, lateUs: stats.self.lateUs };
   if (nodes) event.nodes = nodes.map(({ counters: _counters, ...rest }, i) => ({ ...rest, rates: figures.nodeRates[i]! }));
   return event;
-}
-
-/** The first top-level block of the stats with a `nodes` list whose entries have counters (cluster mode's). */
-function nodeBlocks(stats: object): NodeBlock[] | undefined {
-  for (const block of Object.values(stats)) {
-    const nodes: unknown = typeof block === 'object' && block !== null ? (block as { nodes?: unknown }).nodes : undefined;
-    if (Array.isArray(nodes) && nodes.length > 0 && nodes.every(isNodeBlock)) return nodes;
-  }
-  return undefined;
-}
-
-function isNodeBlock(n: unknown): n is NodeBlock {
-  return typeof n === 'object' && n !== null && typeof (n as NodeBlock).counters === 'object' && typeof (n as NodeBlock).connections === 'object';
 }
 
 function latencyChart(f: WindowFigures): string | null {

@@ -5,17 +5,9 @@
  */
 import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { SelfQuantiles } from '../stats/self-report.js';
-import type { Counters, StatsSnapshot } from '../stats/types.js';
+import type { NodeBlock } from '../stats/node-blocks.js';
+import type { StatsSnapshot } from '../stats/types.js';
 import type { ToxicSpec } from '../toxics/types.js';
-
-/**
- * A node of a multi-node mode's stats block (/stats `cluster.nodes` today; any top-level block with
- * a `nodes` list of this shape): what it counted; its other fields are shown as they are.
- */
-export interface NodeBlock {
-  counters: Counters;
-  connections: { active: number; total: number };
-}
 
 /** A proxy as the dashboard sees it: read only, called on the dashboard's timer alone. */
 export interface DashboardSource {

@@ -11,6 +11,7 @@ import { compareDepthBuckets } from '../tap/counters.js';
 import type { SelfQuantiles } from './self-report.js';
 import { tlsFamilies } from './tls-metrics.js';
 import { lossFamilies } from './loss-metrics.js';
+import { nodeFamilies } from './node-metrics.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';
@@ -42,7 +43,14 @@ const QUANTILES: readonly [string, keyof LatencySummary][] = [
 ];
 
 export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly MetricFamily[] = []): string {
-  const families = [...snapshotFamilies(snapshot), ...selfFamilies(snapshot), ...tlsFamilies(snapshot), ...lossFamilies(snapshot), ...extra];
+  const families = [
+    ...snapshotFamilies(snapshot),
+    ...selfFamilies(snapshot),
+    ...tlsFamilies(snapshot),
+    ...lossFamilies(snapshot),
+    ...nodeFamilies(snapshot),
+    ...extra,
+  ];
   return families.map(renderFamily).join('');
 }
 

@@ -18,8 +18,9 @@ const metricsSection = counters.slice(counters.indexOf('## `/metrics`'), counter
 const docs = [metricsSection, doc('self-report.md'), doc('tls.md')].join('\n');
 
 describe('/metrics families in the docs', () => {
-  it('names every family a proxy with TLS, loss and toxics serves', () => {
-    const snapshot = { ...SNAPSHOT, tls: newTlsCounters(), loss: { up: newLossCounters(), down: newLossCounters() } };
+  it('names every family a cluster proxy with TLS, loss and toxics serves', () => {
+    const node = { upstream: '127.0.0.1:7000', counters: SNAPSHOT.totals, connections: SNAPSHOT.connections, linkSettings: SNAPSHOT.link };
+    const snapshot = { ...SNAPSHOT, tls: newTlsCounters(), loss: { up: newLossCounters(), down: newLossCounters() }, cluster: { nodes: [node] } };
     const text = renderPrometheus(snapshot, [toxicFamily([{ name: 'lat', type: 'latency', stream: 'downstream', applications: 1 }])]);
     const families = [...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!);
     expect(families.length).toBeGreaterThan(25);
