@@ -51,10 +51,13 @@ export function rewriteSentinelReply(bytes: Buffer, sub: string, ctx: SentinelRe
   return finish(bytes, rb, what.kind, primary);
 }
 
-/** Applies both buffers' splices, or reports what must be opened first. */
+/**
+ * Applies both buffers' splices and reports what must be opened first. An address with no listener keeps its real
+ * one and every other is rewritten all the same (the stage opens the missing and rewrites again): a reply passed
+ * whole because one replica found no port in --listen-ports sent clients to the primary and every node directly.
+ */
 export function finish(bytes: Buffer, rb: SentinelBuffers, kind: SentinelRewriteKind, primary?: SentinelRewriteResult['primary']): SentinelRewriteResult {
   const missing = { nodes: rb.nodes.missing, sentinels: rb.sentinels.missing };
-  if (missing.nodes.length + missing.sentinels.length > 0) return { bytes, kind: undefined, missing, primary };
   const splices = [...rb.nodes.splices, ...rb.sentinels.splices];
   return { bytes: applySplices(bytes, splices), kind: splices.length > 0 ? kind : undefined, missing, primary };
 }

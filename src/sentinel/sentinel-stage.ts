@@ -43,13 +43,13 @@ function rewrite(o: SentinelStageOptions, run: () => SentinelRewriteResult, mayO
     o.onUnparsed(r.unparsed);
     return PASS;
   }
-  if (r.missing.nodes.length + r.missing.sentinels.length > 0) {
-    if (!mayOpen) return PASS;
+  if (r.missing.nodes.length + r.missing.sentinels.length > 0 && mayOpen) {
+    // One that cannot get a listener keeps its real address; the reply still names every other's listener.
     return o.open(r.missing).then(
       () => rewrite(o, run, false, master),
       (err: unknown) => {
         o.onOpenFailed(r.missing, err);
-        return PASS;
+        return rewrite(o, run, false, master);
       },
     );
   }

@@ -102,13 +102,18 @@ export class SentinelTopology {
 
   /** A reading of the sentinel that speaks for the topology: listeners for all it names, roles from it. */
   async apply(r: SentinelReading): Promise<void> {
-    await this.openSentinels(this.canonical(r.sentinels).filter((s) => !this.isSentinel(s)));
     const primaryKey = r.primary ? nodeKey(r.primary.host, r.primary.port) : undefined;
     // The sentinel leading a failover names the promoted replica primary seconds before its REPLICAS
     // stops listing it (until the other replicas have resynced): the primary's label is the one kept.
     const replicas = r.replicas.filter((a) => nodeKey(a.host, a.port) !== primaryKey).sort(byAddress);
-    await this.nodes().open([...(r.primary ? [r.primary] : []), ...replicas]);
-    const labels = replicas.map((a) => this.labelOf(a, 'replica', this.zones.replica(a)));
+    // Those with listeners take the reading even when one could not get a listener (no port left in --listen-ports),
+    // as in cluster mode: one replica added to a full range froze every role, the masters selector and /stats primary.
+    // Each on its own: one rejected must not leave the others unlabelled while they still open.
+    const learned = this.canonical(r.sentinels).filter((s) => !this.isSentinel(s));
+    for (const a of learned) this.sentinelKeys.add(nodeKey(a.host, a.port));
+    const opened = await Promise.allSettled([...learned, ...(r.primary ? [r.primary] : []), ...replicas].map((a) => this.nodes().open([a])));
+    const labels = learned.map((a) => this.labelOf(a, 'sentinel', this.zones.sentinel(a)));
+    labels.push(...replicas.map((a) => this.labelOf(a, 'replica', this.zones.replica(a))));
     if (r.primary) labels.unshift(this.labelOf(r.primary, 'master', this.zones.primary(r.primary)));
     // The primary before, in that gap listed nowhere: no longer master (/stats primary, the masters
     // selector), and unknown until a reading lists it as a replica.
@@ -117,6 +122,8 @@ export class SentinelTopology {
       if (n.role === 'master' && !named.has(nodeKey(n.host, n.port))) labels.push(this.labelOf(n, 'unknown', undefined));
     }
     this.nodes().label(labels);
+    const failed = settledFailure(opened);
+    if (failed) throw failed;
   }
 
   /** The addresses with each given sentinel's in place of its resolved ones, each once. */

@@ -4,6 +4,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
 import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
 import { fakeServer, type FakeServer } from '../hardening/helpers/fake-server.js';
+import { twoFreePorts } from './helpers.js';
 
 // A sentinel that leads a failover answers GET-MASTER-ADDR-BY-NAME with the promoted replica while
 // its SENTINEL REPLICAS still lists that replica and no longer lists the old primary, until every
@@ -89,4 +90,27 @@ it('while the leader names the promoted replica as primary and still lists it as
   state.replicas = [at(nodes[0]!), at(nodes[2]!)];
   await proxy.refreshTopology();
   expect(roles()).toEqual({ [a!]: 'replica', [b!]: 'master', [c!]: 'replica' });
+});
+
+it('a replica with no port left in --listen-ports does not freeze the roles: the next primary is master, /stats follows', async () => {
+  // Two ports: the primary's and the first replica's. A replica first listed later gets none.
+  state.primary = at(nodes[0]!);
+  state.replicas = [at(nodes[1]!)];
+  const from = await twoFreePorts();
+  const lines: string[] = [];
+  const log = (line: string): number => lines.push(line);
+  const full = await startSentinelProxy({ sentinels: [sentinel.address], sentinelMaster: 'mymaster', sentinelRefreshMs: 3_600_000, listenPorts: `${from}-${from + 1}`, log });
+  try {
+    const [a, b, c] = nodes.map((n) => n.address);
+    state.primary = at(nodes[1]!);
+    state.replicas = [at(nodes[0]!), at(nodes[2]!)];
+    await full.refreshTopology();
+    expect(lines.filter((l) => l.startsWith('sentinel refresh failed'))).toEqual([expect.stringContaining(`no free port left for node ${c}`)]);
+    // The reading's failure to open C held every label back: A stayed master, B replica.
+    const now = Object.fromEntries(full.nodes().filter((n) => n.role !== 'sentinel').map((n) => [n.upstream, n.role]));
+    expect(now).toEqual({ [a!]: 'replica', [b!]: 'master' });
+    expect(full.stats().sentinel.primary).toBe(b);
+  } finally {
+    await full.close();
+  }
 });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import type tls from 'node:tls';
-import { rawCommands } from '../../src/redis/index.js';
+import { findFreePort, rawCommands } from '../../src/redis/index.js';
 import type { PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import type { PrivateRedis } from '../../src/redis/private-redis.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
@@ -50,4 +51,17 @@ export async function primaryPort(setup: PrivateSentinel): Promise<number> {
 /** How rawCommands() reaches the real nodes and sentinels of a TLS setup (`startPrivateSentinel({ tls: true })`). */
 export function clientTls(setup: PrivateSentinel): tls.ConnectionOptions | undefined {
   return setup.tls && { ca: readFileSync(setup.tls.caFile) };
+}
+
+/** A free port whose next one is free too, for a two-port --listen-ports (other test files take ports meanwhile). */
+export async function twoFreePorts(): Promise<number> {
+  const free = (port: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      const server = net.createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (;;) {
+    const port = await findFreePort();
+    if (port < 65535 && (await free(port + 1))) return port;
+  }
 }

@@ -1,26 +1,14 @@
-import net from 'node:net';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { findFreePort, rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { rawField } from '../../src/redis/raw-command.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
 import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
+import { twoFreePorts } from './helpers.js';
 
 // One sentinel (the seed, on --listen), a primary and a replica, each with one of the two ports of
 // --listen-ports. A replica added later has no port left: every reply that names it tries to open
 // a listener for it again.
-
-/** A free port whose next one is free too (other test files take ports meanwhile). */
-async function twoFreePorts(): Promise<number> {
-  const free = (port: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      const server = net.createServer().once('error', () => resolve(false));
-      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-    });
-  for (;;) {
-    const port = await findFreePort();
-    if (port < 65535 && (await free(port + 1))) return port;
-  }
-}
 
 let setup: PrivateSentinel;
 let proxy: RedisRttSentinelProxy;
@@ -57,7 +45,13 @@ it('a node that cannot get a listener is named once, not once per reply that nam
     { timeout: 25_000, interval: 500 },
   );
   const at = { kind: 'tcp' as const, host: proxy.host!, port: proxy.port! };
-  for (let i = 0; i < 5; i++) await rawCommands(at, [['SENTINEL', 'REPLICAS', setup.masterName]], 5000);
+  let replicas: Awaited<ReturnType<typeof rawCommands>>[number] | undefined;
+  for (let i = 0; i < 5; i++) [replicas] = await rawCommands(at, [['SENTINEL', 'REPLICAS', setup.masterName]], 5000);
+  // The replica with no port keeps its real address; the rest of the reply still names listeners (it was passed
+  // whole, sending clients to the primary and the first replica directly).
+  const listen = (p: PrivateRedis): string => String(proxy.nodes().find((n) => n.upstream === p.address)!.listen.split(':')[1]);
+  const ports = (replicas?.items ?? []).map((e) => [rawField(e, 'port'), rawField(e, 'master-port')]);
+  expect(ports.sort()).toEqual([[listen(setup.nodes[1]!), listen(primary)], [String(extra.port), listen(primary)]].sort());
   const said = lines.filter((l) => l.startsWith('could not open a listener'));
   expect(said).toEqual([expect.stringMatching(new RegExp(`^could not open a listener for 127\\.0\\.0\\.1:${extra.port}: .*no free port left`))]);
 }, 40_000);

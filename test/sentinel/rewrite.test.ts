@@ -72,7 +72,7 @@ describe('SENTINEL replies', () => {
     expect(addr.primary).toMatchObject({ host: '127.0.0.1', port: 36392 });
   });
 
-  it('an unknown master (null), an error and an entry without ip pass unchanged; a node with no listener is reported missing, bytes untouched', () => {
+  it('an unknown master (null), an error and an entry without ip pass unchanged; a node with no listener is reported missing and keeps its address, the others are rewritten', () => {
     for (const bytes of ['*-1\r\n', '_\r\n', '-ERR No such master with that name\r\n', '*1\r\n*2\r\n$5\r\nflags\r\n$1\r\nx\r\n']) {
       const r = rewriteSentinelReply(b(bytes), 'REPLICAS', ALL);
       expect(r.bytes.toString('latin1')).toBe(bytes);
@@ -81,7 +81,11 @@ describe('SENTINEL replies', () => {
     const input = fixture('replicas.resp2');
     const r = rewriteSentinelReply(input, 'REPLICAS', ctx({ 36392: 9002 }, {}));
     expect(r.missing).toEqual({ nodes: [{ host: '127.0.0.1', port: 36390 }], sentinels: [] });
-    expect(r.bytes).toBe(input);
+    // Passed whole, the reply sent clients to every node directly (a replica with no port left in --listen-ports).
+    const [flat] = plain(r.bytes) as string[][];
+    const entry = Object.fromEntries(Array.from({ length: flat!.length / 2 }, (_, i) => [flat![2 * i], flat![2 * i + 1]]));
+    expect(entry).toMatchObject({ name: '127.0.0.1:36390', ip: '127.0.0.1', port: '36390', 'master-host': 'px', 'master-port': '9002' });
+    expect(r.kind).toBe('replicas');
     expect(rewriteSentinelReply(b('*1\r\n$3\r\nabc\r\n'), 'MASTERS', ALL).unparsed).toMatch(/not a map/);
   });
 });
