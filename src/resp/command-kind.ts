@@ -28,6 +28,11 @@ export const CommandKind = {
    * later frames are (exec-effects.ts), followed when its reply comes.
    */
   ExecFollowed: 17,
+  /**
+   * PSYNC and SYNC: a replica's. What follows their reply (+FULLRESYNC, +CONTINUE) is the replication
+   * stream (the RDB, the master's writes), no replies (reply-matching.ts, followed()).
+   */
+  Sync: 18,
 } as const;
 export type CommandKindCode = (typeof CommandKind)[keyof typeof CommandKind];
 
@@ -45,6 +50,8 @@ const KIND_BY_NAME = new Map<string, CommandKindCode>([
   ['EXEC', CommandKind.Exec],
   ['DISCARD', CommandKind.Discard],
   ['AUTH', CommandKind.Auth],
+  ['PSYNC', CommandKind.Sync],
+  ['SYNC', CommandKind.Sync],
 ]);
 
 /** What kinds read of a request: `head` is only touched for the few names that need it. */

@@ -25,7 +25,8 @@ export interface QueuedEffect {
 
 /** Whether a command of `kind` queued in MULTI does something at EXEC that matching must follow. */
 export function isQueuedEffect(kind: number): boolean {
-  return kind !== CommandKind.Normal && kind !== CommandKind.Auth;
+  // PSYNC and SYNC are refused inside MULTI (Redis's no-multi flag): they change nothing there.
+  return kind !== CommandKind.Normal && kind !== CommandKind.Auth && kind !== CommandKind.Sync;
 }
 
 /**

@@ -118,10 +118,25 @@ export abstract class ReplyMatching<R extends AwaitedRequest> {
       return this.pushed(f, modes.monitor ? 'monitor' : 'unmatched', firstByteNs);
     }
     this.answered(target, f, firstByteNs);
-    if (target.kind === CommandKind.ExecFollowed && this.execRan(target, f)) return;
+    // One compare for every reply, as before: the two kinds whose reply says more follow Normal's codes.
+    if (target.kind >= CommandKind.ExecFollowed && this.followed(target, f)) return;
     modes.answered(target.kind, target.helloProtocol, f.type);
     this.completed(target);
   }
+
+  /** `target` (an ExecFollowed or a Sync) got its reply `f`: true when this took it over. */
+  private followed(target: R, f: ReplyFrame): boolean {
+    if (target.kind === CommandKind.ExecFollowed) return this.execRan(target, f);
+    // A replica's PSYNC or SYNC answered (an error leaves the connection as it was): what Redis
+    // sends from here on is the replication stream, which answers nothing.
+    if (f.type === RespType.Error || f.type === RespType.BlobError) return false;
+    this.completed(target);
+    this.replicationStarted();
+    return true;
+  }
+
+  /** The connection became a replica's replication stream (its PSYNC or SYNC was answered). */
+  protected replicationStarted(): void {}
 
   /** `exec`'s reply `f` came: runs its queued effects; true if it is owed frames after `f`. */
   private execRan(exec: R, f: ReplyFrame): boolean {

@@ -82,11 +82,33 @@ export class Correlator extends RequestLedger {
   private readonly resolver: CommandResolver;
   /** Called when the replies after a lost request stream freeze the correlator (requestsEnded). */
   private onFrozen: (() => void) | undefined;
+  /** A replica's replication stream (docs/counters.md): matching stopped at PSYNC's or SYNC's answer. */
+  replication = false;
 
   constructor(private readonly options: CorrelatorOptions) {
     super(options.conn, options.onEvent, options.budget);
     this.resolver = new CommandResolver(options.commands);
     this.replyModes.onRefused = (kind) => this.requestModes.refused(kind);
+  }
+
+  /**
+   * PSYNC or SYNC was answered: the RDB and the master's writes come next, none a reply. A partial
+   * resync's writes are valid RESP, which matched the replica's REPLCONF ACKs as their replies (with
+   * latencies of seconds): matching stops here, as at a desync.
+   */
+  protected override replicationStarted(): void {
+    this.replication = true;
+    this.desync();
+  }
+
+  /**
+   * A desync before PSYNC was answered is the master's newline keepalives while it prepares the
+   * RDB: the connection is a replica's all the same. Read from the last request resolved (a replica
+   * sends nothing between PSYNC and the RDB), only here: no work per request or chunk.
+   */
+  override desync(): void {
+    if (!this.desynced && this.resolver.kind === CommandKind.Sync) this.replication = true;
+    super.desync();
   }
 
   /** Every request recorded before `mark` got all its reply frames (unknown, so false, once frozen). */

@@ -66,6 +66,11 @@ export interface ConnectionInfo {
    * (commands still counted, bytes untouched; see TapHealth).
    */
   degraded?: boolean;
+  /**
+   * True on a replica's replication stream: its PSYNC or SYNC was answered (or the master's
+   * keepalives came first), and the tap matches nothing after it (docs/counters.md). Absent otherwise.
+   */
+  replication?: true;
   /** Protocol the connection speaks (2 until HELLO 3 succeeds). */
   protocol: 2 | 3;
   /** Pub/sub or MONITOR mode, if entered. */

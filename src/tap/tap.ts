@@ -173,6 +173,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
       counters: this.counters(),
     };
     if (this.closedAtMs !== undefined) info.closedAtMs = this.closedAtMs;
+    if (this.correlator.replication) info.replication = true;
     return info;
   }
 

@@ -111,7 +111,7 @@ describe('a replica syncing through the tap', () => {
       expect(await r.get('repl:before')).toBe('rdb');
       const conn = pipe.collector.connectionsInfo().find((c) => c.desynced);
       // With no sync delay +FULLRESYNC comes first and answers PSYNC (keepalive newlines before it leave PSYNC outstanding).
-      expect(conn).toMatchObject({ outstanding: 0, mode: 'normal' });
+      expect(conn).toMatchObject({ outstanding: 0, mode: 'normal', replication: true });
       // The RDB ($EOF:<mark>, then the data) and the propagated SET went by unparsed, and no reply was invented for them.
       expect(conn!.counters.unparsedBytes).toBeGreaterThan(40);
       const s = pipe.collector.snapshot(NO_DELAY);
@@ -119,6 +119,27 @@ describe('a replica syncing through the tap', () => {
       // listening-port and capa are answered and timed; the REPLCONF ACKs after the sync are counted, never answered.
       expect(s.commands['REPLCONF']!.clientUs.count).toBe(2);
       expect(s.commands['REPLCONF']!.count).toBeGreaterThan(2);
+
+      // A partial resync: the master drops the replica, which comes back with PSYNC <replid> <offset> and gets
+      // +CONTINUE, then the master's writes as RESP arrays. They matched the replica's REPLCONF ACKs as replies
+      // (latencies of seconds, the ACKs piling up outstanding); now matching stops at +CONTINUE, as at +FULLRESYNC.
+      pipe.collector.reset();
+      const first = conn!.id;
+      await master.call('CLIENT', 'KILL', 'TYPE', 'replica');
+      await vi.waitUntil(() => pipe.collector.connectionsInfo().some((c) => c.id !== first && c.replication === true && c.closedAtMs === undefined), {
+        timeout: 5000,
+        interval: 10,
+      });
+      for (let i = 0; i < 5; i++) await master.set('repl:again', String(i));
+      await vi.waitUntil(async () => (await r.get('repl:again')) === '4', { timeout: 3000, interval: 5 });
+      await master.call('WAIT', '1', '1000');
+      const again = pipe.collector.connectionsInfo().find((c) => c.id !== first && c.replication === true)!;
+      expect(again).toMatchObject({ desynced: true, outstanding: 0 });
+      const after = pipe.collector.snapshot(NO_DELAY).commands;
+      expect(after['PSYNC']).toMatchObject({ count: 1, clientUs: expect.objectContaining({ count: 1 }) });
+      // Only the handshake's two REPLCONFs (listening-port, capa) are timed; the ACKs after +CONTINUE are not.
+      expect(after['REPLCONF']!.clientUs.count).toBe(2);
+      expect(again.counters.replies).toBe(4);
     } finally {
       await r.call('REPLICAOF', 'NO', 'ONE').catch(() => undefined);
       r.disconnect();
