@@ -202,7 +202,13 @@ export class Correlator extends RequestLedger {
     if (first && m.cutShort >= 0) this.fedComplete(m.cutShort);
     if (m.seq < 0) return this.pushed(f, m.pushKind, firstByteNs);
     const rec = this.recordAt(m.seq);
-    if (rec !== null) this.answered(rec, f, firstByteNs);
+    if (rec === null) return;
+    this.answered(rec, f, firstByteNs);
+    // As match() does unframed (ReplyMatching.followed): PSYNC or SYNC answered ends the matching.
+    if (rec.kind === CommandKind.Sync && f.type !== RespType.Error && f.type !== RespType.BlobError) {
+      this.fedComplete(m.seq);
+      this.replicationStarted();
+    }
   }
 
   /** The chunk `m` stands for was read (or dropped by a stage: `dropped`). */

@@ -165,6 +165,18 @@ const SESSIONS: Record<string, Step[]> = {
     ['down', '*2|$4|pong|$0||-ERR Protocol error: invalid bulk length|', 20],
     ['delivered', 21],
   ],
+  // The master's writes after +CONTINUE are valid RESP: they answered the replica's REPLCONF ACKs, framed or not.
+  'a replica: PSYNC answered by +CONTINUE, then the master\'s writes and GETACK, and the replica\'s ACK': [
+    ...x('PING|', '+PONG|', 0),
+    ...x(cmd('REPLCONF', 'listening-port', '6380'), '+OK|', 10),
+    ...x(cmd('PSYNC', 'abc', '100'), '+CONTINUE|', 20),
+    ['down', cmd('SET', 'k', 'v') + cmd('PING'), 30],
+    ['delivered', 31],
+    ['up', cmd('REPLCONF', 'ACK', '130'), 40],
+    ['sent', 41],
+    ['down', cmd('REPLCONF', 'GETACK', '*'), 50],
+    ['delivered', 51],
+  ],
   'a pipeline sent before its replies come, delivered late': [
     ['up', cmd('SET', 'a', '1') + cmd('GET', 'a'), 0],
     ['up', cmd('GET', 'b') + cmd('INCR', 'c'), 5],
@@ -213,6 +225,8 @@ describe.each(['whole', 'bytes', 'random'] as const)('framed and unframed taps c
       play(b, c2, steps, split);
       expect(a.tap.counters().commands).toBeGreaterThan(0);
       expect(counted(b)).toEqual(counted(a));
+      // The replica's session: matching stopped at +CONTINUE, so the writes answered no ACK (3 replies, the ACK not timed).
+      if (name.startsWith('a replica')) expect(b.tap.info()).toMatchObject({ replication: true, outstanding: 0, counters: { replies: 3 } });
     });
   }
 });
