@@ -2,6 +2,7 @@ import { addLossCounters, newLossCounters } from '../link/loss-model.js';
 import type { LinkSettings } from '../link/types.js';
 import { addCounters, newCounters } from '../tap/counters.js';
 import type { CommandStats, StatsSnapshot } from '../stats/types.js';
+import { exactLatencyTotals } from '../stats/merged-latency.js';
 import type { ToxicCount } from '../toxics/toxic-set.js';
 import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counters.js';
 
@@ -53,5 +54,6 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
     }
   }
   const toxicCounts = toxics.size > 0 ? { toxics: [...toxics.values()] } : {};
-  return { totals, commands, connections: { active, total }, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}), ...toxicCounts };
+  const exact = exactLatencyTotals(commands, parts);
+  return { totals, commands: exact, connections: { active, total }, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}), ...toxicCounts };
 }

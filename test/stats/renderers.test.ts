@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { mergeSnapshots } from '../../src/cluster/cluster-stats.js';
 import { escapeLabelValue, renderPrometheus } from '../../src/stats/prometheus.js';
 import { renderSummaryTable } from '../../src/stats/summary-table.js';
 import { expectGolden, SNAPSHOT } from './snapshot-fixture.js';
@@ -52,6 +53,25 @@ describe('renderPrometheus', () => {
   it('escapes label values', () => {
     expect(escapeLabelValue('a"b\\c\nd')).toBe('a\\"b\\\\c\\nd');
     expect(renderPrometheus(SNAPSHOT)).toContain('redis_rtt_commands_total{command="ODD\\"NAME\\\\\\n"} 42\n');
+  });
+});
+
+describe('renderPrometheus of a cluster\'s totals (mergeSnapshots)', () => {
+  // A node's snapshot with `count` GETs taking `sumUs` in all.
+  const node = (count: number, sumUs: number, maxUs: number): typeof SNAPSHOT => {
+    const lat = { ...SNAPSHOT.commands.GET!.clientUs, count, sum: sumUs, max: maxUs, mean: sumUs / count };
+    return { ...SNAPSHOT, commands: { GET: { count, errors: 0, serverUs: lat, clientUs: lat } } };
+  };
+  const sample = (text: string, suffix: string): number =>
+    Number(new RegExp(`^redis_rtt_command_latency_seconds${suffix}\\{command="GET",kind="client"\\} (\\S+)$`, 'm').exec(text)?.[1]);
+
+  it("a command's _count and _sum are every node's, and never fall when another node becomes its busiest", () => {
+    const before = renderPrometheus(mergeSnapshots([node(100, 10e6, 900_000), node(90, 4e6, 50_000)], SNAPSHOT.link));
+    const after = renderPrometheus(mergeSnapshots([node(100, 10e6, 900_000), node(101, 5e6, 60_000)], SNAPSHOT.link));
+    expect([sample(before, '_count'), sample(before, '_sum')]).toEqual([190, 14]);
+    expect([sample(after, '_count'), sample(after, '_sum')]).toEqual([201, 15]);
+    // The percentiles are the busiest node's (summaries do not merge); the max is every node's.
+    expect(after).toMatch(/^redis_rtt_command_latency_seconds\{command="GET",kind="client",quantile="1"\} 0\.9$/m);
   });
 });
 
