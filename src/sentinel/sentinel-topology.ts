@@ -78,13 +78,14 @@ export class SentinelTopology {
     // apply()'s order (the primary, then the replicas by address): the order nodes() and the first line list them.
     const replicas = r.replicas.filter((a) => nodeKey(a.host, a.port) !== primaryKey).sort(byAddress);
     const nodes = this.canonical([...(r.primary ? [r.primary] : []), ...replicas]).filter((a) => !this.isSentinel(a));
-    const first = sentinels[0] && nodeKey(sentinels[0].host, sentinels[0].port);
     const zones = this.nodes().zones;
+    // The seed first, on its own: --listen may lie inside --listen-ports, and a listener taking from the range at
+    // the same time could take its port.
+    if (sentinels[0]) await zones[0]!.nodes.open([sentinels[0]], listenPort);
     const tries = zones.flatMap((z) =>
       [...sentinels, ...nodes].map((a) => {
-        const seed = z.zone === 1 && nodeKey(a.host, a.port) === first;
         const named = `${this.isSentinel(a) ? 'sentinel' : 'node'} ${formatEndpoint({ kind: 'tcp', ...a })}${zones.length > 1 ? ` (client zone ${z.zone})` : ''}`;
-        return { named, opened: z.nodes.open([a], seed ? listenPort : undefined) };
+        return { named, opened: z.nodes.open([a]) };
       }),
     );
     const settled = await Promise.allSettled(tries.map((t) => t.opened));
