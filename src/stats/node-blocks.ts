@@ -12,6 +12,8 @@ export interface NodeBlock {
   connections: { active: number; total: number };
   /** Its real address, "host:port" (cluster and Sentinel modes have it). */
   upstream?: string;
+  /** With --client-zones: the client zone whose listener this entry is (a node has one per zone). */
+  clientZone?: number;
   /** Its own link (cluster and Sentinel modes have it). */
   linkSettings?: LinkSettings;
 }

@@ -75,6 +75,23 @@ describe('renderPrometheus of a cluster\'s totals (mergeSnapshots)', () => {
   });
 });
 
+describe('renderPrometheus of a cluster\'s nodes', () => {
+  it('with --client-zones, a node\'s entry per client zone is a series of its own (client_zone), not a duplicate', () => {
+    const entry = (clientZone: number, commands: number): object => ({
+      upstream: '127.0.0.1:7000',
+      clientZone,
+      counters: { ...SNAPSHOT.totals, commands },
+      connections: SNAPSHOT.connections,
+      linkSettings: SNAPSHOT.link,
+    });
+    const text = renderPrometheus({ ...SNAPSHOT, cluster: { nodes: [entry(1, 5), entry(2, 7)] } } as typeof SNAPSHOT);
+    expect(text.match(/^redis_rtt_node_commands_total\{.*$/gm)).toEqual([
+      'redis_rtt_node_commands_total{node="127.0.0.1:7000",client_zone="1"} 5',
+      'redis_rtt_node_commands_total{node="127.0.0.1:7000",client_zone="2"} 7',
+    ]);
+  });
+});
+
 describe('renderSummaryTable', () => {
   it('matches the golden table', () => {
     expectGolden('summary.txt', renderSummaryTable(SNAPSHOT));
