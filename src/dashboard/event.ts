@@ -12,7 +12,13 @@ const CHART_COMMANDS = 3;
 export function dashboardEvent(source: DashboardSource, window: StatsWindow, atNs: number, atMs: number): DashboardEvent {
   const stats = source.stats();
   const nodes = nodeBlocks(stats);
-  const figures = window.add(atNs, stats.totals, (nodes ?? []).map((n) => n.counters), source.commandLatency());
+  const figures = window.add(
+    atNs,
+    stats.totals,
+    (nodes ?? []).map((n) => n.counters),
+    source.commandLatency(),
+    (nodes ?? []).map((n, i) => n.listen ?? n.upstream ?? String(i)),
+  );
   const counts = new Map((stats.toxics ?? []).map((t) => [t.name, t.applications]));
   const event: DashboardEvent = {
     atMs,

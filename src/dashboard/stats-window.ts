@@ -16,8 +16,8 @@ const MAX_COMMANDS = 20;
 interface CounterReading {
   atNs: number;
   totals: Counters;
-  /** Each node's counters, by its place in the stats block. */
-  nodes: Counters[];
+  /** Each node's counters, by who it is (its listener). */
+  nodes: Map<string, Counters>;
 }
 
 interface LatencyReading {
@@ -40,15 +40,28 @@ export class StatsWindow {
 
   constructor(private readonly windowNs = WINDOW_NS) {}
 
-  /** Takes this tick's reading and answers the window's figures. */
-  add(atNs: number, totals: Counters, nodes: readonly Counters[], commandLatency: Iterable<readonly [string, LatencyHistogram]>): WindowFigures {
+  /**
+   * Takes this tick's reading and answers the window's figures. `nodeKeys` name the nodes (their
+   * listeners) in the order of `nodes`: a node's rates are its counters less its own earlier
+   * reading, or less zero when it joined inside the window (its counters started at zero then).
+   * By place, a node that joined or left made a row one node less another; restarting the window
+   * from zero on it made the totals' rates every count since start over a quarter second.
+   */
+  add(
+    atNs: number,
+    totals: Counters,
+    nodes: readonly Counters[],
+    commandLatency: Iterable<readonly [string, LatencyHistogram]>,
+    nodeKeys: readonly string[] = nodes.map((_, i) => String(i)),
+  ): WindowFigures {
     const last = this.counters[this.counters.length - 1];
-    // A reset nobody told the window of (resetStats() from the library) zeroed the counters, or the
-    // nodes changed: the window starts again from zero at the last reading, so what came since
-    // counts. Any counter that fell tells: commands alone did not when more came after the reset
-    // than before it, and the bytes of a few large SETs then went negative.
-    if (last && (fell(totals, last.totals) || nodes.length !== last.nodes.length)) this.restartAt(last.atNs, nodes.length);
-    this.counters.push({ atNs, totals: copyCounters(totals), nodes: nodes.map(copyCounters) });
+    // A reset nobody told the window of (resetStats() from the library) zeroed the counters: the
+    // window starts again from zero at the last reading, so what came since counts. Any counter
+    // that fell tells: commands alone did not when more came after the reset than before it, and
+    // the bytes of a few large SETs then went negative.
+    if (last && fell(totals, last.totals)) this.restartAt(last.atNs);
+    const keyOf = (i: number): string => nodeKeys[i] ?? String(i);
+    this.counters.push({ atNs, totals: copyCounters(totals), nodes: new Map(nodes.map((n, i) => [keyOf(i), copyCounters(n)])) });
     dropOld(this.counters, atNs - this.windowNs);
 
     const now = new Map<string, LatencyHistogram>();
@@ -65,7 +78,7 @@ export class StatsWindow {
     return {
       windowMs: Math.round(seconds * 1000),
       rates: rates(totals, base.totals, seconds),
-      nodeRates: nodes.map((n, i) => rates(n, base.nodes[i]!, seconds)),
+      nodeRates: nodes.map((n, i) => rates(n, base.nodes.get(keyOf(i)) ?? ZERO, seconds)),
       commands: latency.slice(0, MAX_COMMANDS).map(({ name, histogram: h }) => ({
         name,
         count: h.count,
@@ -83,12 +96,12 @@ export class StatsWindow {
    * too, whatever the counters reach before the next reading. Nothing while no stream reads.
    */
   reset(atNs: number): void {
-    const last = this.counters[this.counters.length - 1];
-    if (last) this.restartAt(atNs, last.nodes.length);
+    if (this.counters.length > 0) this.restartAt(atNs);
   }
 
-  private restartAt(atNs: number, nodeCount: number): void {
-    this.counters = [{ atNs, totals: newCounters(), nodes: Array.from({ length: nodeCount }, newCounters) }];
+  /** No node in the base: each is read less zero, as its counters were reset too. */
+  private restartAt(atNs: number): void {
+    this.counters = [{ atNs, totals: newCounters(), nodes: new Map() }];
     this.latency = [{ atNs, byCommand: new Map() }];
   }
 
@@ -133,6 +146,7 @@ function fell(now: Counters, before: Counters): boolean {
 }
 
 const COUNTED = ['commands', 'replies', 'pushes', 'errorReplies', 'roundTrips', 'flights', 'bytesUp', 'bytesDown', 'chunksUp', 'chunksDown'] as const;
+const ZERO: Counters = newCounters();
 
 function rates(now: Counters, base: Counters, seconds: number): Rates {
   const per = (k: keyof Rates): number => (seconds > 0 ? round((now[k] - base[k]) / seconds) : 0);

@@ -10,6 +10,8 @@ import type { Counters } from './types.js';
 export interface NodeBlock {
   counters: Counters;
   connections: { active: number; total: number };
+  /** Where its clients connect, "host:port": one per entry (cluster and Sentinel modes have it). */
+  listen?: string;
   /** Its real address, "host:port" (cluster and Sentinel modes have it). */
   upstream?: string;
   /** With --client-zones: the client zone whose listener this entry is (a node has one per zone). */

@@ -91,6 +91,24 @@ describe('StatsWindow', () => {
     expect(f.commands).toEqual([{ name: 'GET', count: 20, perSecond: 40, p50Us: 200, p99Us: 200, maxUs: 200 }]);
   });
 
+  it('a node that left and one that joined between two readings: each row is its own node less its own earlier reading', () => {
+    const w = new StatsWindow();
+    w.add(0, counters(550), [counters(50), counters(500)], [], ['a', 'b']);
+    const f = w.add(2 * S, counters(670), [counters(110), counters(10)], [], ['a', 'c']);
+    // c joined inside the window: its counters started at zero.
+    expect(f.nodeRates.map((r) => r.commands)).toEqual([30, 5]);
+    expect(f.rates.commands).toBe(60);
+  });
+
+  it('a node that joins does not make the totals\' rates every count since start', () => {
+    const w = new StatsWindow();
+    w.add(0, counters(1_000_000), [counters(1_000_000)], [], ['a']);
+    const f = w.add(1 * S, counters(1_000_100), [counters(1_000_050), counters(50)], [], ['a', 'b']);
+    expect(f.windowMs).toBe(1000);
+    expect(f.rates.commands).toBe(100);
+    expect(f.nodeRates.map((r) => r.commands)).toEqual([50, 50]);
+  });
+
   it('gives each node its own rates, in the stats block\'s order', () => {
     const w = new StatsWindow();
     w.add(0, counters(0), [counters(0), counters(0)], []);
