@@ -73,7 +73,7 @@ export { jitterSampler } from './link/jitter.js';
 export type { LinkSettings, LinkUpdate, JitterDist } from './link/types.js';
 export type { LossCounters } from './link/loss-model.js';
 export type { PartitionEnd } from './link/partition.js';
-export type { TimelineReport, PartitionReport } from './link/timeline-report.js';
+export type { TimelineReport, PartitionReport, SkippedStep } from './link/timeline-report.js';
 export type { RttWave, WaveShape } from './link/wave.js';
 
 export { RequestFramer, ReplyFramer, commandName, RespType } from './resp/index.js';
