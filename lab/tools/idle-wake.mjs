@@ -7,6 +7,7 @@
 import { fork } from 'node:child_process';
 import net from 'node:net';
 import { loadavg } from 'node:os';
+import { setImmediate } from 'node:timers';
 
 const gapsMs = (process.argv[2] ?? '0.05,1,5,20').split(',').map(Number);
 const wakes = Number(process.argv[3] ?? 300);
