@@ -25,13 +25,15 @@ if (process.argv[4] === '--child') {
   });
 } else {
   const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const child = fork(new URL(import.meta.url).pathname, [gapsMs.join(','), String(wakes), '--child', String(server.address().port)]);
-  const sock = await new Promise((resolve) => server.once('connection', resolve));
+  await /** @type {Promise<void>} */ (new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve())));
+  const port = /** @type {net.AddressInfo} */ (server.address()).port;
+  const child = fork(new URL(import.meta.url).pathname, [gapsMs.join(','), String(wakes), '--child', String(port)]);
+  const sock = /** @type {net.Socket} */ (await new Promise((resolve) => server.once('connection', resolve)));
   sock.setNoDelay(true);
+  /** @type {(us: number) => void} */
   let answer = () => undefined;
   let acc = Buffer.alloc(0);
-  sock.on('data', (b) => {
+  sock.on('data', (/** @type {Buffer} */ b) => {
     acc = Buffer.concat([acc, b]);
     while (acc.length >= 8) {
       const us = Number(acc.readBigUInt64LE(0)) / 1000;
@@ -40,37 +42,44 @@ if (process.argv[4] === '--child') {
     }
   });
   const wakeUs = () =>
-    new Promise((resolve) => {
-      answer = resolve;
-      const w = Buffer.alloc(8);
-      w.writeBigUInt64LE(process.hrtime.bigint());
-      sock.write(w);
-    });
+    /** @type {Promise<number>} */ (
+      new Promise((resolve) => {
+        answer = resolve;
+        const w = Buffer.alloc(8);
+        w.writeBigUInt64LE(process.hrtime.bigint());
+        sock.write(w);
+      })
+    );
+  /** @param {number} ms */
   const idle = (ms) =>
     ms < 0.5
-      ? new Promise((resolve) => {
-          const end = performance.now() + ms;
-          const poll = () => (performance.now() >= end ? resolve() : setImmediate(poll));
-          poll();
-        })
+      ? /** @type {Promise<void>} */ (
+          new Promise((resolve) => {
+            const end = performance.now() + ms;
+            const poll = () => (performance.now() >= end ? resolve() : setImmediate(poll));
+            poll();
+          })
+        )
       : new Promise((resolve) => setTimeout(resolve, ms));
-  const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  /** @param {number[]} sorted @param {number} q */
+  const at = (sorted, q) => /** @type {number} */ (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
   for (let i = 0; i < 50; i++) {
     await wakeUs();
     await idle(1);
   }
+  /** @type {Map<number, number[]>} */
   const byGap = new Map(gapsMs.map((g) => [g, []]));
   for (let i = 0; i < wakes; i++) {
     for (const g of gapsMs) {
       await idle(g);
-      byGap.get(g).push(await wakeUs());
+      byGap.get(g)?.push(await wakeUs());
     }
   }
   console.log(`load ${loadavg().map((x) => x.toFixed(2)).join(' ')}; ${wakes} wakes per gap; write to the reader's callback, us`);
   for (const [g, a] of byGap) {
     a.sort((x, y) => x - y);
-    const f = (q) => at(a, q).toFixed(1);
-    console.log(`idle ${String(g).padStart(5)} ms: p50 ${f(0.5)}  p90 ${f(0.9)}  p99 ${f(0.99)}  max ${a[a.length - 1].toFixed(1)}`);
+    const f = (/** @type {number} */ q) => at(a, q).toFixed(1);
+    console.log(`idle ${String(g).padStart(5)} ms: p50 ${f(0.5)}  p90 ${f(0.9)}  p99 ${f(0.99)}  max ${at(a, 1).toFixed(1)}`);
   }
   child.kill();
   sock.destroy();
