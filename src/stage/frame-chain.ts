@@ -69,8 +69,6 @@ export class FrameChain implements ByteStage {
   readonly replies: ReplySequencer;
   private holding: boolean;
   private readonly localAnswers: LocalAnswers;
-  private deciding = false;
-  private localAnswerDue = false;
 
   constructor(private readonly o: FrameChainOptions) {
     this.stages = o.stages ?? [];
@@ -87,7 +85,7 @@ export class FrameChain implements ByteStage {
     const replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
     this.replies = replies;
     replies.replyModes.onRefused = (kind) => this.requestModes.refused(kind);
-    this.localAnswers = new LocalAnswers(o.conn, o.scheduler, o.upDelayNs, () => this.localAnswerReady());
+    this.localAnswers = new LocalAnswers(o.conn, o.scheduler, o.upDelayNs, () => this.replies.flush());
   }
 
   /**
@@ -164,27 +162,8 @@ export class FrameChain implements ByteStage {
     this.o.up.end(this.upEnded, nowNs);
   }
 
-  /**
-   * A local answer is due. While a run of requests is being decided it goes after the run: the tap
-   * learns each request's reply count as it is decided (FramedTap.decided), and a request behind
-   * it, sent at the same time, must be outstanding before the answer reaches the client.
-   */
-  private localAnswerReady(): void {
-    if (this.deciding) this.localAnswerDue = true;
-    else this.replies.flush();
-  }
-
   private runRequests(): void {
-    this.deciding = true;
-    try {
-      this.decideQueued();
-    } finally {
-      this.deciding = false;
-    }
-    if (this.localAnswerDue) {
-      this.localAnswerDue = false;
-      this.replies.flush();
-    }
+    this.localAnswers.whileDeciding(() => this.decideQueued());
     if (this.unfollowable) return this.fallBack('replies after this EXEC cannot be matched');
     this.maybeEndUp(this.o.conn.nowNs());
   }

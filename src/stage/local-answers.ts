@@ -7,6 +7,8 @@ import type { ConnectionContext, Scheduler, Timer } from './types.js';
 
 export class LocalAnswers {
   private readonly timers = new Set<Timer>();
+  private deciding = false;
+  private dueWhileDeciding = false;
 
   constructor(
     private readonly conn: ConnectionContext,
@@ -22,14 +24,37 @@ export class LocalAnswers {
     const dueNs = nowNs + this.upDelayNs();
     if (dueNs <= nowNs) {
       slot.ready = true;
-      return this.onReady();
+      return this.ready();
     }
     const t = this.scheduler.schedule(dueNs, () => {
       this.timers.delete(t);
       slot.ready = true;
-      this.onReady();
+      this.ready();
     });
     this.timers.add(t);
+  }
+
+  /**
+   * Runs `decide` (a run of requests being decided); an answer due meanwhile goes after the run: the
+   * tap learns each request's reply count as it is decided (FramedTap.decided), and a request behind
+   * it, sent at the same time, must be outstanding before the answer reaches the client.
+   */
+  whileDeciding(decide: () => void): void {
+    this.deciding = true;
+    try {
+      decide();
+    } finally {
+      this.deciding = false;
+    }
+    if (this.dueWhileDeciding) {
+      this.dueWhileDeciding = false;
+      this.onReady();
+    }
+  }
+
+  private ready(): void {
+    if (this.deciding) this.dueWhileDeciding = true;
+    else this.onReady();
   }
 
   destroy(): void {
