@@ -22,15 +22,7 @@ export class RoundTrips {
       c.flights++;
       this.newFlight = false;
     }
-    if (expectsReply) {
-      if (this.outstanding === 0) {
-        c.roundTrips++;
-        this.number++;
-        this.requests = 0;
-      }
-      this.outstanding++;
-      if (this.outstanding > c.maxDepth) c.maxDepth = this.outstanding;
-    }
+    if (expectsReply) this.outstandingOneMore(c);
     if (this.outstanding === 0) return 0;
     this.requests++;
     return this.number;
@@ -43,6 +35,13 @@ export class RoundTrips {
    */
   expectsAfterAll(c: Counters, roundTrip: number): number {
     const joined = roundTrip === this.number && this.outstanding > 0;
+    this.outstandingOneMore(c);
+    if (!joined) this.requests++;
+    return this.number;
+  }
+
+  /** One more request awaits a reply: the first after none starts a round trip. */
+  private outstandingOneMore(c: Counters): void {
     if (this.outstanding === 0) {
       c.roundTrips++;
       this.number++;
@@ -50,8 +49,6 @@ export class RoundTrips {
     }
     this.outstanding++;
     if (this.outstanding > c.maxDepth) c.maxDepth = this.outstanding;
-    if (!joined) this.requests++;
-    return this.number;
   }
 
   /** A request's last reply frame reached the client: the round trip ends when none is left. */
