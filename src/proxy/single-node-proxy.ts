@@ -63,7 +63,9 @@ export class SingleNodeProxy implements RedisRttProxy {
       o.tap === false ? undefined : new StatsCollector({ maxPendingPerConnection: o.maxPendingPerConnection, maxPendingTotal: o.maxPendingTotal });
     this.calibrating = o.compensationUs === undefined;
     this.monitor = node.monitor ?? new SelfMonitor(scheduler);
-    this.toxicSet = new ToxicSet({ scheduler, uniform: seededUniform(this.linkState.seed ^ 0x5bd1e995) });
+    // 'refuse': a misspelled key in addToxic(), updateToxic() or the control endpoint's /toxics is an
+    // error, as in startProxy({ toxics }); toxiproxy's own API (redis-rtt server) ignores it.
+    this.toxicSet = new ToxicSet({ scheduler, uniform: seededUniform(this.linkState.seed ^ 0x5bd1e995) }, 'refuse');
     for (const t of o.toxics ?? []) this.toxicSet.add(t);
     const onEvent = o.onEvent;
     this.server = new ProxyListener({

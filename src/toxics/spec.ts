@@ -33,7 +33,7 @@ const ENVELOPE = {
 };
 
 /** Unknown keys: `ignore`d, as toxiproxy's Go decoder does (its HTTP API), or `refuse`d (a config file, the CLI, startProxy). */
-type UnknownToxicKeys = 'ignore' | 'refuse';
+export type UnknownToxicKeys = 'ignore' | 'refuse';
 
 /**
  * A toxic as toxiproxy's API takes it: `{name?, type, stream?, toxicity?, attributes?}`, one
@@ -92,7 +92,7 @@ const TOXIC_ACCEPTS = 'a JSON object like {"type":"latency","attributes":{"laten
  * file, the CLI, startProxy). Errors are ConfigErrors whose `flag` is the field (`type`, `stream`,
  * `toxicity`, `attributes.latency`).
  */
-export function parseToxicSpec(input: unknown, unknown: 'ignore' | 'refuse' = 'ignore'): ToxicSpec {
+export function parseToxicSpec(input: unknown, unknown: UnknownToxicKeys = 'ignore'): ToxicSpec {
   if (!isJsonObject(input)) throw new ConfigError('toxic', input, TOXIC_ACCEPTS);
   const o = absentAsUndefined(input);
   // An empty stream is not an absent one: toxiproxy refuses it ("stream was invalid"), as the schema does.

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { StageHost } from '../stage/types.js';
-import { parseAttributes, parseToxicity } from './spec.js';
+import { parseAttributes, parseToxicity, parseToxicSpec, type UnknownToxicKeys } from './spec.js';
 import { absentAsUndefined } from './attributes.js';
 import { isJsonObject } from '../validation/schema.js';
 import { createToxic } from './toxic.js';
@@ -33,7 +33,16 @@ export class ToxicSet {
   private readonly toxics: Toxic[] = [];
   private host: StageHost | undefined;
 
-  constructor(private readonly env: ToxicEnv) {}
+  /**
+   * `unknownKeys`: what a key that is no toxic's does, in a toxic or its attributes, added or updated.
+   * toxiproxy's API (`redis-rtt server`) ignores it as its Go decoder does; a plain proxy's
+   * addToxic(), updateToxic() and control endpoint refuse it, as its --toxic and startProxy({ toxics })
+   * do: `{"latncy": 5}` would run a latency of 0 without a word.
+   */
+  constructor(
+    private readonly env: ToxicEnv,
+    private readonly unknownKeys: UnknownToxicKeys = 'ignore',
+  ) {}
 
   /** Puts every toxic on `host` (after `before`, e.g. a framing stage, already there). */
   attach(host: StageHost): void {
@@ -53,7 +62,7 @@ export class ToxicSet {
   add(input: unknown): ToxicSpec {
     let toxic: Toxic;
     try {
-      toxic = createToxic(input, this.env);
+      toxic = createToxic(this.unknownKeys === 'refuse' ? parseToxicSpec(input, 'refuse') : input, this.env);
     } catch (err) {
       const name = err instanceof ConfigError && err.flag.startsWith('attributes') ? nameOf(input) : undefined;
       if (name !== undefined && this.get(name)) throw new ToxicExistsError(name);
@@ -77,6 +86,8 @@ export class ToxicSet {
       throw new ConfigError('attributes', body.attributes, 'a JSON object');
     }
     const sent = isJsonObject(body.attributes) ? absentAsUndefined(body.attributes) : {};
+    // The toxic as it would read after the change, checked for keys only: its name, type and stream stay.
+    if (this.unknownKeys === 'refuse') parseToxicSpec({ ...body, ...toxic.spec, attributes: { ...toxic.spec.attributes, ...sent } }, 'refuse');
     const attributes = parseAttributes(toxic.spec.type, { ...toxic.spec.attributes, ...sent });
     const toxicity = isAbsent(body.toxicity) ? toxic.spec.toxicity : parseToxicity(body.toxicity);
     toxic.update(attributes, toxicity);

@@ -40,6 +40,10 @@ describe('startSingleNodeProxy({ toxics })', () => {
       expect(add.status).toBe(200);
       await expect(c.get('k')).rejects.toThrow(/^BUSY x/);
       expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"latency","attributes":{"latency":"1"}}' })).status).toBe(400);
+      // A misspelled key is refused, as by --toxic, not run as a latency of 0.
+      const typo = await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"latency","attributes":{"latncy":1}}' });
+      expect([typo.status, await typo.text()]).toEqual([400, expect.stringContaining('attributes.latncy')]);
+      expect((await fetch(`${base}/toxics/e`, { method: 'PATCH', body: '{"toxcity":0.5}' })).status).toBe(400);
       expect((await fetch(`${base}/toxics`, { method: 'POST', body: '{"type":"redis_error","name":"e","attributes":{"error":"x"}}' })).status).toBe(409);
       const patched = (await (await fetch(`${base}/toxics/e`, { method: 'PATCH', body: JSON.stringify({ attributes: { error: 'TRYAGAIN later' } }) })).json()) as { attributes: { error: string } };
       expect(patched.attributes.error).toBe('TRYAGAIN later');
