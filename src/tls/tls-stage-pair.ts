@@ -44,6 +44,11 @@ export class TlsStagePair {
   private upDestroyed = false;
   private downDestroyed = false;
   private failed = false;
+  /** The handshake completed and the client's certificate, if asked for, verified; or it failed (counted once). */
+  private secured = false;
+  private handshakeFailed = false;
+  /** How the client's side ended, once its FIN or RST has crossed the up link. */
+  private clientEnded: EndKind | undefined;
   /** Raw up bytes: end offsets and arrival times not yet handed to TLS. */
   private readonly upOffsets: number[] = [];
   private readonly upArrivals: number[] = [];
@@ -77,18 +82,18 @@ export class TlsStagePair {
     });
     this.plain = new tls.TLSSocket(this.wire, { ...o.secure, isServer: true });
     const plain = this.plain;
-    let secured = false;
     plain.once('secure', () => {
       const refused = clientCertificateError(plain, o.secure);
       if (refused) {
         this.failed = true;
+        this.handshakeFailed = true;
         counters.handshakeFailures++;
         o.log(`conn ${o.id}: client TLS ${refused.code ?? ''} ${refused.message} (client certificate)`.replace(/ +/g, ' '));
         plain.destroy();
         this.endUp('reset');
         return;
       }
-      secured = true;
+      this.secured = true;
       counters.handshakes++;
     });
     plain.on('data', (chunk: Buffer) => {
@@ -96,12 +101,15 @@ export class TlsStagePair {
     });
     plain.on('end', () => this.endUp('end'));
     plain.on('error', (err: NodeJS.ErrnoException) => {
-      this.failed = true;
-      if (!secured) counters.handshakeFailures++;
+      if (!this.secured && !this.handshakeFailed) counters.handshakeFailures++;
+      this.failed = this.handshakeFailed = true;
       o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${opensslReason(err) ?? err.message}`.replace(/ +/g, ' '));
       this.endUp('reset');
     });
-    plain.on('close', () => this.endDown(this.failed ? 'reset' : 'end'));
+    plain.on('close', () => {
+      this.closedInHandshake();
+      this.endDown(this.failed ? 'reset' : 'end');
+    });
   }
 
   /** A read from the raw socket, before it enters the up link: its TLS bytes and when they came. */
@@ -135,6 +143,7 @@ export class TlsStagePair {
       },
       push: (chunk) => this.decrypt(chunk),
       end: (kind) => {
+        this.clientEnded = kind;
         if (kind === 'end') this.wire.push(null);
         else {
           this.plain.destroy();
@@ -184,6 +193,22 @@ export class TlsStagePair {
         this.destroyIfDone();
       },
     };
+  }
+
+  /**
+   * A client that closed after its first TLS bytes, the socket closing before the handshake was
+   * over, failed it, as tls.Server says (tlsClientError ECONNRESET): a Node client (ioredis,
+   * node-redis) that does not trust the proxy's certificate closes so, with no alert, and was
+   * neither logged nor counted. Checked at the socket's close, after any 'secure' the client's last
+   * bytes caused. A connection that sent nothing (a port probe) did not try TLS; one the proxy
+   * closed (its upstream failed) has its own line.
+   */
+  private closedInHandshake(): void {
+    const kind = this.clientEnded;
+    if (kind === undefined || this.secured || this.handshakeFailed || this.upIn === 0) return;
+    this.handshakeFailed = true;
+    this.o.counters.handshakeFailures++;
+    this.o.log(`conn ${this.o.id}: client TLS ${kind === 'reset' ? 'reset' : 'closed'} during the handshake (no alert: does the client trust the certificate?)`);
   }
 
   /** The socket outlives one direction's stage: the other may still carry a side's last bytes. */

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
+import net from 'node:net';
+import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -231,6 +233,35 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       const { stdout } = await run('redis-cli', ['--tls', '--cacert', p.tlsCaFile!, '-p', String(p.port), 'PING']);
       expect(stdout.trim()).toBe('PONG');
       expect(p.stats().tls!.handshakeFailures).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  it('a Node client that does not trust the certificate closes with no alert: logged and counted; a port probe is not', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true }, async (p, logs) => {
+      // ioredis and node-redis check the certificate in JS after OpenSSL's handshake and just close:
+      // the proxy's TLSSocket saw the handshake end with neither 'secure' nor an error.
+      const refused = await new Promise<string>((resolve) => {
+        const s = tls.connect({ host: '127.0.0.1', port: p.port, ca: readFileSync(redis.tls!.caFile) });
+        s.on('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? e.message));
+      });
+      expect(refused).toMatch(/UNABLE_TO_VERIFY_LEAF_SIGNATURE|SELF_SIGNED_CERT_IN_CHAIN/);
+      await vi.waitUntil(() => logs.some((l) => /client TLS/.test(l)), { timeout: 3000, interval: 10 });
+      expect(logs.filter((l) => /client TLS/.test(l))).toEqual([
+        expect.stringMatching(/^conn \d+: client TLS (closed|reset) during the handshake \(no alert: does the client trust the certificate\?\)$/),
+      ]);
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+      expect([p.stats().tls!.handshakes, p.stats().tls!.handshakeFailures]).toEqual([0, 1]);
+      // A TCP connection that sends nothing tried no TLS: not a handshake failure.
+      await new Promise<void>((resolve) => {
+        const probe = net.connect(p.port!, '127.0.0.1', () => probe.end());
+        probe.on('close', () => resolve());
+      });
+      const c = new Redis({ host: '127.0.0.1', port: p.port, tls: { ca: readFileSync(p.tlsCaFile!) }, lazyConnect: true, protocol: 2 } as never);
+      await c.connect();
+      expect(await c.ping()).toBe('PONG');
+      c.disconnect();
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+      expect([p.stats().tls!.handshakes, p.stats().tls!.handshakeFailures]).toEqual([1, 1]);
     });
   });
 
