@@ -9,11 +9,19 @@ const REFUSED_LOG_INTERVAL_NS = 1e9;
  * burst (Node's own `maxConnections` sees only libuv's). A client beyond the cap is closed at once,
  * and that is logged at most once a second, on the scheduler's clock so a test can step through
  * the window.
+ *
+ * A client counts until its FIN or reset reaches the proxy, not until the proxied connection has
+ * closed: that close waits for the FIN to cross the link to Redis and Redis's close to come back,
+ * a round trip or more after the client left, and a client that closed and dialed again at once was
+ * refused meanwhile (one client at a time, --max-connections 1, 20 ms each way: 8 of 10 refused).
+ * Redis's own maxclients frees the slot when the FIN reaches it, before the next SYN sent after it.
  */
 export class ConnectionCap {
   /** Clients closed at once because `max` live connections existed. */
   refused = 0;
   private refusedLoggedNs = -Infinity;
+  /** Clients admitted whose socket has neither ended nor closed. */
+  private connected = 0;
 
   constructor(
     /** 0 or undefined: no cap. */
@@ -22,10 +30,14 @@ export class ConnectionCap {
     private readonly log: (line: string) => void,
   ) {}
 
-  /** Whether `socket` may join `liveCount` open connections; if not, it is closed and counted here. */
-  admits(socket: net.Socket, liveCount: number): boolean {
+  /** Whether `socket` may join the clients connected; if not, it is closed and counted here. */
+  admits(socket: net.Socket): boolean {
     const max = this.max;
-    if (!max || liveCount < max) return true;
+    if (!max) return true;
+    if (this.connected < max) {
+      this.hold(socket);
+      return true;
+    }
     socket.destroy();
     this.refused++;
     const nowNs = this.clock.nowNs();
@@ -34,5 +46,18 @@ export class ConnectionCap {
       this.log(`--max-connections ${max} reached: refused a client (${this.refused} so far)`);
     }
     return false;
+  }
+
+  /** Counts `socket` until its client's end or close: whichever comes first frees the slot. */
+  private hold(socket: net.Socket): void {
+    this.connected++;
+    let held = true;
+    const release = (): void => {
+      if (!held) return;
+      held = false;
+      this.connected--;
+    };
+    socket.once('end', release);
+    socket.once('close', release);
   }
 }

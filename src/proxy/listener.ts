@@ -83,7 +83,7 @@ export class ProxyListener {
 
   /** A client accepted, by libuv or with the rest of its burst: opened, unless past --max-connections. */
   private readonly admit = (socket: net.Socket): void => {
-    if (!this.cap.admits(socket, this.live.size)) return;
+    if (!this.cap.admits(socket)) return;
     this.accepted++;
     this.accept(socket, this.o.listenTls);
   };

@@ -57,6 +57,46 @@ describe('--max-connections refusals are logged at most once a second', () => {
       '--max-connections 1 reached: refused a client (3 so far)',
     ]);
   });
+
+  // The proxied connection closes once the client's FIN has crossed the link and Redis's close has
+  // come back; a client that closed and dialed again at once was refused until then.
+  it('a client that closed frees its place when its FIN arrives, not once the close has crossed the link', async () => {
+    server = await fakeServer(() => undefined);
+    const p = (proxy = await startSingleNodeProxy({
+      upstream: server.address,
+      maxConnections: 1,
+      // A clock that never moves: the FIN never crosses the 10 ms link, so the first connection stays open.
+      scheduler: new ManualScheduler(new FakeClock(5_000 * MS)),
+      link: { rttUs: 20_000 },
+      compensationUs: { up: 0, down: 0 },
+      handshake: false,
+      log: () => undefined,
+    }));
+    const dial = async (): Promise<net.Socket> => {
+      const s = net.connect({ host: p.host!, port: p.port! });
+      held.push(s);
+      s.on('error', () => undefined);
+      await new Promise<void>((r) => s.once('connect', () => r()));
+      return s;
+    };
+    const first = await dial();
+    await vi.waitFor(() => expect(p.stats().connections.total).toBe(1));
+    // Bytes on their way up: the FIN follows them over the link, which never delivers them.
+    first.end('*1\r\n$4\r\nPING\r\n');
+    await vi.waitFor(
+      async () => {
+        const next = await dial();
+        const refused = new Promise<boolean>((r) => next.once('close', () => r(true)));
+        const admitted = vi.waitFor(() => expect(p.stats().connections.total).toBe(2), { timeout: 200 }).then(
+          () => true,
+          () => false,
+        );
+        expect(await Promise.race([refused.then(() => false), admitted])).toBe(true);
+      },
+      { timeout: 3_000 },
+    );
+    expect(p.stats().connections.active).toBe(2);
+  });
 });
 
 // The probe dials every 50 ms; a listener that cannot bind again (another process took the port)
