@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { ConfigError } from '../errors.js';
+import { ConfigError, withTypedValue } from '../errors.js';
 import { renderOpenLoopHtml } from '../report/open-loop/html.js';
 import { renderOpenLoopTable, rowLabel } from '../report/open-loop/table.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
@@ -103,7 +103,11 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
     ...(given('compensate') ? { compensation: benchCompensation(flags.compensate) } : {}),
     ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
   };
-  resolveOpenLoopOptions(options); // everything checked before anything starts
+  try {
+    resolveOpenLoopOptions(options); // everything checked before anything starts
+  } catch (err) {
+    throw withTypedValue(err, { '--compensate': flags.compensate });
+  }
   return options;
 }
 

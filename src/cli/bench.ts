@@ -121,7 +121,7 @@ export function registerBench(program: Command): void {
         await runOpenLoopCommand(options, flags as OpenLoopFlags);
         return;
       }
-      const options = benchOptionsFromFlags(flags);
+      const options = benchOptionsFromFlags(flags, given);
       // The run checks --max-seconds against its plan: its error shows the text typed, not the number.
       await runBenchCommand(options, { ...flags, format: flags.format as 'table' | 'json' | undefined }).catch((err: unknown) => {
         throw withTypedValue(err, { '--max-seconds': flags.maxSeconds });
@@ -166,7 +166,7 @@ function refuseIgnoredFlags(flags: BenchFlags, given: (key: string) => boolean):
 }
 
 /** Turns flags into options; every bad value is a ConfigError naming its flag (exit status 2). */
-export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
+export function benchOptionsFromFlags(flags: BenchFlags, given: (key: string) => boolean): BenchOptions {
   const modes = parseList(flags.modes, '--modes', MODES.join(', '));
   for (const m of modes) if (!MODES.includes(m as Mode)) throw new ConfigError('--modes', m, MODES.join(', '));
   if (!WORKLOADS.includes(flags.workload as Workload)) throw new ConfigError('--workload', flags.workload, WORKLOADS.join(' | '));
@@ -189,11 +189,16 @@ export function benchOptionsFromFlags(flags: BenchFlags): BenchOptions {
     keyPrefix: flags.keyPrefix,
     allowNonempty: flags.allowNonempty === true,
     seed: parseNonNegativeInt(flags.seed, '--seed', 2 ** 32 - 1),
-    compensation: benchCompensation(flags.compensate),
+    // Only when typed: the library refuses a compensation with no proxy in --links (all direct).
+    ...(given('compensate') ? { compensation: benchCompensation(flags.compensate) } : {}),
     ...(flags.redis !== undefined ? { redis: flags.redis } : {}),
     ...(maxSeconds !== undefined ? { maxSeconds } : {}),
   };
-  resolveBenchOptions(options); // links and the rest, checked before anything starts
+  try {
+    resolveBenchOptions(options); // links and the rest, checked before anything starts
+  } catch (err) {
+    throw withTypedValue(err, { '--compensate': flags.compensate });
+  }
   return options;
 }
 

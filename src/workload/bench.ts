@@ -107,7 +107,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       const link = await openLink(c.link, endpoint, { ...clientOpts, needAuto, seed: opts.seed, compensation, ...(forked ? { forked } : {}) });
       links.set(c.link.name, link);
       if (link.proxy && compensation !== 'off') {
-        notes.push(`${c.link.name}: the proxy takes ${link.proxy.compensationUs.up} us off each one-way delay (${typeof compensation === 'object' ? 'calibrated table' : 'its own hop'})`);
+        notes.push(`${c.link.name}: the proxy takes ${link.proxy.compensationUs.up} us off each one-way delay (${compensationSource(compensation)})`);
       }
     }
 
@@ -229,4 +229,10 @@ async function preload(admin: Redis, data: WorkloadData | undefined): Promise<vo
     for (let i = from; i < Math.min(data.keys.length, from + 1000); i++) args.push(data.keys[i] as string, data.values[i] as Buffer);
     await admin.mset(args);
   }
+}
+
+/** Where a link's compensation came from, for its note: a number was the one given, not a measured hop. */
+function compensationSource(c: NonNullable<BenchOptions['compensation']>): string {
+  if (typeof c === 'object') return 'calibrated table';
+  return c === 'auto' ? 'its own hop, measured at start' : 'as given';
 }

@@ -1,4 +1,5 @@
-import { parseCompensationTable, type CompensationPoint } from '../link/compensation.js';
+import type { CompensationPoint } from '../link/compensation.js';
+import { checkBenchCompensation } from './compensation-option.js';
 import { ConfigError } from '../errors.js';
 import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import type { LinkSpec } from '../link/link-spec.js';
@@ -143,11 +144,7 @@ export function resolveBenchOptions(o: BenchOptions): ResolvedBenchOptions {
   const links = resolveBenchLinks(o.links ?? d.links);
   const keyPrefix = o.keyPrefix ?? d.keyPrefix;
   if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
-  const c = o.compensation;
-  if (typeof c === 'object' && c !== null) parseCompensationTable(c.table, '--compensate');
-  else if (c !== undefined && c !== 'off' && c !== 'auto' && !(typeof c === 'number' && Number.isFinite(c) && c >= 0)) {
-    throw new ConfigError('--compensate', c, 'off, auto, a duration or a calibrate table');
-  }
+  checkBenchCompensation(o.compensation, links);
   if (o.maxSeconds !== undefined && !(o.maxSeconds > 0)) throw new ConfigError('--max-seconds', o.maxSeconds, 'a positive number of seconds');
   const driverWarmupMs = o.driverWarmupMs ?? d.driverWarmupMs;
   if (!(Number.isFinite(driverWarmupMs) && driverWarmupMs >= 0)) throw new ConfigError('--driver-warmup', o.driverWarmupMs, 'a duration of zero or more');

@@ -21,6 +21,9 @@ describe('redis-rtt bench flags', () => {
     [['--max-seconds', '-3'], '--max-seconds'],
     [['--redis', 'nowhere'], '--redis'],
     [['--compensate', '/nonexistent/cal.json'], '--compensate'],
+    // No proxy in the path: compensation changed nothing while the command line said it did.
+    [['--links', 'direct', '--compensate', 'auto'], '--compensate: invalid value "auto"; expected a link with a proxy'],
+    [['--links', 'direct', '--compensate', '20us'], '--compensate: invalid value "20us"; expected a link with a proxy'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench(...args)).toBe(2);
     expect(io.err).toContain(`redis-rtt: ${flag}`);
@@ -136,5 +139,10 @@ describe('redis-rtt bench flags', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('--compensate DURATION: the note says the value was the one given (it said "its own hop", which auto measures)', async () => {
+    expect(await bench('--links', 'local', '--modes', 'seq', '-n', '5', '--repeat', '1', '--warmup', '0', '--driver-warmup', '0', '--compensate', '20us', '--format', 'json'), io.err).toBe(0);
+    expect((JSON.parse(io.out) as { notes: string[] }).notes).toContain('local: the proxy takes 20 us off each one-way delay (as given)');
   });
 });

@@ -3,6 +3,7 @@ import { fmtUsSetting } from '../../format.js';
 import { keysOf, refuseUnknownKeys } from '../../validation/known-keys.js';
 import type { LinkSpec } from '../../link/link-spec.js';
 import { resolveBenchLinks } from '../link-list.js';
+import { checkBenchCompensation } from '../compensation-option.js';
 import { checkRedisAccess, type BenchOptions } from '../options.js';
 import { ARRIVALS, type Arrival } from './schedule.js';
 import { OPEN_LOOP_MODES, type OpenLoopMode } from './types.js';
@@ -139,6 +140,7 @@ export function resolveOpenLoopOptions(o: OpenLoopOptions): ResolvedOpenLoopOpti
   }
   if (o.sloUs !== undefined && !(Number.isFinite(o.sloUs) && o.sloUs > 0)) throw new ConfigError('--slo', o.sloUs, 'a duration above 0, like 2ms');
   const links = resolveBenchLinks(o.links ?? d.links);
+  checkBenchCompensation(o.compensation, links);
   const keyPrefix = o.keyPrefix ?? d.keyPrefix;
   if (keyPrefix === '') throw new ConfigError('--key-prefix', keyPrefix, 'a non-empty prefix, so the run only touches its own keys');
   const seed = o.seed ?? d.seed;

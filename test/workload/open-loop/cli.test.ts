@@ -42,6 +42,8 @@ describe('redis-rtt bench open-loop flags', () => {
     [['--rate', '100', '--max-seconds', '3'], '--max-seconds'],
     [['--rate', '100', '--repeat', '3'], '--repeat'],
     [['--rate', '100', '--compensate', 'maybe'], '--compensate'],
+    // Every link is direct here: no proxy to take a cost off.
+    [['--rate', '100', '--compensate', 'auto'], '--compensate: invalid value "auto"; expected a link with a proxy'],
     // A window only auto would run, or B with no window: both were dropped without a word.
     [['--rate', '100', '--modes', 'auto', '--batch-window', '1ms'], '--batch-window'],
     [['--rate', '100', '--batch', '16'], '--batch'],
