@@ -58,6 +58,7 @@ import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
 import type { MatchedReply } from '../stage/types.js';
 import type { CommandTable } from './command-table.js';
 import { CommandResolver } from './command-resolver.js';
+import { isBlocking, mayBlock, statsKey } from './blocking.js';
 import { countErrorReply } from './counters.js';
 import type { TapEvent } from './counter-types.js';
 import type { PendingBudget } from './pending-budget.js';
@@ -84,6 +85,11 @@ export class Correlator extends RequestLedger {
   private onFrozen: (() => void) | undefined;
   /** A replica's replication stream (docs/counters.md): matching stopped at PSYNC's or SYNC's answer. */
   replication = false;
+  /**
+   * A framed connection's (FramedFeed.framed): its frame chain decides each request after this
+   * correlator admitted it, and may answer one in Redis's place (fedDecided).
+   */
+  chainDecides = false;
 
   constructor(private readonly options: CorrelatorOptions) {
     super(options.conn, options.onEvent, options.budget);
@@ -136,33 +142,40 @@ export class Correlator extends RequestLedger {
     entry.count++;
     if (this.desynced || this.degraded) return;
     if (this.budget.full(this.ring.size)) return this.degrade();
-    const kind = modes.inMulti ? modes.inMultiKind(r.kind, frame.argc, r.kind === CommandKind.Hello ? helloProtocol(frame) : 0) : r.kind;
+    const hello = r.kind === CommandKind.Hello ? helloProtocol(frame) : 0;
+    const kind = modes.inMulti ? modes.inMultiKind(r.kind, frame.argc, hello) : r.kind;
     const rec = this.ring.push();
     this.budget.used++;
     rec.name = key;
     rec.entry = entry;
     rec.kind = kind;
+    rec.baseKind = r.kind;
+    rec.helloProtocol = hello;
     rec.argc = frame.argc;
     rec.requestBytes = frame.end - frame.start;
     rec.end = endOffset;
     rec.arrivedNs = nowNs;
     rec.blocking = blocking;
+    // (Resolved inside MULTI, where nothing blocks: read again only for the names that can block.)
+    rec.blocksIfRun = modes.inMulti ? mayBlock(name) && isBlocking(name, frame) : blocking;
+    if (this.chainDecides && undoable(kind)) (rec.modesBefore = new RequestModes()).copyFrom(modes);
     rec.expected = modes.admit(kind, frame.argc);
     if (rec.expected === 0 && ReplyModes.changedBySilent(kind)) this.silentPending++;
-    if (kind !== CommandKind.Normal) this.admitKind(rec, kind, frame);
+    if (kind !== CommandKind.Normal) this.admitKind(rec, kind);
     if (name === UNKNOWN_COMMAND_NAME) rec.candidate = moduleCandidate(frame.head[0]);
     if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
     rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
   }
 
   /** What a request of a kind other than Normal needs kept beyond the ordinary. */
-  private admitKind(rec: PendingRequest, kind: number, frame: RequestFrame): void {
-    if (kind === CommandKind.Hello) rec.helloProtocol = helloProtocol(frame);
-    else if (kind === CommandKind.ExecFollowed) {
+  private admitKind(rec: PendingRequest, kind: number): void {
+    if (kind === CommandKind.ExecFollowed) {
       const queued = this.requestModes.takeQueued();
       rec.queued = queued;
-      // Redis's replies from here on cannot be told apart (exec-effects.ts): stop matching.
-      if (unfollowableExec(rec.expected, queued)) this.desync();
+      // Redis's replies from here on cannot be told apart (exec-effects.ts): stop matching. On a
+      // framed connection the chain says so when it decides the EXEC (fedDecided): a stage may yet
+      // answer the MULTI before it, and then there is no transaction.
+      if (!this.chainDecides && unfollowableExec(rec.expected, queued)) this.desync();
     }
   }
 
@@ -223,14 +236,16 @@ export class Correlator extends RequestLedger {
    * are the ones Redis follows (a request a stage answered, `local`, changes nothing there, where
    * this correlator admitted it as sent), so they win: a request taken to get none is outstanding
    * from now, one taken to get some that gets none is done. A MULTI, MONITOR or CLIENT REPLY
-   * OFF|SKIP answered there is undone here as one Redis refuses (RequestModes.refused): the
-   * requests admitted behind it before now keep what it made of them.
+   * OFF|SKIP answered there never happened: the requests admitted behind it (framed in the same
+   * read, before the chain decided it) are admitted again without it (readmitBehind).
    */
   fedDecided(seq: number, replies: number, local: boolean): void {
     if (this.frozen) return;
     const rec = this.recordAt(seq);
     if (rec === null || seq < this.matchAt) return;
-    if (local) undoAdmitted(this.requestModes, rec.kind);
+    if (local && rec.modesBefore !== null) this.readmitBehind(seq, rec.modesBefore);
+    // The chain found this EXEC's transaction unfollowable (exec-effects.ts), and stops framing.
+    if (!local && rec.kind === CommandKind.ExecFollowed && unfollowableExec(replies, rec.queued!)) return this.desync();
     if (rec.expected === replies) return;
     const silent = ReplyModes.changedBySilent(rec.kind);
     if (rec.expected === 0) {
@@ -273,6 +288,43 @@ export class Correlator extends RequestLedger {
     }
   }
 
+  /**
+   * A stage answered request `seq` (admitted with the request modes `before`): Redis read an empty
+   * request in its place, which changes nothing but uses up a pending skip. The requests behind it
+   * are admitted again from there, as Redis reads them: their kind (queued in a transaction Redis
+   * never opened, or not), a queued EXEC's effects, whether they block, and the modes that follow.
+   * How many replies each gets is the chain's to say, when it decides each (fedDecided).
+   */
+  private readmitBehind(seq: number, before: RequestModes): void {
+    const modes = this.requestModes;
+    modes.copyFrom(before);
+    modes.empty();
+    const ring = this.ring;
+    for (let i = seq + 1; i < ring.tail; i++) {
+      const r = ring.at(i);
+      const kind = modes.inMulti ? modes.inMultiKind(r.baseKind, r.argc, r.helloProtocol) : r.baseKind;
+      // Taking the MULTI away only takes requests out of a transaction: one that blocks when run
+      // at once was resolved as queued, never the other way round.
+      if (!modes.inMulti && r.blocksIfRun && !r.blocking) this.nowBlocking(r);
+      if (r.expected === 0) this.silentPending += Number(ReplyModes.changedBySilent(kind)) - Number(ReplyModes.changedBySilent(r.kind));
+      r.kind = kind;
+      r.modesBefore = undoable(kind) ? new RequestModes() : null;
+      r.modesBefore?.copyFrom(modes);
+      modes.admit(kind, r.argc);
+      if (kind === CommandKind.ExecFollowed) r.queued = modes.takeQueued();
+    }
+  }
+
+  /** A request counted as queued (not blocking) runs at once and blocks: it counts as blocking. */
+  private nowBlocking(r: PendingRequest): void {
+    r.entry!.count--;
+    r.name = statsKey(r.name, true);
+    r.entry = this.options.commands.entry(r.name, true);
+    r.entry.count++;
+    r.blocking = true;
+    this.counters.blockingCommands++;
+  }
+
   /** A framed connection's request `seq` got all its frames: matching goes on after it. */
   private fedComplete(seq: number): void {
     const rec = this.recordAt(seq);
@@ -292,9 +344,7 @@ export class Correlator extends RequestLedger {
 
 }
 
-/** Undoes what admitting a request of `kind` changed in `modes`, as its error from Redis would. */
-function undoAdmitted(modes: RequestModes, kind: number): void {
-  if (kind === CommandKind.Multi || kind === CommandKind.Monitor) modes.refused(kind);
-  // An error no request waits for: the refusal of the CLIENT REPLY OFF or SKIP in force.
-  else if (kind === CommandKind.ClientReplyOff || kind === CommandKind.ClientReplySkip) modes.refused(CommandKind.Normal);
+/** Kinds that change the request modes for the requests behind them (a stage may answer them instead). */
+function undoable(kind: number): boolean {
+  return kind === CommandKind.Multi || kind === CommandKind.Monitor || kind === CommandKind.ClientReplyOff || kind === CommandKind.ClientReplySkip;
 }

@@ -48,6 +48,7 @@ export abstract class FramedFeed {
    */
   framed(arrivalNs?: () => number): FramedTap {
     const correlator = this.correlator;
+    correlator.chainDecides = true;
     this.fed = {
       requestFramer: { headArgs: HEAD_ARGS, argSizes: this.options.argSizes === true },
       request: (f, name, endOffset, nowNs) => correlator.request(f, name, arrivalNs === undefined ? nowNs : arrivalNs(), endOffset),

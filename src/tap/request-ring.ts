@@ -6,6 +6,7 @@
  * allocates nothing per request.
  */
 import type { QueuedEffect } from '../resp/exec-effects.js';
+import type { RequestModes } from '../resp/request-modes.js';
 import type { CommandEntry } from './command-table.js';
 
 /** -1 in a stamp or offset field: not happened yet. */
@@ -39,8 +40,17 @@ export class PendingRequest {
   blocking = false;
   /** 1-based round trip of this connection it belongs to; 0 when it opened none and joined none. */
   roundTrip = 0;
-  /** What HELLO asked for (2 or 3), 0 when no protocol version was given. */
+  /** What HELLO asked for (2 or 3), 0 when no protocol version was given (or not a HELLO). */
   helloProtocol = 0;
+  /** commandKind() of the request, before MULTI changed it: the kind it has if it runs at once. */
+  baseKind = 0;
+  /** Whether it blocks if it runs at once (outside MULTI), as `blocking` is for one sent outside. */
+  blocksIfRun = false;
+  /**
+   * A framed connection's MULTI, MONITOR or CLIENT REPLY OFF|SKIP: the request modes before it was
+   * admitted, to follow the requests behind it again if a stage answers it (Redis never sees it).
+   */
+  modesBefore: RequestModes | null = null;
   /** An ExecFollowed's queued effects, read only for that kind (set whenever a record is one). */
   queued: readonly QueuedEffect[] | null = null;
   keyHash: string | undefined = undefined;
@@ -61,6 +71,7 @@ export class PendingRequest {
     this.errorPrefix = undefined;
     this.roundTrip = 0;
     this.helloProtocol = 0;
+    this.modesBefore = null;
     this.keyHash = undefined;
     this.argSizes = undefined;
     this.candidate = undefined;

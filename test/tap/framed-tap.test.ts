@@ -289,6 +289,20 @@ describe('a framed connection frames each byte once per direction', () => {
     expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['-', '+', '+', '-', '-', '+', '-', '*']);
   });
 
+  it('a MULTI a stage answers opens no transaction for the requests behind it in the same read', () => {
+    const clock = new FakeClock();
+    const stage: FrameStage = { onRequest: (r) => (r.name === 'MULTI' ? { kind: 'answer', reply: Buffer.from('-ERR disabled\r\n') } : { kind: 'forward' }) };
+    const side = framed(clock, stage);
+    // One write: Redis runs the SET and the BLPOP at once, then replies go off (no reply to EXEC).
+    const pipeline = cmd('MULTI') + cmd('SET', 'k', 'v') + cmd('BLPOP', 'q', '1') + cmd('CLIENT', 'REPLY', 'OFF') + cmd('EXEC');
+    const steps: Step[] = [['up', pipeline, 0], ['sent', 1], ['down', '+OK|*-1|', 2], ['delivered', 3], ...x(cmd('PING') + cmd('CLIENT', 'REPLY', 'ON'), '+OK|', 10)];
+    play(side, clock, steps, 'whole');
+    expect(side.tap.info()).toMatchObject({ desynced: false, outstanding: 0 });
+    expect(side.tap.counters()).toMatchObject({ commands: 7, replies: 4, errorReplies: 1, roundTrips: 2, blockingCommands: 1, pushes: 0 });
+    const replies = side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply);
+    expect(replies).toEqual(['-', '+', '*', 'none', 'none', 'none', '+']);
+  });
+
   it('framed: bytes a stage made are framed by the tap, once, and counted as the reply', () => {
     const clock = new FakeClock();
     const stage: FrameStage = {
