@@ -107,6 +107,8 @@ export function loadListenTls(
   return out;
 }
 
+const PEM_CERTIFICATE = '-----BEGIN CERTIFICATE-----';
+
 function readFile(file: string, flag: string): Buffer {
   try {
     return readFileSync(file);
@@ -143,13 +145,19 @@ export function checkTlsFiles(
  */
 export function readCertificate(file: string, flag: string, leaf = false): Buffer {
   const pem = readFile(file, flag);
+  const text = pem.toString('latin1');
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(pem);
   } catch (err) {
     throw new ConfigError(flag, file, `a PEM certificate (${(err as Error).message})`);
   }
-  if (leaf || pem.toString('latin1').split('-----BEGIN CERTIFICATE-----').length === 2) checkValidNow(cert, file, flag, Date.now());
+  // X509Certificate reads DER too, but TLS takes PEM only: a DER --tls-cert crashed the start, and
+  // a DER CA was dropped without a word (every verification against it failed).
+  if (!text.includes(PEM_CERTIFICATE)) {
+    throw new ConfigError(flag, file, `a PEM certificate (this one is DER: openssl x509 -inform DER -in ${file} -out ${file}.pem converts it)`);
+  }
+  if (leaf || text.split(PEM_CERTIFICATE).length === 2) checkValidNow(cert, file, flag, Date.now());
   return pem;
 }
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateTlsFiles } from '../../src/redis/tls-certs.js';
+import { checkTlsFiles } from '../../src/tls/options.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 let dir: string;
@@ -83,4 +84,23 @@ it('a valid certificate and a CA bundle whose other certificates are not read st
   const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--upstream-tls', '--upstream-ca', bundle, '--listen-tls', '--tls-cert', files.certFile, '--tls-key', files.keyFile, '--print-config']);
   expect(r.code, r.stderr).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ upstreamTls: { ca: bundle }, listenTls: { cert: files.certFile } });
+});
+
+/**
+ * X509Certificate reads DER as well as PEM, so a DER file passed the check, and then: a DER
+ * `--tls-cert` crashed the start with a stack trace (exit 1), a DER `--upstream-ca` or
+ * `--listen-tls-ca` was dropped by Node without a word, so every certificate failed to verify.
+ */
+it('a DER certificate is refused naming the flag and how to convert it; the CLI exits 2 before listening', async () => {
+  // The expired certificate: its form is checked before its dates.
+  const der = join(dir, 'expired.der');
+  execFileSync('openssl', ['x509', '-in', expired.cert, '-outform', 'DER', '-out', der]);
+  const says = (flag: string): string => `${flag}: invalid value "${der}"; expected a PEM certificate (this one is DER: openssl x509 -inform DER -in ${der} -out ${der}.pem converts it)`;
+  expect(() => checkTlsFiles({ ca: der }, undefined)).toThrow(says('--upstream-ca'));
+  expect(() => checkTlsFiles(undefined, { ca: der })).toThrow(says('--listen-tls-ca'));
+  expect(() => checkTlsFiles({ cert: der, key: expired.key }, undefined)).toThrow(says('--upstream-cert'));
+  const r = await runCli(['proxy', '--upstream', '127.0.0.1:1', '--compensate', 'off', '--cluster', 'off', '--listen', '127.0.0.1:0', '--listen-tls', '--tls-cert', der, '--tls-key', expired.key]);
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr).toBe(`redis-rtt: ${says('--tls-cert')}\n`);
+  expect(r.stdout).toBe('');
 });
