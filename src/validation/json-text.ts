@@ -1,15 +1,29 @@
+import { jsonErrorOffset } from './json-error-offset.js';
+
 /**
  * JSON a user wrote in a file (`--config`, `--toxics`, `--link-schedule`): a UTF-8 byte order mark
  * at the start is skipped, as Windows editors write one; a syntax error says its line and column
- * on every Node (Node 20's JSON.parse gives the character position only).
+ * on every Node (Node 20's JSON.parse gives the character position only, and no Node's gives any
+ * for an unexpected token: `'x'`, `True`, `[1,]`).
  */
 export function parseJsonText(text: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     return JSON.parse(body);
   } catch (err) {
-    throw new SyntaxError(withLineColumn((err as Error).message, body));
+    throw new SyntaxError(withLineColumn(placed((err as Error).message, body), body));
   }
+}
+
+/**
+ * `Unexpected token 'T', "...snippet..." is not valid JSON` becomes `Unexpected token 'T' in JSON at
+ * position 6`: the place instead of the snippet, which holds the file's line breaks and no place.
+ */
+function placed(message: string, text: string): string {
+  const m = /^(Unexpected token '.+?'), .* is not valid JSON$/s.exec(message);
+  const at = m === null ? undefined : jsonErrorOffset(text);
+  if (m === null || at === undefined) return message;
+  return `${m[1]} in JSON at position ${at}`;
 }
 
 /** `... at position 13` gains ` (line 3 column 3)`, unless the message already says it. */

@@ -1,5 +1,6 @@
 /** parseJsonText: what a JSON file a user wrote may hold beyond JSON.parse, and where its errors are. */
 import { describe, expect, it } from 'vitest';
+import { jsonErrorOffset } from '../../src/validation/json-error-offset.js';
 import { parseJsonText } from '../../src/validation/json-text.js';
 
 describe('parseJsonText', () => {
@@ -16,5 +17,24 @@ describe('parseJsonText', () => {
     expect(() => parseJsonText('{"a":1,}')).toThrow(/ at position 7 \(line 1 column 8\)$/);
     // Nothing to place: the message as JSON.parse gave it.
     expect(() => parseJsonText('')).toThrow(/^Unexpected end of JSON input$/);
+  });
+
+  it("places an unexpected token too, which JSON.parse shows as a snippet with the file's line breaks in it", () => {
+    const cases: [string, string][] = [
+      ['{\n  "a": 1,\n  "b": True\n}', "Unexpected token 'T' in JSON at position 19 (line 3 column 8)"],
+      ["{\"a\": 'x'}", "Unexpected token ''' in JSON at position 6 (line 1 column 7)"],
+      ['{"a": tru}', "Unexpected token '}' in JSON at position 9 (line 1 column 10)"],
+      ['{"a": [1,\n]}', "Unexpected token ']' in JSON at position 10 (line 2 column 1)"],
+      ['{"a": "x",\n "b": undefined}', "Unexpected token 'u' in JSON at position 17 (line 2 column 7)"],
+      ['{"a": }', "Unexpected token '}' in JSON at position 6 (line 1 column 7)"],
+      ['[1e5, -0.5, "\\u00e9\\n", NaN]', "Unexpected token 'N' in JSON at position 24 (line 1 column 25)"],
+    ];
+    for (const [text, message] of cases) expect(() => parseJsonText(text), text).toThrow(new SyntaxError(message));
+  });
+
+  it('finds no place in JSON: the scan takes all JSON.parse takes', () => {
+    const valid = ['{"a": [1, -0, 2.5e-3, 1E+2, true, false, null, {}], "b\\u00e9\\"": "\\t\\/"}', ' [ ] ', '0', '"x"'];
+    for (const text of valid) expect([JSON.parse(text) !== undefined, jsonErrorOffset(text)], text).toEqual([true, undefined]);
+    expect(jsonErrorOffset('{"a": 1')).toBe(7);
   });
 });
