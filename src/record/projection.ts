@@ -149,8 +149,10 @@ export function projectSession(timelines: readonly ConnectionTimeline[], targetR
     const rt = t.roundTrips[i]!;
     // One application driving every connection (a cluster client): this round trip also waits for
     // whatever finished before it on the others.
-    if (o.chainConnections && latest) st.shiftUs = Math.max(st.shiftUs, latest.shiftUs);
+    // The handshakes began at the open, so they overlap what the others did since: applied before the chain,
+    // or a connection opened early (a cluster client connects to every node at once) paid them after it.
     if (i === 0) st.shiftUs += st.handshakeDeltaUs;
+    if (o.chainConnections && latest) st.shiftUs = Math.max(st.shiftUs, latest.shiftUs);
     const durationUs = rt.endUs - rt.startUs;
     const paidUs = i === 0 ? durationUs - st.holdUs : durationUs;
     const projectedUs = rt.replied && !o.asRecorded ? Math.max(0, paidUs - rt.linkRttUs + targetRttUs) + extraUs : paidUs;

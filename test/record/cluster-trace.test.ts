@@ -138,6 +138,21 @@ describe('analyze on a cluster trace', () => {
     expect(analyzeTrace(traceOf(single), { rttsUs: [1000], handshake: false }).projections[0]!.wallMs).toBe(independent.wallUs / 1000);
   });
 
+  it('chains after the connects: node connections opened together pay their TCP connects side by side', () => {
+    // A cluster client connects to every node at once. The connect delay was added after the chain, so
+    // B's connect was paid again after A's GET, as if B had connected only then: one RTT too many.
+    const events: TapEvent[] = [];
+    const a = new Session(events, 1, 0, 0);
+    const b = new Session(events, 2, 5, 0);
+    Object.assign(events[0]!, { node: A });
+    Object.assign(events[1]!, { node: B });
+    b.nowUs = 20 + a.think(20).rt(['GET']);
+    b.rt(['GET']);
+    const chained = projectSession(buildTimelines(events, LOCAL_LINK), 1000, { chainConnections: true });
+    // Connects (1 ms, overlapping), then A's GET, then B's: 3 RTTs on top of the recorded wall.
+    expect(chained.wallUs).toBe(b.nowUs + 3 * 1000);
+  });
+
   it("a node's wait is its connections' wait: the recording's handshake hold is set-up in both tables", () => {
     // Node B's connection sends its first GET 100 us after the open; the recording proxy held it until one
     // 2 ms RTT after the open. The connections table left the 1.9 ms hold out of the wait, the nodes table
