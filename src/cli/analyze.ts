@@ -17,6 +17,8 @@ interface AnalyzeFlags {
   top: string;
   handshake: boolean;
   loss?: string;
+  /** Unset: chained for a cluster trace only (analyzeTrace's default). */
+  chainConnections?: boolean;
 }
 
 export function registerAnalyze(program: Command): void {
@@ -36,6 +38,12 @@ export function registerAnalyze(program: Command): void {
     .option('--top <n>', 'commands listed by time waited', String(DEFAULT_ANALYZE.top))
     .option('--loss <p>', 'project to a link that also loses segments each way, in [0, 1): 1% or 0.01 (each round trip pays the loss model\'s mean; its p99 and p99.9 are shown)')
     .option('--no-handshake', 'do not charge one RTT of TCP set-up to connections opened during the recording (recorded TLS handshakes are still charged)')
+    .option(
+      '--chain-connections',
+      'one application used its connections in turn (a blocking or subscriber connection it waits on, clients closed one after another): ' +
+        'each round trip also waits for whatever finished before it on any connection (the default for a cluster trace)',
+    )
+    .option('--no-chain-connections', 'connections are independent after they open, as a pool serving concurrent tasks (the default for a single-node trace)')
     .addHelpText(
       'after',
       '\nExamples:\n' +
@@ -80,5 +88,6 @@ export function analyzeOptionsFromFlags(flags: AnalyzeFlags): AnalyzeOptions {
     top: parsePositiveInt(flags.top, '--top', 1000),
     handshake: flags.handshake,
     ...(flags.loss !== undefined ? { loss: parseLossFraction(flags.loss, '--loss') } : {}),
+    ...(flags.chainConnections !== undefined ? { chainConnections: flags.chainConnections } : {}),
   };
 }

@@ -123,6 +123,11 @@ export interface Analysis {
   nodes: NodeSummary[];
   /** MOVED / ASK replies: each cost the client one more round trip. */
   redirects: Redirects;
+  /**
+   * Whether the projections chained round trips across connections (each waits for whatever finished
+   * before it on any connection: projection.ts chainConnections), not only a connection's open.
+   */
+  chainedConnections: boolean;
   /** The session as recorded, for comparison with the projections. */
   recorded: ProjectionRow;
   projections: ProjectionRow[];
@@ -183,6 +188,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     connections,
     nodes: summarizeNodes(timelines),
     redirects: countRedirects(timelines),
+    chainedConnections: chainConnections,
     recorded: { rttUs: recordedRttUs, wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs, ...asRecorded },
     projections,
     setup,

@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { DEPTH_HEADINGS, depthCells, insteadCell, isLossy, plural, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
+import { chainLine, DEPTH_HEADINGS, depthCells, insteadCell, isLossy, plural, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -109,16 +109,18 @@ export function renderHtml(a: Analysis, file?: string): string {
 
 /**
  * How the projection was made. A cluster trace's round trips are chained across connections
- * (projection.ts chainConnections), so the single-node caveat ("opened after" only) would misstate it.
+ * (projection.ts chainConnections), as is any with --chain-connections, so the single-node caveat ("opened after"
+ * only) would misstate it.
  */
 function modelNote(a: Analysis): string {
   const asRecorded = "Each round trip pays the new RTT instead of the recorded one; the client's think time, Redis's time and the number of round trips stay as recorded.";
-  if (a.nodes.length > 0) {
+  if (a.nodes.length > 0 && a.chainedConnections) {
     return (
       `${asRecorded} Cluster trace: each round trip waits for whatever finished before it on any node's connection ` +
       '(one client driving its nodes in turn); independent clients recorded together are serialised, so their projection runs high.'
     );
   }
+  if (a.chainedConnections) return `${asRecorded} ${chainLine(a).replace(/^c/, 'C')}.`;
   return `${asRecorded} Dependencies between connections other than "opened after" are not visible.`;
 }
 

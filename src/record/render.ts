@@ -24,6 +24,15 @@ export function renderJson(a: Analysis, file?: string): string {
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
+/**
+ * Said when the projections chained round trips across connections (a cluster trace, or
+ * --chain-connections), since that serialises connections a pool used in parallel.
+ */
+export function chainLine(a: Analysis): string {
+  const why = a.nodes.length > 0 ? 'a cluster trace: one client driving its nodes in turn' : '--chain-connections: one application using them in turn';
+  return `connections chained: each round trip also waits for whatever finished before it on any connection (${why}); connections used in parallel are serialised, so their projection runs high`;
+}
+
 /** Whether the projections were made with `--loss` (then the tables gain the loss columns). */
 export function isLossy(a: Analysis): boolean {
   return a.projections.some((p) => p.loss !== undefined);
@@ -107,6 +116,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push('', `what if the link had another RTT (same ${plural(t.roundTrips, 'round trip')}; think and server time as recorded)`);
   const su = a.setup;
   const withSetup = hasSetup(su);
+  if (a.chainedConnections) out.push(`  ${chainLine(a)}`);
   if (withSetup) out.push(`  ${setupLine(a)}`);
   const setupCells = (p: { setupMs: number; setupSharePct: number }): string[] => (withSetup ? [fmtMsTotal(p.setupMs), `${p.setupSharePct.toFixed(1)}%`] : []);
   const lossy = isLossy(a);

@@ -50,7 +50,7 @@ describe('analysis reports', () => {
 
   it('JSON has the documented top-level shape', () => {
     const doc = JSON.parse(renderJson(analysis, 'app.trace')) as Record<string, unknown>;
-    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'nodes', 'redirects', 'recorded', 'projections', 'setup', 'opportunities', 'topCommands']);
+    expect(Object.keys(doc)).toEqual(['trace', 'totals', 'connections', 'nodes', 'redirects', 'chainedConnections', 'recorded', 'projections', 'setup', 'opportunities', 'topCommands']);
     expect(doc.trace).toMatchObject({ file: 'app.trace', version: 1, keys: 'none', recordedRttUs: 0, complete: true });
     expect(doc.projections).toEqual(analysis.projections);
     for (const p of doc.projections as Array<Record<string, unknown>>) expect(Object.keys(p)).toEqual(['rttUs', 'wallMs', 'roundTrips', 'waitMs', 'setupMs', 'setupSharePct']);
@@ -164,6 +164,39 @@ describe('redis-rtt analyze (CLI)', () => {
     const bad = join(dir, 'bad.trace');
     writeFileSync(bad, `${lines[0]}\n{"type":"cmd"}\n`);
     expect(await run(bad)).toMatchObject({ code: 2, err: expect.stringContaining('bad.trace:2: "t" must be a number') });
+  });
+
+  it('--chain-connections: a round trip on one connection waits for the one that finished before it on another', async () => {
+    // One application handing off between its connections (await a.quit(); await b.quit(), a BLPOP
+    // connection, a subscriber): the projection kept the connections independent after their opens, so an
+    // ioredis mix at 10 ms projected 15-20% low. Two connections open together, then alternate, 4 round trips.
+    const events: TapEvent[] = [];
+    const one = new Session(events, 1, 1000);
+    const two = new Session(events, 2, 1010);
+    for (const [s, next] of [[one, two], [two, one], [one, two], [two, one]] as const) {
+      s.rt(['GET']);
+      next.nowUs = s.nowUs + 10;
+    }
+    two.nowUs = one.nowUs;
+    one.close();
+    two.close();
+    const handoff = join(dir, 'handoff.trace');
+    const body = [encodeHeader(new Date('2025-01-01T00:00:00Z'), 'none', LOCAL_LINK, 'test'), ...events.map((e) => encodeEvent(e, 0, 'none'))];
+    writeFileSync(handoff, `${body.join('\n')}\n${encodeEnd({ atUs: 1e6, events: events.length, dropped: 0, bytes: 0 })}\n`);
+    type Doc = { chainedConnections: boolean; recorded: { wallMs: number }; projections: Array<{ wallMs: number }> };
+    const project = async (...flags: string[]): Promise<Doc> => JSON.parse((await run(handoff, '--rtt', '10ms', '--json', '-', ...flags)).out) as Doc;
+    const [apart, chained, off] = [await project(), await project('--chain-connections'), await project('--no-chain-connections')];
+    // Apart: each connection pays its TCP connect and its own 2 round trips, side by side (+30 ms).
+    expect(apart.chainedConnections).toBe(false);
+    expect(apart.projections[0]!.wallMs).toBeCloseTo(apart.recorded.wallMs + 30, 6);
+    // Chained: the connects overlap, then the 4 round trips follow one another (+10 + 4 x 10 ms).
+    expect(chained.chainedConnections).toBe(true);
+    expect(chained.projections[0]!.wallMs).toBeCloseTo(chained.recorded.wallMs + 50, 6);
+    expect(off).toEqual(apart);
+    const text = await run(handoff, '--rtt', '10ms', '--chain-connections', '--html', join(dir, 'handoff.html'));
+    expect(text.out).toContain('  connections chained: each round trip also waits for whatever finished before it on any connection (--chain-connections');
+    expect(readFileSync(join(dir, 'handoff.html'), 'utf8')).toContain('Connections chained: each round trip also waits');
+    expect((await run(handoff, '--rtt', '10ms')).out).not.toContain('connections chained');
   });
 
   it('a trace that fails to read makes no folder for --html or --json; one that reads makes them', async () => {
