@@ -32,8 +32,11 @@ export interface NodeLabel extends RealAddress {
 }
 
 export interface NodeSetOptions {
-  /** Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any). */
-  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory | undefined): Promise<RedisRttProxy>;
+  /**
+   * Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any); `name`
+   * (listenerName) starts its log lines.
+   */
+  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory | undefined, name: string): Promise<RedisRttProxy>;
   /** The rewrite stage for a node's connections; undefined: its bytes need none (they stay on the fast path). */
   stageFor(upstream: RealAddress): StageFactory | undefined;
   announceHost: string;
@@ -43,6 +46,11 @@ export interface NodeSetOptions {
   zoneLinks?: { same: LinkSpec; cross: LinkSpec };
   /** The zone of the clients these listeners serve: a node in it gets the same-zone link. @default 1 */
   clientZone?: number;
+  /**
+   * With --client-zones: log lines and errors name this set's client zone (listenerName), as every
+   * node has a listener in each zone.
+   */
+  nameClientZone?: boolean;
   base: LinkUpdate & { preset?: string };
   rules: NodeLinkRule[];
   /**
@@ -51,4 +59,13 @@ export interface NodeSetOptions {
    */
   goneAfterMs?: number;
   log(line: string): void;
+}
+
+/**
+ * How log lines and errors name a node's listener: "node 127.0.0.1:7001", and with --client-zones
+ * "node 127.0.0.1:7001 (client zone 2)". A node has a listener per client zone: without the zone,
+ * its lines read the same for each, and a --listen-ports error counted the node's listeners as one.
+ */
+export function listenerName(a: RealAddress, clientZone: number | undefined): string {
+  return `node ${a.host}:${a.port}${clientZone === undefined ? '' : ` (client zone ${clientZone})`}`;
 }

@@ -2,7 +2,7 @@ import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
 import type { RedisRttProxy } from '../proxy/types.js';
 import type { StatsSnapshot } from '../stats/types.js';
-import type { ClusterNode, NodeLabel, NodeSetOptions } from './cluster-node.js';
+import { listenerName, type ClusterNode, type NodeLabel, type NodeSetOptions } from './cluster-node.js';
 import { mergeSnapshots } from './cluster-stats.js';
 import type { ListenPortRange } from './listen-ports.js';
 import { addPutLinkRule, EVERY_NODE, linkForNode, putLinkRule, selects, type SelectableNode } from './node-link.js';
@@ -79,11 +79,12 @@ export class NodeSet {
     const pending: SelectableNode = { id: '', upstream: nodeKey(a.host, a.port), role: 'unknown' };
     const want = this.desired(pending, undefined);
     const stage = this.o.stageFor(a);
+    const name = this.nameOf(a);
     let proxy: RedisRttProxy;
     if (listenPort !== undefined || !this.range) {
-      proxy = await this.o.startNodeProxy(a, listenPort ?? 0, want.settings, stage);
+      proxy = await this.o.startNodeProxy(a, listenPort ?? 0, want.settings, stage, name);
     } else {
-      proxy = await this.range.take((port) => this.o.startNodeProxy(a, port, want.settings, stage), `node ${a.host}:${a.port}`);
+      proxy = await this.range.take((port) => this.o.startNodeProxy(a, port, want.settings, stage, name), name);
     }
     const node: ClusterNode = {
       ...pending,
@@ -179,9 +180,13 @@ export class NodeSet {
         this.gone = { ...merged, connections: { active: 0, total: merged.connections.total } };
         const newAddress = movedTo.get(node.id);
         const what = newAddress === undefined ? 'left the cluster' : `moved to ${newAddress}`;
-        this.o.log(`node ${node.host}:${node.port} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);
+        this.o.log(`${this.nameOf(node)} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);
       }),
     );
+  }
+
+  private nameOf(a: RealAddress): string {
+    return listenerName(a, this.o.nameClientZone ? (this.o.clientZone ?? 1) : undefined);
   }
 
   /** What the nodes that left the cluster counted, merged into one snapshot; none while no node has left. */

@@ -6,6 +6,7 @@ import type { NodeStart, ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { StageFactory } from '../stage/types.js';
 import type { ListenTlsOptions } from '../tls/options.js';
+import { listenerName } from './cluster-node.js';
 import { ClusterEventIds } from './event-ids.js';
 import { OpenFailures } from './open-failures.js';
 import type { RealAddress } from './types.js';
@@ -52,7 +53,14 @@ export class NodeStarter {
     this.openFailures = new OpenFailures(o.log);
   }
 
-  async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory | undefined): Promise<RedisRttProxy> {
+  /** `name` starts the node's log lines (listenerName: with --client-zones, its client zone too). */
+  async start(
+    a: RealAddress,
+    listenPort: number,
+    link: LinkSettings,
+    rewrite: StageFactory | undefined,
+    name = listenerName(a, undefined),
+  ): Promise<RedisRttProxy> {
     const options = this.o.options;
     // Known once bound (port 0 = any): the events and link changes that name it come after.
     const at = { upstream: `${a.host}:${a.port}`, listen: '' };
@@ -75,7 +83,7 @@ export class NodeStarter {
         // One stream for all nodes: connection ids unique across them, open events naming the node.
         onEvent: options.onEvent && this.eventIds.forNode({ node: at.upstream, listen: () => at.listen }, options.onEvent),
         onLinkChange: onNodeLink ? (l) => onNodeLink(at, l) : options.onLinkChange,
-        log: (line) => this.o.log(`node ${a.host}:${a.port}: ${line}`),
+        log: (line) => this.o.log(`${name}: ${line}`),
         stages: rewrite ? [rewrite, ...this.userStages] : this.userStages,
         toxics: this.toxics,
       },

@@ -15,6 +15,7 @@ import { NodeStarter, type StartNodeProxy } from './node-starter.js';
 import type { ClusterProxyOptions } from './options.js';
 import { RewriteCounts } from './rewrite-counts.js';
 import { rewriteStage } from './rewrite-stage.js';
+import { settledFailure } from './settled-failure.js';
 import { TopologyRefresh, type TopologyTarget } from './topology-refresh.js';
 
 /**
@@ -52,6 +53,7 @@ export async function startClusterProxy(
       zoneCount: s.zoneCount,
       zoneLinks: s.zoneLinks,
       clientZone: zone,
+      nameClientZone: s.clientZoneCount !== undefined,
       // Its own copy: PUT /link remembers its rules per set.
       rules: [...s.rules],
       base: options.link ?? {},
@@ -66,7 +68,7 @@ export async function startClusterProxy(
           onUnparsed: (k, why) => counts.unparsedReply(k, why),
           onOpenFailed: (list, err) => starter.openFailures.failed(list, err),
         }),
-      startNodeProxy: (a, port, link, stage) => starter.start(a, port, link, stage),
+      startNodeProxy: (a, port, link, stage, name) => starter.start(a, port, link, stage, name),
     });
     return nodes;
   };
@@ -86,9 +88,16 @@ export async function startClusterProxy(
   const refresh = new TopologyRefresh({ seed, nodes: readings, auth, tls: secure, periodMs: s.topologyRefreshMs, log });
   const proxy = new ClusterProxy(zones, starter, refresh, counts, listenTls);
   try {
-    // Zone 1's seed on --listen's port.
-    for (const z of zones.zones) await z.nodes.open([{ host: seed.host, port: seed.port }], z.zone === 1 ? s.listen.port : undefined);
-    await zones.setTopology(found.nodes);
+    // Zone 1's seed on --listen's port first, on its own: --listen may lie inside --listen-ports.
+    const [first, ...others] = zones.zones;
+    await first!.nodes.open([{ host: seed.host, port: seed.port }], s.listen.port);
+    // Each other zone's seed before its other nodes (the first a set lists is its seed). Every
+    // listener is tried even when one fails, so that a --listen-ports range too small names every
+    // listener left without a port and how many they need: a failed seed stopped the start, and
+    // the message counted one listener.
+    const seeds = await Promise.allSettled(others.map((z) => z.nodes.open([{ host: seed.host, port: seed.port }])));
+    const failed = settledFailure([...seeds, ...(await Promise.allSettled([zones.setTopology(found.nodes)]))]);
+    if (failed) throw failed;
     for (const line of idleRuleWarnings(s.rules, zones.list())) log(line);
     startPartition(options, zones);
     await proxy.startControl(s.control, log);

@@ -34,6 +34,37 @@ describe('--listen-ports with no port left for several nodes', () => {
     expect((err as NetworkError).code).toBe('EADDRINUSE');
   });
 
+  it('with --client-zones, names every listener left without a port by its client zone, and counts them all', async () => {
+    // 3 nodes x 3 client zones = 9 listeners, zone 1's seed on --listen: 8 need a port of the range.
+    // Each zone's listener of a node was counted once, and a zone's seed failing stopped the start
+    // before the other nodes were tried: "the nodes need 1".
+    const err = await startProxy({
+      ...{ upstream: cluster.address, cluster: 'on', zones: 3, clientZones: 3, listenPorts: `${port}-${port}` },
+      ...{ compensationUs: { up: 0, down: 0 }, log: () => {} },
+    }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NetworkError);
+    const listeners = [1, 2, 3]
+      .flatMap((zone) => cluster.nodes.filter((n) => zone > 1 || n.address !== cluster.address).map((n) => `node ${n.address} (client zone ${zone})`))
+      .sort();
+    expect(listeners).toHaveLength(8);
+    expect((err as NetworkError).message).toBe(
+      `--listen-ports ${port}-${port}: no free port left for ${listeners.join(', ')} (the range has 1 port: 0 held by this proxy's listeners, 1 in use by another process; the nodes need 8)`,
+    );
+  });
+
+  it('with --client-zones, a node\'s log lines name the client zone of the listener they are about', async () => {
+    const lines: string[] = [];
+    const proxy = await startProxy({
+      ...{ upstream: cluster.address, cluster: 'on', zones: 3, clientZones: 3, link: { partition: '10s' } },
+      ...{ compensationUs: { up: 0, down: 0 }, log: (line: string) => lines.push(line) },
+    });
+    await proxy.close();
+    // Each listener's partition line, once per client zone: they read the same for all three.
+    const partitioned = lines.filter((l) => l.includes(': partition for 10000 ms')).map((l) => l.slice(0, l.indexOf(': partition')));
+    const listeners = [1, 2, 3].flatMap((zone) => cluster.nodes.map((n) => `node ${n.address} (client zone ${zone})`));
+    expect(partitioned.sort()).toEqual(listeners.sort());
+  });
+
   it('one node alone reads as before, and a failure of another kind stays beside it', async () => {
     const full = new ListenPortRange({ from: 9001, to: 9002 });
     const inUse = (): Promise<never> => Promise.reject(new NetworkError('in use', 'EADDRINUSE'));
