@@ -13,7 +13,8 @@
  * request frame and each match, and frames only the bytes a stage made.
  *
  * A stage's promise holds that frame and everything behind it in that direction. On a framer
- * desync both directions fall back to passing bytes through unchanged (in order, holds released).
+ * desync both directions fall back to passing bytes through unchanged (in order, holds released),
+ * and so they do once a replica's PSYNC or SYNC is answered: no stage acts on a replication stream.
  */
 import { CommandKind } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
@@ -82,7 +83,14 @@ export class FrameChain implements ByteStage {
     this.offsets = new OffsetMap(clientBase);
     const tap = o.tap;
     this.requests = new FramedRequests({ clientBase, tap, onDesync: () => this.fallBack() });
-    const replies = new ReplySequencer({ conn: o.conn, stages: this.stages, down: o.down, onDesync: () => this.fallBack(), tap });
+    const replies = new ReplySequencer({
+      conn: o.conn,
+      stages: this.stages,
+      down: o.down,
+      onDesync: () => this.fallBack(),
+      onReplication: () => this.fallBack('replication stream'),
+      tap,
+    });
     this.replies = replies;
     replies.replyModes.onRefused = (kind) => this.requestModes.refused(kind);
     this.localAnswers = new LocalAnswers(o.conn, o.scheduler, o.upDelayNs, () => this.replies.flush());

@@ -20,6 +20,11 @@ export interface ReplySequencerOptions {
   down: ByteSink;
   /** The stream stopped being RESP. */
   onDesync: () => void;
+  /**
+   * A replica's PSYNC or SYNC was answered and that answer handed on: what follows, both ways, is the
+   * replication stream (the RDB, the master's writes, the replica's ACKs), no request or reply.
+   */
+  onReplication: () => void;
   /** Told how each chunk toward the client was matched (once the replies are matched here). */
   tap?: FramedTap;
 }
@@ -46,7 +51,11 @@ export class ReplySequencer {
   destroyed = false;
 
   constructor(private readonly o: ReplySequencerOptions) {
-    this.replyFramer = new ReplyFramer({ frame: (f) => this.frame(f), desync: () => o.onDesync() });
+    this.replyFramer = new ReplyFramer({
+      frame: (f) => this.frame(f),
+      // After PSYNC's answer the stream need not be RESP (an RDB): run() hands it on as it is.
+      desync: () => this.matching.replicating || o.onDesync(),
+    });
   }
 
   /** Bytes pending for the client (backpressure). */
@@ -124,6 +133,8 @@ export class ReplySequencer {
   }
 
   private frame(f: ReplyFrame): void {
+    // The replication stream, which run() hands on unframed once PSYNC's answer is through.
+    if (this.matching.replicating) return;
     const wire = this.downBytes.slice(this.downFramedEnd, f.end);
     const frame = wire.subarray(f.start - this.downFramedEnd);
     this.downFramedEnd = f.end;
@@ -158,6 +169,8 @@ export class ReplySequencer {
       this.applyReply(item, final(decided));
     }
     this.flush();
+    // No stage may act on the replication stream: everything after PSYNC's answer passes unchanged.
+    if (this.matching.replicating && !this.downWaiting && this.incoming.length === 0 && !this.passThrough) this.o.onReplication();
   }
 
   private applyReply(item: RedisItem, a: ReplyAction): void {

@@ -80,6 +80,8 @@ export class SlotMatching extends ReplyMatching<Slot> {
   private readonly forwarded: Slot[] = [];
   private at = 0;
   private current = new SlotMatch();
+  /** A replica's PSYNC or SYNC was answered: what Redis sends after that reply is the replication stream. */
+  replicating = false;
 
   add(slot: Slot): void {
     // One with no reply only if it changes what later frames are (ReplyModes.silent): a client
@@ -124,6 +126,10 @@ export class SlotMatching extends ReplyMatching<Slot> {
       this.forwarded.splice(0, this.at);
       this.at = 0;
     }
+  }
+
+  protected override replicationStarted(): void {
+    this.replicating = true;
   }
 
   protected pushed(_f: ReplyFrame, kind: string): void {

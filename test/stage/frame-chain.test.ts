@@ -145,6 +145,23 @@ describe('FrameChain (ManualScheduler)', () => {
     expect(down.join('')).toBe('?garbage\r\n+more');
   });
 
+  it("no stage acts on a replica's stream once PSYNC is answered: both ways pass unchanged", () => {
+    const stage: FrameStage = {
+      onRequest: (r) => (r.name === 'REPLCONF' ? { kind: 'answer', reply: Buffer.from('-ERR nope\r\n') } : { kind: 'forward' }),
+      onReply: (r) => (r.isPush ? { kind: 'drop' } : { kind: 'pass' }),
+    };
+    const { up, down, client, redis } = setup(stage);
+    // The handshake is requests and replies: the stage answers the REPLCONF there.
+    client(cmd('REPLCONF', 'capa', 'psync2'));
+    client(cmd('PSYNC', 'abc', '100'));
+    // The master's writes come in the same read as +CONTINUE: valid RESP, but no reply to anything.
+    redis('+CONTINUE\r\n' + cmd('SET', 'k', 'v'));
+    client(cmd('REPLCONF', 'ACK', '130'));
+    redis(cmd('REPLCONF', 'GETACK', '*') + cmd('PING'));
+    expect(up.join('')).toBe('\r\n' + cmd('PSYNC', 'abc', '100') + cmd('REPLCONF', 'ACK', '130'));
+    expect(down.join('')).toBe('-ERR nope\r\n+CONTINUE\r\n' + cmd('SET', 'k', 'v') + cmd('REPLCONF', 'GETACK', '*') + cmd('PING'));
+  });
+
   it('passes the end of each direction on after what it holds', () => {
     const { ends, up, client, chain, clock } = setup({ onRequest: () => ({ kind: 'forward' }) });
     client(cmd('ping').slice(0, 5));
