@@ -31,7 +31,7 @@ export interface SampleOutcome {
   serverMs: number;
   /** The driver process's CPU over the timed part. */
   clientCpuMs: number;
-  /** The link's proxy process's CPU over the timed part (with one stats read); absent on `direct`. */
+  /** The link's proxy process's CPU over the timed part (the reads' own cost left out: read-cpu.ts); absent on `direct`. */
   proxyCpuMs?: number;
 }
 

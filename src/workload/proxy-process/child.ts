@@ -8,9 +8,12 @@ import { collectStartupGarbage } from '../../proxy/gc-flags.js';
 import { startSingleNodeProxy } from '../../proxy/index.js';
 import type { RedisRttProxy } from '../../proxy/types.js';
 import type { FromChild, ToChild } from './messages.js';
+import { ReadingCpu } from './read-cpu.js';
 
 let proxy: RedisRttProxy | undefined;
 let ending = false;
+/** A reading's CPU leaves out the reads' own answers (the stats snapshot and its IPC message). */
+const readingCpu = new ReadingCpu();
 
 function say(message: FromChild, then?: () => void): void {
   if (!process.connected) return then?.();
@@ -46,8 +49,8 @@ process.on('message', (m: ToChild) => {
   if (m.type === 'start') void start(m.options);
   else if (m.type === 'close') void end();
   else if (m.type === 'read' && proxy) {
-    const cpu = process.cpuUsage();
-    say({ type: 'reading', id: m.id, reading: { stats: proxy.stats(), cpuUs: cpu.user + cpu.system } });
+    const running = proxy;
+    readingCpu.answer((cpuUs) => say({ type: 'reading', id: m.id, reading: { stats: running.stats(), cpuUs } }));
   }
 });
 say({ type: 'ready' });

@@ -27,6 +27,9 @@ export type FromChild =
 /** The proxy's /stats snapshot and its process's CPU, read together. */
 export interface ProxyReading {
   stats: StatsSnapshot;
-  /** The proxy process's CPU time (user + system, every thread) since it started, microseconds. */
+  /**
+   * The proxy process's CPU time (user + system, every thread) since it started, microseconds, less
+   * what answering reads cost (read-cpu.ts): the difference of two readings is the proxy's work between them.
+   */
   cpuUs: number;
 }
