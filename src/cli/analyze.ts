@@ -66,16 +66,26 @@ export function registerAnalyze(program: Command): void {
       checkOutputs(outputs, {}, [file]);
       const analysis = analyzeTrace(trace, options);
       if (flags.html !== undefined) {
-        await writeFile(flags.html, renderHtml(analysis, file));
+        await writeFile(flags.html, renderHtml(analysis, file)).catch(refuseWrite('--html', flags.html));
         // As bench, demo, calibrate and report say each file they write (and this --json FILE).
         process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
       }
       if (flags.json !== undefined) {
-        const written = await writeJsonTarget(flags.json, renderJson(analysis, file));
+        const written = await writeJsonTarget(flags.json, renderJson(analysis, file)).catch(refuseWrite('--json', flags.json));
         if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);
       }
       if (!jsonToStdout(flags.json)) process.stdout.write(renderText(analysis, { file }));
     });
+}
+
+/**
+ * A write that checkOutputs let through can still fail (a folder writable for root that takes no
+ * file, as /proc; a full disk): exit 2 naming the flag, not an exit 1 with the bare errno.
+ */
+function refuseWrite(flag: string, path: string): (err: unknown) => never {
+  return (err) => {
+    throw new ConfigError(flag, path, `a file that can be written (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  };
 }
 
 export function analyzeOptionsFromFlags(flags: AnalyzeFlags): AnalyzeOptions {

@@ -208,6 +208,10 @@ describe('redis-rtt analyze (CLI)', () => {
     // A folder that cannot be made is still refused before the read, naming the flag.
     const under = join(file, 'x.html');
     expect(await run(join(dir, 'missing.trace'), '--html', under)).toMatchObject({ code: 2, err: expect.stringContaining('--html: invalid value') });
+    // A folder that passes the check but takes no file (/proc, writable for root): exit 2 naming the flag,
+    // not exit 1 with a bare "Error: ENOENT".
+    expect(await run(file, '--html', '/proc/x.html')).toMatchObject({ code: 2, err: expect.stringContaining('--html: invalid value "/proc/x.html"') });
+    expect(await run(file, '--json', '/proc/x.json')).toMatchObject({ code: 2, err: expect.stringContaining('--json: invalid value "/proc/x.json"') });
     // Refused as a whole: --json's folder is not made when --html's cannot be.
     expect(await run(file, '--json', json, '--html', under)).toMatchObject({ code: 2, err: expect.stringContaining('(ENOTDIR)') });
     expect(existsSync(join(dir, 'made-json'))).toBe(false);
