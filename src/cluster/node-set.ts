@@ -153,7 +153,8 @@ export class NodeSet {
   private async dropGone(nodes: readonly TopologyNode[]): Promise<void> {
     const named = new Set(nodes.map((n) => nodeKey(n.host, n.port)));
     // A node restarted on another port keeps its id: its new address has a listener of its own.
-    const movedTo = new Map(nodes.map((n) => [n.id, nodeKey(n.host, n.port)]));
+    // A node with no address (port 0, flagged noaddr) has moved nowhere: it has left.
+    const movedTo = new Map(nodes.filter((n) => n.port !== 0).map((n) => [n.id, nodeKey(n.host, n.port)]));
     const now = performance.now();
     const graceMs = this.o.goneAfterMs ?? GONE_AFTER_MS;
     for (const key of this.missingSince.keys()) if (named.has(key)) this.missingSince.delete(key);

@@ -12,8 +12,15 @@ export class RewriteBuffer {
 
   constructor(readonly ctx: RewriteContext) {}
 
-  /** The listener for a real address (an empty host is this connection's node host); undefined when it must be opened first. */
+  /**
+   * The listener for a real address (an empty host is this connection's node host); undefined when
+   * it must be opened first, or when the address is none: port 0 is a node with no address (`:0@0`
+   * in CLUSTER NODES, flagged noaddr; `MOVED 0 :0` and an empty endpoint with port 0 in CLUSTER
+   * SLOTS while it still owns slots). It passes as Redis wrote it, as `?` does: a listener was
+   * opened that dialed port 0 (or, with --listen-ports full, /stats withoutListener listed `:0`).
+   */
   address(host: string, port: number): ListenAddress | undefined {
+    if (port === 0) return undefined;
     const real = host === '' ? this.ctx.selfHost : host;
     const found = this.ctx.listenerFor(real, port);
     if (!found && !this.missing.some((m) => m.host === real && m.port === port)) this.missing.push({ host: real, port });

@@ -29,6 +29,9 @@ function rewriteShardNode(node: RespNode, rb: RewriteBuffer): void {
   const plainAt = keyIndex(items, 'port');
   const tlsAt = keyIndex(items, 'tls-port');
   const dialed = rb.ctx.upstreamTls ? (tlsAt ?? plainAt) : (plainAt ?? tlsAt);
+  // A node with no address (noaddr, forgotten while it still owns slots) has an empty ip and no
+  // port at all: nothing to rewrite. The whole reply went out unparsed, every node's real address in it.
+  if (dialed === undefined && !ip?.text) return;
   const realPort = dialed === undefined ? undefined : items[dialed + 1];
   expectShape(ip?.text != null && realPort?.type === ':' && /^\d+$/.test(realPort.text ?? ''), 'CLUSTER SHARDS: a node has no ip and port');
   const listener = rb.address(ip.text, Number(realPort.text));

@@ -90,9 +90,13 @@ describe('a node the cluster no longer has', () => {
     // A node restarted on another port: the same id at a new address.
     await set.setTopology([node(7001, 'master'), { ...node(7002, 'master'), port: 7012 }]);
     expect(set.list().map((n) => n.port)).toEqual([7001, 7012]);
+    // Forgotten while it still owns slots, a node is listed with no address (`:0@0`, noaddr): it moved nowhere.
+    await set.setTopology([node(7001, 'master'), { ...node(7002, 'master'), port: 0, unusable: true }]);
+    expect(set.list().map((n) => n.port)).toEqual([7001]);
     expect(lines).toEqual([
       'node 127.0.0.1:7003 left the cluster: its listener 127.0.0.1:8003 is closed',
       'node 127.0.0.1:7002 moved to 127.0.0.1:7012: its listener 127.0.0.1:8002 is closed',
+      'node 127.0.0.1:7012 left the cluster: its listener 127.0.0.1:8012 is closed',
     ]);
   });
 });

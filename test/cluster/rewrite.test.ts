@@ -58,6 +58,13 @@ describe('CLUSTER SLOTS', () => {
     const want = `*1\r\n${range(0, 1, `*4\r\n$-1\r\n:7001\r\n${bulk(ID1)}*2\r\n${bulk('ip')}${bulk('px.local')}`, `*4\r\n${bulk('?')}:7002\r\n${bulk(ID2)}*2\r\n${bulk('ip')}${bulk('px.local')}`)}`;
     expect(run(input).bytes.toString('latin1')).toBe(want);
   });
+  it('a node with no address (empty endpoint, port 0: noaddr, still owning slots) stays as it is, the other nodes are rewritten', () => {
+    const noaddr = `*3\r\n${bulk('')}:0\r\n${bulk(ID1)}`;
+    const input = `*2\r\n${range(0, 17, noaddr)}${range(18, 5460, slotsNode('127.0.0.1', 43369, ID2, '*0\r\n'))}`;
+    const r = run(input);
+    expect(r.bytes.toString('latin1')).toBe(`*2\r\n${range(0, 17, noaddr)}${range(18, 5460, slotsNode('px.local', 7001, ID2, '*0\r\n'))}`);
+    expect(r.missing).toEqual([]);
+  });
   it('a node without a listener yet: unchanged bytes and its real address in missing', () => {
     const input = `*1\r\n${range(0, 1, slotsNode('127.0.0.1', 50000, ID1, '*0\r\n'))}`;
     const r = run(input);
@@ -95,6 +102,15 @@ describe('CLUSTER SHARDS', () => {
     const r = run(input, kind);
     expect(r.bytes.toString('latin1')).toBe(want);
     expect(r.kinds).toEqual(['shards']);
+  });
+  it('a node with no address (noaddr: empty ip and endpoint, no port) stays as it is; the reply is parsed and the others rewritten', () => {
+    // As Redis 7.0.15 lists a forgotten node that still owns slots 0-17: it went out unparsed, every real address in it.
+    const noaddr = `*12\r\n${bulk('id')}${bulk(ID1)}${bulk('ip')}${bulk('')}${bulk('endpoint')}${bulk('')}${bulk('role')}${bulk('master')}${bulk('replication-offset')}:0\r\n${bulk('health')}${bulk('online')}`;
+    const input = `*2\r\n${shard('*4\r\n', [noaddr])}${shard('*4\r\n', [node('*14\r\n', 35721)])}`;
+    const r = run(input, kind);
+    expect(r.unparsed).toBeUndefined();
+    expect(r.bytes.toString('latin1')).toBe(`*2\r\n${shard('*4\r\n', [noaddr])}${shard('*4\r\n', [nodeOut('*14\r\n', 7002)])}`);
+    expect(r.missing).toEqual([]);
   });
   // A node map from [key, RESP value] pairs, so tests can place and leave out port / tls-port.
   const pairs = (open: string, kv: [string, string][]): string => `${open}${kv.map(([k, v]) => bulk(k) + v).join('')}`;
@@ -178,6 +194,13 @@ describe('-MOVED and -ASK', () => {
       expect(r.missing).toEqual([]);
       // Not rewritten, so not counted in cluster.rewrites; the tap still counts the error by its prefix.
       expect(r.kinds).toEqual([]);
+    }
+  });
+  it('port 0 (a node with no address, noaddr, still owning the slot: Redis 7.0 says MOVED 0 :0) passes unchanged and opens no listener', () => {
+    for (const s of ['-MOVED 0 :0\r\n', '-ASK 17 127.0.0.1:0\r\n']) {
+      const r = run(s, undefined);
+      expect(r.bytes.toString('latin1')).toBe(s);
+      expect(r.missing).toEqual([]);
     }
   });
   it('other errors and replies are the same Buffer, untouched', () => {
