@@ -74,7 +74,8 @@ export function checkAddressFlags(
   if (flags.controlToken !== undefined) parseWith(PROXY_OPTIONS.shape.controlToken, flags.controlToken, () => '--control-token');
   // With no control endpoint these guard nothing: refused (a bad value first), as the record flags are without --record.
   if (flags.control === undefined && flags.controlToken !== undefined) throw new ConfigError('--control-token', '(redacted)', NO_CONTROL);
-  if (flags.control === undefined && flags.allowHost.length > 0) throw new ConfigError('--allow-host', flags.allowHost[0], NO_CONTROL);
+  // The last host: a typed one where any was typed (the file's come first), so the flag is named with its own value.
+  if (flags.control === undefined && flags.allowHost.length > 0) throw new ConfigError('--allow-host', flags.allowHost.at(-1), NO_CONTROL);
   // Before cluster discovery, which would otherwise be tried (and a failure logged) with a value the start refuses.
   if (flags.announceHost !== undefined) parseWith(CLUSTER_OPTIONS.announceHost, flags.announceHost, () => '--announce-host');
   return { sentinel, upstream };

@@ -44,6 +44,8 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       [{ ...base, upstream: `unix:${files.dir}/r.sock`, upstreamTls: true }, [], /^redis-rtt: \S+\.json: upstreamTls: invalid value "[^"]+r\.sock"; expected a host:port upstream/m],
       // A token or hosts with no control to guard (the token not shown).
       [{ ...base, controlToken: 's3cret' }, [], /^redis-rtt: \S+\.json: controlToken: invalid value "\(redacted\)"; expected to be given with --control/m],
+      // The file's hosts and a typed one: the flag with its own value (it showed the file's, "a").
+      [{ ...base, allowHosts: ['a'] }, ['--allow-host', 'b'], /^redis-rtt: --allow-host: invalid value "b"; expected to be given with --control/m],
       // Typed on the command line: the flag, as before.
       [base, ['--zones', '3'], /^redis-rtt: --zones: invalid value "3"/m],
       [base, ['--record', existing], /^redis-rtt: --record: invalid value "[^"]+"; expected a path that does not exist yet \(or add --record-overwrite\)$/m],
