@@ -14,8 +14,14 @@ import type { FramerOptions } from './types.js';
 export const INLINE_MAX_BYTES = 64 * 1024;
 /** A multibulk count above INT_MAX is "invalid multibulk length". */
 export const MULTIBULK_MAX_ARGS = 2 ** 31 - 1;
-/** Default `proto-max-bulk-len` (512 MiB): a longer request argument is "invalid bulk length". */
-export const DEFAULT_MAX_BULK_BYTES = 512 * 1024 * 1024;
+/**
+ * The longest request argument the framer counts. Redis refuses one over `proto-max-bulk-len`
+ * ("invalid bulk length"), 512 MiB by default but settable up to LLONG_MAX, and the tap cannot see
+ * the setting: it counts any length a double holds exactly, so against a Redis set higher the counts
+ * stay exact (the framer only counts an argument's bytes, it never holds them). Against a default
+ * Redis an argument over 512 MiB is then refused as one over a lower setting is (docs/counters.md).
+ */
+export const REQUEST_MAX_BULK_BYTES = Number.MAX_SAFE_INTEGER;
 /** Replies have no server-side cap we can rely on: lengths only have to stay exact in a double. */
 export const REPLY_MAX_LENGTH = Number.MAX_SAFE_INTEGER;
 

@@ -1,6 +1,6 @@
 import { Byte, HotLimit } from './bytes.js';
 import { InlineLineReader, LINE_CONTINUES, LINE_HAS_NUL, LINE_TOO_LONG, LINE_UNBALANCED } from './inline-line.js';
-import { DEFAULT_FRAMER_OPTIONS, DEFAULT_MAX_BULK_BYTES, MULTIBULK_MAX_ARGS } from './limits.js';
+import { DEFAULT_FRAMER_OPTIONS, REQUEST_MAX_BULK_BYTES } from './limits.js';
 import { LENGTH_BAD, LENGTH_ENDED, RedisLength } from './redis-length.js';
 import { HeadSlots, RequestFrameImpl } from './request-frame.js';
 import { frameWholeRequests, type WholeRequestContext } from './request-fast-path.js';
@@ -8,8 +8,8 @@ import type { FrameSink, Framer, FramerOptions, RequestFrame } from './types.js'
 
 export interface RequestFramerOptions extends FramerOptions {
   /**
-   * Longest argument accepted, as redis-server's `proto-max-bulk-len` (capped at 2 GiB - 1).
-   * @default 512 MiB
+   * Longest argument accepted, as redis-server's `proto-max-bulk-len`; a longer one is a desync.
+   * @default REQUEST_MAX_BULK_BYTES (any length counted exactly)
    */
   maxBulkBytes?: number;
 }
@@ -70,7 +70,7 @@ export class RequestFramer implements Framer {
     this.slots = new HeadSlots(headArgs, headBytes);
     this.frame = new RequestFrameImpl(this.slots, headArgs, headBytes, argSizes);
     this.sizes = this.frame.argSizes;
-    this.maxBulk = Math.min(options.maxBulkBytes ?? DEFAULT_MAX_BULK_BYTES, MULTIBULK_MAX_ARGS);
+    this.maxBulk = options.maxBulkBytes ?? REQUEST_MAX_BULK_BYTES;
     this.whole = { slots: this.slots, sizes: this.sizes, maxBulk: this.maxBulk, frame: this.frame, sink };
   }
 

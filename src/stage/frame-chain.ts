@@ -19,7 +19,7 @@
 import { CommandKind } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { unfollowableExec } from '../resp/exec-effects.js';
-import { FramedRequests, type FramedRequest } from './framed-requests.js';
+import { FRAMED_REQUEST_MAX_BYTES, FramedRequests, type FramedRequest } from './framed-requests.js';
 import { DISCARD, EMPTY_LINE, withStandIn } from './stand-in.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
@@ -47,6 +47,8 @@ export interface FrameChainOptions {
   live?: { clientOffset: number; firstSeq: number; requestModes: RequestModes; replyModes: ReplyModes; holdRequests: boolean };
   /** The frame stages, in order; the owner may change the list at any time (changes show at once). */
   stages?: NamedFrameStage[];
+  /** @default FRAMED_REQUEST_MAX_BYTES (framed-requests.ts); smaller in tests */
+  maxRequestBytes?: number;
   /** The connection's tap, fed this chain's frames and matches. @default none */
   tap?: FramedTap;
 }
@@ -82,7 +84,13 @@ export class FrameChain implements ByteStage {
     const clientBase = live?.clientOffset ?? 0;
     this.offsets = new OffsetMap(clientBase);
     const tap = o.tap;
-    this.requests = new FramedRequests({ clientBase, tap, onDesync: () => this.fallBack() });
+    this.requests = new FramedRequests({
+      clientBase,
+      tap,
+      onDesync: () => this.fallBack(),
+      onTooLong: () => this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true),
+      maxHeldBytes: o.maxRequestBytes,
+    });
     const replies = new ReplySequencer({
       conn: o.conn,
       stages: this.stages,
@@ -266,10 +274,15 @@ export class FrameChain implements ByteStage {
     this.o.up.push(chunk, nowNs);
   }
 
-  private fallBack(why = 'stream not valid RESP'): void {
+  /**
+   * `tapMatches`: the streams are still RESP, so the tap matches Redis's frames itself from here
+   * (FramedTap.unframed); otherwise its framers stop where the chain's did, or it already stopped.
+   */
+  private fallBack(why = 'stream not valid RESP', tapMatches = false): void {
     if (this.passThrough) return;
     this.passThrough = true;
     this.o.log(`conn ${this.o.conn.id}: frame stages off (${why}), bytes pass unchanged`);
+    if (tapMatches) this.o.tap?.unframed();
     const now = this.o.conn.nowNs();
     // Up: everything not yet decided, then the rest of the stream, unchanged.
     const chunk = this.requests.takeAll();

@@ -27,7 +27,18 @@ export interface FramedRequestsOptions {
   tap?: FramedTap;
   /** The stream is not valid RESP (the owner then calls takeAll()). */
   onDesync: () => void;
+  /** The request being framed holds more than `maxHeldBytes` here (the owner then calls takeAll()). */
+  onTooLong: () => void;
+  /** @default FRAMED_REQUEST_MAX_BYTES */
+  maxHeldBytes?: number;
 }
+
+/**
+ * The most bytes of one request not yet framed whole that are held for the frame stages (they see
+ * a request only whole): Redis's default `proto-max-bulk-len`, so no argument a default Redis runs
+ * turns the stages off. Past it the connection's stages turn off and its bytes pass as they come.
+ */
+export const FRAMED_REQUEST_MAX_BYTES = 512 * 1024 * 1024;
 
 export class FramedRequests {
   /** Framed, not yet decided, oldest first. */
@@ -44,9 +55,13 @@ export class FramedRequests {
   /** An empty request was framed since the last frame (FramedRequest.afterEmpty). */
   private emptySeen = false;
   private pushed = 0;
+  private readonly maxHeld: number;
+  private readonly onTooLong: () => void;
 
   constructor(o: FramedRequestsOptions) {
     const tap = o.tap;
+    this.maxHeld = o.maxHeldBytes ?? FRAMED_REQUEST_MAX_BYTES;
+    this.onTooLong = o.onTooLong;
     this.framer = new RequestFramer(
       {
         frame: (f) => {
@@ -92,7 +107,9 @@ export class FramedRequests {
     }
     this.bytes.push(chunk);
     this.framer.push(chunk);
-    if (this.queueing) this.bytes.dropBefore(this.framedEnd);
+    if (!this.queueing) return;
+    this.bytes.dropBefore(this.framedEnd);
+    if (this.pushed - this.framedEnd > this.maxHeld) this.onTooLong();
   }
 
   /**

@@ -244,6 +244,11 @@ export interface FramedTap {
   request(frame: RequestFrame, name: string, endOffset: number, nowNs: number): void;
   /** The chain's request framer lost the stream: from here its unparsed bytes are the tap's. */
   requestsDesynced(framer: Framer): void;
+  /**
+   * The chain stopped framing with both streams still RESP (a request too long to hold): from here
+   * it only hands on the requests its framer still frames, and the tap matches Redis's frames itself.
+   */
+  unframed(): void;
   /** The client sent a request Redis reads as nothing (a blank line, `*0`): FrameSink.empty. */
   emptyRequest(): void;
   /** From now on the sequencer matches Redis's frames, following these modes. */

@@ -59,6 +59,10 @@ export abstract class FramedFeed {
         // As unframed: the requests before the bad one still get their replies (Correlator.requestsEnded).
         correlator.requestsEnded(() => this.chunkTimes.clear());
       },
+      unframed: () => {
+        correlator.chainDecides = false;
+        this.matchOwnFrames();
+      },
       repliesMatched: (modes) => {
         // The chain lost the request stream before its replies started (framing started on a live
         // connection): it passes them on unframed, and they are matched here as they were.

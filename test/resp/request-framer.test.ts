@@ -96,7 +96,7 @@ describe('RequestFramer: invalid input', () => {
     ['*1\r\n$-1\r\n', 'invalid bulk length', 'negative bulk length'],
     ['*1\r\n$01\r\na\r\n', 'invalid bulk length', 'leading zero in bulk length'],
     ['*1\r\n$\r\n', 'invalid bulk length', 'empty bulk length'],
-    ['*1\r\n$536870913\r\n', 'invalid bulk length', 'above proto-max-bulk-len'],
+    ['*1\r\n$9007199254740992\r\n', 'invalid bulk length', 'past what a double counts exactly'],
     ['*1\r\n$1234567890123456789\r\n', 'invalid bulk length', 'bulk length of 19 digits'],
     ['*1\r\n$+4\r\nPING\r\n', 'invalid bulk length', 'plus sign in bulk length'],
     ['SET "a b\r\n', 'unbalanced quotes', 'unterminated double quote'],
@@ -124,6 +124,18 @@ describe('RequestFramer: invalid input', () => {
     const bytes = encode([['SET', 'k', 'x'.repeat(11)]]);
     expect(runRequests(bytes, whole(bytes), { maxBulkBytes: 10 }).desynced).toBe(true);
     expect(runRequests(bytes, whole(bytes), { maxBulkBytes: 11 }).frames).toHaveLength(1);
+  });
+
+  it('counts an argument over 512 MiB (a Redis with proto-max-bulk-len raised runs it) without holding it', () => {
+    const framer = new RequestFramer({ frame: () => undefined });
+    // 600 MiB announced, 1 MiB of it sent: the framer counts the bytes it skips, it keeps none.
+    framer.push(Buffer.from(`*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${600 * 1024 * 1024}\r\n`));
+    framer.push(Buffer.alloc(1024 * 1024, 'x'));
+    expect(framer.desynced).toBe(false);
+    // Past what a double counts exactly it gives up.
+    const tooLong = new RequestFramer({ frame: () => undefined });
+    tooLong.push(Buffer.from(`*2\r\n$3\r\nGET\r\n$${2 ** 53}\r\n`));
+    expect(tooLong.desynced).toBe(true);
   });
 
   it('gives up on an inline line longer than 64 KiB, however it arrives', () => {

@@ -52,8 +52,9 @@ function unframed(clock: FakeClock): Side {
 }
 
 /** The tap behind a frame chain with a stage that passes everything (a framed connection). */
-function framed(clock: FakeClock, stage: FrameStage = {}): Side & { chain: FrameChain } {
+function framed(clock: FakeClock, stage: FrameStage = {}, maxRequestBytes?: number): Side & { chain: FrameChain; upBytes: Buffer[] } {
   const t = newTap();
+  const upBytes: Buffer[] = [];
   let upOut = 0;
   let downOut = 0;
   const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, t.tap, 'down');
@@ -61,10 +62,11 @@ function framed(clock: FakeClock, stage: FrameStage = {}): Side & { chain: Frame
     conn: { id: 1, nowNs: () => clock.nowNs(), close: () => undefined, closed: new Promise(() => undefined) },
     scheduler: new ManualScheduler(clock),
     upDelayNs: () => 0,
-    up: { push: (c) => void (upOut += c.length), end: () => undefined },
+    up: { push: (c) => void (upOut += c.length, upBytes.push(c)), end: () => undefined },
     down: { push: (c, ns) => down.push(c, ns), end: () => undefined },
     log: () => undefined,
     tap: t.tap.framed(),
+    maxRequestBytes,
   });
   chain.add('stage', stage, 0);
   chain.startReplies();
@@ -72,6 +74,7 @@ function framed(clock: FakeClock, stage: FrameStage = {}): Side & { chain: Frame
   return {
     ...t,
     chain,
+    upBytes,
     client: (c) => up.push(c, clock.nowNs()),
     sent: () => up.written(chain.clientOffsetAt(upOut), clock.nowNs()),
     redis: (c) => chain.pushReply(c, clock.nowNs()),
@@ -301,6 +304,28 @@ describe('a framed connection frames each byte once per direction', () => {
     expect(side.tap.counters()).toMatchObject({ commands: 7, replies: 4, errorReplies: 1, roundTrips: 2, blockingCommands: 1, pushes: 0 });
     const replies = side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply);
     expect(replies).toEqual(['-', '+', '*', 'none', 'none', 'none', '+']);
+  });
+
+  it('a request too long to hold turns the stages off; the tap goes on counting and matching exactly', () => {
+    const clock = new FakeClock();
+    const stage: FrameStage = { onRequest: (r) => (r.name === 'GET' ? { kind: 'answer', reply: Buffer.from('$5\r\nlocal\r\n') } : { kind: 'forward' }) };
+    const side = framed(clock, stage, 64);
+    const set = cmd('SET', 'k', 'x'.repeat(100));
+    const steps: Step[] = [
+      ...x(cmd('GET', 'a'), '', 0),
+      // 80 bytes of the SET held: over the 64 the chain may hold, so it passes them on and stops framing.
+      ['up', set.slice(0, 80), 10],
+      ['up', set.slice(80) + cmd('GET', 'a'), 11],
+      ['sent', 12],
+      ['down', '+OK|$1|v|', 13],
+      ['delivered', 14],
+    ];
+    play(side, clock, steps, 'whole');
+    // The first GET answered (Redis reads an empty line in its place), the second forwarded as it came.
+    expect(Buffer.concat(side.upBytes).toString('latin1')).toBe(resp('|' + set + cmd('GET', 'a')).toString('latin1'));
+    expect(side.tap.info()).toMatchObject({ desynced: false, outstanding: 0 });
+    expect(side.tap.counters()).toMatchObject({ commands: 3, replies: 3, roundTrips: 2, unparsedBytes: 0 });
+    expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['$', '+', '$']);
   });
 
   it('framed: bytes a stage made are framed by the tap, once, and counted as the reply', () => {
