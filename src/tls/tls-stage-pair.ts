@@ -99,7 +99,13 @@ export class TlsStagePair {
     plain.on('data', (chunk: Buffer) => {
       if (!this.upDestroyed) this.upNext?.push(chunk, o.clock.nowNs());
     });
-    plain.on('end', () => this.endUp('end'));
+    plain.on('end', () => {
+      // A client that left during its handshake had no session with Redis: reset the upstream, as a
+      // failed handshake does. Ending it sent Redis a close_notify in the middle of the proxy's
+      // own TLS handshake, which Redis answered with an alert logged as an upstream failure.
+      this.closedInHandshake();
+      this.endUp(this.handshakeFailed ? 'reset' : 'end');
+    });
     plain.on('error', (err: NodeJS.ErrnoException) => {
       if (!this.secured && !this.handshakeFailed) counters.handshakeFailures++;
       this.failed = this.handshakeFailed = true;
@@ -199,8 +205,8 @@ export class TlsStagePair {
    * A client that closed after its first TLS bytes, the socket closing before the handshake was
    * over, failed it, as tls.Server says (tlsClientError ECONNRESET): a Node client (ioredis,
    * node-redis) that does not trust the proxy's certificate closes so, with no alert, and was
-   * neither logged nor counted. Checked at the socket's close, after any 'secure' the client's last
-   * bytes caused. A connection that sent nothing (a port probe) did not try TLS; one the proxy
+   * neither logged nor counted. Checked at the socket's end or close, after any 'secure' the
+   * client's last bytes caused. A connection that sent nothing (a port probe) did not try TLS; one the proxy
    * closed (its upstream failed) has its own line.
    */
   private closedInHandshake(): void {

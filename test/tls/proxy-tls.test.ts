@@ -265,6 +265,38 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
     });
   });
 
+  it('a client that leaves during its handshake: the dial to Redis is dropped, not finished and then failed', async () => {
+    // Redis's side of the dial is held until the proxy's side ends, so its handshake cannot finish
+    // before the client has left: it was half-closed (a close_notify in the middle of the handshake,
+    // which Redis answered with an alert logged as `upstream ERR_SSL_TLSV1_ALERT_DECODE_ERROR`).
+    const relay = net.createServer((s) => {
+      const held: Buffer[] = [];
+      let ended = false;
+      const r = net.connect(redis.port!, '127.0.0.1');
+      s.on('data', (d: Buffer) => r.write(d));
+      r.on('data', (d: Buffer) => (ended ? s.write(d) : held.push(d)));
+      s.on('end', () => {
+        ended = true;
+        for (const d of held) s.write(d);
+      });
+      s.on('error', () => r.destroy());
+      s.on('close', () => r.destroy());
+      r.on('error', () => s.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      const upstream = `127.0.0.1:${(relay.address() as net.AddressInfo).port}`;
+      await withProxy({ upstream, upstreamTls: { ...upstreamTls(), servername: 'localhost' }, listenTls: true }, async (p, logs) => {
+        await new Promise<void>((resolve) => tls.connect({ host: '127.0.0.1', port: p.port, ca: readFileSync(redis.tls!.caFile) }).on('error', () => resolve()));
+        await vi.waitUntil(() => p.stats().connections.active === 0 && p.stats().tls!.handshakeFailures === 1, { timeout: 3000, interval: 10 });
+        expect(p.stats().tls!.upstreamHandshakes).toBe(0);
+        expect(logs.filter((l) => /upstream/.test(l))).toEqual([]);
+      });
+    } finally {
+      relay.close();
+    }
+  });
+
   it('--listen-tls-ca requires a client certificate (mTLS on the client side)', async () => {
     const t = redis.tls!;
     await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: { cert: t.certFile, key: t.keyFile, ca: t.caFile } }, async (p) => {
