@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { chainLine, DEPTH_HEADINGS, depthCells, insteadCell, isLossy, plural, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
+import { chainLine, DEPTH_HEADINGS, timeSplit, depthCells, insteadCell, isLossy, plural, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -20,8 +20,8 @@ export function renderHtml(a: Analysis, file?: string): string {
   const parts: string[] = [];
   parts.push(`<h1>redis-rtt analyze${file ? `: ${esc(file)}` : ''}</h1>`);
   parts.push(
-    `<p>${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in <b>${plural(t.roundTrips, 'round trip')}</b> (${plural(t.flights, 'flight')}, max depth ${t.maxDepth}); ` +
-      `wall ${esc(fmtMsTotal(t.wallMs))}: waiting on Redis ${esc(fmtMsTotal(t.waitMs))} (Redis itself ${esc(fmtMsTotal(t.serverMs))}), client think time ${esc(fmtMsTotal(t.thinkMs))}. ` +
+    `<p>${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in <b>${plural(t.roundTrips, 'round trip')}</b> (${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ` +
+      `${plural(t.pushes, 'push', 'pushes')}; wall ${esc(fmtMsTotal(t.wallMs))}: ${esc(timeSplit(t))}. ` +
       `Recorded on a link with RTT ${esc(recordedRttLabel(a))}, keys ${esc(a.trace.keys)}, trace ${a.trace.complete ? 'complete' : '<span class="warn">incomplete</span>'}.</p>`,
   );
   const redirects = redirectLine(a.redirects);

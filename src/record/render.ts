@@ -4,7 +4,7 @@
  */
 import { renderGrid, RULE, type Align, type GridRow } from '../text-grid.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
-import type { Analysis, ProjectionRow } from './analyze.js';
+import type { Analysis, ProjectionRow, Totals } from './analyze.js';
 import { OPPORTUNITY_CAVEAT, type Opportunity } from './opportunities.js';
 import { hasSetup } from './setup.js';
 import { redirectLine } from './nodes.js';
@@ -22,6 +22,15 @@ export interface RenderOptions {
 export function renderJson(a: Analysis, file?: string): string {
   const doc = file === undefined ? a : { ...a, trace: { file, ...a.trace } };
   return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/**
+ * Waiting and think time. Both are sums over connections, so with several they can exceed the wall (three
+ * connections idle side by side think three times over): said, or 177 ms of think in a 98 ms wall read as an error.
+ */
+export function timeSplit(t: Totals): string {
+  const summed = t.connections > 1 ? ` (each summed over the ${t.connections} connections)` : '';
+  return `waiting on Redis ${fmtMsTotal(t.waitMs)} (Redis itself ${fmtMsTotal(t.serverMs)}), client think time ${fmtMsTotal(t.thinkMs)}${summed}`;
 }
 
 /**
@@ -87,7 +96,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
     `session: ${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in ${plural(t.roundTrips, 'round trip')} ` +
       `(${plural(t.flights, 'flight')}, max depth ${t.maxDepth}), ${plural(t.pushes, 'push', 'pushes')}, wall ${fmtMsTotal(t.wallMs)}`,
   );
-  out.push(`time: waiting on Redis ${fmtMsTotal(t.waitMs)} (Redis itself ${fmtMsTotal(t.serverMs)}), client think time ${fmtMsTotal(t.thinkMs)}`);
+  out.push(`time: ${timeSplit(t)}`);
   const redirects = redirectLine(a.redirects);
   if (redirects !== undefined) out.push(`redirects: ${redirects}`);
   for (const w of a.trace.warnings) out.push(`note: ${w}`);

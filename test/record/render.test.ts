@@ -105,6 +105,22 @@ describe('a loop over few keys (--record-keys hashed)', () => {
 });
 
 describe('an empty trace', () => {
+  it('says waiting and think time are sums over the connections, and the HTML gives the pushes as the text does', () => {
+    // Three connections idle side by side: 177 ms of "client think time" in a 98 ms wall read as an error.
+    const events: TapEvent[] = [];
+    for (const conn of [1, 2]) {
+      const s = new Session(events, conn, 1000);
+      s.rt(['GET']);
+      s.think(5000).rt(['GET']);
+    }
+    events.push({ type: 'push', conn: 2, atUs: 7000, bytes: 30, kind: 'message' });
+    const two = analyzeTrace(traceOf(events), { rttsUs: [1000] });
+    expect(two.totals.thinkMs).toBeGreaterThan(two.totals.wallMs);
+    expect(renderText(two)).toContain('client think time 10.00 ms (each summed over the 2 connections)\n');
+    expect(renderHtml(two)).toContain('max depth 1), 1 push; wall 6.00 ms: waiting on Redis 0.20 ms (Redis itself 0.20 ms), client think time 10.00 ms (each summed over the 2 connections).');
+    expect(renderText(analyzeTrace(traceOf(session())))).toMatch(/client think time [\d.]+ ms\n/);
+  });
+
   it('analyses and renders without a single event', () => {
     const a = analyzeTrace(traceOf([]), { rttsUs: [20_000] });
     expect(a.totals).toMatchObject({ connections: 0, commands: 0, roundTrips: 0, wallMs: 0 });
