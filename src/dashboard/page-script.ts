@@ -47,7 +47,10 @@ export const PAGE_SCRIPT = String.raw`
     $('toxics-empty').hidden = e.toxics.length > 0;
     const nodes = e.nodes || [];
     $('nodes').hidden = nodes.length === 0;
-    fill('nodes-body', nodes.map((n) => row([n.upstream ?? n.id ?? '', n.listen ?? '', n.role ?? '', n.zone ?? '-', n.link ?? '', n.linkSettings ? fmtUs(n.linkSettings.upUs + n.linkSettings.downUs) : '', fmtRate(n.rates.commands) + '/s', fmtRate(n.rates.roundTrips) + '/s', fmtBytes(n.rates.bytesUp) + '/s', fmtBytes(n.rates.bytesDown) + '/s', n.connections.active])));
+    // With --client-zones a node has a listener, so a row, per client zone: the column says whose apps each serves.
+    const split = nodes.some((n) => n.clientZone !== undefined);
+    $('nodes-client-zone').hidden = !split;
+    fill('nodes-body', nodes.map((n) => row([n.upstream ?? n.id ?? '', n.listen ?? '', ...(split ? [n.clientZone ?? '-'] : []), n.role ?? '', n.zone ?? '-', n.link ?? '', n.linkSettings ? fmtUs(n.linkSettings.upUs + n.linkSettings.downUs) : '', fmtRate(n.rates.commands) + '/s', fmtRate(n.rates.roundTrips) + '/s', fmtBytes(n.rates.bytesUp) + '/s', fmtBytes(n.rates.bytesDown) + '/s', n.connections.active])));
     nodeChoices(nodes);
   }
 
@@ -61,7 +64,8 @@ export const PAGE_SCRIPT = String.raw`
 
   function nodeChoices(nodes) {
     const sel = $('node-select');
-    const ids = nodes.map((n) => String(n.upstream ?? n.id ?? ''));
+    // Each node once: a selector picks a node in every client zone.
+    const ids = [...new Set(nodes.map((n) => String(n.upstream ?? n.id ?? '')))];
     if (sel.dataset.ids === ids.join(',')) return;
     sel.dataset.ids = ids.join(',');
     const keep = sel.value;

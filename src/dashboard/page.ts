@@ -82,7 +82,7 @@ ${figure('connections', 'connections')}${figure('self', 'self: added by the prox
 <p id="commands-empty" class="muted">none yet</p></section>
 <section><h2>Latency</h2><div id="chart"></div></section>
 <section id="nodes" class="wide" hidden><h2>Nodes</h2>
-<table><thead><tr><th>node</th><th>listener</th><th>role</th><th>zone</th><th>link</th><th>RTT</th><th>commands</th><th>round trips</th><th>bytes up</th><th>bytes down</th><th>connections</th></tr></thead><tbody id="nodes-body"></tbody></table>
+<table><thead><tr><th>node</th><th>listener</th><th id="nodes-client-zone" hidden>client zone</th><th>role</th><th>zone</th><th>link</th><th>RTT</th><th>commands</th><th>round trips</th><th>bytes up</th><th>bytes down</th><th>connections</th></tr></thead><tbody id="nodes-body"></tbody></table>
 </section>
 </main>
 <script type="application/json" id="dashboard-config">${config}</script>

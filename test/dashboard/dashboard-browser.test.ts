@@ -21,6 +21,9 @@ import type { ToxicSpec } from '../../src/toxics/types.js';
 import { startToxiproxyServer } from '../../src/toxiproxy-api/toxiproxy-server.js';
 import { controlRequest } from '../hardening/helpers/http.js';
 import { median, proxyClient } from '../proxy/helpers.js';
+import { dashboardEvent } from '../../src/dashboard/event.js';
+import { StatsWindow } from '../../src/dashboard/stats-window.js';
+import { newCounters } from '../../src/tap/counters.js';
 import { openBrowser, type OpenBrowser } from './browser.js';
 
 const run = promisify(execFile);
@@ -252,6 +255,30 @@ describe('the dashboard in Chromium', () => {
     expect(after.link).toEqual(before.link);
     expect(proxy.toxics()).toEqual([]);
     expect(after.totals.commands).toBeGreaterThanOrEqual(before.totals.commands);
+  });
+
+  it('with --client-zones, a node row per listener names its client zone; the node selector offers each node once', async () => {
+    // A cluster proxy's event with 2 nodes in 3 client zones, served in place of this proxy's stream.
+    const node = (port: number, clientZone: number) => ({
+      ...{ id: `id${port}`, upstream: `127.0.0.1:${port}`, listen: `127.0.0.1:${40000 + 10 * clientZone + port - 7000}`, role: 'master', zone: 1 },
+      ...{ link: 'same-az', linkSettings: proxy.link(), counters: newCounters(), connections: { active: 0, total: 0 }, clientZone },
+    });
+    const nodes = [1, 2, 3].flatMap((zone) => [node(7001, zone), node(7002, zone)]);
+    const source = { stats: () => ({ ...proxy.stats(), cluster: { nodes } }), commandLatency: () => [] };
+    const event = dashboardEvent(source, new StatsWindow(), 1e9, Date.now());
+    const page = await b.context.newPage();
+    try {
+      await page.route('**/events', (route) => route.fulfill({ contentType: 'text/event-stream', body: `event: stats\ndata: ${JSON.stringify(event)}\n\n` }));
+      await page.goto(`${base}/`);
+      const rows = page.locator('#nodes-body tr');
+      await vi.waitFor(async () => expect(await rows.count()).toBe(6), { timeout: 15_000, interval: 100 });
+      expect(await page.locator('#nodes-client-zone').isVisible()).toBe(true);
+      const shown = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent).join(' ')));
+      expect(shown).toEqual(nodes.map((n) => `${n.upstream} ${n.listen} ${n.clientZone}`));
+      expect(await page.locator('#node-select option').allInnerTexts()).toEqual(['every node', '127.0.0.1:7001', '127.0.0.1:7002']);
+    } finally {
+      await page.close();
+    }
   });
 
   it('asked for nothing but its own origin', () => {
