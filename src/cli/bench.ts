@@ -136,7 +136,8 @@ export function registerBench(program: Command): void {
 const NOT_WITH_CLUSTER: Record<string, string> = {
   modes: '--modes', workload: '--workload', size: '--size', warmup: '--warmup', driverWarmup: '--driver-warmup',
   maxSeconds: '--max-seconds', seed: '--seed', compensate: '--compensate', csv: '--csv', markdown: '--markdown',
-  html: '--html', hgrmDir: '--hgrm-dir', clients: '--clients', rate: '--rate',
+  html: '--html', hgrmDir: '--hgrm-dir', clients: '--clients', rate: '--rate', duration: '--duration', arrival: '--arrival',
+  batchWindow: '--batch-window', slo: '--slo',
 };
 
 /** A flag that only means something with another is refused without it (exit 2), not ignored. */
@@ -159,6 +160,9 @@ function refuseIgnoredFlags(flags: BenchFlags, given: (key: string) => boolean):
       }
     }
   }
+  // Only set and get have values (set writes them, get reads preloaded ones): with incr --size changed nothing.
+  // (Open-loop runs refuse --size with their own reason.)
+  if (given('size') && flags.workload === 'incr' && !isOpenLoop(flags)) throw new ConfigError('--size', flags.size, 'to be given with --workload set or get (incr writes no values)');
   if (given('arrival') && flags.rate === undefined) throw new ConfigError('--arrival', flags.arrival, 'to be given with --rate (closed loops have no schedule)');
   if (given('duration') && flags.rate === undefined && flags.clients === undefined) {
     throw new ConfigError('--duration', flags.duration, 'to be given with --rate or --clients (a closed-loop bench runs -n commands; --max-seconds caps it)');

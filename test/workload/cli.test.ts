@@ -24,6 +24,11 @@ describe('redis-rtt bench flags', () => {
     // No proxy in the path: compensation changed nothing while the command line said it did.
     [['--links', 'direct', '--compensate', 'auto'], '--compensate: invalid value "auto"; expected a link with a proxy'],
     [['--links', 'direct', '--compensate', '20us'], '--compensate: invalid value "20us"; expected a link with a proxy'],
+    // Ignored before: incr has no values, and --cluster runs no schedule (--redis: a bad one fails fast if it ran).
+    [['--size', '512'], '--size: invalid value "512"; expected to be given with --workload set or get'],
+    [['--cluster', '--redis', '127.0.0.1:1', '--slo', '5ms'], '--slo: invalid value "5ms"; expected no such flag with --cluster'],
+    [['--cluster', '--redis', '127.0.0.1:1', '--batch-window', '1ms'], '--batch-window: invalid value "1ms"; expected no such flag with --cluster'],
+    [['--cluster', '--redis', '127.0.0.1:1', '--duration', '2s'], '--duration: invalid value "2s"; expected no such flag with --cluster'],
   ])('rejects %j with exit status 2 naming the flag', async (args, flag) => {
     expect(await bench(...args)).toBe(2);
     expect(io.err).toContain(`redis-rtt: ${flag}`);
