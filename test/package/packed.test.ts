@@ -8,7 +8,7 @@
 import { execFile } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, posix, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -83,6 +83,20 @@ describe('the packed package, installed into a fresh project', () => {
     const probe = `import { PreciseScheduler } from '${scheduler}'; const s = new PreciseScheduler(); console.log(s.wakeKindInUse); s.close();`;
     const r = await run(process.execPath, ['--input-type=module', '-e', probe], consumer);
     expect(r, r.stderr).toMatchObject({ code: 0, stdout: 'timerfd\n' });
+  });
+
+  it("its docs' links resolve in the package, but for what README says is the clone's (screenshots, test/, lab/, src/)", () => {
+    const links: string[] = [];
+    for (const md of shipped.filter((f) => f.endsWith('.md'))) {
+      const text = readFileSync(join(consumer, 'node_modules/redis-rtt', md), 'utf8');
+      for (const m of text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(m[1]!)) continue;
+        const target = posix.normalize(posix.join(posix.dirname(md), m[1]!)).replace(/\/$/, '');
+        if (/^(test|lab|src)\//.test(target) || target.endsWith('.png')) continue;
+        if (!shipped.some((f) => f === target || f.startsWith(`${target}/`))) links.push(`${md} -> ${m[1]}`);
+      }
+    }
+    expect(links, "ship the file, or say in README's install part that the link is the clone's").toEqual([]);
   });
 
   it('every source map carries the sources it names (none are shipped)', () => {
