@@ -71,6 +71,14 @@ function withSharedServerContext(o: tls.TLSSocketOptions): tls.TLSSocketOptions 
 }
 
 /**
+ * Days a generated listener pair is valid. The files are read once, at start, and never renewed: at
+ * the test helpers' 2 days a proxy left running over a weekend served an expired certificate, and
+ * every verifying client failed its handshake. A year outlives any run; browsers' 398-day limit is
+ * for public CAs only.
+ */
+const LISTEN_PAIR_DAYS = 365;
+
+/**
  * A throwaway CA and server certificate for `--listen-tls` without `--tls-cert`, in a private temp
  * dir that `cleanup` removes. Cluster mode makes one for all its listeners.
  */
@@ -78,7 +86,7 @@ export function generateListenPair(): { certFile: string; keyFile: string; caFil
   const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-tls-'));
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   try {
-    return { ...generateTlsFiles(dir), cleanup };
+    return { ...generateTlsFiles(dir, { days: LISTEN_PAIR_DAYS }), cleanup };
   } catch (err) {
     cleanup();
     throw new ConfigError('--listen-tls', true, `--tls-cert/--tls-key, or openssl to generate a pair (${(err as Error).message})`);

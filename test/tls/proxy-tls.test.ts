@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import net from 'node:net';
@@ -155,6 +156,12 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       await c.connect();
       await c.set('a', '1');
       expect(await c.get('a')).toBe('1');
+      // Read once at start and never renewed: valid for a year, not the test helpers' 2 days, after
+      // which a proxy left running served an expired certificate to every client.
+      const yearMs = 364 * 86_400_000;
+      const served = (c as unknown as { stream: tls.TLSSocket }).stream.getPeerCertificate();
+      expect(Date.parse(served.valid_to) - Date.now()).toBeGreaterThan(yearMs);
+      expect(Date.parse(new X509Certificate(readFileSync(ca)).validTo) - Date.now()).toBeGreaterThan(yearMs);
       await c.quit();
       const { stdout } = await run('redis-cli', ['--tls', '--cacert', ca, '-p', String(p.port), 'PING']);
       expect(stdout.trim()).toBe('PONG');
