@@ -33,10 +33,10 @@ export interface NodeLabel extends RealAddress {
 
 export interface NodeSetOptions {
   /**
-   * Starts the proxy for one node (its own listener, link and tap) on `listenPort` (0 = any); `name`
-   * (listenerName) starts its log lines.
+   * Starts the proxy for one node (its own listener, link and tap) on `port` (0 = any);
+   * `namedZone`: the set's client zone when log lines name it (listenerName).
    */
-  startNodeProxy(upstream: RealAddress, listenPort: number, link: LinkSettings, stage: StageFactory | undefined, name: string): Promise<RedisRttProxy>;
+  startNodeProxy(upstream: RealAddress, port: number, link: LinkSettings, stage: StageFactory | undefined, namedZone?: number): Promise<RedisRttProxy>;
   /** The rewrite stage for a node's connections; undefined: its bytes need none (they stay on the fast path). */
   stageFor(upstream: RealAddress): StageFactory | undefined;
   announceHost: string;

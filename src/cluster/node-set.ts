@@ -79,12 +79,12 @@ export class NodeSet {
     const pending: SelectableNode = { id: '', upstream: nodeKey(a.host, a.port), role: 'unknown' };
     const want = this.desired(pending, undefined);
     const stage = this.o.stageFor(a);
-    const name = this.nameOf(a);
+    const zone = this.namedZone();
     let proxy: RedisRttProxy;
     if (listenPort !== undefined || !this.range) {
-      proxy = await this.o.startNodeProxy(a, listenPort ?? 0, want.settings, stage, name);
+      proxy = await this.o.startNodeProxy(a, listenPort ?? 0, want.settings, stage, zone);
     } else {
-      proxy = await this.range.take((port) => this.o.startNodeProxy(a, port, want.settings, stage, name), name);
+      proxy = await this.range.take((port) => this.o.startNodeProxy(a, port, want.settings, stage, zone), listenerName(a, zone));
     }
     const node: ClusterNode = {
       ...pending,
@@ -181,13 +181,14 @@ export class NodeSet {
         this.gone = { ...merged, connections: { active: 0, total: merged.connections.total } };
         const newAddress = movedTo.get(node.id);
         const what = newAddress === undefined ? 'left the cluster' : `moved to ${newAddress}`;
-        this.o.log(`${this.nameOf(node)} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);
+        this.o.log(`${listenerName(node, this.namedZone())} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);
       }),
     );
   }
 
-  private nameOf(a: RealAddress): string {
-    return listenerName(a, this.o.nameClientZone ? (this.o.clientZone ?? 1) : undefined);
+  /** This set's client zone where log lines and errors name it (--client-zones), else undefined. */
+  private namedZone(): number | undefined {
+    return this.o.nameClientZone ? (this.o.clientZone ?? 1) : undefined;
   }
 
   /** What the nodes that left the cluster counted, merged into one snapshot; none while no node has left. */

@@ -53,14 +53,9 @@ export class NodeStarter {
     this.openFailures = new OpenFailures(o.log);
   }
 
-  /** `name` starts the node's log lines (listenerName: with --client-zones, its client zone too). */
-  async start(
-    a: RealAddress,
-    listenPort: number,
-    link: LinkSettings,
-    rewrite: StageFactory | undefined,
-    name = listenerName(a, undefined),
-  ): Promise<RedisRttProxy> {
+  /** `clientZone`: the listener's client zone, named in its log lines (listenerName), with --client-zones. */
+  async start(a: RealAddress, listenPort: number, link: LinkSettings, rewrite: StageFactory | undefined, clientZone?: number): Promise<RedisRttProxy> {
+    const name = listenerName(a, clientZone);
     const options = this.o.options;
     // Known once bound (port 0 = any): the events and link changes that name it come after.
     const at = { upstream: `${a.host}:${a.port}`, listen: '' };
@@ -92,7 +87,7 @@ export class NodeStarter {
     at.listen = formatEndpoint({ kind: 'tcp', host: this.o.announceHost, port: p.port! });
     onNodeLink?.(at, p.link());
     this.compensationUs ??= p.compensationUs;
-    this.openFailures.opened(a);
+    this.openFailures.opened(a, clientZone);
     return p;
   }
 

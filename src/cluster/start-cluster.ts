@@ -66,9 +66,9 @@ export async function startClusterProxy(
           directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
           onRewrite: (k) => counts.rewritten(k),
           onUnparsed: (k, why) => counts.unparsedReply(k, why),
-          onOpenFailed: (list, err) => starter.openFailures.failed(list, err),
+          onOpenFailed: (list, err) => starter.openFailures.failed(list, err, s.clientZoneCount === undefined ? undefined : zone),
         }),
-      startNodeProxy: (a, port, link, stage, name) => starter.start(a, port, link, stage, name),
+      startNodeProxy: (a, port, link, stage, namedZone) => starter.start(a, port, link, stage, namedZone),
     });
     return nodes;
   };

@@ -24,6 +24,22 @@ describe('a node that cannot get a listener, named by reply after reply', () => 
     expect(lines[2]).toMatch(/^could not open a listener for 127\.0\.0\.1:7006: /);
   });
 
+  it('with --client-zones, is listed while any zone\'s listener for it is missing, and said once per zone', () => {
+    const lines: string[] = [];
+    const f = new OpenFailures((l) => lines.push(l));
+    // One port came free: zone 1 took it; zone 2's and zone 3's replies still name the node's real address.
+    f.failed([at(7006)], full, 2);
+    f.failed([at(7006)], full, 3);
+    f.opened(at(7006), 1);
+    expect(f.nodes()).toEqual(['127.0.0.1:7006']);
+    f.failed([at(7006)], full, 2);
+    const why = ': --listen-ports 9001-9005: no free port left; replies name it by its real address until it has one';
+    expect(lines).toEqual([`could not open a listener for 127.0.0.1:7006 (client zone 2)${why}`, `could not open a listener for 127.0.0.1:7006 (client zone 3)${why}`]);
+    f.opened(at(7006), 2);
+    f.opened(at(7006), 3);
+    expect(f.nodes()).toEqual([]);
+  });
+
   it('leaves the list when a topology reading no longer names it, by address or by announced hostname', () => {
     const f = new OpenFailures(() => {});
     f.failed([at(7006), at(7007), { host: 'node-8.example', port: 7008 }], full);
