@@ -304,6 +304,35 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
     }
   });
 
+  it('toxics over client TLS act on plaintext: a latency toxic delays replies, not the handshake; a Redis-aware one answers', async () => {
+    const latencyMs = 250;
+    const toxics = [
+      { type: 'latency', stream: 'downstream', attributes: { latency: latencyMs } },
+      { type: 'redis_error', attributes: { commands: ['GET'], error: 'LOADING over TLS' } },
+    ];
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true, toxics }, async (p) => {
+      const startMs = performance.now();
+      const socket = tls.connect({ host: '127.0.0.1', port: p.port, ca: readFileSync(p.tlsCaFile!) });
+      await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+      const handshakeMs = performance.now() - startMs;
+      const replies: string[] = [];
+      socket.on('data', (d: Buffer) => replies.push(d.toString()));
+      const sentMs = performance.now();
+      socket.write('*2\r\n$3\r\nGET\r\n$1\r\nk\r\n*1\r\n$4\r\nPING\r\n');
+      await vi.waitUntil(() => replies.join('').includes('+PONG'), { timeout: 5000, interval: 5 });
+      const replyMs = performance.now() - sentMs;
+      socket.destroy();
+      expect(replies.join('')).toBe('-LOADING over TLS\r\n+PONG\r\n');
+      expect(replyMs).toBeGreaterThanOrEqual(latencyMs - 1);
+      // The handshake's bytes cross the link only: --rtt charges it, a toxic does not (unlike
+      // toxiproxy in front of a TLS Redis, which delays every TCP byte).
+      expect(handshakeMs).toBeLessThan(latencyMs);
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+      expect(p.stats().totals.errorsByPrefix).toEqual({ LOADING: 1 });
+      expect(p.stats().tls!.handshakes).toBe(1);
+    });
+  });
+
   it('--listen-tls-ca requires a client certificate (mTLS on the client side)', async () => {
     const t = redis.tls!;
     await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: { cert: t.certFile, key: t.keyFile, ca: t.caFile } }, async (p) => {
