@@ -17,6 +17,7 @@ const REPORT: Record<keyof OpenLoopReport, true> = {
   notes: true,
   connectionSetup: true,
   error: true,
+  interrupted: true,
 };
 
 const ROW: Record<keyof OpenLoopResult, true> = {

@@ -151,6 +151,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       // A seq or mux connection speaks RESP2 and says nothing but AUTH (incr-connection.ts); auto's is ioredis's.
       connectionSetup: connectionSetup(o.links, driverSetupSteps(o.modes.includes('auto') ? clientOpts : { ...clientOpts, protocol: 2 })),
       ...(stoppedBy !== undefined ? { error: stoppedBy } : {}),
+      ...(aborted() ? { interrupted: true as const } : {}),
     };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));

@@ -140,6 +140,12 @@ export interface OpenLoopReport {
    * open), as `link: message`: the results before it stand, the runs after it were not started.
    */
   error?: string;
+  /**
+   * Ctrl-C (or SIGTERM, the signal) stopped the sweep: `results` hold the runs that finished and the
+   * one in flight up to the stop (its `unsent` the commands never sent, its rate over the time it ran);
+   * the runs after it are absent. Before, only a note said so.
+   */
+  interrupted?: true;
 }
 
 /** p99 scheduling lateness past this means the generator could not keep its own schedule. */

@@ -154,13 +154,17 @@ describe('runOpenLoopBench options the CLI cannot give', () => {
 });
 
 describe('Ctrl-C', () => {
-  it('stops an open-loop run on time and prints what finished', async () => {
-    const child = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--links', 'rtt=20ms', '--clients', '1', '--rate', '100', '--duration', '30s'], {
+  it('stops an open-loop run on time, prints what finished and writes it, marked interrupted, its counts consistent', async () => {
+    const child = spawn(process.execPath, ['bin/redis-rtt.js', 'bench', '--links', 'rtt=20ms', '--clients', '1', '--rate', '100', '--duration', '30s', '--format', 'json'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let err = '';
+    let out = '';
     child.stderr.on('data', (d: Buffer) => {
       err += d.toString();
+    });
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
     });
     // Signal once the timed run (not the warm-up) has started and run a while.
     await vi.waitUntil(
@@ -178,6 +182,17 @@ describe('Ctrl-C', () => {
     expect(code).toBe(130);
     expect(err).toMatch(/stopped on request/);
     expect(err).toMatch(/^rtt=20ms seq C=1 +100 /m);
+    // The JSON says it was stopped (only a note did), and the stopped run's figures add up.
+    const report = JSON.parse(out) as OpenLoopReport;
+    expect(report.interrupted).toBe(true);
+    const [row] = report.results;
+    expect(row).toMatchObject({ scheduled: row!.sent + row!.unsent, sent: row!.completed + row!.failed, failed: 0 });
+    expect(row!.completed).toBeGreaterThan(0);
+    expect(row!.unsent).toBeGreaterThan(0);
+    const corrected = row!.correctedLatencyUs!;
+    const uncorrected = row!.uncorrectedLatencyUs!;
+    for (const p of Object.keys(corrected) as (keyof typeof corrected)[]) expect(corrected[p], p).toBeGreaterThanOrEqual(uncorrected[p]);
+    expect(row!.achievedRate).toBeGreaterThan(0);
   }, 20_000);
 });
 
