@@ -1,14 +1,20 @@
 /**
- * Where a JSON text stops being JSON (RFC 8259), for the errors V8's JSON.parse gives without a position:
- * a token no value starts with (`'x'`, `True`, `NaN`, `undefined`, a missing value, `[1,]`) comes out as
- * `Unexpected token 'T', "...snippet..." is not valid JSON`, the snippet with the file's own line breaks in it,
- * so a hand-edited config file's commonest mistakes were the ones not placed. Only the place is found here;
- * what is valid is JSON.parse's to say.
+ * What JSON.parse does not say about a JSON text a user wrote (RFC 8259):
+ * - where it stops being JSON, for the errors V8 gives without a position: a token no value starts with
+ *   (`'x'`, `True`, `NaN`, `undefined`, a missing value, `[1,]`) comes out as `Unexpected token 'T',
+ *   "...snippet..." is not valid JSON`, the snippet with the file's own line breaks in it, so a hand-edited
+ *   file's commonest mistakes were the ones not placed. Only the place is found here; what is valid is
+ *   JSON.parse's to say.
+ * - a key given twice in one object, which JSON.parse takes silently, the last one winning: a second `"link"`
+ *   in a config file would drop the first one's settings without a word, as a misspelt key would.
  */
 
-/** The scan stopped here: the offset of the first character that cannot continue the text as JSON. */
-class Stop {
-  constructor(readonly at: number) {}
+/** The first character that cannot continue the text as JSON, or the first key an object has twice. */
+export type JsonFinding = { kind: 'not-json'; at: number } | { kind: 'duplicate-key'; key: string; at: number };
+
+/** Thrown to end the scan at its finding. */
+class Found {
+  constructor(readonly finding: JsonFinding) {}
 }
 
 const WHITESPACE = new Set([' ', '\t', '\n', '\r']);
@@ -17,11 +23,11 @@ const LITERALS: Record<string, string> = { t: 'true', f: 'false', n: 'null' };
 const isDigit = (c: string | undefined): boolean => c !== undefined && c >= '0' && c <= '9';
 const isHex = (c: string | undefined): boolean => c !== undefined && /^[0-9a-fA-F]$/.test(c);
 
-/** The offset of the first character that is not JSON (`text.length`: it ended too soon), or undefined if it is JSON. */
-export function jsonErrorOffset(text: string): number | undefined {
+/** The first finding in reading order (`at` is `text.length` where it ended too soon), or undefined for JSON with each key once. */
+export function scanJson(text: string): JsonFinding | undefined {
   let i = 0;
   const stop = (): never => {
-    throw new Stop(i);
+    throw new Found({ kind: 'not-json', at: i });
   };
   const skipWhitespace = (): void => {
     while (i < text.length && WHITESPACE.has(text[i]!)) i++;
@@ -87,9 +93,15 @@ export function jsonErrorOffset(text: string): number | undefined {
     const c = text[i];
     const literal = c === undefined ? undefined : LITERALS[c];
     if (c === '{') {
+      const keys = new Set<string>();
       members('{', '}', () => {
         skipWhitespace();
+        const start = i;
         string();
+        // Decoded, so "\u0061" and "a" are one key, as JSON.parse takes them.
+        const key = JSON.parse(text.slice(start, i)) as string;
+        if (keys.has(key)) throw new Found({ kind: 'duplicate-key', key, at: start });
+        keys.add(key);
         skipWhitespace();
         take(':');
         value();
@@ -109,7 +121,7 @@ export function jsonErrorOffset(text: string): number | undefined {
     if (i < text.length) stop();
     return undefined;
   } catch (err) {
-    if (err instanceof Stop) return err.at;
+    if (err instanceof Found) return err.finding;
     throw err;
   }
 }

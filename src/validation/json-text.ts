@@ -1,18 +1,25 @@
-import { jsonErrorOffset } from './json-error-offset.js';
+import { scanJson } from './json-scan.js';
 
 /**
  * JSON a user wrote in a file (`--config`, `--toxics`, `--link-schedule`): a UTF-8 byte order mark
  * at the start is skipped, as Windows editors write one; a syntax error says its line and column
  * on every Node (Node 20's JSON.parse gives the character position only, and no Node's gives any
- * for an unexpected token: `'x'`, `True`, `[1,]`).
+ * for an unexpected token: `'x'`, `True`, `[1,]`); a key given twice in one object is an error
+ * there too (JSON.parse keeps the last, and the first one's setting would be dropped unsaid).
  */
 export function parseJsonText(text: string): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  let value: unknown;
   try {
-    return JSON.parse(body);
+    value = JSON.parse(body);
   } catch (err) {
     throw new SyntaxError(withLineColumn(placed((err as Error).message, body), body));
   }
+  const found = scanJson(body);
+  if (found?.kind === 'duplicate-key') {
+    throw new SyntaxError(withLineColumn(`Duplicate key ${JSON.stringify(found.key)} in JSON at position ${found.at}`, body));
+  }
+  return value;
 }
 
 /**
@@ -21,9 +28,9 @@ export function parseJsonText(text: string): unknown {
  */
 function placed(message: string, text: string): string {
   const m = /^(Unexpected token '.+?'), .* is not valid JSON$/s.exec(message);
-  const at = m === null ? undefined : jsonErrorOffset(text);
-  if (m === null || at === undefined) return message;
-  return `${m[1]} in JSON at position ${at}`;
+  const found = m === null ? undefined : scanJson(text);
+  if (m === null || found?.kind !== 'not-json') return message;
+  return `${m[1]} in JSON at position ${found.at}`;
 }
 
 /** `... at position 13` gains ` (line 3 column 3)`, unless the message already says it. */

@@ -1,6 +1,6 @@
 /** parseJsonText: what a JSON file a user wrote may hold beyond JSON.parse, and where its errors are. */
 import { describe, expect, it } from 'vitest';
-import { jsonErrorOffset } from '../../src/validation/json-error-offset.js';
+import { scanJson } from '../../src/validation/json-scan.js';
 import { parseJsonText } from '../../src/validation/json-text.js';
 
 describe('parseJsonText', () => {
@@ -32,9 +32,18 @@ describe('parseJsonText', () => {
     for (const [text, message] of cases) expect(() => parseJsonText(text), text).toThrow(new SyntaxError(message));
   });
 
-  it('finds no place in JSON: the scan takes all JSON.parse takes', () => {
-    const valid = ['{"a": [1, -0, 2.5e-3, 1E+2, true, false, null, {}], "b\\u00e9\\"": "\\t\\/"}', ' [ ] ', '0', '"x"'];
-    for (const text of valid) expect([JSON.parse(text) !== undefined, jsonErrorOffset(text)], text).toEqual([true, undefined]);
-    expect(jsonErrorOffset('{"a": 1')).toBe(7);
+  it('finds nothing in JSON with each key once: the scan takes all JSON.parse takes', () => {
+    const valid = ['{"a": [1, -0, 2.5e-3, 1E+2, true, false, null, {}], "b\\u00e9\\"": "\\t\\/", "c": {"a": 1}}', ' [ ] ', '0', '"x"'];
+    for (const text of valid) expect([JSON.parse(text) !== undefined, scanJson(text)], text).toEqual([true, undefined]);
+    expect(scanJson('{"a": 1')).toEqual({ kind: 'not-json', at: 7 });
+  });
+
+  it('refuses a key given twice in one object, which JSON.parse takes silently (the first one dropped)', () => {
+    const text = '{\n  "upstream": "127.0.0.1:6379",\n  "link": {"rttUs": 2000},\n  "link": {"jitterUs": 100}\n}';
+    expect(JSON.parse(text)).toEqual({ upstream: '127.0.0.1:6379', link: { jitterUs: 100 } });
+    expect(() => parseJsonText(text)).toThrow(new SyntaxError('Duplicate key "link" in JSON at position 63 (line 4 column 3)'));
+    // Decoded as JSON.parse decodes it: "\u006cink" is "link"; in another object the same key is no repeat.
+    expect(scanJson('[{"link": 1, "\\u006cink": 2}]')).toEqual({ kind: 'duplicate-key', key: 'link', at: 13 });
+    expect(parseJsonText('[{"a": {"a": 1}}, {"a": 2}]')).toEqual([{ a: { a: 1 } }, { a: 2 }]);
   });
 });
