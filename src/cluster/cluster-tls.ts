@@ -25,6 +25,9 @@ export function discoveryTls(options: ProxyOptions): ((host: string) => tls.Conn
   };
 }
 
+/** Node's codes for a certificate of the server's chain outside its dates. */
+const OUT_OF_DATE = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+
 /**
  * A discovery failure that is a certificate not verifying, as the ConfigError to stop on: every
  * node connection would fail the same way, so it is a start-up error in `auto` and `on` alike.
@@ -34,6 +37,14 @@ export function certificateError(options: ProxyOptions, err: unknown): ConfigErr
   if (flag === undefined) return undefined;
   const o = options.upstreamTls === true || !options.upstreamTls ? {} : options.upstreamTls;
   const message = (err as Error).message;
+  if (OUT_OF_DATE.has((err as NodeJS.ErrnoException).code ?? '')) {
+    // The CA did sign it: blaming --upstream-ca sent the user to a file that is right. What is out of
+    // date is on the server (or a CA of its chain), so the address is named (sentinel mode's options
+    // carry its sentinels beside the first one as `upstream`).
+    const sentinels = (options as { sentinels?: string[] }).sentinels;
+    const [flag, value] = sentinels?.length ? ['--sentinel', sentinels.join(',')] : ['--upstream', options.upstream];
+    return new ConfigError(flag, value, `a server whose certificate chain is valid now: a certificate in it has expired or is not valid yet, renew it (${message})`);
+  }
   if (flag === '--upstream-cert') return new ConfigError(flag, o.cert, `a client certificate the upstream accepts (${message})`);
   if (flag === '--upstream-ca' && o.ca === undefined) {
     // No CA was given: the roots it failed against are Node's own, not a value the user typed.

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import tls from 'node:tls';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateTlsFiles } from '../../src/redis/tls-certs.js';
 import { checkTlsFiles } from '../../src/tls/options.js';
@@ -103,4 +105,27 @@ it('a DER certificate is refused naming the flag and how to convert it; the CLI 
   expect(r.code, r.stderr).toBe(2);
   expect(r.stderr).toBe(`redis-rtt: ${says('--tls-cert')}\n`);
   expect(r.stdout).toBe('');
+});
+
+/**
+ * A Redis whose certificate has expired (signed by the CA given): the start-up's discovery failed
+ * with CERT_HAS_EXPIRED, and the exit-2 message named `--upstream-ca: invalid value "ca.crt";
+ * expected a CA that signed the upstream's certificate`, a file that is right. It names the server.
+ */
+it('an upstream whose certificate has expired: exit 2 naming --upstream, not the CA that signed it', async () => {
+  const server = tls.createServer({ cert: readFileSync(expired.cert), key: readFileSync(expired.key) }, (s) => s.destroy());
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const upstream = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const r = await runCli(['proxy', '--upstream', upstream, '--upstream-tls', '--upstream-ca', ca, '--compensate', 'off', '--listen', '127.0.0.1:0']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toBe(
+      `redis-rtt: --upstream: invalid value "${upstream}"; expected a server whose certificate chain is valid now: a certificate in it has expired or is not valid ` +
+        `yet, renew it (cluster discovery at ${upstream} failed: CERT_HAS_EXPIRED (certificate has expired))\n`,
+    );
+    expect(r.stdout).toBe('');
+  } finally {
+    server.close();
+  }
 });
