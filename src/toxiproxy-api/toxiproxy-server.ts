@@ -3,6 +3,8 @@ import { parseEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { parseJsonText } from '../validation/json-text.js';
+import { parseWith } from '../validation/schema.js';
+import { PROXY_OPTIONS } from '../proxy/options-schema.js';
 import { HttpEndpoint } from '../http/endpoint.js';
 import { bindPolicy } from '../http/guard.js';
 import { Router } from '../http/router.js';
@@ -50,8 +52,12 @@ const SERVER_OPTION_KEYS = keysOf<ToxiproxyServerOptions>()({
  */
 export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Promise<ToxiproxyServer> {
   refuseUnknownKeys(o, SERVER_OPTION_KEYS, 'startToxiproxyServer()');
-  // An empty token would count as one (a 0.0.0.0 bind allowed) and match no request: every call a 401.
-  if (o.apiToken === '') throw new ConfigError('--api-token', '', 'a non-empty token');
+  // As startProxy's controlToken and allowHosts (one schema): a JavaScript caller's `allowHosts: 'toxiproxy'`
+  // or `apiToken: 5` threw a TypeError from inside; an empty token would count as one (a 0.0.0.0 bind
+  // allowed) and match no request: every call a 401.
+  parseWith(PROXY_OPTIONS.shape.controlToken, o.apiToken, () => '--api-token');
+  parseWith(PROXY_OPTIONS.shape.allowHosts, o.allowHosts, () => '--allow-host');
+  if (o.log !== undefined && typeof o.log !== 'function') throw new ConfigError('log', o.log, 'a function of one line of text');
   // As --seed takes it: -1 or 0.5 made rolls that no run could repeat from the number given.
   if (o.seed !== undefined && !(Number.isSafeInteger(o.seed) && o.seed >= 0)) throw new ConfigError('--seed', o.seed, 'a whole number of 0 or more');
   const at = parseEndpoint(o.api ?? DEFAULT_API, '--api');

@@ -153,6 +153,10 @@ describe('startToxiproxyServer names the option key of a bad value', () => {
     // Taken, where --seed -1 exits 2.
     [{ seed: -1 }, 'seed'],
     [{ seed: 0.5 }, 'seed'],
+    // A JavaScript caller's wrong types were TypeErrors from inside (`.map is not a function`).
+    [{ allowHosts: 'toxiproxy' as never }, 'allowHosts'],
+    [{ apiToken: 5 as never }, 'apiToken'],
+    [{ log: 5 as never }, 'log'],
   ];
   it.each(cases)('%j as %s', async (bad, key) => {
     expect((await refusedAs(() => startToxiproxyServer({ api: '127.0.0.1:0', ...quiet, ...bad }))).flag).toBe(key);
