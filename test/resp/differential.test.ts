@@ -1,6 +1,7 @@
 import RedisParser from 'redis-parser';
 import { describe, expect, it } from 'vitest';
-import { loadFixture, prng, randomCuts, runReplies, runRequests } from './harness.js';
+import { fixedCuts, loadFixture, prng, randomCuts, runReplies, runRequests, withTypeChar } from './harness.js';
+import { parseAll, summarizeReply } from './reference-parser.js';
 
 /**
  * RESP2 streams through redis-parser and through the framers: same number of frames, same
@@ -86,6 +87,44 @@ describe('ReplyFramer vs redis-parser', () => {
     expect(expected).toHaveLength(3000);
     expect(framerKinds(bytes, [bytes.length])).toEqual(expected);
     for (const seed of [1, 2, 3]) expect(framerKinds(bytes, randomCuts(bytes.length, seed))).toEqual(expected);
+  });
+});
+
+/**
+ * What redis-server 7.0.15 wrote to one RESP3 connection (HELLO 3, `DEBUG PROTOCOL` of each type: an
+ * attribute, a big number, a verbatim string, a push; CLIENT TRACKING; SUBSCRIBE; a MULTI whose EXEC
+ * array holds the message its PUBLISH pushed, an attributed reply, a big number and a verbatim
+ * string; the invalidation after it). redis-parser reads no RESP3: the reference parser is the oracle.
+ */
+const REDIS_7_RESP3 =
+  '%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n$7\r\nversion\r\n$6\r\n7.0.15\r\n$5\r\nproto\r\n:3\r\n' +
+  '$2\r\nid\r\n:3\r\n$4\r\nmode\r\n$10\r\nstandalone\r\n$4\r\nrole\r\n$6\r\nmaster\r\n$7\r\n' +
+  'modules\r\n*0\r\n$11\r\nHello World\r\n:12345\r\n,3.141\r\n' +
+  '(1234567999999999999999999999999999999\r\n_\r\n*3\r\n:0\r\n:1\r\n:2\r\n~3\r\n:0\r\n' +
+  ':1\r\n:2\r\n%3\r\n:0\r\n#f\r\n:1\r\n#t\r\n:2\r\n#f\r\n|1\r\n$14\r\nkey-popularity\r\n*2\r\n$7\r\n' +
+  'key:123\r\n:90\r\n$39\r\nSome real reply following the attribute\r\n>2\r\n$16\r\n' +
+  'server-cpu-usage\r\n:42\r\n$40\r\nSome real reply following the push reply\r\n' +
+  '=29\r\ntxt:This is a verbatim\nstring\r\n#t\r\n#f\r\n+OK\r\n+OK\r\n$1\r\n1\r\n>3\r\n$9\r\n' +
+  'subscribe\r\n$2\r\nch\r\n:1\r\n+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n' +
+  '+QUEUED\r\n*5\r\n+OK\r\n>3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$2\r\nhi\r\n:1\r\n|1\r\n$14\r\n' +
+  'key-popularity\r\n*2\r\n$7\r\nkey:123\r\n:90\r\n$39\r\n' +
+  'Some real reply following the attribute\r\n' +
+  '(1234567999999999999999999999999999999\r\n=29\r\n' +
+  'txt:This is a verbatim\nstring\r\n>2\r\n$10\r\ninvalidate\r\n*1\r\n$2\r\ntk\r\n' +
+  '+PONG\r\n';
+
+describe('ReplyFramer vs the reference parser, on a real RESP3 session', () => {
+  it('agrees on every frame of it, whole, byte by byte and at random splits', () => {
+    const bytes = Buffer.from(REDIS_7_RESP3, 'latin1');
+    const want = parseAll(bytes).map(summarizeReply);
+    // The push inside EXEC's array is read as one of its 5 elements, as hiredis reads it (docs/counters.md):
+    // the verbatim string the array really ends with comes as a frame of its own.
+    expect(want.map((r) => r.type + (r.elements ?? '')).join(' ')).toBe('% $ : , ( _ *3 ~ % $ >2 $ = # # + + $ >3 + + + + + + *5 = >2 +');
+    for (const sizes of [[bytes.length], fixedCuts(bytes.length, 1), randomCuts(bytes.length, 7)]) {
+      const run = runReplies(bytes, sizes);
+      expect(run.desynced).toBe(false);
+      expect(run.frames.map(withTypeChar)).toEqual(want);
+    }
   });
 });
 
