@@ -22,6 +22,12 @@ import type { BatchSink } from '../stage/byte-chain.js';
 import type { ByteSink, ByteStage, EndKind } from '../stage/types.js';
 import type { TlsCounters } from './counters.js';
 
+/**
+ * OpenSSL's codes for a first record that is no TLS at all: RESP, or an HTTP request, sent in the
+ * clear. "wrong version number" alone did not say the client forgot TLS.
+ */
+const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_HTTP_REQUEST']);
+
 /** The pair's name in both chains (reserved: no user stage may take it). */
 export const TLS_STAGE_NAME = 'tls';
 
@@ -109,7 +115,8 @@ export class TlsStagePair {
     plain.on('error', (err: NodeJS.ErrnoException) => {
       if (!this.secured && !this.handshakeFailed) counters.handshakeFailures++;
       this.failed = this.handshakeFailed = true;
-      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${opensslReason(err) ?? err.message}`.replace(/ +/g, ' '));
+      const hint = err.code !== undefined && NOT_TLS.has(err.code) ? ' (a plaintext client? this listener speaks TLS: rediss://, redis-cli --tls)' : '';
+      o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${opensslReason(err) ?? err.message}${hint}`.replace(/ +/g, ' '));
       this.endUp('reset');
     });
     plain.on('close', () => {

@@ -269,6 +269,14 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       c.disconnect();
       await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
       expect([p.stats().tls!.handshakes, p.stats().tls!.handshakeFailures]).toEqual([1, 1]);
+      // A client that forgot TLS: OpenSSL's "wrong version number" alone did not say so.
+      const plain = net.connect(p.port!, '127.0.0.1', () => plain.write('*1\r\n$4\r\nPING\r\n'));
+      plain.on('error', () => undefined);
+      await vi.waitUntil(() => logs.some((l) => /WRONG_VERSION/.test(l)), { timeout: 3000, interval: 10 });
+      expect(logs.find((l) => /WRONG_VERSION/.test(l))).toMatch(
+        /^conn \d+: client TLS ERR_SSL_WRONG_VERSION_NUMBER wrong version number \(a plaintext client\? this listener speaks TLS: rediss:\/\/, redis-cli --tls\)$/,
+      );
+      plain.destroy();
     });
   });
 
