@@ -133,6 +133,9 @@ export interface BenchReport {
   notes: string[];
   /** What opening a connection costs on each link, and whether any was opened while timing (absent in older reports). */
   connectionSetup?: ConnectionSetup;
+  /** Stopped by Ctrl-C or SIGTERM: `results` hold the samples that finished (absent otherwise). */
+  interrupted?: true;
+  stoppedBy?: 'SIGINT' | 'SIGTERM';
 }
 
 /**

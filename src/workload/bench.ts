@@ -1,4 +1,5 @@
 import { selfReportNote } from '../stats/self-report.js';
+import { interruptedMark } from '../results/interrupted.js';
 import type { Redis } from 'ioredis';
 import { ConfigError } from '../errors.js';
 import { fmtMsProse } from '../format.js';
@@ -151,6 +152,7 @@ export async function runBench(options: BenchOptions, progress?: (ev: BenchProgr
       notes: [...notes, ...run.notes, ...derived.notes],
       // Every client connects in openLink (and renew, between samples): none inside a timed sample.
       connectionSetup: connectionSetup([...links.entries()].filter(([name]) => timed.has(name)).map(([, l]) => l.spec), driverSetupSteps(clientOpts)),
+      ...interruptedMark(options.signal),
     };
   } finally {
     await Promise.allSettled([...links.values()].map((l) => l.close()));

@@ -18,6 +18,7 @@ const REPORT: Record<keyof OpenLoopReport, true> = {
   connectionSetup: true,
   error: true,
   interrupted: true,
+  stoppedBy: true,
 };
 
 const ROW: Record<keyof OpenLoopResult, true> = {

@@ -84,9 +84,11 @@ describe('runBench on direct (private redis-server)', () => {
     const controller = new AbortController();
     let samples = 0;
     const report = await runBench({ links: ['direct'], workload: 'set', modes: ['seq', 'pipeline'], batches: [10], n: 200, repeat: 20, signal: controller.signal }, (ev) => {
-      if (ev.type === 'sample' && ++samples === 4) controller.abort();
+      if (ev.type === 'sample' && ++samples === 4) controller.abort('SIGINT'); // as the CLI's Ctrl-C aborts
     });
     expect(report.notes.join('\n')).toMatch(/stopped on request/);
+    // Marked as calibrate and bench --cluster mark theirs (only the note said so).
+    expect(report).toMatchObject({ interrupted: true, stoppedBy: 'SIGINT' });
     const kept = report.results.reduce((s, r) => s + r.repeat, 0);
     expect(kept).toBe(2); // 2 warm-ups, then 2 timed samples before the abort
     expect(trackedCount()).toBe(0);

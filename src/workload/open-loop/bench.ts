@@ -1,4 +1,5 @@
 import { selfReportNote } from '../../stats/self-report.js';
+import { interruptedMark } from '../../results/interrupted.js';
 import type { PrivateRedis } from '../../redis/index.js';
 import { ConfigError } from '../../errors.js';
 import { fmtUsSetting } from '../../format.js';
@@ -151,7 +152,7 @@ export async function runOpenLoopBench(options: OpenLoopOptions, progress?: (ev:
       // A seq or mux connection speaks RESP2 and says nothing but AUTH (incr-connection.ts); auto's is ioredis's.
       connectionSetup: connectionSetup(o.links, driverSetupSteps(o.modes.includes('auto') ? clientOpts : { ...clientOpts, protocol: 2 })),
       ...(stoppedBy !== undefined ? { error: stoppedBy } : {}),
-      ...(aborted() ? { interrupted: true as const } : {}),
+      ...interruptedMark(options.signal),
     };
   } finally {
     await Promise.allSettled(links.map((l) => l.close()));

@@ -146,6 +146,8 @@ export interface OpenLoopReport {
    * the runs after it are absent. Before, only a note said so.
    */
   interrupted?: true;
+  /** Which signal stopped it (SIGINT for Ctrl-C, SIGTERM), with `interrupted`. */
+  stoppedBy?: 'SIGINT' | 'SIGTERM';
 }
 
 /** p99 scheduling lateness past this means the generator could not keep its own schedule. */
