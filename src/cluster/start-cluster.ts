@@ -95,7 +95,10 @@ export async function startClusterProxy(
     // listener is tried even when one fails, so that a --listen-ports range too small names every
     // listener left without a port and how many they need: a failed seed stopped the start, and
     // the message counted one listener.
-    const seeds = await Promise.allSettled(others.map((z) => z.nodes.open([{ host: seed.host, port: seed.port }])));
+    // One after another: zone 2's seed takes the range's first port, zone 3's the next, whatever the timing (the
+    // ports apps are given).
+    const seeds: PromiseSettledResult<unknown>[] = [];
+    for (const z of others) seeds.push(...(await Promise.allSettled([z.nodes.open([{ host: seed.host, port: seed.port }])])));
     const failed = settledFailure([...seeds, ...(await Promise.allSettled([zones.setTopology(found.nodes)]))]);
     if (failed) throw failed;
     for (const line of idleRuleWarnings(s.rules, zones.list())) log(line);

@@ -1,8 +1,8 @@
-import type net from 'node:net';
+import net from 'node:net';
 import type tls from 'node:tls';
 import type { Endpoint } from '../../src/endpoint.js';
 import { vi } from 'vitest';
-import { encodeCommand, rawCommands, type PrivateCluster } from '../../src/redis/index.js';
+import { encodeCommand, findFreePort, rawCommands, type PrivateCluster } from '../../src/redis/index.js';
 import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { DISCOVERY_CLIENT_NAME } from '../../src/cluster/discover.js';
 export { median } from '../../src/numbers/quantiles.js';
@@ -87,4 +87,22 @@ export async function untilPong(s: net.Socket, cmds: string[][]): Promise<string
   await vi.waitUntil(() => text().endsWith('+PONG\r\n'), { timeout: 5000, interval: 10 }).catch(() => undefined);
   s.destroy();
   return text();
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.once('error', () => resolve(false));
+    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
+  });
+}
+
+/** `count` consecutive free ports on 127.0.0.1: the first of them. */
+export async function freeRange(count: number): Promise<number> {
+  for (;;) {
+    const base = await findFreePort();
+    if (base + count > 65535) continue;
+    const ok = await Promise.all(Array.from({ length: count }, (_, i) => bindable(base + i)));
+    if (ok.every(Boolean)) return base;
+  }
 }

@@ -1,6 +1,8 @@
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
+import { freeRange } from './helpers.js';
 import { ListenPortRange } from '../../src/cluster/listen-ports.js';
 import { settledFailure } from '../../src/cluster/settled-failure.js';
 import { NetworkError } from '../../src/errors.js';
@@ -52,13 +54,17 @@ describe('--listen-ports with no port left for several nodes', () => {
     );
   });
 
-  it('with --client-zones, a node\'s log lines name the client zone of the listener they are about', async () => {
+  it('with --client-zones, a node\'s log lines name the client zone of the listener they are about; zone k\'s seed has port k-1 of the range', async () => {
     const lines: string[] = [];
-    const proxy = await startProxy({
-      ...{ upstream: cluster.address, cluster: 'on', zones: 3, clientZones: 3, link: { partition: '10s' } },
+    const base = await freeRange(8);
+    const proxy = (await startProxy({
+      ...{ upstream: cluster.address, cluster: 'on', zones: 3, clientZones: 3, link: { partition: '10s' }, listenPorts: `${base}-${base + 7}` },
       ...{ compensationUs: { up: 0, down: 0 }, log: (line: string) => lines.push(line) },
-    });
+    })) as RedisRttClusterProxy;
+    // The ports apps are given: the same at every start, whatever the timing.
+    const seeds = proxy.clientZones()!.map((z) => z.seed);
     await proxy.close();
+    expect(seeds.slice(1)).toEqual([`127.0.0.1:${base}`, `127.0.0.1:${base + 1}`]);
     // Each listener's partition line, once per client zone: they read the same for all three.
     const partitioned = lines.filter((l) => l.includes(': partition for 10000 ms')).map((l) => l.slice(0, l.indexOf(': partition')));
     const listeners = [1, 2, 3].flatMap((zone) => cluster.nodes.map((n) => `node ${n.address} (client zone ${zone})`));

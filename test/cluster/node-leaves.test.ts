@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClusterStats, RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
 import type { ConnectionInfo } from '../../src/stats/types.js';
+import { freeRange } from './helpers.js';
 import { findFreePort, rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster, type PrivateRedis } from '../../src/redis/index.js';
 
 const run = promisify(execFile);
@@ -22,24 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await cluster?.stop();
 });
-
-function bindable(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.once('error', () => resolve(false));
-    s.listen({ host: '127.0.0.1', port, exclusive: true }, () => s.close(() => resolve(true)));
-  });
-}
-
-/** `count` consecutive free ports on 127.0.0.1: the first of them. */
-async function freeRange(count: number): Promise<number> {
-  for (;;) {
-    const base = await findFreePort();
-    if (base + count > 65535) continue;
-    const ok = await Promise.all(Array.from({ length: count }, (_, i) => bindable(base + i)));
-    if (ok.every(Boolean)) return base;
-  }
-}
 
 /** The node of each connection: cluster mode's /connections entries name it. */
 const nodeOf = (list: readonly ConnectionInfo[]): string[] => list.map((c) => (c as ConnectionInfo & { node: string }).node);
