@@ -10,6 +10,7 @@ import {
   renderMarkdown,
   renderTable,
 } from '../report/index.js';
+import { isTraceText } from '../record/trace-format.js';
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { colorFor } from '../text-grid.js';
 
@@ -88,6 +89,8 @@ function loadReport(file: string): BenchReport | CalibrateReport {
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : errMessage(err);
     throw new ConfigError('RESULT', file, `a readable JSON file from bench or calibrate (${why})`);
   }
+  // A trace is JSON lines: it was refused as "not JSON: Unexpected non-whitespace character after JSON at position 263".
+  if (isTraceText(text)) throw new ConfigError('RESULT', file, 'a bench or calibrate JSON, not a trace: read a trace with `redis-rtt analyze FILE` (--html FILE for a page)');
   return parseReport(text, file, 'RESULT');
 }
 

@@ -240,3 +240,13 @@ function pickLink(l: TraceLink): TraceLink {
     handshake: l.handshake,
   } as TraceLink;
 }
+
+/** Whether `text` opens with a trace's header line: what another reader (report) says it was given instead. */
+export function isTraceText(text: string): boolean {
+  try {
+    const first: unknown = JSON.parse(text.split('\n', 1)[0]!);
+    return typeof first === 'object' && first !== null && (first as { format?: unknown }).format === TRACE_FORMAT;
+  } catch {
+    return false; // not even its first line is JSON: not a trace
+  }
+}

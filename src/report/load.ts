@@ -49,6 +49,10 @@ export function parseReport(text: string, source: string, flag = 'RESULT'): Benc
     return fail(`not JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!isObject(data)) return fail('the top level is not an object');
+  // It was told "kind is missing": say what the file is, and what renders it.
+  if (data.kind === undefined && isObject(data.trace) && Array.isArray(data.projections)) {
+    return fail('an `analyze --json` result: report renders closed-loop bench and calibrate results; `redis-rtt analyze TRACE --html FILE` writes its page');
+  }
   if (data.kind === 'open-loop') {
     return fail('kind is "open-loop": report renders closed-loop bench and calibrate results; an open-loop run writes its own with bench --rate --html');
   }

@@ -56,6 +56,10 @@ describe('parseReport', () => {
     // A cluster run's JSON has no kind: it was refused as "kind is missing", as any file would be.
     expect(configError(() => parseReport('{"rows":[],"nodes":6,"repeat":3}', 'c.json')).message).toContain('a bench --cluster or demo --cluster result');
     expect(configError(() => parseReport('{}', 'x.json')).message).toContain('kind is missing');
+    // analyze --json's result was "kind is missing" too: say what it is and what renders it.
+    expect(configError(() => parseReport('{"trace":{"version":1},"projections":[]}', 'a.json')).message).toContain(
+      'an `analyze --json` result: report renders closed-loop bench and calibrate results; `redis-rtt analyze TRACE --html FILE` writes its page',
+    );
   });
 
   it('points at the first bad field', () => {
@@ -129,6 +133,9 @@ describe('redis-rtt report', () => {
     capture();
     expect(configError(() => runReport(join(dir, 'missing.json'), {})).message).toMatch(/^RESULT: .*no such file/);
     expect(configError(() => runReport(dir, {})).message).toMatch(/^RESULT: .*directory/);
+    // A trace (JSON lines) was "not JSON: Unexpected non-whitespace character after JSON at position 263".
+    const trace = file('app.trace', '{"type":"header","format":"redis-rtt-trace","version":1}\n{"type":"open","c":1,"t":1}\n');
+    expect(configError(() => runReport(trace, {})).message).toContain('expected a bench or calibrate JSON, not a trace: read a trace with `redis-rtt analyze FILE`');
     expect(configError(() => runReport(BENCH, { format: 'xml' })).message).toBe(
       '--format: invalid value "xml"; expected table, csv, markdown',
     );
