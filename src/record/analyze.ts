@@ -41,6 +41,9 @@ export interface AnalyzeOptions {
   loss?: number;
 }
 
+/** How much higher chaining must put the largest RTT's projection before analyze says so (percent). */
+const CHAIN_HINT_PCT = 10;
+
 export const DEFAULT_ANALYZE = { rttsUs: [200, 1200, 85_000], minRun: 3, maxGapUs: 100_000, top: 10, handshake: true };
 
 export interface Usage {
@@ -128,6 +131,12 @@ export interface Analysis {
    * before it on any connection: projection.ts chainConnections), not only a connection's open.
    */
   chainedConnections: boolean;
+  /**
+   * Several connections, not chained, and chaining them would change the projection at the largest RTT
+   * by CHAIN_HINT_PCT or more: that projection, said as a note, since a trace cannot tell one application
+   * using its connections in turn (chained is right) from a pool serving concurrent tasks (apart is).
+   */
+  chainedAlternative?: { rttUs: number; wallMs: number; differencePct: number };
   /** The session as recorded, for comparison with the projections. */
   recorded: ProjectionRow;
   projections: ProjectionRow[];
@@ -155,18 +164,26 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     return { setupMs: ms(p.setupUs), setupSharePct: waitedUs > 0 ? Math.round((1000 * p.setupUs) / waitedUs) / 10 : 0 };
   };
   const lossRate = options.loss ?? 0;
-  const project = (rttUs: number): ProjectionRow => {
+  const project = (rttUs: number, chain = chainConnections): ProjectionRow => {
     const cost = lossRate > 0 ? roundTripLossCost({ rttUs, lossUp: lossRate, lossDown: lossRate }) : undefined;
-    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake, chainConnections, roundTripExtraUs: cost?.meanUs });
+    const p = projectSession(timelines, rttUs, { handshake: o.handshake, recordedHandshake, chainConnections: chain, roundTripExtraUs: cost?.meanUs });
     const out: ProjectionRow = { rttUs, wallMs: ms(p.wallUs), roundTrips: p.roundTrips, waitMs: ms(p.waitUs), ...row(p) };
     if (cost) out.loss = { meanMs: ms(cost.meanUs), p99Ms: ms(cost.p99Us), p999Ms: ms(cost.p999Us), slowSharePct: Math.round(cost.slowShare * 10_000) / 100 };
     return out;
   };
+  const chainedAt = (rttUs: number): Analysis['chainedAlternative'] => {
+    if (timelines.length < 2 || !Number.isFinite(rttUs)) return undefined;
+    const apart = projections.find((p) => p.rttUs === rttUs)!;
+    const chained = project(rttUs, true);
+    const differencePct = apart.wallMs > 0 ? Math.round((1000 * (chained.wallMs - apart.wallMs)) / apart.wallMs) / 10 : 0;
+    return differencePct >= CHAIN_HINT_PCT ? { rttUs, wallMs: chained.wallMs, differencePct } : undefined;
+  };
   const recordedRttUs = linkRttUs(trace.header.link);
   // Set-up as it was paid while recording: TLS always, TCP when the recording proxy charged it.
   const asRecorded = row(projectSession(timelines, recordedRttUs, { handshake: o.handshake && recordedHandshake, recordedHandshake, asRecorded: true }));
-  const projections = o.rttsUs.map(project);
+  const projections = o.rttsUs.map((rttUs) => project(rttUs));
   const setup: SetupAnalysis = summarizeSetup(timelines, o.handshake);
+  const chainedAlternative = options.chainConnections === undefined && !chainConnections ? chainedAt(Math.max(...o.rttsUs)) : undefined;
   const advice = setupAdvice(setup, projections);
   if (advice !== undefined) setup.advice = advice;
   const analysis: Analysis = {
@@ -189,6 +206,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     nodes: summarizeNodes(timelines),
     redirects: countRedirects(timelines),
     chainedConnections: chainConnections,
+    ...(chainedAlternative !== undefined ? { chainedAlternative } : {}),
     recorded: { rttUs: recordedRttUs, wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs, ...asRecorded },
     projections,
     setup,

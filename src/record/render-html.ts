@@ -5,7 +5,7 @@
 import { esc, renderCategoryChart, seriesStyle } from '../report/index.js';
 import { fmtMsTotal, fmtUsSetting } from '../format.js';
 import type { Analysis } from './analyze.js';
-import { chainLine, DEPTH_HEADINGS, timeSplit, depthCells, insteadCell, isLossy, plural, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
+import { chainedAlternativeNote, chainLine, DEPTH_HEADINGS, timeSplit, depthCells, insteadCell, isLossy, plural, LOSS_HEADINGS, LOSS_NOTE, lossColumnCells, nodeCells, recordedRttLabel, rttLabel, setupLine } from './render.js';
 import { redirectLine } from './nodes.js';
 import { OPPORTUNITY_CAVEAT } from './opportunities.js';
 import { hasSetup } from './setup.js';
@@ -57,6 +57,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   if (lossy) parts.push(`<p class="note">${esc(LOSS_NOTE)}</p>`);
   if (withSetup) parts.push(`<p class="note">${esc(setupLine(a))}</p>`);
   if (a.setup.advice !== undefined) parts.push(`<p class="warn">${esc(a.setup.advice)}</p>`);
+  if (a.chainedAlternative !== undefined) parts.push(`<p class="note">Note: ${esc(chainedAlternativeNote(a.chainedAlternative))}</p>`);
   parts.push(`<p class="note">${esc(modelNote(a))}</p>`);
 
   parts.push('<h2>Opportunities</h2>');

@@ -33,6 +33,14 @@ export function timeSplit(t: Totals): string {
   return `waiting on Redis ${fmtMsTotal(t.waitMs)} (Redis itself ${fmtMsTotal(t.serverMs)}), client think time ${fmtMsTotal(t.thinkMs)}${summed}`;
 }
 
+/** Said when chaining the connections would project the session much higher (analyze.ts chainedAlternative). */
+export function chainedAlternativeNote(c: NonNullable<Analysis['chainedAlternative']>): string {
+  return (
+    `with --chain-connections (one application using its connections in turn: a blocking or subscriber connection it waits on) ` +
+    `RTT ${rttLabel(c.rttUs)} projects to ${fmtMsTotal(c.wallMs)} (+${c.differencePct.toFixed(1)}%); as above if they serve concurrent tasks (a pool)`
+  );
+}
+
 /**
  * Said when the projections chained round trips across connections (a cluster trace, or
  * --chain-connections), since that serialises connections a pool used in parallel.
@@ -140,6 +148,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push(...grid(projRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   if (lossy) out.push(`  ${LOSS_NOTE}`);
   if (su.advice !== undefined) out.push(`  note: ${su.advice}`);
+  if (a.chainedAlternative !== undefined) out.push(`  note: ${chainedAlternativeNote(a.chainedAlternative)}`);
 
   const max = o.maxOpportunities ?? 10;
   out.push('', 'opportunities: round trips in a row that one pipeline or multi-key command could do at once, if independent');
