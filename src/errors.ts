@@ -11,8 +11,13 @@ export class ConfigError extends Error {
     readonly value: unknown,
     readonly accepts: string,
   ) {
-    super(`${flag}: ${value === undefined ? 'missing' : `invalid value ${JSON.stringify(value)}`}; expected ${accepts}`);
+    super(`${flag}: ${value === undefined ? 'missing' : `invalid value ${shownValue(value)}`}; expected ${accepts}`);
   }
+}
+
+/** A value as JSON, but a number JSON has no text for as itself: `1e400` in a body parses to Infinity, which JSON shows as null. */
+function shownValue(value: unknown): string {
+  return typeof value === 'number' && !Number.isFinite(value) ? String(value) : JSON.stringify(value);
 }
 
 /**

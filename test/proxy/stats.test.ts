@@ -54,6 +54,9 @@ describe('round trips counted by the proxy for a real client', () => {
     const bad = await fetch(`${base}/link`, { method: 'PUT', body: '{"rttUs": -5}' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toMatch(/rttUs/);
+    // JSON.parse reads 1e400 as Infinity, which JSON.stringify showed as "invalid value null".
+    const huge = await fetch(`${base}/link`, { method: 'PUT', body: '{"rttUs": 1e400}' });
+    expect(((await huge.json()) as { error: string }).error).toMatch(/^rttUs: invalid value Infinity; expected/);
     const notJson = await fetch(`${base}/link`, { method: 'PUT', body: 'rtt=5' });
     expect(notJson.status).toBe(400);
     expect((await fetch(`${base}/nope`)).status).toBe(404);
