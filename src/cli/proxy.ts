@@ -18,7 +18,7 @@ import { renderSummary } from './proxy-summary.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
-import { addToxicFlags, checkDistinctToxicNames, toxicsFromFlags } from './toxic-flags.js';
+import { addToxicFlags, toxicsFromFlags } from './toxic-flags.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import { addRecordFlags, checkRecordFlags, recordOptionsFromFlags } from '../record/cli-options.js';
 import { addTlsFlags, tlsFromFlags } from './tls-flags.js';
@@ -125,9 +125,9 @@ export function registerProxy(program: Command): void {
 async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const { update: flagLink, seed } = linkFromFlags(flags);
   const update = mergeFileLink(file.link as LinkUpdate | undefined, flagLink);
-  const toxics = [...((file.toxics as unknown[] | undefined) ?? []).map((t) => parseToxicSpec(t, 'refuse')), ...toxicsFromFlags(flags)];
-  // The file's own names were checked with it: a clash here is with a --toxic.
-  checkDistinctToxicNames(toxics, () => '--toxic');
+  const fileToxics = ((file.toxics as unknown[] | undefined) ?? []).map((t) => parseToxicSpec(t, 'refuse'));
+  // The file's own names were checked with it: a clash is with a --toxics entry or a --toxic, which names it.
+  const toxics = [...fileToxics, ...toxicsFromFlags(flags, fileToxics)];
   const printOnly = flags.printConfig === true;
   const timeline = timelineFromFlags(flags);
   const { sentinel, upstream } = checkAddressFlags(flags, file);

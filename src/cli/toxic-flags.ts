@@ -39,9 +39,14 @@ export function addToxicFlags(cmd: Command): Command {
   return cmd;
 }
 
-/** The toxics from --toxics FILE then each --toxic, validated; a ConfigError names the flag and the field. */
-export function toxicsFromFlags(f: ToxicFlagValues): ToxicSpec[] {
+/**
+ * The toxics from --toxics FILE then each --toxic, validated; a ConfigError names the flag and the field.
+ * Their names must differ from each other and from `before`'s (a --config file's toxics, ahead of them).
+ */
+export function toxicsFromFlags(f: ToxicFlagValues, before: readonly ToxicSpec[] = []): ToxicSpec[] {
   const out: ToxicSpec[] = [];
+  /** Where each of `out` came from, for a clash of names: the --toxics file's entry, or --toxic. */
+  const sources: string[] = [];
   if (f.toxics !== undefined) {
     let list: unknown;
     try {
@@ -50,7 +55,10 @@ export function toxicsFromFlags(f: ToxicFlagValues): ToxicSpec[] {
       throw new ConfigError('--toxics', f.toxics, `a readable JSON file with an array of toxics (${(err as Error).message})`);
     }
     if (!Array.isArray(list)) throw new ConfigError('--toxics', f.toxics, 'a JSON array of toxic objects');
-    list.forEach((t, i) => out.push(checked(t, `--toxics ${f.toxics} [${i}]`)));
+    list.forEach((t, i) => {
+      out.push(checked(t, `--toxics ${f.toxics} [${i}]`));
+      sources.push(`--toxics ${f.toxics} [${i}] name`);
+    });
   }
   for (const text of f.toxic ?? []) {
     let t: unknown;
@@ -60,8 +68,10 @@ export function toxicsFromFlags(f: ToxicFlagValues): ToxicSpec[] {
       throw new ConfigError('--toxic', text, 'a JSON object like {"type":"latency","attributes":{"latency":0.1}}');
     }
     out.push(checked(t, '--toxic'));
+    sources.push('--toxic');
   }
-  checkDistinctToxicNames(out, () => '--toxic');
+  // A clash is named by the later toxic's own source: it named --toxic for a --toxics file's toxic too.
+  checkDistinctToxicNames([...before, ...out], (i) => sources[i - before.length] ?? '--toxic');
   return out;
 }
 

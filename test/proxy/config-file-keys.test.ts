@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { readProxyConfig } from '../../src/cli/proxy-config.js';
+import { toxicsFromFlags } from '../../src/cli/toxic-flags.js';
 import type { ConfigError } from '../../src/errors.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 import { configFiles } from '../helpers/config-files.js';
@@ -79,13 +80,20 @@ describe('redis-rtt proxy --config --print-config exits 2 where the start would'
     const timeout = file({ upstream, connectTimeoutMs: 1e12 });
     const twice = file({ upstream, toxics: [{ type: 'latency' }, { type: 'latency' }] });
     const once = file({ upstream, toxics: [{ type: 'latency' }] });
+    const list = file([{ type: 'latency' }]);
     const runs = await Promise.all([
       runCli(['proxy', '--config', timeout, '--print-config']),
       runCli(['proxy', '--config', twice, '--print-config']),
       runCli(['proxy', '--config', once, '--toxic', '{"type":"latency"}', '--print-config']),
       runCli(['proxy', '--config', once, '--toxic', '{"type":"latency","name":"second"}', '--print-config']),
+      runCli(['proxy', '--config', once, '--toxics', list, '--print-config']),
     ]);
-    const [r1, r2, r3, ok] = runs;
+    const [r1, r2, r3, ok, r4] = runs;
+    // A --toxics file's toxic is named by its entry (it said --toxic, a flag not given), as is one the file has twice.
+    expect(r4!.stderr).toMatch(/^redis-rtt: --toxics \S+ \[0\] name: invalid value "latency_downstream"; expected toxics with distinct names/m);
+    expect(r4!.code).toBe(2);
+    const twiceInList = file([{ type: 'latency' }, { type: 'latency' }]);
+    expect(() => toxicsFromFlags({ toxic: [], toxics: twiceInList })).toThrow(`--toxics ${twiceInList} [1] name: invalid value "latency_downstream"`);
     expect(r1!.stderr).toBe(`redis-rtt: ${timeout}: connectTimeoutMs: invalid value 1000000000000; expected a duration of at most 1 hour\n`);
     expect(r2!.stderr).toMatch(new RegExp(`^redis-rtt: ${twice}: toxics\\[1\\]\\.name: invalid value "latency_downstream"; expected toxics with distinct names`));
     expect(r3!.stderr).toMatch(/^redis-rtt: --toxic: invalid value "latency_downstream"; expected toxics with distinct names/);
