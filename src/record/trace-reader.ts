@@ -111,7 +111,9 @@ class TraceParser {
         this.warnings.push(`line ${this.lineNo}: incomplete last line ignored (the recording was cut off)`);
         return;
       }
-      throw this.error(this.lineNo === 1 ? 'not a redis-rtt trace (line 1 is not JSON)' : 'not valid JSON');
+      // A results file (bench, calibrate, analyze --json) opens with a lone "{": say what it likely is.
+      const pretty = text.trim() === '{' ? ': a JSON document, as bench, calibrate and analyze --json write, not a trace' : '';
+      throw this.error(this.lineNo === 1 ? `not a redis-rtt trace (line 1 is not JSON${pretty})` : 'not valid JSON');
     }
     if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw this.error('expected a JSON object');
     if (!this.header) {

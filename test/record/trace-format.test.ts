@@ -127,6 +127,8 @@ describe('trace reader errors', () => {
   it('names the file and the line', () => {
     expect(bad('')).toBe('bad.trace: empty file: not a redis-rtt trace');
     expect(bad('hello\n')).toBe('bad.trace:1: not a redis-rtt trace (line 1 is not JSON)');
+    // analyze --json's own output (or a bench result) given back to analyze: it was only "line 1 is not JSON".
+    expect(bad('{\n  "trace": {}\n}\n')).toBe('bad.trace:1: not a redis-rtt trace (line 1 is not JSON: a JSON document, as bench, calibrate and analyze --json write, not a trace)');
     expect(bad('{"type":"cmd"}\n')).toMatch(/^bad\.trace:1: not a redis-rtt trace \(line 1 must be/);
     expect(bad(header.replace('"version":1', '"version":2') + '\n')).toBe('bad.trace:1: trace version 2 is not supported (this redis-rtt reads version 1)');
     expect(bad(header.replace('"keys":"hashed"', '"keys":"plain"') + '\n')).toBe('bad.trace:1: "keys" must be "none" or "hashed"');
