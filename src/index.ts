@@ -49,7 +49,7 @@ export type { SentinelRewriteKind } from './sentinel/types.js';
 export type { PrimaryAnswersView } from './sentinel/primary-answers.js';
 
 export { createToxic, parseToxicSpec, TOXIC_TYPES, ToxicSet, ToxicExistsError } from './toxics/index.js';
-export type { Toxic, ToxicCount, ToxicEnv, ToxicSpec, Stream } from './toxics/index.js';
+export type { Toxic, ToxicCount, ToxicEnv, ToxicSpec, Stream, UnknownToxicKeys } from './toxics/index.js';
 export type { ToxicDefinition, ByteToxicDefinition, ToxicByteStage, ToxicFrameStage, FrameToxicDefinition, ByteStageArgs, FrameStageArgs } from './toxics/definition.js';
 export type { Uniform } from './link/rng.js';
 export { DEFAULT_API, type ToxiproxyServer, type ToxiproxyServerOptions } from './toxiproxy-api/toxiproxy-server.js';
