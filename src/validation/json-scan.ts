@@ -122,6 +122,8 @@ export function scanJson(text: string): JsonFinding | undefined {
     return undefined;
   } catch (err) {
     if (err instanceof Found) return err.finding;
+    // Nested deeper than the stack (thousands of levels), which JSON.parse takes: nothing found, its word stands.
+    if (err instanceof RangeError) return undefined;
     throw err;
   }
 }

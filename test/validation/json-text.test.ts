@@ -36,6 +36,9 @@ describe('parseJsonText', () => {
     const valid = ['{"a": [1, -0, 2.5e-3, 1E+2, true, false, null, {}], "b\\u00e9\\"": "\\t\\/", "c": {"a": 1}}', ' [ ] ', '0', '"x"'];
     for (const text of valid) expect([JSON.parse(text) !== undefined, scanJson(text)], text).toEqual([true, undefined]);
     expect(scanJson('{"a": 1')).toEqual({ kind: 'not-json', at: 7 });
+    // Deeper than the scan's stack: JSON.parse's value (a RangeError came out of the scan).
+    const deep = '['.repeat(20_000) + ']'.repeat(20_000);
+    expect(Array.isArray(parseJsonText(deep))).toBe(true);
   });
 
   it('refuses a key given twice in one object, which JSON.parse takes silently (the first one dropped)', () => {
