@@ -13,8 +13,9 @@ const REFUSED_LOG_INTERVAL_NS = 1e9;
  * A client counts until its FIN or reset reaches the proxy, not until the proxied connection has
  * closed: that close waits for the FIN to cross the link to Redis and Redis's close to come back,
  * a round trip or more after the client left, and a client that closed and dialed again at once was
- * refused meanwhile (one client at a time, --max-connections 1, 20 ms each way: 8 of 10 refused).
- * Redis's own maxclients frees the slot when the FIN reaches it, before the next SYN sent after it.
+ * refused meanwhile (one client at a time, --max-connections 1, 20 ms each way: 8 of 10 refused),
+ * where a Redis that its FIN reaches before its next SYN would take it. A client that half-closes
+ * stops counting at its FIN too; its reply still comes.
  */
 export class ConnectionCap {
   /** Clients closed at once because `max` live connections existed. */
