@@ -1,4 +1,5 @@
 import type tls from 'node:tls';
+import { parseEndpoint } from '../endpoint.js';
 import { ConfigError } from '../errors.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import { loadUpstreamTls, type ListenTlsOptions } from '../tls/options.js';
@@ -64,6 +65,7 @@ export function clusterListenTls(options: ProxyOptions): { listen?: ListenTlsOpt
   if (!o) return { cleanup: () => undefined };
   const given: ListenTlsOptions = o === true ? {} : o;
   if (given.cert !== undefined || given.key !== undefined) return { listen: given, cleanup: () => undefined };
-  const pair = generateListenPair();
+  const listen = parseEndpoint(options.listen ?? '127.0.0.1:0', '--listen');
+  const pair = generateListenPair([listen.kind === 'tcp' ? listen.host : undefined, options.announceHost]);
   return { listen: { ...given, cert: pair.certFile, key: pair.keyFile }, caFile: pair.caFile, cleanup: pair.cleanup };
 }

@@ -19,7 +19,8 @@ export { DEFAULT_HIGH_WATER_BYTES } from './options-schema.js';
 export async function startSingleNodeProxy(input: ProxyOptions, node: NodeStart = {}): Promise<RedisRttProxy> {
   const options = normalizeProxyOptions(input);
   const log = options.log;
-  const secure = prepareProxyTls(options.upstreamTls, options.listenTls, options.upstream, node.warnedBefore ? () => undefined : log);
+  const listenHost = options.listen.kind === 'tcp' ? options.listen.host : undefined;
+  const secure = prepareProxyTls(options.upstreamTls, options.listenTls, options.upstream, node.warnedBefore ? () => undefined : log, [listenHost]);
   try {
     return await new SingleNodeProxy(options, secure, node).start();
   } catch (err) {

@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join } from 'node:path';
 
 export interface TlsFiles {
@@ -20,7 +21,7 @@ export interface TlsFiles {
 }
 
 /** Creates the files in `dir` (which must exist and be private). Throws when openssl is missing or fails. */
-export function generateTlsFiles(dir: string, options: { client?: boolean; days?: number } = {}): TlsFiles {
+export function generateTlsFiles(dir: string, options: { client?: boolean; days?: number; hosts?: readonly string[] } = {}): TlsFiles {
   const days = String(options.days ?? 2);
   const at = (name: string): string => join(dir, name);
   const run = (args: string[]): void => {
@@ -42,7 +43,9 @@ export function generateTlsFiles(dir: string, options: { client?: boolean; days?
   };
   // clientAuth too: with --tls-cluster yes a node presents this certificate to the other nodes'
   // bus ports, which always ask for one.
-  sign('server', 'localhost', 'subjectAltName=DNS:localhost,IP:127.0.0.1\nextendedKeyUsage=serverAuth,clientAuth\n');
+  // Other names clients reach the server by (`hosts`: IPs or DNS names) join localhost and 127.0.0.1.
+  const sans = [...new Set(['DNS:localhost', 'IP:127.0.0.1', ...(options.hosts ?? []).map((h) => (isIP(h) ? `IP:${h}` : `DNS:${h}`))])];
+  sign('server', 'localhost', `subjectAltName=${sans.join(',')}\nextendedKeyUsage=serverAuth,clientAuth\n`);
   const files: TlsFiles = { caFile: at('ca.crt'), certFile: at('server.crt'), keyFile: at('server.key') };
   if (options.client) {
     sign('client', 'redis-rtt client', 'extendedKeyUsage=clientAuth\n');

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import { ConfigError } from '../errors.js';
@@ -27,6 +27,7 @@ export function prepareProxyTls(
   listenOpt: boolean | ListenTlsOptions | undefined,
   upstream: Endpoint,
   log: (line: string) => void,
+  listenHosts: readonly (string | undefined)[] = [],
 ): ProxyTls {
   const out: ProxyTls = { cleanup: () => undefined };
   if (upstreamOpt) {
@@ -39,7 +40,7 @@ export function prepareProxyTls(
     let cert = l.cert;
     let key = l.key;
     if (cert === undefined || key === undefined) {
-      const pair = generateListenPair();
+      const pair = generateListenPair(listenHosts);
       ({ certFile: cert, keyFile: key, caFile: out.generatedCaFile, cleanup: out.cleanup } = pair);
     }
     out.listen = withSharedServerContext(loadListenTls({ ...l, cert, key }));
@@ -79,14 +80,36 @@ function withSharedServerContext(o: tls.TLSSocketOptions): tls.TLSSocketOptions 
 const LISTEN_PAIR_DAYS = 365;
 
 /**
- * A throwaway CA and server certificate for `--listen-tls` without `--tls-cert`, in a private temp
- * dir that `cleanup` removes. Cluster mode makes one for all its listeners.
+ * The names a generated certificate holds besides localhost and 127.0.0.1: the hosts clients are
+ * told to use (the listen host, `--announce-host`), and for a wildcard listen address this
+ * machine's name and addresses. It held localhost and 127.0.0.1 only, so a client reaching
+ * `--listen 10.0.0.5:6380` failed its hostname check (ioredis: ERR_TLS_CERT_ALTNAME_INVALID).
  */
-export function generateListenPair(): { certFile: string; keyFile: string; caFile: string; cleanup(): void } {
+function serverNames(hosts: readonly (string | undefined)[]): string[] {
+  const out: string[] = [];
+  for (const host of hosts) {
+    if (host === undefined || host === '') continue;
+    if (!WILDCARDS.has(host)) {
+      out.push(host.replace(/^\[|\]$/g, ''));
+      continue;
+    }
+    out.push(hostname());
+    for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (!a.address.includes('%')) out.push(a.address);
+  }
+  return out;
+}
+
+const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
+
+/**
+ * A throwaway CA and server certificate for `--listen-tls` without `--tls-cert`, in a private temp
+ * dir that `cleanup` removes, for `hosts` (serverNames). Cluster mode makes one for all its listeners.
+ */
+export function generateListenPair(hosts: readonly (string | undefined)[] = []): { certFile: string; keyFile: string; caFile: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-tls-'));
   const cleanup = (): void => rmSync(dir, { recursive: true, force: true });
   try {
-    return { ...generateTlsFiles(dir, { days: LISTEN_PAIR_DAYS }), cleanup };
+    return { ...generateTlsFiles(dir, { days: LISTEN_PAIR_DAYS, hosts: serverNames(hosts) }), cleanup };
   } catch (err) {
     cleanup();
     throw new ConfigError('--listen-tls', true, `--tls-cert/--tls-key, or openssl to generate a pair (${(err as Error).message})`);

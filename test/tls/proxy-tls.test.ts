@@ -2,6 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import net from 'node:net';
+import { hostname } from 'node:os';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -10,6 +11,7 @@ import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import type { RedisRttProxy } from '../../src/proxy/index.js';
 import { startProxy } from '../../src/cluster/start-proxy.js';
 import { newTlsCounters } from '../../src/tls/counters.js';
+import { generateListenPair } from '../../src/tls/setup.js';
 
 const run = promisify(execFile);
 
@@ -339,6 +341,23 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
       expect(p.stats().totals.errorsByPrefix).toEqual({ LOADING: 1 });
       expect(p.stats().tls!.handshakes).toBe(1);
     });
+  });
+
+  it('a generated certificate holds the listen host: ioredis verifies it at --listen 127.0.0.2; 0.0.0.0 adds this machine', async () => {
+    // It held localhost and 127.0.0.1 only: ERR_TLS_CERT_ALTNAME_INVALID for any other listen address.
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: true, listen: '127.0.0.2:0' }, async (p) => {
+      const c = new Redis({ host: '127.0.0.2', port: p.port, tls: { ca: readFileSync(p.tlsCaFile!) }, lazyConnect: true, protocol: 2 } as never);
+      await c.connect();
+      expect(await c.ping()).toBe('PONG');
+      c.disconnect();
+    });
+    const pair = generateListenPair(['0.0.0.0', 'proxy.example']);
+    try {
+      const names = new X509Certificate(readFileSync(pair.certFile)).subjectAltName ?? '';
+      for (const n of ['DNS:localhost', 'IP Address:127.0.0.1', `DNS:${hostname()}`, 'DNS:proxy.example']) expect(names).toContain(n);
+    } finally {
+      pair.cleanup();
+    }
   });
 
   it('--listen-tls-ca requires a client certificate (mTLS on the client side)', async () => {
