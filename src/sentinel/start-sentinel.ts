@@ -82,11 +82,12 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
       listenPorts,
       zoneLinks: s.zoneLinks,
       clientZone: zone,
+      nameClientZone: s.clientZoneCount !== undefined,
       rules: [...s.rules],
       base: options.link ?? {},
       log,
       stageFor: (a) => (topology.isSentinel(a) ? stageFor(a, zone) : undefined),
-      startNodeProxy: (a, port, link, st) => starter.start(a, port, link, st),
+      startNodeProxy: (a, port, link, st, namedZone) => starter.start(a, port, link, st, namedZone),
     });
   const sets = new ClientZones(
     Array.from({ length: s.clientZoneCount ?? 1 }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),

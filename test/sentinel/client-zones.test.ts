@@ -47,6 +47,19 @@ describe('sentinel mode with --client-zones 3', () => {
     }
   });
 
+  it("a listener's log lines name its client zone: each zone has a listener per node, whose lines read alike but for it", async () => {
+    const lines: string[] = [];
+    const other = await startSentinelProxy({
+      ...{ sentinels: [...setup.sentinelAddresses], sentinelMaster: setup.masterName, zones: 3, clientZones: 3 },
+      ...{ link: { partition: '10s' }, log: (line: string) => void lines.push(line) },
+    });
+    const listeners = other.clientZones()!.flatMap((z) => z.nodes.map((n) => `${n.role} in client zone ${z.zone}`));
+    await other.close();
+    const partitioned = lines.filter((l) => l.includes(': partition for 10000 ms')).map((l) => l.slice(0, l.indexOf(': partition')));
+    expect(partitioned).toHaveLength(listeners.length);
+    for (const zone of [1, 2, 3]) expect(partitioned.filter((l) => l.endsWith(`(client zone ${zone})`)), partitioned.join('\n')).toHaveLength(listeners.length / 3);
+  });
+
   it("an ioredis sentinel client on zone 2's seed learns zone 2's listeners, pays zone 2's link to the primary, and stays on zone 2's listeners", async () => {
     const z2 = zones[1]!;
     const primary = z2.nodes.find((n) => n.role === 'master')!;
