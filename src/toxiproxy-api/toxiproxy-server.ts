@@ -120,7 +120,8 @@ export async function readConfigFile(path: string): Promise<unknown> {
     throw new ConfigError('--config', path, `a readable file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   try {
-    return parseJsonText(text);
+    // A key given twice counts as the last, as toxiproxy's own -config reads it.
+    return parseJsonText(text, 'last');
   } catch (err) {
     throw new ConfigError('--config', path, `a JSON array of proxies (${(err as Error).message})`);
   }

@@ -5,9 +5,10 @@ import { scanJson } from './json-scan.js';
  * at the start is skipped, as Windows editors write one; a syntax error says its line and column
  * on every Node (Node 20's JSON.parse gives the character position only, and no Node's gives any
  * for an unexpected token: `'x'`, `True`, `[1,]`); a key given twice in one object is an error
- * there too (JSON.parse keeps the last, and the first one's setting would be dropped unsaid).
+ * there too (JSON.parse keeps the last, and the first one's setting would be dropped unsaid), unless
+ * `duplicateKeys` is 'last'.
  */
-export function parseJsonText(text: string): unknown {
+export function parseJsonText(text: string, duplicateKeys: 'refuse' | 'last' = 'refuse'): unknown {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let value: unknown;
   try {
@@ -15,7 +16,8 @@ export function parseJsonText(text: string): unknown {
   } catch (err) {
     throw new SyntaxError(withLineColumn(placed((err as Error).message, body), body));
   }
-  const found = scanJson(body);
+  // 'last': toxiproxy's populate JSON, which its Go decoder reads so (docs/toxiproxy.md).
+  const found = duplicateKeys === 'refuse' ? scanJson(body) : undefined;
   if (found?.kind === 'duplicate-key') {
     throw new SyntaxError(withLineColumn(`Duplicate key ${JSON.stringify(found.key)} in JSON at position ${found.at}`, body));
   }

@@ -44,6 +44,9 @@ describe('the other hand-written JSON files', () => {
     const proxies = [{ name: 'redis', listen: '127.0.0.1:0', upstream: '127.0.0.1:6379' }];
     expect(await readConfigFile(file(`${BOM}${JSON.stringify(proxies)}`))).toEqual(proxies);
     await expect(readConfigFile(file('[\n  {"name": "a",}\n]'))).rejects.toThrow(/\(line 2 column 16\)/);
+    // toxiproxy's populate JSON, read as toxiproxy reads it: a key given twice counts as the last (docs/toxiproxy.md).
+    expect(await readConfigFile(file('[{"name": "a", "listen": "127.0.0.1:0", "name": "b"}]'))).toEqual([{ name: 'b', listen: '127.0.0.1:0' }]);
+    expect(() => toxicsFromFlags({ toxic: [], toxics: file('[{"type": "latency", "type": "slicer"}]') })).toThrow(/Duplicate key "type"/);
     const toxics = [{ type: 'latency', attributes: { latency: 1 } }];
     expect(toxicsFromFlags({ toxic: [], toxics: file(`${BOM}${JSON.stringify(toxics)}`) }).map((t) => t.type)).toEqual(['latency']);
     expect(() => toxicsFromFlags({ toxic: [], toxics: file('[\n{"type": "latency",}\n]') })).toThrow(/\(line 2 column 20\)/);
