@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Endpoint } from '../endpoint.js';
 import { HttpGuard } from './guard.js';
@@ -33,7 +34,7 @@ export interface HttpEndpointOptions {
  * crowd of unfinished requests (slowloris), the token not needed, left the proxy unable to accept.
  */
 export interface HttpLimits {
-  /** Connections open at once (event streams included); past it a new one is closed at once. */
+  /** Connections open at once (event streams included); past it a new one is answered 503 and closed. */
   maxConnections: number;
   /** A request's headers must be in within this long (408 after it). */
   headersTimeoutMs: number;
@@ -42,6 +43,9 @@ export interface HttpLimits {
 }
 
 export const HTTP_LIMITS: HttpLimits = { maxConnections: 256, headersTimeoutMs: 10_000, requestTimeoutMs: 30_000 };
+
+/** How long a connection past the cap, answered 503, may stay before it is closed (its client closes first). */
+const REFUSED_CLOSE_MS = 1000;
 
 /** Node's parser errors that have a more precise status than 400. */
 const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
@@ -53,6 +57,8 @@ const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, 
 export class HttpEndpoint {
   private readonly server: http.Server;
   private guard: HttpGuard | undefined;
+  /** Connections past the cap: answered 503 as they come, their requests then left alone. */
+  private readonly refused = new WeakSet<Duplex>();
   /** "host:port" (or the socket path) once listening. */
   address = '';
 
@@ -63,12 +69,29 @@ export class HttpEndpoint {
     const checkMs = Math.max(10, Math.floor(limits.headersTimeoutMs / 2));
     this.server = http.createServer({ connectionsCheckingInterval: checkMs }, (req, res) => void this.handle(req, res));
     this.server.keepAliveTimeout = 5000;
-    this.server.maxConnections = limits.maxConnections;
+    // Not Node's maxConnections, which closes a connection past it unanswered: Node's own fetch
+    // (undici) left a request it had sent on one pending forever (1000 concurrent fetches of
+    // /stats: 744 never settled). A 503 settles each. The answered ones are capped as well, so a
+    // flood of connections costs at most twice the cap in descriptors.
+    let open = 0;
+    let answering = 0;
+    this.server.prependListener('connection', (socket: net.Socket) => {
+      if (open < limits.maxConnections) {
+        open++;
+        socket.once('close', () => open--);
+      } else if (answering < limits.maxConnections) {
+        answering++;
+        socket.once('close', () => answering--);
+        this.refuse(socket, limits.maxConnections);
+      } else {
+        socket.destroy();
+      }
+    });
     this.server.headersTimeout = limits.headersTimeoutMs;
     this.server.requestTimeout = limits.requestTimeoutMs;
     // Broken HTTP never reaches handle(): answer it in the same JSON shape instead of Node's bare 400.
     this.server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-      if (err.code === 'ECONNRESET' || !socket.writable) {
+      if (err.code === 'ECONNRESET' || !socket.writable || this.refused.has(socket)) {
         socket.destroy();
         return;
       }
@@ -80,6 +103,18 @@ export class HttpEndpoint {
           `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
       );
     });
+  }
+
+  /** A 503 for a connection past the cap, then its close: by its client once read, else by us. */
+  private refuse(socket: net.Socket, max: number): void {
+    this.refused.add(socket);
+    const text = JSON.stringify(this.o.errorBody(503, `Service Unavailable: ${max} control connections are open; try again`));
+    socket.end(
+      `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n` +
+        `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
+    const timer = setTimeout(() => socket.destroy(), REFUSED_CLOSE_MS).unref();
+    socket.once('close', () => clearTimeout(timer));
   }
 
   async listen(at: Endpoint): Promise<void> {
@@ -105,6 +140,8 @@ export class HttpEndpoint {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // Answered 503 already (refuse()): the request that follows it on the socket is not served.
+    if (this.refused.has(req.socket)) return;
     const queryToken = this.pageToken(req);
     const decision = this.guard?.check(req.headers, { method: req.method, queryToken }) ?? { allow: false, status: 403, reason: 'not listening' };
     if (!decision.allow) {

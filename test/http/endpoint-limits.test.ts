@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpEndpoint, type HttpLimits } from '../../src/http/endpoint.js';
 import { readJson, sendJson } from '../../src/http/json.js';
 import { Router } from '../../src/http/router.js';
@@ -55,13 +55,14 @@ describe('HttpEndpoint limits: what one client may hold', () => {
     return Number(endpoint.address.slice(endpoint.address.lastIndexOf(':') + 1));
   }
 
-  it('unfinished requests get a 408 once the headers time out, past the connection cap new ones are closed at once, and the endpoint serves again', async () => {
+  it('unfinished requests get a 408 once the headers time out, past the connection cap new ones get a 503 at once, and the endpoint serves again', async () => {
     const port = await start();
     const slow = Array.from({ length: LIMITS.maxConnections }, () => open(port, `GET /ok HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nX-A:`));
     await Promise.all(slow.map((s) => new Promise((r) => s.socket.once('connect', r))));
     const t0 = Date.now();
     const over = open(port, `GET /ok HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
-    expect(await over.answer).toBe('');
+    // Not closed unanswered: Node's fetch left a request on such a socket pending forever.
+    expect(await over.answer).toMatch(/^HTTP\/1\.1 503 [^]*\{"error":"Service Unavailable: 3 control connections are open; try again"\}$/);
     expect(Date.now() - t0).toBeLessThan(LIMITS.headersTimeoutMs);
     for (const s of slow) {
       const answer = await s.answer;
@@ -69,8 +70,11 @@ describe('HttpEndpoint limits: what one client may hold', () => {
       expect(answer).toMatch(/\{"error":"Request Timeout: the request was not in within 300 ms \(its headers\)[^"]*"\}$/);
     }
     expect(Date.now() - t0).toBeLessThan(LIMITS.headersTimeoutMs * 3);
-    const res = await fetch(`http://127.0.0.1:${port}/ok`);
-    expect(await res.json()).toEqual({ ok: true });
+    // The endpoint counts a connection until its 'close', a moment after the client's own.
+    await vi.waitFor(async () => {
+      const res = await fetch(`http://127.0.0.1:${port}/ok`);
+      expect(await res.json()).toEqual({ ok: true });
+    });
   });
 
   it('a body that does not come in time gets a 408; an answer that takes longer than the request timeout is not cut', async () => {
