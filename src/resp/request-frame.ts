@@ -2,6 +2,8 @@ import { commandName, commandNameAt, nameReadsPastFirstArg } from './command-nam
 import { NAME_MAX_BYTES } from './limits.js';
 import type { RequestFrame } from './types.js';
 
+const INT32_MAX = 2 ** 31 - 1;
+
 /**
  * Where the first arguments of the request being framed live: in the chunk being pushed when the
  * argument's kept bytes sit in it, else copied to a small scratch area (an argument split across
@@ -19,7 +21,7 @@ export class HeadSlots {
   chunk: Buffer;
   /** `off >= 0`: the bytes are at chunk[off]; `off < 0`: at scratch[-off - 1]. */
   readonly off: Int32Array;
-  /** Full length of each argument (the kept bytes are the first min(full, capBytes)). */
+  /** Full length of each argument, up to 2^31 - 1 (the kept bytes are the first min(full, capBytes)). */
   readonly full: Int32Array;
   /** Slots that belong to the frame still open (the rest are stale). */
   filled = 0;
@@ -46,7 +48,9 @@ export class HeadSlots {
   beginArg(i: number, data: number, end: number, len: number): void {
     this.pendingLeft = 0;
     if (i >= this.count) return;
-    this.full[i] = len;
+    // An Int32Array, for the hot path's sake; an argument may be longer (proto-max-bulk-len raised).
+    // Past 2^31 - 1 it is only ever read cut to capBytes, so the largest int32 reads the same.
+    this.full[i] = len <= INT32_MAX ? len : INT32_MAX;
     this.filled = i + 1;
     const want = Math.min(len, this.capBytes);
     if (end - data >= want) {

@@ -138,6 +138,21 @@ describe('RequestFramer: invalid input', () => {
     expect(tooLong.desynced).toBe(true);
   });
 
+  it('frames an argument of 2 GiB or more whole, its head kept as for any other (a 32-bit length would wrap)', () => {
+    const frames: { argc: number; bytes: number; head: number[] }[] = [];
+    const framer = new RequestFramer({ frame: (f) => void frames.push({ argc: f.argc, bytes: f.end - f.start, head: f.head.map((b) => b.length) }) });
+    const valueBytes = 2 ** 32 + 4;
+    const announce = `*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$${valueBytes}\r\n`;
+    framer.push(Buffer.from(announce));
+    const chunk = Buffer.alloc(64 * 1024 * 1024, 'x');
+    for (let left = valueBytes; left > 0; left -= chunk.length) framer.push(left >= chunk.length ? chunk : chunk.subarray(0, left));
+    framer.push(Buffer.from('\r\n*1\r\n$4\r\nPING\r\n'));
+    expect(frames).toEqual([
+      { argc: 3, bytes: announce.length + valueBytes + 2, head: [3, 1, 64] },
+      { argc: 1, bytes: 14, head: [4] },
+    ]);
+  });
+
   it('gives up on an inline line longer than 64 KiB, however it arrives', () => {
     const atLimit = b(`ECHO ${'x'.repeat(65536 - 6)}\r`);
     const over = b(`ECHO ${'x'.repeat(65536 - 5)}\r`);
