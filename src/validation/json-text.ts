@@ -14,6 +14,7 @@ export function parseJsonText(text: string, duplicateKeys: 'refuse' | 'last' = '
   try {
     value = JSON.parse(body);
   } catch (err) {
+    if (isUtf16(body)) throw new SyntaxError('the file is UTF-16 (as PowerShell 5\'s > writes one), not UTF-8: save it as UTF-8');
     throw new SyntaxError(withLineColumn(placed((err as Error).message, body), body));
   }
   // 'last': toxiproxy's populate JSON, which its Go decoder reads so (docs/toxiproxy.md).
@@ -22,6 +23,14 @@ export function parseJsonText(text: string, duplicateKeys: 'refuse' | 'last' = '
     throw new SyntaxError(withLineColumn(`Duplicate key ${JSON.stringify(found.key)} in JSON at position ${found.at}`, body));
   }
   return value;
+}
+
+/**
+ * UTF-16 read as UTF-8: its byte order mark is two bytes no UTF-8 starts with (two U+FFFD), and each ASCII
+ * character has a 0 byte beside it. JSON.parse said `Unexpected token '\ufffd' ... at position 0`.
+ */
+function isUtf16(text: string): boolean {
+  return text.startsWith('\ufffd\ufffd') && text.includes('\u0000');
 }
 
 /**

@@ -32,6 +32,11 @@ describe('parseJsonText', () => {
     for (const [text, message] of cases) expect(() => parseJsonText(text), text).toThrow(new SyntaxError(message));
   });
 
+  it('says a UTF-16 file is UTF-16 (PowerShell 5 writes one with >), where JSON.parse said an unexpected token', () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('{"upstream": "127.0.0.1:6379"}\n', 'utf16le')]);
+    expect(() => parseJsonText(utf16.toString('utf8'))).toThrow(new SyntaxError("the file is UTF-16 (as PowerShell 5's > writes one), not UTF-8: save it as UTF-8"));
+  });
+
   it('finds nothing in JSON with each key once: the scan takes all JSON.parse takes', () => {
     const valid = ['{"a": [1, -0, 2.5e-3, 1E+2, true, false, null, {}], "b\\u00e9\\"": "\\t\\/", "c": {"a": 1}}', ' [ ] ', '0', '"x"'];
     for (const text of valid) expect([JSON.parse(text) !== undefined, scanJson(text)], text).toEqual([true, undefined]);
