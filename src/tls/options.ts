@@ -62,6 +62,8 @@ export function loadUpstreamTls(
   names: TlsFieldNames<UpstreamTlsOptions> = UPSTREAM_TLS_FLAGS,
 ): tls.ConnectionOptions {
   const out: tls.ConnectionOptions = {};
+  // A CA given to verify with, beside a switch that verifies nothing: one of them is a mistake.
+  if (o.insecure && o.ca !== undefined) throw new ConfigError(names.ca, o.ca, 'no CA beside --upstream-insecure ("insecure": true), which verifies nothing: leave one out');
   if (o.ca !== undefined) out.ca = readCertificate(o.ca, names.ca);
   checkPairGiven(o, names, '');
   if (o.cert !== undefined && o.key !== undefined) {
