@@ -21,6 +21,19 @@ describe('an option key startProxy does not take', () => {
     });
   });
 
+  it('refuses a hook of the wrong kind, naming it: a log of 5 started, then threw at its first line', async () => {
+    const cases: [Partial<ProxyOptions>, string][] = [
+      [{ log: 5 as unknown as ProxyOptions['log'] }, 'log: invalid value 5; expected a function of one line'],
+      [{ onEvent: 'x' as unknown as ProxyOptions['onEvent'] }, 'onEvent: invalid value "x"; expected a function'],
+      [{ stages: {} as unknown as ProxyOptions['stages'] }, 'stages: invalid value {}; expected an array of stage factories'],
+    ];
+    for (const [bad, message] of cases) {
+      const err = await startProxy({ upstream: '127.0.0.1:1', ...bad }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toBe(message);
+    }
+  });
+
   it('leaves every schema key and hook alone: a proxy starts with all the hooks given', async () => {
     await using redis = await startPrivateRedis();
     const scheduler = new PreciseScheduler();
