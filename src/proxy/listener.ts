@@ -219,7 +219,7 @@ export class ProxyListener {
     const tap = this.o.taps?.openConnection({
       id,
       // Asked for later, if at all (a getpeername per connection was part of the set-up burst).
-      client: () => peerName(socket),
+      client: () => peerName(socket, this.o.listen.kind),
       onEvent: this.o.onEvent,
       argSizes: this.o.argSizes,
       keyHash: this.o.keyHash,
@@ -265,7 +265,11 @@ export class ProxyListener {
   }
 }
 
-/** The client's address as /connections shows it ("127.0.0.1:51234"), or "unix". */
-function peerName(socket: net.Socket): string {
-  return socket.remoteAddress ? `${socket.remoteAddress}:${socket.remotePort}` : 'unix';
+/**
+ * The client's address as /connections shows it ("127.0.0.1:51234"), or "unix". A TCP socket
+ * closed before anyone asked has no address left to read (Node reads it lazily): "tcp (closed)".
+ */
+function peerName(socket: net.Socket, kind: 'tcp' | 'unix'): string {
+  if (socket.remoteAddress) return `${socket.remoteAddress}:${socket.remotePort}`;
+  return kind === 'unix' ? 'unix' : 'tcp (closed)';
 }

@@ -51,7 +51,7 @@ export interface CommandStats {
 
 export interface ConnectionInfo {
   id: number;
-  /** Client's address as seen by the proxy ("127.0.0.1:51234" or "unix"). */
+  /** Client's address as seen by the proxy ("127.0.0.1:51234"; "unix"; "tcp (closed)": gone before it was read). */
   client: string;
   /** Milliseconds since the epoch when the connection was accepted. */
   openedAtMs: number;

@@ -101,6 +101,22 @@ describe('a client that resets mid-pipeline', () => {
     }
   });
 
+  it('is listed as a TCP client while its connection winds down, its address never read: not as "unix"', async () => {
+    const lines: string[] = [];
+    // Its close crosses 150 ms up before Redis's comes back: the connection stays listed meanwhile.
+    const slow = await startSingleNodeProxy({ upstream: redis.address, link: { upUs: 150_000 }, log: (l) => lines.push(l) });
+    try {
+      const s = await connectTo(slow);
+      await vi.waitUntil(() => slow.stats().connections.active === 1, { timeout: 5000, interval: 5 });
+      s.resetAndDestroy();
+      // Its socket is gone at the proxy; no one asked for the address before (read lazily).
+      await vi.waitUntil(() => lines.some((l) => /client ECONNRESET/.test(l)), { timeout: 5000, interval: 5 });
+      expect(slow.connections().map((c) => c.client)).toEqual(['tcp (closed)']);
+    } finally {
+      await slow.close();
+    }
+  });
+
   it('also while the proxy holds its replies back (a reader that stopped, then reset)', async () => {
     const handles0 = socketHandles();
     const s = await connectTo(proxy);
