@@ -28,6 +28,15 @@ import type { TlsCounters } from './counters.js';
  */
 const NOT_TLS = new Set(['ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_HTTP_REQUEST']);
 
+/** What a failed client handshake's code tells a user that OpenSSL's reason does not. */
+function handshakeHint(code: string | undefined): string {
+  if (code === undefined) return '';
+  if (NOT_TLS.has(code)) return ' (a plaintext client? this listener speaks TLS: rediss://, redis-cli --tls)';
+  // A client that asks for TLS 1.3 only, at a listener held to 1.2, or one too old for 1.2.
+  if (code === 'ERR_SSL_UNSUPPORTED_PROTOCOL') return ' (no TLS version both sides accept: this listener offers 1.2 up to --tls-max-version)';
+  return '';
+}
+
 /** The pair's name in both chains (reserved: no user stage may take it). */
 export const TLS_STAGE_NAME = 'tls';
 
@@ -115,7 +124,7 @@ export class TlsStagePair {
     plain.on('error', (err: NodeJS.ErrnoException) => {
       if (!this.secured && !this.handshakeFailed) counters.handshakeFailures++;
       this.failed = this.handshakeFailed = true;
-      const hint = err.code !== undefined && NOT_TLS.has(err.code) ? ' (a plaintext client? this listener speaks TLS: rediss://, redis-cli --tls)' : '';
+      const hint = handshakeHint(err.code);
       o.log(`conn ${o.id}: client TLS ${err.code ?? ''} ${opensslReason(err) ?? err.message}${hint}`.replace(/ +/g, ' '));
       this.endUp('reset');
     });

@@ -282,6 +282,18 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
     });
   });
 
+  it('a client that wants TLS 1.3 only, at a listener held to 1.2: logged with what the two do not share', async () => {
+    await withProxy({ upstream: redis.address, upstreamTls: upstreamTls(), listenTls: { maxVersion: 'TLSv1.2' } }, async (p, logs) => {
+      const s = tls.connect({ host: '127.0.0.1', port: p.port, minVersion: 'TLSv1.3', rejectUnauthorized: false });
+      s.on('error', () => undefined);
+      await vi.waitUntil(() => logs.some((l) => /client TLS/.test(l)), { timeout: 3000, interval: 10 });
+      expect(logs.find((l) => /client TLS/.test(l))).toMatch(
+        /^conn \d+: client TLS ERR_SSL_UNSUPPORTED_PROTOCOL unsupported protocol \(no TLS version both sides accept: this listener offers 1\.2 up to --tls-max-version\)$/,
+      );
+      s.destroy();
+    });
+  });
+
   it('a client that leaves during its handshake: the dial to Redis is dropped, not finished and then failed', async () => {
     // Redis's side of the dial is held until the proxy's side ends, so its handshake cannot finish
     // before the client has left: it was half-closed (a close_notify in the middle of the handshake,
