@@ -54,7 +54,11 @@ export function sentinelFromFlags(
       const shown = key === 'sentinelPassword' ? '(redacted)' : file[key];
       if (file[key] !== undefined) throw new ConfigError(`${f.config ?? 'config'}: ${key}`, shown, inFile);
     }
-    if (f.upstream === undefined) throw new ConfigError('--upstream', undefined, 'host:port or unix:/path of the Redis to proxy (or --sentinel HOST:PORT --sentinel-master NAME)');
+    if (f.upstream === undefined) {
+      // With a config file the address may go there too: say so, or the file reads as not consulted.
+      const orFile = f.config === undefined ? '' : `, given as the flag or as "upstream" in ${f.config}`;
+      throw new ConfigError('--upstream', undefined, `host:port or unix:/path of the Redis to proxy${orFile} (or --sentinel HOST:PORT --sentinel-master NAME)`);
+    }
     return undefined;
   }
   const given = f.sentinel.join(',');

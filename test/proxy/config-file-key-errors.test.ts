@@ -49,6 +49,8 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       // Typed on the command line: the flag, as before.
       [base, ['--zones', '3'], /^redis-rtt: --zones: invalid value "3"/m],
       [base, ['--record', existing], /^redis-rtt: --record: invalid value "[^"]+"; expected a path that does not exist yet \(or add --record-overwrite\)$/m],
+      // No upstream in the file nor typed: the file is named as a place for it.
+      [{ listen: '127.0.0.1:0' }, [], /^redis-rtt: --upstream: missing; expected host:port or unix:\/path of the Redis to proxy, given as the flag or as "upstream" in \S+\.json \(or --sentinel/m],
     ];
     for (const [config, flags, message] of cases) {
       const r = await runCli(['proxy', '--compensate', '0', '--config', files.file(config), ...flags]);
