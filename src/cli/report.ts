@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { refuseOutputsOnInputs, refuseStdoutDash } from './json-out.js';
+import { checkOutputs } from './json-out.js';
 import {
   parseReport,
   renderCalibrateTable,
@@ -46,14 +47,14 @@ export function registerReport(program: Command): void {
 
 export function runReport(file: string, flags: ReportFlags): void {
   const format = parseFormat(flags.format);
-  if (flags.html?.trim() === '') throw new ConfigError('--html', flags.html, 'a file path');
   // The title is the HTML page's: without --html nothing would show it.
   if (flags.title !== undefined && flags.html === undefined) throw new ConfigError('--title', flags.title, 'to be given with --html (it titles the page)');
-  refuseStdoutDash({ '--html': flags.html });
-  refuseOutputsOnInputs({ '--html': flags.html }, [file]);
+  // As analyze and bench: a missing folder is made, once there is a page to write into it.
+  checkOutputs({ '--html': flags.html }, {}, [file], { makeFolders: false });
   const report = loadReport(file);
   if (flags.html !== undefined) {
     try {
+      mkdirSync(dirname(flags.html), { recursive: true });
       writeFileSync(flags.html, renderHtml(report, flags.title === undefined ? {} : { title: flags.title }));
     } catch (err) {
       throw new ConfigError('--html', flags.html, `a writable file path (${errMessage(err)})`);

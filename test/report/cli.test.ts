@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
@@ -127,6 +127,10 @@ describe('redis-rtt report', () => {
     expect(page).not.toMatch(/<script|<link |@import|url\(http/i);
     runReport(CALIBRATE, { html, format: 'table' });
     expect(io.out()).toContain('verdict:');
+    // A folder not there yet is made, as analyze --html and bench --html make theirs.
+    const nested = join(dir, 'new', 'folder', 'out.html');
+    runReport(BENCH, { html: nested });
+    expect(readFileSync(nested, 'utf8')).toContain('<html');
   });
 
   it('bad input is a ConfigError naming the flag', () => {
@@ -139,7 +143,11 @@ describe('redis-rtt report', () => {
     expect(configError(() => runReport(BENCH, { format: 'xml' })).message).toBe(
       '--format: invalid value "xml"; expected table, csv, markdown',
     );
-    expect(configError(() => runReport(BENCH, { html: join(dir, 'no', 'such', 'dir.html') })).flag).toBe('--html');
+    // A folder that cannot be made (under a file) is refused; a missing one is made (below).
+    expect(configError(() => runReport(BENCH, { html: join(BENCH, 'sub', 'r.html') })).message).toMatch(/^--html: .*a path whose folder can be written \(ENOTDIR\)/);
+    // A result that cannot be read leaves no folder behind.
+    expect(configError(() => runReport(join(dir, 'missing.json'), { html: join(dir, 'never', 'r.html') })).flag).toBe('RESULT');
+    expect(existsSync(join(dir, 'never'))).toBe(false);
     // --title titles the HTML page: without --html it was ignored without a word.
     expect(configError(() => runReport(BENCH, { title: 'My run' })).message).toBe('--title: invalid value "My run"; expected to be given with --html (it titles the page)');
   });
