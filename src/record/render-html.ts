@@ -101,7 +101,7 @@ export function renderHtml(a: Analysis, file?: string): string {
   parts.push(
     table(
       ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'],
-      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMsTotal(c.waitedMs), `${c.sharePct.toFixed(1)}%`, fmtUsSetting(Math.round(c.meanUs)), fmtMsTotal(c.serverMs)]),
+      a.topCommands.map((c) => [c.name, String(c.count), String(c.errors), String(c.roundTrips), fmtMsTotal(c.waitedMs), `${c.sharePct.toFixed(1)}%`, (c.meanUs === null ? '-' : fmtUsSetting(Math.round(c.meanUs))), fmtMsTotal(c.serverMs)]),
       new Set([0]),
     ),
   );

@@ -174,7 +174,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push('', 'top commands by time waited (a round trip shared equally among its commands)');
   const topRows: GridRow[] = [{ cells: ['command', 'count', 'errors', 'round trips', 'waited', 'share', 'mean latency', 'server'] }];
   for (const c of a.topCommands) {
-    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMsTotal(c.waitedMs), `${c.sharePct.toFixed(1)}%`, fmtUsSetting(Math.round(c.meanUs)), fmtMsTotal(c.serverMs)] });
+    topRows.push({ cells: [c.name, n(c.count), n(c.errors), String(c.roundTrips), fmtMsTotal(c.waitedMs), `${c.sharePct.toFixed(1)}%`, (c.meanUs === null ? '-' : fmtUsSetting(Math.round(c.meanUs))), fmtMsTotal(c.serverMs)] });
   }
   out.push(...grid(topRows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   return `${out.join('\n')}\n`;

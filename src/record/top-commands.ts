@@ -15,8 +15,8 @@ export interface TopCommand {
   sharePct: number;
   /** Round trips it accounts for (one per round trip, split the same way). */
   roundTrips: number;
-  /** Mean of request arrived -> reply delivered. */
-  meanUs: number;
+  /** Mean of request arrived -> reply delivered; null when none of them had its reply (a trace cut off). */
+  meanUs: number | null;
   /** Redis's time, a round trip's share split the same way. */
   serverMs: number;
 }
@@ -55,7 +55,7 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
       waitedMs: ms(a.waitUs),
       sharePct: totalWaitUs > 0 ? Math.round((1000 * a.waitUs) / totalWaitUs) / 10 : 0,
       roundTrips: Math.round(a.rts * 100) / 100,
-      meanUs: a.latencyN > 0 ? Math.round((10 * a.latencyUs) / a.latencyN) / 10 : 0,
+      meanUs: a.latencyN > 0 ? Math.round((10 * a.latencyUs) / a.latencyN) / 10 : null,
       serverMs: ms(a.serverUs),
     }))
     .sort((x, y) => y.waitedMs - x.waitedMs || y.count - x.count || x.name.localeCompare(y.name))

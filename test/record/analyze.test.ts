@@ -87,6 +87,23 @@ describe('analysis of a session with a known N+1 GET loop', () => {
   });
 });
 
+describe('a command whose reply the trace never had (cut off while it waited)', () => {
+  it('has no mean latency in top commands, shown as "-", not 0', () => {
+    const events: TapEvent[] = [];
+    const s = new Session(events, 1, 0);
+    s.rt(['GET']);
+    s.rt([{ name: 'BLPOP', blocking: true }]);
+    const waiting = events[events.length - 1] as CommandEvent;
+    delete waiting.firstReplyUs;
+    delete waiting.deliveredUs;
+    const cut = analyzeTrace(traceOf(events), { rttsUs: [1000] });
+    expect(cut.topCommands.map((c) => [c.name, c.meanUs])).toEqual(expect.arrayContaining([['GET', expect.any(Number)], ['BLPOP', null]]));
+    const row = renderText(cut).split('\n').find((l) => /^\s*BLPOP\b/.test(l));
+    expect(row?.trim().split(/\s+/)).toContain('-');
+    expect(renderHtml(cut)).not.toMatch(/NaN|undefined|null/);
+  });
+});
+
 describe('opportunities', () => {
   function run(build: (s: Session) => void, minRun = 3) {
     const events: TapEvent[] = [];
