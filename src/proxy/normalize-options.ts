@@ -54,6 +54,8 @@ export function normalizeProxyOptions(options: ProxyOptions): NormalizedProxyOpt
   const { rttWave, linkSchedule, rttSeries, rttSeriesOnce, ...rest } = data;
   // As the flag is refused without --rtt-series: the key alone (a config file's, the library's) ran without a word.
   if (rttSeriesOnce && rttSeries === undefined) throw new ConfigError('--rtt-series-once', true, 'only with a series to replay (--rtt-series, rttSeries)');
+  // The sizes come from the tap's framing: without it they were asked for and never collected.
+  if (rest.argSizes && !rest.tap) throw new ConfigError('argSizes', true, 'only with the tap on (tap: false parses no request to size)');
   const timeline: LinkTimelineOptions = {
     wave: rttWave === undefined ? undefined : parseRttWave(rttWave),
     // Over the start link: a step's burst too short for the loss the flags give is refused now.

@@ -74,6 +74,8 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, toxics: 'latency' })).toEqual({ flag: 'toxics', accepts: 'an array of toxics' });
     expect(refusal({ ...up, toxics: { type: 'latency' } })).toEqual({ flag: 'toxics', accepts: 'an array of toxics' });
     expect(refusal({ ...up, handshake: 'yes' })).toEqual({ flag: 'handshake', accepts: 'true or false' });
+    // Sizes are the tap's: with it off they were never collected, without a word.
+    expect(refusal({ ...up, tap: false, argSizes: true })).toEqual({ flag: 'argSizes', accepts: 'only with the tap on (tap: false parses no request to size)' });
     expect(refusal({ ...up, link: { rttUs: -1 } })).toEqual({ flag: 'link.rttUs', accepts: 'microseconds from 0 to 3600000000' });
     expect(refusal({ ...up, link: { preset: 'mars' } })).toMatchObject({ flag: 'link.preset', accepts: expect.stringMatching(/cross-az/) });
     expect(refusal({ ...up, link: { bandwidthBps: 0.2 } })).toMatchObject({ flag: 'link.bandwidthBps', accepts: expect.stringMatching(/bits per second/) });
