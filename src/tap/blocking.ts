@@ -48,11 +48,26 @@ export function mayBlock(name: string): boolean {
 export const HEAD_ARGS = 11;
 
 /**
+ * An always-blocking command queued inside MULTI does not block (EXEC runs it without waiting) and
+ * its reply is +QUEUED: it counts under "BLPOP QUEUED", never under "BLPOP", whose entry holds the
+ * real waits alone and stays flagged `blocking` whichever of the two came first. Interned keys.
+ */
+const QUEUED_KEYS = new Map([...ALWAYS_BLOCKING].map((name) => [name, `${name} QUEUED`]));
+const RUN_KEYS = new Map([...QUEUED_KEYS].map(([name, queued]) => [queued, name]));
+
+/**
  * The CommandStats key of a request. XREAD and XREADGROUP are used both ways, so their blocking
  * form is counted as "XREAD BLOCK" / "XREADGROUP BLOCK" and the plain entries stay clean; the
- * always-blocking commands keep their own name (the entry is marked `blocking`).
+ * always-blocking commands keep their own name (the entry is marked `blocking`), and a queued one
+ * (`queued`: inside MULTI) gets the key above. A queued XREAD BLOCK counts as a plain XREAD.
  */
-export function statsKey(name: string, blocking: boolean): string {
+export function statsKey(name: string, blocking: boolean, queued = false): string {
   if (blocking && (name === 'XREAD' || name === 'XREADGROUP')) return name === 'XREAD' ? 'XREAD BLOCK' : 'XREADGROUP BLOCK';
+  if (queued) return QUEUED_KEYS.get(name) ?? name;
   return name;
+}
+
+/** The key of a request resolved as queued under `queuedKey` that runs at once after all, and blocks. */
+export function runKey(queuedKey: string): string {
+  return statsKey(RUN_KEYS.get(queuedKey) ?? queuedKey, true);
 }

@@ -1,7 +1,8 @@
 /**
  * Which stats entry and command kind a request counts under. The entry depends on the name and,
- * for commands that can block, on the arguments and on MULTI (a BLPOP with timeout 0 outside MULTI
- * records under its own blocking key); the kind may read the arguments (CLIENT REPLY ON/OFF/SKIP).
+ * for commands that can block, on the arguments and on MULTI (a BLPOP records under "BLPOP", flagged
+ * blocking, and one queued inside MULTI under "BLPOP QUEUED": blocking.ts); the kind may read the
+ * arguments (CLIENT REPLY ON/OFF/SKIP).
  * A connection mostly repeats one command, and names are interned, so the last name that depends
  * on nothing else is remembered: one pointer compare instead of three hash lookups per request.
  *
@@ -35,7 +36,7 @@ export class CommandResolver {
       return;
     }
     const blocking = !inMulti && isBlocking(name, frame);
-    const key = blocking ? statsKey(name, true) : name;
+    const key = blocking || inMulti ? statsKey(name, blocking, inMulti) : name;
     const entry = this.commands.entry(key, blocking);
     const kind = commandKind(name, frame);
     if (!mayBlock(name) && !kindReadsArguments(name)) {

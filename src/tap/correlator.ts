@@ -34,7 +34,8 @@
  * - +RESET also means, in request order, CLIENT REPLY ON and no MULTI. QUIT is an ordinary command
  *   (+OK, then the server closes).
  * - Blocking commands (blocking.ts; never inside MULTI, where they do not block) count in
- *   blockingCommands and record into their own CommandStats, flagged `blocking`.
+ *   blockingCommands and record into their own CommandStats, flagged `blocking`; one queued inside
+ *   MULTI records under another key ("BLPOP QUEUED"), so the blocking entry holds only real waits.
  * - Events: one command event per request, when its reply is delivered (a no-reply request: when
  *   it was written to Redis) or when the connection closes (reply 'none' if nothing came).
  * - On a framer desync the correlator freezes: no more matching or round trips; the requests
@@ -58,7 +59,7 @@ import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
 import type { MatchedReply } from '../stage/types.js';
 import type { CommandTable } from './command-table.js';
 import { CommandResolver } from './command-resolver.js';
-import { isBlocking, mayBlock, statsKey } from './blocking.js';
+import { isBlocking, mayBlock, runKey } from './blocking.js';
 import { countErrorReply } from './counters.js';
 import type { TapEvent } from './counter-types.js';
 import type { PendingBudget } from './pending-budget.js';
@@ -318,7 +319,7 @@ export class Correlator extends RequestLedger {
   /** A request counted as queued (not blocking) runs at once and blocks: it counts as blocking. */
   private nowBlocking(r: PendingRequest): void {
     r.entry!.count--;
-    r.name = statsKey(r.name, true);
+    r.name = runKey(r.name);
     r.entry = this.options.commands.entry(r.name, true);
     r.entry.count++;
     r.blocking = true;

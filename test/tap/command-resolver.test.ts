@@ -49,9 +49,13 @@ describe('CommandResolver: the stats entry and kind of each request', () => {
     expect(out[4]!.entry).toBe(out[2]!.entry);
   });
 
-  it('inside MULTI a blocking command does not block: counted under its plain name', () => {
-    const { out } = resolveAll([['BLPOP', 'q', '0']], true);
-    expect(out[0]).toMatchObject({ key: 'BLPOP', blocking: false });
+  it('inside MULTI a blocking command does not block: counted apart, so "BLPOP" stays the blocking entry', () => {
+    const { out, table } = resolveAll([['BLPOP', 'q', '0'], ['XREAD', 'BLOCK', '0', 'STREAMS', 's', '$']], true);
+    expect(out[0]).toMatchObject({ key: 'BLPOP QUEUED', blocking: false });
+    expect(out[1]).toMatchObject({ key: 'XREAD', blocking: false });
+    // Queued first, then a real one: the real one's entry is its own, flagged blocking.
+    expect(table.entry('BLPOP', true).blocking).toBe(true);
+    expect(table.entry('BLPOP', true)).not.toBe(out[0]!.entry);
   });
 
   it('CLIENT REPLY reads its argument each time: ON, OFF and SKIP keep their own kinds', () => {

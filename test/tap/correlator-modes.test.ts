@@ -486,6 +486,19 @@ describe('correlator: blocking commands', () => {
     expect(snap['LPOP']).not.toHaveProperty('blocking');
     expect(w.commandEvents()[0]).toMatchObject({ name: 'BLPOP', blocking: true });
   });
+
+  it('a BLPOP taken as queued that runs at once (a stage answered its MULTI) moves to the blocking BLPOP entry', () => {
+    const w = new Wire();
+    w.c.chainDecides = true;
+    w.send(['MULTI'], 0);
+    w.send(['BLPOP', 'q', '0'], 0);
+    expect(w.commands.snapshot()['BLPOP QUEUED']).toMatchObject({ count: 1 });
+    w.c.fedDecided(0, 1, true);
+    const snap = w.commands.snapshot();
+    expect(snap['BLPOP']).toMatchObject({ count: 1, blocking: true });
+    expect(snap['BLPOP QUEUED']).toBeUndefined();
+    expect(w.c.counters.blockingCommands).toBe(1);
+  });
 });
 
 describe('correlator: desync', () => {

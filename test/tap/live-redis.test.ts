@@ -88,6 +88,27 @@ describe.each([2, 3] as const)('tap end to end with ioredis, RESP%s', (protocol)
     expect(s.commands['EXEC']?.count).toBe(1);
     c.disconnect();
   });
+
+  it('a BLPOP queued in MULTI counts under "BLPOP QUEUED": the real BLPOP\'s entry stays blocking, its waits alone', async () => {
+    pipe.collector.reset();
+    const c = connect(protocol);
+    const pusher = connect(protocol);
+    await c.connect();
+    await pusher.connect();
+    const list = `queued-blpop-${protocol}`;
+    await c.multi().blpop(list, 0).exec();
+    const popped = c.blpop(list, 0);
+    await pusher.lpush(list, 'v');
+    expect(await popped).toEqual([list, 'v']);
+    await settled();
+    const s = pipe.collector.snapshot(NO_DELAY);
+    expect(s.totals.blockingCommands).toBe(1);
+    expect(s.commands['BLPOP']).toMatchObject({ count: 1, blocking: true, clientUs: { count: 1 } });
+    expect(s.commands['BLPOP QUEUED']).toMatchObject({ count: 1, clientUs: { count: 1 } });
+    expect(s.commands['BLPOP QUEUED']?.blocking).toBeUndefined();
+    c.disconnect();
+    pusher.disconnect();
+  });
 });
 
 // docs/counters.md "A replica syncing through the proxy": PSYNC's answer (keepalive newlines, +FULLRESYNC, the RDB,
