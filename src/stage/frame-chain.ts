@@ -25,7 +25,7 @@ import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
 import { SlotKind, newSlot } from './reply-slot.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
-import { ReplySequencer } from './reply-sequencer.js';
+import { FRAMED_REPLY_MAX_BYTES, ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
 import type { ByteSink, ByteStage, ConnectionContext, EndKind, FramedTap, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
 
@@ -49,6 +49,8 @@ export interface FrameChainOptions {
   stages?: NamedFrameStage[];
   /** @default FRAMED_REQUEST_MAX_BYTES (framed-requests.ts); smaller in tests */
   maxRequestBytes?: number;
+  /** @default FRAMED_REPLY_MAX_BYTES (reply-sequencer.ts); smaller in tests */
+  maxReplyBytes?: number;
   /** The connection's tap, fed this chain's frames and matches. @default none */
   tap?: FramedTap;
 }
@@ -97,6 +99,8 @@ export class FrameChain implements ByteStage {
       down: o.down,
       onDesync: () => this.fallBack(),
       onReplication: () => this.fallBack('replication stream'),
+      onTooLong: () => this.fallBack(`a reply held over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes`, true),
+      maxHeldBytes: o.maxReplyBytes,
       tap,
     });
     this.replies = replies;
@@ -276,7 +280,8 @@ export class FrameChain implements ByteStage {
 
   /**
    * `tapMatches`: the streams are still RESP, so the tap matches Redis's frames itself from here
-   * (FramedTap.unframed); otherwise its framers stop where the chain's did, or it already stopped.
+   * (FramedTap.unframed): a request or a reply too long to hold; otherwise its framers stop where the
+   * chain's did, or it already stopped.
    */
   private fallBack(why = 'stream not valid RESP', tapMatches = false): void {
     if (this.passThrough) return;

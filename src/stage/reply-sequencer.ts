@@ -25,9 +25,22 @@ export interface ReplySequencerOptions {
    * replication stream (the RDB, the master's writes, the replica's ACKs), no request or reply.
    */
   onReplication: () => void;
+  /** The reply being framed holds more than `maxHeldBytes` here (the owner then calls passOn()). */
+  onTooLong: () => void;
+  /** @default FRAMED_REPLY_MAX_BYTES */
+  maxHeldBytes?: number;
   /** Told how each chunk toward the client was matched (once the replies are matched here). */
   tap?: FramedTap;
 }
+
+/**
+ * The most bytes of one reply not yet framed whole that are held for the frame stages (they see a
+ * reply only whole): as the request side's FRAMED_REQUEST_MAX_BYTES. A reply has no server-side cap
+ * (a large LRANGE, a 1 GiB GET from a Redis with proto-max-bulk-len raised): past this the
+ * connection's stages turn off and its bytes pass as they come, so memory no longer grows with the
+ * largest reply (nor does a reply past Node's largest Buffer fail to be copied whole).
+ */
+export const FRAMED_REPLY_MAX_BYTES = 512 * 1024 * 1024;
 
 interface RedisItem {
   bytes: Buffer | null;
@@ -48,9 +61,13 @@ export class ReplySequencer {
   private downPendingBytes = 0;
   private downEnded: EndKind | undefined;
   private passThrough = false;
+  /** Redis stream bytes pushed so far (the offset the reply framer's frames are counted in). */
+  private pushed = 0;
+  private readonly maxHeld: number;
   destroyed = false;
 
   constructor(private readonly o: ReplySequencerOptions) {
+    this.maxHeld = o.maxHeldBytes ?? FRAMED_REPLY_MAX_BYTES;
     this.replyFramer = new ReplyFramer({
       frame: (f) => this.frame(f),
       // After PSYNC's answer the stream need not be RESP (an RDB): run() hands it on as it is.
@@ -99,11 +116,14 @@ export class ReplySequencer {
       this.o.down.push(chunk, nowNs);
       return;
     }
+    this.pushed += chunk.length;
     this.downBytes.push(chunk);
     this.replyFramer.push(chunk);
     if (this.passThrough) return;
     this.downBytes.dropBefore(this.downFramedEnd);
+    // Frames already whole go through the stages first (run), then the bytes still held pass on.
     this.run();
+    if (this.pushed - this.downFramedEnd > this.maxHeld && !this.passThrough) this.tooLong();
   }
 
   /**
@@ -130,6 +150,19 @@ export class ReplySequencer {
     for (const s of this.slots) if (s.slotKind === SlotKind.Local && !s.ready) return;
     this.downEndSent = true;
     this.o.down.end(this.downEnded, this.o.conn.nowNs());
+  }
+
+  /**
+   * After PSYNC's answer the bytes held are the replication stream (an RDB), which the chain stops
+   * framing for in any case, as a replication stream; otherwise the streams are still RESP. While a
+   * local answer or a dropped request still waits for its place, the reply stays held (checked again
+   * at the next chunk): Redis's stream passed on unframed cannot show where that place is, so passOn()
+   * would put an answer ahead of replies to earlier requests, or deliver what a drop holds back.
+   */
+  private tooLong(): void {
+    if (this.matching.replicating) return this.o.onReplication();
+    if (this.slots.some((s) => s.slotKind !== SlotKind.Forwarded)) return;
+    this.o.onTooLong();
   }
 
   private frame(f: ReplyFrame): void {

@@ -245,8 +245,9 @@ export interface FramedTap {
   /** The chain's request framer lost the stream: from here its unparsed bytes are the tap's. */
   requestsDesynced(framer: Framer): void;
   /**
-   * The chain stopped framing with both streams still RESP (a request too long to hold): from here
-   * it only hands on the requests its framer still frames, and the tap matches Redis's frames itself.
+   * The chain stopped framing with both streams still RESP (a request or a reply too long to hold):
+   * from here it only hands on the requests its framer still frames, and the tap matches Redis's
+   * frames itself.
    */
   unframed(): void;
   /** The client sent a request Redis reads as nothing (a blank line, `*0`): FrameSink.empty. */

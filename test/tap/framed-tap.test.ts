@@ -52,9 +52,16 @@ function unframed(clock: FakeClock): Side {
 }
 
 /** The tap behind a frame chain with a stage that passes everything (a framed connection). */
-function framed(clock: FakeClock, stage: FrameStage = {}, maxRequestBytes?: number): Side & { chain: FrameChain; upBytes: Buffer[] } {
+function framed(
+  clock: FakeClock,
+  stage: FrameStage = {},
+  maxRequestBytes?: number,
+  maxReplyBytes?: number,
+): Side & { chain: FrameChain; upBytes: Buffer[]; downChunks: [string, number][] } {
   const t = newTap();
   const upBytes: Buffer[] = [];
+  /** Each chunk toward the client, with the time (us) it went. */
+  const downChunks: [string, number][] = [];
   let upOut = 0;
   let downOut = 0;
   const down = new TapAfterForward({ push: (c) => void (downOut += c.length) }, t.tap, 'down');
@@ -63,10 +70,11 @@ function framed(clock: FakeClock, stage: FrameStage = {}, maxRequestBytes?: numb
     scheduler: new ManualScheduler(clock),
     upDelayNs: () => 0,
     up: { push: (c) => void (upOut += c.length, upBytes.push(c)), end: () => undefined },
-    down: { push: (c, ns) => down.push(c, ns), end: () => undefined },
+    down: { push: (c, ns) => (downChunks.push([c.toString('latin1'), ns / 1000]), down.push(c, ns)), end: () => undefined },
     log: () => undefined,
     tap: t.tap.framed(),
     maxRequestBytes,
+    maxReplyBytes,
   });
   chain.add('stage', stage, 0);
   chain.startReplies();
@@ -75,6 +83,7 @@ function framed(clock: FakeClock, stage: FrameStage = {}, maxRequestBytes?: numb
     ...t,
     chain,
     upBytes,
+    downChunks,
     client: (c) => up.push(c, clock.nowNs()),
     sent: () => up.written(chain.clientOffsetAt(upOut), clock.nowNs()),
     redis: (c) => chain.pushReply(c, clock.nowNs()),
@@ -326,6 +335,61 @@ describe('a framed connection frames each byte once per direction', () => {
     expect(side.tap.info()).toMatchObject({ desynced: false, outstanding: 0 });
     expect(side.tap.counters()).toMatchObject({ commands: 3, replies: 3, roundTrips: 2, unparsedBytes: 0 });
     expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['$', '+', '$']);
+  });
+
+  it('a reply too long to hold turns the stages off: its bytes pass as they come, counted and matched exactly', () => {
+    const clock = new FakeClock();
+    const seen: string[] = [];
+    const stage: FrameStage = {
+      onRequest: (r) => (r.name === 'PING' ? { kind: 'answer', reply: Buffer.from('+local\r\n') } : { kind: 'forward' }),
+      onReply: (r) => (seen.push(r.bytes.toString('latin1')), { kind: 'pass' }),
+    };
+    const side = framed(clock, stage, undefined, 64);
+    const big = resp(`$100|${'v'.repeat(100)}|`).toString('latin1');
+    const steps: Step[] = [
+      ['up', cmd('SET', 'k', 'v') + cmd('PING') + cmd('GET', 'k') + cmd('INCR', 'n'), 0],
+      ['sent', 1],
+      // 80 bytes of GET's reply held: over the 64 the chain may hold, so it passes them on and stops framing.
+      ['down', '+OK|' + big.slice(0, 80), 2],
+      ['down', big.slice(80) + ':1|', 3],
+      ['delivered', 4],
+      // The stages are off: PING goes to Redis, its reply passes unchanged.
+      ...x(cmd('PING'), '+PONG|', 10),
+    ];
+    play(side, clock, steps, 'whole');
+    expect(seen).toEqual(['+OK\r\n']);
+    // GET's reply went on in part before the rest came.
+    expect(side.downChunks).toEqual([
+      ['+OK\r\n', 2],
+      ['+local\r\n', 2],
+      [big.slice(0, 80), 2],
+      [big.slice(80) + ':1\r\n', 3],
+      ['+PONG\r\n', 12],
+    ]);
+    expect(side.tap.info()).toMatchObject({ desynced: false, outstanding: 0 });
+    expect(side.tap.counters()).toMatchObject({ commands: 5, replies: 5, roundTrips: 2, unparsedBytes: 0 });
+    expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['+', '+', '$', ':', '+']);
+  });
+
+  it('a reply too long to hold stays held while a local answer behind it waits for its place', () => {
+    const clock = new FakeClock();
+    const stage: FrameStage = { onRequest: (r) => (r.name === 'PING' ? { kind: 'answer', reply: Buffer.from('+local\r\n') } : { kind: 'forward' }) };
+    const side = framed(clock, stage, undefined, 64);
+    const big = resp(`$100|${'v'.repeat(100)}|`).toString('latin1');
+    const steps: Step[] = [
+      ...x(cmd('GET', 'k') + cmd('PING'), big.slice(0, 80), 0),
+      ['down', big.slice(80), 5],
+      ['delivered', 6],
+      ...x(cmd('PING'), '', 10),
+    ];
+    play(side, clock, steps, 'whole');
+    // Passed on unframed, the answer would have gone ahead of GET's reply; the stages stay on (PING answered again).
+    expect(side.downChunks).toEqual([
+      [big, 5],
+      ['+local\r\n', 5],
+      ['+local\r\n', 10],
+    ]);
+    expect(side.tap.counters()).toMatchObject({ commands: 3, replies: 3, unparsedBytes: 0 });
   });
 
   it('framed: bytes a stage made are framed by the tap, once, and counted as the reply', () => {
