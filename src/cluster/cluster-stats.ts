@@ -11,7 +11,7 @@ import { addTlsCounters, newTlsCounters, type TlsCounters } from '../tls/counter
  * latency percentiles cannot be merged from summaries, so the merged entry carries those of the
  * node that served it most (each node's block has its own, exact). The loss model's counts add up
  * too, present when any node's are; so do toxic applications, by toxic name (every node has the
- * same toxics).
+ * same toxics). So do the clients refused at --max-connections, present when the nodes have the cap.
  */
 export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettings): StatsSnapshot {
   const totals = newCounters();
@@ -19,6 +19,8 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
   const busiest: Record<string, number> = {};
   let active = 0;
   let total = 0;
+  // Present when any node has a --max-connections cap (every node has the same options).
+  let refused: number | undefined;
   let tls: TlsCounters | undefined;
   let loss: StatsSnapshot['loss'];
   const toxics = new Map<string, ToxicCount>();
@@ -37,6 +39,7 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
     }
     active += s.connections.active;
     total += s.connections.total;
+    if (s.connections.refused !== undefined) refused = (refused ?? 0) + s.connections.refused;
     for (const [name, c] of Object.entries(s.commands)) {
       const into = commands[name];
       if (!into) {
@@ -55,5 +58,6 @@ export function mergeSnapshots(parts: readonly StatsSnapshot[], link: LinkSettin
   }
   const toxicCounts = toxics.size > 0 ? { toxics: [...toxics.values()] } : {};
   const exact = exactLatencyTotals(commands, parts);
-  return { totals, commands: exact, connections: { active, total }, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}), ...toxicCounts };
+  const connections = { active, total, ...(refused === undefined ? {} : { refused }) };
+  return { totals, commands: exact, connections, link, ...(tls ? { tls } : {}), ...(loss ? { loss } : {}), ...toxicCounts };
 }

@@ -178,7 +178,7 @@ export class NodeSet {
         this.range?.release(node.listen.port);
         const last = node.proxy.stats();
         const merged = mergeSnapshots(this.gone ? [this.gone, last] : [last], last.link);
-        this.gone = { ...merged, connections: { active: 0, total: merged.connections.total } };
+        this.gone = { ...merged, connections: { ...merged.connections, active: 0 } };
         const newAddress = movedTo.get(node.id);
         const what = newAddress === undefined ? 'left the cluster' : `moved to ${newAddress}`;
         this.o.log(`${listenerName(node, this.namedZone())} ${what}: its listener ${node.listen.host}:${node.listen.port} is closed`);

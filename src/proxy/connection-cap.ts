@@ -18,8 +18,10 @@ const REFUSED_LOG_INTERVAL_NS = 1e9;
  * stops counting at its FIN too; its reply still comes.
  */
 export class ConnectionCap {
-  /** Clients closed at once because `max` live connections existed. */
+  /** Clients closed at once because `max` live connections existed, since start: the log's count. */
   refused = 0;
+  /** `refused` at the last resetRefused(): the log counts since start, /stats since the reset. */
+  private refusedAtReset = 0;
   private refusedLoggedNs = -Infinity;
   /** Clients admitted whose socket has neither ended nor closed. */
   private connected = 0;
@@ -30,6 +32,21 @@ export class ConnectionCap {
     private readonly clock: Clock,
     private readonly log: (line: string) => void,
   ) {}
+
+  /** Whether a cap is set (/stats has `connections.refused` only then). */
+  get capped(): boolean {
+    return !!this.max;
+  }
+
+  /** Refused since start or the last resetRefused(): /stats' `connections.refused`. */
+  get refusedSinceReset(): number {
+    return this.refused - this.refusedAtReset;
+  }
+
+  /** Counts /stats' refusals from here (POST /reset); the log's count goes on from start. */
+  resetRefused(): void {
+    this.refusedAtReset = this.refused;
+  }
 
   /** Whether `socket` may join the clients connected; if not, it is closed and counted here. */
   admits(socket: net.Socket): boolean {

@@ -91,6 +91,7 @@ export class ProxyListener {
   /** Counts from here, those still open included (as a tap's total after a reset). */
   resetAccepted(): void {
     this.accepted = this.live.size;
+    this.cap.resetRefused();
   }
 
   /**
@@ -119,9 +120,12 @@ export class ProxyListener {
     this.refusals.refused(true);
   }
 
-  /** Clients closed at once because --max-connections live connections existed. */
-  get refused(): number {
-    return this.cap.refused;
+  /**
+   * Clients closed at once because --max-connections live connections existed, since start or the
+   * last resetAccepted(): /stats' `connections.refused`; undefined without the cap.
+   */
+  get refused(): number | undefined {
+    return this.cap.capped ? this.cap.refusedSinceReset : undefined;
   }
 
   async listen(): Promise<void> {

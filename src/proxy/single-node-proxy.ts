@@ -227,6 +227,8 @@ export class SingleNodeProxy implements RedisRttProxy {
   stats(): StatsSnapshot {
     const s = this.taps ? this.taps.snapshot(this.linkState.settings) : emptySnapshot(this.linkState.settings);
     if (!this.taps) s.connections = { active: this.server.connectionCount, total: this.server.accepted };
+    const refused = this.server.refused;
+    if (refused !== undefined) s.connections.refused = refused;
     s.self = this.monitor.report();
     if (this.secure.listen || this.secure.upstream) s.tls = this.server.tlsCounters();
     const counts = this.toxicSet.counts();

@@ -119,6 +119,9 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
     gauge('max_depth', 'Most requests outstanding at once on one connection.', t.maxDepth),
     gauge('connections_active', 'Client connections open now.', s.connections.active),
     counter('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
+    ...(s.connections.refused === undefined
+      ? []
+      : [counter('connections_refused_total', 'Clients closed at once at --max-connections since start or the last reset.', s.connections.refused)]),
     gauge('link_up_delay_seconds', 'One-way delay client to Redis, seconds.', s.link.upUs / US_PER_SECOND),
     gauge('link_down_delay_seconds', 'One-way delay Redis to client, seconds.', s.link.downUs / US_PER_SECOND),
     gauge('link_jitter_seconds', 'Jitter scale per direction, seconds.', s.link.jitterUs / US_PER_SECOND),

@@ -25,7 +25,8 @@ export type {
 export interface StatsSnapshot {
   totals: Counters;
   commands: Record<string, CommandStats>;
-  connections: { active: number; total: number };
+  /** `refused`: clients closed at once at --max-connections since start or the last reset (present only with the cap). */
+  connections: { active: number; total: number; refused?: number };
   link: LinkSettings;
   /** Each toxic's applications (present when the proxy has toxics; src/toxics). */
   toxics?: { name: string; type: string; stream: string; applications: number }[];

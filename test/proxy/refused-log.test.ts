@@ -5,6 +5,8 @@ import { parseEndpoint } from '../../src/endpoint.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { RefusalWatch } from '../../src/proxy/refusal-watch.js';
+import { mergeSnapshots } from '../../src/cluster/cluster-stats.js';
+import { renderPrometheus } from '../../src/stats/prometheus.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { fakeServer, type FakeServer } from '../hardening/helpers/fake-server.js';
 
@@ -56,6 +58,40 @@ describe('--max-connections refusals are logged at most once a second', () => {
       '--max-connections 1 reached: refused a client (1 so far)',
       '--max-connections 1 reached: refused a client (3 so far)',
     ]);
+  });
+
+  // The refusals were in the log alone: a test that set the cap could not read how many there were.
+  it('counts them in stats().connections.refused and /metrics, zeroed by a reset, summed over nodes, absent without the cap', async () => {
+    server = await fakeServer(() => undefined);
+    const capped = (proxy = await startSingleNodeProxy({
+      upstream: server.address,
+      maxConnections: 1,
+      compensationUs: { up: 0, down: 0 },
+      handshake: false,
+      log: () => undefined,
+    }));
+    const first = net.connect({ host: capped.host!, port: capped.port! });
+    held.push(first);
+    await vi.waitFor(() => expect(capped.stats().connections.active).toBe(1));
+    expect(capped.stats().connections).toEqual({ active: 1, total: 1, refused: 0 });
+    await refusedClient(capped);
+    await refusedClient(capped);
+    const s = capped.stats();
+    expect(s.connections).toEqual({ active: 1, total: 1, refused: 2 });
+    expect(renderPrometheus(s)).toContain('\n# TYPE redis_rtt_connections_refused_total counter\nredis_rtt_connections_refused_total 2\n');
+    expect(mergeSnapshots([s, s], s.link).connections).toEqual({ active: 2, total: 2, refused: 4 });
+    capped.resetStats();
+    expect(capped.stats().connections).toEqual({ active: 1, total: 1, refused: 0 });
+
+    const open = await startSingleNodeProxy({ upstream: server.address, compensationUs: { up: 0, down: 0 }, handshake: false, log: () => undefined });
+    try {
+      const u = open.stats();
+      expect(u.connections).toEqual({ active: 0, total: 0 });
+      expect(renderPrometheus(u)).not.toContain('connections_refused');
+      expect(mergeSnapshots([u, u], u.link).connections).toEqual({ active: 0, total: 0 });
+    } finally {
+      await open.close();
+    }
   });
 
   // The proxied connection closes once the client's FIN has crossed the link and Redis's close has
