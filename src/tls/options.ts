@@ -54,6 +54,13 @@ export const UPSTREAM_TLS_FLAGS: TlsFieldNames<UpstreamTlsOptions> = {
 };
 export const LISTEN_TLS_FLAGS: TlsFieldNames<ListenTlsOptions> = { cert: '--tls-cert', key: '--tls-key', ca: '--listen-tls-ca' };
 
+/**
+ * A name a certificate can be checked against and SNI can carry: dot-separated labels of letters,
+ * digits, '-' and '_' (some private names have one), at most 253 characters. `bad name!` went out as
+ * SNI and failed only at the handshake, as a certificate that did not match.
+ */
+const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?(?:\.[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?)*\.?$/;
+
 /** Resolves `--upstream-tls` options into what tls.connect() takes per connection. */
 export function loadUpstreamTls(
   o: UpstreamTlsOptions,
@@ -71,7 +78,7 @@ export function loadUpstreamTls(
   }
   const servername = o.servername ?? (upstreamHost !== undefined && isIP(upstreamHost) === 0 ? upstreamHost : undefined);
   if (servername !== undefined) {
-    if (servername === '' || isIP(servername) !== 0) throw new ConfigError(names.servername, servername, 'a DNS name');
+    if (!DNS_NAME.test(servername) || isIP(servername) !== 0) throw new ConfigError(names.servername, servername, 'a DNS name');
     out.servername = servername;
   }
   if (o.insecure) {

@@ -23,6 +23,7 @@ describe('redis-rtt proxy with TLS flags', () => {
       { args: [...up, '--upstream-tls', '--upstream-cert', t.clientCertFile!, '--upstream-key', t.keyFile], flag: '--upstream-key', accepts: /does not match/ },
       { args: [...up, '--upstream-ca', t.caFile], flag: '--upstream-ca', accepts: /with --upstream-tls/ },
       { args: [...up, '--upstream-tls', '--upstream-ca', t.caFile, '--upstream-insecure'], flag: '--upstream-ca', accepts: /beside --upstream-insecure .*which verifies nothing/ },
+      { args: [...up, '--upstream-tls', '--upstream-ca', t.caFile, '--upstream-servername', 'bad name!'], flag: '--upstream-servername', accepts: /invalid value "bad name!"; expected a DNS name/ },
       { args: [...up, '--listen-tls', '--tls-cert', t.certFile], flag: '--tls-key', accepts: /--tls-key: missing; expected a PEM file to go with --tls-cert .*together/ },
       { args: [...up, '--upstream-tls', '--upstream-cert', t.clientCertFile!], flag: '--upstream-key', accepts: /--upstream-key: missing; expected a PEM file to go with --upstream-cert / },
       { args: [...up, '--listen-tls', '--tls-max-version', '1.1'], flag: '--tls-max-version', accepts: /1\.2 or 1\.3/ },
