@@ -90,7 +90,10 @@ export class FrameChain implements ByteStage {
       clientBase,
       tap,
       onDesync: () => this.fallBack(),
-      onTooLong: () => this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true),
+      onTooLong: () => {
+        // Not while a local answer or a drop waits at its place (ReplySequencer.holdsPlaces): asked again next chunk.
+        if (!this.replies.holdsPlaces) this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true);
+      },
       maxHeldBytes: o.maxRequestBytes,
     });
     const replies = new ReplySequencer({

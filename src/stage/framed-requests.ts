@@ -27,7 +27,7 @@ export interface FramedRequestsOptions {
   tap?: FramedTap;
   /** The stream is not valid RESP (the owner then calls takeAll()). */
   onDesync: () => void;
-  /** The request being framed holds more than `maxHeldBytes` here (the owner then calls takeAll()). */
+  /** The request being framed holds more than `maxHeldBytes` here (the owner may call takeAll(); if not, asked again next chunk). */
   onTooLong: () => void;
   /** @default FRAMED_REQUEST_MAX_BYTES */
   maxHeldBytes?: number;

@@ -154,15 +154,22 @@ export class ReplySequencer {
 
   /**
    * After PSYNC's answer the bytes held are the replication stream (an RDB), which the chain stops
-   * framing for in any case, as a replication stream; otherwise the streams are still RESP. While a
-   * local answer or a dropped request still waits for its place, the reply stays held (checked again
-   * at the next chunk): Redis's stream passed on unframed cannot show where that place is, so passOn()
-   * would put an answer ahead of replies to earlier requests, or deliver what a drop holds back.
+   * framing for in any case, as a replication stream; otherwise the streams are still RESP. While
+   * holdsPlaces the reply stays held: passOn() would put a local answer ahead of replies to earlier
+   * requests, or deliver what a drop holds back.
    */
   private tooLong(): void {
     if (this.matching.replicating) return this.o.onReplication();
-    if (this.slots.some((s) => s.slotKind !== SlotKind.Forwarded)) return;
-    this.o.onTooLong();
+    if (!this.holdsPlaces) this.o.onTooLong();
+  }
+
+  /**
+   * A local answer not yet sent or a dropped request waits at its place: passOn() could not put it
+   * there in Redis's unframed stream, so the chain does not stop framing for a request or reply too
+   * long to hold while this is so (it checks again at the next chunk).
+   */
+  get holdsPlaces(): boolean {
+    return this.slots.some((s) => s.slotKind !== SlotKind.Forwarded);
   }
 
   private frame(f: ReplyFrame): void {

@@ -371,6 +371,26 @@ describe('a framed connection frames each byte once per direction', () => {
     expect(side.events.filter((e) => e.type === 'command').map((e) => (e as { reply: string }).reply)).toEqual(['+', '+', '$', ':', '+']);
   });
 
+  it('a request too long to hold stays held while a local answer waits for an earlier reply (it went first)', () => {
+    const clock = new FakeClock();
+    const stage: FrameStage = { onRequest: (r) => (r.name === 'PING' ? { kind: 'answer', reply: Buffer.from('+local\r\n') } : { kind: 'forward' }) };
+    const side = framed(clock, stage, 64);
+    const set = cmd('SET', 'k', 'x'.repeat(100));
+    const steps: Step[] = [
+      ['up', cmd('GET', 'a') + cmd('PING'), 0],
+      ['up', set.slice(0, 80), 1],
+      ['up', set.slice(80), 2],
+      ['sent', 3],
+      ['down', '$1|v|+OK|', 4],
+      ['delivered', 5],
+    ];
+    play(side, clock, steps, 'whole');
+    // Passed on unframed at the SET's first part, the answer went ahead of GET's reply: the client read it as GET's.
+    expect(side.downChunks.map((c) => c[0])).toEqual(['$1\r\nv\r\n', '+local\r\n', '+OK\r\n']);
+    expect(Buffer.concat(side.upBytes).toString('latin1')).toBe(resp(cmd('GET', 'a') + '|' + set).toString('latin1'));
+    expect(side.tap.counters()).toMatchObject({ commands: 3, replies: 3, unparsedBytes: 0 });
+  });
+
   it('a reply too long to hold stays held while a local answer behind it waits for its place', () => {
     const clock = new FakeClock();
     const stage: FrameStage = { onRequest: (r) => (r.name === 'PING' ? { kind: 'answer', reply: Buffer.from('+local\r\n') } : { kind: 'forward' }) };
