@@ -34,7 +34,7 @@ import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { hopOnlyHint, wakeKindNote } from './proxy-notes.js';
 import { checkOutputs } from './json-out.js';
-import { untilStopSignal } from './stop-request.js';
+import { abortOnStop, untilStopSignal } from './stop-request.js';
 
 /** Where the control token may come from instead of argv, so it does not show in `ps`. */
 export const CONTROL_TOKEN_ENV = 'REDIS_RTT_CONTROL_TOKEN';
@@ -154,6 +154,9 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   ];
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log, moreLinkMoves });
   let proxy: RedisRttProxy;
+  // A signal while starting (calibrating, binding, a cluster's node proxies) waits for the start to end,
+  // then closes what it started and says so: with Node's default it exited 130 or 143 without a word.
+  const startStop = printOnly ? undefined : abortOnStop((quit) => log(`stopping: the start-up was cut short; closing what it started ${quit}`));
   try {
     const fdWarning = fdLimitWarning();
     if (fdWarning) log(fdWarning);
@@ -231,12 +234,21 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
           // The environment wins over the file's key, as REDIS_RTT_SENTINEL_PASSWORD over sentinelPassword.
           upstreamPassword: process.env.REDIS_RTT_UPSTREAM_PASSWORD || (file.upstreamPassword as string | undefined),
         });
+    if (startStop?.signal.aborted) {
+      await proxy.close();
+      // main reports it as `stopped on request (...)` with the signal's status (130, 143, 129); the
+      // catch below removes the trace.
+      throw new Error(`${String(startStop.signal.reason)} during start-up; what it started is closed`);
+    }
   } catch (err) {
     // A start that failed (an address in use, a refused option) leaves no trace behind: the same
     // command, corrected, must not be refused for the file this one created.
     await record?.discard();
     // The start checks these as numbers: its error shows the text typed ("002", "1kb"), not 2 or 1000.
     throw withTypedValue(err, typedNumbers(flags));
+  } finally {
+    // No await from here to untilStopSignal(): no signal can fall between the two.
+    startStop?.dispose();
   }
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
   const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;

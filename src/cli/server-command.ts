@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { parseNonNegativeInt } from '../units.js';
 import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
+import { untilStopSignal } from './stop-request.js';
 
 /** Where the API token may come from instead of argv, as the control endpoint's REDIS_RTT_CONTROL_TOKEN. */
 export const API_TOKEN_ENV = 'REDIS_RTT_API_TOKEN';
@@ -45,18 +46,7 @@ export function registerServer(program: Command): void {
       const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });
       collectStartupGarbage();
       // Before the listening line: a script that signals as soon as it reads the line gets the clean close.
-      const stopped = new Promise<void>((resolve) => {
-        const stop = (signal: string): void => {
-          process.off('SIGINT', onInt);
-          process.off('SIGTERM', onTerm);
-          process.stderr.write(`redis-rtt server: ${signal}, closing\n`);
-          resolve();
-        };
-        const onInt = (): void => stop('SIGINT');
-        const onTerm = (): void => stop('SIGTERM');
-        process.on('SIGINT', onInt);
-        process.on('SIGTERM', onTerm);
-      });
+      const stopped = untilStopSignal('redis-rtt server: ');
       process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
       await stopped;
       await server.close();

@@ -1,6 +1,27 @@
-/** The exit status after a stop asked for by a signal, as a shell reports it: 128 + the signal's number. */
-const STOP_STATUS = { SIGINT: 130, SIGTERM: 143 } as const;
+/**
+ * The exit status after a stop asked for by a signal, as a shell reports it: 128 + the signal's number.
+ * SIGHUP (the terminal closed, an ssh session dropped) is a stop like SIGTERM: Node's default for it
+ * killed the process at once, with no summary, no --stats-json, a trace cut short, no bench JSON.
+ */
+const STOP_STATUS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 type StopSignal = keyof typeof STOP_STATUS;
+const STOP_SIGNALS = Object.keys(STOP_STATUS) as StopSignal[];
+
+const ignoreOutputError = (): void => undefined;
+
+/**
+ * After SIGHUP the terminal is gone: a write to stdout or stderr fails (EIO on a closed tty, EPIPE on a
+ * pipe whose reader left). bin/redis-rtt.js rethrew EIO (an uncaught exception) and exited 0 on EPIPE
+ * (meant for `| head`): either way the close stopped half done, no --stats-json, no trace footer. The
+ * lines are lost; the files are not. Its listeners are replaced, for good, as the terminal stays gone.
+ */
+function keepGoingWithoutTerminal(signal: StopSignal): void {
+  if (signal !== 'SIGHUP') return;
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.removeAllListeners('error');
+    stream.on('error', ignoreOutputError);
+  }
+}
 
 /** 0 while nothing asked the run under way to stop; else the status it exits with (130 Ctrl-C, 143 SIGTERM). */
 let stopStatus = 0;
@@ -16,9 +37,9 @@ export function requestedStopStatus(): number {
 }
 
 export interface StopRequest {
-  /** Aborted at the first Ctrl-C or SIGTERM. */
+  /** Aborted at the first Ctrl-C, SIGTERM or SIGHUP (the signal's name is the reason). */
   readonly signal: AbortSignal;
-  /** What the command exits with once it has reported what finished: 130 after Ctrl-C, 143 after SIGTERM. */
+  /** What the command exits with once it has reported what finished: 130 after Ctrl-C, 143 after SIGTERM, 129 after SIGHUP. */
   readonly exitStatus: number;
   dispose(): void;
 }
@@ -30,6 +51,7 @@ export interface StopRequest {
 const QUIT_HINT: Record<StopSignal, string> = {
   SIGINT: '(Ctrl-C again to quit at once)',
   SIGTERM: '(SIGTERM again, or Ctrl-C, to quit at once)',
+  SIGHUP: '(SIGTERM to quit at once)',
 };
 
 /**
@@ -44,24 +66,22 @@ export function abortOnStop(onFirst: (quitHint: string) => void): StopRequest {
   const controller = new AbortController();
   stopStatus = 0;
   const stopOn = (name: StopSignal) => (): void => {
+    keepGoingWithoutTerminal(name);
     if (controller.signal.aborted) process.exit(stopStatus);
     stopStatus = STOP_STATUS[name];
     onFirst(QUIT_HINT[name]);
     // The signal's name is the abort's reason: a report says which stopped it (calibrate's verdict).
     controller.abort(name);
   };
-  const onInt = stopOn('SIGINT');
-  const onTerm = stopOn('SIGTERM');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
+  const handlers = STOP_SIGNALS.map((name) => [name, stopOn(name)] as const);
+  for (const [name, handler] of handlers) process.on(name, handler);
   return {
     signal: controller.signal,
     get exitStatus() {
       return stopStatus;
     },
     dispose: () => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
+      for (const [name, handler] of handlers) process.off(name, handler);
     },
   };
 }
@@ -69,18 +89,19 @@ export function abortOnStop(onFirst: (quitHint: string) => void): StopRequest {
 /** What a cluster bench says on the first Ctrl-C or SIGTERM: its stopping point is the end of a sample. */
 export const stoppingAfterSample = (quitHint: string): string => `redis-rtt: stopping after the sample in flight ${quitHint}\n`;
 
-/** A long-running command's stop: the first SIGINT or SIGTERM, said on stderr ("SIGINT, closing"), then both let go. */
-export function untilStopSignal(): Promise<void> {
+/**
+ * A long-running command's stop: the first SIGINT, SIGTERM or SIGHUP, said on stderr ("SIGINT, closing",
+ * after `prefix`), then all let go. `prefix` names the command ("redis-rtt server: ").
+ */
+export function untilStopSignal(prefix = 'redis-rtt: '): Promise<void> {
   return new Promise<void>((resolve) => {
-    const stop = (signal: string): void => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      process.stderr.write(`redis-rtt: ${signal}, closing\n`);
+    const stop = (signal: StopSignal): void => {
+      for (const [name, handler] of handlers) process.off(name, handler);
+      keepGoingWithoutTerminal(signal);
+      process.stderr.write(`${prefix}${signal}, closing\n`);
       resolve();
     };
-    const onInt = (): void => stop('SIGINT');
-    const onTerm = (): void => stop('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
+    const handlers = STOP_SIGNALS.map((name) => [name, (): void => stop(name)] as const);
+    for (const [name, handler] of handlers) process.on(name, handler);
   });
 }

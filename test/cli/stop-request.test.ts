@@ -1,7 +1,11 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { runProgram } from '../../src/cli/main.js';
-import { abortOnStop } from '../../src/cli/stop-request.js';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildProgram, runProgram } from '../../src/cli/main.js';
+import { abortOnStop, untilStopSignal } from '../../src/cli/stop-request.js';
 import { RedisSpawnError } from '../../src/errors.js';
 
 /** A program whose one command fails the way a start-up cut short by Ctrl-C fails. */
@@ -86,3 +90,86 @@ describe('the first stop\'s line names what quits at once', () => {
     expect(hints).toEqual(['(Ctrl-C again to quit at once)', '(SIGTERM again, or Ctrl-C, to quit at once)']);
   });
 });
+
+describe('SIGHUP (the terminal closed, an ssh session dropped) stops as SIGTERM does', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('a run: aborted with its name, exit 129, and a write failing on the gone terminal throws nothing', () => {
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const hints: string[] = [];
+    const stop = abortOnStop((quit) => hints.push(quit));
+    try {
+      // Node's default for SIGHUP killed the process: no handler, no report.
+      expect(process.emit('SIGHUP')).toBe(true);
+      expect(stop.signal.reason).toBe('SIGHUP');
+      expect(stop.exitStatus).toBe(129);
+    } finally {
+      stop.dispose();
+    }
+    expect(hints).toEqual(['(SIGTERM to quit at once)']);
+    expect(process.listenerCount('SIGHUP')).toBe(0);
+    // The launcher's listener exited 0 on EPIPE and rethrew EIO: the close (summary, --stats-json) was cut short.
+    const eio = Object.assign(new Error('write EIO'), { code: 'EIO' });
+    expect(() => process.stderr.emit('error', eio)).not.toThrow();
+    expect(process.stderr.listeners('error')).toHaveLength(1);
+  });
+
+  it('proxy and server: untilStopSignal resolves and says "SIGHUP, closing"', async () => {
+    let stderr = '';
+    vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((stderr += String(s)), true));
+    const stopped = untilStopSignal('redis-rtt server: ');
+    expect(process.emit('SIGHUP')).toBe(true);
+    await stopped;
+    expect(stderr).toBe('redis-rtt server: SIGHUP, closing\n');
+    expect(process.listenerCount('SIGTERM')).toBe(0);
+  });
+});
+
+describe('proxy: a signal during start-up', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('closes what started, removes the trace, says so in one line and exits 143', async () => {
+    let stderr = '';
+    let stdout = '';
+    vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => ((stderr += String(s)), true));
+    vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => ((stdout += String(s)), true));
+    const dir = mkdtempSync(join(tmpdir(), 'rtt-stop-'));
+    const port = await freePort();
+    // The signal lands as the start-up's handler is installed: before the proxy is bound.
+    const signalAtStart = (event: string | symbol): void => {
+      if (event !== 'SIGTERM') return;
+      process.off('newListener', signalAtStart);
+      queueMicrotask(() => process.emit('SIGTERM'));
+    };
+    process.on('newListener', signalAtStart);
+    try {
+      const argv = ['node', 'redis-rtt', 'proxy', '--upstream', '127.0.0.1:1', '--cluster', 'off', '--compensate', '0'];
+      const code = await runProgram(buildProgram(), [...argv, '--listen', `127.0.0.1:${port}`, '--record', join(dir, 't.trace')]);
+      expect(code).toBe(143);
+    } finally {
+      process.off('newListener', signalAtStart);
+    }
+    // It exited 143 without a word before.
+    expect(stderr).toMatch(/redis-rtt: stopping: the start-up was cut short; closing what it started/);
+    expect(stderr).toMatch(/redis-rtt: stopped on request \(SIGTERM during start-up; what it started is closed\)\n$/);
+    expect(stdout).not.toMatch(/listening/);
+    expect(readdirSync(dir)).toEqual([]);
+    expect(process.listenerCount('SIGTERM')).toBe(0);
+    // The listener is closed: its port binds again.
+    await new Promise<void>((resolve, reject) => {
+      const server = createServer().once('error', reject);
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+    });
+    rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
