@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /**
- * What `.ci/run` runs again on Node 22, 24 and 26 (the whole suite runs on the default Node): the
+ * What `.ci/run` runs again on Node 22 and 24, and 26 on request (the whole suite runs on the default Node): the
  * unit tests of the data path, and a core integration subset against real redis-server (proxy,
  * tap, cluster, toxiproxy API, TLS). Chosen for what differs between Node lines (sockets, TLS,
  * timers, child processes) at a cost the CI budget holds (client-cert-verify reads a Node internal,
