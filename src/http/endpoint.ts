@@ -19,6 +19,12 @@ export interface HttpEndpointOptions {
   /** The JSON body of an error answer: each API has its own shape. */
   errorBody(status: number, reason: string): unknown;
   /**
+   * Writes an error answer to a request (`err` what was thrown; none for the guard's refusal), where
+   * an API's clients expect other bytes than errorBody's JSON: toxiproxy's API answers as Go's
+   * http.Error does. @default errorBody's JSON as application/json
+   */
+  writeError?(res: http.ServerResponse, status: number, reason: string, err?: unknown): void;
+  /**
    * Pages a browser may open once as `PATH?token=T` (the dashboard): a right token there is
    * answered with the token cookie and a redirect to PATH without the token (the rest of the
    * query kept). @default none
@@ -139,6 +145,11 @@ export class HttpEndpoint {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  private sendError(res: http.ServerResponse, status: number, reason: string, err?: unknown): void {
+    if (this.o.writeError) this.o.writeError(res, status, reason, err);
+    else sendJson(res, status, this.o.errorBody(status, reason));
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // Answered 503 already (refuse()): the request that follows it on the socket is not served.
     if (this.refused.has(req.socket)) return;
@@ -147,7 +158,7 @@ export class HttpEndpoint {
     if (!decision.allow) {
       // A 401 names the scheme that would pass (RFC 9110 asks every 401 for one).
       if (decision.status === 401) res.setHeader('www-authenticate', 'Bearer');
-      return sendJson(res, decision.status, this.o.errorBody(decision.status, decision.reason));
+      return this.sendError(res, decision.status, decision.reason);
     }
     if (queryToken !== undefined) {
       // The token leaves the address bar (and the history entry the browser keeps of it) at once.
@@ -163,7 +174,7 @@ export class HttpEndpoint {
       if (res.headersSent) return void res.destroy();
       const { status, reason } = this.o.classify(err);
       if (err instanceof HttpError) for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-      sendJson(res, status, this.o.errorBody(status, reason));
+      this.sendError(res, status, reason, err);
       // The rest of an oversized body is never read: drop the connection rather than drain it.
       if (err instanceof BodyError && err.reason === 'too-large') req.destroy();
     }

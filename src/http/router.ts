@@ -1,6 +1,15 @@
 import type http from 'node:http';
 import { HttpError } from './json.js';
 
+/**
+ * No route answers the request: a path no route has (404) or a method its route lacks (405). Its own
+ * class so an endpoint can word it apart from a handler's 404 (toxiproxy's API answers these as
+ * its router does, in plain text, and a missing proxy in its JSON).
+ */
+export class NoRouteError extends HttpError {
+  override name = 'NoRouteError';
+}
+
 /** The path's captured segments, URL-decoded, in order. */
 export type Params = readonly string[];
 export type Handler = (req: http.IncomingMessage, res: http.ServerResponse, params: Params) => Promise<void> | void;
@@ -15,7 +24,7 @@ export interface Route {
 /**
  * The first route whose path matches answers. No match is a 404; a matching path without the
  * method is a 405 that lists the methods it has (in its Allow header too). Both are thrown as
- * HttpError, for the endpoint to word as its error body. HEAD is answered wherever GET is, by the
+ * NoRouteError, for the endpoint to word as its error body. HEAD is answered wherever GET is, by the
  * GET handler: the same status and headers, and no body (RFC 9110 9.3.2; Node drops what a handler
  * writes to a HEAD's response).
  */
@@ -35,14 +44,14 @@ export class Router {
       const handler = own(r.methods, method) ?? (method === 'HEAD' ? own(r.methods, 'GET') : undefined);
       if (!handler) {
         const allowed = allowedMethods(r.methods).join(', ');
-        throw new HttpError(405, `method ${method} not allowed on ${path}; allowed: ${allowed}`, { allow: allowed });
+        throw new NoRouteError(405, `method ${method} not allowed on ${path}; allowed: ${allowed}`, { allow: allowed });
       }
       await handler(req, res, params);
       // A stream's GET (the dashboard's events) stays open after its headers: for HEAD they are the whole answer.
       if (method === 'HEAD' && res.headersSent && !res.writableEnded) res.end();
       return;
     }
-    throw new HttpError(404, `no such endpoint ${path}${this.notFoundHint}`);
+    throw new NoRouteError(404, `no such endpoint ${path}${this.notFoundHint}`);
   }
 }
 

@@ -1,5 +1,7 @@
+import type http from 'node:http';
 import { ConfigError, NetworkError } from '../errors.js';
 import { BodyError, HttpError } from '../http/json.js';
+import { NoRouteError } from '../http/router.js';
 import { ToxicExistsError } from '../toxics/toxic-set.js';
 
 /**
@@ -47,6 +49,23 @@ export const proxyAlreadyExists = (): ApiError => new ApiError('proxy already ex
 export const toxicNotFound = (): ApiError => new ApiError('toxic not found', 404);
 export const toxicAlreadyExists = (): ApiError => new ApiError('toxic already exists', 409);
 export const invalidStream = (): ApiError => new ApiError('stream was invalid, can be either upstream or downstream', 400);
+
+/**
+ * An error answer in toxiproxy's bytes. Its apiError writes the JSON with Go's http.Error: as
+ * `text/plain; charset=utf-8`, `X-Content-Type-Options: nosniff`, a newline after the body. A path
+ * no route has is gorilla/mux's `404 page not found`, the same way; a method the route lacks, a bare
+ * 405 (our Allow header kept, as HTTP asks). POST /populate's errors are JSON (routes.ts), as there.
+ */
+export function sendApiError(res: http.ServerResponse, status: number, reason: string, err?: unknown): void {
+  if (err instanceof NoRouteError && status === 405) return void res.writeHead(405, { 'content-length': 0 }).end();
+  const text = err instanceof NoRouteError && status === 404 ? '404 page not found' : JSON.stringify(new ApiError(reason, status));
+  sendGoText(res, status, `${text}\n`);
+}
+
+function sendGoText(res: http.ServerResponse, status: number, text: string): void {
+  res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
 
 /**
  * Maps our typed errors onto toxiproxy's statuses: bad input 400, no such route 404 (405 for the

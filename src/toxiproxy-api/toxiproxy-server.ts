@@ -10,7 +10,7 @@ import { bindPolicy } from '../http/guard.js';
 import { Router } from '../http/router.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
-import { ApiError, PopulateError, toApiError } from './api-error.js';
+import { ApiError, PopulateError, sendApiError, toApiError } from './api-error.js';
 import { ProxyCollection } from './collection.js';
 import { apiRoutes } from './routes.js';
 import { ServerUi, UI_PATH } from './ui.js';
@@ -77,6 +77,7 @@ export async function startToxiproxyServer(o: ToxiproxyServerOptions = {}): Prom
       return { status: e.status, reason: e.message };
     },
     errorBody: (status, reason) => new ApiError(reason, status).toJSON(),
+    writeError: sendApiError,
     tokenPages: [UI_PATH],
   });
   await endpoint.listen(at);

@@ -205,7 +205,7 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     expect(await call('POST', '/proxies', '{"upstream":"127.0.0.1:1"}')).toMatchObject({ status: 400, body: { error: 'missing required field: name', status: 400 } });
     expect(await call('POST', '/proxies', '{"name":"x"}')).toMatchObject({ status: 400, body: { error: 'missing required field: upstream' } });
     expect(await call('POST', '/proxies', 'not json')).toMatchObject({ status: 400, body: { status: 400 } });
-    expect(await call('GET', '/proxies/nope')).toEqual({ status: 404, type: 'application/json', body: { error: 'proxy not found', status: 404 } });
+    expect(await call('GET', '/proxies/nope')).toEqual({ status: 404, type: 'text/plain; charset=utf-8', body: { error: 'proxy not found', status: 404 } });
     // curl -d without a content type, as toxiproxy's README does.
     expect((await call('POST', '/proxies', JSON.stringify({ name: 'e', upstream: redis.address }))).status).toBe(201);
     expect(await call('POST', '/proxies', JSON.stringify({ name: 'e', upstream: redis.address }))).toMatchObject({ status: 409, body: { error: 'proxy already exists' } });
@@ -237,6 +237,22 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     expect(await call('DELETE', '/proxies/e/toxics?name=..')).toMatchObject({ status: 404, body: { error: 'toxic not found' } });
     expect(await call('DELETE', '/proxies/e/toxics')).toMatchObject({ status: 400, body: { error: expect.stringContaining('?name=') } });
     expect((await call('DELETE', '/proxies/e')).status).toBe(204);
+  });
+
+  it("writes errors in toxiproxy's bytes: Go's http.Error (plain text, a newline), gorilla/mux's 404 page and bare 405", async () => {
+    const raw = async (method: string, path: string, body?: string) => {
+      const res = await fetch(base + path, { method, body });
+      const h = (name: string) => res.headers.get(name);
+      return { status: res.status, type: h('content-type'), nosniff: h('x-content-type-options'), allow: h('allow'), text: await res.text() };
+    };
+    const goError = (status: number, text: string) => ({ status, type: 'text/plain; charset=utf-8', nosniff: 'nosniff', allow: null, text });
+    expect(await raw('GET', '/proxies/nope')).toEqual(goError(404, '{"error":"proxy not found","status":404}\n'));
+    expect(await raw('POST', '/proxies', '')).toEqual(goError(400, '{"error":"bad request body: EOF","status":400}\n'));
+    expect(await raw('GET', '/nope')).toEqual(goError(404, '404 page not found\n'));
+    expect(await raw('GET', '/proxies/')).toEqual(goError(404, '404 page not found\n'));
+    expect(await raw('PUT', '/proxies/nope')).toEqual({ status: 405, type: null, nosniff: null, allow: 'GET, HEAD, POST, PATCH, DELETE', text: '' });
+    // POST /populate's errors are JSON there, as toxiproxy writes them itself.
+    expect(await raw('POST', '/populate', '{}')).toMatchObject({ status: 400, type: 'application/json', text: expect.stringMatching(/"proxies":null\}$/) });
   });
 
   it("writes JSON as toxiproxy's Go does: a toxic's fields in its declared order, proxies by name", async () => {
