@@ -30,6 +30,8 @@ export function dashboardEvent(source: DashboardSource, window: StatsWindow, atN
     link: stats.link,
     toxics: (source.toxics?.() ?? []).map((t) => ({ ...t, applications: counts.get(t.name) ?? 0 })),
   };
+  if (stats.timeline) event.linkNow = stats.timeline.delaysUs;
+  if (stats.partition) event.partition = stats.partition;
   if (stats.self) event.self = { addedUs: stats.self.addedUs, roundTripAddedUs: stats.self.roundTripAddedUs, lateUs: stats.self.lateUs };
   if (nodes) event.nodes = nodes.map(({ counters: _counters, ...rest }, i) => ({ ...rest, rates: figures.nodeRates[i]! }));
   return event;

@@ -38,7 +38,12 @@ export const PAGE_SCRIPT = String.raw`
     set('late', e.self ? 'p99 ' + fmtUs(e.self.lateUs.p99) : '-');
     const l = e.link;
     const extra = lossKeys(l).map((k) => ', ' + k + ' ' + l[k]).join('');
-    set('link', 'RTT ' + fmtUs(l.upUs + l.downUs) + ' (up ' + fmtUs(l.upUs) + ', down ' + fmtUs(l.downUs) + '), jitter ' + fmtUs(l.jitterUs) + ' ' + l.jitterDist + ', bandwidth ' + fmtBps(l.bandwidthBps) + extra);
+    // A moving link's settings stay put while its delays move: what runs now, and a partition that holds, are shown beside them.
+    const n = e.linkNow;
+    const now = n ? '; now RTT ' + fmtUs(n.upUs + n.downUs) + ' (up ' + fmtUs(n.upUs) + ', down ' + fmtUs(n.downUs) + ')' : '';
+    const p = e.partition;
+    const cut = p && p.active ? '; partition: heals in ' + fmtUs(Math.max(0, p.durationMs - p.startedMsAgo) * 1000) + ', then ' + p.then : '';
+    set('link', 'RTT ' + fmtUs(l.upUs + l.downUs) + ' (up ' + fmtUs(l.upUs) + ', down ' + fmtUs(l.downUs) + '), jitter ' + fmtUs(l.jitterUs) + ' ' + l.jitterDist + ', bandwidth ' + fmtBps(l.bandwidthBps) + extra + now + cut);
     lossControls(l);
     fill('commands-body', e.commands.map((c) => row([c.name, c.count, fmtRate(c.perSecond), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs)])));
     $('commands-empty').hidden = e.commands.length > 0;

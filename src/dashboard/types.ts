@@ -58,6 +58,10 @@ export interface DashboardEvent {
   self?: { addedUs: SelfQuantiles; roundTripAddedUs: SelfQuantiles; lateUs: SelfQuantiles };
   /** /stats `link` as it is (a field the link gains, loss for one, shows up here). */
   link: StatsSnapshot['link'];
+  /** On a moving link, the delays that run now (/stats `timeline.delaysUs`): `link` is the settings under the wave or series. */
+  linkNow?: { upUs: number; downUs: number };
+  /** The last partition (/stats `partition`), once one ran. */
+  partition?: StatsSnapshot['partition'];
   toxics: (ToxicSpec & { applications: number })[];
   /** One per node in a multi-node mode, in the stats block's order. */
   nodes?: NodeRow[];

@@ -11,6 +11,7 @@ import { compareDepthBuckets } from '../tap/counters.js';
 import type { SelfQuantiles } from './self-report.js';
 import { tlsFamilies } from './tls-metrics.js';
 import { lossFamilies } from './loss-metrics.js';
+import { timelineFamilies } from './timeline-metrics.js';
 import { nodeFamilies } from './node-metrics.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
@@ -48,6 +49,7 @@ export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly Metric
     ...selfFamilies(snapshot),
     ...tlsFamilies(snapshot),
     ...lossFamilies(snapshot),
+    ...timelineFamilies(snapshot),
     ...nodeFamilies(snapshot),
     ...extra,
   ];

@@ -9,6 +9,7 @@ import { startProxy } from '../../src/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { openEvents } from '../dashboard/events-client.js';
 import { proxyClient, rawSocket } from './helpers.js';
 
 const MS = 1e6;
@@ -71,6 +72,24 @@ describe('a link that changes over time, with a real client', () => {
       expect((monotonicNs() - t) / MS).toBeGreaterThanOrEqual(29);
     } finally {
       c.disconnect();
+      await proxy.close();
+    }
+  });
+
+  // /metrics' link gauges and the dashboard's link are the settings under the series: a graph of a moving link was flat.
+  it('/metrics and the dashboard show the delays that run now, beside the settings under them', async () => {
+    const proxy = await startSingleNodeProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, rttSeries: '0,4', control: '127.0.0.1:0' });
+    const events = await openEvents(proxy.controlAddress!);
+    try {
+      const text = await (await fetch(`http://${proxy.controlAddress}/metrics`)).text();
+      expect(text).toMatch(/^redis_rtt_link_up_delay_seconds 0$/m);
+      expect(text).toMatch(/^redis_rtt_link_now_up_delay_seconds 0\.002$/m);
+      expect(text).toMatch(/^redis_rtt_link_now_down_delay_seconds 0\.002$/m);
+      const e = await events.next((ev) => ev.linkNow !== undefined);
+      expect(e.linkNow).toEqual({ upUs: 2000, downUs: 2000 });
+      expect(e.link).toMatchObject({ upUs: 0, downUs: 0 });
+    } finally {
+      events.req.destroy();
       await proxy.close();
     }
   });

@@ -9,6 +9,7 @@ import { firstResendAfterNs, rtoNs, TCP_TIMEOUT_INIT_NS } from '../../src/link/r
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { openEvents } from '../dashboard/events-client.js';
 import { proxyClient } from './helpers.js';
 
 const run = promisify(execFile);
@@ -195,6 +196,31 @@ describe('partitions that heal, with real clients', () => {
       expect(p.stats().partition).toMatchObject({ active: false, resetConnections: 1 });
     } finally {
       s.destroy();
+      await p.close();
+    }
+  });
+
+  // /metrics and the dashboard had no word of a partition: a graph of a test run could not show when the link was cut.
+  it('shows in /metrics (partition_active) and in the dashboard\'s events while it holds, and 0 after the heal', async () => {
+    const clock = new FakeClock(1000 * S);
+    const scheduler = new ManualScheduler(clock);
+    const p = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, control: '127.0.0.1:0', scheduler, log: () => undefined });
+    const metrics = async (): Promise<string> => (await fetch(`http://${p.controlAddress}/metrics`)).text();
+    const events = await openEvents(p.controlAddress!);
+    try {
+      expect(await metrics()).not.toMatch(/partition/);
+      const t0 = clock.nowNs();
+      p.setLink({ partition: '10s', then: 'reset' });
+      expect(await metrics()).toMatch(/^redis_rtt_partition_active 1$/m);
+      const held = await events.next((e) => e.partition?.active === true);
+      expect(held.partition).toMatchObject({ durationMs: 10_000, then: 'reset', resetConnections: 0 });
+      scheduler.runUntil(t0 + 10 * S);
+      const text = await metrics();
+      expect(text).toMatch(/^redis_rtt_partition_active 0$/m);
+      expect(text).toMatch(/^redis_rtt_partition_reset_connections 0$/m);
+      expect((await events.next((e) => e.partition?.active === false)).partition?.durationMs).toBe(10_000);
+    } finally {
+      events.req.destroy();
       await p.close();
     }
   });
