@@ -3,6 +3,7 @@
  * multi-key (or multi-member) form that does N of them in one command, and which ones can never be
  * batched (connection state, blocking, pub/sub). Data only.
  */
+import { statsKey } from '../tap/blocking.js';
 
 /** Writes whose reply a client rarely needs before its next command. */
 export const WRITE_COMMANDS: ReadonlySet<string> = new Set([
@@ -78,5 +79,9 @@ export function isCursor(name: string): boolean {
 }
 
 export function isBatchable(name: string): boolean {
-  return !NOT_BATCHABLE.has(baseCommand(name));
+  const base = baseCommand(name);
+  // A blocking command queued inside MULTI ("BLPOP QUEUED", the tap's key) does not block: its +QUEUED
+  // is a round trip like a queued SET's. Only the command run outside MULTI ("BLPOP") waits on purpose.
+  if (name !== base && name === statsKey(base, false, true)) return true;
+  return !NOT_BATCHABLE.has(base);
 }

@@ -147,6 +147,22 @@ describe('opportunities', () => {
     expect(ops).toEqual([]);
   });
 
+  it('flags a loop of blocking commands queued in MULTI (they do not block), as it flags queued SETs', () => {
+    const ops = run((s) => {
+      s.rt(['MULTI']);
+      for (let i = 0; i < 4; i++) s.rt(['BLPOP QUEUED']);
+      s.rt(['EXEC']);
+      for (let i = 0; i < 3; i++) s.rt([{ name: 'BLPOP', blocking: true }]);
+      s.rt(['MULTI']);
+      for (let i = 0; i < 3; i++) s.rt(['WAIT QUEUED']);
+      s.rt(['EXEC']);
+    });
+    expect(ops.map((o) => [o.kind, o.command, o.count, o.instead])).toEqual([
+      ['loop', 'BLPOP QUEUED', 4, 'one pipeline, if independent'],
+      ['loop', 'WAIT QUEUED', 3, 'one pipeline, if independent'],
+    ]);
+  });
+
   it('lists cursor loops as dependent: no round trip saved, the round trips they cost, never "pipeline"', () => {
     for (const name of ['SCAN', 'HSCAN', 'SSCAN', 'ZSCAN']) {
       const ops = run((s) => {
