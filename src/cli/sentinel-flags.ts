@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { parseList } from '../units.js';
-import type { SentinelProxyOptions } from '../sentinel/options.js';
+import { clusterDiscoveryKeyError, type SentinelProxyOptions } from '../sentinel/options.js';
 
 /** Where the password of the proxy's own sentinel connections comes from, so it does not show in `ps`. */
 export const SENTINEL_PASSWORD_ENV = 'REDIS_RTT_SENTINEL_PASSWORD';
@@ -29,6 +29,9 @@ export function addSentinelFlags(cmd: Command): Command {
 export interface SentinelFileKeys {
   sentinelPassword?: unknown;
   sentinelRefreshMs?: unknown;
+  /** Cluster discovery's keys, refused with sentinels (CLUSTER_DISCOVERY_KEYS). */
+  upstreamPassword?: unknown;
+  topologyRefreshMs?: unknown;
 }
 
 /**
@@ -66,6 +69,11 @@ export function sentinelFromFlags(
   if (f.cluster === 'on') throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');
   // Cluster discovery's login: in sentinel mode it would be dropped without a word, the sentinels asked without it.
   if (f.upstreamUser !== undefined) throw new ConfigError('--upstream-user', f.upstreamUser, `--sentinel-user with --sentinel (and ${SENTINEL_PASSWORD_ENV})`);
+  // The file's keys that have no flag: --print-config printed them and exited 0, and the start refused them under
+  // the bare key, with no word of the file.
+  for (const key of ['upstreamPassword', 'topologyRefreshMs'] as const) {
+    if (file[key] !== undefined) throw clusterDiscoveryKeyError(key, `${f.config ?? 'config'}: ${key}`, file[key]);
+  }
   if (f.sentinelMaster === undefined) throw new ConfigError('--sentinel-master', undefined, `the master name the sentinels at ${given} monitor`);
   const sentinelPassword = process.env[SENTINEL_PASSWORD_ENV] || (file.sentinelPassword as string | undefined);
   return { sentinels: f.sentinel, sentinelMaster: f.sentinelMaster, sentinelUser: f.sentinelUser, sentinelPassword };

@@ -29,6 +29,14 @@ const SCHEMA = z.object(SENTINEL_OPTIONS);
 /** The CLI flag of each sentinel option that has one: a ConfigError here names what `redis-rtt proxy`'s user typed. */
 export const SENTINEL_FLAGS: Record<string, string> = { sentinels: '--sentinel', sentinelMaster: '--sentinel-master', sentinelUser: '--sentinel-user' };
 
+/** Cluster mode's discovery keys, each with sentinel mode's own: with sentinels they would be dropped without a word. */
+export const CLUSTER_DISCOVERY_KEYS = { upstreamUser: 'sentinelUser', upstreamPassword: 'sentinelPassword', topologyRefreshMs: 'sentinelRefreshMs' } as const;
+
+/** The error for one of CLUSTER_DISCOVERY_KEYS given with sentinels, named `name` (the key, or `proxy.json: key`); a password shown redacted. */
+export function clusterDiscoveryKeyError(key: keyof typeof CLUSTER_DISCOVERY_KEYS, name: string, value: unknown): ConfigError {
+  return new ConfigError(name, key === 'upstreamPassword' ? '(redacted)' : value, `${CLUSTER_DISCOVERY_KEYS[key]} in sentinel mode (${key} is cluster mode's)`);
+}
+
 /** startSentinelProxy's options: a proxy's, with the sentinels in place of `upstream`. */
 export type SentinelProxyOptions = Omit<ProxyOptions, 'upstream'> & z.input<typeof SCHEMA>;
 
@@ -46,11 +54,9 @@ export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof
   if ('upstream' in options && (options as { upstream?: unknown }).upstream !== undefined) {
     throw new ConfigError('--upstream', (options as { upstream?: unknown }).upstream, 'no --upstream with --sentinel (the sentinels are the upstreams)');
   }
-  // Cluster mode's discovery keys: sentinel mode has its own, and would drop these without a word.
-  const ownKey: Record<string, string> = { upstreamUser: 'sentinelUser', upstreamPassword: 'sentinelPassword', topologyRefreshMs: 'sentinelRefreshMs' };
-  for (const [key, own] of Object.entries(ownKey)) {
+  for (const key of Object.keys(CLUSTER_DISCOVERY_KEYS) as (keyof typeof CLUSTER_DISCOVERY_KEYS)[]) {
     const value = (options as Record<string, unknown>)[key];
-    if (value !== undefined) throw new ConfigError(key, key === 'upstreamPassword' ? '(redacted)' : value, `${own} in sentinel mode (${key} is cluster mode's)`);
+    if (value !== undefined) throw clusterDiscoveryKeyError(key, key, value);
   }
   // AUTH needs a password: without one the user would be ignored without a word (the proxy would not log in).
   if (data.sentinelUser !== undefined && data.sentinelPassword === undefined) {

@@ -231,6 +231,9 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       // Both in the file: named by its key, not the --upstream nobody typed.
       [{ ...base, upstream: setup.nodes[0]!.address }, /\.json: upstream: .*no --upstream with --sentinel/],
       [{ sentinels: [setup.sentinelAddresses[0]] }, /--sentinel-master: .*expected the master name/],
+      // Cluster discovery's keys without a flag: --print-config printed them, and the start named the bare key.
+      [{ ...base, topologyRefreshMs: 100 }, /\.json: topologyRefreshMs: invalid value 100; expected sentinelRefreshMs in sentinel mode/],
+      [{ ...base, upstreamPassword: 'f1le-s3cret' }, /\.json: upstreamPassword: invalid value "\(redacted\)"; expected sentinelPassword in sentinel mode/],
     ];
     for (const [config, message] of cases) {
       const r = await runCli(['proxy', '--config', write(config), '--print-config']);
