@@ -51,6 +51,20 @@ export class ClientZones {
     await Promise.all(this.zones.map((z) => z.nodes.open(addresses, z.zone === 1 ? listenPort : undefined)));
   }
 
+  /**
+   * A reply on `zone`'s listeners named nodes it has none for: opened in its set. When that fails (no
+   * port left in --listen-ports), every other set tries too, as the next reading does, so the error
+   * names and counts every listener those nodes lack ("the nodes need N"), as the reading's does: it
+   * counted this zone's alone, 21 where 23 were needed.
+   */
+  async openNamed(zone: number, addresses: readonly RealAddress[]): Promise<void> {
+    const own = this.zones.find((z) => z.zone === zone) ?? this.zones[0]!;
+    const first = await Promise.allSettled([own.nodes.open(addresses)]);
+    if (first[0]!.status === 'fulfilled') return;
+    const others = await Promise.allSettled(this.zones.filter((z) => z !== own).map((z) => z.nodes.open(addresses)));
+    throw settledFailure([...first, ...others]);
+  }
+
   /** Ids, roles and zones from a reading other than CLUSTER NODES (sentinel mode's), for every zone's set. */
   label(labels: readonly NodeLabel[]): void {
     for (const z of this.zones) z.nodes.label(labels);

@@ -57,9 +57,16 @@ export class NodeSet {
     return this.byKey.get(key) ?? this.byKey.get(this.byHostname.get(key) ?? '');
   }
 
-  /** Opens a listener for each address not known yet; resolves once all accept clients. */
+  /**
+   * Opens a listener for each address not known yet; resolves once all accept clients. Every open is
+   * waited for, and the failures are one error: nodes with no port left in --listen-ports are all
+   * named and counted ("the nodes need N"); the first failure alone counted one.
+   */
   async open(addresses: readonly RealAddress[], listenPort?: number): Promise<ClusterNode[]> {
-    return Promise.all(addresses.map((a) => this.openOne(a, listenPort)));
+    const opened = await Promise.allSettled(addresses.map((a) => this.openOne(a, listenPort)));
+    const failed = settledFailure(opened);
+    if (failed) throw failed;
+    return opened.map((r) => (r as PromiseFulfilledResult<ClusterNode>).value);
   }
 
   private openOne(a: RealAddress, listenPort: number | undefined): Promise<ClusterNode> {

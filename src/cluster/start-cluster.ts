@@ -63,7 +63,7 @@ export async function startClusterProxy(
           selfHost: a.host,
           listenTls: listenTls.listen !== undefined,
           upstreamTls: secure !== undefined,
-          directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => nodes.open(list).then(() => void refresh.refresh()) },
+          directory: { listenerFor: (h, p) => nodes.listenerFor(h, p), open: (list) => zones.openNamed(zone, list).then(() => void refresh.refresh()) },
           onRewrite: (k) => counts.rewritten(k),
           onUnparsed: (k, why) => counts.unparsedReply(k, why),
           onOpenFailed: (list, err) => starter.openFailures.failed(list, err, s.clientZoneCount === undefined ? undefined : zone),

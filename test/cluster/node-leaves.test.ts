@@ -165,4 +165,39 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
     await rawCommands(back.endpoint, [['CLUSTER', 'RESET', 'HARD']]);
     await vi.waitFor(() => expect(p.stats().cluster.withoutListener).toEqual([]), { timeout: 10_000, interval: 20 });
   });
+
+  it('with --client-zones, a reply that names a node with no port left counts every zone\'s listener for it in "the nodes need N"', async () => {
+    const seed = cluster.nodes[0]!;
+    const [reading] = await rawCommands(seed.endpoint, [['CLUSTER', 'NODES']]);
+    const members = (reading?.text ?? '').trim().split('\n').map((l) => l.split(' ')[1]!.split('@')[0]!);
+    // Reset by the case above (or never joined): it joins below.
+    const out = cluster.nodes.find((n) => !members.includes(n.address))!;
+    expect(out, 'the case above leaves a node out of the cluster').toBeDefined();
+    // Both zones' listeners of every member but zone 1's seed (on --listen): the range fits them exactly.
+    const size = members.length * 2 - 1;
+    const base = await freeRange(size);
+    const lines: string[] = [];
+    const zoned = (await startProxy({
+      ...{ upstream: cluster.address, cluster: 'on', zones: 2, clientZones: 2, listenPorts: `${base}-${base + size - 1}`, topologyRefreshMs: 60_000 },
+      ...{ compensationUs: { up: 0, down: 0 }, log: (l: string) => lines.push(l) },
+    })) as RedisRttClusterProxy;
+    try {
+      await rawCommands(out.endpoint, [['FLUSHALL'], ['CLUSTER', 'RESET', 'HARD']]);
+      await rawCommands(seed.endpoint, [['CLUSTER', 'MEET', '127.0.0.1', String(out.port), String(out.busPort)]]);
+      const said = () => lines.filter((l) => l.startsWith('could not open a listener'));
+      await vi.waitFor(
+        async () => {
+          await rawCommands({ kind: 'tcp', host: zoned.host, port: zoned.port }, [['CLUSTER', 'NODES']]);
+          expect(said()).toHaveLength(1);
+        },
+        { timeout: 10_000, interval: 50 },
+      );
+      // Zone 1's reply: the node needs a listener in zone 2 too. It said "need ${size + 1}".
+      const full = `--listen-ports ${base}-${base + size - 1}: no free port left for node ${out.address} (client zone 1), node ${out.address} (client zone 2)`;
+      const why = `(the range has ${size} ports: ${size} held by this proxy's listeners; the nodes need ${size + 2})`;
+      expect(said()).toEqual([`could not open a listener for ${out.address} (client zone 1): ${full} ${why}; replies name it by its real address until it has one`]);
+    } finally {
+      await zoned.close();
+    }
+  });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNodeLink, type NodeLinkRule } from '../../src/cluster/node-link.js';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
 import { applyLinkUpdate } from '../../src/link/settings.js';
+import { ListenPortRange } from '../../src/cluster/listen-ports.js';
 import { NodeSet } from '../../src/cluster/node-set.js';
 import { NetworkError } from '../../src/errors.js';
 import type { TopologyNode } from '../../src/cluster/topology.js';
@@ -53,6 +54,25 @@ describe('a node that cannot get a listener', () => {
     expect(roles()).toEqual({ 7001: 'replica link', 7002: 'master rtt=2ms' });
     expect(links.get(7002)!.upUs).toBe(1000);
     expect(links.get(7001)!.upUs).toBe(0);
+  });
+});
+
+describe('a reply that names several nodes with no port left in --listen-ports', () => {
+  it('fails naming each of them, and counts them all in "the nodes need N"', async () => {
+    const set = new NodeSet({
+      startNodeProxy: async (_a, port) => ({ port, close: async () => {} }) as unknown as RedisRttProxy,
+      listenPorts: new ListenPortRange({ from: 9001, to: 9001 }),
+      stageFor: () => undefined,
+      announceHost: '127.0.0.1',
+      base: {},
+      rules: [],
+      log: () => {},
+    });
+    await set.open([{ host: '127.0.0.1', port: 7001 }]);
+    // The first node's failure alone was the error: "for node 127.0.0.1:7002 (...; the nodes need 2)".
+    await expect(set.open([7002, 7003].map((port) => ({ host: '127.0.0.1', port })))).rejects.toThrow(
+      "--listen-ports 9001-9001: no free port left for node 127.0.0.1:7002, node 127.0.0.1:7003 (the range has 1 port: 1 held by this proxy's listeners; the nodes need 3)",
+    );
   });
 });
 
