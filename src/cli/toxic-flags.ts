@@ -5,6 +5,8 @@ import { parseJsonText } from '../validation/json-text.js';
 import { TOXIC_TYPES } from '../toxics/registry.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import type { ToxicSpec } from '../toxics/types.js';
+import { cliAttributes } from '../toxiproxy-api/cli-values.js';
+import { isJsonObject } from '../validation/schema.js';
 
 export interface ToxicFlagValues {
   toxic: string[];
@@ -91,9 +93,19 @@ export function checkDistinctToxicNames(toxics: readonly { name: string }[], whe
 function checked(t: unknown, flag: string): ToxicSpec {
   try {
     // Refused, not ignored, as a config file's: a misspelled attribute would run with its default.
-    return parseToxicSpec(t, 'refuse');
+    return parseToxicSpec(withCliForms(t), 'refuse');
   } catch (err) {
     if (err instanceof ConfigError) throw new ConfigError(`${flag} ${err.flag}`, err.value, err.accepts);
     throw err;
   }
+}
+
+/**
+ * A toxic's attributes in the forms toxiproxy-cli's users type (`-a commands=GET,MGET -a close=true`),
+ * as `redis-rtt server` takes them (cli-values.ts): `"commands": "GET,MGET"` is the list ["GET","MGET"],
+ * `"close": "true"` the flag. A value no form fits, or a key the type lacks, is left for the schema to refuse.
+ */
+function withCliForms(t: unknown): unknown {
+  if (!isJsonObject(t) || typeof t.type !== 'string' || !isJsonObject(t.attributes)) return t;
+  return { ...t, attributes: cliAttributes(t.type, t.attributes) };
 }

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Toxiproxy } from 'toxiproxy-node-client';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { BIN, runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { toxicsFromFlags } from '../../src/cli/toxic-flags.js';
 
 const run = promisify(execFile);
 let redis: PrivateRedis;
@@ -71,20 +72,32 @@ describe('redis-rtt proxy --toxic / --toxics', () => {
     expect(t.stderr).toMatch(/--toxic type/);
   });
 
+  it("takes a Redis-aware toxic's list and flag in toxiproxy-cli's forms, a misspelled key still refused", () => {
+    const [error, drop] = toxicsFromFlags({
+      toxic: ['{"type":"redis_error","attributes":{"commands":"GET,MGET","keys":2024,"error":"LOADING x"}}', '{"type":"redis_drop","attributes":{"close":"true"}}'],
+    });
+    expect(error!.attributes).toMatchObject({ commands: ['GET', 'MGET'], keys: '2024' });
+    expect(drop!.attributes).toMatchObject({ close: true });
+    expect(() => toxicsFromFlags({ toxic: ['{"type":"redis_drop","attributes":{"clos":"true"}}'] })).toThrow(/--toxic attributes.*clos/);
+    expect(() => toxicsFromFlags({ toxic: ['{"type":"redis_drop","attributes":{"close":"maybe"}}'] })).toThrow(/--toxic attributes\.close/);
+  });
+
   it('applies --toxics FILE then --toxic, as redis-cli sees it', async () => {
     const file = join(dir, 'toxics.json');
     await writeFile(file, JSON.stringify([{ type: 'redis_error', name: 'ro', attributes: { commands: ['SET'], error: 'READONLY replica' } }]));
     const p = await startCliProxy([
       '--upstream', redis.address, '--listen', '127.0.0.1:0', '--control', '127.0.0.1:0', '--compensate', '0us',
-      '--toxics', file, '--toxic', '{"type":"redis_error","attributes":{"commands":["GET"],"error":"LOADING Redis is loading"}}',
+      // `commands` as toxiproxy-cli's `-a commands=GET,MGET` sends it, a string: it was exit 2, "expected an array".
+      '--toxics', file, '--toxic', '{"type":"redis_error","attributes":{"commands":"GET, MGET","error":"LOADING Redis is loading"}}',
     ]);
     try {
       const cli = (...args: string[]) => run('redis-cli', ['-h', p.host, '-p', String(p.port), ...args]);
       expect((await cli('SET', 'k', 'v')).stdout).toMatch(/READONLY replica/);
       expect((await cli('GET', 'k')).stdout).toMatch(/LOADING Redis is loading/);
+      expect((await cli('MGET', 'k')).stdout).toMatch(/LOADING Redis is loading/);
       expect((await cli('PING')).stdout.trim()).toBe('PONG');
       const stats = await p.stats();
-      expect(stats.toxics?.map((t) => [t.name, t.applications])).toEqual([['ro', 1], ['redis_error_downstream', 1]]);
+      expect(stats.toxics?.map((t) => [t.name, t.applications])).toEqual([['ro', 1], ['redis_error_downstream', 2]]);
     } finally {
       await p.stop();
     }
