@@ -15,6 +15,8 @@
  * A stage's promise holds that frame and everything behind it in that direction. On a framer
  * desync both directions fall back to passing bytes through unchanged (in order, holds released),
  * and so they do once a replica's PSYNC or SYNC is answered: no stage acts on a replication stream.
+ * On a request desync or an EXEC whose replies cannot be followed the fall back waits until nothing
+ * holds a place (fallBackWhenFree).
  */
 import { CommandKind } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
@@ -64,6 +66,8 @@ export class FrameChain implements ByteStage {
   private passThrough = false;
   /** An EXEC was forwarded whose replies cannot be followed (exec-effects.ts unfollowableExec). */
   private unfollowable = false;
+  /** Why the chain stops framing once nothing holds a place (fallBackWhenFree); undefined until then. */
+  private stopping: string | undefined;
   // Up.
   private readonly requests: FramedRequests;
   private upWaiting = false;
@@ -89,10 +93,11 @@ export class FrameChain implements ByteStage {
     this.requests = new FramedRequests({
       clientBase,
       tap,
-      onDesync: () => this.fallBack(),
+      // Decided in runRequests, once the requests framed before the bad one are.
+      onDesync: () => void (this.stopping ??= 'stream not valid RESP'),
       onTooLong: () => {
-        // Not while a local answer or a drop waits at its place (ReplySequencer.holdsPlaces): asked again next chunk.
-        if (!this.replies.holdsPlaces) this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true);
+        // Not while a local answer, a drop or a held reply waits (ReplySequencer.canPassOn): asked again next chunk.
+        if (this.stopping === undefined && this.replies.canPassOn) this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true);
       },
       maxHeldBytes: o.maxRequestBytes,
     });
@@ -103,6 +108,7 @@ export class FrameChain implements ByteStage {
       onDesync: () => this.fallBack(),
       onReplication: () => this.fallBack('replication stream'),
       onTooLong: () => this.fallBack(`a reply held over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes`, true),
+      onCanPassOn: () => this.fallBackWhenFree(),
       maxHeldBytes: o.maxReplyBytes,
       tap,
     });
@@ -141,7 +147,8 @@ export class FrameChain implements ByteStage {
 
   /** Request bytes pending here (the up side's ByteStage.pendingBytes), for backpressure. */
   get pendingBytes(): number {
-    return this.requests.pendingBytes;
+    // While stopping, what follows the bad request or the EXEC waits here too (fallBackWhenFree).
+    return this.stopping === undefined ? this.requests.pendingBytes : this.requests.heldBytes;
   }
   /** Reply bytes pending here, for backpressure. */
   get downPendingBytes(): number {
@@ -187,8 +194,28 @@ export class FrameChain implements ByteStage {
 
   private runRequests(): void {
     this.localAnswers.whileDeciding(() => this.decideQueued());
-    if (this.unfollowable) return this.fallBack('replies after this EXEC cannot be matched');
+    if (this.unfollowable) this.stopping ??= 'replies after this EXEC cannot be matched';
+    if (this.stopping !== undefined) this.fallBackWhenFree();
     this.maybeEndUp(this.o.conn.nowNs());
+  }
+
+  /**
+   * Falls back for `stopping` once every request decided before it has had its reply through the
+   * stages (the EXEC's own aside: its replies are what cannot be followed). Falling back at once,
+   * passOn() handed a local answer on ahead of the replies to earlier requests (the client read it
+   * as theirs) and a reply a stage holds or was to hold (redis_drop's) on after all. Until then the
+   * requests framed before a desync are decided and every reply is sequenced as before, and what
+   * follows the bad request (or the EXEC) is held here, unsent: Redis answers what it got, in order.
+   * The client's FIN is not held (it may wait for good, behind a redis_drop): if it went first,
+   * what is held here is dropped at the fall back, Redis having had the FIN.
+   */
+  private fallBackWhenFree(): void {
+    if (this.passThrough) return;
+    const r = this.replies;
+    const framedLeft = !this.unfollowable && this.requests.queue.length > 0;
+    const answered = r.canPassOn && r.unansweredRequests <= (this.unfollowable ? 1 : 0);
+    r.watchPassOn = this.upWaiting || framedLeft || !answered;
+    if (!r.watchPassOn) this.fallBack(this.stopping);
   }
 
   private decideQueued(): void {
@@ -289,12 +316,13 @@ export class FrameChain implements ByteStage {
   private fallBack(why = 'stream not valid RESP', tapMatches = false): void {
     if (this.passThrough) return;
     this.passThrough = true;
+    this.replies.watchPassOn = false;
     this.o.log(`conn ${this.o.conn.id}: frame stages off (${why}), bytes pass unchanged`);
     if (tapMatches) this.o.tap?.unframed();
     const now = this.o.conn.nowNs();
     // Up: everything not yet decided, then the rest of the stream, unchanged.
     const chunk = this.requests.takeAll();
-    if (chunk.length > 0) this.forwardRaw(chunk, now);
+    if (chunk.length > 0 && !this.upEndSent) this.forwardRaw(chunk, now);
     // Down: what is held, in order, then the rest unchanged.
     const d = this.replies.passOn();
     if (d.length > 0) this.o.down.push(d, now);

@@ -57,9 +57,13 @@ export class FramedRequests {
   private pushed = 0;
   private readonly maxHeld: number;
   private readonly onTooLong: () => void;
+  private readonly tap: FramedTap | undefined;
+  /** The framer lost the stream (told to the tap once queueing stops: takeAll). */
+  private desynced = false;
 
   constructor(o: FramedRequestsOptions) {
     const tap = o.tap;
+    this.tap = tap;
     this.maxHeld = o.maxHeldBytes ?? FRAMED_REQUEST_MAX_BYTES;
     this.onTooLong = o.onTooLong;
     this.framer = new RequestFramer(
@@ -83,7 +87,9 @@ export class FramedRequests {
           this.pendingBytes += wire.length;
         },
         desync: () => {
-          tap?.requestsDesynced(this.framer);
+          this.desynced = true;
+          // While queueing the chain still frames and matches for the tap, until it stops (takeAll).
+          if (!this.queueing) tap?.requestsDesynced(this.framer);
           o.onDesync();
         },
         empty: () => {
@@ -112,6 +118,11 @@ export class FramedRequests {
     if (this.pushed - this.framedEnd > this.maxHeld) this.onTooLong();
   }
 
+  /** Bytes held here: the queue's and those not framed yet (a request being framed, or all after a desync). */
+  get heldBytes(): number {
+    return this.pendingBytes + this.pushed - this.framedEnd;
+  }
+
   /**
    * Client stream bytes pushed so far, counted from `clientBase`, the chunk being pushed included:
    * where the bytes handed on at a fall back from inside push() end (the framer's offset is still
@@ -136,10 +147,11 @@ export class FramedRequests {
 
   /**
    * Stops queueing: returns every request not yet decided, then the rest of the stream as it came,
-   * for the owner to pass on unchanged.
+   * for the owner to pass on unchanged. A desync is the tap's from here.
    */
   takeAll(): Buffer {
     this.queueing = false;
+    if (this.desynced) this.tap?.requestsDesynced(this.framer);
     const parts = this.queue.map((r) => r.wire);
     parts.push(this.bytes.takeFrom(this.framedEnd));
     this.clear();

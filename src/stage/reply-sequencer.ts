@@ -25,8 +25,10 @@ export interface ReplySequencerOptions {
    * replication stream (the RDB, the master's writes, the replica's ACKs), no request or reply.
    */
   onReplication: () => void;
-  /** The reply being framed holds more than `maxHeldBytes` here (the owner then calls passOn()). */
+  /** The reply being framed holds more than `maxHeldBytes` here, and canPassOn (the owner then calls passOn()). */
   onTooLong: () => void;
+  /** While `watchPassOn` is set: canPassOn became true (checked at each flush). */
+  onCanPassOn: () => void;
   /** @default FRAMED_REPLY_MAX_BYTES */
   maxHeldBytes?: number;
   /** Told how each chunk toward the client was matched (once the replies are matched here). */
@@ -65,6 +67,8 @@ export class ReplySequencer {
   private pushed = 0;
   private readonly maxHeld: number;
   destroyed = false;
+  /** The owner waits to fall back (FrameChain.fallBackWhenFree): told at a flush once canPassOn. */
+  watchPassOn = false;
 
   constructor(private readonly o: ReplySequencerOptions) {
     this.maxHeld = o.maxHeldBytes ?? FRAMED_REPLY_MAX_BYTES;
@@ -154,21 +158,34 @@ export class ReplySequencer {
 
   /**
    * After PSYNC's answer the bytes held are the replication stream (an RDB), which the chain stops
-   * framing for in any case, as a replication stream; otherwise the streams are still RESP. While
-   * holdsPlaces the reply stays held: passOn() would put a local answer ahead of replies to earlier
-   * requests, or deliver what a drop holds back.
+   * framing for in any case, as a replication stream; otherwise the streams are still RESP. Until
+   * canPassOn the reply stays held (checked again at the next chunk).
    */
   private tooLong(): void {
     if (this.matching.replicating) return this.o.onReplication();
-    if (!this.holdsPlaces) this.o.onTooLong();
+    if (this.canPassOn) this.o.onTooLong();
+  }
+
+  /**
+   * passOn() loses nothing: no local answer not yet sent or dropped request waits at its place
+   * (holdsPlaces), and no stage holds a reply (a promise: redis_drop's never lets its reply go, and
+   * passOn() would hand it on, with everything behind it, without the stage's say).
+   */
+  get canPassOn(): boolean {
+    return !this.downWaiting && !this.holdsPlaces;
   }
 
   /**
    * A local answer not yet sent or a dropped request waits at its place: passOn() could not put it
    * there in Redis's unframed stream, so the chain does not stop framing for a request or reply too
-   * long to hold while this is so (it checks again at the next chunk).
+   * long to hold while this is so (canPassOn).
    */
-  get holdsPlaces(): boolean {
+  /** Requests whose replies (or local answers) have not all gone toward the client yet. */
+  get unansweredRequests(): number {
+    return this.slots.length;
+  }
+
+  private get holdsPlaces(): boolean {
     return this.slots.some((s) => s.slotKind !== SlotKind.Forwarded);
   }
 
@@ -232,6 +249,7 @@ export class ReplySequencer {
     if (this.destroyed) return;
     this.emitDue();
     this.maybeEndDown();
+    if (this.watchPassOn && this.canPassOn) this.o.onCanPassOn();
   }
 
   private emitDue(): void {

@@ -55,6 +55,8 @@ export abstract class FramedFeed {
       emptyRequest: () => correlator.emptyRequest(),
       requestsDesynced: (framer) => {
         this.fedUpFramer = framer;
+        // Told when the chain stops framing, maybe after the chunk that desynced it (FrameChain.fallBackWhenFree).
+        this.countUnparsed();
         this.matchOwnFrames();
         // As unframed: the requests before the bad one still get their replies (Correlator.requestsEnded).
         correlator.requestsEnded(() => this.chunkTimes.clear());

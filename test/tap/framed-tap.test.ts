@@ -268,10 +268,16 @@ describe('a framed connection frames each byte once per direction', () => {
   });
 
   it('framed: the chain frames each stream once and the tap frames nothing of it', () => {
-    for (const session of Object.values(SESSIONS)) {
+    const refused = resp('-ERR Protocol error: invalid bulk length|').length;
+    for (const [name, session] of Object.entries(SESSIONS)) {
       const clock = new FakeClock();
       const n = framedBytes(() => play(framed(clock), clock, session, 'random'));
-      expect(n).toEqual({ requests: bytesOf(session, 'up'), replies: bytesOf(session, 'down') });
+      expect(n.requests).toBe(bytesOf(session, 'up'));
+      // After a request desync the chain stops framing once the replies before it are through, which
+      // can be inside a chunk: the part of Redis's error that chunk held is framed again by the tap.
+      const again = name.startsWith('a request Redis refuses') ? n.replies - bytesOf(session, 'down') : 0;
+      expect(again).toBeGreaterThanOrEqual(0);
+      expect(again).toBeLessThan(refused);
     }
   });
 
@@ -410,6 +416,19 @@ describe('a framed connection frames each byte once per direction', () => {
       ['+local\r\n', 10],
     ]);
     expect(side.tap.counters()).toMatchObject({ commands: 3, replies: 3, unparsedBytes: 0 });
+  });
+
+  it('a reply too long to hold stays held while a stage holds a reply before it (redis_drop): it is not handed on', () => {
+    const clock = new FakeClock();
+    const stage: FrameStage = { onReply: (r) => (r.request?.name === 'GET' ? new Promise(() => undefined) : { kind: 'pass' }) };
+    const side = framed(clock, stage, undefined, 64);
+    const big = resp(`$100|${'v'.repeat(100)}|`).toString('latin1');
+    play(side, clock, [...x(cmd('SET', 'k', 'v') + cmd('GET', 'k') + cmd('LRANGE', 'l', '0', '-1'), '+OK|$1|v|' + big.slice(0, 80), 0)], 'whole');
+    clock.setNs(10_000);
+    side.redis(resp(big.slice(80)));
+    // Passed on unframed, GET's reply (and LRANGE's behind it) went to the client after all.
+    expect(side.downChunks.map((c) => c[0])).toEqual(['+OK\r\n']);
+    expect(side.chain.downPendingBytes).toBe(resp('$1|v|').length + big.length);
   });
 
   it('framed: bytes a stage made are framed by the tap, once, and counted as the reply', () => {

@@ -143,3 +143,34 @@ describe('redis_error under CLIENT REPLY OFF and SKIP', () => {
     }
   });
 });
+
+describe('the frame stages turn off (a request desync, an EXEC whose replies cannot be followed) only once what they hold is through', () => {
+  it('an answer waiting for an earlier reply keeps its place, and a dropped reply stays dropped', async () => {
+    const p = await startSingleNodeProxy({
+      upstream: redis.address,
+      compensationUs: { up: 0, down: 0 },
+      log: () => undefined,
+      toxics: [
+        { type: 'redis_error', attributes: { commands: ['PING'], error: 'ERR local' } },
+        { type: 'redis_drop', attributes: { commands: ['GET'], keys: 'drop:*', close: true } },
+      ],
+    });
+    try {
+      const { host = '127.0.0.1', port = 0 } = p;
+      const bad = '*1\r\n$x\r\n';
+      // CLIENT REPLY in MULTI: Redis's replies after that EXEC cannot be matched to requests.
+      const unfollowable = cmd('MULTI') + cmd('CLIENT', 'REPLY', 'ON') + cmd('EXEC');
+      // The answer went to the client at the fall back, ahead of GET's reply (or PING reached Redis, framed with the bad request).
+      const desync = await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'k') + cmd('PING') + bad);
+      expect(desync).toBe('+OK\r\n$1\r\nv\r\n-ERR local\r\n-ERR Protocol error: invalid bulk length\r\n');
+      const exec = await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'k') + cmd('PING') + unfollowable + cmd('GET', 'k'));
+      expect(exec).toBe('+OK\r\n$1\r\nv\r\n-ERR local\r\n+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n$1\r\nv\r\n+OK\r\n');
+      // The dropped reply (and all behind it) went on at the fall back; with `close` the connection closes there.
+      expect(await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'drop:1') + bad)).toBe('+OK\r\n');
+      expect(await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'drop:1') + unfollowable)).toBe('+OK\r\n');
+      expect(p.stats().toxics?.map((t) => t.applications)).toEqual([2, 2]);
+    } finally {
+      await p.close();
+    }
+  });
+});
