@@ -188,9 +188,9 @@ export function fmtMsTotal(ms: number): string {
 }
 
 /** What a stopped run says it was stopped by, from the abort's reason (the CLI aborts with the signal's name). */
-const STOPPED_BY: Readonly<Record<string, string>> = { SIGINT: ' (Ctrl-C)', SIGTERM: ' (SIGTERM)' };
+const STOPPED_BY: Readonly<Record<string, string>> = { SIGINT: ' (Ctrl-C)', SIGTERM: ' (SIGTERM)', SIGHUP: ' (SIGHUP)' };
 
-/** "interrupted (Ctrl-C)", "interrupted (SIGTERM)", or "interrupted" for any other abort (a library caller's own). */
+/** "interrupted (Ctrl-C)", "interrupted (SIGTERM)", "interrupted (SIGHUP)", or "interrupted" for any other abort (a library caller's own). */
 export function interruptedWords(reason: unknown): string {
   return `interrupted${typeof reason === 'string' ? (STOPPED_BY[reason] ?? '') : ''}`;
 }

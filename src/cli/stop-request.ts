@@ -1,10 +1,11 @@
+import type { StopSignalName } from '../results/interrupted.js';
 /**
  * The exit status after a stop asked for by a signal, as a shell reports it: 128 + the signal's number.
  * SIGHUP (the terminal closed, an ssh session dropped) is a stop like SIGTERM: Node's default for it
  * killed the process at once, with no summary, no --stats-json, a trace cut short, no bench JSON.
  */
-const STOP_STATUS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
-type StopSignal = keyof typeof STOP_STATUS;
+const STOP_STATUS: Readonly<Record<StopSignalName, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+type StopSignal = StopSignalName;
 const STOP_SIGNALS = Object.keys(STOP_STATUS) as StopSignal[];
 
 const ignoreOutputError = (): void => undefined;

@@ -1,9 +1,17 @@
 /** The signals a run's stop names (the CLI aborts with the signal's name as the reason: stop-request.ts). */
-export type StopSignalName = 'SIGINT' | 'SIGTERM';
+export type StopSignalName = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+/** The names above: an abort's reason that is one of them names the signal that stopped the run. */
+const STOP_SIGNAL_NAMES: readonly unknown[] = ['SIGINT', 'SIGTERM', 'SIGHUP'] satisfies StopSignalName[];
+
+/** The signal an abort's reason names, if it names one (a library caller's own reason names none). */
+function stopSignalOf(reason: unknown): StopSignalName | undefined {
+  return STOP_SIGNAL_NAMES.includes(reason) ? (reason as StopSignalName) : undefined;
+}
 
 /** A report stopped early on request: what finished, marked so a reader of the JSON need not parse the notes. */
 export interface InterruptedMark {
-  /** Ctrl-C or SIGTERM (or the library caller's signal) stopped the run: the results hold what finished. */
+  /** Ctrl-C, SIGTERM or SIGHUP (or the library caller's signal) stopped the run: the results hold what finished. */
   interrupted?: true;
   /** Which signal it was, when the abort's reason names one (the CLI's). */
   stoppedBy?: StopSignalName;
@@ -15,6 +23,7 @@ export interface InterruptedMark {
  */
 export function interruptedMark(signal: AbortSignal | undefined): InterruptedMark {
   if (!signal?.aborted) return {};
-  const reason: unknown = signal.reason;
-  return { interrupted: true, ...(reason === 'SIGINT' || reason === 'SIGTERM' ? { stoppedBy: reason } : {}) };
+  // SIGHUP too: a run whose terminal closed said interrupted and not by what.
+  const stoppedBy = stopSignalOf(signal.reason);
+  return { interrupted: true, ...(stoppedBy ? { stoppedBy } : {}) };
 }

@@ -1,4 +1,5 @@
 /** Result shapes of `redis-rtt bench` / `demo` (the JSON file) and `calibrate`. Plain JSON. */
+import type { StopSignalName } from './interrupted.js';
 
 export type Mode = 'seq' | 'pipeline' | 'multi' | 'mget' | 'mset' | 'lua' | 'auto';
 export const MODES: readonly Mode[] = ['seq', 'pipeline', 'multi', 'mget', 'mset', 'lua', 'auto'];
@@ -133,9 +134,9 @@ export interface BenchReport {
   notes: string[];
   /** What opening a connection costs on each link, and whether any was opened while timing (absent in older reports). */
   connectionSetup?: ConnectionSetup;
-  /** Stopped by Ctrl-C or SIGTERM: `results` hold the samples that finished (absent otherwise). */
+  /** Stopped by Ctrl-C, SIGTERM or SIGHUP: `results` hold the samples that finished (absent otherwise). */
   interrupted?: true;
-  stoppedBy?: 'SIGINT' | 'SIGTERM';
+  stoppedBy?: StopSignalName;
 }
 
 /**

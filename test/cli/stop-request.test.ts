@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { buildProgram, runProgram } from '../../src/cli/main.js';
 import { abortOnStop, untilStopSignal } from '../../src/cli/stop-request.js';
 import { RedisSpawnError } from '../../src/errors.js';
+import { clusterBenchReport } from '../../src/cluster/bench/cluster-bench.js';
+import { interruptedWords } from '../../src/format.js';
+import { interruptedMark } from '../../src/results/interrupted.js';
 
 /** A program whose one command fails the way a start-up cut short by Ctrl-C fails. */
 function failingProgram(before: () => void): Command {
@@ -112,6 +115,20 @@ describe('SIGHUP (the terminal closed, an ssh session dropped) stops as SIGTERM 
     const eio = Object.assign(new Error('write EIO'), { code: 'EIO' });
     expect(() => process.stderr.emit('error', eio)).not.toThrow();
     expect(process.stderr.listeners('error')).toHaveLength(1);
+  });
+
+  it('a report names it: stoppedBy "SIGHUP" in the JSON, "interrupted (SIGHUP)" in the table and verdict', () => {
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const stop = abortOnStop(() => {});
+    try {
+      process.emit('SIGHUP');
+    } finally {
+      stop.dispose();
+    }
+    // bench and bench --rate (interruptedMark), bench --cluster: "interrupted": true and no stoppedBy before.
+    expect(interruptedMark(stop.signal)).toEqual({ interrupted: true, stoppedBy: 'SIGHUP' });
+    expect(clusterBenchReport([], 6, 5, stop.signal)).toMatchObject({ interrupted: true, stoppedBy: 'SIGHUP' });
+    expect(interruptedWords(stop.signal.reason)).toBe('interrupted (SIGHUP)');
   });
 
   it('proxy and server: untilStopSignal resolves and says "SIGHUP, closing"', async () => {

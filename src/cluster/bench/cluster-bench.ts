@@ -3,6 +3,7 @@ import type { RedisRttClusterProxy } from '../cluster-view.js';
 import { startProxy } from '../start-proxy.js';
 import { ClusterBenchKeys, deleteClusterKeys, checkUserCluster } from './bench-keys.js';
 import { clusterSeed } from './cluster-seed.js';
+import { interruptedMark, type StopSignalName } from '../../results/interrupted.js';
 import { CLUSTER_SHAPES, CLUSTER_VALUE, waitForReplicas } from './shapes.js';
 import { sampleShapes } from './sample-shapes.js';
 import { parseLinkSpec } from '../../link/link-spec.js';
@@ -60,17 +61,15 @@ export interface ClusterBenchReport {
   nodes: number;
   /** Timed samples asked for per row (`repeat`): a row of an interrupted run has fewer. */
   repeat: number;
-  /** Stopped (Ctrl-C, SIGTERM): the rows are what finished. */
+  /** Stopped (Ctrl-C, SIGTERM, SIGHUP): the rows are what finished. */
   interrupted?: true;
   /** The signal that stopped it, when one did (the CLI's stop: the abort's reason). */
-  stoppedBy?: 'SIGINT' | 'SIGTERM';
+  stoppedBy?: StopSignalName;
 }
 
 /** The report of what finished; marked interrupted when `signal` was aborted, with the signal that did it. */
 export function clusterBenchReport(rows: ClusterBenchRow[], nodes: number, repeat: number, signal: AbortSignal | undefined): ClusterBenchReport {
-  const reason: unknown = signal?.reason;
-  const stoppedBy = reason === 'SIGINT' || reason === 'SIGTERM' ? { stoppedBy: reason as 'SIGINT' | 'SIGTERM' } : {};
-  return { rows, nodes, repeat, ...(signal?.aborted ? { interrupted: true as const, ...stoppedBy } : {}) };
+  return { rows, nodes, repeat, ...interruptedMark(signal) };
 }
 
 /**

@@ -1,6 +1,7 @@
 /** Result shapes of an open-loop `bench` run (`--rate`, or `--clients` without it). Plain JSON. */
 import type { ConnectionSetup, Environment } from '../../results/types.js';
 import type { Arrival } from './schedule.js';
+import type { StopSignalName } from '../../results/interrupted.js';
 
 /**
  * Open-loop shapes: plain commands with one in flight per connection, as a pooled client sends them
@@ -146,8 +147,8 @@ export interface OpenLoopReport {
    * the runs after it are absent. Before, only a note said so.
    */
   interrupted?: true;
-  /** Which signal stopped it (SIGINT for Ctrl-C, SIGTERM), with `interrupted`. */
-  stoppedBy?: 'SIGINT' | 'SIGTERM';
+  /** Which signal stopped it (SIGINT for Ctrl-C, SIGTERM, SIGHUP), with `interrupted`. */
+  stoppedBy?: StopSignalName;
 }
 
 /** p99 scheduling lateness past this means the generator could not keep its own schedule. */
