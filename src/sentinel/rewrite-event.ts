@@ -14,7 +14,9 @@ const PORT = /^\d{1,5}$/;
  * - `<type> <name> <ip> <port> [@ <master-name> <master-ip> <master-port>]`, type master, slave
  *   or sentinel (`+sdown`, `+slave`, `+sentinel`, `+odown`, `+slave-reconf-done`, ...): the
  *   instance's ip and port, its name when that is `ip:port` (`[ip]:port`), and the master's ip and port;
- * - `<master-name> <old-ip> <old-port> <new-ip> <new-port>` (`+switch-master`): both addresses.
+ * - `<master-name> <old-ip> <old-port> <new-ip> <new-port>` (`+switch-master`): both addresses;
+ * - `master <name> <ip> <port> ip <ip> port <port> for <run id>` (`+sentinel-address-switch`, a sentinel
+ *   seen at a new address): the master's and the sentinel's. It went out with the sentinel's real address.
  * Every other frame, and every other payload (`+new-epoch 5`, `+tilt`), is unchanged.
  */
 export function rewriteSentinelEvent(bytes: Buffer, ctx: SentinelRewriteContext): SentinelRewriteResult {
@@ -35,6 +37,8 @@ export function rewriteSentinelEvent(bytes: Buffer, ctx: SentinelRewriteContext)
     swap(tokens, 2, tokens[0] === 'sentinel' ? rb.sentinels : rb.nodes);
     if (tokens[1] === before) tokens[1] = instanceName(tokens[2]!, tokens[3]!);
     if (tokens[4] === '@' && tokens.length >= 8) swap(tokens, 6, rb.nodes);
+    // +sentinel-address-switch names the sentinel's new address after the master's, each part after its word.
+    else if (tokens[4] === 'ip' && tokens[6] === 'port' && tokens[8] === 'for') swap(tokens, 5, rb.sentinels, 7);
   } else if (tokens.length === 5 && PORT.test(tokens[2]!) && PORT.test(tokens[4]!)) {
     swap(tokens, 1, rb.nodes);
     swap(tokens, 3, rb.nodes);
@@ -53,13 +57,13 @@ function messagePayload(root: RespNode): RespNode | undefined {
   return undefined;
 }
 
-/** tokens[at] and tokens[at + 1], a real host and port, become the listener's (left as they are while it has none). */
-function swap(tokens: string[], at: number, rb: RewriteBuffer): void {
-  const port = tokens[at + 1];
+/** tokens[at] and tokens[portAt], a real host and port, become the listener's (left as they are while it has none). */
+function swap(tokens: string[], at: number, rb: RewriteBuffer, portAt = at + 1): void {
+  const port = tokens[portAt];
   if (port === undefined || tokens[at] === undefined || !isInstanceAddress(tokens[at], port)) return;
   const listener = rb.address(tokens[at]!, Number(port));
   if (!listener) return;
   tokens[at] = listener.host;
-  tokens[at + 1] = String(listener.port);
+  tokens[portAt] = String(listener.port);
 }
 

@@ -144,6 +144,9 @@ describe('Sentinel events', () => {
     const push = (payload: string, channel = '+sentinel'): Buffer => b(`>3\r\n$7\r\nmessage\r\n$${channel.length}\r\n${channel}\r\n$${payload.length}\r\n${payload}\r\n`);
     const s = rewriteSentinelEvent(push('sentinel 8d6b 127.0.0.1 36393 @ mymaster 127.0.0.1 36390'), ALL);
     expect(plain(s.bytes)).toEqual(['message', '+sentinel', 'sentinel 8d6b px 9003 @ mymaster px 9000']);
+    // Redis's "%@ ip %s port %d for %s": the sentinel's new address went out real.
+    const moved = rewriteSentinelEvent(push('master mymaster 127.0.0.1 36390 ip 127.0.0.1 port 36393 for 8d6b', '+sentinel-address-switch'), ALL);
+    expect(plain(moved.bytes)).toEqual(['message', '+sentinel-address-switch', 'master mymaster px 9000 ip px port 9003 for 8d6b']);
     const n = rewriteSentinelEvent(push('slave 127.0.0.1:36399 127.0.0.1 36399 @ mymaster 127.0.0.1 36390', '+slave'), ALL);
     expect(n.missing.nodes).toEqual([{ host: '127.0.0.1', port: 36399 }]);
     // Sentinel's "address not known yet" is no address: kept, and no listener asked for.
