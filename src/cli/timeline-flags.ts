@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { parseRttSeries } from '../link/rtt-series.js';
 import { parseLinkSchedule } from '../link/schedule.js';
+import { parseRttWave } from '../link/wave.js';
 import { parseJsonText } from '../validation/json-text.js';
 
 /** Flags for a link that moves over time (docs/link-over-time.md): a wave, a schedule file, a replayed series. */
@@ -26,7 +28,13 @@ export interface TimelineFlagValues {
 /** The proxy options the flags give; files are read here (their contents are checked by startProxy). */
 export function timelineFromFlags(f: TimelineFlagValues): { rttWave?: string; linkSchedule?: unknown; rttSeries?: string; rttSeriesOnce?: boolean } {
   const out: { rttWave?: string; linkSchedule?: unknown; rttSeries?: string; rttSeriesOnce?: boolean } = {};
-  if (f.rttWave !== undefined) out.rttWave = f.rttWave;
+  // Checked here as the config file's keys are (proxy-config.ts), not first by the start: that dials
+  // the upstream for cluster discovery before, so a typo waited for its connect (10 s to a host that
+  // does not answer) and came after its log line.
+  if (f.rttWave !== undefined) {
+    parseRttWave(f.rttWave);
+    out.rttWave = f.rttWave;
+  }
   if (f.linkSchedule !== undefined) {
     const text = readText(f.linkSchedule, '--link-schedule');
     try {
@@ -36,6 +44,7 @@ export function timelineFromFlags(f: TimelineFlagValues): { rttWave?: string; li
     }
   }
   if (f.rttSeries !== undefined) out.rttSeries = readText(f.rttSeries, '--rtt-series');
+  if (out.rttSeries !== undefined) parseRttSeries(out.rttSeries);
   // Without --rtt-series it is refused by the start (normalize-options.ts), not here: a config file's
   // rttSeries may be the series it ends.
   if (f.rttSeriesOnce) out.rttSeriesOnce = true;
