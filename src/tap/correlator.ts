@@ -2,8 +2,9 @@
  * Follows one connection's requests and replies and keeps its counters. Knows nothing of bytes or
  * framers: the tap feeds it frames and the four stamps. On an unframed connection it matches the
  * reply frames itself (it is a ReplyMatching, resp/reply-matching.ts); on a framed one the frame
- * chain's sequencer is the connection's matcher and the tap hands on its matches (fedFrame,
- * fedEnd). All times are the proxy's monotonic nanoseconds as passed in (a fake clock in tests).
+ * chain's sequencer is the connection's matcher and the tap hands on its matches and the chain's
+ * decisions (fedFrame, fedEnd, fedDecided: framed-ledger.ts, its base class). All times are the
+ * proxy's monotonic nanoseconds as passed in (a fake clock in tests).
  *
  * Semantics (quoted by docs/counters.md):
  * - Arrival: the time of the client chunk holding the request's last byte. Sent: the time the up
@@ -56,15 +57,14 @@ import { ReplyModes } from '../resp/reply-modes.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { unfollowableExec } from '../resp/exec-effects.js';
 import { RespType, type ReplyFrame, type RequestFrame } from '../resp/types.js';
-import type { MatchedReply } from '../stage/types.js';
 import type { CommandTable } from './command-table.js';
 import { CommandResolver } from './command-resolver.js';
-import { isBlocking, mayBlock, runKey } from './blocking.js';
+import { isBlocking, mayBlock } from './blocking.js';
 import { countErrorReply } from './counters.js';
 import type { TapEvent } from './counter-types.js';
 import type { PendingBudget } from './pending-budget.js';
-import { RequestLedger } from './request-ledger.js';
-import { NOT_YET, type PendingRequest } from './request-ring.js';
+import { FramedLedger, undoable } from './framed-ledger.js';
+import type { PendingRequest } from './request-ring.js';
 import { keepEventDetails } from './tap-events.js';
 
 export interface CorrelatorOptions {
@@ -79,20 +79,15 @@ export interface CorrelatorOptions {
   budget?: PendingBudget;
 }
 
-export class Correlator extends RequestLedger {
+export class Correlator extends FramedLedger {
   readonly requestModes = new RequestModes();
   private readonly resolver: CommandResolver;
   /** Called when the replies after a lost request stream freeze the correlator (requestsEnded). */
   private onFrozen: (() => void) | undefined;
   /** A replica's replication stream (docs/counters.md): matching stopped at PSYNC's or SYNC's answer. */
   replication = false;
-  /**
-   * A framed connection's (FramedFeed.framed): its frame chain decides each request after this
-   * correlator admitted it, and may answer one in Redis's place (fedDecided).
-   */
-  chainDecides = false;
 
-  constructor(private readonly options: CorrelatorOptions) {
+  constructor(protected readonly options: CorrelatorOptions) {
     super(options.conn, options.onEvent, options.budget);
     this.resolver = new CommandResolver(options.commands);
     this.replyModes.onRefused = (kind) => this.requestModes.refused(kind);
@@ -207,58 +202,6 @@ export class Correlator extends RequestLedger {
     this.match(f, firstByteNs);
   }
 
-  /**
-   * A framed connection's reply frame `f` (or a frame of bytes a stage made), as the sequencer
-   * matched it (`m`); `first` is true for the first frame of the chunk `m` stands for.
-   */
-  fedFrame(m: MatchedReply, f: ReplyFrame, firstByteNs: number, first: boolean): void {
-    if (this.frozen) return;
-    if (first && m.cutShort >= 0) this.fedComplete(m.cutShort);
-    if (m.seq < 0) return this.pushed(f, m.pushKind, firstByteNs);
-    const rec = this.recordAt(m.seq);
-    if (rec === null) return;
-    this.answered(rec, f, firstByteNs);
-    // As match() does unframed (ReplyMatching.followed): PSYNC or SYNC answered ends the matching.
-    if (rec.kind === CommandKind.Sync && f.type !== RespType.Error && f.type !== RespType.BlobError) {
-      this.fedComplete(m.seq);
-      this.replicationStarted();
-    }
-  }
-
-  /** The chunk `m` stands for was read (or dropped by a stage: `dropped`). */
-  fedEnd(m: MatchedReply, dropped: boolean): void {
-    if (this.frozen) return;
-    if (dropped && m.cutShort >= 0) this.fedComplete(m.cutShort);
-    if (m.seq >= 0 && m.completes) this.fedComplete(m.seq);
-  }
-
-  /**
-   * A framed connection's chain decided request `seq`: it gets `replies` frames. Its request modes
-   * are the ones Redis follows (a request a stage answered, `local`, changes nothing there, where
-   * this correlator admitted it as sent), so they win: a request taken to get none is outstanding
-   * from now, one taken to get some that gets none is done. A MULTI, MONITOR or CLIENT REPLY
-   * OFF|SKIP answered there never happened: the requests admitted behind it (framed in the same
-   * read, before the chain decided it) are admitted again without it (readmitBehind).
-   */
-  fedDecided(seq: number, replies: number, local: boolean): void {
-    if (this.frozen) return;
-    const rec = this.recordAt(seq);
-    if (rec === null || seq < this.matchAt) return;
-    if (local && rec.modesBefore !== null) this.readmitBehind(seq, rec.modesBefore);
-    // The chain found this EXEC's transaction unfollowable (exec-effects.ts), and stops framing.
-    if (!local && rec.kind === CommandKind.ExecFollowed && unfollowableExec(replies, rec.queued!)) return this.desync();
-    if (rec.expected === replies) return;
-    const silent = ReplyModes.changedBySilent(rec.kind);
-    if (rec.expected === 0) {
-      if (silent) this.silentPending--;
-      rec.roundTrip = this.trips.expectsAfterAll(this.counters, rec.roundTrip);
-    } else if (replies === 0) {
-      if (silent) this.silentPending++;
-      this.trips.answered(this.counters);
-    }
-    rec.expected = replies;
-  }
-
   protected answered(target: PendingRequest, f: ReplyFrame, firstByteNs: number): void {
     this.counters.replies++;
     if (target.firstReplyNs < 0) target.firstReplyNs = firstByteNs;
@@ -288,64 +231,4 @@ export class Correlator extends RequestLedger {
       onEvent({ type: 'push', conn: this.options.conn, atUs: firstByteNs / 1000, bytes: f.end - f.start, kind });
     }
   }
-
-  /**
-   * A stage answered request `seq` (admitted with the request modes `before`): Redis read an empty
-   * request in its place, which changes nothing but uses up a pending skip. The requests behind it
-   * are admitted again from there, as Redis reads them: their kind (queued in a transaction Redis
-   * never opened, or not), a queued EXEC's effects, whether they block, and the modes that follow.
-   * How many replies each gets is the chain's to say, when it decides each (fedDecided).
-   */
-  private readmitBehind(seq: number, before: RequestModes): void {
-    const modes = this.requestModes;
-    modes.copyFrom(before);
-    modes.empty();
-    const ring = this.ring;
-    for (let i = seq + 1; i < ring.tail; i++) {
-      const r = ring.at(i);
-      const kind = modes.inMulti ? modes.inMultiKind(r.baseKind, r.argc, r.helloProtocol) : r.baseKind;
-      // Taking the MULTI away only takes requests out of a transaction: one that blocks when run
-      // at once was resolved as queued, never the other way round.
-      if (!modes.inMulti && r.blocksIfRun && !r.blocking) this.nowBlocking(r);
-      if (r.expected === 0) this.silentPending += Number(ReplyModes.changedBySilent(kind)) - Number(ReplyModes.changedBySilent(r.kind));
-      r.kind = kind;
-      r.modesBefore = undoable(kind) ? new RequestModes() : null;
-      r.modesBefore?.copyFrom(modes);
-      modes.admit(kind, r.argc);
-      if (kind === CommandKind.ExecFollowed) r.queued = modes.takeQueued();
-    }
-  }
-
-  /** A request counted as queued (not blocking) runs at once and blocks: it counts as blocking. */
-  private nowBlocking(r: PendingRequest): void {
-    r.entry!.count--;
-    r.name = runKey(r.name);
-    r.entry = this.options.commands.entry(r.name, true);
-    r.entry.count++;
-    r.blocking = true;
-    this.counters.blockingCommands++;
-  }
-
-  /** A framed connection's request `seq` got all its frames: matching goes on after it. */
-  private fedComplete(seq: number): void {
-    const rec = this.recordAt(seq);
-    if (rec === null || seq < this.matchAt) return;
-    // A request the sequencer never matched a frame to (its reply dropped by a stage, or one
-    // our request modes expected a reply for and Redis's did not) ends as answered with nothing.
-    for (let i = this.matchAt; i <= seq; i++) {
-      const r = this.ring.at(i);
-      if (r.expected !== 0 && r.replyEnd === NOT_YET) {
-        r.replyEnd = 0;
-        r.firstReplyNs = r.upWrittenNs >= 0 ? r.upWrittenNs : r.arrivedNs;
-      }
-    }
-    this.matchAt = seq + 1;
-    this.stampIfWritten(rec);
-  }
-
-}
-
-/** Kinds that change the request modes for the requests behind them (a stage may answer them instead). */
-function undoable(kind: number): boolean {
-  return kind === CommandKind.Multi || kind === CommandKind.Monitor || kind === CommandKind.ClientReplyOff || kind === CommandKind.ClientReplySkip;
 }
