@@ -109,6 +109,11 @@ export class FrameChain implements ByteStage {
       onReplication: () => this.fallBack('replication stream'),
       onTooLong: () => this.fallBack(`a reply held over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes`, true),
       onCanPassOn: () => this.fallBackWhenFree(),
+      onHeldTooMuch: () => {
+        // As redis_drop's `close`: the client sees the connection end where its replies stopped.
+        o.log(`conn ${o.conn.id}: closed: over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes held behind a reply a frame stage holds`);
+        o.conn.close('end');
+      },
       maxHeldBytes: o.maxReplyBytes,
       tap,
     });

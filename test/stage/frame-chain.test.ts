@@ -10,24 +10,27 @@ function cmd(...args: string[]): string {
   return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 }
 
-function setup(stage: FrameStage, upDelayNs = 0) {
+function setup(stage: FrameStage, upDelayNs = 0, maxReplyBytes?: number) {
   const clock = new FakeClock();
   const scheduler = new ManualScheduler(clock);
   const up: string[] = [];
   const down: string[] = [];
   const ends: string[] = [];
+  const closes: string[] = [];
+  const logs: string[] = [];
   const chain = new FrameChain({
-    conn: { id: 1, nowNs: () => clock.nowNs(), close: () => undefined, closed: new Promise(() => undefined) },
+    conn: { id: 1, nowNs: () => clock.nowNs(), close: (k) => void closes.push(k), closed: new Promise(() => undefined) },
     scheduler,
     upDelayNs: () => upDelayNs,
     up: { push: (c) => up.push(c.toString('latin1')), end: (k) => ends.push(`up:${k}`) },
     down: { push: (c) => down.push(c.toString('latin1')), end: (k) => ends.push(`down:${k}`) },
-    log: () => undefined,
+    log: (l) => void logs.push(l),
+    maxReplyBytes,
   });
   chain.add('s', stage, 0);
   const client = (s: string): void => chain.push(Buffer.from(s, 'latin1'), clock.nowNs());
   const redis = (s: string): void => chain.pushReply(Buffer.from(s, 'latin1'), clock.nowNs());
-  return { clock, scheduler, chain, up, down, ends, client, redis };
+  return { clock, scheduler, chain, up, down, ends, closes, logs, client, redis };
 }
 
 const answerGets: FrameStage = {
@@ -198,5 +201,22 @@ describe('FrameChain (ManualScheduler)', () => {
       expect(up.join('')).toBe(input);
       expect(names).toEqual(['SET', 'PING', 'GET', 'ECHO']);
     }
+  });
+
+  it('closes the connection once what waits behind a reply a stage holds passes the reply bound (redis_drop)', () => {
+    const { client, redis, down, closes, logs } = setup({ onReply: (r) => (r.request?.name === 'GET' ? new Promise<ReplyAction>(() => undefined) : { kind: 'pass' }) }, 0, 4096);
+    client(cmd('GET', 'k'));
+    redis('$1\r\nv\r\n');
+    const set = cmd('SET', 'k', 'v'.repeat(100));
+    // Each SET costs its 128 bytes and HELD_REQUEST_COST_BYTES (1024): the fourth passes 4096.
+    for (let i = 0; i < 3; i++) {
+      client(set);
+      redis('+OK\r\n');
+    }
+    expect(closes).toEqual([]);
+    client(set);
+    expect(closes).toEqual(['end']);
+    expect(logs).toEqual(['conn 1: closed: over 4096 bytes held behind a reply a frame stage holds']);
+    expect(down).toEqual([]);
   });
 });

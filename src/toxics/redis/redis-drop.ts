@@ -13,7 +13,9 @@ export type RedisDropAttrs = z.output<typeof ATTRS>;
 /**
  * Redis runs the matching command but its reply never comes: every later reply on the connection is
  * held too (a stuck server), until the client gives up and closes, so no reply can slide onto the
- * wrong request. With `close` the connection closes (FIN) at the dropped reply instead.
+ * wrong request. With `close` the connection closes (FIN) at the dropped reply instead. A client that
+ * pipelines on meanwhile is bounded by the frame chain: past FRAMED_REPLY_MAX_BYTES held behind the
+ * dropped reply the connection closes as with `close` (ReplySequencer.onHeldTooMuch).
  */
 export const redisDropToxic: FrameToxicDefinition<RedisDropAttrs> = {
   kind: 'frame',
