@@ -10,6 +10,8 @@
  *   - the tail-loss probe (tlpTimeoutNs, capped at the RTO) for the last segment of a chunk;
  *   - the probe plus one SRTT for the others of a lost tail (the probe's ACK reveals them), or the
  *     RTO when the probe would not fire first;
+ *   - or, for a lost tail, sooner when a later chunk gets a segment through first (RACK on its
+ *     SACK): the line moves it up then (lossy-line.ts rescueTails);
  * and each resend is lost at the long-run rate (`resendRate`), the next try waiting the RTO, then
  * doubling. The chain steps per segment sent: a run of losses is of segments that left together or
  * one after the other, and a resend leaves an SRTT or more after its loss, past that run. With the
@@ -93,6 +95,15 @@ export class SegmentLoss {
   readonly pieceExtraNs: number[] = [];
   /** Per segment of the chunk being planned: lost on its first send. */
   private readonly lostFirst: boolean[] = [];
+  /** The planned chunk had a segment through on its first send: its (S)ACK can reveal an earlier chunk's lost tail. */
+  delivered = false;
+  /**
+   * The planned chunk's lost tail (lost segments after the last one through), when it sets its last
+   * piece's delay: each one's first resend (the probe or the RTO, from the send) and what its resends
+   * lost again add. Empty otherwise. A later chunk that gets through may find it sooner (lossy-line.ts).
+   */
+  readonly tailFirstNs: number[] = [];
+  readonly tailBackoffNs: number[] = [];
 
   constructor(private readonly path: LossPath) {}
 
@@ -113,19 +124,33 @@ export class SegmentLoss {
     const tlp = tlpTimeoutNs(srttNs, n, rto);
     this.pieceEnd.length = 0;
     this.pieceExtraNs.length = 0;
+    this.delivered = lastDelivered >= 0;
+    this.tailFirstNs.length = 0;
+    this.tailBackoffNs.length = 0;
     let extraSoFar = 0;
+    let tailSetsLast = false;
     for (let i = 0; i < n; i++) {
       if (!lostFirst[i]) continue;
       const firstResendNs = i < lastDelivered ? rackDetectNs(srttNs) : i === n - 1 || tlp >= rto ? tlp : tlp + srttNs;
       const extra = this.resendUntilThrough(firstResendNs, rto);
       p.counters.lost++;
       p.counters.retransmitNs += extra;
+      if (i > lastDelivered) {
+        this.tailFirstNs.push(firstResendNs);
+        this.tailBackoffNs.push(extra - firstResendNs);
+        tailSetsLast ||= extra > extraSoFar;
+      }
       if (extra <= extraSoFar) continue;
       // Bytes before segment i leave with what came before; from i on they wait `extra`.
       if (i > 0) this.close(i * p.mssBytes, extraSoFar);
       extraSoFar = extra;
     }
     this.close(bytes, extraSoFar);
+    // A tail whose resends end before an earlier piece's does not set when the chunk's end arrives.
+    if (!tailSetsLast) {
+      this.tailFirstNs.length = 0;
+      this.tailBackoffNs.length = 0;
+    }
     return this.pieceEnd.length;
   }
 

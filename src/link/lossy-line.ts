@@ -1,5 +1,6 @@
 import type { PartitionFlight } from './partition.js';
 import { SegmentLoss, type LossPath } from './loss-model.js';
+import { rackDetectNs } from './rto.js';
 import { mulberry32 } from './rng.js';
 import type { EndKind, Scheduler, Timer } from '../stage/types.js';
 
@@ -46,6 +47,8 @@ export abstract class LossyLine {
   protected readonly lossPath: LossPath;
   /** This line's loss chain and piece plan, made at its first chunk under loss. */
   private loss: SegmentLoss | undefined;
+  /** Lost tails still waiting for their probe or RTO, oldest first (see rescueTails). */
+  private tails: LostTail[] = [];
 
   constructor(loss: LossPath | undefined) {
     this.lossPath = loss ?? NO_LOSS;
@@ -58,6 +61,8 @@ export abstract class LossyLine {
   partition(flight: PartitionFlight): void {
     if (this.destroyed) return;
     this.flight = flight;
+    // Their dues move with the rest below; the partition decides when they arrive now.
+    this.tails.length = 0;
     const startNs = flight.window.startNs;
     const mask = this.dueNs.length - 1;
     let last = -Infinity;
@@ -94,19 +99,73 @@ export abstract class LossyLine {
   protected pushLossy(chunk: Buffer, arrivalNs: number): boolean {
     const loss = (this.loss ??= new SegmentLoss(this.lossPath));
     const pieces = loss.plan(chunk.length);
+    if (this.tails.length > 0 && loss.delivered && this.flight === undefined) this.rescueTails(arrivalNs);
     if (pieces === 1 && loss.pieceExtraNs[0] === 0) return false;
     const onTimeNs = this.sentAndDelayedNs(chunk.length, arrivalNs);
     const waitNs = this.options.arrivalWaitNs?.() ?? 0;
     let start = 0;
+    let due = onTimeNs;
     for (let i = 0; i < pieces; i++) {
       const end = loss.pieceEnd[i]!;
-      const due = Math.max(onTimeNs + loss.pieceExtraNs[i]!, this.lastDueNs);
+      due = Math.max(onTimeNs + loss.pieceExtraNs[i]!, this.lastDueNs);
       this.lastDueNs = due;
       const piece = pieces === 1 ? chunk : chunk.subarray(start, end);
       start = end;
       this.pending += piece.length;
       this.enqueue(piece, due, waitNs);
     }
+    // Only a tail that sets its own due (not one held behind an earlier loss) can come sooner; not in a partition.
+    const last = pieces - 1;
+    if (loss.tailFirstNs.length > 0 && due === onTimeNs + loss.pieceExtraNs[last]! && this.flight === undefined) {
+      this.tails.push({ sentNs: arrivalNs, onTimeNs, dueNs: due, firstNs: [...loss.tailFirstNs], backoffNs: [...loss.tailBackoffNs] });
+    }
     return true;
   }
+
+  /**
+   * A chunk sent at `sentNs` got a segment through: its SACK, one SRTT later, tells the sender that
+   * the lost tails sent before it are lost (RACK, RFC 8985 6.2), a quarter SRTT after their own
+   * ACK was due, so each is resent then if its probe or RTO has not fired first: on a busy
+   * connection a lost tail costs about an RTT, not the probe's 200 ms. Its piece and what queued
+   * behind it at its due (held by it) move up; nothing passes the entry ahead of it.
+   */
+  private rescueTails(sentNs: number): void {
+    const p = this.lossPath;
+    const srttNs = p.srttNowNs === undefined ? p.srttNs : p.srttNowNs();
+    for (const t of this.tails) {
+      const foundNs = Math.max(sentNs + srttNs, t.sentNs + rackDetectNs(srttNs)) - t.sentNs;
+      let extraNs = 0;
+      for (let i = 0; i < t.firstNs.length; i++) {
+        const firstNs = Math.min(t.firstNs[i]!, foundNs);
+        p.counters.retransmitNs -= t.firstNs[i]! - firstNs;
+        extraNs = Math.max(extraNs, firstNs + t.backoffNs[i]!);
+      }
+      if (t.onTimeNs + extraNs < t.dueNs) this.moveUp(t.dueNs, t.onTimeNs + extraNs);
+    }
+    this.tails.length = 0;
+  }
+
+  /** The queued entries due at `fromNs` (a run: dues never fall) become due at `toNs`, or with the entry ahead. */
+  private moveUp(fromNs: number, toNs: number): void {
+    const mask = this.dueNs.length - 1;
+    let ahead = -Infinity;
+    for (let i = 0; i < this.count; i++) {
+      const at = (this.head + i) & mask;
+      if (this.dueNs[at] === fromNs) this.dueNs[at] = Math.max(toNs, ahead);
+      ahead = this.dueNs[at]!;
+    }
+    if (this.lastDueNs === fromNs) this.lastDueNs = ahead;
+    if (this.count > 0) this.options.scheduler.arm(this.timer, this.dueNs[this.head]!);
+  }
+}
+
+/** A chunk's lost tail while its probe or RTO is still to come: what rescueTails needs to move it up. */
+interface LostTail {
+  sentNs: number;
+  /** When the chunk would have arrived without loss, and when its tail piece is due now. */
+  onTimeNs: number;
+  dueNs: number;
+  /** Per lost tail segment: its first resend from the send, and what its resends lost again add. */
+  firstNs: number[];
+  backoffNs: number[];
 }

@@ -139,11 +139,43 @@ describe('loss model on the delay line', () => {
     a.clock.setNs(1 * MS);
     a.line.push(Buffer.from('second'), 1 * MS);
     a.scheduler.runUntil(1000 * MS);
-    expect(a.delivered).toEqual([{ data: 'firstsecond', atMs: 201.8 }]);
+    // 'second' waits for 'first', whose loss its SACK reveals (RACK: 1 ms + SRTT 1.2 ms), not the probe at 201.2 ms.
+    expect(a.delivered).toEqual([{ data: 'firstsecond', atMs: 2.8 }]);
     const b = line(loss);
     b.line.push(Buffer.from('other'), 0);
     b.scheduler.runUntil(1000 * MS);
     expect(b.delivered).toEqual([{ data: 'other', atMs: 0.6 }]);
+  });
+
+  // Each chunk was a flight of its own: a lost request paid the probe's 200 ms however busy its connection was, where
+  // a later write's SACK tells Linux's RACK of the loss about an RTT after it (pub/sub, pipelined clients).
+  it('a lost tail is found by a later chunk that gets through (its SACK, RACK), not at the probe, if that is sooner', () => {
+    for (const [laterMs, lostAtMs] of [
+      [0.1, 2.1], // the reordering window: 1.25 SRTT after the loss, plus the one-way 0.6 ms
+      [1, 2.8], // the later chunk's SACK: its send + SRTT
+      [100, 101.8],
+      [250, 201.8], // after the probe fired: it was resent then
+    ] as const) {
+      const loss = scripted([LOST]);
+      const t = line(loss);
+      t.line.push(Buffer.from('lost'), 0);
+      t.scheduler.runUntil(laterMs * MS);
+      t.line.push(Buffer.from('next'), laterMs * MS);
+      t.scheduler.runUntil(1000 * MS);
+      expect(t.delivered[0], `later chunk at ${laterMs} ms`).toEqual({ data: laterMs < 201.2 ? 'lostnext' : 'lost', atMs: lostAtMs });
+      expect(loss.counters).toMatchObject({ segments: 2, lost: 1, retransmitted: 1, retransmitNs: Math.round((lostAtMs - 0.6) * MS) });
+    }
+    // A later chunk lost whole reveals nothing: both wait for their probes.
+    // Rolls: the first send of each, then its resend's.
+    const t = line(scripted([LOST, THROUGH, LOST, THROUGH]));
+    t.line.push(Buffer.from('lost'), 0);
+    t.clock.setNs(1 * MS);
+    t.line.push(Buffer.from('next'), 1 * MS);
+    t.scheduler.runUntil(1000 * MS);
+    expect(t.delivered).toEqual([
+      { data: 'lost', atMs: 201.8 },
+      { data: 'next', atMs: 202.8 },
+    ]);
   });
 
   it('keeps every byte in order under heavy seeded loss', () => {
