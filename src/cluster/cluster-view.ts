@@ -40,8 +40,11 @@ export interface ClientZoneStats extends Pick<StatsSnapshot, 'totals' | 'command
 
 export interface ClusterStats extends StatsSnapshot {
   cluster: {
-    /** Per node also its `loss`, `partition` and `timeline` when it has them (StatsSnapshot's, of that node's proxy). */
-    nodes: (ClusterNodeView & { counters: Counters; connections: { active: number; total: number } } & Pick<StatsSnapshot, 'loss' | 'partition' | 'timeline'>)[];
+    /**
+     * Per node also its `loss`, `partition` and `timeline` when it has them (StatsSnapshot's, of that node's proxy);
+     * `connections.refused` with --max-connections, which each listener applies to its own clients.
+     */
+    nodes: (ClusterNodeView & { counters: Counters; connections: StatsSnapshot['connections'] } & Pick<StatsSnapshot, 'loss' | 'partition' | 'timeline'>)[];
     /** Replies rewritten, by kind. */
     rewrites: Record<RewriteKind, number>;
     /** With --client-zones: the same traffic split by the client zone whose listeners carried it. */

@@ -9,7 +9,8 @@ import type { Counters } from './types.js';
 /** A node as its stats block has it: what it counted; its other fields are shown as they are. */
 export interface NodeBlock {
   counters: Counters;
-  connections: { active: number; total: number };
+  /** `refused`: clients its listener closed at once at --max-connections (present only with the cap). */
+  connections: { active: number; total: number; refused?: number };
   /** Where its clients connect, "host:port": one per entry (cluster and Sentinel modes have it). */
   listen?: string;
   /** Its real address, "host:port" (cluster and Sentinel modes have it). */

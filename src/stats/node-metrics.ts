@@ -47,6 +47,10 @@ export function nodeFamilies(s: StatsSnapshot): MetricFamily[] {
     ]),
     family('connections_active', 'Client connections open now, by node.', 'gauge', one((n) => n.connections.active)),
     family('connections_total', 'Client connections accepted since start or the last reset, by node.', 'counter', one((n) => n.connections.total)),
+    // With --max-connections only, as the totals' redis_rtt_connections_refused_total: each listener caps its own clients.
+    ...(nodes.some(({ n }) => n.connections.refused !== undefined)
+      ? [family('connections_refused_total', 'Clients closed at once at --max-connections since start or the last reset, by node.', 'counter', one((n) => n.connections.refused ?? 0))]
+      : []),
     family('link_up_delay_seconds', "One-way delay client to Redis of the node's link, seconds.", 'gauge', link((n) => n.linkSettings?.upUs)),
     family('link_down_delay_seconds', "One-way delay Redis to client of the node's link, seconds.", 'gauge', link((n) => n.linkSettings?.downUs)),
   ];

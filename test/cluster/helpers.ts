@@ -106,3 +106,20 @@ export async function freeRange(count: number): Promise<number> {
     if (ok.every(Boolean)) return base;
   }
 }
+
+/**
+ * --max-connections 1 on the listener at `port` (127.0.0.1): a client that got its PONG is held
+ * (returned, for the caller to close), and the next is closed at once, before any reply.
+ */
+export async function oneHeldOneRefused(port: number): Promise<net.Socket> {
+  const held = net.connect(port, '127.0.0.1').on('error', () => {});
+  held.write('PING\r\n');
+  await new Promise((r) => held.once('data', r));
+  await new Promise<void>((resolve, reject) => {
+    const next = net.connect(port, '127.0.0.1').on('error', () => {});
+    next.on('data', (d) => reject(new Error(`admitted: ${String(d)}`)));
+    next.on('close', () => resolve());
+    next.write('PING\r\n');
+  });
+  return held;
+}

@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startProxy } from '../../src/cluster/start-proxy.js';
 import { rawCommands, startPrivateCluster, startPrivateRedis, type PrivateCluster, type PrivateRedis } from '../../src/redis/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
+import type { ClusterStats, RedisRttClusterProxy } from '../../src/cluster/cluster-view.js';
 import { controlRequest } from '../hardening/helpers/http.js';
+import { promtoolCheck } from '../helpers/promtool.js';
+import { oneHeldOneRefused } from './helpers.js';
 
 let cluster: PrivateCluster;
 let redis: PrivateRedis;
@@ -63,5 +66,38 @@ describe('GET /stats?node=SELECTOR', () => {
       }
     }
     expect(p.stats().totals.commands).toBe(3);
+  });
+});
+
+describe('--max-connections with --client-zones', () => {
+  it('/stats and /metrics count the refused clients per node listener, per client zone and in the totals', async () => {
+    const capped = (await startProxy({
+      ...{ upstream: cluster.address, cluster: 'on', zones: 2, clientZones: 2, maxConnections: 1 },
+      ...{ compensationUs: { up: 0, down: 0 }, control: '127.0.0.1:0', log: () => {} },
+    })) as RedisRttClusterProxy;
+    let held: net.Socket | undefined;
+    try {
+      // A node other than the seed, on zone 2's listener: one client in, the next refused.
+      const node = capped.clientZones()![1]!.nodes[1]!;
+      held = await oneHeldOneRefused(Number(node.listen.split(':')[1]));
+      await vi.waitFor(() => expect(capped.stats().connections.refused).toBe(1), { timeout: 5000, interval: 20 });
+      const stats = JSON.parse((await controlRequest(capped.controlAddress!, 'GET', '/stats')).body) as ClusterStats;
+      const refused = stats.cluster.nodes.map((n) => [n.upstream, n.clientZone, n.connections.refused]);
+      expect(refused).toEqual(stats.cluster.nodes.map((n) => [n.upstream, n.clientZone, n.upstream === node.upstream && n.clientZone === 2 ? 1 : 0]));
+      expect(stats.cluster.clientZones!.map((z) => [z.zone, z.connections.refused])).toEqual([
+        [1, 0],
+        [2, 1],
+      ]);
+      const metrics = (await controlRequest(capped.controlAddress!, 'GET', '/metrics')).body;
+      expect(metrics).toMatch(/^redis_rtt_connections_refused_total 1$/m);
+      expect(metrics.match(/^redis_rtt_node_connections_refused_total\{.* 1$/gm)).toEqual([
+        `redis_rtt_node_connections_refused_total{node="${node.upstream}",client_zone="2"} 1`,
+      ]);
+      expect(metrics.match(/^redis_rtt_node_connections_refused_total\{/gm)).toHaveLength(stats.cluster.nodes.length);
+      expect(promtoolCheck(metrics)).toEqual({ status: 0, output: '' });
+    } finally {
+      held?.destroy();
+      await capped.close();
+    }
   });
 });

@@ -1,12 +1,12 @@
 import net from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ClientZoneView } from '../../src/cluster/cluster-view.js';
 import { median } from '../../src/numbers/quantiles.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
 import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
-import { untilPong } from '../cluster/helpers.js';
+import { oneHeldOneRefused, untilPong } from '../cluster/helpers.js';
 import { directClients } from './helpers.js';
 
 const SAME_MS = 20;
@@ -34,6 +34,34 @@ afterAll(async () => {
 });
 
 const portOf = (listen: string): number => Number(listen.slice(listen.lastIndexOf(':') + 1));
+
+describe('sentinel mode with --max-connections', () => {
+  it("/stats counts a client refused on zone 2's primary listener in its node block, its client zone and the totals", async () => {
+    const capped = await startSentinelProxy({
+      ...{ sentinels: [...setup.sentinelAddresses], sentinelMaster: setup.masterName, zones: 2, clientZones: 2, maxConnections: 1 },
+      ...{ control: '127.0.0.1:0', log: () => undefined },
+    });
+    let held: net.Socket | undefined;
+    try {
+      const primary = capped.clientZones()![1]!.nodes.find((n) => n.role === 'master')!;
+      held = await oneHeldOneRefused(portOf(primary.listen));
+      await vi.waitFor(() => expect(capped.stats().connections.refused).toBe(1), { timeout: 5000, interval: 20 });
+      const stats = (await (await fetch(`http://${capped.controlAddress}/stats`)).json()) as ReturnType<RedisRttSentinelProxy['stats']>;
+      expect(stats.connections.refused).toBe(1);
+      const refused = stats.cluster.nodes.map((n) => [n.listen, n.connections.refused]);
+      expect(refused).toEqual(stats.cluster.nodes.map((n) => [n.listen, n.listen === primary.listen ? 1 : 0]));
+      expect(stats.cluster.clientZones!.map((z) => z.connections.refused)).toEqual([0, 1]);
+      const metrics = await (await fetch(`http://${capped.controlAddress}/metrics`)).text();
+      expect(metrics).toMatch(/^redis_rtt_connections_refused_total 1$/m);
+      expect(metrics.match(/^redis_rtt_node_connections_refused_total\{.* 1$/gm)).toEqual([
+        `redis_rtt_node_connections_refused_total{node="${primary.upstream}",client_zone="2"} 1`,
+      ]);
+    } finally {
+      held?.destroy();
+      await capped.close();
+    }
+  });
+});
 
 describe('sentinel mode with --client-zones 3', () => {
   it('each zone has a listener per sentinel and data node, the first sentinel its seed; the link follows the set', () => {

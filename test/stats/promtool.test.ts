@@ -2,7 +2,6 @@
  * /metrics as Prometheus itself judges it: `promtool check metrics` (Debian's `prometheus` package;
  * .ci/run installs it) must print nothing and exit 0, for the golden snapshot and for a live proxy's GET /metrics.
  */
-import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
@@ -10,12 +9,8 @@ import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis } from '../../src/redis/private-redis.js';
 import { renderPrometheus } from '../../src/stats/prometheus.js';
 import { SNAPSHOT } from './snapshot-fixture.js';
+import { promtoolCheck } from '../helpers/promtool.js';
 
-function promtoolCheck(text: string): { status: number | null; output: string } {
-  const r = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-  if (r.error) throw new Error(`promtool not runnable (install Debian's prometheus package): ${r.error.message}`);
-  return { status: r.status, output: `${r.stdout}${r.stderr}`.trim() };
-}
 
 describe('promtool check metrics', () => {
   it('finds nothing to say about the exposition of a full snapshot', () => {
