@@ -160,6 +160,22 @@ const REQUESTS = [
   ['GET', '/proxies/m/toxics'],
   ['DELETE', '/proxies/m'],
   ['GET', '/version?x'],
+  ['POST', '/proxies', '{"name":"busy","listen":"@UP@","upstream":"@UP@"}'],
+  ['POST', '/proxies', '{"name":"a b","upstream":"@UP@","listen":"127.0.0.1:0"}'],
+  ['GET', '/proxies/a%20b'],
+  ['POST', '/proxies/a%20b/toxics', '{"type":"latency","name":"t/x"}'],
+  ['GET', '/proxies/a%20b/toxics/t%2Fx'],
+  ['DELETE', '/proxies/a%20b/toxics/t%2Fx'],
+  ['DELETE', '/proxies/a%20b'],
+  ['POST', '/proxies', '{"name":"a/b","upstream":"@UP@","listen":"127.0.0.1:0"}'],
+  ['GET', '/proxies/a%2Fb'],
+  ['DELETE', '/proxies/a%2Fb'],
+  ['POST', '/proxies', '{"name":"ü","upstream":"@UP@","listen":"127.0.0.1:0"}'],
+  ['GET', '/proxies/%C3%BC'],
+  ['DELETE', '/proxies/%C3%BC'],
+  ['GET', '/proxies/%zz'],
+  ['GET', '//proxies'],
+  ['GET', '/proxies/b/../c'],
 ];
 
 /**

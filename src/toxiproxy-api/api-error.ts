@@ -1,7 +1,8 @@
 import type http from 'node:http';
+import { posix } from 'node:path';
 import { ConfigError, NetworkError } from '../errors.js';
 import { BodyError, HttpError } from '../http/json.js';
-import { NoRouteError } from '../http/router.js';
+import { NoRouteError, pathOf } from '../http/router.js';
 import { ToxicExistsError } from '../toxics/toxic-set.js';
 
 /**
@@ -53,13 +54,29 @@ export const invalidStream = (): ApiError => new ApiError('stream was invalid, c
 /**
  * An error answer in toxiproxy's bytes. Its apiError writes the JSON with Go's http.Error: as
  * `text/plain; charset=utf-8`, `X-Content-Type-Options: nosniff`, a newline after the body. A path
- * no route has is gorilla/mux's `404 page not found`, the same way; a method the route lacks, a bare
- * 405 (our Allow header kept, as HTTP asks). POST /populate's errors are JSON (routes.ts), as there.
+ * no route has is gorilla/mux's `404 page not found`, the same way, or its 301 to the path cleaned
+ * when that differs; a method the route lacks, a bare 405 (our Allow header kept, as HTTP asks).
+ * POST /populate's errors are JSON (routes.ts), as there.
  */
 export function sendApiError(res: http.ServerResponse, status: number, reason: string, err?: unknown): void {
   if (err instanceof NoRouteError && status === 405) return void res.writeHead(405, { 'content-length': 0 }).end();
+  const clean = err instanceof NoRouteError && status === 404 ? cleanLocation(res.req.url ?? '/') : undefined;
+  if (clean !== undefined) return void res.writeHead(301, { location: clean, 'content-length': 0 }).end();
   const text = err instanceof NoRouteError && status === 404 ? '404 page not found' : JSON.stringify(new ApiError(reason, status));
   sendGoText(res, status, `${text}\n`);
+}
+
+/**
+ * gorilla/mux cleans a path before it routes it and redirects when that changed it: `//proxies`, as
+ * a client whose base URL ends in `/` sends it, is a 301 to `/proxies` (a GET then works there, as
+ * against toxiproxy). Only where no route answered: here `/proxies/./toxics` is a proxy named "."
+ * (docs/toxiproxy.md, Limits). Undefined when the path is clean.
+ */
+function cleanLocation(url: string): string | undefined {
+  const path = pathOf(url);
+  const clean = posix.normalize(path);
+  // A browser reads a Location of `/\host` as `//host`, another site: no redirect where a backslash is.
+  return clean === path || clean.includes('\\') ? undefined : clean + url.slice(path.length);
 }
 
 function sendGoText(res: http.ServerResponse, status: number, text: string): void {

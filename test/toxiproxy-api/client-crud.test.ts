@@ -251,6 +251,16 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
     expect(await raw('GET', '/nope')).toEqual(goError(404, '404 page not found\n'));
     expect(await raw('GET', '/proxies/')).toEqual(goError(404, '404 page not found\n'));
     expect(await raw('PUT', '/proxies/nope')).toEqual({ status: 405, type: null, nosniff: null, allow: 'GET, HEAD, POST, PATCH, DELETE', text: '' });
+    // A base URL that ends in '/' sends //proxies: toxiproxy's router answers 301 to the path cleaned (it was a 404).
+    const moved = await fetch(`${base}//proxies?x=1`, { redirect: 'manual' });
+    expect([moved.status, moved.headers.get('location')]).toEqual([301, '/proxies?x=1']);
+    expect(await new Toxiproxy(`${base}/`).getAll()).toBeTypeOf('object');
+    // Not to `/\evil.example`, which a browser reads as another site (fetch would send the backslash as '/').
+    const { request } = await import('node:http');
+    const [host, port] = server.api.split(':');
+    const backslash = await new Promise<number | undefined>((resolve, reject) =>
+      request({ host, port: Number(port), path: '//\\evil.example' }, (res) => resolve(res.resume().statusCode)).on('error', reject).end());
+    expect(backslash).toBe(404);
     // POST /populate's errors are JSON there, as toxiproxy writes them itself.
     expect(await raw('POST', '/populate', '{}')).toMatchObject({ status: 400, type: 'application/json', text: expect.stringMatching(/"proxies":null\}$/) });
   });
