@@ -28,14 +28,24 @@ export class PrimaryAnswers {
     private readonly log: (line: string) => void,
   ) {}
 
+  /** What one sentinel just told a client. */
   record(sentinel: RealAddress, primary: RealAddress): void {
     this.bySentinel.set(this.key(sentinel), this.key(primary));
     this.check();
   }
 
-  /** A sentinel that did not answer: its last answer no longer counts. */
-  forget(sentinel: RealAddress): void {
-    if (this.bySentinel.delete(nodeKey(sentinel.host, sentinel.port))) this.check();
+  /**
+   * The refresh's reading of every sentinel, taken whole and then checked once; `primary` undefined for
+   * one that did not answer (its last answer no longer counts). Taken one sentinel at a time, a reading in
+   * which every sentinel had moved to the new primary was logged and counted as a disagreement per
+   * sentinel but the last (two at every failover with three sentinels), though /stats never showed one.
+   */
+  recordReading(answers: readonly { sentinel: RealAddress; primary: RealAddress | undefined }[]): void {
+    for (const { sentinel, primary } of answers) {
+      if (primary) this.bySentinel.set(this.key(sentinel), this.key(primary));
+      else this.bySentinel.delete(nodeKey(sentinel.host, sentinel.port));
+    }
+    this.check();
   }
 
   private check(): void {

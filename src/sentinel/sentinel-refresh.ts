@@ -52,11 +52,8 @@ export class SentinelRefresh extends PeriodicRefresh {
 
   protected async read(): Promise<void> {
     const all = await this.readAll();
-    for (const { sentinel, reading } of all) {
-      this.o.certificates?.sentinelRead(sentinel, reading);
-      if (!(reading instanceof Error) && reading.primary) this.o.answers.record(sentinel, reading.primary);
-      else this.o.answers.forget(sentinel);
-    }
+    for (const { sentinel, reading } of all) this.o.certificates?.sentinelRead(sentinel, reading);
+    this.o.answers.recordReading(all.map(({ sentinel, reading }) => ({ sentinel, primary: reading instanceof Error ? undefined : reading.primary })));
     const first = all.map((x) => x.reading).find((r): r is SentinelReading => !(r instanceof Error) && r.primary !== undefined);
     if (!first) throw new Error(`no sentinel answered for ${this.o.master}`);
     await this.o.topology.apply(first);

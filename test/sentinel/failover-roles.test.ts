@@ -114,3 +114,23 @@ it('a replica with no port left in --listen-ports does not freeze the roles: the
     await full.close();
   }
 });
+
+it('a reading in which every sentinel names the new primary is no disagreement: none logged, none counted', async () => {
+  // Three sentinels that answer alike: the refresh took their answers one at a time, and logged two disagreements.
+  const more = await Promise.all([fakeServer(serve), fakeServer(serve)]);
+  const lines: string[] = [];
+  state.primary = at(nodes[0]!);
+  state.replicas = [at(nodes[1]!), at(nodes[2]!)];
+  const sentinels = [sentinel.address, ...more.map((m) => m.address)];
+  const three = await startSentinelProxy({ sentinels, sentinelMaster: 'mymaster', sentinelRefreshMs: 3_600_000, log: (line) => void lines.push(line) });
+  try {
+    state.primary = at(nodes[1]!);
+    state.replicas = [at(nodes[0]!), at(nodes[2]!)];
+    await three.refreshTopology();
+    expect(three.stats().sentinel).toMatchObject({ primary: nodes[1]!.address, disagree: false, disagreements: 0 });
+    expect(lines.filter((l) => l.includes('disagree'))).toEqual([]);
+  } finally {
+    await three.close();
+    await Promise.all(more.map((m) => m.close()));
+  }
+});

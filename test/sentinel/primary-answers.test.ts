@@ -4,6 +4,19 @@ import { PrimaryAnswers } from '../../src/sentinel/primary-answers.js';
 const at = (port: number) => ({ host: '127.0.0.1', port });
 
 describe('PrimaryAnswers', () => {
+  it('a reading in which every sentinel moved to the new primary is no disagreement: taken whole, not one sentinel at a time', () => {
+    const lines: string[] = [];
+    const a = new PrimaryAnswers('mymaster', (l) => lines.push(l));
+    const reading = (primary: number) => [26379, 26380, 26381].map((s) => ({ sentinel: at(s), primary: at(primary) }));
+    a.recordReading(reading(6379));
+    a.recordReading(reading(6380));
+    expect(lines).toEqual([]);
+    expect(a.snapshot()).toMatchObject({ disagree: false, disagreements: 0 });
+    // One still on the old primary is one.
+    a.recordReading([...reading(6379).slice(0, 2), { sentinel: at(26381), primary: at(6380) }]);
+    expect(a.snapshot()).toMatchObject({ disagree: true, disagreements: 1 });
+  });
+
   it('reports a disagreement once per new set of answers, and agreement again when the odd one changes or is forgotten', () => {
     const lines: string[] = [];
     const a = new PrimaryAnswers('mymaster', (l) => lines.push(l));
@@ -23,7 +36,7 @@ describe('PrimaryAnswers', () => {
     expect(lines).toEqual([
       'sentinels disagree on the primary of mymaster: 127.0.0.1:26379 says 127.0.0.1:6379, 127.0.0.1:26380 says 127.0.0.1:6380; each answer goes to clients rewritten as given',
     ]);
-    a.forget(at(26379));
+    a.recordReading([{ sentinel: at(26379), primary: undefined }]);
     expect(a.snapshot()).toMatchObject({ disagree: false, disagreements: 1 });
     a.record(at(26379), at(6379));
     expect(a.snapshot().disagreements).toBe(2);
