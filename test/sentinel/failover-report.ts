@@ -5,7 +5,11 @@ export interface Scenario {
   name: string;
   /** When the failover was started (SENTINEL FAILOVER sent, or the primary SIGKILLed), ms epoch. */
   triggerMs: number;
-  /** When a sentinel watched directly published +switch-master, ms epoch. */
+  /**
+   * When the first sentinel that answers (the test's setup.sentinels[0], asked directly every 20 ms) named a new
+   * primary in GET-MASTER-ADDR-BY-NAME, ms epoch. Not its +switch-master: a sentinel leading the failover (the one
+   * SENTINEL FAILOVER was sent to) names the promoted replica there about a second before (docs/sentinel.md).
+   */
   switchMs: number;
   /** When the old primary, still running, answered ROLE as a replica (SENTINEL FAILOVER only), ms epoch. */
   demotedMs?: number;
@@ -17,7 +21,7 @@ export interface Row {
   client: string;
   scenario: string;
   wait: boolean;
-  /** From the trigger to the end of the first acknowledged write that started after +switch-master and survived. */
+  /** From the trigger to the end of the first acknowledged write that started after switchMs and survived. */
   firstGoodWriteMs: number | null;
   errors: number;
   /** Distinct error messages, with counts. */
@@ -31,7 +35,7 @@ export interface Row {
 
 /**
  * One row per loop and scenario. A write belongs to the scenario its start falls in. The first good
- * write on the new primary is the first acknowledged one that started after +switch-master and is
+ * write on the new primary is the first acknowledged one that started after switchMs and is
  * present on the final primary: one acknowledged by the old primary after the switch is lost, and
  * one that started before it may have gone to the old one.
  */
