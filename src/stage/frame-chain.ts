@@ -16,18 +16,19 @@
  * desync both directions fall back to passing bytes through unchanged (in order, holds released),
  * and so they do once a replica's PSYNC or SYNC is answered: no stage acts on a replication stream.
  * On a request desync or an EXEC whose replies cannot be followed the fall back waits until nothing
- * holds a place (fallBackWhenFree).
+ * holds a place (frame-fall-back.ts, with the limits on what the chain holds).
  */
 import { CommandKind } from '../resp/command-kind.js';
 import { RequestModes } from '../resp/request-modes.js';
 import { unfollowableExec } from '../resp/exec-effects.js';
-import { FRAMED_REQUEST_MAX_BYTES, FramedRequests, type FramedRequest } from './framed-requests.js';
+import { FramedRequests, type FramedRequest } from './framed-requests.js';
+import { FrameFallBack } from './frame-fall-back.js';
 import { DISCARD, EMPTY_LINE, withStandIn } from './stand-in.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
 import { SlotKind, newSlot } from './reply-slot.js';
 import type { ReplyModes } from '../resp/reply-modes.js';
-import { FRAMED_REPLY_MAX_BYTES, ReplySequencer } from './reply-sequencer.js';
+import { ReplySequencer } from './reply-sequencer.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
 import type { ByteSink, ByteStage, ConnectionContext, EndKind, FramedTap, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
 
@@ -61,25 +62,21 @@ export interface FrameChainOptions {
 export const FRAME_CHAIN_NAME = 'frame-chain';
 
 /** The up side is a ByteStage: the head of the up byte chain, ahead of the link. */
-export class FrameChain implements ByteStage {
+export class FrameChain extends FrameFallBack implements ByteStage {
   readonly stages: NamedFrameStage[];
-  private passThrough = false;
-  /** An EXEC was forwarded whose replies cannot be followed (exec-effects.ts unfollowableExec). */
-  private unfollowable = false;
-  /** Why the chain stops framing once nothing holds a place (fallBackWhenFree); undefined until then. */
-  private stopping: string | undefined;
   // Up.
-  private readonly requests: FramedRequests;
-  private upWaiting = false;
+  protected readonly requests: FramedRequests;
+  protected upWaiting = false;
   private upEnded: EndKind | undefined;
   private seq = 0;
   private readonly requestModes = new RequestModes();
-  private readonly offsets: OffsetMap;
+  protected readonly offsets: OffsetMap;
   readonly replies: ReplySequencer;
   private holding: boolean;
   private readonly localAnswers: LocalAnswers;
 
-  constructor(private readonly o: FrameChainOptions) {
+  constructor(protected readonly o: FrameChainOptions) {
+    super();
     this.stages = o.stages ?? [];
     const live = o.live;
     this.holding = live?.holdRequests === true;
@@ -93,27 +90,14 @@ export class FrameChain implements ByteStage {
     this.requests = new FramedRequests({
       clientBase,
       tap,
-      // Decided in runRequests, once the requests framed before the bad one are.
-      onDesync: () => void (this.stopping ??= 'stream not valid RESP'),
-      onTooLong: () => {
-        // Not while a local answer, a drop or a held reply waits (ReplySequencer.canPassOn): asked again next chunk.
-        if (this.stopping === undefined && this.replies.canPassOn) this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true);
-      },
+      ...this.requestFallBacks(),
       maxHeldBytes: o.maxRequestBytes,
     });
     const replies = new ReplySequencer({
       conn: o.conn,
       stages: this.stages,
       down: o.down,
-      onDesync: () => this.fallBack(),
-      onReplication: () => this.fallBack('replication stream'),
-      onTooLong: () => this.fallBack(`a reply held over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes`, true),
-      onCanPassOn: () => this.fallBackWhenFree(),
-      onHeldTooMuch: () => {
-        // As redis_drop's `close`: the client sees the connection end where its replies stopped.
-        o.log(`conn ${o.conn.id}: closed: over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes held behind a reply a frame stage holds`);
-        o.conn.close('end');
-      },
+      ...this.replyFallBacks(),
       maxHeldBytes: o.maxReplyBytes,
       tap,
     });
@@ -190,8 +174,8 @@ export class FrameChain implements ByteStage {
     this.maybeEndUp(nowNs);
   }
 
-  private upEndSent = false;
-  private maybeEndUp(nowNs: number): void {
+  protected upEndSent = false;
+  protected maybeEndUp(nowNs: number): void {
     if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.queue.length > 0) return;
     this.upEndSent = true;
     this.o.up.end(this.upEnded, nowNs);
@@ -202,25 +186,6 @@ export class FrameChain implements ByteStage {
     if (this.unfollowable) this.stopping ??= 'replies after this EXEC cannot be matched';
     if (this.stopping !== undefined) this.fallBackWhenFree();
     this.maybeEndUp(this.o.conn.nowNs());
-  }
-
-  /**
-   * Falls back for `stopping` once every request decided before it has had its reply through the
-   * stages (the EXEC's own aside: its replies are what cannot be followed). Falling back at once,
-   * passOn() handed a local answer on ahead of the replies to earlier requests (the client read it
-   * as theirs) and a reply a stage holds or was to hold (redis_drop's) on after all. Until then the
-   * requests framed before a desync are decided and every reply is sequenced as before, and what
-   * follows the bad request (or the EXEC) is held here, unsent: Redis answers what it got, in order.
-   * The client's FIN is not held (it may wait for good, behind a redis_drop): if it went first,
-   * what is held here is dropped at the fall back, Redis having had the FIN.
-   */
-  private fallBackWhenFree(): void {
-    if (this.passThrough) return;
-    const r = this.replies;
-    const framedLeft = !this.unfollowable && this.requests.queue.length > 0;
-    const answered = r.canPassOn && r.unansweredRequests <= (this.unfollowable ? 1 : 0);
-    r.watchPassOn = this.upWaiting || framedLeft || !answered;
-    if (!r.watchPassOn) this.fallBack(this.stopping);
   }
 
   private decideQueued(): void {
@@ -306,33 +271,6 @@ export class FrameChain implements ByteStage {
     const chunk = out.length === 1 ? out[0]! : Buffer.concat(out);
     out.length = 0;
     this.o.up.push(chunk, this.o.conn.nowNs());
-  }
-
-  private forwardRaw(chunk: Buffer, nowNs: number): void {
-    this.offsets.handedOn(chunk.length, this.offsets.base + this.requests.pushedBytes);
-    this.o.up.push(chunk, nowNs);
-  }
-
-  /**
-   * `tapMatches`: the streams are still RESP, so the tap matches Redis's frames itself from here
-   * (FramedTap.unframed): a request or a reply too long to hold; otherwise its framers stop where the
-   * chain's did, or it already stopped.
-   */
-  private fallBack(why = 'stream not valid RESP', tapMatches = false): void {
-    if (this.passThrough) return;
-    this.passThrough = true;
-    this.replies.watchPassOn = false;
-    this.o.log(`conn ${this.o.conn.id}: frame stages off (${why}), bytes pass unchanged`);
-    if (tapMatches) this.o.tap?.unframed();
-    const now = this.o.conn.nowNs();
-    // Up: everything not yet decided, then the rest of the stream, unchanged.
-    const chunk = this.requests.takeAll();
-    if (chunk.length > 0 && !this.upEndSent) this.forwardRaw(chunk, now);
-    // Down: what is held, in order, then the rest unchanged.
-    const d = this.replies.passOn();
-    if (d.length > 0) this.o.down.push(d, now);
-    this.maybeEndUp(now);
-    this.replies.flush();
   }
 
   /** Redis's bytes, toward the client through the reply side. */
