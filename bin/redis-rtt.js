@@ -5,9 +5,12 @@
 import { main } from '../dist/cli/main.js';
 
 // `redis-rtt ... | head` closes the pipe early: that is not an error worth a stack trace.
+// EIO: the terminal closed (SIGHUP, which stops the run, may come after it): the lines are lost,
+// the run goes on to write its files. Rethrown, it ended the process before its close.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err) => {
     if (err && err.code === 'EPIPE') process.exit(0);
+    if (err && err.code === 'EIO') return;
     throw err;
   });
 }

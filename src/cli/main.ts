@@ -1,7 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError, ListenError, NetworkError, RedisSpawnError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { requestedStopStatus } from './stop-request.js';
+import { closeGoneTerminalAtExit, requestedStopStatus } from './stop-request.js';
 import { registerProxy } from './proxy.js';
 import { registerCalibrate } from './calibrate.js';
 import { registerBench } from './bench.js';
@@ -63,6 +63,7 @@ const CLI_OUTPUT = {
 
 /** Runs the CLI; resolves to the process exit status. */
 export async function main(argv: string[]): Promise<number> {
+  closeGoneTerminalAtExit();
   return runProgram(buildProgram(), argv);
 }
 

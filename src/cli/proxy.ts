@@ -154,6 +154,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   ];
   const record = printOnly ? undefined : recordOptionsFromFlags(flags, { link: update, handshake: flags.handshake, log, moreLinkMoves });
   let proxy: RedisRttProxy;
+  let stopped: Promise<void>;
   // A signal while starting (calibrating, binding, a cluster's node proxies) waits for the start to end,
   // then closes what it started and says so: with Node's default it exited 130 or 143 without a word.
   const startStop = printOnly ? undefined : abortOnStop((quit) => log(`stopping: the start-up was cut short; closing what it started ${quit}`));
@@ -240,6 +241,12 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       // catch below removes the trace.
       throw new Error(`${String(startStop.signal.reason)} during start-up; what it started is closed`);
     }
+    // The run's stop is in place before the start-up's goes: a signal already received and not yet
+    // handed to JavaScript went to the start-up's handler as it was removed, and was lost (the
+    // proxy printed its listening line and ran on); between the two, Node's default killed it.
+    // Before the listening line: a script that signals as soon as it reads the line gets the clean
+    // close (summary, trace, --stats-json), not Node's default exit by the signal.
+    stopped = untilStopSignal();
   } catch (err) {
     // A start that failed (an address in use, a refused option) leaves no trace behind: the same
     // command, corrected, must not be refused for the file this one created.
@@ -247,7 +254,6 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     // The start checks these as numbers: its error shows the text typed ("002", "1kb"), not 2 or 1000.
     throw withTypedValue(err, typedNumbers(flags));
   } finally {
-    // No await from here to untilStopSignal(): no signal can fall between the two.
     startStop?.dispose();
   }
   const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
@@ -258,9 +264,6 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   const wakeNote = wakeKindNote(process.platform, sharedScheduler().wakeKindInUse);
   if (wakeNote) log(wakeNote);
   collectStartupGarbage();
-  // Before the listening line: a script that signals as soon as it reads the line gets the clean
-  // close (summary, trace, --stats-json), not Node's default exit by the signal.
-  const stopped = untilStopSignal();
   process.stdout.write(
     JSON.stringify({
       event: 'listening',

@@ -1,4 +1,7 @@
+import { closeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import type { StopSignalName } from '../results/interrupted.js';
+
 /**
  * The exit status after a stop asked for by a signal, as a shell reports it: 128 + the signal's number.
  * SIGHUP (the terminal closed, an ssh session dropped) is a stop like SIGTERM: Node's default for it
@@ -9,6 +12,29 @@ type StopSignal = StopSignalName;
 const STOP_SIGNALS = Object.keys(STOP_STATUS) as StopSignal[];
 
 const ignoreOutputError = (): void => undefined;
+
+let exitGuarded = false;
+
+/**
+ * Node's exit puts back the terminal settings it saved at start (ResetStdio) and aborts when that
+ * fails: on a terminal that hung up tcsetattr() fails with EIO, so a run that had written its
+ * summary, --stats-json and trace died of SIGABRT (134, or a SIGSEGV in the abort's own backtrace)
+ * at its very end; a bare `node` script does too. A closed descriptor is skipped there, and the
+ * terminal is gone, with nothing to put back: at 'exit' (the last thing JavaScript runs, so no file
+ * opened later takes the number and gets our output), such a descriptor is closed. Not tied to
+ * SIGHUP: a write's EIO can come first, and a job the shell let go (disown) gets no SIGHUP at all.
+ */
+export function closeGoneTerminalAtExit(): void {
+  if (exitGuarded) return;
+  exitGuarded = true;
+  const terminals = [0, 1, 2].filter((fd) => isatty(fd));
+  if (terminals.length === 0) return;
+  process.once('exit', () => {
+    // isatty() is false once the terminal hung up (tcgetattr fails): a terminal still there (a
+    // `kill -HUP` from elsewhere) keeps its descriptors and gets its settings back.
+    for (const fd of terminals) if (!isatty(fd)) closeSync(fd);
+  });
+}
 
 /**
  * After SIGHUP the terminal is gone: a write to stdout or stderr fails (EIO on a closed tty, EPIPE on a
