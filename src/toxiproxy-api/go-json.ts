@@ -1,4 +1,5 @@
-import { attributeKeys } from '../toxics/spec.js';
+import { attributeKeys, parseToxicity } from '../toxics/spec.js';
+import { badRequestBody, invalidStream } from './api-error.js';
 import { cliAttributes } from './cli-values.js';
 import { isJsonObject } from '../validation/schema.js';
 
@@ -35,6 +36,22 @@ export function goToxicBody(body: unknown): unknown {
   const toxic = withFields(body ?? {}, TOXIC_FIELDS);
   if (!isJsonObject(toxic) || typeof toxic.type !== 'string') return toxic;
   return withAttributes(toxic, toxic.type);
+}
+
+/**
+ * What toxiproxy's AddToxicJson refuses before it looks at the toxic's type, in its order: a field
+ * of the envelope its decoder cannot read ("bad request body"), then the stream ("stream was
+ * invalid"). Our schema names the type first, so a body wrong in two ways was named by another
+ * field than toxiproxy names. `body` as goToxicBody made it.
+ */
+export function checkToxicEnvelope(body: unknown): void {
+  if (!isJsonObject(body)) return;
+  for (const key of ['name', 'type', 'stream'] as const) {
+    const v = body[key];
+    if (v !== null && v !== undefined && typeof v !== 'string') throw badRequestBody(`${key}: invalid value ${JSON.stringify(v)}; expected a string`);
+  }
+  if (body.toxicity !== null && body.toxicity !== undefined) parseToxicity(body.toxicity);
+  if (typeof body.stream === 'string' && !['upstream', 'downstream'].includes(body.stream.toLowerCase())) throw invalidStream();
 }
 
 /** A toxic update of a toxic of `type`: toxiproxy decodes only its attributes and toxicity. */

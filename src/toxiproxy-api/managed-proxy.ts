@@ -10,7 +10,7 @@ import type { StatsSnapshot } from '../stats/types.js';
 import { ToxicSet, type ToxicCount } from '../toxics/toxic-set.js';
 import type { ToxicEnv, ToxicSpec } from '../toxics/types.js';
 import { badRequestBody, toxicNotFound } from './api-error.js';
-import { goToxicBody, goToxicUpdateBody } from './go-json.js';
+import { checkToxicEnvelope, goToxicBody, goToxicUpdateBody } from './go-json.js';
 import type { Scheduler } from '../stage/types.js';
 
 /** A proxy as toxiproxy's API shows it. */
@@ -149,9 +149,11 @@ export class ManagedProxy {
     return t;
   }
 
-  /** A toxic as the API's body sends it (read as toxiproxy's Go decoder reads it). */
+  /** A toxic as the API's body sends it (read as toxiproxy's Go decoder reads it, checked in its order). */
   addToxic(input: unknown): ToxicSpec {
-    return this.toxics.add(goToxicBody(input));
+    const body = goToxicBody(input);
+    checkToxicEnvelope(body);
+    return this.toxics.add(body);
   }
 
   /** An update as the API's body sends it (read as toxiproxy's Go decoder reads it). */

@@ -214,6 +214,17 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
       status: 400,
       body: { error: 'stream was invalid, can be either upstream or downstream' },
     });
+    // toxiproxy's order (AddToxicJson): the envelope's decoding, the stream, then the type. Ours named the type first.
+    const stream = { status: 400, body: { error: 'stream was invalid, can be either upstream or downstream' } };
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"nope","stream":"sideways"}')).toMatchObject(stream);
+    expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","stream":"sideways","toxicity":"x"}')).toMatchObject({
+      status: 400,
+      body: { error: expect.stringMatching(/^bad request body: toxicity: /) },
+    });
+    expect(await call('POST', '/proxies/e/toxics', '{"type":5,"stream":"sideways"}')).toMatchObject({
+      status: 400,
+      body: { error: 'bad request body: type: invalid value 5; expected a string' },
+    });
     expect(await call('POST', '/proxies/e/toxics', '{"type":"latency","attributes":{"latency":"1"}}')).toMatchObject({
       status: 400,
       body: { error: expect.stringContaining('attributes.latency') },
@@ -391,7 +402,9 @@ describe('status codes and error bodies as toxiproxy sends them', () => {
       const r = await call('POST', '/proxies/n/toxics', JSON.stringify({ type, name: `${type}1`, attributes: { [field]: 1.5 } }));
       expect(r, type).toMatchObject({ status: 400, body: { error: expect.stringContaining(`attributes.${field}: invalid value 1.5; expected an integer`) } });
     }
-    expect(await call('POST', '/proxies/n/toxics', '{"stream":"up"}')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^invalid toxic type: type: missing; expected one of latency/) } });
+    expect(await call('POST', '/proxies/n/toxics', '{"stream":"upstream"}')).toMatchObject({ status: 400, body: { error: expect.stringMatching(/^invalid toxic type: type: missing; expected one of latency/) } });
+    // No type and a bad stream: toxiproxy names the stream (it checks it first).
+    expect(await call('POST', '/proxies/n/toxics', '{"stream":"up"}')).toMatchObject({ status: 400, body: { error: 'stream was invalid, can be either upstream or downstream' } });
     await call('DELETE', '/proxies/n');
   });
 
