@@ -37,7 +37,7 @@ export class LinkTimeline {
     private readonly scheduler: Scheduler,
     private readonly link: LinkState,
     private readonly setLink: (update: LinkUpdate & { preset?: string }) => void,
-    private readonly partition: (request: PartitionRequest) => void,
+    private readonly partitions: ScheduledPartitions,
     private readonly log: (line: string) => void,
   ) {}
 
@@ -129,6 +129,10 @@ export class LinkTimeline {
   }
 
   private apply(step: ScheduleStep, dueNs: number): void {
+    // Before the link: a partition that cannot start (a PUT /link's still runs) skips the step whole, as
+    // an unfit link does. Started after the link took it, the step's delays changed and its partition
+    // was only logged, not counted as skipped.
+    if (step.partition) this.partitions.check(step.partition);
     if (step.link) {
       // From the configured delays (a ramp before this one has ended by now; a wave stays on top).
       const { upUs, downUs } = this.link.settings;
@@ -141,6 +145,12 @@ export class LinkTimeline {
         this.rampEnd = this.scheduler.schedule(dueNs + durationNs, () => this.link.reshape((s) => s.setRamp(undefined)));
       }
     }
-    if (step.partition) this.partition(step.partition);
+    if (step.partition) this.partitions.start(step.partition);
   }
+}
+
+/** What a partition step asks of the proxy (partitions.ts): a ConfigError when one cannot start now, and the start. */
+export interface ScheduledPartitions {
+  check(request: PartitionRequest): void;
+  start(request: PartitionRequest): void;
 }

@@ -55,16 +55,6 @@ export class Partitions {
     return window;
   }
 
-  /** A schedule's partition step: one that cannot start (another runs) is logged, the schedule goes on. */
-  startScheduled(request: PartitionRequest, closed: boolean): void {
-    try {
-      this.check(request, closed);
-      this.start(request);
-    } catch (err) {
-      this.log(`--link-schedule: ${(err as Error).message}`);
-    }
-  }
-
   /** The proxy closed: its connections are gone, and nothing is left to end. */
   close(): void {
     if (this.endTimer) this.scheduler.cancel(this.endTimer);

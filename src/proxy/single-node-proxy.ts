@@ -92,7 +92,11 @@ export class SingleNodeProxy implements RedisRttProxy {
       listenTls: secure.listen,
     });
     this.partitions = new Partitions(scheduler, this.linkState, () => this.server.connections(), o.log);
-    const scheduledPartition = (r: PartitionRequest): void => this.partitions.startScheduled(r, this.closing !== undefined);
+    // A step whose partition cannot start is skipped whole (link-timeline.ts), as PUT /link refuses it.
+    const scheduledPartition = {
+      check: (r: PartitionRequest): void => this.partitions.check(r, this.closing !== undefined),
+      start: (r: PartitionRequest): void => void this.partitions.start(r),
+    };
     this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), scheduledPartition, o.log);
     // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
     // after the hop measurement, which must see the bare link.

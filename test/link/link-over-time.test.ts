@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
+import { ConfigError } from '../../src/errors.js';
 import { DelayLine } from '../../src/link/delay-line.js';
 import { LinkState } from '../../src/link/link-state.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
@@ -180,16 +181,23 @@ describe('LinkTimeline on a fake clock', () => {
     const link = new LinkState({ rttUs: 1000 }, { clock });
     const partitions: { atNs: number; request: PartitionRequest }[] = [];
     const logged: string[] = [];
+    // What the proxy answers a partition step: nothing, or a ConfigError while one runs.
+    let checkPartition = (): void => undefined;
+    const refusePartitions = (message: string): void => {
+      checkPartition = () => {
+        throw new ConfigError('partition', '1s', message);
+      };
+    };
     const timeline = new LinkTimeline(
       { schedule: parseLinkSchedule(schedule) },
       scheduler,
       link,
       (u) => link.update(u),
-      (request) => partitions.push({ atNs: clock.nowNs(), request }),
+      { check: () => checkPartition(), start: (request) => partitions.push({ atNs: clock.nowNs(), request }) },
       (line) => logged.push(line),
     );
     timeline.start();
-    return { clock, scheduler, link, timeline, partitions, logged };
+    return { clock, scheduler, link, timeline, partitions, logged, refusePartitions };
   }
 
   it('applies each step at its time, ramps the delays, and /stats shows the step', () => {
@@ -257,5 +265,17 @@ describe('LinkTimeline on a fake clock', () => {
     scheduler.runUntil(3 * S);
     expect(link.settings.upUs).toBe(3500);
     expect(timeline.report()!.schedule).toEqual({ step: 1, steps: 2, loop: 0, skipped: 1, lastSkipped: { step: 0, loop: 0, reason } });
+  });
+
+  // Its delays were applied and the partition only logged ('--link-schedule: partition: ...'), skipped: 0.
+  it('skips whole a partition step whose partition cannot start (a PUT /link partition still runs): its link unchanged', () => {
+    const { scheduler, link, timeline, partitions, logged, refusePartitions } = setup([{ at: '1s', link: { rttUs: 5000 }, partition: '1s' }]);
+    refusePartitions('no partition while one runs (it heals in 2000 ms)');
+    scheduler.runUntil(1 * S);
+    expect(link.settings.upUs).toBe(500);
+    expect(partitions).toEqual([]);
+    const reason = 'partition: invalid value "1s"; expected no partition while one runs (it heals in 2000 ms)';
+    expect(logged).toEqual([`--link-schedule steps[0] skipped: ${reason}`]);
+    expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 1, loop: 0, skipped: 1, lastSkipped: { step: 0, loop: 0, reason } });
   });
 });

@@ -225,6 +225,26 @@ describe('partitions that heal, with real clients', () => {
     }
   });
 
+  it("a schedule's partition step while a PUT /link partition runs is skipped whole, counted and logged", async () => {
+    const clock = new FakeClock(1000 * S);
+    const scheduler = new ManualScheduler(clock);
+    const lines: string[] = [];
+    const linkSchedule = [{ at: '1s', link: { rttUs: 5000 }, partition: '1s' }];
+    const log = (l: string): number => lines.push(l);
+    const options = { upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, linkSchedule, scheduler, log };
+    const p = await startSingleNodeProxy(options);
+    try {
+      const t0 = clock.nowNs();
+      p.setLink({ partition: '10s' });
+      scheduler.runUntil(t0 + 1 * S);
+      expect(p.link()).toMatchObject({ upUs: RTT_US / 2, downUs: RTT_US / 2 });
+      expect(p.stats().timeline?.schedule).toMatchObject({ step: 0, skipped: 1 });
+      expect(lines).toContainEqual(expect.stringMatching(/^--link-schedule steps\[0\] skipped: partition: .*no partition while one runs/));
+    } finally {
+      await p.close();
+    }
+  });
+
   it('refuses a partition on a closed proxy', async () => {
     const other = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 } });
     await other.close();
