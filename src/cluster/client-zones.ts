@@ -45,10 +45,13 @@ export class ClientZones {
 
   /**
    * Opens a listener for each address in every zone's set (zone 1's on `listenPort` when given, the
-   * others' on any free port or from --listen-ports); resolves once all accept clients.
+   * others' on any free port or from --listen-ports); resolves once all accept clients. Every zone's
+   * opens are waited for and their failures are one error, which names and counts every listener left
+   * without a port (sentinel mode's replies open through here): the first zone's failure alone counted its own.
    */
   async open(addresses: readonly RealAddress[], listenPort?: number): Promise<void> {
-    await Promise.all(this.zones.map((z) => z.nodes.open(addresses, z.zone === 1 ? listenPort : undefined)));
+    const failed = settledFailure(await Promise.allSettled(this.zones.map((z) => z.nodes.open(addresses, z.zone === 1 ? listenPort : undefined))));
+    if (failed) throw failed;
   }
 
   /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseNodeLink, type NodeLinkRule } from '../../src/cluster/node-link.js';
 import { parseLinkSpec } from '../../src/link/link-spec.js';
 import { applyLinkUpdate } from '../../src/link/settings.js';
+import { ClientZones } from '../../src/cluster/client-zones.js';
 import { ListenPortRange } from '../../src/cluster/listen-ports.js';
 import { NodeSet } from '../../src/cluster/node-set.js';
 import { NetworkError } from '../../src/errors.js';
@@ -72,6 +73,25 @@ describe('a reply that names several nodes with no port left in --listen-ports',
     // The first node's failure alone was the error: "for node 127.0.0.1:7002 (...; the nodes need 2)".
     await expect(set.open([7002, 7003].map((port) => ({ host: '127.0.0.1', port })))).rejects.toThrow(
       "--listen-ports 9001-9001: no free port left for node 127.0.0.1:7002, node 127.0.0.1:7003 (the range has 1 port: 1 held by this proxy's listeners; the nodes need 3)",
+    );
+  });
+});
+
+describe('every client zone opening a node with no port left in --listen-ports (sentinel mode\'s replies)', () => {
+  it('fails naming each zone\'s listener, and counts them all in "the nodes need N"', async () => {
+    const range = new ListenPortRange({ from: 9001, to: 9001 });
+    const zone = (clientZone: number) => ({
+      zone: clientZone,
+      nodes: new NodeSet({
+        ...{ startNodeProxy: async (_a, port) => ({ port, close: async () => {} }) as unknown as RedisRttProxy, listenPorts: range },
+        ...{ stageFor: () => undefined, announceHost: '127.0.0.1', base: {}, rules: [], log: () => {}, clientZone, nameClientZone: true },
+      }),
+    });
+    const zones = new ClientZones([zone(1), zone(2)], true);
+    await zones.open([{ host: '127.0.0.1', port: 7001 }], 0);
+    // Zone 1 opened on --listen (port 0 here); zone 2 took the range's one port.
+    await expect(zones.open([{ host: '127.0.0.1', port: 7002 }])).rejects.toThrow(
+      "--listen-ports 9001-9001: no free port left for node 127.0.0.1:7002 (client zone 1), node 127.0.0.1:7002 (client zone 2) (the range has 1 port: 1 held by this proxy's listeners; the nodes need 3)",
     );
   });
 });
