@@ -177,6 +177,8 @@ export class FrameChain extends FrameFallBack implements ByteStage {
   protected upEndSent = false;
   protected maybeEndUp(nowNs: number): void {
     if (this.upEnded === undefined || this.upEndSent || this.upWaiting || this.requests.queue.length > 0) return;
+    // A FIN goes after the bytes held while stopping (Redis answers a bad request before it reads the end); a reset does not wait.
+    if (this.stopping !== undefined && !this.passThrough && this.upEnded !== 'reset') return;
     this.upEndSent = true;
     this.o.up.end(this.upEnded, nowNs);
   }

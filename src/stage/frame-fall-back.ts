@@ -80,8 +80,7 @@ export abstract class FrameFallBack {
    * as theirs) and a reply a stage holds or was to hold (redis_drop's) on after all. Until then the
    * requests framed before a desync are decided and every reply is sequenced as before, and what
    * follows the bad request (or the EXEC) is held here, unsent: Redis answers what it got, in order.
-   * The client's FIN is not held (it may wait for good, behind a redis_drop): if it went first,
-   * what is held here is dropped at the fall back, Redis having had the FIN.
+   * The client's FIN waits behind them (maybeEndUp); after a reset what is held is dropped.
    */
   protected fallBackWhenFree(): void {
     if (this.passThrough) return;

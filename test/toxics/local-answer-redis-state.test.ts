@@ -163,12 +163,17 @@ describe('the frame stages turn off (a request desync, an EXEC whose replies can
       // The answer went to the client at the fall back, ahead of GET's reply (or PING reached Redis, framed with the bad request).
       const desync = await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'k') + cmd('PING') + bad);
       expect(desync).toBe('+OK\r\n$1\r\nv\r\n-ERR local\r\n-ERR Protocol error: invalid bulk length\r\n');
+      // The client's FIN waits behind the bad request: Redis answers it before it reads the end.
+      const halfClosed = await rawSocket(host, port);
+      const all = collect(halfClosed);
+      halfClosed.end(cmd('SET', 'k', 'v') + cmd('GET', 'k') + cmd('PING') + bad);
+      expect((await all).toString('latin1')).toBe(desync);
       const exec = await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'k') + cmd('PING') + unfollowable + cmd('GET', 'k'));
       expect(exec).toBe('+OK\r\n$1\r\nv\r\n-ERR local\r\n+OK\r\n+QUEUED\r\n*1\r\n+OK\r\n$1\r\nv\r\n+OK\r\n');
       // The dropped reply (and all behind it) went on at the fall back; with `close` the connection closes there.
       expect(await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'drop:1') + bad)).toBe('+OK\r\n');
       expect(await exchange(port, host, cmd('SET', 'k', 'v') + cmd('GET', 'drop:1') + unfollowable)).toBe('+OK\r\n');
-      expect(p.stats().toxics?.map((t) => t.applications)).toEqual([2, 2]);
+      expect(p.stats().toxics?.map((t) => t.applications)).toEqual([3, 2]);
     } finally {
       await p.close();
     }
