@@ -53,6 +53,12 @@ export const HTTP_LIMITS: HttpLimits = { maxConnections: 256, headersTimeoutMs: 
 /** How long a connection past the cap, answered 503, may stay before it is closed (its client closes first). */
 const REFUSED_CLOSE_MS = 1000;
 
+/**
+ * How long close() lets the answers already under way finish (a Prometheus scrape, a /stats read
+ * as the proxy stops) before it cuts the connections still open: they were reset at once.
+ */
+export const CLOSE_DRAIN_MS = 1000;
+
 /** Node's parser errors that have a more precise status than 400. */
 const CLIENT_ERROR_STATUS: Record<string, number> = { HPE_HEADER_OVERFLOW: 431, ERR_HTTP_REQUEST_TIMEOUT: 408 };
 
@@ -65,6 +71,9 @@ export class HttpEndpoint {
   private guard: HttpGuard | undefined;
   /** Connections past the cap: answered 503 as they come, their requests then left alone. */
   private readonly refused = new WeakSet<Duplex>();
+  /** Answers under way: close() lets them finish (CLOSE_DRAIN_MS at most). */
+  private readonly answering = new Set<http.ServerResponse>();
+  private closing = false;
   /** "host:port" (or the socket path) once listening. */
   address = '';
 
@@ -73,7 +82,13 @@ export class HttpEndpoint {
     // Node checks the two timeouts on this interval (30 s by default, which would triple the headers'):
     // half of it keeps them within half again, at one wake every few seconds.
     const checkMs = Math.max(10, Math.floor(limits.headersTimeoutMs / 2));
-    this.server = http.createServer({ connectionsCheckingInterval: checkMs }, (req, res) => void this.handle(req, res));
+    this.server = http.createServer({ connectionsCheckingInterval: checkMs }, (req, res) => {
+      this.answering.add(res);
+      res.once('close', () => this.answering.delete(res));
+      // Closing: the answer is the connection's last, so the drain does not wait on a kept-alive socket.
+      if (this.closing) res.shouldKeepAlive = false;
+      void this.handle(req, res);
+    });
     this.server.keepAliveTimeout = 5000;
     // Not Node's maxConnections, which closes a connection past it unanswered: Node's own fetch
     // (undici) left a request it had sent on one pending forever (1000 concurrent fetches of
@@ -140,9 +155,20 @@ export class HttpEndpoint {
     return new URL(req.url ?? '/', 'http://endpoint').searchParams.get('token') ?? undefined;
   }
 
+  /**
+   * Stops accepting and closes the idle connections at once; the answers under way get CLOSE_DRAIN_MS
+   * to finish, each connection closed after its answer, then what is left is cut.
+   */
   async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.closing = true;
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const res of this.answering) {
+      if (!res.headersSent) res.shouldKeepAlive = false;
+      else res.once('finish', () => res.socket?.end());
+    }
+    const cut = setTimeout(() => this.server.closeAllConnections(), CLOSE_DRAIN_MS);
+    await closed;
+    clearTimeout(cut);
   }
 
   private sendError(res: http.ServerResponse, status: number, reason: string, err?: unknown): void {

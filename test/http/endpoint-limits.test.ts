@@ -84,4 +84,23 @@ describe('HttpEndpoint limits: what one client may hold', () => {
     const slow = open(port, `GET /slow HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
     expect(await slow.answer).toMatch(/^HTTP\/1\.1 200 [\s\S]*first [\s\S]*last/);
   });
+  it('close drains: an answer under way finishes and its connection closes; an idle one and new ones are closed at once', async () => {
+    // A Prometheus scrape or a /stats read as the proxy stops got a reset: close() cut every connection.
+    const port = await start();
+    const slow = open(port, `GET /slow HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await vi.waitFor(() => expect(slow.socket.bytesRead).toBeGreaterThan(0));
+    // A kept-alive connection with no request under way does not hold the close up.
+    const idle = open(port, `GET /ok HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    await vi.waitFor(() => expect(idle.socket.bytesRead).toBeGreaterThan(0));
+    const t0 = Date.now();
+    const closed = endpoint!.close();
+    expect(await idle.answer).toMatch(/\{"ok":true\}$/);
+    expect(Date.now() - t0).toBeLessThan(SLOW_ANSWER_MS);
+    // Whole: the headers, then both parts of the chunked body, and the connection closed after it.
+    expect(await slow.answer).toMatch(/^HTTP\/1\.1 200 [^]*first [^]*last\r\n0\r\n\r\n$/);
+    await closed;
+    const late = open(port, `GET /ok HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    expect(await late.answer).toBe('');
+    endpoint = undefined;
+  });
 });
