@@ -109,6 +109,7 @@ export { isOpenLoopOk, type MeasuredOpenLoopResult, type OpenLoopReport, type Op
 export { buildArrivalSchedule, type Arrival, type ScheduleOptions } from './workload/open-loop/schedule.js';
 export { OpenLoopDispatcher, type DispatcherOptions, type OpenLoopBatch } from './workload/open-loop/dispatcher.js';
 export { isOk, type BenchReport, type BenchResult, type MeasuredResult, type CalibrateReport, type CalibrateRow, type LatencyUs, type Mode, type Workload, type Method, type Breakdown, type Environment, type ConnectionSetup } from './results/types.js';
+export type { StopSignalName } from './results/interrupted.js';
 export type { CalibrateOptions } from './calibrate/run.js';
 
 export { renderTable, renderCsv, renderMarkdown, renderHtml, renderCalibrateTable } from './report/index.js';
