@@ -1,4 +1,3 @@
-import { writeFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError, withTypedValue } from '../errors.js';
@@ -11,10 +10,9 @@ import { fdLimitWarning } from '../proxy/fd-limit.js';
 import { parsePositiveInt } from '../units.js';
 import { DEFAULT_MAX_PENDING_PER_CONNECTION, DEFAULT_MAX_PENDING_TOTAL } from '../tap/pending-budget.js';
 import { checkClientZones, checkZones, DEFAULT_CLUSTER, parseClusterMode } from '../cluster/options.js';
-import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import { addLinkFlags, linkFromFlags } from './link-flags.js';
 import { addTimelineFlags, rampingScheduleMoves, timelineFromFlags } from './timeline-flags.js';
-import { renderSummary } from './proxy-summary.js';
+import { endSession, listeningLine } from './proxy-session.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
 import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
@@ -256,29 +254,15 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
   } finally {
     startStop?.dispose();
   }
-  const nodes = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).nodes() : undefined;
-  const clientZones = 'cluster' in proxy ? (proxy as RedisRttClusterProxy).clientZones() : undefined;
   // The two refusals of --compensate calibrate above: the hint offers only what would start.
   const hint = hopOnlyHint(compensateMode, proxy.link(), !sentinel && !tls.listenTls);
   if (hint) log(hint);
   const wakeNote = wakeKindNote(process.platform, sharedScheduler().wakeKindInUse);
   if (wakeNote) log(wakeNote);
   collectStartupGarbage();
-  process.stdout.write(
-    JSON.stringify({
-      event: 'listening',
-      listen: proxy.address,
-      control: proxy.controlAddress ?? null,
-      // "localhost" shows as localhost:6379: the port it means.
-      upstream: upstream === undefined ? null : upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream,
-      ...(sentinel ? { sentinels: sentinel.sentinels, sentinelMaster: sentinel.sentinelMaster } : {}),
-      link: proxy.link(),
-      compensationUs: proxy.compensationUs,
-      ...(proxy.tlsCaFile !== undefined ? { tlsCa: proxy.tlsCaFile } : {}),
-      ...(nodes ? { nodes } : {}),
-      ...(clientZones ? { clientZones } : {}),
-    }) + '\n',
-  );
+  // "localhost" shows as localhost:6379: the port it means.
+  const upstreamText = upstream === undefined ? null : upstream.kind === 'tcp' ? formatEndpoint(upstream) : flags.upstream!;
+  process.stdout.write(listeningLine(proxy, { upstream: upstreamText, sentinel }));
   // The proxy dials Redis per client, so a missing Redis is not fatal; say so now rather than on
   // the first client's close.
   // --compensate auto already said "not Redis" while measuring; the other modes hear it here.
@@ -293,17 +277,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
     if (r && 'notRedis' in r && compensateMode !== 'auto') log(`warning: upstream ${flags.upstream} did not answer PING like Redis (${r.notRedis})`);
   });
   await stopped;
-  const snapshot = proxy.stats();
-  await proxy.close();
-  process.stderr.write(renderSummary(snapshot));
-  if (record) {
-    const r = await record.close();
-    process.stderr.write(`redis-rtt: trace ${record.path}: ${JSON.stringify(r)}\n`);
-  }
-  if (flags.statsJson) {
-    checkOutputs(statsJson);
-    await writeFile(flags.statsJson, JSON.stringify(snapshot, null, 2) + '\n');
-  }
+  await endSession(proxy, record, flags.statsJson);
 }
 
 /** The entries of `o` (only `keys`, when given) that are not undefined: they then override, absent ones do not. */
