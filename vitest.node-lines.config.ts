@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import base from './vitest.config.js';
+import { sharedTestOptions } from './vitest.config.js';
 
 /**
  * What `.ci/run` runs again on Node 22 and 24, and 26 on request (the whole suite runs on the default Node): the
@@ -10,10 +10,11 @@ import base from './vitest.config.js';
  * The CLI end-to-end files and the fuzzers stay on the default Node only: they cost the most and
  * exercise the same Node APIs as the files here.
  */
-// Not mergeConfig: it would append these includes to the base's, which match every file.
+// Not the base config itself: its projects would replace this include.
 export default defineConfig({
   test: {
-    ...base.test,
+    ...sharedTestOptions,
+    fileParallelism: false,
     // One process for every file: the subset's files do not rely on a fresh module graph each, and
     // the forks' start-up and imports were a third of its time (88 s against 61 s a Node line).
     isolate: false,
