@@ -20,6 +20,17 @@ const ticks = async (n: number): Promise<void> => {
   for (let i = 0; i < n; i++) await tick();
 };
 
+/**
+ * Ends a test whose scheduler still lingers on a fake clock: its polls read a clock that no longer
+ * moves, so it would poll for good and take a core from the files after it in a shared worker
+ * (the Node-lines subset runs them in one). The clock jumps past any linger; a few turns see it.
+ */
+const stopLingering = async (clock: FakeClock, s: PreciseScheduler): Promise<void> => {
+  clock.setNs(clock.nowNs() + 1_000_000_000);
+  await ticks(5);
+  s.close();
+};
+
 describe('PreciseScheduler', () => {
   it('tells its wake listeners how late each wake from a sleep came, until they stop', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
@@ -151,6 +162,7 @@ describe('PreciseScheduler', () => {
     const quiet = clock.reads;
     await ticks(10);
     expect(clock.reads - quiet).toBeGreaterThanOrEqual(8);
+    await stopLingering(clock, s);
   });
 });
 
@@ -311,6 +323,7 @@ describe('lingering after a timed delivery', () => {
     s.schedule(15_000_000, () => undefined);
     clock.setNs(15_001_000);
     expect(await polling(clock)).toBe(true);
+    await stopLingering(clock, s);
   });
 
   it('does not linger after a timed delivery nothing came in before (a line arming again as it fires is not a read)', async () => {
@@ -352,6 +365,7 @@ describe('lingering only on links with no delay', () => {
     const quiet = clock.reads;
     await ticks(10);
     expect(clock.reads - quiet).toBeGreaterThanOrEqual(8);
+    await stopLingering(clock, s);
   });
 });
 
