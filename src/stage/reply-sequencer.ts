@@ -204,16 +204,16 @@ export class ReplySequencer {
     return !this.downWaiting && !this.holdsPlaces;
   }
 
-  /**
-   * A local answer not yet sent or a dropped request waits at its place: passOn() could not put it
-   * there in Redis's unframed stream, so the chain does not stop framing for a request or reply too
-   * long to hold while this is so (canPassOn).
-   */
   /** Requests whose replies (or local answers) have not all gone toward the client yet. */
   get unansweredRequests(): number {
     return this.slots.length;
   }
 
+  /**
+   * A local answer not yet sent or a dropped request waits at its place: passOn() could not put it
+   * there in Redis's unframed stream, so the chain does not stop framing for a request or reply too
+   * long to hold while this is so (canPassOn).
+   */
   private get holdsPlaces(): boolean {
     return this.slots.some((s) => s.slotKind !== SlotKind.Forwarded);
   }
