@@ -1,9 +1,10 @@
 import { writeFile } from 'node:fs/promises';
-import type { RedisRttClusterProxy } from '../cluster/cluster-view.js';
+import type { ClusterStats, RedisRttClusterProxy } from '../cluster/cluster-view.js';
 import type { RedisRttProxy } from '../proxy/types.js';
+import { linkText, renderSummaryTable } from '../stats/summary-table.js';
+import type { StatsSnapshot } from '../stats/types.js';
 import type { RecordHooks } from '../record/cli-options.js';
 import { checkOutputs } from './json-out.js';
-import { renderSummary } from './proxy-summary.js';
 
 /**
  * What `redis-rtt proxy` says around its run, one job apart from the start-up's options: the
@@ -45,7 +46,7 @@ export function listeningLine(proxy: RedisRttProxy, to: ListeningUpstream): stri
 export async function endSession(proxy: RedisRttProxy, record: RecordHooks | undefined, statsJson: string | undefined): Promise<void> {
   const snapshot = proxy.stats();
   await proxy.close();
-  process.stderr.write(renderSummary(snapshot));
+  process.stderr.write(renderSummaryTable(snapshot, { links: nodeLinks(snapshot) }));
   if (record) {
     const r = await record.close();
     process.stderr.write(`redis-rtt: trace ${record.path}: ${JSON.stringify(r)}\n`);
@@ -54,4 +55,19 @@ export async function endSession(proxy: RedisRttProxy, record: RecordHooks | und
     checkOutputs({ '--stats-json': statsJson });
     await writeFile(statsJson, JSON.stringify(snapshot, null, 2) + '\n');
   }
+}
+
+/**
+ * Cluster mode: the snapshot's `link` is the seed's, while nodes in other zones (--zones, --links)
+ * run other links; each link once, with how many nodes run it. Undefined with one link for all.
+ */
+function nodeLinks(snapshot: StatsSnapshot): string | undefined {
+  const nodes = 'cluster' in snapshot ? (snapshot as ClusterStats).cluster.nodes : [];
+  const count = new Map<string, number>();
+  for (const n of nodes) {
+    const text = `${n.link ? `${n.link} ` : ''}${linkText(n.linkSettings)}`;
+    count.set(text, (count.get(text) ?? 0) + 1);
+  }
+  if (count.size < 2) return undefined;
+  return `links ${[...count].map(([text, n]) => `${text} (${n} node${n === 1 ? '' : 's'})`).join(', ')}`;
 }

@@ -5,11 +5,17 @@
 import { fmtUsSetting } from '../format.js';
 import { renderGrid, type Align } from '../text-grid.js';
 import { compareDepthBuckets } from '../tap/counters.js';
+import type { LinkSettings } from '../link/types.js';
 import type { CommandStats, StatsSnapshot } from './types.js';
 
 export interface SummaryTableOptions {
   /** Commands listed, most frequent first. @default 15 */
   topCommands?: number;
+  /**
+   * The links, where the snapshot's `link` is one node's of several (cluster mode: the seed's,
+   * while nodes in other zones run other links); in place of `link up .. down ..`.
+   */
+  links?: string;
 }
 
 const HEADERS = ['command', 'count', 'errors', 'server p50', 'server p99', 'client p50', 'client p99'];
@@ -20,10 +26,8 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
   const lines: string[] = [];
   const perTrip = t.roundTrips > 0 ? (t.commands / t.roundTrips).toFixed(1) : '-';
   lines.push(
-    `connections ${s.connections.total} (${s.connections.active} open)   link up ${fmtUsSetting(s.link.upUs)} down ${fmtUsSetting(s.link.downUs)}` +
-      (s.link.jitterUs > 0 ? ` jitter ${fmtUsSetting(s.link.jitterUs)} ${s.link.jitterDist}` : '') +
-      (s.link.bandwidthBps > 0 ? ` bandwidth ${s.link.bandwidthBps} bit/s` : '') +
-      movingLink(s),
+    `connections ${s.connections.total} (${s.connections.active} open${refused(s)})   ` +
+      (options.links ?? `link ${linkText(s.link)}${movingLink(s)}`),
   );
   lines.push(
     `commands ${t.commands}   replies ${t.replies}   errors ${t.errorReplies}   pushes ${t.pushes}   blocking ${t.blockingCommands}`,
@@ -48,6 +52,20 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
     if (commands.length > top) lines.push(`... and ${commands.length - top} more commands`);
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A link's settings as the summary's first line gives them: `up 10ms down 10ms`, jitter and bandwidth when set. */
+export function linkText(l: LinkSettings): string {
+  return (
+    `up ${fmtUsSetting(l.upUs)} down ${fmtUsSetting(l.downUs)}` +
+    (l.jitterUs > 0 ? ` jitter ${fmtUsSetting(l.jitterUs)} ${l.jitterDist}` : '') +
+    (l.bandwidthBps > 0 ? ` bandwidth ${l.bandwidthBps} bit/s` : '')
+  );
+}
+
+/** With --max-connections: the clients closed at once at the cap. */
+function refused(s: StatsSnapshot): string {
+  return s.connections.refused === undefined ? '' : `, ${s.connections.refused} refused`;
 }
 
 /**

@@ -74,6 +74,11 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     } finally {
       expect((await p.stop('SIGINT')).code).toBe(0);
     }
+    // The summary names every link the nodes run, not the seed's alone.
+    const summaryLine = p.stderr().split('\n').find((l) => l.startsWith('connections ')) ?? '';
+    expect(summaryLine).toMatch(/\blinks same-az up \S+ down \S+ \(1 node\), /);
+    expect(summaryLine).toMatch(/, cross-az up \S+ down \S+ \(2 nodes\)/);
+    expect(summaryLine).toMatch(/, rtt=3ms up 1\.5ms down 1\.5ms \(3 nodes\)/);
     // --record: the seed's connection in the trace, named by node; every node's link as it ended up.
     expect(p.stderr()).not.toContain('records nothing');
     const trace = await readTrace(tracePath);

@@ -102,4 +102,12 @@ describe('renderSummaryTable', () => {
     expect(text).toContain('... and 2 more commands');
     expect(text).not.toContain('BLPOP');
   });
+
+  it('says how many clients --max-connections refused, and takes the links in place of one link', () => {
+    const capped = { ...SNAPSHOT, connections: { ...SNAPSHOT.connections, refused: 3 } };
+    const first = (text: string): string => text.split('\n')[0]!;
+    expect(first(renderSummaryTable(SNAPSHOT))).not.toContain('refused');
+    expect(first(renderSummaryTable(capped))).toMatch(/ open, 3 refused\) {3}link up /);
+    expect(first(renderSummaryTable(capped, { links: 'links a (1 node), b (2 nodes)' }))).toMatch(/refused\) {3}links a \(1 node\), b \(2 nodes\)$/);
+  });
 });

@@ -1,1 +1,0 @@
-export { renderSummaryTable as renderSummary } from '../stats/summary-table.js';
