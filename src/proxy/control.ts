@@ -106,8 +106,12 @@ function controlRoutes(h: ControlHandlers): Route[] {
     const body = await readJsonObject(req, CONTROL_BODY_LIMIT_BYTES);
     const unknown = Object.keys(body).filter((k) => !LINK_KEYS.has(k));
     if (unknown.length > 0) throw new HttpError(400, `unknown field(s) ${unknown.join(', ')}; accepted: ${[...LINK_KEYS].join(', ')}`);
-    const { link, warnings } = h.setLink(body as LinkUpdate, nodeParam(req));
-    sendJson(res, 200, { ...link, warnings });
+    const node = nodeParam(req);
+    const { link, warnings } = h.setLink(body as LinkUpdate, node);
+    // A partition is no field of the link: the answer says it holds, as /stats does (a cluster's
+    // nodes each have their own, in /stats cluster.nodes[]).
+    const partition = 'partition' in body && node === undefined ? h.stats().partition : undefined;
+    sendJson(res, 200, { ...link, warnings, ...(partition ? { partition } : {}) });
   };
   // With ?node= the nodes it picks, as PUT answers them: without it a cluster's GET showed the
   // seed's link whatever the selector said.

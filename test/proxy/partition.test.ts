@@ -47,8 +47,10 @@ describe('partitions that heal, with real clients', () => {
     const c = proxyClient(proxy);
     await c.connect();
     await c.set('k', 'v');
-    const { status } = await putLink(proxy, { partition: '1s' });
+    const { status, json } = await putLink(proxy, { partition: '1s' });
     expect(status).toBe(200);
+    // The answer says the partition holds, beside the link.
+    expect(json.partition).toMatchObject({ active: true, durationMs: 1000, then: 'heal' });
     const sentNs = monotonicNs();
     expect(await c.get('k')).toBe('v');
     const tookMs = (monotonicNs() - sentNs) / MS;
