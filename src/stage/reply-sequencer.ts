@@ -8,6 +8,7 @@ import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ByteWindow } from './byte-window.js';
+import { HeldBehind } from './held-behind.js';
 import { SlotKind, SlotMatching, localMatch, type Slot, type SlotMatch } from './reply-slot.js';
 import { runStages, type NamedFrameStage } from './run-stages.js';
 import type { ByteSink, ConnectionContext, EndKind, FramedTap, ReplyAction } from './types.js';
@@ -29,7 +30,7 @@ export interface ReplySequencerOptions {
   onTooLong: () => void;
   /**
    * A stage holds a reply (a promise) while more than `maxHeldBytes` wait behind it: the requests
-   * forwarded since (their bytes and HELD_REQUEST_COST_BYTES each) and Redis's replies held. Told once.
+   * forwarded since and Redis's replies held (held-behind.ts). Told once.
    */
   onHeldTooMuch: () => void;
   /** While `watchPassOn` is set: canPassOn became true (checked at each flush). */
@@ -48,13 +49,6 @@ export interface ReplySequencerOptions {
  * largest reply (nor does a reply past Node's largest Buffer fail to be copied whole).
  */
 export const FRAMED_REPLY_MAX_BYTES = 512 * 1024 * 1024;
-
-/**
- * What a request forwarded while a stage holds a reply costs the proxy besides its bytes, until that
- * reply goes: its slot, its RequestInfo, its reply's item and match, and the tap's record. About
- * 1.3 KiB in all was measured for a pipeline of 1 KB SETs behind redis_drop (RSS over bytes sent).
- */
-const HELD_REQUEST_COST_BYTES = 1024;
 
 interface RedisItem {
   bytes: Buffer | null;
@@ -79,14 +73,13 @@ export class ReplySequencer {
   private pushed = 0;
   private readonly maxHeld: number;
   destroyed = false;
-  /** Bytes of the requests forwarded since a stage began holding a reply (onHeldTooMuch), and their cost. */
-  private heldBehindBytes = 0;
-  private heldTooMuch = false;
+  private readonly heldBehind: HeldBehind;
   /** The owner waits to fall back (FrameChain.fallBackWhenFree): told at a flush once canPassOn. */
   watchPassOn = false;
 
   constructor(private readonly o: ReplySequencerOptions) {
     this.maxHeld = o.maxHeldBytes ?? FRAMED_REPLY_MAX_BYTES;
+    this.heldBehind = new HeldBehind(this.maxHeld, o.onHeldTooMuch);
     this.replyFramer = new ReplyFramer({
       frame: (f) => this.frame(f),
       // After PSYNC's answer the stream need not be RESP (an RDB): run() hands it on as it is.
@@ -113,19 +106,7 @@ export class ReplySequencer {
   addSlot(slot: Slot): void {
     this.slots.push(slot);
     this.matching.add(slot);
-    if (this.downWaiting) this.holdBehind(slot.info.bytes.length + HELD_REQUEST_COST_BYTES);
-  }
-
-  /**
-   * redis_drop holds every reply behind the one it drops until the connection closes, and a large
-   * redis_latency holds them long: a pipelining client without timeouts sends on, each request's
-   * place kept and Redis's replies held (up to --high-water, then Redis is paused), with no bound.
-   */
-  private holdBehind(bytes: number): void {
-    this.heldBehindBytes += bytes;
-    if (this.heldTooMuch || this.heldBehindBytes + this.downPendingBytes <= this.maxHeld) return;
-    this.heldTooMuch = true;
-    this.o.onHeldTooMuch();
+    if (this.downWaiting) this.heldBehind.request(slot.info.bytes.length, this.downPendingBytes);
   }
 
   /** Stops sequencing: everything held, in order, then the unframed rest; later bytes pass as is. */
@@ -156,7 +137,7 @@ export class ReplySequencer {
     // Frames already whole go through the stages first (run), then the bytes still held pass on.
     this.run();
     if (this.pushed - this.downFramedEnd > this.maxHeld && !this.passThrough) this.tooLong();
-    if (this.downWaiting) this.holdBehind(0);
+    if (this.downWaiting) this.heldBehind.check(this.downPendingBytes);
   }
 
   /**
@@ -241,7 +222,7 @@ export class ReplySequencer {
         (a) => a.kind !== 'drop',
         (a) => {
           this.downWaiting = false;
-          this.heldBehindBytes = 0;
+          this.heldBehind.released();
           this.applyReply(item, final(a));
           this.run();
         },

@@ -208,7 +208,7 @@ describe('FrameChain (ManualScheduler)', () => {
     client(cmd('GET', 'k'));
     redis('$1\r\nv\r\n');
     const set = cmd('SET', 'k', 'v'.repeat(100));
-    // Each SET costs its 128 bytes and HELD_REQUEST_COST_BYTES (1024): the fourth passes 4096.
+    // Each SET costs its 128 bytes and HELD_REQUEST_COST_BYTES (1024, held-behind.ts): the fourth passes 4096.
     for (let i = 0; i < 3; i++) {
       client(set);
       redis('+OK\r\n');
