@@ -29,8 +29,8 @@ export interface ReplySequencerOptions {
   /** The reply being framed holds more than `maxHeldBytes` here, and canPassOn (the owner then calls passOn()). */
   onTooLong: () => void;
   /**
-   * A stage holds a reply (a promise) while more than `maxHeldBytes` wait behind it: the requests
-   * forwarded since and Redis's replies held (held-behind.ts). Told once.
+   * A stage holds a reply (a promise) while more than `maxHeldBytes` wait: the requests whose
+   * replies have not gone and Redis's replies held (held-behind.ts). Told once.
    */
   onHeldTooMuch: () => void;
   /** While `watchPassOn` is set: canPassOn became true (checked at each flush). */
@@ -106,7 +106,7 @@ export class ReplySequencer {
   addSlot(slot: Slot): void {
     this.slots.push(slot);
     this.matching.add(slot);
-    if (this.downWaiting) this.heldBehind.request(slot.info.bytes.length, this.downPendingBytes);
+    if (this.downWaiting) this.heldBehind.request(slot, this.slots, this.downPendingBytes);
   }
 
   /** Stops sequencing: everything held, in order, then the unframed rest; later bytes pass as is. */
@@ -137,7 +137,7 @@ export class ReplySequencer {
     // Frames already whole go through the stages first (run), then the bytes still held pass on.
     this.run();
     if (this.pushed - this.downFramedEnd > this.maxHeld && !this.passThrough) this.tooLong();
-    if (this.downWaiting) this.heldBehind.check(this.downPendingBytes);
+    if (this.downWaiting) this.heldBehind.check(this.slots, this.downPendingBytes);
   }
 
   /**
@@ -222,7 +222,6 @@ export class ReplySequencer {
         (a) => a.kind !== 'drop',
         (a) => {
           this.downWaiting = false;
-          this.heldBehind.released();
           this.applyReply(item, final(a));
           this.run();
         },
@@ -232,6 +231,7 @@ export class ReplySequencer {
       );
       if (decided === undefined) {
         this.downWaiting = true;
+        this.heldBehind.holdStarted(this.slots, this.downPendingBytes);
         break;
       }
       this.applyReply(item, final(decided));

@@ -35,6 +35,8 @@ export interface Slot {
    * its place, and its +OK becomes the answer), or undefined.
    */
   answer: Buffer | undefined;
+  /** The held-behind count through this slot (held-behind.ts), or -1: not counted (no reply was held). */
+  heldCostTo: number;
 }
 
 export function newSlot(slotKind: number, info: RequestInfo, kind: number, helloProtocol: number, expected: number): Slot {
@@ -52,6 +54,7 @@ export function newSlot(slotKind: number, info: RequestInfo, kind: number, hello
     local: undefined,
     ready: false,
     answer: undefined,
+    heldCostTo: -1,
   };
 }
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FakeClock } from '../../src/clock.js';
 import { ManualScheduler } from '../../src/link/manual-scheduler.js';
 import { FrameChain } from '../../src/stage/frame-chain.js';
@@ -208,8 +208,9 @@ describe('FrameChain (ManualScheduler)', () => {
     client(cmd('GET', 'k'));
     redis('$1\r\nv\r\n');
     const set = cmd('SET', 'k', 'v'.repeat(100));
-    // Each SET costs its 128 bytes and HELD_REQUEST_COST_BYTES (1024, held-behind.ts): the fourth passes 4096.
-    for (let i = 0; i < 3; i++) {
+    // Each request waiting costs its bytes and HELD_REQUEST_COST_BYTES (1024, held-behind.ts), GET's
+    // 22 too: 1046, then 1152 a SET (128 bytes), with the replies held (7, then 5 each): the third passes 4096.
+    for (let i = 0; i < 2; i++) {
       client(set);
       redis('+OK\r\n');
     }
@@ -218,5 +219,38 @@ describe('FrameChain (ManualScheduler)', () => {
     expect(closes).toEqual(['end']);
     expect(logs).toEqual(['conn 1: closed: over 4096 bytes held behind a reply a frame stage holds']);
     expect(down).toEqual([]);
+  });
+
+  it('counts what still waits when a stage holds reply after reply (redis_latency): a release does not zero it', async () => {
+    // Each GET reply held 1 ms, as redis_latency holds it.
+    let clockOf!: ReturnType<typeof setup>;
+    const holdGets: FrameStage = {
+      onReply: (r) => {
+        if (r.request?.name !== 'GET') return { kind: 'pass' };
+        const { scheduler, clock } = clockOf;
+        return new Promise<ReplyAction>((res) => scheduler.schedule(clock.nowNs() + 1000 * US, () => res({ kind: 'pass' })));
+      },
+    };
+    clockOf = setup(holdGets, 0, 6000);
+    const { client, redis, down, closes, scheduler } = clockOf;
+    // GET (22 bytes) and SET (128) each cost their bytes and 1024 while their replies wait.
+    client(cmd('GET', 'a') + cmd('GET', 'b'));
+    redis('$1\r\na\r\n$1\r\nb\r\n'); // GET a's reply held, GET b's behind it: 2 x 1046 + 14 = 2106
+    const set = cmd('SET', 'k', 'v'.repeat(100));
+    for (let i = 0; i < 2; i++) {
+      client(set);
+      redis('+OK\r\n');
+    }
+    scheduler.runUntil(1000 * US); // GET a's reply goes; GET b's is held next, both SETs still behind it
+    await vi.waitFor(() => expect(down).toEqual(['$1\r\na\r\n']));
+    // Waiting now: GET b and two SETs (1046 + 2 x 1152) and their replies (7 + 10): 3367.
+    for (let i = 0; i < 2; i++) {
+      client(set);
+      redis('+OK\r\n');
+    }
+    expect(closes).toEqual([]); // 5686
+    client(set); // 6838 > 6000 (counted from the release, as it was: 3456)
+    expect(closes).toEqual(['end']);
+    scheduler.runUntil(2000 * US);
   });
 });
