@@ -116,7 +116,7 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
       onEnd: (kind) => this.parts?.closeRules.finish(this.upstream, kind),
     });
     // The client's first bytes may come before Redis answered the dial: sent once it did.
-    up.sink.holdUntilReady(readyEvent(o.upstream, { tls: o.upstreamTls }), () => clock.nowNs());
+    up.sink.holdUntilReady(readyEvent({ tls: o.upstreamTls }), () => clock.nowNs());
     const down = new DirectionPath({
       direction: 'down',
       context,

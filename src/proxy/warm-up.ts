@@ -39,7 +39,7 @@ export async function warmUp(o: WarmUpOptions): Promise<number> {
         socket.destroy();
       };
       socket.setTimeout(STALL_MS, () => fail(`no reply within ${STALL_MS} ms`));
-      socket.once(readyEvent(o.at, dial), () => socket.write(PING));
+      socket.once(readyEvent(dial), () => socket.write(PING));
       let reply = '';
       socket.on('data', (chunk: Buffer) => {
         reply += chunk.toString('latin1');

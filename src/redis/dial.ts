@@ -1,10 +1,14 @@
 import net from 'node:net';
 import tls from 'node:tls';
-import type { Endpoint } from '../endpoint.js';
+import { formatEndpoint, type Endpoint } from '../endpoint.js';
 
 /** How to reach a Redis at an Endpoint (where it is): TLS or not, and what the caller needs of the socket. */
 export interface DialOptions {
-  /** TLS over TCP (a unix socket is always plaintext). `host` is what the certificate is verified against when no servername is set. */
+  /**
+   * TLS over the dialed socket: TCP, or a unix socket (Redis serves TLS over TCP only, but the proxy's own
+   * `--listen-tls` listener may be a socket file). `host` is what the certificate is verified against when no
+   * servername is set.
+   */
   tls?: tls.ConnectionOptions;
   /** Keep our side writable after Redis's FIN: the proxy half-closes each direction on its own. @default false */
   allowHalfOpen?: boolean;
@@ -40,23 +44,26 @@ function sharedReads(onData: (chunk: Buffer) => void): net.OnReadOpts {
 
 /**
  * The one way redis-rtt opens a connection to Redis: the proxy's upstream, raw commands, the start-up
- * PING and the calibration pinger. TCP (no Nagle), unix socket, or TLS over a TCP socket dialed first.
+ * PING and the calibration pinger. TCP (no Nagle) or a unix socket, with TLS over the socket dialed first.
  */
 export function dialRedis(at: Endpoint, o: DialOptions = {}): net.Socket {
   const allowHalfOpen = o.allowHalfOpen ?? false;
   const onData = o.onData;
   const onread = onData && o.tls === undefined ? sharedReads(onData) : undefined;
-  if (at.kind === 'unix') return net.connect({ path: at.path, allowHalfOpen, onread });
-  const raw = net.connect({ host: at.host, port: at.port, allowHalfOpen, noDelay: true, onread });
+  const raw =
+    at.kind === 'unix'
+      ? net.connect({ path: at.path, allowHalfOpen, onread })
+      : net.connect({ host: at.host, port: at.port, allowHalfOpen, noDelay: true, onread });
   if (o.tls === undefined) return raw;
-  const resume = resumption(o.tls, `${at.host}:${at.port}`);
+  // The start-up's hop measurement and warm-up dial a unix --listen-tls listener so: sent in the clear,
+  // their PINGs failed its handshake, logged as a plaintext client's, and nothing was measured.
+  const resume = resumption(o.tls, formatEndpoint(at));
   // tls.connect passes allowHalfOpen on to the TLSSocket; its type does not list it.
   const options: tls.ConnectionOptions & { allowHalfOpen: boolean } = {
     ...o.tls,
     session: o.tls.session ?? resume.session(),
     socket: raw,
-    host: at.host,
-    port: at.port,
+    ...(at.kind === 'tcp' ? { host: at.host, port: at.port } : {}),
     allowHalfOpen,
   };
   const secure = tls.connect(options);
@@ -95,8 +102,8 @@ function resumption(o: tls.ConnectionOptions, endpoint: string): { session(): Bu
 }
 
 /** The event after which a socket from dialRedis() can carry commands. */
-export function readyEvent(at: Endpoint, o: DialOptions = {}): 'connect' | 'secureConnect' {
-  return at.kind === 'tcp' && o.tls !== undefined ? 'secureConnect' : 'connect';
+export function readyEvent(o: DialOptions = {}): 'connect' | 'secureConnect' {
+  return o.tls !== undefined ? 'secureConnect' : 'connect';
 }
 
 /**
@@ -113,7 +120,7 @@ export function dialRedisReady(at: Endpoint, o: DialOptions = {}, timeoutMs = 10
       const handshakeOnly = raw !== undefined && !raw.connecting;
       reject(new Error(handshakeOnly ? `no TLS handshake within ${timeoutMs} ms (plaintext Redis?)` : `no connection within ${timeoutMs} ms`));
     }, timeoutMs);
-    s.once(readyEvent(at, o), () => {
+    s.once(readyEvent(o), () => {
       clearTimeout(timer);
       s.off('error', fail);
       resolve(s);

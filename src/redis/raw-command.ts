@@ -66,7 +66,7 @@ export function rawCommands(
       desync: (offset, reason) => finish(new Error(`not a RESP reply at byte ${offset}: ${reason}`)),
     });
     const timer = setTimeout(() => finish(new Error(`no reply within ${timeoutMs} ms`)), timeoutMs);
-    socket.on(readyEvent(at, dial), () => socket.write(Buffer.concat(commands.map((c) => encodeCommand(c)))));
+    socket.on(readyEvent(dial), () => socket.write(Buffer.concat(commands.map((c) => encodeCommand(c)))));
     socket.on('data', (chunk: Buffer) => {
       pending = pending.length ? Buffer.concat([pending, chunk]) : chunk;
       try {

@@ -1,8 +1,9 @@
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { execFile } from 'node:child_process';
 import net from 'node:net';
-import { hostname } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import tls from 'node:tls';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
@@ -98,6 +99,27 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       expect(out).not.toMatch(/PONG/);
       await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
     });
+  });
+
+  it('a unix socket --listen with --listen-tls: the hop measurement and the warm-up speak TLS to it too', async () => {
+    // They dialed a socket file in the clear: each failed the handshake, logged as a plaintext
+    // client's ('conn 1: client TLS ERR_SSL_WRONG_VERSION_NUMBER'), and nothing was measured.
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-unix-listen-tls-'));
+    try {
+      const opts = { upstream: plain.address, listen: `unix:${join(dir, 'p.sock')}`, listenTls: true, compensationUs: undefined, warmUpConnections: 3 };
+      await withProxy(opts, async (p, logs) => {
+        expect(logs.filter((l) => /client TLS|warm-up/.test(l))).toEqual([]);
+        const c = new Redis({ path: join(dir, 'p.sock'), tls: { ca: readFileSync(p.tlsCaFile!) }, lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0 });
+        await c.connect();
+        expect(await c.ping()).toBe('PONG');
+        c.disconnect();
+        await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+        // The start-up's connections are not counted: this client's handshake and PING only.
+        expect([p.stats().tls!.handshakes, p.stats().commands.PING?.count]).toEqual([1, 1]);
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('bad input at start: missing CA, unparsable cert, key without cert, key not matching cert', async () => {
