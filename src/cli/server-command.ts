@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { parseNonNegativeInt } from '../units.js';
-import { DEFAULT_API, readConfigFile, startToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
+import { DEFAULT_API, readConfigFile, startToxiproxyServer, type ToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
-import { untilStopSignal } from './stop-request.js';
+import { abortOnStop, untilStopSignal } from './stop-request.js';
 
 /** Where the API token may come from instead of argv, as the control endpoint's REDIS_RTT_CONTROL_TOKEN. */
 export const API_TOKEN_ENV = 'REDIS_RTT_API_TOKEN';
@@ -40,13 +40,30 @@ export function registerServer(program: Command): void {
         '  redis-rtt server --api 0.0.0.0:8474 --allow-host toxiproxy:8474 --config proxies.json',
     )
     .action(async (flags: ServerFlags) => {
-      const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
-      const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
-      const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
-      const server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });
+      // A signal while starting (reading --config, binding, its proxies starting) waits for the start to end,
+      // then closes what it started and says so, as `proxy` does: with Node's default it exited 130 or 143
+      // without a word.
+      const log = (line: string): void => void process.stderr.write(`redis-rtt server: ${line}\n`);
+      const startStop = abortOnStop((quit) => log(`stopping: the start-up was cut short; closing what it started ${quit}`));
+      let server: ToxiproxyServer;
+      let stopped: Promise<void>;
+      try {
+        const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
+        const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
+        const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
+        server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });
+        if (startStop.signal.aborted) {
+          await server.close();
+          // main reports it as `stopped on request (...)` with the signal's status (130, 143, 129).
+          throw new Error(`${String(startStop.signal.reason)} during start-up; what it started is closed`);
+        }
+        // The run's stop is in place before the start-up's goes, so no signal finds neither; and before the
+        // listening line: a script that signals as soon as it reads the line gets the clean close.
+        stopped = untilStopSignal('redis-rtt server: ');
+      } finally {
+        startStop.dispose();
+      }
       collectStartupGarbage();
-      // Before the listening line: a script that signals as soon as it reads the line gets the clean close.
-      const stopped = untilStopSignal('redis-rtt server: ');
       process.stdout.write(JSON.stringify({ event: 'listening', api: server.api }) + '\n');
       await stopped;
       await server.close();
