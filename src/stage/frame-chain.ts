@@ -183,8 +183,12 @@ export class FrameChain extends FrameFallBack implements ByteStage {
     this.o.up.end(this.upEnded, nowNs);
   }
 
-  private runRequests(): void {
-    this.localAnswers.whileDeciding(() => this.decideQueued());
+  /** `first`: a request a stage's promise decided, handed on before the requests queued behind it. */
+  private runRequests(first?: () => void): void {
+    this.localAnswers.whileDeciding(() => {
+      first?.();
+      this.decideQueued();
+    });
     if (this.unfollowable) this.stopping ??= 'replies after this EXEC cannot be matched';
     if (this.stopping !== undefined) this.fallBackWhenFree();
     this.maybeEndUp(this.o.conn.nowNs());
@@ -201,9 +205,12 @@ export class FrameChain extends FrameFallBack implements ByteStage {
       }
       const decided = runStages<RequestAction>(this.stages, (s) => s.onRequest?.(r.info), isForward, (a) => {
         this.upWaiting = false;
-        this.decide(r, a, out);
-        this.flushUp(out);
-        this.runRequests();
+        // Inside the run: an answer due at once goes after its stand-in went up (a fall back it
+        // allows hands on the bytes behind it), and after the requests behind it are decided.
+        this.runRequests(() => {
+          this.decide(r, a, out);
+          this.flushUp(out);
+        });
       });
       if (decided === undefined) {
         this.upWaiting = true;

@@ -51,8 +51,9 @@ export abstract class FrameFallBack {
       // Decided in runRequests, once the requests framed before the bad one are.
       onDesync: () => void (this.stopping ??= 'stream not valid RESP'),
       onTooLong: () => {
-        // Not while a local answer, a drop or a held reply waits (ReplySequencer.canPassOn): asked again next chunk.
-        if (this.stopping === undefined && this.replies.canPassOn) this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true);
+        // Not while a local answer, a drop or a held reply waits (ReplySequencer.canPassOn), nor while a
+        // request framed before it is undecided: asked again next chunk.
+        if (this.stopping === undefined && this.replies.canPassOn && !this.undecided) this.fallBack(`a request held over ${o.maxRequestBytes ?? FRAMED_REQUEST_MAX_BYTES} bytes`, true);
       },
     };
   }
@@ -63,7 +64,8 @@ export abstract class FrameFallBack {
     return {
       onDesync: () => this.fallBack(),
       onReplication: () => this.fallBack('replication stream'),
-      onTooLong: () => this.fallBack(`a reply held over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes`, true),
+      // Asked again at Redis's next chunk while a request is undecided.
+      onTooLong: () => this.undecided || this.fallBack(`a reply held over ${o.maxReplyBytes ?? FRAMED_REPLY_MAX_BYTES} bytes`, true),
       onCanPassOn: () => this.fallBackWhenFree(),
       onHeldTooMuch: () => {
         // As redis_drop's `close`: the client sees the connection end where its replies stopped.
@@ -85,10 +87,18 @@ export abstract class FrameFallBack {
   protected fallBackWhenFree(): void {
     if (this.passThrough) return;
     const r = this.replies;
-    const framedLeft = !this.unfollowable && this.requests.queue.length > 0;
     const answered = r.canPassOn && r.unansweredRequests <= (this.unfollowable ? 1 : 0);
-    r.watchPassOn = this.upWaiting || framedLeft || !answered;
+    r.watchPassOn = this.undecided || !answered;
     if (!r.watchPassOn) this.fallBack(this.stopping);
+  }
+
+  /**
+   * A stage's promise decides the oldest request, or requests framed are still to be decided (not
+   * those after an unfollowable EXEC: they go on unframed). Falling back now would send them to
+   * Redis undecided, a stage's answer or drop lost.
+   */
+  private get undecided(): boolean {
+    return this.upWaiting || (!this.unfollowable && this.requests.queue.length > 0);
   }
 
   protected forwardRaw(chunk: Buffer, nowNs: number): void {

@@ -10,7 +10,7 @@ function cmd(...args: string[]): string {
   return `*${args.length}\r\n${args.map((a) => `$${Buffer.byteLength(a)}\r\n${a}\r\n`).join('')}`;
 }
 
-function setup(stage: FrameStage, upDelayNs = 0, maxReplyBytes?: number) {
+function setup(stage: FrameStage, upDelayNs = 0, maxReplyBytes?: number, maxRequestBytes?: number) {
   const clock = new FakeClock();
   const scheduler = new ManualScheduler(clock);
   const up: string[] = [];
@@ -26,6 +26,7 @@ function setup(stage: FrameStage, upDelayNs = 0, maxReplyBytes?: number) {
     down: { push: (c) => down.push(c.toString('latin1')), end: (k) => ends.push(`down:${k}`) },
     log: (l) => void logs.push(l),
     maxReplyBytes,
+    maxRequestBytes,
   });
   chain.add('s', stage, 0);
   const client = (s: string): void => chain.push(Buffer.from(s, 'latin1'), clock.nowNs());
@@ -252,5 +253,69 @@ describe('FrameChain (ManualScheduler)', () => {
     client(set); // 6838 > 6000 (counted from the release, as it was: 3456)
     expect(closes).toEqual(['end']);
     scheduler.runUntil(2000 * US);
+  });
+
+  describe('a fall back waits for a decision still pending (a promise)', () => {
+    /** Answers GET with '+local' once `decide()` is called (a promise until then); forwards the rest. */
+    function pendingGets() {
+      const pending: Array<() => void> = [];
+      const stage: FrameStage = {
+        onRequest: (r) =>
+          r.name === 'GET'
+            ? new Promise<RequestAction>((res) => pending.push(() => res({ kind: 'answer', reply: Buffer.from('+local\r\n') })))
+            : { kind: 'forward' },
+      };
+      return { stage, decide: () => pending.shift()!() };
+    }
+
+    it('a request too long to hold: the GET before it is answered, not sent to Redis undecided', async () => {
+      const { stage, decide } = pendingGets();
+      const { client, up, down, logs } = setup(stage, 0, undefined, 64);
+      const set = cmd('SET', 'k', 'v'.repeat(100));
+      client(cmd('GET', 'a'));
+      client(set.slice(0, 80)); // over 64 bytes of SET held
+      client(set.slice(80, 90));
+      expect(up).toEqual([]);
+      decide();
+      await vi.waitFor(() => expect(down).toEqual(['+local\r\n']));
+      client(set.slice(90, 100)); // still not whole: the stages turn off now
+      expect(logs).toEqual(['conn 1: frame stages off (a request held over 64 bytes), bytes pass unchanged']);
+      expect(up.join('')).toBe('\r\n' + set.slice(0, 100));
+      client(set.slice(100));
+      expect(up.join('')).toBe('\r\n' + set);
+    });
+
+    it('a request too long to hold: requests framed in the same chunk before it are decided first', () => {
+      const { client, up, down } = setup(answerGets, 0, undefined, 64);
+      const set = cmd('SET', 'k', 'v'.repeat(100));
+      client(cmd('GET', 'a') + set.slice(0, 80));
+      client(set.slice(80));
+      expect(up.join('')).toBe('\r\n' + set);
+      expect(down).toEqual(['$5\r\nlocal\r\n']);
+    });
+
+    it('a reply too long to hold: the GET behind it is answered in its place, after that reply', async () => {
+      const { stage, decide } = pendingGets();
+      const { client, redis, up, down } = setup(stage, 0, 64);
+      const big = `$100\r\n${'x'.repeat(100)}\r\n`;
+      client(cmd('LPOP', 'l') + cmd('GET', 'a'));
+      redis(big.slice(0, 80));
+      redis(big.slice(80, 90));
+      expect(up.join('')).toBe(cmd('LPOP', 'l'));
+      decide();
+      await vi.waitFor(() => expect(up.join('')).toBe(cmd('LPOP', 'l') + '\r\n'));
+      redis(big.slice(90));
+      expect(down.join('')).toBe(big + '+local\r\n');
+    });
+
+    it('a request desync: an answer decided late goes to Redis (its empty line) ahead of the bytes after it', async () => {
+      const { stage, decide } = pendingGets();
+      const { client, redis, up, down } = setup(stage);
+      client(cmd('PING') + cmd('GET', 'a') + '*1\r\n$x\r\n');
+      redis('+PONG\r\n');
+      decide();
+      await vi.waitFor(() => expect(down).toEqual(['+PONG\r\n', '+local\r\n']));
+      expect(up).toEqual([cmd('PING'), '\r\n', '*1\r\n$x\r\n']);
+    });
   });
 });
