@@ -42,7 +42,9 @@ export function progressPrinter(stream: NodeJS.WriteStream = process.stderr): { 
         const width = 20;
         const filled = Math.round((ev.done / ev.total) * width);
         const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-        const cols = stream.columns ?? 100;
+        // A pseudo-terminal with no size set (script, docker exec -t, CI) reports 0 columns: slicing to -1 cut
+        // the line's last character.
+        const cols = stream.columns > 0 ? stream.columns : 100;
         const text = `${bar} ${ev.done}/${ev.total} ${eta}  ${tag} ${ev.label}`;
         stream.write(`\r\x1b[2K${text.slice(0, cols - 1)}`);
         drawn = true;
