@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { Endpoint } from '../endpoint.js';
 import { HttpGuard } from './guard.js';
 import { BodyError, HttpError, sendJson } from './json.js';
-import { listenOn } from './listen.js';
+import { listenRemovingStale } from './listen.js';
 import { pathOf, type Router } from './router.js';
 import { tokenCookie } from './token-cookie.js';
 
@@ -138,8 +138,9 @@ export class HttpEndpoint {
     socket.once('close', () => clearTimeout(timer));
   }
 
-  async listen(at: Endpoint): Promise<void> {
-    const bound = await listenOn(this.server, at, this.o.flag);
+  /** `log` hears of a stale unix socket file removed from the path (listenRemovingStale). */
+  async listen(at: Endpoint, log: (line: string) => void = () => undefined): Promise<void> {
+    const bound = await listenRemovingStale(this.server, at, this.o.flag, log);
     this.address = bound.address;
     // The guard needs the port actually bound (port 0 picks one), and the host as given.
     this.guard = new HttpGuard({

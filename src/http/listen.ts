@@ -1,4 +1,4 @@
-import { lstat } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import net from 'node:net';
 import { formatEndpoint, type Endpoint } from '../endpoint.js';
 import { ListenError } from '../errors.js';
@@ -36,8 +36,24 @@ export async function listenOn(server: net.Server, at: Endpoint, flag: string): 
   return { address: formatEndpoint({ kind: 'tcp', host: a.address, port: a.port }), host: a.address, port: a.port };
 }
 
+/**
+ * listenOn, and once more after removing a unix socket file nobody listens on: one left by a killed
+ * process blocks its path ("address already in use") although nothing accepts there. `log` is told
+ * of the removal. A live socket, or any other file, is kept and the ListenError stands.
+ */
+export async function listenRemovingStale(server: net.Server, at: Endpoint, flag: string, log: (line: string) => void): Promise<Bound> {
+  try {
+    return await listenOn(server, at, flag);
+  } catch (err) {
+    if (!(err instanceof ListenError && err.code === 'EADDRINUSE' && at.kind === 'unix' && (await isStaleSocket(at.path)))) throw err;
+    log(`removed stale unix socket ${at.path} (nothing was listening on it)`);
+    await unlink(at.path).catch(() => {});
+    return listenOn(server, at, flag);
+  }
+}
+
 /** True when `path` is a socket file nobody accepts on (connect is refused), never for a live one. */
-export async function isStaleSocket(path: string): Promise<boolean> {
+async function isStaleSocket(path: string): Promise<boolean> {
   try {
     if (!(await lstat(path)).isSocket()) return false;
   } catch {

@@ -56,7 +56,11 @@ export class ControlServer {
   /** The dashboard's streams: idle (no timer, no window) while no page is open. */
   readonly streams: EventStreams;
 
-  constructor(handlers: ControlHandlers, access: { token?: string; allowHosts?: readonly string[] } = {}, log?: (line: string) => void) {
+  constructor(
+    handlers: ControlHandlers,
+    access: { token?: string; allowHosts?: readonly string[] } = {},
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
     const toxics = handlers.toxics;
     this.streams = new EventStreams(
       { stats: () => handlers.stats(), commandLatency: () => handlers.commandLatencyUs(), toxics: toxics && (() => toxics.list()) },
@@ -92,7 +96,7 @@ export class ControlServer {
   }
 
   listen(at: Endpoint): Promise<void> {
-    return this.endpoint.listen(at);
+    return this.endpoint.listen(at, this.log);
   }
 
   close(): Promise<void> {

@@ -1,12 +1,10 @@
-import { unlink } from 'node:fs/promises';
 import net from 'node:net';
 import type tls from 'node:tls';
 import { ProxyTlsCounters, type TlsCounters } from '../tls/counters.js';
 import { TlsStagePair } from '../tls/tls-stage-pair.js';
 import { realClock } from '../clock.js';
-import { NetworkError } from '../errors.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
-import { isStaleSocket, listenOn } from '../http/listen.js';
+import { listenOn, listenRemovingStale } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
 import type { Endpoint } from '../endpoint.js';
 import { ProxyStages } from './proxy-stages.js';
@@ -129,26 +127,12 @@ export class ProxyListener {
   }
 
   async listen(): Promise<void> {
-    const l = this.o.listen;
-    try {
-      await this.listenOnce(l);
-    } catch (err) {
-      // A unix socket file left by a killed proxy blocks the path although nothing listens on it:
-      // remove it then (only then) and try once more.
-      if (!(err instanceof NetworkError && err.code === 'EADDRINUSE' && l.kind === 'unix' && (await isStaleSocket(l.path)))) throw err;
-      this.o.log(`removed stale unix socket ${l.path} (nothing was listening on it)`);
-      await unlink(l.path).catch(() => {});
-      await this.listenOnce(l);
-    }
-    // Only now: a failed listen is reported once, by the rejection, not also as a log line.
-    this.server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
-  }
-
-  private async listenOnce(l: Endpoint): Promise<void> {
-    const bound = await listenOn(this.server, l, '--listen');
+    const bound = await listenRemovingStale(this.server, this.o.listen, '--listen', this.o.log);
     this.address = bound.address;
     this.host = bound.host;
     this.port = bound.port;
+    // Only now: a failed listen is reported once, by the rejection, not also as a log line.
+    this.server.on('error', (err) => this.o.log(`listener error: ${err.message}`));
   }
 
   /** Both sides' TLS counters (zero for a side without TLS). */

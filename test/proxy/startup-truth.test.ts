@@ -113,14 +113,21 @@ describe('the start-up probe (any --compensate)', () => {
   });
 });
 
+/** Socket files at `paths`, left behind by a process killed with SIGKILL while it listened on them. */
+async function staleSockets(...paths: string[]): Promise<void> {
+  const listen = paths.map((p) => `require('net').createServer().listen(${JSON.stringify(p)}, up)`).join(';');
+  const script = `let left = ${paths.length}; const up = () => --left || console.log('up'); ${listen}`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((r) => child.stdout!.once('data', () => r()));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.once('exit', r));
+  for (const p of paths) expect(existsSync(p)).toBe(true);
+}
+
 describe('a unix socket file left behind', () => {
   it('is removed when nothing listens on it (a proxy killed with SIGKILL left it)', async () => {
     const path = join(dir, 'stale.sock');
-    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(path)}, () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
-    await new Promise<void>((r) => child.stdout!.once('data', () => r()));
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
-    expect(existsSync(path)).toBe(true);
+    await staleSockets(path);
     const { p, logs } = await started(redis.address, path);
     try {
       expect(p.address).toBe(path);
@@ -128,6 +135,30 @@ describe('a unix socket file left behind', () => {
       const c = net.connect({ path });
       await new Promise<void>((r, j) => c.once('connect', () => r()).once('error', j));
       c.destroy();
+    } finally {
+      await p.close();
+    }
+  });
+
+  it("--control's too: a killed proxy's control socket no longer stops the next start (exit 2, address already in use)", async () => {
+    const listen = join(dir, 'stale-listen.sock');
+    const control = join(dir, 'stale-control.sock');
+    await staleSockets(listen, control);
+    const logs: string[] = [];
+    const p = await startSingleNodeProxy({ upstream: redis.address, listen, control: `unix:${control}`, compensationUs: { up: 0, down: 0 }, log: (l) => logs.push(l) });
+    try {
+      expect(logs.filter((l) => l.startsWith('removed stale unix socket'))).toEqual([
+        `removed stale unix socket ${listen} (nothing was listening on it)`,
+        `removed stale unix socket ${control} (nothing was listening on it)`,
+      ]);
+      const body = await new Promise<string>((resolve, reject) => {
+        http.get({ socketPath: control, path: '/stats' }, (res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve(text));
+        }).on('error', reject);
+      });
+      expect(JSON.parse(body)).toHaveProperty('totals');
     } finally {
       await p.close();
     }
