@@ -40,6 +40,7 @@ export class LinkState {
   partition: PartitionWindow | undefined;
   /** Per direction: the loss every connection's delay line reads (changed in place, never replaced). */
   private readonly loss: Record<Direction, LossPath>;
+  private lossEver = false;
   readonly seed: number;
 
   constructor(initial: LinkUpdate & { preset?: string } = {}, options: LinkStateOptions = {}) {
@@ -159,6 +160,14 @@ export class LinkState {
     return this.loss[direction];
   }
 
+  /**
+   * Whether either direction has had a loss rate above 0 since the link was made. A reset of the counts
+   * leaves it: /stats keeps its `loss` block, zeroed, so a scraper or dashboard that saw it still finds it.
+   */
+  get hadLoss(): boolean {
+    return this.lossEver;
+  }
+
   resetLossCounters(): void {
     Object.assign(this.loss.up.counters, newLossCounters());
     Object.assign(this.loss.down.counters, newLossCounters());
@@ -171,6 +180,7 @@ export class LinkState {
 
   private rebuild(): void {
     const s = this.current;
+    this.lossEver ||= s.lossUp > 0 || s.lossDown > 0;
     const make = (delayUs: number, compUs: number): (() => number) => {
       if (delayUs === 0 && s.jitterUs === 0) return () => 0;
       const sample = jitterSampler(s.jitterDist, delayUs, s.jitterUs, this.uniform);

@@ -241,8 +241,8 @@ export class SingleNodeProxy implements RedisRttProxy {
     if (timeline) s.timeline = timeline;
     const partition = this.partitions.report();
     if (partition) s.partition = partition;
-    const loss = this.linkState.lossCounters;
-    if (s.link.lossUp > 0 || s.link.lossDown > 0 || loss.up.segments > 0 || loss.down.segments > 0) s.loss = loss;
+    // Kept once the link has had loss, zeroed by a reset: it went with a reset on a link whose loss was off.
+    if (this.linkState.hadLoss) s.loss = this.linkState.lossCounters;
     return s;
   }
 
@@ -257,6 +257,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.lateness.reset();
     this.monitor.reset();
     this.linkState.resetLossCounters();
+    this.toxicSet.resetCounts();
   }
 
   connections(): ConnectionInfo[] {

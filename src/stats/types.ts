@@ -28,7 +28,7 @@ export interface StatsSnapshot {
   /** `refused`: clients closed at once at --max-connections since start or the last reset (present only with the cap). */
   connections: { active: number; total: number; refused?: number };
   link: LinkSettings;
-  /** Each toxic's applications (present when the proxy has toxics; src/toxics). */
+  /** Each toxic's applications since it was added or the last reset (present when the proxy has toxics; src/toxics). */
   toxics?: { name: string; type: string; stream: string; applications: number }[];
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
@@ -40,7 +40,7 @@ export interface StatsSnapshot {
   timeline?: TimelineReport;
   /** The last partition (present once one ran): whether it holds now, and what its end did. */
   partition?: PartitionReport;
-  /** The loss model's counts per direction (present once the link has had loss since start or the last reset). */
+  /** The loss model's counts per direction (present once the link has had loss since start; a reset zeroes them). */
   loss?: { up: LossCounters; down: LossCounters };
 }
 

@@ -118,6 +118,11 @@ export class ToxicSet {
     return [...inStream('upstream'), ...inStream('downstream')];
   }
 
+  /** Zeroes every toxic's applications: a stats reset, as the tap's counters. */
+  resetCounts(): void {
+    for (const t of this.toxics) t.resetApplications();
+  }
+
   counts(): ToxicCount[] {
     return this.toxics.map((t) => ({ name: t.spec.name, type: t.spec.type, stream: t.spec.stream, applications: t.applications }));
   }

@@ -35,6 +35,10 @@ abstract class LiveToxic implements Toxic {
   /** The attributes the stage runs with (read on every chunk or command: they change live). */
   protected readonly attrs = (): Record<string, unknown> => (this.spec.applied ?? this.spec).attributes;
 
+  resetApplications(): void {
+    this.applications = 0;
+  }
+
   /** One toxicity roll. */
   protected hits(): boolean {
     const t = (this.spec.applied ?? this.spec).toxicity;

@@ -36,6 +36,8 @@ export interface Toxic {
   readonly stage: StageFactory;
   /** Times it acted: connections it applied to (byte toxics) or commands it matched (Redis-aware). */
   readonly applications: number;
+  /** Zeroes `applications` (a stats reset: POST /reset, resetStats()). */
+  resetApplications(): void;
   /**
    * Replaces attributes and toxicity (already validated). Live connections see them from now on, and
    * restart the toxic as toxiproxy does: a byte toxic's toxicity is rolled again on each.
