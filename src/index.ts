@@ -96,6 +96,7 @@ export type {
   ConnectionEvent,
   TlsEvent,
   TapHealth,
+  SentinelBlock,
 } from './stats/types.js';
 
 export type { BenchOptions } from './workload/bench.js';

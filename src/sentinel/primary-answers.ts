@@ -1,15 +1,10 @@
 import { nodeKey } from '../cluster/topology.js';
 import type { RealAddress } from '../cluster/types.js';
 import { formatEndpoint } from '../endpoint.js';
+import type { SentinelBlock } from '../stats/types.js';
 
 /** /stats `sentinel`: what each sentinel last said the primary is, and whether they agree. */
-export interface PrimaryAnswersView {
-  answers: { sentinel: string; primary: string }[];
-  /** The sentinels' latest answers name more than one primary. */
-  disagree: boolean;
-  /** Times a new disagreement was seen (and logged) since start or the last reset. */
-  disagreements: number;
-}
+export type PrimaryAnswersView = Pick<SentinelBlock, 'answers' | 'disagree' | 'disagreements'>;
 
 /**
  * The primary each sentinel last named, from the proxy's own readings and from the replies clients

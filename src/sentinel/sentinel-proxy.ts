@@ -4,20 +4,15 @@ import type { ClusterStats, RedisRttClusterProxy } from '../cluster/cluster-view
 import type { NodeStarter } from '../cluster/node-starter.js';
 import { RewriteCounts } from '../cluster/rewrite-counts.js';
 import type { TopologySource } from '../cluster/topology-refresh.js';
-import type { PrimaryAnswers, PrimaryAnswersView } from './primary-answers.js';
+import type { SentinelBlock } from '../stats/types.js';
+import type { FailoversSeen } from './failovers-seen.js';
+import type { PrimaryAnswers } from './primary-answers.js';
 import type { SentinelCounts } from './sentinel-counts.js';
 import type { SentinelRewriteKind } from './types.js';
 
 /** /stats in sentinel mode: cluster mode's (every listener in `cluster.nodes`, sentinels included) and a `sentinel` block. */
 export interface SentinelStats extends ClusterStats {
-  sentinel: PrimaryAnswersView & {
-    master: string;
-    /** The real address of the node the proxy's last reading named primary, or null. */
-    primary: string | null;
-    rewrites: Record<SentinelRewriteKind, number>;
-    /** SENTINEL replies that could not be parsed and went out unchanged. */
-    unparsed: number;
-  };
+  sentinel: SentinelBlock & { rewrites: Record<SentinelRewriteKind, number> };
 }
 
 export interface RedisRttSentinelProxy extends RedisRttClusterProxy {
@@ -40,6 +35,7 @@ export class SentinelProxy extends ClusterProxy implements RedisRttSentinelProxy
     private readonly master: string,
     private readonly answers: PrimaryAnswers,
     private readonly sentinelCounts: SentinelCounts,
+    private readonly failovers: FailoversSeen,
     listenTls: { caFile?: string; cleanup(): void },
     log: (line: string) => void,
   ) {
@@ -50,12 +46,14 @@ export class SentinelProxy extends ClusterProxy implements RedisRttSentinelProxy
   override stats(): SentinelStats {
     const s = super.stats();
     const primary = s.cluster.nodes.find((n) => n.role === 'master')?.upstream ?? null;
-    return { ...s, sentinel: { master: this.master, primary, ...this.answers.snapshot(), ...this.sentinelCounts.snapshot() } };
+    const sentinel = { master: this.master, primary, ...this.answers.snapshot(), failovers: this.failovers.count, ...this.sentinelCounts.snapshot() };
+    return { ...s, sentinel };
   }
 
   override resetStats(): void {
     super.resetStats();
     this.answers.reset();
     this.sentinelCounts.reset();
+    this.failovers.reset();
   }
 }

@@ -3,6 +3,7 @@ import type { UpstreamAuth } from '../cluster/discover.js';
 import { PeriodicRefresh } from '../cluster/periodic-refresh.js';
 import type { RealAddress } from '../cluster/types.js';
 import type { CertificateWarnings } from './certificate-warnings.js';
+import type { FailoversSeen } from './failovers-seen.js';
 import { readSentinel, type SentinelReading } from './discover.js';
 import type { PrimaryAnswers } from './primary-answers.js';
 import type { SentinelTopology } from './sentinel-topology.js';
@@ -13,6 +14,8 @@ export interface SentinelRefreshOptions {
   master: string;
   topology: SentinelTopology;
   answers: PrimaryAnswers;
+  /** Told the primary each reading names. */
+  failovers: FailoversSeen;
   auth: UpstreamAuth;
   /** TLS options per host (--upstream-tls); undefined without TLS. */
   tls: ((host: string) => tls.ConnectionOptions) | undefined;
@@ -56,6 +59,7 @@ export class SentinelRefresh extends PeriodicRefresh {
     this.o.answers.recordReading(all.map(({ sentinel, reading }) => ({ sentinel, primary: reading instanceof Error ? undefined : reading.primary })));
     const first = all.map((x) => x.reading).find((r): r is SentinelReading => !(r instanceof Error) && r.primary !== undefined);
     if (!first) throw new Error(`no sentinel answered for ${this.o.master}`);
+    this.o.failovers.read(first.primary);
     await this.o.topology.apply(first);
     // Not waited for: a node slow to shake hands must not hold the reading up.
     void this.o.certificates?.checkNodes(first).catch((err: unknown) => this.o.log(`certificate check failed: ${String(err)}`));

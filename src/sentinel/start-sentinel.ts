@@ -12,6 +12,7 @@ import { ConfigError } from '../errors.js';
 import { startSingleNodeProxy } from '../proxy/index.js';
 import type { ProxyOptions } from '../proxy/types.js';
 import type { SentinelReading } from './discover.js';
+import { FailoversSeen } from './failovers-seen.js';
 import { GivenNames } from './given-names.js';
 import { sentinelSettings, type SentinelProxyOptions } from './options.js';
 import { PrimaryAnswers } from './primary-answers.js';
@@ -45,8 +46,9 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   const zones = new SentinelZones(s.zoneCount);
   const topology: SentinelTopology = new SentinelTopology(() => sets, zones, await GivenNames.resolve(sentinel.addresses));
   const certificates = secure ? new CertificateWarnings(base, secure, log) : undefined;
+  const failovers = new FailoversSeen();
   const refresh = new SentinelRefresh({
-    ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers },
+    ...{ given: sentinel.addresses, master: sentinel.sentinelMaster, topology, answers, failovers },
     ...{ auth, tls: secure, periodMs: sentinel.refreshMs, certificates, log },
   });
   const first = await firstReading(refresh, sentinel.addresses, sentinel.sentinelMaster, base, log);
@@ -93,7 +95,7 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
     Array.from({ length: s.clientZoneCount ?? 1 }, (_, i) => ({ zone: i + 1, nodes: zoneSet(i + 1) })),
     s.clientZoneCount !== undefined,
   );
-  const proxy = new SentinelProxy(sets, starter, refresh, sentinel.sentinelMaster, answers, counts, listenTls, log);
+  const proxy = new SentinelProxy(sets, starter, refresh, sentinel.sentinelMaster, answers, counts, failovers, listenTls, log);
   try {
     await topology.openAtStart(sentinel.addresses, first, s.listen.port);
     await topology.openSentinels(sentinel.addresses.slice(0, 1), s.listen.port);

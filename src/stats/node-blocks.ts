@@ -15,6 +15,8 @@ export interface NodeBlock {
   listen?: string;
   /** Its real address, "host:port" (cluster and Sentinel modes have it). */
   upstream?: string;
+  /** What its upstream is (cluster and Sentinel modes have it): master, replica, sentinel or unknown. */
+  role?: string;
   /** With --client-zones: the client zone whose listener this entry is (a node has one per zone). */
   clientZone?: number;
   /** Its own link (cluster and Sentinel modes have it). */

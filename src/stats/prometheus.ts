@@ -13,6 +13,7 @@ import { tlsFamilies } from './tls-metrics.js';
 import { lossFamilies } from './loss-metrics.js';
 import { timelineFamilies } from './timeline-metrics.js';
 import { nodeFamilies } from './node-metrics.js';
+import { sentinelFamilies } from './sentinel-metrics.js';
 import type { LatencySummary, StatsSnapshot } from './types.js';
 
 export type MetricType = 'counter' | 'gauge' | 'summary' | 'untyped';
@@ -51,6 +52,7 @@ export function renderPrometheus(snapshot: StatsSnapshot, extra: readonly Metric
     ...lossFamilies(snapshot),
     ...timelineFamilies(snapshot),
     ...nodeFamilies(snapshot),
+    ...sentinelFamilies(snapshot),
     ...extra,
   ];
   return families.map(renderFamily).join('');

@@ -42,6 +42,28 @@ export interface StatsSnapshot {
   partition?: PartitionReport;
   /** The loss model's counts per direction (present once the link has had loss since start; a reset zeroes them). */
   loss?: { up: LossCounters; down: LossCounters };
+  /** Sentinel mode only (src/sentinel fills it): the primary, the sentinels' answers, failovers and rewrites. */
+  sentinel?: SentinelBlock;
+}
+
+/** /stats `sentinel` (docs/sentinel.md#stats); /metrics renders it as the `redis_rtt_sentinel_*` families. */
+export interface SentinelBlock {
+  /** --sentinel-master. */
+  master: string;
+  /** The real address of the node the proxy's last reading named primary, or null. */
+  primary: string | null;
+  /** What each sentinel last said the primary is (real addresses). */
+  answers: { sentinel: string; primary: string }[];
+  /** The sentinels' latest answers name more than one primary. */
+  disagree: boolean;
+  /** Times a new disagreement was seen (and logged) since start or the last reset. */
+  disagreements: number;
+  /** Times the proxy's reading named another primary than the one before, since start or the last reset. */
+  failovers: number;
+  /** SENTINEL replies and events rewritten, by kind. */
+  rewrites: Record<string, number>;
+  /** SENTINEL replies that could not be parsed and went out unchanged. */
+  unparsed: number;
 }
 
 /** Unfinished requests the taps hold, their bounds, and connections that hit them. */
