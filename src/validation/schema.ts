@@ -38,11 +38,25 @@ export function parseWith<S extends z.ZodType>(schema: S, input: unknown, flagOf
 }
 
 export function issueError(issue: z.core.$ZodIssue, input: unknown, flagOf: FlagOf): ConfigError {
+  const inner = issue.code === 'invalid_union' ? matchedBranchIssue(issue) : undefined;
+  if (inner !== undefined) return issueError({ ...inner, path: [...issue.path, ...inner.path] }, input, flagOf);
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
     return new ConfigError(flagOf([...issue.path, key]), valueAt(input, [...issue.path, key]), issue.message);
   }
   return new ConfigError(flagOf(issue.path), valueAt(input, issue.path), issue.message);
+}
+
+/**
+ * A union's one branch of the value's own type (`listenTls: { maxVersion: 'TLSv1.1' }` is no boolean, but
+ * is the object branch's type) failed deeper down: its first issue names the key (`listenTls.maxVersion`)
+ * and what that key takes, where the union's message named the whole option. Undefined when no branch,
+ * or more than one (`compensationUs`' two objects), took the value's type.
+ */
+function matchedBranchIssue(issue: z.core.$ZodIssueInvalidUnion): z.core.$ZodIssue | undefined {
+  const typed = issue.errors.filter((branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0));
+  const first = typed.length === 1 ? typed[0]![0] : undefined;
+  return first !== undefined && first.path.length > 0 ? first : undefined;
 }
 
 function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {

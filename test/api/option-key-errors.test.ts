@@ -48,6 +48,8 @@ describe('startProxy names the option key of a bad value', () => {
     [{ nodeLinks: ['masters=cross-az'] }, 'nodeLinks', 'masters=cross-az'],
     [{ upstreamUser: 'rtt' }, 'upstreamUser', 'rtt'],
     [{ upstreamTls: { ca: '/nonexistent/ca.pem' } }, 'upstreamTls.ca', '/nonexistent/ca.pem'],
+    // The union's message named the whole option ("true, false, or an object of ..."), not the key.
+    [{ listenTls: { maxVersion: 'TLSv1.1' as never } }, 'listenTls.maxVersion', 'TLSv1.1'],
     // Already a key inside: unchanged.
     [{ link: { rttUs: -1 } }, 'link.rttUs', -1],
   ];
