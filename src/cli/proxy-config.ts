@@ -30,12 +30,12 @@ import type { LinkUpdate } from '../link/types.js';
 import { parseRttSeries } from '../link/rtt-series.js';
 import { parseLinkSchedule } from '../link/schedule.js';
 import { parseRttWave } from '../link/wave.js';
-import { PROXY_OPTIONS } from '../proxy/options-schema.js';
+import { DEFAULT_CONNECT_TIMEOUT_MS, PROXY_OPTIONS } from '../proxy/options-schema.js';
 import { DEFAULT_RECORDER } from '../record/recorder.js';
 import { SENTINEL_OPTIONS } from '../sentinel/options.js';
 import { KEY_MODES } from '../record/trace-format.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
-import { parseBytes, parseDurationUs } from '../units.js';
+import { parseBytes } from '../units.js';
 import { keyPath, parseWith, wholeNumber } from '../validation/schema.js';
 import { parseJsonText } from '../validation/json-text.js';
 
@@ -55,12 +55,32 @@ const RECORD_CONFIG = z
   .describe('Record a trace of every command (docs/record-analyze.md).');
 
 /**
+ * The timeout keys go to the start as their flags' text (`${ms}ms`, SINGLE below), and a duration flag
+ * takes at most an hour: the file's bound is the flag's, said in the schema an editor reads (startProxy()
+ * takes up to Node's timer limit).
+ */
+const HOUR_MS = 3_600_000;
+const CONNECT_TIMEOUT_ACCEPTS = `milliseconds, from 1 to ${HOUR_MS} (an hour, as --connect-timeout)`;
+const FILE_TIMEOUTS = {
+  connectTimeoutMs: z
+    .number({ error: CONNECT_TIMEOUT_ACCEPTS })
+    .min(1, { error: CONNECT_TIMEOUT_ACCEPTS })
+    .max(HOUR_MS, { error: CONNECT_TIMEOUT_ACCEPTS })
+    .describe(PROXY_OPTIONS.shape.connectTimeoutMs.unwrap().description ?? '')
+    .default(DEFAULT_CONNECT_TIMEOUT_MS),
+  idleTimeoutMs: wholeNumber(0, HOUR_MS, 'off')
+    .describe(PROXY_OPTIONS.shape.idleTimeoutMs.unwrap().description ?? '')
+    .default(0),
+};
+
+/**
  * What a config file holds: the proxy's data options (upstream optional: --upstream may give it),
  * sentinel mode's in place of upstream, and `record`.
  */
 export const PROXY_CONFIG = PROXY_OPTIONS.extend({
   $schema: z.string({ error: 'a string (the JSON Schema, for editors)' }).optional(),
   upstream: PROXY_OPTIONS.shape.upstream.optional(),
+  ...FILE_TIMEOUTS,
   sentinels: SENTINEL_OPTIONS.sentinels.optional(),
   sentinelMaster: SENTINEL_OPTIONS.sentinelMaster.optional(),
   sentinelUser: SENTINEL_OPTIONS.sentinelUser,
@@ -96,14 +116,6 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
       throw new ConfigError(`${path}: ${unknown}`, (json as ProxyConfig)[unknown], "a key of startProxy()'s options or record (docs/proxy-options.schema.json)");
     }
   }
-  // A timeout is bounded as its flag is (an hour), before the schema's wider bound for startProxy()
-  // (Node's timer limit) could tell a file's user a limit their flag would then refuse.
-  if (typeof json === 'object' && json !== null) {
-    for (const key of ['connectTimeoutMs', 'idleTimeoutMs'] as const) {
-      const ms = (json as ProxyConfig)[key];
-      if (typeof ms === 'number') readTimeoutKey(ms, `${path}: ${key}`);
-    }
-  }
   parseWith(PROXY_CONFIG, json, (p) => `${path}: ${keyPath()(p) || '(the file)'}`);
   const { $schema: _schema, ...config } = json as ProxyConfig;
   // What the schema takes as text or any JSON is read now, so an error names the file's key (and
@@ -131,19 +143,6 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
     if (config[secret] === REDACTED) throw new ConfigError(at(secret), REDACTED, `the secret itself (--print-config writes ${REDACTED} in its place)`);
   }
   return config;
-}
-
-/**
- * The timeout keys go to the start as their flags' text (`${ms}ms`, SINGLE below), whose parser takes
- * at most an hour: read them so now, the error naming the key and the number as the file has it.
- */
-function readTimeoutKey(ms: number, name: string): void {
-  try {
-    parseDurationUs(`${ms}ms`, name);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new ConfigError(name, ms, err.accepts);
-    throw err;
-  }
 }
 
 /**

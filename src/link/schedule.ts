@@ -43,6 +43,9 @@ const LOOP = z.strictObject(
   { error: 'a list of steps, or { "loop": true, "steps": [...] }' },
 ).refine((l) => l.loop || l.period === undefined, { message: 'period only with "loop": true (a schedule that runs once has none)', path: ['period'] });
 
+/** What a schedule may be, for docs/proxy-options.schema.json (an editor's check); parseLinkSchedule reads it. */
+export const LINK_SCHEDULE = z.union([STEPS, LOOP]);
+
 export interface ScheduleStep {
   atUs: number;
   link?: LinkUpdate & { preset?: string };

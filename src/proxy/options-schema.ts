@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COMPENSATION } from '../link/compensation.js';
+import { LINK_SCHEDULE } from '../link/schedule.js';
 import { LINK_UPDATE } from '../link/settings.js';
 import { LOSS_FRACTION, LOSS_TEXT_PATTERN } from '../units.js';
 import { keyPath, MAX_TIMER_MS, wholeNumber, type FlagOf } from '../validation/schema.js';
@@ -150,11 +151,14 @@ export const optionFlag: FlagOf = (path) => (path.length === 1 && FLAGS[String(p
 
 /**
  * docs/proxy-options.schema.json: the options a config file can hold (`redis-rtt proxy --config`
- * passes its own schema: these plus `record`), as JSON Schema (draft 2020-12).
+ * passes its own schema: these plus `record`), as JSON Schema (draft 2020-12). `linkSchedule` is
+ * checked by parseLinkSchedule, which names a step's field as its flag does; the schema shows its
+ * shape, so an editor checks a schedule too.
  */
-export function proxyOptionsJsonSchema(schema: z.ZodType = PROXY_OPTIONS): Record<string, unknown> {
+export function proxyOptionsJsonSchema(schema: z.ZodObject = PROXY_OPTIONS): Record<string, unknown> {
+  const linkSchedule = LINK_SCHEDULE.describe(PROXY_OPTIONS.shape.linkSchedule.unwrap().description ?? '').optional();
   return {
-    ...z.toJSONSchema(schema, {
+    ...z.toJSONSchema(schema.extend({ linkSchedule }), {
       io: 'input',
       target: 'draft-2020-12',
       override: (ctx) => {

@@ -20,13 +20,17 @@ const refusal = (path: string): Promise<ConfigError | undefined> => readProxyCon
 const upstream = '127.0.0.1:6379';
 
 describe('readProxyConfig names the key', () => {
-  it('of a timeout above the hour its flag takes, with the number as written', async () => {
-    for (const key of ['connectTimeoutMs', 'idleTimeoutMs']) {
+  it('of a timeout above the hour its flag takes, with the number as written and the bound the schema says', async () => {
+    const accepts = {
+      connectTimeoutMs: 'milliseconds, from 1 to 3600000 (an hour, as --connect-timeout)',
+      idleTimeoutMs: 'a whole number from 0 to 3600000, 0 for off',
+    };
+    for (const [key, said] of Object.entries(accepts)) {
       const path = file({ upstream, [key]: 3_600_001 });
       const e = await refusal(path);
       expect(e?.flag, key).toBe(`${path}: ${key}`);
       expect(e?.value).toBe(3_600_001);
-      expect(e?.accepts).toBe('a duration of at most 1 hour');
+      expect(e?.accepts).toBe(said);
       expect(await refusal(file({ upstream, [key]: 3_600_000 }))).toBeUndefined();
     }
   });
@@ -94,7 +98,7 @@ describe('redis-rtt proxy --config --print-config exits 2 where the start would'
     expect(r4!.code).toBe(2);
     const twiceInList = file([{ type: 'latency' }, { type: 'latency' }]);
     expect(() => toxicsFromFlags({ toxic: [], toxics: twiceInList })).toThrow(`--toxics ${twiceInList} [1] name: invalid value "latency_downstream"`);
-    expect(r1!.stderr).toBe(`redis-rtt: ${timeout}: connectTimeoutMs: invalid value 1000000000000; expected a duration of at most 1 hour\n`);
+    expect(r1!.stderr).toBe(`redis-rtt: ${timeout}: connectTimeoutMs: invalid value 1000000000000; expected milliseconds, from 1 to 3600000 (an hour, as --connect-timeout)\n`);
     expect(r2!.stderr).toMatch(new RegExp(`^redis-rtt: ${twice}: toxics\\[1\\]\\.name: invalid value "latency_downstream"; expected toxics with distinct names`));
     expect(r3!.stderr).toMatch(/^redis-rtt: --toxic: invalid value "latency_downstream"; expected toxics with distinct names/);
     for (const r of [r1, r2, r3]) {
