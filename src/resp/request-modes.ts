@@ -38,6 +38,11 @@ export class RequestModes {
   /** Effects of the last EXEC admitted as ExecFollowed, until takeQueued(). */
   private ranQueued: QueuedEffect[] | null = null;
 
+  /** No transaction open and replies on, none to be skipped: a Normal request gets one reply. */
+  get plain(): boolean {
+    return !this.inMulti && !this.replyOff && !this.skipNext;
+  }
+
   /** Takes over another connection view's state (framing starting on a live connection). */
   copyFrom(o: RequestModes): void {
     this.replyOff = o.replyOff;

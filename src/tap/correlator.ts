@@ -47,8 +47,11 @@
  *   answers them before it refuses the bad one.
  * - Degraded (pending-budget.ts): a request that would take the connection or the process past the
  *   bound on unfinished requests freezes the correlator the same way, but its pending records are
- *   dropped at once (no events: the trace lacks this connection's commands from there on), so the
- *   memory goes back. Commands are still counted.
+ *   dropped at once (no events: the trace lacks the window's commands), so the memory goes back.
+ *   Commands are still counted. When the connection's requests are plain (one reply each: no
+ *   transaction, CLIENT REPLY, pub/sub or MONITOR), the window is counted without records (replies,
+ *   pushes, errors, its round trip; not timed, maxDepth not raised past what it was) and ends when
+ *   the last reply Redis owes reached the client: matching starts again from there, on an empty ring.
  * - An empty inline line is not a command (Redis skips it without a reply).
  */
 import { learnProvenName, moduleCandidate, UNKNOWN_COMMAND_NAME } from '../resp/command-name.js';
@@ -136,8 +139,12 @@ export class Correlator extends FramedLedger {
     const entry = r.entry!;
     if (blocking) c.blockingCommands++;
     entry.count++;
-    if (this.desynced || this.degraded) return;
-    if (this.budget.full(this.ring.size)) return this.degrade();
+    if (this.desynced) return;
+    if (this.degraded) return this.untimedRequest(r.kind, modes.plain);
+    if (this.budget.full(this.ring.size)) {
+      this.degrade(this.followsUntimed());
+      return this.untimedRequest(r.kind, modes.plain);
+    }
     const hello = r.kind === CommandKind.Hello ? helloProtocol(frame) : 0;
     const kind = modes.inMulti ? modes.inMultiKind(r.kind, frame.argc, hello) : r.kind;
     const rec = this.ring.push();
@@ -161,6 +168,15 @@ export class Correlator extends FramedLedger {
     if (name === UNKNOWN_COMMAND_NAME) rec.candidate = moduleCandidate(frame.head[0]);
     if (this.options.onEvent !== undefined) keepEventDetails(rec, frame, name, this.options.keyHash);
     rec.roundTrip = this.trips.arrived(c, rec.expected !== 0);
+  }
+
+  /**
+   * Whether a degraded window can be counted without records: an unframed connection (a chain's
+   * decisions need records) whose frames are told apart by type alone, none owed past an EXEC.
+   */
+  private followsUntimed(): boolean {
+    const m = this.replyModes;
+    return !this.chainDecides && !this.requestsLost && this.silentPending === 0 && !m.monitor && !m.subscribed;
   }
 
   /** What a request of a kind other than Normal needs kept beyond the ordinary. */
@@ -193,7 +209,10 @@ export class Correlator extends FramedLedger {
 
   /** An unframed connection's reply or push frame, whose first byte arrived at `firstByteNs`. */
   reply(f: ReplyFrame, firstByteNs: number): void {
-    if (this.frozen) return;
+    if (this.frozen) {
+      if (this.degraded && !this.desynced && !this.closed) this.untimedReply(f);
+      return;
+    }
     if (this.requestsLost && this.waiting() === null) {
       this.desync();
       this.onFrozen?.();

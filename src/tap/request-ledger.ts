@@ -4,8 +4,10 @@
  * pending-request bound. The correlator (correlator.ts) says what a frame means; this says when
  * a request was sent, answered and delivered. Semantics: the header of correlator.ts.
  */
+import { CommandKind } from '../resp/command-kind.js';
 import { ReplyMatching } from '../resp/reply-matching.js';
-import { newCounters } from './counters.js';
+import { RespType, type ReplyFrame } from '../resp/types.js';
+import { countErrorReply, newCounters } from './counters.js';
 import type { Counters, TapEvent } from './counter-types.js';
 import { PendingBudget } from './pending-budget.js';
 import { RequestRing, type PendingRequest } from './request-ring.js';
@@ -20,8 +22,19 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
    * and those before it are still matched until none waits.
    */
   requestsLost = false;
-  /** Gave up timing at the pending-request bound (pending-budget.ts). */
+  /** Gave up timing at the pending-request bound (pending-budget.ts), until its window ends (below). */
   degraded = false;
+  /** Was degraded at some time: what /stats `tap.degradedConnections` and /connections report. */
+  everDegraded = false;
+  /**
+   * While degraded, reply frames Redis still owes for plain requests (Normal, one reply each, no
+   * transaction, replies on, no pub/sub or MONITOR): the window is counted without records, and
+   * ends, with matching back, once they all reached the client. -1: some request could not be
+   * followed without records, and the connection stays degraded.
+   */
+  private owed = -1;
+  /** One past the last reply frame counted in the window. */
+  private owedEnd = 0;
   protected closed = false;
   protected readonly trips = new RoundTrips();
   protected ring = new RequestRing();
@@ -81,7 +94,10 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     // After a desync only the requests matched before it are stamped: their replies were framed
     // whole, and Redis writes them with the frame that stopped matching (a protocol error's reply
     // comes in the same write as the replies before it), so they are delivered after the desync.
-    if (this.degraded) return;
+    if (this.degraded) {
+      if (this.owed === 0 && endOffset >= this.owedEnd) this.windowEnded();
+      return;
+    }
     this.stampDownWritten(nowNs);
     this.finishHead();
   }
@@ -110,13 +126,61 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     return this.desynced || this.degraded || this.closed;
   }
 
-  /** Stops timing this connection and gives its records back (the pending-request bound). */
-  protected degrade(): void {
-    this.degraded = true;
-    this.budget.used -= this.ring.size;
+  /**
+   * Stops timing this connection and gives its records back (the pending-request bound). `plain`:
+   * the connection's modes let a plain request be followed without records (no transaction,
+   * replies on, no pub/sub, no MONITOR, nothing owed past an EXEC); then the replies Redis still
+   * owes are counted as they come, and the window ends when the last reached the client.
+   */
+  protected degrade(plain: boolean): void {
+    this.degraded = this.everDegraded = true;
+    const ring = this.ring;
+    let owed = plain ? 0 : -1;
+    for (let i = this.matchAt; owed >= 0 && i < ring.tail; i++) {
+      const rec = ring.at(i);
+      owed = rec.expected === 1 && rec.received === 0 && isPlainKind(rec.kind) ? owed + 1 : -1;
+    }
+    this.owed = owed;
+    this.owedEnd = 0;
+    this.budget.used -= ring.size;
     // A fresh ring: the old one grew to the bound and would keep its records alive.
     this.ring = new RequestRing();
     this.matchAt = this.upWrittenAt = this.downWrittenAt = 0;
+  }
+
+  /** A request of `kind` arrived while degraded; `plain`: the request modes let it be followed. */
+  protected untimedRequest(kind: number, plain: boolean): void {
+    if (this.owed < 0) return;
+    if (!plain || !isPlainKind(kind)) {
+      this.owed = -1;
+      return;
+    }
+    this.owed++;
+    this.trips.joinedUntimed(this.counters);
+  }
+
+  /** A server frame while degraded: a reply to the oldest request still owed one, or a push. */
+  protected untimedReply(f: ReplyFrame): void {
+    if (this.owed < 0) return;
+    const c = this.counters;
+    // As match() takes them with no pub/sub, MONITOR or transaction: a RESP3 push, or a frame no
+    // request waits for, is a push.
+    if (f.type === RespType.Push || this.owed === 0) {
+      c.pushes++;
+      return;
+    }
+    c.replies++;
+    if (f.type === RespType.Error || f.type === RespType.BlobError) countErrorReply(c, f.errorPrefix);
+    this.owedEnd = f.end;
+    // The proxy may have reported the write before the framer saw the bytes.
+    if (--this.owed === 0 && this.owedEnd <= this.downWrittenOffset) this.windowEnded();
+  }
+
+  /** Every reply of the window reached the client: its round trip ends, and matching starts again. */
+  private windowEnded(): void {
+    this.trips.untimedEnded(this.counters);
+    this.degraded = false;
+    this.owed = -1;
   }
 
   /** The oldest request that expects a reply frame and has not got them all, or null. */
@@ -180,4 +244,9 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     if (this.upWrittenAt < ring.head) this.upWrittenAt = ring.head;
     if (this.downWrittenAt < ring.head) this.downWrittenAt = ring.head;
   }
+}
+
+/** A kind with one reply and no effect on later frames: followed by count alone in a window. */
+function isPlainKind(kind: number): boolean {
+  return kind === CommandKind.Normal || kind === CommandKind.Auth;
 }

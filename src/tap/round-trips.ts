@@ -51,6 +51,27 @@ export class RoundTrips {
     if (this.outstanding > c.maxDepth) c.maxDepth = this.outstanding;
   }
 
+  /**
+   * A request arrived while its connection is counted without records (a degraded tap's window,
+   * request-ledger.ts): it joins the round trip open then, or starts one. The depth is not followed
+   * there: it is the bound at least, and maxDepth stays what it was.
+   */
+  joinedUntimed(c: Counters): void {
+    if (this.newFlight) {
+      c.flights++;
+      this.newFlight = false;
+    }
+    if (this.outstanding === 0) this.outstandingOneMore(c);
+    this.requests++;
+  }
+
+  /** Every reply of a degraded tap's window reached the client: its round trip ends. */
+  untimedEnded(c: Counters): void {
+    if (this.outstanding === 0) return;
+    this.outstanding = 0;
+    recordDepth(c.depthHistogram, this.requests);
+  }
+
   /** A request's last reply frame reached the client: the round trip ends when none is left. */
   answered(c: Counters): void {
     this.outstanding--;

@@ -167,7 +167,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
       openedAtMs: this.openedAtMs,
       outstanding: this.correlator.outstanding,
       desynced: this.correlator.desynced || this.correlator.requestsLost,
-      degraded: this.correlator.degraded,
+      degraded: this.correlator.everDegraded,
       protocol: this.replyModes.protocol,
       mode: this.replyModes.mode,
       counters: this.counters(),
@@ -221,7 +221,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
 
   /** True once the tap gave up timing at the pending-request bound (pending-budget.ts). */
   get degraded(): boolean {
-    return this.correlator.degraded;
+    return this.correlator.everDegraded;
   }
 
   /** Requests not finished yet: the memory this connection holds for correlation. */

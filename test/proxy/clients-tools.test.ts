@@ -160,4 +160,25 @@ r.close()
     expect(totals(proxy)).toEqual({ commands: 4 + 10_000 + 1 + 2, replies: 4 + 10_000 + 1 + 2, pushes: 0, roundTrips: 5, errorReplies: 0 });
     expect(proxy.stats().totals.maxDepth).toBe(10_000);
   });
+
+  it('a pipeline past the pending bound, then a loop on the same connection: every reply and round trip counted', async () => {
+    const link = { upUs: 300, downUs: 500 };
+    const bounded = await startSingleNodeProxy({ upstream: redis.address, link, compensationUs: { up: 0, down: 0 }, maxPendingPerConnection: 100 });
+    try {
+      const raw = await Raw.open(bounded);
+      await raw.send(Array.from({ length: 1000 }, (_, i) => `SET b${i} ${i}\r\n`).join(''), 'OK\r\n');
+      await vi.waitUntil(() => raw.text.length === 1000 * 5, WAIT);
+      for (let i = 0; i < 3; i++) await raw.send('GET b1\r\n', `${'$1\r\n1\r\n'.repeat(i + 1)}`);
+      raw.close();
+      await vi.waitUntil(() => bounded.stats().connections.active === 0, WAIT);
+      const s = bounded.stats();
+      // The first 100 SETs were timed, the rest counted in a window of their own round trip.
+      expect(s.totals).toMatchObject({ commands: 1003, replies: 1003, pushes: 0, roundTrips: 4, maxDepth: 100 });
+      expect(s.totals.depthHistogram).toEqual({ '1': 3, '512-1023': 1 });
+      expect(s.commands['GET']?.clientUs.count).toBe(3);
+      expect(s.tap).toMatchObject({ pendingRequests: 0, degradedConnections: 1 });
+    } finally {
+      await bounded.close();
+    }
+  });
 });

@@ -7,6 +7,7 @@ import { RespType, type ReplyFrame, type RequestFrame } from '../../src/resp/typ
 import { CommandTable } from '../../src/tap/command-table.js';
 import type { TapEvent } from '../../src/stats/types.js';
 import { Correlator } from '../../src/tap/correlator.js';
+import type { PendingBudget } from '../../src/tap/pending-budget.js';
 
 /** The RESP encoding of a command (what a client sends). */
 export function encodeCommand(args: readonly string[]): Buffer {
@@ -42,12 +43,13 @@ export class Wire {
   upOffset = 0;
   downOffset = 0;
 
-  constructor(opts: { keyHash?: (key: Buffer) => string; events?: boolean } = {}) {
+  constructor(opts: { keyHash?: (key: Buffer) => string; events?: boolean; budget?: PendingBudget } = {}) {
     this.c = new Correlator({
       conn: 7,
       commands: this.commands,
       onEvent: opts.events === false ? undefined : (e) => this.events.push(e),
       keyHash: opts.keyHash,
+      budget: opts.budget,
     });
   }
 
