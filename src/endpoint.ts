@@ -26,9 +26,9 @@ export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0
   if (s.startsWith('unix:')) {
     const path = s.slice('unix:'.length);
     if (!path) throw new ConfigError(flag, text, accepts);
-    return { kind: 'unix', path };
+    return unixEndpoint(path, flag);
   }
-  if (s.startsWith('/') || s.startsWith('./')) return { kind: 'unix', path: s };
+  if (s.startsWith('/') || s.startsWith('./')) return unixEndpoint(s, flag);
   // An IPv6 host alone, as a name alone: the port it leaves out is connectPort ("[::1]" was read as host "[:", port "1]").
   if (connect && /^\[[0-9A-Fa-f:.]+\]$/.test(s)) return { kind: 'tcp', host: s.slice(1, -1), port: connectPort };
   let host = defaultHost;
@@ -50,6 +50,25 @@ export function parseEndpoint(text: string, flag: string, defaultHost = '127.0.0
   return { kind: 'tcp', host, port };
 }
 
+/**
+ * The longest unix socket path the system takes: sockaddr_un's sun_path less its NUL (108 bytes on
+ * Linux, 104 on macOS and the BSDs).
+ */
+const MAX_UNIX_PATH_BYTES = process.platform === 'linux' ? 107 : 103;
+
+/**
+ * A longer path is cut by the system without a word: the proxy listened on the cut path while its
+ * `listening` line named the whole one, and the file it left there made the next start fail with
+ * "address already in use" for a path where no file was.
+ */
+function unixEndpoint(path: string, flag: string): Endpoint {
+  const bytes = Buffer.byteLength(path);
+  if (bytes > MAX_UNIX_PATH_BYTES) {
+    throw new ConfigError(flag, path, `a unix socket path of at most ${MAX_UNIX_PATH_BYTES} bytes (this one has ${bytes}; the system would cut it)`);
+  }
+  return { kind: 'unix', path };
+}
+
 /** An address to connect to Redis at: a bare host means port 6379; port 0 is refused. */
 export function parseRedisEndpoint(text: string, flag: string): Endpoint {
   return parseEndpoint(text, flag, '127.0.0.1', REDIS_DEFAULT_PORT);
@@ -60,6 +79,8 @@ export function parseAddress(text: string, flag = '--redis'): Endpoint {
   const s = String(text).trim();
   const bad = () => new ConfigError(flag, text, ADDRESS_ACCEPTS);
   if (s.startsWith('./')) throw bad();
+  if (s.startsWith('/')) return unixEndpoint(s, flag);
+  if (s.startsWith('unix:') && s.length > 'unix:'.length) return unixEndpoint(s.slice('unix:'.length), flag);
   let e: Endpoint;
   try {
     e = parseEndpoint(s, flag, '');

@@ -37,4 +37,14 @@ describe('endpoint', () => {
     }
     expect(() => parseEndpoint('h:99999', '--listen')).toThrow(/--listen/);
   });
+
+  it('a unix socket path longer than the system takes is refused, naming the flag: the system would cut it', () => {
+    const limit = process.platform === 'linux' ? 107 : 103;
+    const path = (bytes: number): string => `/tmp/${'s'.repeat(bytes - '/tmp/.sock'.length)}.sock`;
+    expect(parseEndpoint(path(limit), '--listen')).toEqual({ kind: 'unix', path: path(limit) });
+    for (const [text, flag] of [[path(limit + 1), '--listen'], [`unix:${path(limit + 1)}`, '--upstream'], [`unix:${path(limit + 1)}`, '--control']] as const) {
+      expect(() => parseEndpoint(text, flag)).toThrow(`${flag}: invalid value "${path(limit + 1)}"; expected a unix socket path of at most ${limit} bytes (this one has ${limit + 1}`);
+    }
+    expect(() => parseAddress(`unix:${path(limit + 1)}`, '--redis')).toThrow(`--redis: invalid value "${path(limit + 1)}"; expected a unix socket path of at most`);
+  });
 });
