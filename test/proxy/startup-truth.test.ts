@@ -79,7 +79,8 @@ describe('auto compensation only for an upstream that answers PING like Redis', 
   it('a plain Redis: the measuring connections are closed and out of /stats', async () => {
     const { p, logs } = await started(redis.address);
     try {
-      expect(logs).toEqual([]);
+      // A busy machine's hop is capped, and says so; nothing else is logged.
+      expect(logs.filter((l) => !/^hop measured at \d+ us per direction \(a busy machine\?\)/.test(l))).toEqual([]);
       expect(p.stats().connections).toEqual({ active: 0, total: 0 });
       expect(p.stats().totals).toMatchObject({ commands: 0, replies: 0, roundTrips: 0 });
     } finally {
