@@ -1,10 +1,12 @@
 /**
  * What the loss model (loss-model.ts) predicts one round trip costs: a request of one segment up
  * and a reply of one segment down, each lost by the chain. A segment lost k times in a row arrives
- * rto x 2^(k-1) late (the probe at the RTO, then the RTO again, then doubling: rto.ts); the two
- * directions add up. Pure: what `analyze --loss` projects and what docs/method.md quotes.
+ * rto x 2^(k-1) late (the probe at the RTO, then the RTO again, then doubling, each wait capped at
+ * TCP_RTO_MAX: rto.ts); the two directions add up. As the model (loss-model.ts), the 15th resend
+ * (tcp_retries2) gets through whatever the rate. Pure: what `analyze --loss` projects and what
+ * docs/method.md quotes.
  */
-import { rtoNs, TCP_RETRIES2 } from './rto.js';
+import { retransmitAtNs, rtoNs, TCP_RETRIES2 } from './rto.js';
 
 export interface LossCostInput {
   rttUs: number;
@@ -32,9 +34,14 @@ function directionCost(rate: number, rtoUs: number): { us: number; p: number }[]
   // stationary share), and each resend at the same rate on its own.
   const again = rate;
   const out = [{ us: 0, p: 1 - rate }];
+  // p: the chance the k-th resend is sent (every try before it lost).
   let p = rate;
   for (let k = 1; k <= TCP_RETRIES2 && p > 1e-15; k++) {
-    out.push({ us: rtoUs * 2 ** (k - 1), p: p * (1 - again) });
+    // The probe at the RTO, then the backed-off waits (the 11th and later at 120 s, not 2^(k-1) RTOs).
+    const us = rtoUs + retransmitAtNs(rtoUs * 1000, k - 1) / 1000;
+    // The last resend carries all that is left: without it the mass of a high rate went missing (at 99.9999%
+    // the mean read 0 with every round trip resent).
+    out.push({ us, p: k === TCP_RETRIES2 ? p : p * (1 - again) });
     p *= again;
   }
   return out;

@@ -20,4 +20,14 @@ describe('what the loss model predicts a one-segment round trip costs', () => {
     // Both directions lost once (0.25%) or one lost twice (2 x 0.05 x 0.05 x 0.95 = 0.475%): 402.4 ms.
     expect(high.p999Us).toBeCloseTo(1200 + 2 * 201_200, 6);
   });
+
+  it('a rate near 1: every try but the 15th lost, as the model delivers it, each wait capped at 120 s', () => {
+    // It read a mean of 0 with 100% resent (the mass past the 15th try went missing) and a p99 of 6586 s
+    // (2^14 RTOs, uncapped). The 15th resend: the 201 ms probe, then 201 ms x (1 + 2 + ... + 512), then 4 x 120 s.
+    const lastTryUs = 201_000 + 201_000 * 1023 + 4 * 120_000_000;
+    const c = roundTripLossCost({ rttUs: 1000, lossUp: 0.999999, lossDown: 0.999999 });
+    expect(c.p99Us).toBeCloseTo(1000 + 2 * lastTryUs, 3);
+    expect(c.meanUs / (2 * lastTryUs)).toBeCloseTo(1, 4);
+    expect(c.slowShare).toBeCloseTo(1, 9);
+  });
 });
