@@ -103,13 +103,14 @@ export class StatsCollector {
 
   /**
    * Zeroes counters and histograms. Live connections stay (and keep their state: requests in
-   * flight finish into the new period); connections.total restarts from the live count.
+   * flight finish into the new period, counted there); connections.total restarts from the live count.
    */
   reset(): void {
     this.closedTotals = newCounters();
     this.closedDegraded = 0;
-    for (const tap of this.live) tap.resetCounters();
+    // The table first: a tap counts its requests in flight into it again.
     this.commands.reset();
+    for (const tap of this.live) tap.resetCounters();
     this.totalConnections = this.live.size;
   }
 

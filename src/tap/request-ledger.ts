@@ -115,10 +115,29 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     while (ring.head < ring.tail) this.finishOne(ring.at(ring.head));
   }
 
-  /** Starts a new counting period (stats collector reset); requests in flight finish into it. */
+  /**
+   * Starts a new counting period (stats collector reset); requests in flight finish into it. Those
+   * whose replies have not all reached the client count there whole, as their latencies do: the
+   * command (in total, by name, blocking) and the replies and errors already matched. Once they are
+   * answered the period's commands, replies and histograms add up (a reset under load gave more
+   * replies than commands). The command table is zeroed before this.
+   */
   resetCounters(): void {
-    this.counters = newCounters();
-    if (!this.closed) this.trips.carryInto(this.counters);
+    const c = (this.counters = newCounters());
+    if (this.closed) return;
+    this.trips.carryInto(c);
+    const ring = this.ring;
+    for (let i = this.downWrittenAt; i < ring.tail; i++) {
+      const rec = ring.at(i);
+      c.commands++;
+      // A request Redis finished answering had one reply unless it counts confirmations (pub/sub) or expects none.
+      c.replies += i >= this.matchAt || rec.received > 0 ? rec.received : rec.expected === 0 ? 0 : 1;
+      if (rec.blocking) c.blockingCommands++;
+      if (rec.errorPrefix !== undefined) countErrorReply(c, rec.errorPrefix);
+      if (rec.entry === null) continue;
+      rec.entry.count++;
+      if (rec.errorPrefix !== undefined) rec.entry.errors++;
+    }
   }
 
   /** No more matching (desync, the pending bound, or closed); after a desync downWritten() still stamps the matched. */

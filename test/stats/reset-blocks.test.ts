@@ -18,6 +18,10 @@ afterAll(async () => {
 /** The family names of a /metrics text, in order. */
 const families = (text: string): string[] => [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]!);
 
+/** Every number in a snapshot, however deep. */
+const numbersOf = (v: unknown): number[] =>
+  typeof v === 'number' ? [v] : typeof v === 'object' && v !== null ? Object.values(v).flatMap(numbersOf) : [];
+
 const zeroLoss = { segments: 0, lost: 0, retransmitted: 0, retransmitNs: 0 };
 
 describe('POST /reset keeps every block /stats and /metrics had, zeroed', () => {
@@ -65,6 +69,36 @@ describe('POST /reset keeps every block /stats and /metrics had, zeroed', () => 
       expect(after.timeline?.wave).toEqual(before.timeline?.wave);
     } finally {
       client.disconnect();
+      await proxy.close();
+    }
+  });
+
+  it('a reset while 50 clients pipeline: once they are idle, commands == replies, by name too, none negative or NaN', async () => {
+    const proxy = (await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, link: { rttUs: 400 }, log: () => {} })) as RedisRttProxy;
+    const clients = Array.from({ length: 50 }, () => new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true }));
+    try {
+      await Promise.all(clients.map((c) => c.connect()));
+      let reset = false;
+      const run = async (c: Redis, i: number): Promise<void> => {
+        for (let round = 0; round < 8; round++) {
+          if (!reset && i === 0 && round === 4) {
+            proxy.resetStats();
+            reset = true;
+          }
+          const replies = await c.pipeline().set(`k${i}`, round).get(`k${i}`).incr(`n${i}`).exec();
+          expect(replies?.every(([err]) => err === null)).toBe(true);
+        }
+      };
+      await Promise.all(clients.map(run));
+      expect(reset).toBe(true);
+      const s = proxy.stats();
+      // It had more replies than commands: the requests in flight at the reset were not counted.
+      expect(s.totals.commands).toBe(s.totals.replies);
+      expect(s.totals.commands).toBeGreaterThan(0);
+      for (const [name, c] of Object.entries(s.commands)) expect([name, c.count]).toEqual([name, c.clientUs.count]);
+      expect(numbersOf(s).filter((n) => !(Number.isFinite(n) && n >= 0))).toEqual([]);
+    } finally {
+      for (const c of clients) c.disconnect();
       await proxy.close();
     }
   });

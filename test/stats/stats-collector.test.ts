@@ -67,6 +67,48 @@ describe('StatsCollector', () => {
     expect(s.commands['PING']?.serverUs.count).toBe(1);
   });
 
+  it('a reset mid-pipeline counts the requests not yet delivered in the new period: commands, replies and histograms add up', () => {
+    const r = new StatsCollector({ clock: new FakeClock() });
+    const a = r.openConnection({ client: 'a' });
+    const up = enc('GET k|GET k|BLPOP q 0|');
+    a.upChunk(up, 0);
+    a.upWritten(up.length, 1000);
+    // Both GETs' replies read from Redis, the first one delivered; the second held by the down delay; BLPOP's owed.
+    const first = enc('$1|v|');
+    a.downChunk(enc('$1|v|$-1|'), 2000);
+    a.downWritten(first.length, 3000);
+    r.reset();
+    let s = r.snapshot(NO_DELAY);
+    expect(s.totals).toMatchObject({ commands: 2, replies: 1, blockingCommands: 1, maxDepth: 2, roundTrips: 1 });
+    expect([s.commands['GET']?.count, s.commands['BLPOP']?.count]).toEqual([1, 1]);
+    const rest = enc('*2|$1|q|$1|x|');
+    a.downChunk(rest, 4000);
+    a.downWritten(enc('$1|v|$-1|').length + rest.length, 5000);
+    s = r.snapshot(NO_DELAY);
+    // It gave 0 commands, 1 reply and 2 GET latencies for a GET count of 0: more replies than commands after each
+    // reset under load.
+    expect(s.totals).toMatchObject({ commands: 2, replies: 2, blockingCommands: 1 });
+    expect([s.commands['GET']?.count, s.commands['GET']?.clientUs.count]).toEqual([1, 1]);
+    expect([s.commands['BLPOP']?.count, s.commands['BLPOP']?.clientUs.count]).toEqual([1, 1]);
+    a.close(6000);
+  });
+
+  it('a reset carries an error reply not yet delivered with its request', () => {
+    const r = new StatsCollector({ clock: new FakeClock() });
+    const a = r.openConnection({ client: 'a' });
+    const up = enc('NOPE|');
+    a.upChunk(up, 0);
+    a.upWritten(up.length, 1000);
+    const down = enc('-ERR unknown command|');
+    a.downChunk(down, 2000);
+    r.reset();
+    a.downWritten(down.length, 3000);
+    const s = r.snapshot(NO_DELAY);
+    expect(s.totals).toMatchObject({ commands: 1, replies: 1, errorReplies: 1, errorsByPrefix: { ERR: 1 } });
+    expect(Object.values(s.commands).map((c) => [c.count, c.errors, c.clientUs.count])).toEqual([[1, 1, 1]]);
+    a.close(4000);
+  });
+
   it('takes connection ids from the proxy when given, numbers them otherwise', () => {
     const r = new StatsCollector();
     expect(r.openConnection({ client: 'x', id: 41 }).info().id).toBe(41);
