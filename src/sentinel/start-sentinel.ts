@@ -112,7 +112,12 @@ export async function startSentinelProxy(options: SentinelProxyOptions): Promise
   return proxy;
 }
 
-/** The first given sentinel that knows the master; a ConfigError naming the flag when none does. */
+/**
+ * The first given sentinel that knows the master; a ConfigError naming the flag when none does, with every
+ * given sentinel that failed (its address and why) in it: a certificate that does not verify names its flag
+ * and the others' failures too, and an unknown master name the sentinels that did not answer, which may
+ * monitor it.
+ */
 async function firstReading(
   refresh: SentinelRefresh,
   given: readonly RealAddress[],
@@ -132,10 +137,15 @@ async function firstReading(
     });
     return found.reading as SentinelReading;
   }
+  // Each message names its sentinel (`sentinel 127.0.0.1:26379: connect ECONNREFUSED ...`).
   const failures = all.filter((x) => x.reading instanceof Error).map((x) => x.reading as Error);
-  for (const f of failures) {
-    const bad = certificateError(base, f);
-    if (bad) throw bad;
+  const bad = failures.map((f) => certificateError(base, f));
+  const first = bad.findIndex((e) => e !== undefined);
+  if (first >= 0) {
+    const others = failures.filter((_, i) => i !== first).map((f) => f.message);
+    if (others.length === 0) throw bad[first]!;
+    const e = bad[first]!;
+    throw new ConfigError(e.flag, e.value, `${e.accepts}; the other sentinels that failed: ${others.join('; ')}`);
   }
   const answered = all.filter((x) => !(x.reading instanceof Error)).map((x) => x.reading as SentinelReading);
   if (answered.length === 0) {
@@ -143,7 +153,8 @@ async function firstReading(
     throw new ConfigError('--sentinel', given, `a sentinel that answers (${failures.map((f) => f.message).join('; ')})`);
   }
   const known = answered.map((r) => `${shown(r.sentinel)} monitors ${r.masters.length > 0 ? r.masters.join(', ') : 'no master'}`);
-  throw new ConfigError('--sentinel-master', master, `a master name the sentinels monitor (${known.join('; ')})`);
+  const unasked = failures.length === 0 ? '' : `; did not answer, so may monitor it: ${failures.map((f) => f.message).join('; ')}`;
+  throw new ConfigError('--sentinel-master', master, `a master name the sentinels monitor (${known.join('; ')}${unasked})`);
 }
 
 /** A sentinel as the user types it in --sentinel (`[::1]:26379`, not the bare key `::1:26379`): what its messages show. */

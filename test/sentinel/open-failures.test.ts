@@ -1,5 +1,12 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { ConfigError } from '../../src/errors.js';
+import { findFreePort, rawCommands, startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { generateTlsFiles, type TlsFiles } from '../../src/redis/tls-certs.js';
 import { rawField } from '../../src/redis/raw-command.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
@@ -55,3 +62,76 @@ it('a node that cannot get a listener is named once, not once per reply that nam
   const said = lines.filter((l) => l.startsWith('could not open a listener'));
   expect(said).toEqual([expect.stringMatching(new RegExp(`^could not open a listener for 127\\.0\\.0\\.1:${extra.port}: .*no free port left`))]);
 }, 40_000);
+
+/** Two ports nothing listens on, apart. */
+async function twoDownPorts(): Promise<[number, number]> {
+  const first = await findFreePort();
+  for (;;) {
+    const second = await findFreePort();
+    if (second !== first) return [first, second];
+  }
+}
+
+/** A server on 127.0.0.1 whose sockets are all destroyed by close(). */
+async function serve<T extends net.Server>(server: T): Promise<{ at: string; close: () => void }> {
+  const sockets: net.Socket[] = [];
+  server.on(server instanceof tls.Server ? 'secureConnection' : 'connection', (s: net.Socket) => sockets.push(s.on('error', () => undefined)));
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const at = `127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return { at, close: () => (sockets.forEach((s) => s.destroy()), server.close()) };
+}
+
+const startError = (options: Parameters<typeof startSentinelProxy>[0]): Promise<unknown> =>
+  startSentinelProxy({ ...options, log: () => undefined }).then(
+    async (p) => (await p.close(), 'started'),
+    (e: unknown) => e,
+  );
+
+it('an unknown master name with two given sentinels down names both: they may be the ones that monitor it', async () => {
+  // Answers the proxy's reading as a sentinel that monitors `other` only.
+  const other = await serve(
+    net.createServer((s) => {
+      let asked = '';
+      s.on('data', (d: Buffer) => {
+        if (!(asked += d.toString()).includes('MASTERS')) return;
+        s.end('+OK\r\n*-1\r\n-ERR No such master with that name\r\n-ERR No such master with that name\r\n*1\r\n*2\r\n$4\r\nname\r\n$5\r\nother\r\n');
+      });
+    }),
+  );
+  try {
+    const down = await twoDownPorts();
+    const err = await startError({ sentinels: [...down.map((p) => `127.0.0.1:${p}`), other.at], sentinelMaster: 'mymaster' });
+    expect(err).toBeInstanceOf(ConfigError);
+    // The sentinel that answered was named alone: the user was told no sentinel monitors mymaster.
+    const refused = down.map((p) => `sentinel 127.0.0.1:${p}: connect ECONNREFUSED 127.0.0.1:${p}`);
+    expect((err as Error).message).toBe(
+      `--sentinel-master: invalid value "mymaster"; expected a master name the sentinels monitor (${other.at} monitors other; ` +
+        `did not answer, so may monitor it: ${refused.join('; ')})`,
+    );
+  } finally {
+    other.close();
+  }
+});
+
+it('with --upstream-tls, two sentinels whose certificates another CA signed and one down: the flag, and every one named', async () => {
+  const dirs = [0, 1].map(() => mkdtempSync(join(tmpdir(), 'redis-rtt-sentinel-open-test-')));
+  const [ours, theirs] = dirs.map((d) => generateTlsFiles(d)) as [TlsFiles, TlsFiles];
+  const pair = { cert: readFileSync(theirs.certFile), key: readFileSync(theirs.keyFile) };
+  const servers = await Promise.all([0, 1].map(() => serve(tls.createServer(pair))));
+  try {
+    const down = await findFreePort();
+    const err = await startError({ sentinels: [...servers.map((x) => x.at), `127.0.0.1:${down}`], sentinelMaster: 'mymaster', upstreamTls: { ca: ours.caFile } });
+    expect(err).toBeInstanceOf(ConfigError);
+    const message = (err as Error).message;
+    expect(message).toMatch(
+      new RegExp(`^--upstream-ca: invalid value ".*"; expected a CA that signed the upstream's certificate \\(sentinel ${servers[0]!.at}: UNABLE_TO_VERIFY_LEAF_SIGNATURE`),
+    );
+    // The first certificate failure was said alone: the second sentinel's and the one down were not.
+    expect(message).toContain(`; the other sentinels that failed: sentinel ${servers[1]!.at}: UNABLE_TO_VERIFY_LEAF_SIGNATURE`);
+    expect(message).toMatch(new RegExp(`; sentinel 127\\.0\\.0\\.1:${down}: (connect )?ECONNREFUSED`));
+  } finally {
+    for (const x of servers) x.close();
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+});
