@@ -17,10 +17,10 @@ import { Raw, WAIT, proxyCounted, redisRan, totals } from './clients-counts.js';
 const run = promisify(execFile);
 
 /** Ends a child and waits for it (at once when it has ended already). */
-async function stop(child: ChildProcess): Promise<void> {
+async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const gone = new Promise((resolve) => child.once('exit', resolve));
-  child.kill();
+  child.kill(signal);
   await gone;
 }
 
@@ -84,8 +84,12 @@ describe('tools and raw sessions through a proxy with a delay each way', () => {
       await cli('SET', 'seen', '1');
       await vi.waitUntil(() => lines.includes('"SET" "seen" "1"'), WAIT);
       await vi.waitUntil(() => (proxy.stats().commands['INFO']?.count ?? 0) >= 3, WAIT);
-      // --stat stops first; a last SET's line then follows every line before it to redis-cli.
-      await stop(stat);
+      // --stat stops first, once its last INFO was answered (killed with one on the up link, the
+      // proxy would count an INFO Redis never got); a last SET's line then follows every line
+      // before it to redis-cli.
+      stat.kill('SIGSTOP');
+      await vi.waitUntil(() => proxy.stats().tap?.pendingRequests === 0, WAIT);
+      await stop(stat, 'SIGKILL');
       await cli('SET', 'last', '1');
       await vi.waitUntil(() => lines.includes('"SET" "last" "1"'), WAIT);
     } finally {
