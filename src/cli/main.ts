@@ -16,9 +16,10 @@ export const EXIT_USAGE = 2;
 
 /**
  * A bind refused for the address given, as an address in use is: not this machine's (EADDRNOTAVAIL),
- * a port below 1024 or a socket in a folder it may not write (EACCES), a folder that is not there.
+ * a port below 1024 or a socket in a folder it may not write (EACCES), a folder that is not there,
+ * a host name that names nothing (ENOTFOUND), an IPv6 link-local address without its %interface (EINVAL).
  */
-const BAD_ADDRESS_CODES = new Set(['EADDRNOTAVAIL', 'EACCES', 'ENOENT', 'ENOTDIR']);
+const BAD_ADDRESS_CODES = new Set(['EADDRNOTAVAIL', 'EACCES', 'ENOENT', 'ENOTDIR', 'ENOTFOUND', 'EINVAL']);
 
 export function buildProgram(): Command {
   const program = new Command('redis-rtt')

@@ -1,11 +1,13 @@
 import { writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Command } from 'commander';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { configFiles } from '../helpers/config-files.js';
 import { withFileKey } from '../../src/cli/file-key-errors.js';
-import { ConfigError } from '../../src/errors.js';
+import { runProgram } from '../../src/cli/main.js';
+import { ConfigError, ListenError } from '../../src/errors.js';
 import { runCli } from '../hardening/helpers/cli-proxy.js';
 
 /**
@@ -82,6 +84,30 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       '--loss-burst: invalid value "1.2"; expected a mean burst of at least 1.5 segments for a loss of 0.6',
     );
     expect((withFileKey(err, { config: 'p.json' }) as Error).message).toMatch(/^p\.json: link\.lossBurst: invalid value 1\.2; /);
+  });
+
+  it('a listen address that names nothing (ENOTFOUND) or an IPv6 link-local one without its %interface (EINVAL) exits 2, as bad usage', async () => {
+    // They exited 1, a failure while running, though the address typed was at fault, as for one in use.
+    const program = (err: Error): Command => {
+      const p = new Command('t').exitOverride();
+      p.command('run').action(() => {
+        throw err;
+      });
+      return p;
+    };
+    const written: string[] = [];
+    const write = vi.spyOn(process.stderr, 'write').mockImplementation((s: string | Uint8Array) => (written.push(String(s)), true));
+    try {
+      const codes: number[] = [];
+      for (const [at, code] of [['nowhere.invalid:0', 'ENOTFOUND'], ['[fe80::1]:0', 'EINVAL'], ['127.0.0.1:0', 'EMFILE']] as const) {
+        codes.push(await runProgram(program(new ListenError(`--listen ${at}: listen ${code}`, code)), ['node', 't', 'run']));
+      }
+      // Out of descriptors is the machine's state, not the address: still a failure while running.
+      expect(codes).toEqual([2, 2, 1]);
+    } finally {
+      write.mockRestore();
+    }
+    expect(written.join('')).toContain('redis-rtt: --listen [fe80::1]:0: listen EINVAL');
   });
 
   it('a listen or control address in use (or not to be had) is named by the key when the file gave it, by the flag when typed', { timeout: 30_000 }, async () => {
