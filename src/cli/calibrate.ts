@@ -62,7 +62,8 @@ export function registerCalibrate(program: Command): void {
         const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress, signal: stop.signal }).catch((err: unknown) => {
           throw withTypedValue(err, { '--samples': flags.samples });
         });
-        process[jsonToStdout(flags.json) ? 'stderr' : 'stdout'].write(renderCalibrateTable(report) + '\n');
+        const savedAs = flags.json !== undefined && !jsonToStdout(flags.json) ? { savedAs: flags.json } : {};
+        process[jsonToStdout(flags.json) ? 'stderr' : 'stdout'].write(renderCalibrateTable(report, savedAs) + '\n');
         if (flags.json !== undefined) {
           const written = await writeJsonTarget(flags.json, JSON.stringify(report, null, 2) + '\n');
           if (written !== undefined) process.stderr.write(`redis-rtt: wrote ${written}\n`);

@@ -63,14 +63,14 @@ export function runReport(file: string, flags: ReportFlags): void {
   }
   // With --html alone the file is the product; text goes to stdout only when asked for or by default.
   if (format === undefined && flags.html !== undefined) return;
-  process.stdout.write(renderText(report, format ?? 'table'));
+  process.stdout.write(renderText(report, format ?? 'table', file));
 }
 
-function renderText(report: BenchReport | CalibrateReport, format: Format): string {
+function renderText(report: BenchReport | CalibrateReport, format: Format, file: string): string {
   if (format === 'csv') return renderCsv(report);
   if (format === 'markdown') return renderMarkdown(report);
   const color = colorFor(process.stdout);
-  return report.kind === 'calibrate' ? renderCalibrateTable(report, { color }) : renderTable(report, { color });
+  return report.kind === 'calibrate' ? renderCalibrateTable(report, { color, savedAs: file }) : renderTable(report, { color });
 }
 
 function parseFormat(value: string | undefined): Format | undefined {

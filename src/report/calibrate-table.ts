@@ -24,6 +24,8 @@ export const CALIBRATE_COLUMNS: Array<{ title: string; align: Align; cell: (r: C
 export interface CalibrateTableOptions {
   /** ANSI colour (bold header, dim rules and footer). @default false */
   color?: boolean;
+  /** The file this result is saved in (calibrate --json FILE, report FILE): the `use it:` line names it. */
+  savedAs?: string;
 }
 
 export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTableOptions = {}): string {
@@ -44,7 +46,7 @@ export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTab
       ? ['(min..max) = the smallest and largest added p50 over the alternating direct/proxied rounds.']
       : []),
     ...(report.compensationUs === undefined ? [] : [`hop compensation: ${report.compensationUs} us taken off each one-way delay.`]),
-    ...compensationLines(report),
+    ...compensationLines(report, opts.savedAs),
     `idle proxy CPU: ${idleCpuText(report)}.`,
     '',
     paint(`verdict: ${report.verdict}`, 'bold', color),
@@ -69,7 +71,7 @@ function range(r: CalibrateRow): string {
 }
 
 /** Auto mode: what the first pass measured with no compensation, and the table taken from it. */
-function compensationLines(report: CalibrateReport): string[] {
+function compensationLines(report: CalibrateReport, savedAs: string | undefined): string[] {
   if (!report.uncalibratedRows) return [];
   const before = report.uncalibratedRows
     .filter((r) => r.configuredRttUs)
@@ -84,6 +86,13 @@ function compensationLines(report: CalibrateReport): string[] {
     const stoppedBy = /^interrupted(?: \([^)]*\))?/.exec(report.verdict)?.[0] ?? 'interrupted';
     lines.push(`left out of the table, their rows not measured with it before the run was ${stoppedBy}: ${points(report.uncheckedCompensation)}.`);
   }
-  if (report.compensationTable) lines.push('use it: redis-rtt calibrate --json cal.json, then redis-rtt proxy --compensate cal.json ...');
+  // Named by the file it is in: with --json calib.json given it said to run calibrate --json cal.json again.
+  if (report.compensationTable && savedAs !== undefined) lines.push(`use it: redis-rtt proxy --compensate ${shellWord(savedAs)} ...`);
+  else if (report.compensationTable) lines.push('use it: redis-rtt calibrate --json cal.json, then redis-rtt proxy --compensate cal.json ...');
   return lines;
+}
+
+/** A path as a POSIX shell reads it back: as is when plain, else in single quotes. */
+function shellWord(path: string): string {
+  return /^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replaceAll("'", "'\\''")}'`;
 }

@@ -116,6 +116,15 @@ describe('redis-rtt report', () => {
     expect(io.out()).toContain('added p50 us');
   });
 
+  it("a calibrate result with a table names its own file in the `use it:` line (it said to run calibrate --json cal.json)", () => {
+    const saved = JSON.parse(readFileSync(CALIBRATE, 'utf8')) as { rows: unknown[] };
+    const path = file("laptop's cal.json", JSON.stringify({ ...saved, uncalibratedRows: saved.rows, compensationTable: [{ delayUs: 600, compUs: 40 }] }));
+    const io = capture();
+    runReport(path, {});
+    expect(io.out()).toContain(`use it: redis-rtt proxy --compensate '${dir}/laptop'\\''s cal.json' ...\n`);
+    expect(io.out()).not.toContain('cal.json, then');
+  });
+
   it('--html writes one self-contained file and prints no table unless --format is given', () => {
     const io = capture();
     const html = join(dir, 'out.html');
