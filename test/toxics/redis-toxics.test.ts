@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import type { FrameStageFactory, RequestAction, ReplyAction } from '../../src/stage/types.js';
 import { createToxic } from '../../src/toxics/index.js';
@@ -108,6 +110,35 @@ describe('redis_drop toxic', () => {
     c.stage.onRequest!(request(0, 'PING'));
     void c.stage.onReply!({ request: request(0, 'PING'), bytes: Buffer.from('+PONG\r\n'), isPush: false });
     expect(c.conn.closes).toEqual(['end']);
+  });
+});
+
+describe('redis_latency and redis_drop: the requests they hit', () => {
+  it('keep each one only until its reply or a later one comes (CLIENT REPLY OFF, a local answer: none will)', () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    for (const [type, attributes] of [['redis_latency', { commands: ['SET'], latency: 1 }], ['redis_drop', { commands: ['SET'] }]] as const) {
+      const { stage } = stageOf({ type, attributes });
+      const set = request(0, 'SET', 'k');
+      gc();
+      const beforeBytes = process.memoryUsage().heapUsed;
+      for (let seq = 0; seq < 80_000; seq++) stage.onRequest!({ ...set, seq });
+      expect(stage.onReply!({ request: request(80_000, 'PING'), bytes: Buffer.from('+PONG\r\n'), isPush: false })).toEqual({ kind: 'pass' });
+      gc();
+      // A Set kept all 80 000 (2.1 MB).
+      expect(process.memoryUsage().heapUsed - beforeBytes, type).toBeLessThan(1_000_000);
+    }
+  });
+
+  it('a reply of several frames is held (or dropped) at its first frame only; a skipped hit is forgotten', () => {
+    const { stage } = stageOf({ type: 'redis_drop', attributes: { commands: ['SUBSCRIBE', 'GET'] } });
+    const reply = (seq: number, name: string): unknown => stage.onReply!({ request: request(seq, name), bytes: Buffer.from('*0\r\n'), isPush: false });
+    stage.onRequest!(request(0, 'GET', 'a'));
+    stage.onRequest!(request(1, 'SUBSCRIBE', 'a'));
+    stage.onRequest!(request(2, 'GET', 'b'));
+    expect(reply(1, 'SUBSCRIBE')).toBeInstanceOf(Promise); // GET a's reply never came (CLIENT REPLY SKIP)
+    expect(reply(1, 'SUBSCRIBE')).toEqual({ kind: 'pass' });
+    expect(reply(2, 'GET')).toBeInstanceOf(Promise);
   });
 });
 

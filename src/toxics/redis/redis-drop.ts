@@ -2,6 +2,7 @@ import type { ReplyAction } from '../../stage/types.js';
 import { z } from 'zod';
 import { attributesOf, boolAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
+import { HitSeqs } from './hit-seqs.js';
 import { liveMatcher, MATCH_ATTRS } from './match.js';
 
 const ATTRS = attributesOf({
@@ -23,14 +24,14 @@ export const redisDropToxic: FrameToxicDefinition<RedisDropAttrs> = {
   attributes: ATTRS,
   create: ({ attrs, applies, conn }) => {
     const match = liveMatcher(attrs);
-    const hit = new Set<number>();
+    const hits = new HitSeqs();
     return {
       onRequest: (req) => {
-        if (match(req) && applies()) hit.add(req.seq);
+        if (match(req) && applies()) hits.add(req.seq);
         return { kind: 'forward' };
       },
       onReply: (reply) => {
-        if (!reply.request || !hit.delete(reply.request.seq)) return { kind: 'pass' };
+        if (!reply.request || !hits.take(reply.request.seq)) return { kind: 'pass' };
         if (attrs().close) conn.close('end');
         return conn.closed.then((): ReplyAction => ({ kind: 'drop' }));
       },

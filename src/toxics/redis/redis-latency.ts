@@ -2,6 +2,7 @@ import type { ReplyAction, Timer } from '../../stage/types.js';
 import type { z } from 'zod';
 import { attributesOf, numberAttr } from '../attributes.js';
 import type { FrameToxicDefinition } from '../definition.js';
+import { HitSeqs } from './hit-seqs.js';
 import { liveMatcher, MATCH_ATTRS } from './match.js';
 
 const ATTRS = attributesOf({
@@ -21,7 +22,7 @@ export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
   attributes: ATTRS,
   create: ({ attrs, applies, scheduler, conn }) => {
     const match = liveMatcher(attrs);
-    const hit = new Set<number>();
+    const hits = new HitSeqs();
     /** Each held reply's timer, with when the reply came. */
     const timers = new Map<Timer, number>();
     const release = new Set<() => void>();
@@ -30,11 +31,11 @@ export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
     });
     return {
       onRequest: (req) => {
-        if (match(req) && applies()) hit.add(req.seq);
+        if (match(req) && applies()) hits.add(req.seq);
         return { kind: 'forward' };
       },
       onReply: (reply) => {
-        if (!reply.request || !hit.delete(reply.request.seq)) return { kind: 'pass' };
+        if (!reply.request || !hits.take(reply.request.seq)) return { kind: 'pass' };
         return new Promise<ReplyAction>((resolve) => {
           const done = (): void => {
             timers.delete(t);
