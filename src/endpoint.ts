@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import { ConfigError } from './errors.js';
 
 /**
@@ -107,9 +108,19 @@ export function connectOptions(e: Endpoint): { host: string; port: number } | { 
   return e.kind === 'unix' ? { path: e.path } : { host: e.host, port: e.port };
 }
 
-/** True for addresses only this machine can reach. */
+/** 127.0.0.0/8 and ::1, in any of their spellings (`::ffff:127.0.0.1`, `0:0:0:0:0:0:0:1`). */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/**
+ * True for addresses only this machine can reach. `--listen [::ffff:127.0.0.1]:6380` was warned of
+ * as reachable from other machines: only `::1` and `127.` were known.
+ */
 export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || host.startsWith('127.');
+  if (host === 'localhost') return true;
+  const family = isIP(host);
+  return family !== 0 && LOOPBACK.check(host, family === 4 ? 'ipv4' : 'ipv6');
 }
 
 /** A DNS name (labels of letters, digits, "_" and inner "-"; "_" as Docker's service names have it) or an IPv4 address. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectOptions, formatEndpoint, parseAddress, parseEndpoint } from '../../src/endpoint.js';
+import { connectOptions, formatEndpoint, isLoopback, parseAddress, parseEndpoint } from '../../src/endpoint.js';
 
 /** The one address module: every form it reads, it writes back the same way. */
 describe('endpoint', () => {
@@ -36,6 +36,13 @@ describe('endpoint', () => {
       expect(() => parseAddress(bad, '--redis'), bad).toThrow(/--redis: invalid value .*host:port/);
     }
     expect(() => parseEndpoint('h:99999', '--listen')).toThrow(/--listen/);
+  });
+
+  it('loopback in any spelling: an IPv4-mapped 127.x and the long ::1 were warned of as reachable from other machines', () => {
+    const loopback = ['localhost', '127.0.0.1', '127.8.9.10', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1', '::FFFF:7f00:1'];
+    const remote = ['0.0.0.0', '::', '10.0.0.5', '::ffff:10.0.0.5', 'fe80::1', '::2', '127.example.com', 'example.com'];
+    expect(loopback.filter((h) => !isLoopback(h))).toEqual([]);
+    expect(remote.filter((h) => isLoopback(h))).toEqual([]);
   });
 
   it('a unix socket path longer than the system takes is refused, naming the flag: the system would cut it', () => {
