@@ -7,6 +7,7 @@ import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/priv
 import type { RedisRttSentinelProxy } from '../../src/sentinel/sentinel-proxy.js';
 import { startSentinelProxy } from '../../src/sentinel/start-sentinel.js';
 import { oneHeldOneRefused, untilPong } from '../cluster/helpers.js';
+import { promtoolCheck } from '../helpers/promtool.js';
 import { directClients } from './helpers.js';
 
 const SAME_MS = 20;
@@ -56,6 +57,9 @@ describe('sentinel mode with --max-connections', () => {
       expect(metrics.match(/^redis_rtt_node_connections_refused_total\{.* 1$/gm)).toEqual([
         `redis_rtt_node_connections_refused_total{node="${primary.upstream}",client_zone="2"} 1`,
       ]);
+      // A role series per node, not per client zone's listener: the same series twice is refused by Prometheus.
+      expect(metrics.match(/^redis_rtt_sentinel_node_role\{.*role="master"\} 1$/gm)).toEqual([`redis_rtt_sentinel_node_role{node="${primary.upstream}",role="master"} 1`]);
+      expect(promtoolCheck(metrics)).toEqual({ status: 0, output: '' });
     } finally {
       held?.destroy();
       await capped.close();
