@@ -43,8 +43,8 @@ export interface ConfigOutcome {
   config: Configuration;
   samples: SampleOutcome[];
   error?: string;
-  /** A timed sample of it did not fit in what --max-seconds left: its expected time and what was left. */
-  skipped?: { expectedMs: number; leftMs: number };
+  /** Its timed samples did not fit --max-seconds: one sample's expected time, the time left then, and the bound. */
+  skipped?: { expectedMs: number; leftMs: number; boundMs: number };
 }
 
 export interface RunnerOutput {
@@ -82,6 +82,14 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
   let done = 0;
   const runStartMs = Date.now();
   const budget = input.maxSeconds !== undefined ? new TimeBudget(input.maxSeconds * 1000, input.startedAtMs) : undefined;
+  // A sample longer than the whole bound is skipped whether or not the run reaches its turn: the notes say so, as
+  // the line before the run does, where a run stopped earlier listed it as "not run".
+  if (budget) {
+    for (const [index, outcome] of outcomes.entries()) {
+      const expectedMs = estimateOf(index);
+      if (expectedMs > budget.boundMs) outcome.skipped = { expectedMs, leftMs: budget.boundMs, boundMs: budget.boundMs };
+    }
+  }
   const coldNote = new Set<number>();
   let lastStarted: { label: string; expectedMs: number; ms: number } | undefined;
   let stopped: RunnerOutput['stopped'];
@@ -91,7 +99,7 @@ export async function runConfigurations(input: RunnerInput): Promise<RunnerOutpu
     if (step.phase === 'warmup') return budget.warmup(estimateOf(step.index), estimateOf(step.index));
     const decision = budget.timed(estimateOf(step.index));
     const outcome = outcomes[step.index] as ConfigOutcome;
-    if (decision === 'skip') outcome.skipped ??= { expectedMs: estimateOf(step.index), leftMs: budget.leftMs() };
+    if (decision === 'skip') outcome.skipped ??= { expectedMs: estimateOf(step.index), leftMs: budget.leftMs(), boundMs: budget.boundMs };
     return decision;
   };
 
