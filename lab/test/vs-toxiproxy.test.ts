@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -358,8 +359,11 @@ describe('preemptions of a process', () => {
     try {
       await vi.waitFor(() => expect(preemptions(a.pid)).toBeGreaterThan(5), { timeout: 10_000, interval: 50 });
     } finally {
+      // Reaped before the next file: two spinning processes pinned to this process's CPU would slow its timing checks.
+      const exited = [a, b].map((c) => (c.exitCode !== null || c.signalCode !== null ? undefined : once(c, 'exit')));
       a.kill('SIGKILL');
       b.kill('SIGKILL');
+      await Promise.all(exited);
     }
   });
 });

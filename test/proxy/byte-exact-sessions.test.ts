@@ -276,6 +276,7 @@ describe.each([
     await c.send(resp('PING') + resp('QUIT'), 2);
     await vi.waitUntil(() => c.closed, WAIT);
     await check(c, { commands: 6, replies: 6, pushes: 0 });
+    c.socket.destroy(); // half-open: Redis's end after QUIT does not end our side
   });
 
   it('a pipeline of 5000 commands in one write, and inline commands', async () => {

@@ -142,7 +142,9 @@ describe('Sentinel over TLS: TLS-only nodes and sentinels behind --upstream-tls'
 
   it('a start over TLS to a plaintext sentinel that never finishes the handshake says so', async () => {
     // A plaintext Redis reads the ClientHello as an unfinished inline command and waits: so does this one.
-    const silent = net.createServer(() => undefined);
+    // It never reads either, so it would never see the client's FIN: its sockets are destroyed at the end.
+    const accepted: net.Socket[] = [];
+    const silent = net.createServer((s) => void accepted.push(s));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     try {
       const at = `127.0.0.1:${(silent.address() as net.AddressInfo).port}`;
@@ -150,12 +152,14 @@ describe('Sentinel over TLS: TLS-only nodes and sentinels behind --upstream-tls'
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as Error).message).toMatch(/^--sentinel: .*no reply within \d+ ms \(no TLS handshake: a plaintext sentinel\? leave out --upstream-tls\)/);
     } finally {
+      for (const s of accepted) s.destroy();
       silent.close();
     }
   });
 
   it('a sentinel that closes before it replies is one that does not answer, not one that monitors no master', async () => {
-    const closing = net.createServer((s) => s.end());
+    // resume(): read on to the client's FIN, so that the socket closes rather than stays half-open.
+    const closing = net.createServer((s) => s.end().resume());
     await new Promise<void>((r) => closing.listen(0, '127.0.0.1', r));
     try {
       const at = `127.0.0.1:${(closing.address() as net.AddressInfo).port}`;

@@ -97,6 +97,7 @@ describe('byte toxics through redis-rtt server', () => {
     const got = await collect(s);
     expect(got.length).toBe(0);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(99);
+    s.destroy(); // half-open (allowHalfOpen): our side stays open after the proxy's FIN
     await proxy.remove();
   });
 
@@ -109,6 +110,7 @@ describe('byte toxics through redis-rtt server', () => {
     await sleep(PING_IN_TOXIC_MS);
     await t.remove();
     expect((await got).length).toBe(0);
+    s.destroy();
     await proxy.remove();
   });
 
@@ -127,6 +129,7 @@ describe('byte toxics through redis-rtt server', () => {
     expect(closedAt).toBe(0); // 450 ms after the first PING: toxiproxy's wait starts again at each chunk
     expect((await got).length).toBe(0);
     expect(closedAt - lastAt).toBeGreaterThanOrEqual(299);
+    s.destroy();
     await proxy.remove();
   });
 
@@ -186,6 +189,7 @@ describe('byte toxics through redis-rtt server', () => {
     const bytes = await got;
     expect(bytes.length).toBe(1234);
     expect(bytes.subarray(0, 8).toString()).toBe('$10000\r\n');
+    s.destroy();
     await proxy.remove();
   });
 
@@ -374,6 +378,7 @@ describe('Redis-aware toxics through redis-rtt server', () => {
     const got = collect(s2);
     s2.write('PING\r\nGET k\r\nPING\r\n');
     expect((await got).toString()).toBe('+PONG\r\n');
+    s2.destroy();
     await proxy.remove();
   });
 });

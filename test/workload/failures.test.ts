@@ -222,7 +222,9 @@ describe('a --redis that takes the connection and never answers', () => {
   // It waited out the 30 s reply timeout and ended on ioredis's "Command timed out" stack trace.
   it('is refused as not a Redis, naming --redis, after the first reply timeout (5 s at most)', async () => {
     const { createServer } = await import('node:net');
-    const silent = createServer(() => {});
+    // It never reads, so it never sees the bench's FIN either: its sockets are destroyed at the end.
+    const accepted: import('node:net').Socket[] = [];
+    const silent = createServer((s) => void accepted.push(s));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const address = `127.0.0.1:${(silent.address() as { port: number }).port}`;
     try {
@@ -230,6 +232,7 @@ describe('a --redis that takes the connection and never answers', () => {
       await expect(run).rejects.toThrow(ConfigError);
       await expect(run).rejects.toThrow(`--redis: invalid value "${address}"; expected a Redis: it took the connection but did not answer INFO within 0.3 s`);
     } finally {
+      for (const s of accepted) s.destroy();
       silent.close();
     }
   });
