@@ -114,7 +114,8 @@ export interface Analysis {
 
 export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analysis {
   const o = {
-    rttsUs: options.rttsUs ?? DEFAULT_ANALYZE.rttsUs,
+    // Once each: --rtt 1ms,1000us printed the same projection (and opportunity column) twice.
+    rttsUs: [...new Set(options.rttsUs ?? DEFAULT_ANALYZE.rttsUs)],
     minRun: options.minRun ?? DEFAULT_ANALYZE.minRun,
     maxGapUs: options.maxGapUs ?? DEFAULT_ANALYZE.maxGapUs,
     top: options.top ?? DEFAULT_ANALYZE.top,

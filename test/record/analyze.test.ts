@@ -34,6 +34,12 @@ describe('analysis of a session with a known N+1 GET loop', () => {
     expect(a.connections[0]).toMatchObject({ conn: 1, client: '127.0.0.1:50000', commands: 301, roundTrips: 202 });
   });
 
+  it('projects a repeated RTT once (--rtt 1ms,1000us printed two equal rows and two equal saved columns)', () => {
+    const twice = analyzeTrace(traceOf(nPlusOneSession()), { rttsUs: [1000, 20_000, 1000] });
+    expect(twice.projections.map((p) => p.rttUs)).toEqual([1000, 20_000]);
+    expect(twice.opportunities[0]!.savedMs.map((s) => s.rttUs)).toEqual([1000, 20_000]);
+  });
+
   it('splits the wall time into waiting and think time', () => {
     // Waits: HELLO 50 + 200 GETs x 50 + the pipeline (last of 100 arrives at +99, answered 100 x 50 after it).
     expect(a.totals.waitMs).toBe((50 + 200 * 50 + 99 + 5000) / 1000);
