@@ -89,6 +89,12 @@ function serverNames(hosts: readonly (string | undefined)[]): string[] {
   const out: string[] = [];
   for (const host of hosts) {
     if (host === undefined || host === '') continue;
+    // localhost may resolve to ::1 first: the proxy listens there and its listening line says [::1]:PORT,
+    // an address a client then checks against the certificate (localhost and 127.0.0.1 only failed it).
+    if (host === 'localhost') {
+      out.push('::1');
+      continue;
+    }
     if (!WILDCARDS.has(host)) {
       out.push(host.replace(/^\[|\]$/g, ''));
       continue;

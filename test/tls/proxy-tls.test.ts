@@ -392,6 +392,14 @@ describe('client-side TLS (--listen-tls) to a TLS upstream', () => {
     } finally {
       pair.cleanup();
     }
+    // --listen localhost binds what the name resolves to first, ::1 on many systems: named as [::1]:PORT.
+    const local = generateListenPair(['localhost']);
+    try {
+      const names = new X509Certificate(readFileSync(local.certFile)).subjectAltName ?? '';
+      for (const n of ['DNS:localhost', 'IP Address:127.0.0.1', 'IP Address:0:0:0:0:0:0:0:1']) expect(names).toContain(n);
+    } finally {
+      local.cleanup();
+    }
   });
 
   it('--listen-tls-ca requires a client certificate (mTLS on the client side)', async () => {
