@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, RedisSpawnError } from '../errors.js';
-import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
+import { checkMsOption, keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { findFreePort } from './free-port.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
@@ -91,6 +91,11 @@ export async function startPrivateCluster(opts: PrivateClusterOptions = {}): Pro
   // Options, not a server that failed: ConfigError, as every other option of the API.
   if (!Number.isInteger(masters) || masters < 3) throw new ConfigError('masters', masters, 'a whole number of at least 3');
   if (!Number.isInteger(replicas) || replicas < 0) throw new ConfigError('replicasPerMaster', replicas, 'a whole number, 0 or more');
+  // redis-server refused a bad --cluster-node-timeout: a RedisSpawnError, as if it had not started.
+  if (opts.nodeTimeoutMs !== undefined) checkMsOption('nodeTimeoutMs', opts.nodeTimeoutMs, true);
+  if (opts.readyTimeoutMs !== undefined) checkMsOption('readyTimeoutMs', opts.readyTimeoutMs);
+  if (opts.cliPath !== undefined && (typeof opts.cliPath !== 'string' || opts.cliPath === '')) throw new ConfigError('cliPath', opts.cliPath, 'the path of a redis-cli binary');
+  if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new ConfigError('tls', opts.tls, 'true or false');
   const total = masters * (1 + replicas);
   const nodes: PrivateClusterNode[] = [];
   const tlsDir = opts.tls ? mkdtempSync(join(tmpdir(), 'redis-rtt-cluster-tls-')) : undefined;

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError, RedisSpawnError } from '../errors.js';
-import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
+import { checkMsOption, keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { trackChild, untrackChild } from './tracked-children.js';
 import { findFreePort } from './free-port.js';
 import { isRunning, sleep, waitForExit } from './process-wait.js';
@@ -101,6 +101,13 @@ export async function startPrivateRedis(opts: PrivateRedisOptions = {}): Promise
     throw new ConfigError('tls', opts.tls, 'true, false, or { clientAuth, files }');
   }
   if (opts.tls && transport !== 'tcp') throw new ConfigError('tls', opts.tls, "false with transport 'unix' (TLS needs the tcp transport)");
+  // A bad timeout failed the start as if redis-server had (`did not answer PING within -1 ms`).
+  if (opts.readyTimeoutMs !== undefined) checkMsOption('readyTimeoutMs', opts.readyTimeoutMs);
+  if (opts.stopTimeoutMs !== undefined) checkMsOption('stopTimeoutMs', opts.stopTimeoutMs, false, 0);
+  if (opts.serverPath !== undefined && (typeof opts.serverPath !== 'string' || opts.serverPath === '')) {
+    throw new ConfigError('serverPath', opts.serverPath, 'the path of a redis-server binary');
+  }
+  if (opts.sentinel !== undefined && typeof opts.sentinel !== 'boolean') throw new ConfigError('sentinel', opts.sentinel, 'true or false');
   const serverPath = opts.serverPath ?? process.env.REDIS_SERVER ?? 'redis-server';
   const dir = await mkdtemp(join(tmpdir(), 'redis-rtt-'));
   try {

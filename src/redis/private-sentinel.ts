@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type tls from 'node:tls';
 import { ConfigError, RedisSpawnError } from '../errors.js';
-import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
+import { checkMsOption, keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
 import { sleep } from './process-wait.js';
 import { startPrivateRedis, type PrivateRedis } from './private-redis.js';
 import { rawCommands, rawField, type RawReply } from './raw-command.js';
@@ -89,9 +89,7 @@ export async function startPrivateSentinel(opts: PrivateSentinelOptions = {}): P
   const failoverTimeoutMs = opts.failoverTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.failoverTimeoutMs;
   const readyTimeoutMs = opts.readyTimeoutMs ?? DEFAULT_PRIVATE_SENTINEL.readyTimeoutMs;
   // redis-server refuses 0 and below (a RedisSpawnError, as if it had not started) and cuts 1.5 to 1.
-  for (const [key, ms] of Object.entries({ downAfterMs, failoverTimeoutMs, readyTimeoutMs })) {
-    if (!Number.isInteger(ms) || ms < 1) throw new ConfigError(key, ms, 'whole milliseconds, at least 1');
-  }
+  for (const [key, ms] of Object.entries({ downAfterMs, failoverTimeoutMs, readyTimeoutMs })) checkMsOption(key, ms, true);
   if (opts.tls !== undefined && typeof opts.tls !== 'boolean') throw new ConfigError('tls', opts.tls, 'true or false');
   const started: PrivateRedis[] = [];
   const tlsDir = opts.tls ? mkdtempSync(join(tmpdir(), 'redis-rtt-sentinel-tls-')) : undefined;

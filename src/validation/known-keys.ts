@@ -18,3 +18,17 @@ export function refuseUnknownKeys(options: object, known: readonly string[], ent
     if (!known.includes(key)) throw new ConfigError(key, (options as Record<string, unknown>)[key], `a key of ${entry}'s options (docs/api.md)`);
   }
 }
+
+/** Node's timers take at most 2^31 - 1 ms: a longer delay is set to 1 ms (a TimeoutOverflowWarning). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A start function's option in milliseconds, as a JavaScript caller may get it wrong (a string, 0, NaN,
+ * past Node's timer limit): a ConfigError naming it, where a timer would fire at once, or a
+ * redis-server would refuse it and the start fail as if Redis had. `whole` where redis-server reads
+ * it (it cuts 1.5 to 1).
+ */
+export function checkMsOption(key: string, ms: unknown, whole = false, min = 1): void {
+  const ok = typeof ms === 'number' && (whole ? Number.isInteger(ms) : Number.isFinite(ms)) && ms >= min && ms <= MAX_TIMER_MS;
+  if (!ok) throw new ConfigError(key, ms, `${whole ? 'whole milliseconds' : 'milliseconds'}, from ${min} to ${MAX_TIMER_MS}`);
+}

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { MAX_TIMER_MS } from './known-keys.js';
 
 /** True for what JSON.parse gives for `{...}`: not null, not an array. The one such check. */
 export function isJsonObject(v: unknown): v is Record<string, unknown> {
@@ -67,9 +68,6 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
   }
   return v;
 }
-
-/** Node's timers take at most 2^31 - 1 ms: a longer delay is set to 1 ms (a TimeoutOverflowWarning). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * How often a periodic refresh reads the upstreams' state (topologyRefreshMs, sentinelRefreshMs),

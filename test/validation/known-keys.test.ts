@@ -59,16 +59,33 @@ describe('the other start and run functions', () => {
   });
 
   it("a private Sentinel set-up's timings and master name are checked before a server starts (redis-server took 1.5 as 1, and '' as a name)", async () => {
-    const ms = 'whole milliseconds, at least 1';
+    const ms = 'whole milliseconds, from 1 to 2147483647';
     await expect(startPrivateSentinel({ downAfterMs: 0 })).rejects.toThrow(new ConfigError('downAfterMs', 0, ms));
     await expect(startPrivateSentinel({ downAfterMs: 1.5 })).rejects.toThrow(new ConfigError('downAfterMs', 1.5, ms));
     await expect(startPrivateSentinel({ failoverTimeoutMs: -1 })).rejects.toThrow(new ConfigError('failoverTimeoutMs', -1, ms));
     await expect(startPrivateSentinel({ readyTimeoutMs: -5 })).rejects.toThrow(new ConfigError('readyTimeoutMs', -5, ms));
     await expect(startPrivateSentinel({ downAfterMs: '1000' as never })).rejects.toMatchObject({ name: 'ConfigError', flag: 'downAfterMs' });
+    await expect(startPrivateSentinel({ readyTimeoutMs: 2 ** 31 })).rejects.toMatchObject({ name: 'ConfigError', flag: 'readyTimeoutMs' });
     // Sentinel's events are space-separated: a name with a space cannot be read back out of them.
     for (const masterName of ['', 'my master']) {
       await expect(startPrivateSentinel({ masterName })).rejects.toThrow(new ConfigError('masterName', masterName, 'a name with no spaces'));
     }
+    expect(trackedCount()).toBe(0);
+  });
+
+  it('a private Redis or cluster: a bad timeout, path or switch is a ConfigError naming it, before a server starts', async () => {
+    // They were RedisSpawnErrors, as if Redis had failed: `did not answer PING within -1 ms`, or redis-server refusing
+    // --cluster-node-timeout -1; 'yes' for tls made TLS files, and a number for serverPath spawned its digits.
+    await expect(startPrivateRedis({ readyTimeoutMs: -1 })).rejects.toThrow(new ConfigError('readyTimeoutMs', -1, 'milliseconds, from 1 to 2147483647'));
+    await expect(startPrivateRedis({ readyTimeoutMs: Number.NaN })).rejects.toMatchObject({ name: 'ConfigError', flag: 'readyTimeoutMs' });
+    await expect(startPrivateRedis({ stopTimeoutMs: '3s' as never })).rejects.toThrow(new ConfigError('stopTimeoutMs', '3s', 'milliseconds, from 0 to 2147483647'));
+    await expect(startPrivateRedis({ serverPath: 5 as never })).rejects.toMatchObject({ name: 'ConfigError', flag: 'serverPath' });
+    await expect(startPrivateRedis({ sentinel: 'yes' as never })).rejects.toMatchObject({ name: 'ConfigError', flag: 'sentinel' });
+    await expect(startPrivateCluster({ nodeTimeoutMs: -1 })).rejects.toThrow(new ConfigError('nodeTimeoutMs', -1, 'whole milliseconds, from 1 to 2147483647'));
+    await expect(startPrivateCluster({ nodeTimeoutMs: 1.5 })).rejects.toMatchObject({ name: 'ConfigError', flag: 'nodeTimeoutMs' });
+    await expect(startPrivateCluster({ readyTimeoutMs: 0 })).rejects.toMatchObject({ name: 'ConfigError', flag: 'readyTimeoutMs' });
+    await expect(startPrivateCluster({ cliPath: '' })).rejects.toMatchObject({ name: 'ConfigError', flag: 'cliPath' });
+    await expect(startPrivateCluster({ tls: 'yes' as never })).rejects.toMatchObject({ name: 'ConfigError', flag: 'tls' });
     expect(trackedCount()).toBe(0);
   });
 });
