@@ -17,6 +17,20 @@ describe('promtool check metrics', () => {
     expect(promtoolCheck(renderPrometheus(SNAPSHOT))).toEqual({ status: 0, output: '' });
   });
 
+  it("renders a Sentinel block mid-failover: no primary named yet, the sentinels disagreeing, an IPv6 node", () => {
+    const sentinel = {
+      ...{ master: 'mymaster', primary: null, disagree: true, disagreements: 2, failovers: 1, unparsed: 0 },
+      answers: [{ sentinel: '::1:26379', primary: '::1:6379' }, { sentinel: '::1:26380', primary: '::1:6380' }],
+      rewrites: { 'primary-address': 3, masters: 0, replicas: 1, sentinels: 0, event: 4 },
+    };
+    const text = renderPrometheus({ ...SNAPSHOT, sentinel });
+    expect(text).toContain('# TYPE redis_rtt_sentinel_primary_info gauge\n# HELP redis_rtt_sentinel_answer_info');
+    expect(text).toContain('redis_rtt_sentinel_answer_info{master="mymaster",sentinel="::1:26380",primary="::1:6380"} 1\n');
+    expect(text).toContain('redis_rtt_sentinel_disagree{master="mymaster"} 1\n');
+    expect(text).toContain('redis_rtt_sentinel_failovers_total{master="mymaster"} 1\n');
+    expect(promtoolCheck(text)).toEqual({ status: 0, output: '' });
+  });
+
   it('flags what it should (the check is live, not vacuous)', () => {
     const bad = '# HELP x_us a gauge in microseconds\n# TYPE x_us gauge\nx_us 1\n';
     const r = promtoolCheck(bad);
