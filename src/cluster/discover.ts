@@ -1,4 +1,5 @@
 import type tls from 'node:tls';
+import { formatEndpoint } from '../endpoint.js';
 import { NetworkError } from '../errors.js';
 import { describeFailure } from '../redis/dial.js';
 import { rawCommands, type RawReply } from '../redis/raw-command.js';
@@ -33,6 +34,8 @@ export interface DiscoveryOptions extends UpstreamAuth {
  */
 export async function discoverCluster(host: string, port: number, o: DiscoveryOptions = {}): Promise<Discovery> {
   const login = authCommand(o);
+  // [::1]:6379, not ::1:6379: an IPv6 host in brackets, as every other address is written.
+  const at = formatEndpoint({ kind: 'tcp', host, port });
   let replies: RawReply[];
   try {
     // Named, so a node's CLIENT LIST tells the proxy's own short connections from the clients'.
@@ -42,19 +45,19 @@ export async function discoverCluster(host: string, port: number, o: DiscoveryOp
     const e = err as NodeJS.ErrnoException;
     let reason = e.message;
     if (o.tls) reason = /^no reply/.test(e.message) ? `${e.message} (no TLS handshake: plaintext Redis?)` : describeFailure(e);
-    throw new NetworkError(`cluster discovery at ${host}:${port} failed: ${reason}`, e.code);
+    throw new NetworkError(`cluster discovery at ${at} failed: ${reason}`, e.code);
   }
   if (login) {
     const r = replies.shift();
-    if (r?.type === '-') throw new NetworkError(`cluster discovery at ${host}:${port}: AUTH failed: ${r.text} (check --upstream-user and REDIS_RTT_UPSTREAM_PASSWORD)`);
+    if (r?.type === '-') throw new NetworkError(`cluster discovery at ${at}: AUTH failed: ${r.text} (check --upstream-user and REDIS_RTT_UPSTREAM_PASSWORD)`);
   }
   const [, info, nodes] = replies;
   if (info?.type === '-') {
     const hint = /NOAUTH/.test(info.text ?? '') ? ' (set REDIS_RTT_UPSTREAM_PASSWORD, and --upstream-user for an ACL user)' : '';
-    throw new NetworkError(`cluster discovery at ${host}:${port}: INFO cluster answered ${info.text}${hint}`);
+    throw new NetworkError(`cluster discovery at ${at}: INFO cluster answered ${info.text}${hint}`);
   }
   if (!/cluster_enabled:1/.test(info?.text ?? '')) return { enabled: false, nodes: [] };
-  if (nodes?.type !== '$' || nodes.text === null) throw new NetworkError(`cluster discovery at ${host}:${port}: CLUSTER NODES answered ${nodes?.text ?? 'nothing'}`);
+  if (nodes?.type !== '$' || nodes.text === null) throw new NetworkError(`cluster discovery at ${at}: CLUSTER NODES answered ${nodes?.text ?? 'nothing'}`);
   return { enabled: true, nodes: parseClusterNodes(nodes.text, host) };
 }
 
