@@ -166,6 +166,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
         ...trace.warnings,
         ...movingLinkWarning(trace.header.linkMoves, linkRttUs(trace.header.link)),
         ...lossyLinkWarning([trace.header.link, ...trace.links.map((c) => c.link)]),
+        ...emptyTraceWarning(totals.connections, totals.commands),
       ],
     },
     totals,
@@ -184,6 +185,17 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
   const linkRtts = [...new Set([trace.header.link, ...trace.links.map((c) => c.link)].map(linkRttUs))].sort((x, y) => x - y);
   if (linkRtts.length > 1) analysis.trace.linkRttsUs = linkRtts;
   return analysis;
+}
+
+/**
+ * A trace with no command: every table below is empty and every projection 0, which read as a session that cost
+ * nothing. Said once, with the likely cause.
+ */
+function emptyTraceWarning(connections: number, commands: number): string[] {
+  if (commands > 0) return [];
+  return connections === 0
+    ? ['the trace holds no connection: no client connected while recording (point the application at the proxy\'s --listen address)']
+    : [`the trace holds no command: ${connections} connection${connections === 1 ? '' : 's'} opened and sent nothing the proxy framed`];
 }
 
 /**

@@ -23,6 +23,21 @@ function nPlusOneSession(): TapEvent[] {
   return events;
 }
 
+describe('a trace with no command', () => {
+  // Every table was empty and every projection 0 ms, without a word: it read as a session that cost nothing.
+  it('says no client connected, or that the connections sent nothing', () => {
+    expect(analyzeTrace(traceOf([])).trace.warnings).toEqual([
+      "the trace holds no connection: no client connected while recording (point the application at the proxy's --listen address)",
+    ]);
+    const events: TapEvent[] = [];
+    new Session(events, 1, 1000).close();
+    expect(analyzeTrace(traceOf(events)).trace.warnings).toEqual([
+      'the trace holds no command: 1 connection opened and sent nothing the proxy framed',
+    ]);
+    expect(analyzeTrace(traceOf(nPlusOneSession())).trace.warnings).toEqual([]);
+  });
+});
+
 describe('analysis of a session with a known N+1 GET loop', () => {
   const a = analyzeTrace(traceOf(nPlusOneSession(), LOCAL_LINK, 'hashed'), { rttsUs: [200, 20_000] });
 
