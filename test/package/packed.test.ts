@@ -131,6 +131,27 @@ describe('the packed package, installed into a fresh project', () => {
     expect(r, r.stderr).toMatchObject({ code: 0, stdout: '1\n' });
   });
 
+  it('type-checks where docs/api.md says it does: bundler resolution, and nodenext from CommonJS (require) and ESM with the schema', async () => {
+    const use = "const options: ProxyOptions = { upstream: '127.0.0.1:6379' };\nexport const start = () => startProxy(options);\n";
+    writeFileSync(join(consumer, 'from-cjs.cts'), `import { startProxy, type ProxyOptions } from 'redis-rtt';\n${use}`);
+    const esm = `import { startProxy, type ProxyOptions } from 'redis-rtt';\nimport schema from 'redis-rtt/proxy-options.schema.json' with { type: 'json' };\n${use}export const title: unknown = schema.title;\n`;
+    writeFileSync(join(consumer, 'from-esm.mts'), esm);
+    // skipLibCheck: the declarations' own check is the strictest test's (below); this one is about resolution.
+    const base = { target: 'ES2022', lib: ['ES2022'], types: ['node'], strict: true, resolveJsonModule: true, skipLibCheck: true, noEmit: true };
+    const configs = {
+      'tsconfig.bundler.json': { compilerOptions: { ...base, module: 'preserve', moduleResolution: 'bundler' }, files: ['from-esm.mts'] },
+      'tsconfig.nodenext.json': { compilerOptions: { ...base, module: 'nodenext', moduleResolution: 'nodenext' }, files: ['from-cjs.cts', 'from-esm.mts'] },
+    };
+    const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
+    const runs = await Promise.all(
+      Object.entries(configs).map(([name, config]) => {
+        writeFileSync(join(consumer, name), JSON.stringify(config));
+        return run(process.execPath, [tsc, '-p', join(consumer, name)], consumer);
+      }),
+    );
+    for (const r of runs) expect(r.code, r.stdout + r.stderr).toBe(0);
+  });
+
   it("its declarations type-check in a consumer's strictest settings: exactOptionalPropertyTypes, no skipLibCheck", async () => {
     writeFileSync(join(consumer, 'all-types.ts'), "import type * as api from 'redis-rtt';\nexport type Api = typeof api;\n");
     const options = {
