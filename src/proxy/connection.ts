@@ -40,6 +40,8 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
   private dial: UpstreamDial | undefined;
   /** Accepted in a partition that outlasts its client's SYN retries: the reset when its connect would fail. */
   private synGiveUp: Timer | undefined;
+  /** The client's FIN has come: an EPIPE after it says the client closed its socket, not that something failed. */
+  private clientFinned = false;
 
   /** Loss's share of the handshake: 0 on a link without loss (no draw is made). */
   private handshakeLossNs(): number {
@@ -207,10 +209,17 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
       p.pressure.afterUp();
     });
 
-    client.on('end', () => this.parts?.up.end('end', clock.nowNs()));
+    client.on('end', () => {
+      this.clientFinned = true;
+      this.parts?.up.end('end', clock.nowNs());
+    });
     this.upstream.on('end', () => this.parts?.framing.endReplies('end', clock.nowNs()));
     client.on('error', (err: NodeJS.ErrnoException) => {
-      o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
+      // A unix socket client that closed (FIN) before all it was sent: the write fails at once with
+      // EPIPE, where over TCP it goes out and the peer's reset ends it silently. It was logged for every
+      // TLS client that closed there (redis-cli --tls -s, and the start-up's hop measurement), for the
+      // close_notify its FIN is answered with. Still a failure for the close rules (a reset upstream).
+      if (!(err.code === 'EPIPE' && this.clientFinned)) o.log(`conn ${o.id}: client ${err.code ?? err.message}`);
       this.parts?.closeRules.failed(client);
     });
     this.dial = new UpstreamDial(this.upstream, client, o, acceptedNs, () => this.parts?.closeRules);
