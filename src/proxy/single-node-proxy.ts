@@ -4,6 +4,7 @@ import { LinkState } from '../link/link-state.js';
 import { seededUniform } from '../link/rng.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import { ConfigError } from '../errors.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { StageFactory } from '../stage/types.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
@@ -100,8 +101,16 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), scheduledPartition, o.log);
     // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
     // after the hop measurement, which must see the bare link.
+    // A bad one is named as the option's entry (`stages[1]`, `stages[1].name`), not as addStage()'s argument.
     const dryRun = new ProxyStages(() => []);
-    for (const stage of o.stages ?? []) dryRun.addStage(stage);
+    (o.stages ?? []).forEach((stage, i) => {
+      try {
+        dryRun.addStage(stage);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        throw new ConfigError(err.flag === 'stage name' ? `stages[${i}].name` : `stages[${i}]`, err.value, err.accepts);
+      }
+    });
   }
 
   /** The start-up steps, in order. One that fails closes what the ones before it opened. */

@@ -52,6 +52,9 @@ describe('startProxy names the option key of a bad value', () => {
     [{ listenTls: { maxVersion: 'TLSv1.1' as never } }, 'listenTls.maxVersion', 'TLSv1.1'],
     // Already a key inside: unchanged.
     [{ link: { rttUs: -1 } }, 'link.rttUs', -1],
+    // As addStage()'s argument, `stage` and `stage name`, no key the caller wrote.
+    [{ stages: [5 as never] }, 'stages[0]', undefined],
+    [{ stages: [{ kind: 'frame', name: 'a', create: () => ({}) }, { kind: 'byte', name: 'a', direction: 'up', create: () => ({}) as never }] }, 'stages[1].name', 'a'],
   ];
   it.each(cases)('%j as %s', async (bad, key, value) => {
     const e = await refusedAs(() => startProxy({ upstream: redis.address, ...quiet, ...bad }));
