@@ -1,6 +1,7 @@
 import { formatEndpoint } from '../endpoint.js';
 import type { Compensation } from '../link/compensation.js';
 import type { LinkSettings } from '../link/types.js';
+import { checkStagesOption } from '../proxy/proxy-stages.js';
 import { SelfMonitor } from '../proxy/self-monitor.js';
 import type { NodeStart, ProxyOptions, RedisRttProxy } from '../proxy/types.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
@@ -46,6 +47,8 @@ export class NodeStarter {
   readonly openFailures: OpenFailures;
 
   constructor(private readonly o: NodeStarterOptions) {
+    // Checked as the caller wrote them: each node's start sees them behind its rewrite stage.
+    checkStagesOption(o.options.stages);
     this.userStages = [...(o.options.stages ?? [])];
     this.compensationUs = o.options.compensationUs;
     this.toxics = o.options.toxics ?? [];

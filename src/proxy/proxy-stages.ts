@@ -73,6 +73,22 @@ export class ProxyStages implements StageHost {
   }
 }
 
+/**
+ * startProxy's `stages`, checked before anything listens: a bad one is named as the option's entry
+ * (`stages[1]`, `stages[1].name`), not as addStage()'s argument.
+ */
+export function checkStagesOption(stages: readonly StageFactory[] | undefined): void {
+  const dryRun = new ProxyStages(() => []);
+  (stages ?? []).forEach((stage, i) => {
+    try {
+      dryRun.addStage(stage);
+    } catch (err) {
+      if (!(err instanceof ConfigError)) throw err;
+      throw new ConfigError(err.flag === 'stage name' ? `stages[${i}].name` : `stages[${i}]`, err.value, err.accepts);
+    }
+  });
+}
+
 function check(stage: StageFactory): void {
   const ok =
     stage !== null &&

@@ -4,7 +4,6 @@ import { LinkState } from '../link/link-state.js';
 import { seededUniform } from '../link/rng.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
-import { ConfigError } from '../errors.js';
 import { LatencyHistogram } from '../numbers/histogram.js';
 import type { StageFactory } from '../stage/types.js';
 import { emptySnapshot } from '../stats/stats-collector.js';
@@ -23,7 +22,7 @@ import { upstreamRefuses } from './refusal-watch.js';
 import { singleNodeHandlers, startControl } from './start-control.js';
 import type { NodeStart, RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
-import { ProxyStages } from './proxy-stages.js';
+import { checkStagesOption } from './proxy-stages.js';
 import { StatsCollector } from '../stats/stats-collector.js';
 import { partitionRequestOf, type PartitionRequest } from '../link/partition.js';
 import { LinkTimeline } from './link-timeline.js';
@@ -101,16 +100,7 @@ export class SingleNodeProxy implements RedisRttProxy {
     this.timeline = new LinkTimeline(o.timeline, scheduler, this.linkState, (u) => this.setLink(u), scheduledPartition, o.log);
     // Stage names and shapes checked now (a ConfigError before anything listens); the stages go on
     // after the hop measurement, which must see the bare link.
-    // A bad one is named as the option's entry (`stages[1]`, `stages[1].name`), not as addStage()'s argument.
-    const dryRun = new ProxyStages(() => []);
-    (o.stages ?? []).forEach((stage, i) => {
-      try {
-        dryRun.addStage(stage);
-      } catch (err) {
-        if (!(err instanceof ConfigError)) throw err;
-        throw new ConfigError(err.flag === 'stage name' ? `stages[${i}].name` : `stages[${i}]`, err.value, err.accepts);
-      }
-    });
+    checkStagesOption(o.stages);
   }
 
   /** The start-up steps, in order. One that fails closes what the ones before it opened. */

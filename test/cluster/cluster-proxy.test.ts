@@ -186,6 +186,8 @@ describe('cluster mode: discovery and listeners', () => {
     await expect(clusterProxy({ nodeLinks: ['masters=direct'] })).rejects.toThrow(/--node-link/);
     await expect(clusterProxy({ listenPorts: '9-3' })).rejects.toThrow(/--listen-ports/);
     await expect(clusterProxy({ zones: 0 })).rejects.toThrow(/--zones/);
+    // Named as the caller wrote them: each node's start sees them behind its rewrite stage (stages[1] for the first).
+    await expect(clusterProxy({ stages: [5] })).rejects.toMatchObject({ name: 'ConfigError', flag: 'stages[0]' });
     await expect(startProxy({ upstream: '127.0.0.1:1', cluster: 'on', log: () => {} })).rejects.toThrow(/cluster discovery at 127.0.0.1:1 failed/);
   });
 });
