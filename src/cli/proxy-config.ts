@@ -36,7 +36,7 @@ import { SENTINEL_OPTIONS } from '../sentinel/options.js';
 import { KEY_MODES } from '../record/trace-format.js';
 import type { RecordFlagValues } from '../record/cli-options.js';
 import { parseBytes } from '../units.js';
-import { keyPath, parseWith, wholeNumber } from '../validation/schema.js';
+import { isJsonObject, keyPath, parseWith, wholeNumber } from '../validation/schema.js';
 import { parseJsonText } from '../validation/json-text.js';
 
 const RECORD_CONFIG = z
@@ -110,11 +110,12 @@ export async function readProxyConfig(path: string): Promise<ProxyConfig> {
   } catch (err) {
     throw new ConfigError('--config', path, `a JSON file: ${(err as Error).message}`);
   }
-  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
-    const unknown = Object.keys(json).find((k) => !(k in PROXY_CONFIG.shape));
-    if (unknown !== undefined) {
-      throw new ConfigError(`${path}: ${unknown}`, (json as ProxyConfig)[unknown], "a key of startProxy()'s options or record (docs/proxy-options.schema.json)");
-    }
+  // The file's own words: startProxy()'s ('with at least { upstream }') would be untrue of a file, which
+  // may leave upstream to --upstream or name sentinels instead; and the file has more keys than startProxy().
+  if (!isJsonObject(json)) throw new ConfigError(`${path}: (the file)`, json, 'a JSON object of proxy options (docs/proxy-options.schema.json)');
+  const unknown = Object.keys(json).find((k) => !(k in PROXY_CONFIG.shape));
+  if (unknown !== undefined) {
+    throw new ConfigError(`${path}: ${unknown}`, json[unknown], "a key of startProxy()'s options, sentinel mode's, record or statsJson (docs/proxy-options.schema.json)");
   }
   parseWith(PROXY_CONFIG, json, (p) => `${path}: ${keyPath()(p) || '(the file)'}`);
   const { $schema: _schema, ...config } = json as ProxyConfig;

@@ -35,6 +35,17 @@ describe('readProxyConfig names the key', () => {
     }
   });
 
+  it("in the file's own words: what a file is, and each key it may have", async () => {
+    // It said startProxy()'s 'an object of proxy options with at least { upstream }' (a file may leave upstream to
+    // --upstream), and 'a key of startProxy()'s options or record' (a file has statsJson and sentinels too).
+    for (const json of [[1], null, 'x']) {
+      const path = file(json);
+      expect(await refusal(path)).toMatchObject({ flag: `${path}: (the file)`, accepts: 'a JSON object of proxy options (docs/proxy-options.schema.json)' });
+    }
+    const typo = file({ upstream, statJson: 's.json' });
+    expect((await refusal(typo))?.accepts).toBe("a key of startProxy()'s options, sentinel mode's, record or statsJson (docs/proxy-options.schema.json)");
+  });
+
   it('of the second toxic with a name the first has, its default name included', async () => {
     const cases: [unknown[], string][] = [
       [[{ type: 'latency', name: 'a' }, { type: 'bandwidth', name: 'a', attributes: { rate: 100 } }], 'a'],
