@@ -85,8 +85,8 @@ describe('normalizeProxyOptions', () => {
     expect(refusal({ ...up, compensationUs: { up: -1, down: 0 } })).toEqual({ flag: 'compensationUs.up', accepts: 'microseconds, 0 or more' });
     expect(refusal({ ...up, compensationUs: 20 })).toMatchObject({ flag: 'compensationUs', accepts: expect.stringMatching(/up, down/) });
     expect(refusal({ ...up, compensationUs: { up: 1, down: 2, bogus: 3 } })).toEqual({ flag: 'compensationUs.bogus', accepts: 'a key of compensationUs: up and down, or table' });
-    expect(refusal({ ...up, upstreamTls: { ca: 5 } })).toMatchObject({ flag: 'upstreamTls' });
-    expect(refusal({ ...up, listenTls: { maxVersion: 'TLSv1.1' } })).toMatchObject({ flag: 'listenTls' });
+    expect(refusal({ ...up, upstreamTls: { ca: 5 } })).toMatchObject({ flag: 'upstreamTls.ca' });
+    expect(refusal({ ...up, listenTls: { maxVersion: 'TLSv1.1' } })).toMatchObject({ flag: 'listenTls.maxVersion', accepts: 'TLSv1.2 or TLSv1.3' });
     expect(refusal({ ...up, toxics: [{ type: 'latency' }, { type: 'nope' }] })).toMatchObject({ flag: 'type', accepts: expect.stringMatching(/latency/) });
     expect(refusal({ ...up, toxics: [{ type: 'latency', attributes: { latency: '1' } }] })).toMatchObject({ flag: 'attributes.latency' });
     expect(refusal({ ...up, zones: 17 })).toEqual({ flag: '--zones', accepts: 'a whole number from 1 to 16' });
