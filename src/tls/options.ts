@@ -166,8 +166,31 @@ export function readCertificate(file: string, flag: string, leaf = false): Buffe
   if (!text.includes(PEM_CERTIFICATE)) {
     throw new ConfigError(flag, file, `a PEM certificate (this one is DER: openssl x509 -inform DER -in ${file} -out ${file}.pem converts it)`);
   }
+  checkEveryBlock(text, file, flag);
   if (leaf || text.split(PEM_CERTIFICATE).length === 2) checkValidNow(cert, file, flag, Date.now());
   return pem;
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/**
+ * Every certificate block of the file parses: OpenSSL stops at a corrupt one without a word, so the
+ * certificates after it (the root a bundle's later block holds, a chain's intermediate) were dropped
+ * and the handshakes failed later with nothing naming the file.
+ */
+function checkEveryBlock(text: string, file: string, flag: string): void {
+  const blocks = text.match(PEM_BLOCK) ?? [];
+  const begun = text.split(PEM_CERTIFICATE).length - 1;
+  if (blocks.length !== begun) {
+    throw new ConfigError(flag, file, `a PEM certificate (${begun - blocks.length} of its ${begun} BEGIN CERTIFICATE lines has no END line)`);
+  }
+  blocks.forEach((block, i) => {
+    try {
+      new X509Certificate(block);
+    } catch (err) {
+      throw new ConfigError(flag, file, `a PEM certificate (certificate ${i + 1} of ${blocks.length} does not parse: ${(err as Error).message})`);
+    }
+  });
 }
 
 function checkValidNow(cert: X509Certificate, file: string, flag: string, nowMs: number): void {

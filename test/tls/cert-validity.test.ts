@@ -108,6 +108,28 @@ it('a DER certificate is refused naming the flag and how to convert it; the CLI 
 });
 
 /**
+ * OpenSSL stops reading a PEM file at a corrupt certificate without a word: a CA bundle with a bad
+ * block before the root in use started, and every handshake then failed to verify.
+ */
+it('a certificate file with a block that does not parse, or a BEGIN line with no END, is refused naming the flag', () => {
+  const good = readFileSync(ca, 'latin1');
+  const corrupt = join(dir, 'corrupt-bundle.crt');
+  writeFileSync(corrupt, `${good}-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n${good}`);
+  expect(() => checkTlsFiles({ ca: corrupt }, undefined)).toThrow(
+    new RegExp(`^--upstream-ca: invalid value "${corrupt}"; expected a PEM certificate \\(certificate 2 of 3 does not parse: `),
+  );
+  const cut = join(dir, 'cut-bundle.crt');
+  writeFileSync(cut, `${good}-----BEGIN CERTIFICATE-----\nMIIB\n`);
+  expect(() => checkTlsFiles(undefined, { ca: cut })).toThrow(
+    `--listen-tls-ca: invalid value "${cut}"; expected a PEM certificate (1 of its 2 BEGIN CERTIFICATE lines has no END line)`,
+  );
+  // The same certificates, whole: accepted.
+  const whole = join(dir, 'whole-bundle.crt');
+  writeFileSync(whole, good + good);
+  expect(() => checkTlsFiles({ ca: whole }, undefined)).not.toThrow();
+});
+
+/**
  * A Redis whose certificate has expired (signed by the CA given): the start-up's discovery failed
  * with CERT_HAS_EXPIRED, and the exit-2 message named `--upstream-ca: invalid value "ca.crt";
  * expected a CA that signed the upstream's certificate`, a file that is right. It names the server.
