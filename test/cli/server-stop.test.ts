@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProgram, runProgram } from '../../src/cli/main.js';
+import { freePort, signalAtListening } from './signal-at-listening.js';
 
 describe('server: a signal during start-up', () => {
   afterEach(() => vi.restoreAllMocks());
@@ -44,41 +45,19 @@ describe('server: a signal during start-up', () => {
   });
 
   it('a signal as the start ends stops the run after its listening line: exit 0, nothing left listening', async () => {
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    let listening = false;
-    vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-      if (String(s).includes('"event":"listening"')) {
-        listening = true;
-        queueMicrotask(() => process.emit('SIGINT'));
-      }
-      return true;
-    });
-    const uncovered: string[] = [];
-    const watch = (event: string | symbol): void => {
-      if (!listening && (event === 'SIGINT' || event === 'SIGTERM' || event === 'SIGHUP') && process.listenerCount(event) === 0) uncovered.push(event);
-    };
-    process.on('removeListener', watch);
+    const run = signalAtListening('SIGINT');
     const apiPort = await freePort();
     try {
       expect(await runProgram(buildProgram(), ['node', 'redis-rtt', 'server', '--api', `127.0.0.1:${apiPort}`])).toBe(0);
     } finally {
-      process.off('removeListener', watch);
+      run.stop();
     }
-    expect(listening).toBe(true);
-    expect(uncovered).toEqual([]);
+    expect(run.listening).toBe(true);
+    expect(run.uncovered).toEqual([]);
     await bindOnce(apiPort);
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function bindOnce(port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {

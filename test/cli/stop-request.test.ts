@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildProgram, runProgram } from '../../src/cli/main.js';
@@ -12,6 +12,7 @@ import { interruptedWords } from '../../src/format.js';
 import { interruptedMark } from '../../src/results/interrupted.js';
 import { BIN } from '../hardening/helpers/cli-proxy.js';
 import { runUntilHangUp } from './hang-up.js';
+import { freePort, signalAtListening } from './signal-at-listening.js';
 
 /** A program whose one command fails the way a start-up cut short by Ctrl-C fails. */
 function failingProgram(before: () => void): Command {
@@ -208,37 +209,15 @@ describe('proxy: from start-up to run', () => {
     // Sent by kill as the start ended, a signal could reach the start-up's handler as it was removed:
     // Node drops it (its handle is closing), and the proxy printed its listening line and ran on
     // (1 run in 3 in a black-box try); with no handler at all between the two, Node's default killed it.
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    let listening = false;
-    vi.spyOn(process.stdout, 'write').mockImplementation((s: string | Uint8Array) => {
-      if (String(s).includes('"event":"listening"')) {
-        listening = true;
-        queueMicrotask(() => process.emit('SIGTERM'));
-      }
-      return true;
-    });
-    const uncovered: string[] = [];
-    const watch = (event: string | symbol): void => {
-      if (!listening && (event === 'SIGINT' || event === 'SIGTERM' || event === 'SIGHUP') && process.listenerCount(event) === 0) uncovered.push(event);
-    };
-    process.on('removeListener', watch);
+    const run = signalAtListening('SIGTERM');
     try {
       const argv = ['node', 'redis-rtt', 'proxy', '--upstream', '127.0.0.1:1', '--cluster', 'off', '--compensate', '0'];
       expect(await runProgram(buildProgram(), argv)).toBe(0);
     } finally {
-      process.off('removeListener', watch);
+      run.stop();
     }
-    expect(listening).toBe(true);
-    expect(uncovered).toEqual([]);
+    expect(run.listening).toBe(true);
+    expect(run.uncovered).toEqual([]);
   });
 });
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
