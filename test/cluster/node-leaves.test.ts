@@ -175,12 +175,24 @@ describe('cluster mode: a node that leaves, a node with no port left', () => {
     expect(out, 'the case above leaves a node out of the cluster').toBeDefined();
     // Both zones' listeners of every member but zone 1's seed (on --listen): the range fits them exactly.
     const size = members.length * 2 - 1;
-    const base = await freeRange(size);
     const lines: string[] = [];
-    const zoned = (await startProxy({
-      ...{ upstream: cluster.address, cluster: 'on', zones: 2, clientZones: 2, listenPorts: `${base}-${base + size - 1}`, topologyRefreshMs: 60_000 },
-      ...{ compensationUs: { up: 0, down: 0 }, log: (l: string) => lines.push(l) },
-    })) as RedisRttClusterProxy;
+    // A port of the free range can be taken by another process before the start binds it: a new range then.
+    const start = async (): Promise<{ base: number; zoned: RedisRttClusterProxy }> => {
+      for (let attempt = 1; ; attempt++) {
+        const base = await freeRange(size);
+        try {
+          const zoned = (await startProxy({
+            ...{ upstream: cluster.address, cluster: 'on', zones: 2, clientZones: 2, listenPorts: `${base}-${base + size - 1}`, topologyRefreshMs: 60_000 },
+            ...{ compensationUs: { up: 0, down: 0 }, log: (l: string) => lines.push(l) },
+          })) as RedisRttClusterProxy;
+          return { base, zoned };
+        } catch (err) {
+          if (attempt === 3 || !String(err).includes('in use by another process')) throw err;
+          lines.length = 0;
+        }
+      }
+    };
+    const { base, zoned } = await start();
     try {
       await rawCommands(out.endpoint, [['FLUSHALL'], ['CLUSTER', 'RESET', 'HARD']]);
       await rawCommands(seed.endpoint, [['CLUSTER', 'MEET', '127.0.0.1', String(out.port), String(out.busPort)]]);
