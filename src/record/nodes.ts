@@ -48,6 +48,7 @@ export function summarizeNodes(timelines: readonly ConnectionTimeline[]): NodeSu
     }
     n.connections++;
     n.roundTrips += t.roundTrips.length;
+    n.commands += t.noRoundTrip.length;
     for (const rt of t.roundTrips) {
       n.commands += rt.commands.length;
       // As the connections table counts it: the handshake hold in the first round trip is set-up.

@@ -94,6 +94,7 @@ export function summarizeSetup(timelines: readonly ConnectionTimeline[], tcp = t
       if (i >= c.commandRoundTrips) s.otherCommands += rt.commands.length;
       else for (const cmd of rt.commands) s.setupCommands[cmd.name] = (s.setupCommands[cmd.name] ?? 0) + 1;
     });
+    s.otherCommands += t.noRoundTrip.length;
   }
   const n = timelines.length;
   s.perConnection = n > 0 ? Math.round(((s.tcpRoundTrips + s.tlsRoundTrips + s.commandRoundTrips) / n) * 100) / 100 : 0;

@@ -48,6 +48,11 @@ export interface ConnectionTimeline {
   startUs: number;
   endUs: number;
   roundTrips: RoundTrip[];
+  /**
+   * Requests that expected no reply while none was outstanding (CLIENT REPLY OFF or SKIP; the trace's
+   * `rt` 0): commands the connection sent, in no round trip, never waited on.
+   */
+  noRoundTrip: CommandEvent[];
   pushes: PushEvent[];
 }
 
@@ -105,7 +110,10 @@ export function buildTimelines(
     const rttAt = (c.node !== undefined ? perNode.get(c.node) : undefined) ?? globalRttAt;
     // Events are emitted as replies are delivered; a request that never gets one (CLIENT REPLY OFF) can be
     // emitted early, so order by the tap's round-trip number, then arrival (stable for equal stamps).
-    const cmds = c.cmds.map((e, i) => ({ e, i }));
+    // Round trip 0 is none: grouped, a session's requests sent under CLIENT REPLY OFF read as one round
+    // trip from the first to the last, its span counted as waiting.
+    const noRoundTrip = c.cmds.filter((e) => e.roundTrip === 0);
+    const cmds = c.cmds.filter((e) => e.roundTrip !== 0).map((e, i) => ({ e, i }));
     cmds.sort((a, b) => a.e.roundTrip - b.e.roundTrip || a.e.arrivedUs - b.e.arrivedUs || a.i - b.i);
     const roundTrips: RoundTrip[] = [];
     let group: CommandEvent[] = [];
@@ -129,6 +137,7 @@ export function buildTimelines(
       see(rt.endUs);
     }
     for (const p of c.pushes) see(p.atUs);
+    for (const e of noRoundTrip) see(e.arrivedUs);
     see(c.open);
     see(c.close);
     const startUs = c.open ?? minUs;
@@ -137,6 +146,7 @@ export function buildTimelines(
       startUs,
       endUs: maxUs,
       roundTrips,
+      noRoundTrip,
       pushes: c.pushes,
       openLinkRttUs: rttAt(startUs),
       handshakeHoldUs: 0,

@@ -2,6 +2,7 @@
  * The commands that cost the most waiting. A round trip's wait (and Redis's time in it) is shared equally
  * among the commands it carried, so the column sums to the session's total wait.
  */
+import type { CommandEvent } from '../stats/types.js';
 import { ms } from './opportunities.js';
 import { roundTripWaitUs, type ConnectionTimeline } from './timeline.js';
 
@@ -25,6 +26,13 @@ export interface TopCommand {
 export function topCommands(timelines: readonly ConnectionTimeline[], top: number): TopCommand[] {
   const acc = new Map<string, { count: number; errors: number; waitUs: number; rts: number; latencyUs: number; latencyN: number; serverUs: number }>();
   let totalWaitUs = 0;
+  const counted = (c: CommandEvent) => {
+    let a = acc.get(c.name);
+    if (!a) acc.set(c.name, (a = { count: 0, errors: 0, waitUs: 0, rts: 0, latencyUs: 0, latencyN: 0, serverUs: 0 }));
+    a.count++;
+    if (c.reply === '-' || c.reply === '!') a.errors++;
+    return a;
+  };
   for (const t of timelines) {
     for (const rt of t.roundTrips) {
       const share = 1 / rt.commands.length;
@@ -33,10 +41,7 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
       const waitUs = roundTripWaitUs(t, rt);
       totalWaitUs += waitUs;
       for (const c of rt.commands) {
-        let a = acc.get(c.name);
-        if (!a) acc.set(c.name, (a = { count: 0, errors: 0, waitUs: 0, rts: 0, latencyUs: 0, latencyN: 0, serverUs: 0 }));
-        a.count++;
-        if (c.reply === '-' || c.reply === '!') a.errors++;
+        const a = counted(c);
         a.waitUs += waitUs * share;
         a.rts += share;
         if (c.deliveredUs !== undefined) {
@@ -46,6 +51,8 @@ export function topCommands(timelines: readonly ConnectionTimeline[], top: numbe
         a.serverUs += rt.serverUs * share;
       }
     }
+    // Sent under CLIENT REPLY OFF or SKIP: counted, never waited on.
+    for (const c of t.noRoundTrip) counted(c);
   }
   return [...acc.entries()]
     .map(([name, a]) => ({

@@ -3,6 +3,7 @@
  * flights, depth, bytes, and where its time went (analyze.ts's header: lead, wait, think, tail,
  * server). Pure: timelines in, summaries out.
  */
+import type { CommandEvent } from '../stats/types.js';
 import { depthBucket } from '../tap/counters.js';
 import { ms } from './opportunities.js';
 import { roundTripWaitUs, type ConnectionTimeline, type RoundTrip } from './timeline.js';
@@ -58,15 +59,9 @@ export function summarizeConnection(t: ConnectionTimeline): ConnectionSummary {
     serverUs += rt.serverUs;
     if (prev) thinkUs += Math.max(0, rt.startUs - prev.endUs);
     prev = rt;
-    for (const c of rt.commands) {
-      u.commands++;
-      if (c.deliveredUs !== undefined) u.replies++;
-      if (c.reply === '-' || c.reply === '!') u.errors++;
-      if (c.blocking) u.blockingCommands++;
-      u.bytesUp += c.bytesUp;
-      u.bytesDown += c.bytesDown;
-    }
+    for (const c of rt.commands) countCommand(u, c);
   }
+  for (const c of t.noRoundTrip) countCommand(u, c);
   u.pushes = t.pushes.length;
   for (const p of t.pushes) u.bytesDown += p.bytes;
   const first = t.roundTrips[0];
@@ -97,6 +92,15 @@ export function sumUsage(conns: readonly ConnectionSummary[], timelines: readonl
     endUs = Math.max(endUs, t.endUs);
   }
   return { connections: conns.length, wallMs: timelines.length > 0 ? ms(endUs - startUs) : 0, ...u };
+}
+
+function countCommand(u: Usage, c: CommandEvent): void {
+  u.commands++;
+  if (c.deliveredUs !== undefined) u.replies++;
+  if (c.reply === '-' || c.reply === '!') u.errors++;
+  if (c.blocking) u.blockingCommands++;
+  u.bytesUp += c.bytesUp;
+  u.bytesDown += c.bytesDown;
 }
 
 function emptyUsage(): Usage {

@@ -275,6 +275,29 @@ describe('projection model', () => {
     expect(p.wallUs).toBe(0);
     expect(p.roundTrips).toBe(1);
   });
+
+  // The tap writes rt 0 for a request that expects no reply while none is outstanding. Grouped as round
+  // trip 0, the SETs below read as one round trip of depth 6 spanning 200 ms of waiting, sorted before the PING.
+  it('puts requests sent under CLIENT REPLY OFF (rt 0) in no round trip, and counts them as commands', () => {
+    const events: TapEvent[] = [];
+    const s = new Session(events, 1, 0);
+    s.rt(['PING']);
+    const off = (name: string, atUs: number): CommandEvent => ({ type: 'command', conn: 1, name, argc: 3, bytesUp: 30, bytesDown: 0, arrivedUs: atUs, sentUs: atUs + 1, reply: 'none', roundTrip: 0 });
+    events.push(off('CLIENT REPLY', s.nowUs + 10));
+    for (let i = 0; i < 5; i++) events.push(off('SET', s.nowUs + 20 + i * 50_000));
+    s.think(250_000);
+    s.rt(['CLIENT REPLY']);
+    for (let i = 0; i < 3; i++) s.rt(['GET']);
+    s.close();
+    const a = analyzeTrace(traceOf(events), { rttsUs: [85_000], handshake: false });
+    expect(a.totals).toMatchObject({ commands: 11, replies: 5, roundTrips: 5, flights: 5, maxDepth: 1, depthHistogram: { '1': 5 }, bytesUp: 5 * 20 + 6 * 30 });
+    expect(a.totals.waitMs).toBe((5 * 50) / 1000);
+    expect(a.totals.thinkMs).toBe(250);
+    expect(a.topCommands.find((c) => c.name === 'SET')).toMatchObject({ count: 5, waitedMs: 0, roundTrips: 0, meanUs: null });
+    expect(a.opportunities.map((o) => o.command)).toEqual(['GET']);
+    expect(a.projections[0]!.wallMs).toBe(a.totals.wallMs + 5 * 85);
+    expect(a.setup.otherCommands).toBe(11);
+  });
 });
 
 describe('timelines', () => {
