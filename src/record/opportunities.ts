@@ -138,7 +138,7 @@ function describe(kind: Opportunity['kind'], t: ConnectionTimeline, run: readonl
     savedMs: rttsUs.map((rttUs) => ({ rttUs, savedMs: kind === 'dependent' ? 0 : ms((count - 1) * rttUs) })),
   };
   if (distinctKeys !== undefined) op.distinctKeys = distinctKeys;
-  if (kind === 'loop') Object.assign(op, loopAdvice(cmds, count, distinctKeys));
+  if (kind === 'loop') Object.assign(op, loopAdvice(cmds, count, distinctKeys, t.node !== undefined));
   if (kind === 'dependent') op.instead = cursorAdvice(op.command, count, rttsUs);
   return op;
 }
@@ -148,12 +148,17 @@ function cursorAdvice(command: string, count: number, rttsUs: readonly number[])
   return `dependent: cannot be batched (each ${command} needs the previous cursor); ${count} round trips${cost ? ` cost ${cost}` : ''}; a larger COUNT needs fewer`;
 }
 
-function loopAdvice(cmds: readonly CommandEvent[], count: number, distinctKeys: number | undefined): { instead: string; multiKey?: string } {
+/** `cluster`: the connection went to one node of a cluster, where a command of several keys needs them in one slot. */
+function loopAdvice(cmds: readonly CommandEvent[], count: number, distinctKeys: number | undefined, cluster: boolean): { instead: string; multiKey?: string } {
   const name = baseCommand(cmds[0]!.name);
   const form = MULTI_KEY_FORMS[name];
   const fits = form !== undefined && (form.maxArgc === undefined || cmds.every((c) => c.argc <= form.maxArgc!));
   // "if independent": a trace cannot tell a loop over known keys from one that takes each key from the last reply.
   if (!form || !fits) return { instead: 'one pipeline, if independent' };
+  // Keys in different slots of one node make a CROSSSLOT error, and a trace holds no slot.
+  if (!form.sameKeyOnly && cluster && distinctKeys !== 1) {
+    return { instead: `one pipeline, if independent (${form.command} only if the keys share a hash slot: a {hash tag})` };
+  }
   if (!form.sameKeyOnly) return { instead: `one ${form.command} of ${count} keys, or one pipeline, if independent`, multiKey: form.command };
   if (distinctKeys === 1) return { instead: `one ${form.command} on the one key, or one pipeline, if independent`, multiKey: form.command };
   if (distinctKeys === undefined) return { instead: `one pipeline, if independent (${form.command} if it is all one key; record with --record-keys hashed to know)` };

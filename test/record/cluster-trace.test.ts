@@ -177,6 +177,25 @@ describe('analyze on a cluster trace', () => {
     expect(analysis.topCommands[0]!.waitedMs).toBe(analysis.totals.waitMs);
   });
 
+  // An ioredis Cluster's loop of SETs read 'one MSET of 14 keys' on a node connection: keys in different slots
+  // of that node make MSET fail with CROSSSLOT, and a trace holds no slot.
+  it('advises a multi-key command across keys only as one that needs them in one hash slot', () => {
+    const loopOn = (node: string | undefined, name: string, keys: string[]) => {
+      const events: TapEvent[] = [];
+      const s = new Session(events, 1, 0);
+      if (node !== undefined) Object.assign(events[0]!, { node });
+      for (const key of keys) s.rt([{ name, argc: name === 'SET' ? 3 : 2, key }]);
+      return analyzeTrace(traceOf(events, LOCAL_LINK, 'hashed'), { rttsUs: [1000] }).opportunities[0]!;
+    };
+    const four = ['k1', 'k2', 'k3', 'k4'];
+    expect(loopOn(A, 'SET', four)).toMatchObject({ kind: 'loop', count: 4, instead: 'one pipeline, if independent (MSET only if the keys share a hash slot: a {hash tag})' });
+    expect(loopOn(A, 'GET', four).multiKey).toBeUndefined();
+    expect(loopOn(undefined, 'GET', four)).toMatchObject({ multiKey: 'MGET', instead: 'one MGET of 4 keys, or one pipeline, if independent' });
+    // One key, or a command on one key's fields: one slot.
+    expect(loopOn(A, 'GET', ['k', 'k', 'k'])).toMatchObject({ multiKey: 'MGET' });
+    expect(loopOn(A, 'HGET', ['h', 'h', 'h'])).toMatchObject({ multiKey: 'HMGET' });
+  });
+
   it('one row per node, redirects counted and named in the report', () => {
     const { events, nodeLinks } = clusterSession();
     const a = analyzeTrace({ ...traceOf(events), nodeLinks });
