@@ -28,6 +28,8 @@ export class LinkTimeline {
   private pass = 0;
   private skipped = 0;
   private lastSkipped: SkippedStep | undefined;
+  /** A loop fell a period behind and skipped passes (skipMissedPasses): said once in the log. */
+  private fellBehind = false;
   private timer: Timer | undefined;
   private rampEnd: Timer | undefined;
   private stopped = false;
@@ -104,6 +106,7 @@ export class LinkTimeline {
   }
 
   private armNext(): void {
+    this.skipMissedPasses();
     const dueNs = this.nextDueNs();
     if (dueNs === undefined || this.stopped) return;
     this.timer = this.scheduler.schedule(dueNs, () => {
@@ -126,6 +129,26 @@ export class LinkTimeline {
       }
       this.armNext();
     });
+  }
+
+  /**
+   * A loop a whole period or more behind (the proxy was held up, or its steps come closer than it
+   * can apply them: each is a whole link change) goes on from the pass that holds now. Replayed step
+   * by step, a loop whose steps cost more than their gaps fell further behind each time the scheduler
+   * caught it up, and the proxy stopped answering (`"period": "100us"`).
+   */
+  private skipMissedPasses(): void {
+    const periodUs = this.o.schedule?.periodUs;
+    const dueNs = this.nextDueNs();
+    if (periodUs === undefined || dueNs === undefined) return;
+    const periodNs = periodUs * 1000;
+    const passes = Math.floor((this.scheduler.clock.nowNs() - dueNs) / periodNs);
+    if (passes < 1) return;
+    this.pass += passes;
+    if (!this.fellBehind) {
+      this.fellBehind = true;
+      this.log(`--link-schedule fell ${passes} pass(es) behind its loop (the proxy was held up, or its steps come closer than it can apply them): skipped to the pass that holds now (logged once)`);
+    }
   }
 
   private apply(step: ScheduleStep, dueNs: number): void {

@@ -175,12 +175,14 @@ describe('--link-schedule', () => {
 });
 
 describe('LinkTimeline on a fake clock', () => {
-  function setup(schedule: unknown) {
+  /** `stepCostNs`: how long each step's link change holds the proxy (the fake clock moves by it). */
+  function setup(schedule: unknown, stepCostNs = 0) {
     const clock = new FakeClock();
     const scheduler = new ManualScheduler(clock);
     const link = new LinkState({ rttUs: 1000 }, { clock });
     const partitions: { atNs: number; request: PartitionRequest }[] = [];
     const logged: string[] = [];
+    const appliedAtNs: number[] = [];
     // What the proxy answers a partition step: nothing, or a ConfigError while one runs.
     let checkPartition = (): void => undefined;
     const refusePartitions = (message: string): void => {
@@ -192,12 +194,16 @@ describe('LinkTimeline on a fake clock', () => {
       { schedule: parseLinkSchedule(schedule) },
       scheduler,
       link,
-      (u) => link.update(u),
+      (u) => {
+        appliedAtNs.push(clock.nowNs());
+        link.update(u);
+        clock.setNs(clock.nowNs() + stepCostNs);
+      },
       { check: () => checkPartition(), start: (request) => partitions.push({ atNs: clock.nowNs(), request }) },
       (line) => logged.push(line),
     );
     timeline.start();
-    return { clock, scheduler, link, timeline, partitions, logged, refusePartitions };
+    return { clock, scheduler, link, timeline, partitions, logged, refusePartitions, appliedAtNs };
   }
 
   it('applies each step at its time, ramps the delays, and /stats shows the step', () => {
@@ -245,6 +251,23 @@ describe('LinkTimeline on a fake clock', () => {
       { atNs: 6 * S, request: { durationUs: 1_000_000, then: 'heal' } },
     ]);
     expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 2, nextAtMs: 10_000, skipped: 0 });
+  });
+
+  // Each step re-armed the next a period later, still in the past: every catch-up (a scheduler turn,
+  // here runUntil(now)) ran more steps than the one before (1, 4, 18, 81 ...), and the proxy answered nothing else.
+  it('a loop a period or more behind goes on from the pass that holds now, logged once, not replaying each pass', () => {
+    const { clock, scheduler, timeline, logged, appliedAtNs } = setup({ loop: true, period: '100us', steps: [{ at: '0s', link: { rttUs: 2000 } }] }, 450_000);
+    const perTurn: number[] = [];
+    for (let turn = 0; turn < 6; turn++) {
+      const before = appliedAtNs.length;
+      scheduler.runUntil(clock.nowNs());
+      perTurn.push(appliedAtNs.length - before);
+    }
+    expect(perTurn).toEqual([1, 1, 1, 1, 1, 1]);
+    expect(clock.nowNs()).toBe(6 * 450_000);
+    // The pass that holds now: pass 26's step came at 2.6 ms, the next (pass 27) is due at the clock's 2.7 ms.
+    expect(timeline.report()!.schedule).toMatchObject({ step: 0, loop: 26, nextAtMs: 3 });
+    expect(logged).toEqual([expect.stringMatching(/^--link-schedule fell 3 pass\(es\) behind its loop .*\(logged once\)$/)]);
   });
 
   // A PUT /link since the start can leave a step that does not fit: its ConfigError, thrown from the step's timer, ended the proxy.
