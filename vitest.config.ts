@@ -14,7 +14,7 @@ export const sharedTestOptions = {
  */
 export const unitFiles = [
   'test/package/test-groups.test.ts',
-  'lab/test/lab-cli.test.ts', 'test/cluster/cluster-table.test.ts', 'test/cluster/median-sample.test.ts', 'test/cluster/node-set.test.ts',
+  'lab/test/lab-cli.test.ts', 'test/api/building-blocks.test.ts', 'test/cluster/cluster-table.test.ts', 'test/cluster/median-sample.test.ts', 'test/cluster/node-set.test.ts',
   'test/cluster/open-failures.test.ts', 'test/cluster/periodic-refresh.test.ts', 'test/cluster/placement.test.ts', 'test/cluster/rewrite-stage.test.ts',
   'test/cluster/rewrite.test.ts', 'test/dashboard/stats-window.test.ts', 'test/dashboard/token-cookie.test.ts', 'test/docs/analyze-sample.test.ts',
   'test/docs/counters.test.ts', 'test/docs/metrics-families.test.ts', 'test/docs/open-loop-json.test.ts', 'test/docs/readme.test.ts',

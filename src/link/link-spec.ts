@@ -23,7 +23,10 @@ const KEYS = 'rtt, up, down, jitter, dist, bw, loss, loss-up, loss-down, loss-bu
  * with keys rtt, up, down, jitter, dist (uniform|normal|pareto|paretonormal), bw, loss, loss-up,
  * loss-down (1% or 0.01), loss-burst (segments), mss (bytes).
  */
-export function parseLinkSpec(spec: string, flag = '--links'): LinkSpec {
+export function parseLinkSpec(spec: string, flag = 'parseLinkSpec'): LinkSpec {
+  // Named by the CLI's flag where one gave the text (`--links`), else by the function: a library
+  // caller has no flag, and the default named `--links`, which they had not typed.
+  if (typeof spec !== 'string') throw new ConfigError(flag, spec, `a link spec string: direct, a preset (${PRESET_NAMES.join(', ')}) or ${KEYS}`);
   const name = spec.trim();
   if (name === '') throw new ConfigError(flag, spec, `direct, a preset (${PRESET_NAMES.join(', ')}) or ${KEYS}`);
   if (name === 'direct') return { name, direct: true, update: {}, rttUs: 0 };

@@ -14,6 +14,7 @@
  * encoded form included, is the same as if each value had been recorded at once.
  */
 import * as hdr from 'hdr-histogram-js';
+import { ConfigError } from '../errors.js';
 
 /** Percentiles of an HDR histogram of integer microseconds. All zero when count is 0. */
 export interface LatencySummary {
@@ -110,6 +111,11 @@ export class LatencyHistogram {
   private directCount = 0;
 
   constructor(from?: hdr.Histogram) {
+    // The class is exported: `new LatencyHistogram(-1)` was made without a word, and its first
+    // record() threw a TypeError naming nothing.
+    if (from !== undefined && !(from instanceof hdr.JsHistogram)) {
+      throw new ConfigError('LatencyHistogram', from, 'no argument (an empty histogram); LatencyHistogram.decode(base64) reads an encoded one');
+    }
     this.hdr = from ?? buildHdr();
     if (from && from.totalCount > 0) this.sumUs = from.mean * from.totalCount;
   }
@@ -213,7 +219,14 @@ export class LatencyHistogram {
 
   /** Reads what encode() wrote (or any HdrHistogram compressed base64 histogram). */
   static decode(base64: string): LatencyHistogram {
-    const decoded = hdr.decodeFromCompressedBase64(base64, 32, false);
+    let decoded: hdr.Histogram;
+    try {
+      decoded = hdr.decodeFromCompressedBase64(base64, 32, false);
+    } catch (err) {
+      // HDR's own errors name no argument ("incorrect data check", a TypeError for a number).
+      const why = err instanceof Error ? ` (${err.message})` : '';
+      throw new ConfigError('LatencyHistogram.decode', base64, `an HdrHistogram in compressed base64, as encode() writes it${why}`);
+    }
     // Decoded histograms come back fixed-size; keep growing like ours so add() never throws.
     decoded.autoResize = true;
     return new LatencyHistogram(decoded);

@@ -4,6 +4,7 @@
  */
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
 import { environmentLine } from './context.js';
+import { checkReport } from './load.js';
 import { fmtSignedPct, fmtUs, fmtUsLabel, orDash } from '../format.js';
 import { RULE, paint, renderGrid, type Align, type GridRow } from '../text-grid.js';
 
@@ -29,6 +30,7 @@ export interface CalibrateTableOptions {
 }
 
 export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTableOptions = {}): string {
+  checkReport(report, 'renderCalibrateTable', ['calibrate']);
   const color = opts.color ?? false;
   const rows: GridRow[] = [{ cells: CALIBRATE_COLUMNS.map((c) => c.title), tone: 'bold' }, RULE];
   for (const r of report.rows) rows.push({ cells: CALIBRATE_COLUMNS.map((c) => c.cell(r)) });

@@ -5,8 +5,10 @@
  */
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 import { fieldTable } from './fields.js';
+import { checkReport } from './load.js';
 
 export function renderCsv(report: BenchReport | CalibrateReport): string {
+  checkReport(report, 'renderCsv', ['bench', 'calibrate']);
   const table = fieldTable(report);
   const lines = [table.header, ...table.texts];
   return lines.map((cells) => cells.map(csvField).join(',')).join('\r\n') + '\r\n';

@@ -11,6 +11,7 @@ import { benchTableHtml, calibrateTableHtml, footnotesHtml } from './html-table.
 import { renderReading } from './reading.js';
 import { esc } from '../svg/escape.js';
 import { buildTableModel } from './table-model.js';
+import { checkReport } from './load.js';
 
 export interface HtmlOptions {
   /** Page title. @default "redis-rtt bench report" or "redis-rtt calibration" */
@@ -21,6 +22,7 @@ export interface HtmlOptions {
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 export function renderHtml(report: BenchReport | CalibrateReport, opts: HtmlOptions = {}): string {
+  checkReport(report, 'renderHtml', ['bench', 'calibrate']);
   return report.kind === 'calibrate' ? calibratePage(report, opts) : benchPage(report, opts);
 }
 

@@ -7,6 +7,12 @@ import { ConfigError } from '../errors.js';
 import type { BenchReport, CalibrateReport } from '../results/types.js';
 
 type Json = Record<string, unknown>;
+/** The first bad field of a report: where (`results[0].medianMs`), what it holds, what it should. */
+interface Problem {
+  path: string;
+  value: unknown;
+  accepts: string;
+}
 type Check = 'string' | 'number' | 'number|null' | 'object' | 'object|null' | 'array' | 'string?' | 'string|null';
 
 const ENVIRONMENT: Record<string, Check> = {
@@ -63,25 +69,40 @@ export function parseReport(text: string, source: string, flag = 'RESULT'): Benc
   if (data.kind !== 'bench' && data.kind !== 'calibrate') {
     return fail(`kind is ${JSON.stringify(data.kind) ?? 'missing'}, not "bench" or "calibrate"`);
   }
+  if (data.kind === 'bench' && data.notes === undefined) data.notes = [];
   const problem = data.kind === 'bench' ? benchProblem(data) : calibrateProblem(data);
-  if (problem) fail(problem);
+  if (problem) fail(`${problem.path} ${problem.value === undefined ? 'is missing' : `is not ${problem.accepts}`}`);
   return data as unknown as BenchReport | CalibrateReport;
 }
 
-function benchProblem(d: Json): string | null {
-  if (d.notes === undefined) d.notes = [];
+/**
+ * A report handed to an exported renderer (renderTable takes `bench`, renderCalibrateTable
+ * `calibrate`, the others either): a ConfigError naming its first bad field (`report.results`), by
+ * the rules a saved file is read with. `renderTable({})` threw a TypeError naming nothing.
+ */
+export function checkReport(report: unknown, renderer: string, kinds: readonly ('bench' | 'calibrate')[]): void {
+  const what = `${kinds.map((k) => `a ${k === 'bench' ? 'BenchReport' : 'CalibrateReport'}`).join(' or ')}, as the run functions resolve to`;
+  if (!isObject(report)) throw new ConfigError('report', report, `${what} (${renderer})`);
+  if (!kinds.includes(report.kind as 'bench')) {
+    throw new ConfigError('report.kind', report.kind, `${kinds.map((k) => `"${k}"`).join(' or ')} (${renderer} renders ${what})`);
+  }
+  const problem = report.kind === 'bench' ? benchProblem(report) : calibrateProblem(report);
+  if (problem) throw new ConfigError(`report.${problem.path}`, problem.value, `${problem.accepts} (${renderer} renders ${what})`);
+}
+
+function benchProblem(d: Json): Problem | null {
   return (
     shape(d, { environment: 'object', method: 'object', results: 'array', notes: 'array' }, '') ??
     shape(d.environment as Json, ENVIRONMENT, 'environment.') ??
     shape(d.method as Json, METHOD, 'method.') ??
     firstProblem(d.results as unknown[], resultProblem, 'results') ??
-    firstProblem(d.notes as unknown[], (n, p) => (typeof n === 'string' ? null : `${p} is not a string`), 'notes') ??
+    firstProblem(d.notes as unknown[], (n, p) => (typeof n === 'string' ? null : { path: p, value: n, accepts: 'a string' }), 'notes') ??
     setupProblem(d.connectionSetup)
   );
 }
 
-function resultProblem(r: unknown, p: string): string | null {
-  if (!isObject(r)) return `${p} is not an object`;
+function resultProblem(r: unknown, p: string): Problem | null {
+  if (!isObject(r)) return notAnObject(p, r);
   // The renderers read a result's figures only when it has no error (isOk).
   const failed = typeof r.error === 'string' && r.error !== '';
   return (
@@ -93,24 +114,24 @@ function resultProblem(r: unknown, p: string): string | null {
 }
 
 /** Optional (older reports have none); when present, the note is built from it. */
-function setupProblem(v: unknown): string | null {
+function setupProblem(v: unknown): Problem | null {
   if (v === undefined) return null;
-  if (!isObject(v)) return 'connectionSetup is not an object';
+  if (!isObject(v)) return notAnObject('connectionSetup', v);
   return (
     shape(v, { openedWhileTimed: 'number', roundTrips: 'number', steps: 'array', links: 'array' }, 'connectionSetup.') ??
-    firstProblem(v.links as unknown[], (l, p) => (!isObject(l) ? `${p} is not an object` : shape(l, { link: 'string', rttUs: 'number', ms: 'number' }, `${p}.`)), 'connectionSetup.links')
+    firstProblem(v.links as unknown[], (l, p) => (!isObject(l) ? notAnObject(p, l) : shape(l, { link: 'string', rttUs: 'number', ms: 'number' }, `${p}.`)), 'connectionSetup.links')
   );
 }
 
-function calibrateProblem(d: Json): string | null {
+function calibrateProblem(d: Json): Problem | null {
   return (
     shape(d, { environment: 'object', rows: 'array', idleCpuPct: 'number|null', verdict: 'string' }, '') ??
     shape(d.environment as Json, ENVIRONMENT, 'environment.') ??
-    firstProblem(d.rows as unknown[], (r, p) => (!isObject(r) ? `${p} is not an object` : shape(r, ROW, `${p}.`)), 'rows')
+    firstProblem(d.rows as unknown[], (r, p) => (!isObject(r) ? notAnObject(p, r) : shape(r, ROW, `${p}.`)), 'rows')
   );
 }
 
-function firstProblem(list: unknown[], check: (v: unknown, path: string) => string | null, name: string): string | null {
+function firstProblem(list: unknown[], check: (v: unknown, path: string) => Problem | null, name: string): Problem | null {
   for (let i = 0; i < list.length; i++) {
     const p = check(list[i], `${name}[${i}]`);
     if (p) return p;
@@ -118,7 +139,7 @@ function firstProblem(list: unknown[], check: (v: unknown, path: string) => stri
   return null;
 }
 
-function shape(obj: Json, fields: Record<string, Check>, prefix: string): string | null {
+function shape(obj: Json, fields: Record<string, Check>, prefix: string): Problem | null {
   for (const [key, check] of Object.entries(fields)) {
     const v = obj[key];
     const ok =
@@ -130,9 +151,13 @@ function shape(obj: Json, fields: Record<string, Check>, prefix: string): string
       : check === 'object|null' ? v === null || isObject(v)
       : check === 'array' ? Array.isArray(v)
       : isObject(v);
-    if (!ok) return `${prefix}${key} ${v === undefined ? 'is missing' : `is not ${check.replace('|', ' or ').replace('?', '')}`}`;
+    if (!ok) return { path: `${prefix}${key}`, value: v, accepts: check.replace('|', ' or ').replace('?', '') };
   }
   return null;
+}
+
+function notAnObject(path: string, value: unknown): Problem {
+  return { path, value, accepts: 'an object' };
 }
 
 function isObject(v: unknown): v is Json {

@@ -8,9 +8,11 @@ import { notesWithSetup } from './connection-setup.js';
 import { environmentLine, methodLines } from './context.js';
 import { idleCpuText } from './calibrate-table.js';
 import { fieldTable } from './fields.js';
+import { checkReport } from './load.js';
 import { renderReading } from './reading.js';
 
 export function renderMarkdown(report: BenchReport | CalibrateReport): string {
+  checkReport(report, 'renderMarkdown', ['bench', 'calibrate']);
   const out: string[] = [];
   if (report.kind === 'calibrate') {
     out.push('# redis-rtt calibrate', '', mdText(report.verdict), '');

@@ -6,6 +6,7 @@ import type { BenchReport } from '../results/types.js';
 import { environmentLine, methodLines } from './context.js';
 import { renderReading } from './reading.js';
 import { buildTableModel } from './table-model.js';
+import { checkReport } from './load.js';
 import { RULE, oneLine, paint, renderGrid, type GridRow } from '../text-grid.js';
 
 export { renderReading } from './reading.js';
@@ -16,6 +17,7 @@ export interface TableOptions {
 }
 
 export function renderTable(report: BenchReport, opts: TableOptions = {}): string {
+  checkReport(report, 'renderTable', ['bench']);
   const color = opts.color ?? false;
   const model = buildTableModel(report);
   const modeCol = model.columns.findIndex((c) => c.key === 'mode');

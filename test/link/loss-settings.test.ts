@@ -4,6 +4,9 @@ import { parseLinkSpec } from '../../src/link/link-spec.js';
 import { LinkState } from '../../src/link/link-state.js';
 import { parseLossFraction } from '../../src/units.js';
 
+/** A link as bench --links reads it (src/workload/link-list.ts names the flag). */
+const benchLink = (spec: string) => parseLinkSpec(spec, '--links');
+
 describe('loss settings: the spellings accepted, and what is refused', () => {
   it('reads 1% and 0.01 alike, in [0, 1)', () => {
     expect(parseLossFraction('1%', '--loss')).toBe(0.01);
@@ -26,24 +29,24 @@ describe('loss settings: the spellings accepted, and what is refused', () => {
   });
 
   it('bench --links: cross-az/loss=0.5% is a preset plus loss; bad keys are named', () => {
-    expect(parseLinkSpec('cross-az/loss=0.5%')).toMatchObject({ update: { rttUs: 1200, loss: 0.005 }, rttUs: 1200 });
-    expect(parseLinkSpec('rtt=85ms/loss-down=1%/loss-burst=2/mss=1000').update).toEqual({ rttUs: 85_000, lossDown: 0.01, lossBurst: 2, mssBytes: 1000 });
-    expect(() => parseLinkSpec('cross-az/loss=1')).toThrow(/^--links loss=: /);
-    expect(() => parseLinkSpec('cross-az/mss=9')).toThrow('--links mss=: invalid value "9"; expected a whole number from 536 to 65535');
+    expect(benchLink('cross-az/loss=0.5%')).toMatchObject({ update: { rttUs: 1200, loss: 0.005 }, rttUs: 1200 });
+    expect(benchLink('rtt=85ms/loss-down=1%/loss-burst=2/mss=1000').update).toEqual({ rttUs: 85_000, lossDown: 0.01, lossBurst: 2, mssBytes: 1000 });
+    expect(() => benchLink('cross-az/loss=1')).toThrow(/^--links loss=: /);
+    expect(() => benchLink('cross-az/mss=9')).toThrow('--links mss=: invalid value "9"; expected a whole number from 536 to 65535');
     // As the flags read them: an empty burst was 0 (independent losses) without a word, and 0x5a0 or 1e3 were numbers.
     for (const [spec, key, text] of [['loss-burst=', 'loss-burst=', ''], ['mss=0x5a0', 'mss=', '0x5a0'], ['loss=1%/loss-burst=1e1', 'loss-burst=', '1e1']]) {
-      expect(() => parseLinkSpec(spec!)).toThrow(`--links ${key}: invalid value "${text}"; expected a `);
+      expect(() => benchLink(spec!)).toThrow(`--links ${key}: invalid value "${text}"; expected a `);
     }
     expect(() => linkFromFlags({ mss: '1e3' })).toThrow('--mss: invalid value "1e3"');
     // Loss and burst together: named by the burst as typed, as --loss-burst is.
-    expect(() => parseLinkSpec('rtt=1ms/loss=60%/loss-burst=1.2')).toThrow(
+    expect(() => benchLink('rtt=1ms/loss=60%/loss-burst=1.2')).toThrow(
       /^--links loss-burst=: invalid value "1\.2"; expected a mean burst of at least 1\.5 segments for a loss of 0\.6/,
     );
   });
 
   it('bench --links: a key given twice, or a preset after the first part, is refused naming it', () => {
-    expect(() => parseLinkSpec('rtt=2ms/rtt=20ms')).toThrow('--links rtt=: invalid value "rtt=2ms/rtt=20ms"; expected each key at most once in a link');
-    expect(() => parseLinkSpec('bw=1mbit/bandwidth=2mbit')).toThrow('--links bandwidth=: invalid value');
+    expect(() => benchLink('rtt=2ms/rtt=20ms')).toThrow('--links rtt=: invalid value "rtt=2ms/rtt=20ms"; expected each key at most once in a link');
+    expect(() => benchLink('bw=1mbit/bandwidth=2mbit')).toThrow('--links bandwidth=: invalid value');
     expect(() => parseLinkSpec('rtt=2ms/cross-az', '--node-link')).toThrow(
       '--node-link: invalid value "rtt=2ms/cross-az"; expected a preset only as the first part (cross-az/key=value',
     );
