@@ -14,6 +14,9 @@ import type { DashboardSource } from './types.js';
 /** About four events a second. */
 export const EVENT_INTERVAL_MS = 250;
 
+/** How long a page waits before it opens the stream again after it ended (the stream's `retry:`). */
+export const STREAM_RETRY_MS = 2000;
+
 export interface EventStreamsOptions {
   /** @default EVENT_INTERVAL_MS */
   intervalMs?: number;
@@ -57,8 +60,7 @@ export class EventStreams {
       return void res.end('closing\n');
     }
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-    // How long a page waits before it reconnects after the stream ended.
-    res.write('retry: 2000\n\n');
+    res.write(`retry: ${STREAM_RETRY_MS}\n\n`);
     req.socket.setNoDelay(true);
     this.open.add(res);
     res.on('close', () => this.leave(res));

@@ -6,6 +6,8 @@
  * Text from the proxy (command names, toxic names) is set with textContent, never as markup; the
  * chart's SVG comes from the proxy's own chart code, which escapes every label.
  */
+import { STREAM_RETRY_MS } from './event-streams.js';
+
 export const PAGE_SCRIPT = String.raw`
 (() => {
   'use strict';
@@ -48,8 +50,7 @@ export const PAGE_SCRIPT = String.raw`
     fill('commands-body', e.commands.map((c) => row([c.name, c.count, fmtRate(c.perSecond), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs)])));
     $('commands-empty').hidden = e.commands.length > 0;
     $('chart').innerHTML = e.chartSvg || '<p class="muted">no command answered in the window</p>';
-    fill('toxics-body', e.toxics.map((t) => row([t.name, t.type, t.stream, t.toxicity, JSON.stringify(t.attributes), t.applications, cfg.toxics ? removeButton(t.name) : ''])));
-    $('toxics-empty').hidden = e.toxics.length > 0;
+    toxicRows(e.toxics);
     const nodes = e.nodes || [];
     $('nodes').hidden = nodes.length === 0;
     // With --client-zones a node has a listener, so a row, per client zone: the column says whose apps each serves.
@@ -57,6 +58,21 @@ export const PAGE_SCRIPT = String.raw`
     $('nodes-client-zone').hidden = !split;
     fill('nodes-body', nodes.map((n) => row([n.upstream ?? n.id ?? '', n.listen ?? '', ...(split ? [n.clientZone ?? '-'] : []), n.role ?? '', n.zone ?? '-', n.link ?? '', n.linkSettings ? fmtUs(n.linkSettings.upUs + n.linkSettings.downUs) : '', fmtRate(n.rates.commands) + '/s', fmtRate(n.rates.roundTrips) + '/s', fmtBytes(n.rates.bytesUp) + '/s', fmtBytes(n.rates.bytesDown) + '/s', n.connections.active])));
     nodeChoices(nodes);
+  }
+
+  function toxicRows(toxics) {
+    const body = $('toxics-body');
+    // Rows made again only when a toxic came, went or changed, else each count set in its cell: made
+    // at every event, a Remove held down across one (a press longer than the time between events)
+    // was lost, its button gone from the page before the release.
+    const key = JSON.stringify(toxics.map((t) => [t.name, t.type, t.stream, t.toxicity, t.attributes]));
+    if (body.dataset.key === key) {
+      toxics.forEach((t, i) => { body.rows[i].cells[5].textContent = String(t.applications); });
+      return;
+    }
+    body.dataset.key = key;
+    fill('toxics-body', toxics.map((t) => row([t.name, t.type, t.stream, t.toxicity, JSON.stringify(t.attributes), t.applications, cfg.toxics ? removeButton(t.name) : ''])));
+    $('toxics-empty').hidden = toxics.length > 0;
   }
 
   function lossControls(link) {
@@ -177,9 +193,19 @@ export const PAGE_SCRIPT = String.raw`
   }
 
   const status = $('status');
-  const source = new EventSource(cfg.events);
-  source.addEventListener('stats', (m) => render(JSON.parse(m.data)));
-  source.addEventListener('open', () => { status.textContent = 'live'; status.className = 'live'; });
-  source.addEventListener('error', () => { status.textContent = last ? 'disconnected, retrying' : 'not connected'; status.className = 'down'; });
+  function connect() {
+    const source = new EventSource(cfg.events);
+    source.addEventListener('stats', (m) => render(JSON.parse(m.data)));
+    source.addEventListener('open', () => { status.textContent = 'live'; status.className = 'live'; });
+    source.addEventListener('error', () => {
+      status.textContent = last ? 'disconnected, retrying' : 'not connected, retrying';
+      status.className = 'down';
+      // The browser retries a stream that broke, but gives up for good on an answer that is not one
+      // (a 503 from an endpoint that is closing, a 404 for a proxy redis-rtt server no longer has):
+      // the page would say it retries and never show the proxy started again or made again.
+      if (source.readyState === EventSource.CLOSED) setTimeout(connect, ${STREAM_RETRY_MS});
+    });
+  }
+  connect();
 })();
 `;

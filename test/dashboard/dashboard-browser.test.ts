@@ -2,9 +2,10 @@
  * The dashboard in real headless Chromium, in front of a real redis-server: opened once with the
  * control token (which becomes a cookie and leaves the address), it shows traffic that redis-cli
  * drives, its RTT control changes the link both /stats and a client's PINGs see, a bad value shows
- * the API's error and changes nothing, a change the API warns about shows the warning, and a toxic
- * is added and removed from the page. Set UPDATE_SCREENSHOTS=1 to write docs/dashboard.png (the
- * picture docs/dashboard.md shows).
+ * the API's error and changes nothing, a change the API warns about shows the warning, a toxic
+ * is added and removed from the page (a Remove held across events too), and a refused stream is
+ * opened again. Set UPDATE_SCREENSHOTS=1 to write docs/dashboard.png (the picture docs/dashboard.md
+ * shows).
  */
 import { execFile } from 'node:child_process';
 import http from 'node:http';
@@ -229,6 +230,19 @@ describe('the dashboard in Chromium', () => {
     await vi.waitFor(async () => expect(await b.page.locator('#toxics-empty').isVisible()).toBe(true), { timeout: 10_000, interval: 100 });
   });
 
+  it('a Remove held down while events come removes its toxic: its row is not made again under the press', async () => {
+    proxy.addToxic({ type: 'latency', name: 'held', attributes: { latency: 1 } });
+    const button = b.page.locator('button[data-toxic="held"]');
+    const box = await vi.waitFor(async () => (await button.boundingBox())!, { timeout: 10_000, interval: 50 });
+    // Each event sets the window's text: two of them come while the button is held.
+    await b.page.evaluate("window.renders = 0; new MutationObserver(() => window.renders++).observe(document.getElementById('window'), { childList: true })");
+    await b.page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await b.page.mouse.down();
+    await vi.waitFor(async () => expect(await b.page.evaluate('window.renders')).toBeGreaterThanOrEqual(2), { timeout: 10_000, interval: 50 });
+    await b.page.mouse.up();
+    await vi.waitFor(() => expect(proxy.toxics()).toEqual([]), { timeout: 5_000, interval: 50 });
+  });
+
   it('a page from another origin (same site, so the cookie goes along) changes nothing and reads nothing', async () => {
     const before = await stats();
     const evil = await startEvilSite(base);
@@ -276,6 +290,19 @@ describe('the dashboard in Chromium', () => {
       const shown = await rows.evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 3).map((td) => td.textContent).join(' ')));
       expect(shown).toEqual(nodes.map((n) => `${n.upstream} ${n.listen} ${n.clientZone}`));
       expect(await page.locator('#node-select option').allInnerTexts()).toEqual(['every node', '127.0.0.1:7001', '127.0.0.1:7002']);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('opens the stream again after an answer that is not one (a 503 while closing), which the browser gives up on', async () => {
+    const page = await b.context.newPage();
+    try {
+      let asked = 0;
+      await page.route('**/events', (route) => (asked++ === 0 ? route.fulfill({ status: 503, contentType: 'text/plain', body: 'closing\n' }) : route.continue()));
+      await page.goto(`${base}/`);
+      await vi.waitFor(async () => expect(await page.locator('#status').innerText()).toBe('live'), { timeout: 15_000, interval: 100 });
+      expect(asked).toBe(2);
     } finally {
       await page.close();
     }
