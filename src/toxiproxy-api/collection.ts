@@ -13,6 +13,7 @@ import { goPopulateBody } from './go-json.js';
 export class ProxyCollection {
   private readonly proxies = new Map<string, ManagedProxy>();
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly removedListeners: ((p: ManagedProxy) => void)[] = [];
 
   constructor(
     private readonly env: ToxicEnv & { scheduler: Scheduler },
@@ -51,7 +52,13 @@ export class ProxyCollection {
   async remove(name: string): Promise<void> {
     const p = this.get(name);
     this.proxies.delete(name);
+    for (const told of this.removedListeners) told(p);
     await p.stop();
+  }
+
+  /** Tells `fn` of each proxy removed (DELETE, or replaced by POST /populate), as it goes. */
+  onRemoved(fn: (p: ManagedProxy) => void): void {
+    this.removedListeners.push(fn);
   }
 
   /**

@@ -13,6 +13,7 @@ import { queryParam, type Route } from '../http/router.js';
 import { TOXIC_TYPES } from '../toxics/registry.js';
 import { esc } from '../svg/escape.js';
 import type { ProxyCollection } from './collection.js';
+import type { ManagedProxy } from './managed-proxy.js';
 
 export const UI_PATH = '/ui';
 
@@ -20,12 +21,20 @@ export const UI_PATH = '/ui';
 const DOT_SEGMENTS: ReadonlySet<string> = new Set(['.', '..']);
 
 export class ServerUi {
-  private readonly streams = new Map<string, EventStreams>();
+  /** By proxy, not by name: a name deleted and made again (or replaced by POST /populate) is another proxy. */
+  private readonly streams = new Map<ManagedProxy, EventStreams>();
 
   constructor(
     private readonly proxies: ProxyCollection,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    // The pages of a proxy that is gone lose their stream and ask again: a 404 until the name is made
+    // again, then that proxy's. Kept, they showed the deleted proxy's last stats and toxics for good.
+    proxies.onRemoved((p) => {
+      this.streams.get(p)?.close();
+      this.streams.delete(p);
+    });
+  }
 
   routes(): Route[] {
     return [
@@ -68,14 +77,14 @@ export class ServerUi {
     const name = proxyParam(req);
     if (name === undefined) throw new HttpError(400, 'missing ?proxy=NAME');
     const p = this.proxies.get(name);
-    let s = this.streams.get(name);
+    let s = this.streams.get(p);
     if (s === undefined) {
-      // The proxy as it is at each tick: a disabled one shows its last stats, a deleted one too.
+      // The proxy as it is at each tick: a disabled one shows its last stats.
       s = new EventStreams(
         { stats: () => p.stats(), commandLatency: () => p.proxy?.commandLatencyUs() ?? [], toxics: () => p.toxicSpecs() },
         { log: this.log },
       );
-      this.streams.set(name, s);
+      this.streams.set(p, s);
     }
     s.accept(req, res);
   }

@@ -1,7 +1,8 @@
 /**
  * `redis-rtt server`'s dashboard at /ui: the page of one proxy (its toxics through the toxiproxy
  * API), a list when there are several, its event stream with real traffic through a real
- * redis-server, the token cookie kept across the redirect, and closing the server ends the stream.
+ * redis-server, the token cookie kept across the redirect, a deleted proxy's stream ended (a proxy made again under
+ * its name is another), and closing the server ends the stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
@@ -61,6 +62,23 @@ describe('redis-rtt server /ui', () => {
       expect(config).toMatchObject({ events: `/ui/events?proxy=${encodeURIComponent(name)}`, link: null, toxics: null });
       await server.proxies.serial(() => server.proxies.remove(name));
     }
+  });
+
+  it('a proxy deleted and made again under its name: its pages lose the old one\'s stream and get the new one\'s', async () => {
+    const made = (body: object): Promise<unknown> => server.proxies.serial(() => server.proxies.create({ name: 'again', listen: '127.0.0.1:0', upstream: redis.address, ...body }));
+    await made({});
+    server.proxies.get('again').addToxic({ type: 'latency', name: 'old_one', attributes: { latency: 1 } });
+    const old = await openEvents(server.api, '/ui/events?proxy=again', { cookie });
+    expect(old.events[0]!.toxics.map((t) => t.name)).toEqual(['old_one']);
+    await server.proxies.serial(() => server.proxies.remove('again'));
+    await old.ended;
+    await expect(openEvents(server.api, '/ui/events?proxy=again', { cookie })).rejects.toThrow(/status 404/);
+    await made({});
+    server.proxies.get('again').addToxic({ type: 'latency', name: 'new_one', attributes: { latency: 1 } });
+    const renewed = await openEvents(server.api, '/ui/events?proxy=again', { cookie });
+    expect(renewed.events[0]!.toxics.map((t) => t.name)).toEqual(['new_one']);
+    await server.proxies.serial(() => server.proxies.remove('again'));
+    await renewed.ended;
   });
 
   it('streams the proxy\'s traffic and toxics', async () => {
