@@ -12,6 +12,8 @@ export interface RttSeries {
 /** `[1733112345.123456] 64 bytes from 10.0.0.1: icmp_seq=1 ttl=57 time=12.3 ms` (ping -D). */
 const PING_LINE = /^\[(\d+(?:\.\d+)?)\].*\btime[=<]\s*(\d+(?:\.\d+)?)\s*ms/;
 const PING_STAMP = /^\[\d+(?:\.\d+)?\]/;
+/** A ping reply with no `[epoch]` stamp before it: ping run without -D (or a ping that has no -D). */
+const UNSTAMPED_REPLY = /\bicmp_seq=\d+.*\btime[=<]\s*\d/;
 const CSV_ROW = /^\s*(\d+(?:\.\d+)?)\s*,\s*(\d+(?:\.\d+)?)\s*$/;
 const ACCEPTS = 'rows of seconds,rtt_ms (e.g. 0,1.2), or the output of ping -D';
 /** As for every delay (`--rtt`, `PUT /link`): one hour. */
@@ -40,7 +42,12 @@ export function parseRttSeries(text: string, flag = '--rtt-series'): RttSeries {
     // A header is words; a line of numbers that is not a row (a negative RTT) is refused.
     else if (rows.length > 0 || /\d\s*,\s*-?\d/.test(line)) throw new ConfigError(`${flag} line ${i + 1}`, raw, ACCEPTS);
   });
-  if (rows.length === 0) throw new ConfigError(flag, `${lines.length} line(s), no row`, `at least one row: ${ACCEPTS}`);
+  if (rows.length === 0) {
+    // Each reply read as a header line: said as 'no row', which did not tell why.
+    const unstamped = ping ? 0 : lines.filter((l) => UNSTAMPED_REPLY.test(l)).length;
+    if (unstamped > 0) throw new ConfigError(flag, `${unstamped} ping repl(ies), none with a time stamp`, "ping -D's output: run ping with -D, which stamps each reply with its time");
+    throw new ConfigError(flag, `${lines.length} line(s), no row`, `at least one row: ${ACCEPTS}`);
+  }
   const first = rows[0]!.atS;
   const atUs: number[] = [];
   const rttUs: number[] = [];

@@ -97,6 +97,11 @@ describe('--rtt-series', () => {
     expect(() => parseRttSeries('seconds,rtt_ms\n')).toThrow(/--rtt-series: .*at least one row/);
     expect(() => parseRttSeries('PING x (1.2.3.4) 56(84) bytes of data.\n[1.0] no answer yet for icmp_seq=1\n')).toThrow(/at least one row/);
     expect(() => parseRttSeries('0,1\n1,x\n')).toThrow(/--rtt-series line 2/);
+    // ping without -D: each reply was taken for a header line, and the error said only 'no row'.
+    const unstamped = 'PING 10.0.0.1 (10.0.0.1) 56(84) bytes of data.\n64 bytes from 10.0.0.1: icmp_seq=1 ttl=64 time=12.3 ms\n64 bytes from 10.0.0.1: icmp_seq=2 ttl=64 time=12.5 ms\n';
+    expect(() => parseRttSeries(unstamped)).toThrow(
+      `--rtt-series: invalid value "2 ping repl(ies), none with a time stamp"; expected ping -D's output: run ping with -D, which stamps each reply with its time`,
+    );
     expect(() => parseRttSeries('0,1\n2,1\n1,1\n')).toThrow(/--rtt-series line 3: .*time order/);
     // At most an hour, as every delay; a negative RTT is a bad row, not a header.
     expect(() => parseRttSeries('0,1\n1,99999999\n')).toThrow(/--rtt-series line 2: invalid value "1,99999999"; expected an RTT of at most 1 hour/);
