@@ -51,10 +51,12 @@ class RewriteStage implements FrameStage {
     let exec: (RewriteKind | undefined)[] | undefined;
     if (req) {
       kind = topologyKind(req.name, req.args);
-      // By name first: EXEC and DISCARD end the transaction whatever inMulti says of them.
+      // By name first: EXEC, DISCARD and RESET end the transaction whatever inMulti says of them.
       if (req.name === 'EXEC') [exec, this.queued] = [this.queued ?? [], undefined];
-      else if (req.name === 'DISCARD') this.queued = undefined;
-      else if (req.name === 'MULTI' && this.queued === undefined) this.queued = [];
+      else if (req.name === 'DISCARD' || req.name === 'RESET') this.queued = undefined;
+      // A MULTI outside a transaction starts a new one, whatever was left of an old one whose EXEC
+      // was never answered (CLIENT REPLY OFF): a stale entry shifts every EXEC element after it.
+      else if (req.name === 'MULTI' && !req.inMulti) this.queued = [];
       else if (req.inMulti && this.queued !== undefined) {
         // +QUEUED: its topology reply comes in EXEC's array. An error (a nested MULTI, a WATCH in
         // MULTI) was not queued and has no element there.

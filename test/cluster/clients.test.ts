@@ -61,6 +61,18 @@ describe('topology replies through the proxy name only listeners', () => {
     expect(after.replicas - before.replicas).toBe(2);
     expect(after.moved - before.moved).toBe(2);
   });
+
+  it('RESET ends a transaction: the next EXEC is rewritten by its own queue (a value naming a node stays as written)', async () => {
+    const seedKey = (await keyPerMaster(cluster)).find((k) => k.masterPort === cluster.nodes[0]!.port)!.key;
+    const value = `0123 ${cluster.nodes[1]!.address}@${cluster.nodes[1]!.port + 10000} master - 0 0 1 connected`;
+    const out = await through([['SET', seedKey, value], ['MULTI'], ['CLUSTER', 'NODES'], ['RESET'], ['MULTI'], ['GET', seedKey], ['CLUSTER', 'SLOTS'], ['EXEC'], ['PING']]);
+    // The queue RESET left made the EXEC rewrite the value as a CLUSTER NODES line and pass the
+    // SLOTS reply with every real port in it.
+    expect(out).toContain(`*2\r\n$${value.length}\r\n${value}\r\n*`);
+    const rest = out.replace(value, '');
+    const leak = realPorts().exec(rest);
+    expect(leak ? rest.slice(Math.max(0, leak.index - 200), leak.index + 50) : '').toBe('');
+  });
 });
 
 describe('real cluster clients with no address mapping stay behind the proxy', () => {

@@ -66,6 +66,24 @@ describe('the rewrite stage on one connection', () => {
     expect(text(stage.onReply!(reply(req('EXEC', [], true), `*2\r\n$1\r\nx\r\n${slots(7001)}`)))).toBe(`*2\r\n$1\r\nx\r\n${slotsOut(9001)}`);
   });
 
+  it('RESET ends a transaction, and a MULTI outside one starts afresh: no stale entry shifts the EXEC array', () => {
+    const { stage } = setup({ 7001: 9001 });
+    stage.onReply!(reply(req('MULTI'), '+OK\r\n'));
+    stage.onReply!(reply(req('CLUSTER', ['NODES'], true), '+QUEUED\r\n'));
+    stage.onReply!(reply(req('RESET', [], true), '+RESET\r\n'));
+    stage.onReply!(reply(req('MULTI'), '+OK\r\n'));
+    stage.onReply!(reply(req('GET', ['k'], true), '+QUEUED\r\n'));
+    stage.onReply!(reply(req('CLUSTER', ['SLOTS'], true), '+QUEUED\r\n'));
+    const value = '$48\r\nid 127.0.0.1:7001@17001 master - 0 0 1 connected\r\n';
+    expect(text(stage.onReply!(reply(req('EXEC', [], true), `*2\r\n${value}${slots(7001)}`)))).toBe(`*2\r\n${value}${slotsOut(9001)}`);
+    // An EXEC that got no reply (CLIENT REPLY OFF) leaves its queue behind: the next MULTI drops it.
+    stage.onReply!(reply(req('MULTI'), '+OK\r\n'));
+    stage.onReply!(reply(req('CLUSTER', ['NODES'], true), '+QUEUED\r\n'));
+    stage.onReply!(reply(req('MULTI'), '+OK\r\n'));
+    stage.onReply!(reply(req('GET', ['k'], true), '+QUEUED\r\n'));
+    expect(text(stage.onReply!(reply(req('EXEC', [], true), `*1\r\n${value}`)))).toBe('pass');
+  });
+
   it('a node with no listener: the reply waits (a promise) until it is opened, then goes out rewritten', async () => {
     const known: Record<number, number> = { 7001: 9001 };
     const opened: number[] = [];
