@@ -46,8 +46,8 @@ export interface Trace {
 
 export interface ReadOptions {
   /**
-   * Keep each command's argument sizes. The analysis does not use them, and on a big trace they are
-   * most of the memory. @default true
+   * Keep each command's argument sizes. The analysis does not use them: left off, a big trace takes
+   * less memory. @default true
    */
   argSizes?: boolean;
 }
@@ -126,14 +126,11 @@ class TraceParser {
     if (this.end) throw this.error('a line after the end line (the recorder writes nothing after it)');
     let decoded: DecodedLine;
     try {
-      decoded = decodeEvent(obj as Record<string, unknown>);
+      decoded = decodeEvent(obj as Record<string, unknown>, this.keepArgSizes);
     } catch (err) {
       throw this.error((err as Error).message);
     }
-    if (decoded.kind === 'event') {
-      if (!this.keepArgSizes && decoded.event.type === 'command') delete decoded.event.argSizes;
-      this.events.push(decoded.event);
-    }
+    if (decoded.kind === 'event') this.events.push(decoded.event);
     else if (decoded.kind === 'link') this.links.push(decoded.change);
     else if (decoded.kind === 'nodelink') this.nodeLinks.push(decoded.change);
     else if (decoded.kind === 'truncated') this.truncation = decoded.truncation;

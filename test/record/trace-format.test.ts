@@ -1,7 +1,11 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import type { CommandEvent, TapEvent } from '../../src/stats/types.js';
 import { encodeEnd, encodeEvent, encodeHeader, encodeLinkChange, encodeTruncated, safeName } from '../../src/record/trace-format.js';
-import { parseTrace, TraceFormatError } from '../../src/record/trace-reader.js';
+import { parseTrace, readTrace, TraceFormatError } from '../../src/record/trace-reader.js';
 import { LOCAL_LINK } from './synthetic.js';
 
 const T0 = 1_000_000;
@@ -161,5 +165,29 @@ describe('trace reader errors', () => {
       'line 3: incomplete last line ignored (the recording was cut off)',
       'no end line: the recording was not closed cleanly; the last requests may be missing',
     ]);
+  });
+});
+
+describe('reading a trace without argument sizes (what analyze reads)', () => {
+  // The sizes were deleted from each event after decoding: V8 then keeps every event as a dictionary, about
+  // 900 bytes where a plain one takes 200, and analyze of a 256mb trace (the --record-max-bytes default)
+  // ran out of a 2 GB heap (a machine of 8 GB) and aborted.
+  it('leaves them off as it decodes, so each event stays a plain object, and still checks them', async () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const hasFastProperties = new Function('o', 'return %HasFastProperties(o)') as (o: object) => boolean;
+    const dir = mkdtempSync(join(tmpdir(), 'redis-rtt-trace-'));
+    try {
+      const path = join(dir, 'app.trace');
+      writeFileSync(path, text([cmd(), cmd({ roundTrip: 8 })]));
+      const [get] = (await readTrace(path, { argSizes: false })).events;
+      expect(get).toMatchObject({ type: 'command', name: 'GET', roundTrip: 7 });
+      expect(get).not.toHaveProperty('argSizes');
+      expect(hasFastProperties(get!)).toBe(true);
+      expect((await readTrace(path)).events[0]).toMatchObject({ argSizes: [3, 8] });
+      writeFileSync(path, text([cmd()]).replace('"as":[3,8]', '"as":"3,8"'));
+      await expect(readTrace(path, { argSizes: false })).rejects.toThrow(/app\.trace:2: "as" must be an array of numbers/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
