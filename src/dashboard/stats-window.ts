@@ -64,17 +64,25 @@ export class StatsWindow {
     this.counters.push({ atNs, totals: copyCounters(totals), nodes: new Map(nodes.map((n, i) => [keyOf(i), copyCounters(n)])) });
     dropOld(this.counters, atNs - this.windowNs);
 
-    const now = new Map<string, LatencyHistogram>();
-    for (const [name, h] of commandLatency) if (h.count > 0) now.set(name, h.clone());
+    const live = new Map<string, LatencyHistogram>();
+    for (const [name, h] of commandLatency) if (h.count > 0) live.set(name, h);
+    const now = cloneAll(live);
     const lastLatency = this.latency[this.latency.length - 1];
     if (!lastLatency || atNs - lastLatency.atNs >= LATENCY_STEP_NS) this.latency.push({ atNs, byCommand: cloneAll(now) });
     dropOld(this.latency, atNs - this.windowNs);
 
+    let latency = windowHistograms(now, this.latency[0]!.byCommand);
+    if (latency === undefined) {
+      // A command's histogram holds less than it did with no reset: in cluster and Sentinel mode a
+      // node that left took its histograms along (the totals keep its counts, so no counter fell).
+      // Less the old reading, the window showed every command since start as answered in it; the
+      // commands' window starts again here instead.
+      this.latency = [{ atNs, byCommand: cloneAll(live) }];
+      latency = [];
+    }
     const base = this.counters[0]!;
     const seconds = (atNs - base.atNs) / 1e9;
-    const latencyBase = this.latency[0]!;
-    const latencySeconds = (atNs - latencyBase.atNs) / 1e9;
-    const latency = windowHistograms(now, latencyBase.byCommand);
+    const latencySeconds = (atNs - this.latency[0]!.atNs) / 1e9;
     return {
       windowMs: Math.round(seconds * 1000),
       rates: rates(totals, base.totals, seconds),
@@ -123,16 +131,21 @@ function cloneAll(m: ReadonlyMap<string, LatencyHistogram>): Map<string, Latency
   return new Map([...m].map(([name, h]) => [name, h.clone()]));
 }
 
-/** `now` less `base` per command (each `now` entry is a copy, changed in place), busiest first, empty ones left out. */
-function windowHistograms(now: Map<string, LatencyHistogram>, base: ReadonlyMap<string, LatencyHistogram>): { name: string; histogram: LatencyHistogram }[] {
-  const out: { name: string; histogram: LatencyHistogram }[] = [];
+/**
+ * `now` less `base` per command (each `now` entry is a copy, changed in place), busiest first, empty
+ * ones left out; undefined when a command's histogram lost some of what `base` holds (subtracting
+ * then fails, possibly halfway).
+ */
+function windowHistograms(now: Map<string, LatencyHistogram>, base: ReadonlyMap<string, LatencyHistogram>): WindowFigures['latency'] | undefined {
+  const out: WindowFigures['latency'] = [];
   for (const [name, h] of now) {
     const before = base.get(name);
-    if (before && before.count <= h.count) {
+    if (before) {
+      if (before.count > h.count) return undefined;
       try {
         h.subtract(before);
       } catch {
-        // A reset between the two readings: what `now` holds is all since then, inside the window.
+        return undefined;
       }
     }
     if (h.count > 0) out.push({ name, histogram: h });

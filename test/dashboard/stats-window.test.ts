@@ -109,6 +109,24 @@ describe('StatsWindow', () => {
     expect(f.nodeRates.map((r) => r.commands)).toEqual([50, 50]);
   });
 
+  it('a node that left with its histograms: the commands\' window starts again, not every command since start in it', () => {
+    // Two nodes' GETs merged, as a cluster proxy's commandLatencyUs; the totals keep a node that left.
+    const a = new LatencyHistogram();
+    const b = new LatencyHistogram();
+    for (let i = 0; i < 1000; i++) b.record(100_000);
+    const merged = (...hs: LatencyHistogram[]): [string, LatencyHistogram][] => {
+      const h = new LatencyHistogram();
+      for (const x of hs) h.add(x);
+      return [['GET', h]];
+    };
+    const w = new StatsWindow();
+    w.add(0, counters(1000), [], merged(a, b));
+    for (let i = 0; i < 10; i++) a.record(300);
+    expect(w.add(1 * S, counters(1010), [], merged(a)).commands).toEqual([]); // b left
+    for (let i = 0; i < 20; i++) a.record(200);
+    expect(w.add(2 * S, counters(1030), [], merged(a)).commands).toEqual([{ name: 'GET', count: 20, perSecond: 20, p50Us: 200, p99Us: 200, maxUs: 200 }]);
+  });
+
   it('gives each node its own rates, in the stats block\'s order', () => {
     const w = new StatsWindow();
     w.add(0, counters(0), [counters(0), counters(0)], []);
