@@ -15,7 +15,7 @@ import { setupAdvice, summarizeSetup, type SetupSummary } from './setup.js';
 import { findOpportunities, ms, type Opportunity } from './opportunities.js';
 import { buildTimelines, linkRttUs } from './timeline.js';
 import { topCommands, type TopCommand } from './top-commands.js';
-import { countRedirects, summarizeNodes, type NodeSummary, type Redirects } from './nodes.js';
+import { countRedirects, spokeToCluster, summarizeNodes, type NodeSummary, type Redirects } from './nodes.js';
 import type { Trace } from './trace-reader.js';
 import { fmtUsSetting } from '../format.js';
 import type { KeyMode, TraceLink, TraceTruncation } from './trace-format.js';
@@ -178,7 +178,7 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
     recorded: { rttUs: recordedRttUs, wallMs: totals.wallMs, roundTrips: totals.roundTrips, waitMs: totals.waitMs, ...asRecorded },
     projections,
     setup,
-    opportunities: findOpportunities(timelines, { minRun: o.minRun, maxGapUs: o.maxGapUs, rttsUs: o.rttsUs }),
+    opportunities: findOpportunities(timelines, { minRun: o.minRun, maxGapUs: o.maxGapUs, rttsUs: o.rttsUs, cluster: spokeToCluster(timelines) }),
     topCommands: topCommands(timelines, o.top),
   };
   if (trace.truncation) analysis.trace.truncation = trace.truncation;

@@ -81,6 +81,21 @@ function addRedirects(r: Redirects, t: ConnectionTimeline): void {
   }
 }
 
+/** How a cluster client learns the slot map; a plain Redis refuses them (cluster support disabled). */
+const SLOT_MAP_COMMANDS: ReadonlySet<string> = new Set(['CLUSTER SLOTS', 'CLUSTER SHARDS', 'CLUSTER NODES']);
+
+/**
+ * Whether the trace's clients spoke to a Redis Cluster: one read the slot map or was redirected. Node
+ * fields alone do not say it: a Sentinel set-up's traces name their nodes too, and have no slots.
+ */
+export function spokeToCluster(timelines: readonly ConnectionTimeline[]): boolean {
+  return timelines.some((t) =>
+    t.roundTrips.some((rt) =>
+      rt.commands.some((c) => (SLOT_MAP_COMMANDS.has(c.name) && c.errorPrefix === undefined && c.reply !== '-') || c.errorPrefix === 'MOVED' || c.errorPrefix === 'ASK'),
+    ),
+  );
+}
+
 /** "3 MOVED, 1 ASK redirects: each an extra round trip ..."; undefined when there were none. */
 export function redirectLine(r: Redirects): string | undefined {
   if (r.moved + r.ask === 0) return undefined;

@@ -25,6 +25,8 @@ export interface OpportunityOptions {
   maxGapUs?: number;
   /** RTTs to price the savings at. */
   rttsUs: readonly number[];
+  /** The clients spoke to a Redis Cluster (nodes.ts spokeToCluster): a command's keys must share a slot. @default false */
+  cluster?: boolean;
 }
 
 export const DEFAULT_OPPORTUNITY = { minRun: 3, maxGapUs: 100_000 };
@@ -75,8 +77,8 @@ export function findOpportunities(timelines: readonly ConnectionTimeline[], o: O
       .filter(([a, b]) => b - a >= minRun && new Set(rts.slice(a, b).map((rt) => rt.commands[0]!.name)).size > 1);
     const loops = runs(rts, maxGapUs, () => true, (rt, first) => rt.commands[0]!.name === first.commands[0]!.name)
       .filter(([a, b]) => b - a >= minRun && !writeRuns.some(([wa, wb]) => wa <= a && b <= wb));
-    for (const [a, b] of writeRuns) found.push(describe('writes', t, rts.slice(a, b), o.rttsUs));
-    for (const [a, b] of loops) found.push(describe(isCursor(rts[a]!.commands[0]!.name) ? 'dependent' : 'loop', t, rts.slice(a, b), o.rttsUs));
+    for (const [a, b] of writeRuns) found.push(describe('writes', t, rts.slice(a, b), o));
+    for (const [a, b] of loops) found.push(describe(isCursor(rts[a]!.commands[0]!.name) ? 'dependent' : 'loop', t, rts.slice(a, b), o));
   }
   // Cursor loops save nothing, so they sort after every batchable run, the longest first.
   return found.sort((x, y) => y.roundTripsSaved - x.roundTripsSaved || y.count - x.count || x.conn - y.conn || x.firstRoundTrip - y.firstRoundTrip);
@@ -113,7 +115,8 @@ function isError(c: CommandEvent): boolean {
   return c.reply === '-' || c.reply === '!' || c.errorPrefix !== undefined;
 }
 
-function describe(kind: Opportunity['kind'], t: ConnectionTimeline, run: readonly RoundTrip[], rttsUs: readonly number[]): Opportunity {
+function describe(kind: Opportunity['kind'], t: ConnectionTimeline, run: readonly RoundTrip[], o: OpportunityOptions): Opportunity {
+  const rttsUs = o.rttsUs;
   const cmds = run.map((rt) => rt.commands[0]!);
   const commands: Record<string, number> = {};
   for (const c of cmds) commands[c.name] = (commands[c.name] ?? 0) + 1;
@@ -138,7 +141,7 @@ function describe(kind: Opportunity['kind'], t: ConnectionTimeline, run: readonl
     savedMs: rttsUs.map((rttUs) => ({ rttUs, savedMs: kind === 'dependent' ? 0 : ms((count - 1) * rttUs) })),
   };
   if (distinctKeys !== undefined) op.distinctKeys = distinctKeys;
-  if (kind === 'loop') Object.assign(op, loopAdvice(cmds, count, distinctKeys, t.node !== undefined));
+  if (kind === 'loop') Object.assign(op, loopAdvice(cmds, count, distinctKeys, o.cluster === true));
   if (kind === 'dependent') op.instead = cursorAdvice(op.command, count, rttsUs);
   return op;
 }
@@ -148,7 +151,7 @@ function cursorAdvice(command: string, count: number, rttsUs: readonly number[])
   return `dependent: cannot be batched (each ${command} needs the previous cursor); ${count} round trips${cost ? ` cost ${cost}` : ''}; a larger COUNT needs fewer`;
 }
 
-/** `cluster`: the connection went to one node of a cluster, where a command of several keys needs them in one slot. */
+/** `cluster`: the clients spoke to a Redis Cluster, where a command of several keys needs them in one slot. */
 function loopAdvice(cmds: readonly CommandEvent[], count: number, distinctKeys: number | undefined, cluster: boolean): { instead: string; multiKey?: string } {
   const name = baseCommand(cmds[0]!.name);
   const form = MULTI_KEY_FORMS[name];

@@ -12,7 +12,7 @@ import { renderHtml } from '../../src/record/render-html.js';
 import { buildTimelines } from '../../src/record/timeline.js';
 import { encodeEnd, encodeEvent, encodeHeader, encodeNodeLink, type NodeLinkChange } from '../../src/record/trace-format.js';
 import type { TapEvent } from '../../src/stats/types.js';
-import { LOCAL_LINK, reparse, Session, traceOf } from './synthetic.js';
+import { LOCAL_LINK, reparse, Session, traceOf, type CmdSpec } from './synthetic.js';
 
 const A = '127.0.0.1:30001';
 const B = '127.0.0.1:30002';
@@ -180,20 +180,25 @@ describe('analyze on a cluster trace', () => {
   // An ioredis Cluster's loop of SETs read 'one MSET of 14 keys' on a node connection: keys in different slots
   // of that node make MSET fail with CROSSSLOT, and a trace holds no slot.
   it('advises a multi-key command across keys only as one that needs them in one hash slot', () => {
-    const loopOn = (node: string | undefined, name: string, keys: string[]) => {
+    // `first`: what the connection sent before the loop (a cluster client reads the slot map first).
+    const loopOn = (first: CmdSpec | undefined, name: string, keys: string[]) => {
       const events: TapEvent[] = [];
       const s = new Session(events, 1, 0);
-      if (node !== undefined) Object.assign(events[0]!, { node });
+      Object.assign(events[0]!, { node: A });
+      if (first !== undefined) s.rt([first]);
       for (const key of keys) s.rt([{ name, argc: name === 'SET' ? 3 : 2, key }]);
       return analyzeTrace(traceOf(events, LOCAL_LINK, 'hashed'), { rttsUs: [1000] }).opportunities[0]!;
     };
     const four = ['k1', 'k2', 'k3', 'k4'];
-    expect(loopOn(A, 'SET', four)).toMatchObject({ kind: 'loop', count: 4, instead: 'one pipeline, if independent (MSET only if the keys share a hash slot: a {hash tag})' });
-    expect(loopOn(A, 'GET', four).multiKey).toBeUndefined();
+    const slots = { name: 'CLUSTER SLOTS', reply: '*' };
+    expect(loopOn(slots, 'SET', four)).toMatchObject({ kind: 'loop', count: 4, instead: 'one pipeline, if independent (MSET only if the keys share a hash slot: a {hash tag})' });
+    expect(loopOn({ name: 'GET', errorPrefix: 'MOVED' }, 'GET', four).multiKey).toBeUndefined();
+    // A Sentinel set-up's trace names its nodes too; a CLUSTER SLOTS refused is no cluster either.
     expect(loopOn(undefined, 'GET', four)).toMatchObject({ multiKey: 'MGET', instead: 'one MGET of 4 keys, or one pipeline, if independent' });
+    expect(loopOn({ name: 'CLUSTER SLOTS', errorPrefix: 'ERR' }, 'GET', four)).toMatchObject({ multiKey: 'MGET' });
     // One key, or a command on one key's fields: one slot.
-    expect(loopOn(A, 'GET', ['k', 'k', 'k'])).toMatchObject({ multiKey: 'MGET' });
-    expect(loopOn(A, 'HGET', ['h', 'h', 'h'])).toMatchObject({ multiKey: 'HMGET' });
+    expect(loopOn(slots, 'GET', ['k', 'k', 'k'])).toMatchObject({ multiKey: 'MGET' });
+    expect(loopOn(slots, 'HGET', ['h', 'h', 'h'])).toMatchObject({ multiKey: 'HMGET' });
   });
 
   it('one row per node, redirects counted and named in the report', () => {
