@@ -223,6 +223,7 @@ export class Correlator extends FramedLedger {
 
   protected answered(target: PendingRequest, f: ReplyFrame, firstByteNs: number): void {
     this.counters.replies++;
+    target.replies++;
     if (target.firstReplyNs < 0) target.firstReplyNs = firstByteNs;
     target.replyEnd = f.end;
     target.replyBytes += f.end - f.start;

@@ -106,3 +106,13 @@ export function countErrorReply(c: Counters, prefix: string | undefined): string
   byPrefix[key] = (byPrefix[key] ?? 0) + 1;
   return key;
 }
+
+/** Takes back one error reply counted under `key` (countErrorReply's word), and from its command's entry. */
+export function uncountErrorReply(c: Counters, key: string, entry: { errors: number } | null): void {
+  const byPrefix = c.errorsByPrefix;
+  if (c.errorReplies > 0) c.errorReplies--;
+  const left = (byPrefix[key] ?? 0) - 1;
+  if (left > 0) byPrefix[key] = left;
+  else delete byPrefix[key];
+  if (entry !== null && entry.errors > 0) entry.errors--;
+}

@@ -7,7 +7,7 @@
 import { CommandKind } from '../resp/command-kind.js';
 import { ReplyMatching } from '../resp/reply-matching.js';
 import { RespType, type ReplyFrame } from '../resp/types.js';
-import { countErrorReply, newCounters } from './counters.js';
+import { countErrorReply, newCounters, uncountErrorReply } from './counters.js';
 import type { Counters, TapEvent } from './counter-types.js';
 import { PendingBudget } from './pending-budget.js';
 import { RequestRing, type PendingRequest } from './request-ring.js';
@@ -106,13 +106,41 @@ export abstract class RequestLedger extends ReplyMatching<PendingRequest> {
     this.desynced = true;
   }
 
-  /** Ends the connection: an open round trip is counted, every pending request gets its event. */
-  close(): void {
+  /**
+   * Ends the connection: an open round trip is counted, every pending request gets its event.
+   * `downBytes`: the bytes from Redis counted so far (the down stream's length, in the offsets
+   * downWritten() takes; by default all were delivered); what of them never reached the client is
+   * taken back out (dropUndelivered).
+   */
+  close(downBytes = this.downWrittenOffset): void {
     if (this.closed) return;
     this.closed = true;
+    this.dropUndelivered(downBytes);
     this.trips.closed(this.counters);
     const ring = this.ring;
     while (ring.head < ring.tail) this.finishOne(ring.at(ring.head));
+  }
+
+  /**
+   * Bytes and reply frames are counted as they come from Redis, before the down delay: those the
+   * close dropped (held in a delay line, a stage or a partition when the connection was closed)
+   * never reached the client and are not counted. Being the stream's last, they were counted in
+   * this period (a reset counts a request in flight again in the new one, resetCounters). A
+   * request's reply frames count as delivered when its last one was: one cut short counts none.
+   */
+  private dropUndelivered(downBytes: number): void {
+    const delivered = this.downWrittenOffset;
+    const dropped = downBytes - delivered;
+    if (dropped <= 0) return;
+    const c = this.counters;
+    c.bytesDown -= Math.min(dropped, c.bytesDown);
+    const ring = this.ring;
+    for (let i = ring.head; i < ring.tail; i++) {
+      const rec = ring.at(i);
+      if (rec.replies === 0 || rec.replyEnd <= delivered) continue;
+      c.replies -= Math.min(rec.replies, c.replies);
+      if (rec.errorPrefix !== undefined) uncountErrorReply(c, rec.errorPrefix, rec.entry);
+    }
   }
 
   /**

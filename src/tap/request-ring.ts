@@ -33,6 +33,8 @@ export class PendingRequest {
   /** Reply frames that answer it: 0 none, k for k pub/sub confirmations, -1 decided when it is next to be answered. */
   expected = 1;
   received = 0;
+  /** Reply frames counted in the counters' `replies` for it (taken back at a close that drops them). */
+  replies = 0;
   replyBytes = 0;
   /** Type byte of the first reply frame (0: none), '-' once any of them is an error. */
   replyType = 0;
@@ -66,6 +68,7 @@ export class PendingRequest {
     this.downWrittenNs = NOT_YET;
     this.replyEnd = NOT_YET;
     this.received = 0;
+    this.replies = 0;
     this.replyBytes = 0;
     this.replyType = 0;
     this.errorPrefix = undefined;

@@ -155,7 +155,7 @@ export class Tap extends FramedFeed implements ConnectionTap {
   close(nowNs: number): void {
     if (this.closedAtMs !== undefined) return;
     this.closedAtMs = this.wallClockMs();
-    this.correlator.close();
+    this.correlator.close(this.downOffset);
     this.options.onEvent?.({ type: 'close', conn: this.id, atUs: nowNs / 1000 });
     this.options.onClosed?.(this);
   }
@@ -175,6 +175,10 @@ export class Tap extends FramedFeed implements ConnectionTap {
     if (this.closedAtMs !== undefined) info.closedAtMs = this.closedAtMs;
     if (this.correlator.replication) info.replication = true;
     return info;
+  }
+
+  get outstanding(): number {
+    return this.correlator.outstanding;
   }
 
   get framable(): boolean {

@@ -19,6 +19,8 @@ export interface ConnectionTap {
   /** The connection ended; requests still outstanding are closed without a reply. */
   close(nowNs: number): void;
   info(): ConnectionInfo;
+  /** Requests that arrived and whose replies have not all reached the client yet. */
+  readonly outstanding: number;
   // Where framing can start when a frame stage comes to a live connection (connection.ts):
   /** The tap still follows both streams' frames (not desynced, not degraded). */
   readonly framable: boolean;

@@ -20,6 +20,20 @@ describe.each(SPLITS)('tap on real bytes (%s chunks)', (split) => {
     expect(w.tap.pendingRequests).toBe(0);
   });
 
+  it('a close counts none of the bytes and replies it dropped before they reached the client', () => {
+    const w = new TapWire(split);
+    w.exchange('GET k|', '$1|v|', 0);
+    w.up('GET a|GET b|GET c|', 10_000).sent(11_000);
+    w.down('$1|v|', 12_000);
+    const deliveredEnd = w.downTotal;
+    w.down('-WRONGTYPE no|$1|v|', 12_000);
+    w.tap.downWritten(deliveredEnd, 13_000); // the rest is in the down delay when the connection closes
+    expect(w.tap.counters()).toMatchObject({ replies: 4, errorReplies: 1, bytesDown: w.downTotal });
+    w.tap.close(14_000);
+    expect(w.tap.counters()).toMatchObject({ replies: 2, errorReplies: 0, errorsByPrefix: {}, bytesDown: deliveredEnd });
+    expect(w.commands.snapshot()['GET']).toMatchObject({ count: 4, errors: 0 });
+  });
+
   it('spots BLOCK in XREADGROUP whatever the order of COUNT, NOACK and BLOCK', () => {
     const w = new TapWire(split);
     const nil = '*-1|';
