@@ -60,16 +60,23 @@ export abstract class LossyLine {
    */
   partition(flight: PartitionFlight): void {
     if (this.destroyed) return;
+    const before = this.flight;
     this.flight = flight;
     // Their dues move with the rest below; the partition decides when they arrive now.
     this.tails.length = 0;
     const startNs = flight.window.startNs;
+    // Held by the partition before this one for a resend still to come: everything queued from the
+    // cut on waits for that try (the ones ahead of it arrived before the cut). Taken as sent at the
+    // cut, a held chunk arrived as many RTOs after this heal as it had left to wait, and a partition
+    // that healed before that try delayed it all the same.
+    const heldShiftNs = flight.carryHeld(before);
     const mask = this.dueNs.length - 1;
     let last = -Infinity;
     for (let i = 0; i < this.count; i++) {
       const at = (this.head + i) & mask;
-      // Sent at most one trip before the cut; its RTO timer is taken to run from the cut.
-      const due = this.dueNs[at]! < startNs ? this.dueNs[at]! : flight.dueNs(this.dueNs[at]!, startNs);
+      const dueNs = this.dueNs[at]!;
+      // Else sent at most one trip before the cut; its RTO timer is taken to run from the cut.
+      const due = dueNs < startNs ? dueNs : heldShiftNs !== undefined ? dueNs + heldShiftNs : flight.dueNs(dueNs, startNs);
       this.dueNs[at] = Math.max(due, last);
       last = this.dueNs[at]!;
     }

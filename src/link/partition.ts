@@ -97,6 +97,25 @@ export class PartitionFlight {
     return this.resendNs + (dueNs - sentNs);
   }
 
+  /**
+   * This partition starts while `before`'s resend is still to come (it healed, its sender's next try
+   * has not left): that try is the one this partition meets, not a send at the cut. When it leaves
+   * in this partition it is lost too, and the sender goes on with its own backoff from its first loss
+   * (retries 1, 2, 4 ... RTOs from it), which this flight then carries. Returns how much later the
+   * bytes `before` held arrive now (0 when its try leaves after this heal), or undefined when
+   * `before` holds nothing at the cut.
+   */
+  carryHeld(before: PartitionFlight | undefined): number | undefined {
+    const w = this.window;
+    const firstLossNs = before?.firstLossNs;
+    const resendNs = before?.resendNs;
+    if (before === undefined || firstLossNs === undefined || resendNs === undefined || resendNs < w.startNs) return undefined;
+    if (resendNs >= w.endNs) return 0;
+    this.firstLossNs = firstLossNs;
+    this.resendNs = firstLossNs + firstResendAfterNs(before.rtoNs, w.endNs - firstLossNs).atNs;
+    return this.resendNs - resendNs;
+  }
+
   /** True when the sender would have given up before the heal (tcp_retries2): the connection is reset then. */
   gaveUp(): boolean {
     return this.firstLossNs !== undefined && this.window.endNs - this.firstLossNs > GIVE_UP_NS;

@@ -85,6 +85,29 @@ describe('a partition that heals', () => {
     expect(ends).toEqual([{ kind: 'end', atNs: 940 * MS }]);
   });
 
+  // Taken as sent at each cut, the held chunk's remaining wait was counted again: 1809.6 ms with a second
+  // partition that healed before its resend, 2412.6 ms with one that took it (Linux: 1608.6 and 3216.6 ms).
+  it('a second partition while the first one\'s resend is still to come meets that resend, on the sender\'s own backoff', () => {
+    const rto = 201 * MS;
+    const held = (second: PartitionWindow): number => {
+      const { scheduler, line, delivered, push } = setup(0.5 * MS);
+      line.partition(new PartitionFlight(window(0, 1 * S), rto));
+      push('GET a', 0.1 * MS);
+      scheduler.runUntil(second.startNs);
+      line.partition(new PartitionFlight(second, rto));
+      scheduler.runUntil(10 * S);
+      expect(delivered.map((d) => d.data)).toEqual(['GET a']);
+      return delivered[0]!.atNs;
+    };
+    // The 4th try (201 + 201 + 402 + 804 ms after the loss) is the first after the first heal.
+    const firstResendNs = 0.1 * MS + firstResendAfterNs(rto, 1 * S).atNs;
+    expect(firstResendNs).toBe(1608.1 * MS);
+    // Healed at 1.3 s, before that try: it goes through as if there had been no second partition.
+    expect(held(window(1.1 * S, 1.3 * S))).toBe(firstResendNs + 0.5 * MS);
+    // Healed at 1.7 s: that try is lost too, and the next, 3.216 s after the loss, carries it.
+    expect(held(window(1.1 * S, 1.7 * S))).toBe(0.1 * MS + 16 * rto + 0.5 * MS);
+  });
+
   it('leaves a direction that sent nothing during the partition alone', () => {
     const { scheduler, line, delivered, push } = setup(1 * MS);
     const flight = new PartitionFlight(window(0, 1 * S), 200 * MS);
