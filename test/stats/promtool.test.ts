@@ -66,11 +66,36 @@ describe('a live proxy\'s GET /metrics', () => {
 });
 
 describe('docs/grafana-dashboard.json', () => {
+  const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
+  const text = renderPrometheus(SNAPSHOT);
+
   it('queries only metric names /metrics serves', () => {
-    const dashboard = readFileSync(new URL('../../docs/grafana-dashboard.json', import.meta.url), 'utf8');
     const used = new Set(dashboard.match(/redis_rtt_\w+/g) ?? []);
-    const served = new Set((renderPrometheus(SNAPSHOT).match(/^redis_rtt_\w+/gm) ?? []));
+    const served = new Set((text.match(/^redis_rtt_\w+/gm) ?? []));
     expect(used.size).toBeGreaterThan(5);
     for (const name of used) expect(served.has(name), name).toBe(true);
+  });
+
+  it('matches, groups and names its series by labels those metrics have', () => {
+    // Each series' label names, by metric name (`_sum` and `_count` as served).
+    const labels = new Map<string, Set<string>>();
+    for (const [, name, body] of text.matchAll(/^(redis_rtt_\w+)\{([^}]*)\}/gm)) {
+      const into = labels.get(name!) ?? new Set<string>();
+      for (const [, label] of body!.matchAll(/(\w+)="/g)) into.add(label!);
+      labels.set(name!, into);
+    }
+    type Panel = { title?: string; panels?: Panel[]; targets?: { expr: string; legendFormat?: string }[] };
+    const panels = (p: Panel): Panel[] => [p, ...(p.panels ?? []).flatMap(panels)];
+    const targets = panels(JSON.parse(dashboard) as Panel).flatMap((p) => (p.targets ?? []).map((t) => ({ ...t, title: p.title })));
+    expect(targets.length).toBeGreaterThan(10);
+    for (const t of targets) {
+      // Prometheus adds these to every series it scrapes.
+      const has = new Set(['instance', 'job']);
+      for (const name of t.expr.match(/redis_rtt_\w+/g) ?? []) for (const l of labels.get(name) ?? []) has.add(l);
+      const matchers = [...t.expr.matchAll(/\{([^}]*)\}/g)].flatMap(([, m]) => [...m!.matchAll(/(\w+)\s*(?:=~|!~|!=|=)/g)].map((x) => x[1]!));
+      const grouped = [...t.expr.matchAll(/\bby\s*\(([^)]*)\)/g)].flatMap(([, g]) => g!.split(',').map((x) => x.trim()));
+      const legend = [...(t.legendFormat ?? '').matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((x) => x[1]!);
+      expect([...matchers, ...grouped, ...legend].filter((l) => !has.has(l)), `${t.title}: ${t.expr}`).toEqual([]);
+    }
   });
 });
