@@ -98,7 +98,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push(
     `trace: version ${a.trace.version}, started ${a.trace.startedAt || '?'}, keys ${a.trace.keys}, recorded link RTT ${recordedRttLabel(a)}` +
       `${link.jitterUs > 0 ? ` (jitter ${fmtUsSetting(link.jitterUs)})` : ''}${a.trace.linkChanges > 0 ? `, ${a.trace.linkChanges} link change(s)` : ''}` +
-      `, ${a.trace.complete ? 'complete' : a.trace.truncation ? `TRUNCATED (${a.trace.truncation.reason} at ${a.trace.truncation.bytes} bytes)` : 'cut off (no end line)'}`,
+      `, ${a.trace.complete ? 'complete' : a.trace.truncation ? `TRUNCATED (${a.trace.truncation.reason} at ${a.trace.truncation.bytes} bytes)` : 'no end line (still recording, or cut off)'}`,
   );
   out.push(
     `session: ${plural(t.connections, 'connection')}, ${plural(t.commands, 'command')} in ${plural(t.roundTrips, 'round trip')} ` +

@@ -139,7 +139,7 @@ class TraceParser {
 
   finish(): Trace {
     if (!this.header) throw new TraceFormatError(this.file, 0, 'empty file: not a redis-rtt trace');
-    if (!this.end) this.warnings.push('no end line: the recording was not closed cleanly; the last requests may be missing');
+    if (!this.end) this.warnings.push('no end line: the trace is still being written, or its proxy stopped without closing it (killed); the last requests may be missing');
     const trace: Trace = { header: this.header, events: this.events, links: this.links, nodeLinks: this.nodeLinks, warnings: this.warnings };
     if (this.truncation) trace.truncation = this.truncation;
     if (this.end) trace.end = this.end;

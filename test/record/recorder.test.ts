@@ -41,6 +41,26 @@ describe('recorder', () => {
     expect(await rec.close()).toEqual(summary);
   });
 
+  it('can be read while it is being written: the events flushed so far, and a note that it may still be going', async () => {
+    const clock = new FakeClock(5_000_000_000);
+    const path = join(dir, 'live.trace');
+    const rec = createRecorder({ path, link: LOCAL_LINK, clock });
+    try {
+      rec.onEvent({ type: 'open', conn: 1, atUs: 5_000_010 });
+      for (let i = 0; i < 3; i++) rec.onEvent(get(i, 5_000_100 + i * 100));
+      await vi.waitFor(() => expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(6), { timeout: 5000 });
+      const live = await readTrace(path);
+      expect(live.events).toHaveLength(4);
+      expect(live.end).toBeUndefined();
+      // It said 'the recording was not closed cleanly' of a recording still going.
+      expect(live.warnings).toEqual([
+        'no end line: the trace is still being written, or its proxy stopped without closing it (killed); the last requests may be missing',
+      ]);
+    } finally {
+      await rec.close();
+    }
+  });
+
   it('stops recording at --record-max-bytes, says so once, and drops every later event', async () => {
     const path = join(dir, 'bounded.trace');
     const logs: string[] = [];

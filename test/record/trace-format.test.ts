@@ -163,7 +163,7 @@ describe('trace reader errors', () => {
     expect(t.end).toBeUndefined();
     expect(t.warnings).toEqual([
       'line 3: incomplete last line ignored (the recording was cut off)',
-      'no end line: the recording was not closed cleanly; the last requests may be missing',
+      'no end line: the trace is still being written, or its proxy stopped without closing it (killed); the last requests may be missing',
     ]);
   });
 });
