@@ -1,3 +1,5 @@
+import { z } from 'zod';
+import { hook, keyPath, NANOSECONDS, parseWith, withMethods } from '../validation/schema.js';
 import { newTimer } from './timer-heap.js';
 import type { LossPath } from './loss-model.js';
 import { LossyLine } from './lossy-line.js';
@@ -44,6 +46,56 @@ export interface DelayLineOptions {
   loss?: LossPath;
 }
 
+const FRACTION = 'a probability from 0 to 1';
+const fraction = z.number({ error: FRACTION }).min(0, { error: FRACTION }).max(1, { error: FRACTION });
+
+/** The fields of a LossPath the line reads per lossy chunk (loss-model.ts makes them). */
+const LOSS_PATH = z.looseObject(
+  {
+    rate: fraction,
+    rateAfterLoss: fraction,
+    resendRate: fraction,
+    mssBytes: z.int({ error: 'a whole number of bytes, at least 1' }).min(1, { error: 'a whole number of bytes, at least 1' }),
+    srttNs: NANOSECONDS,
+    rttvarNs: NANOSECONDS,
+    uniform: hook('a function returning a number from 0 to 1'),
+    counters: z.looseObject({}, { error: 'an object of loss counters' }),
+  },
+  { error: 'a LossPath object (loss-model.ts)' },
+);
+
+const SHAPE = {
+  scheduler: withMethods<Scheduler>(['schedule', 'arm', 'cancel'], 'a Scheduler (a PreciseScheduler or ManualScheduler)'),
+  sampleDelayNs: hook<() => number>('a function returning the next one-way delay in nanoseconds'),
+  bandwidthBps: hook<() => number>('a function returning bits per second, 0 for unlimited'),
+  deliver: hook<DelayLineOptions['deliver']>('a function of (chunks, endOffset, nowNs)'),
+  onEnd: hook<(kind: EndKind, nowNs: number) => void>('a function of (kind, nowNs)'),
+  onLateness: hook<(lateNs: number) => void>('a function of the lateness in nanoseconds').optional(),
+  arrivalWaitNs: hook<() => number>('a function returning nanoseconds').optional(),
+  onAdded: hook<(addedNs: number) => void>('a function of the added nanoseconds').optional(),
+  // -Infinity is the default (no handshake to wait for); +Infinity would hold every byte for ever.
+  notBeforeNs: z
+    .number({ error: "a time in nanoseconds on the scheduler's clock" })
+    .or(z.literal(-Infinity))
+    .optional(),
+  loss: LOSS_PATH.optional(),
+} satisfies Record<keyof DelayLineOptions, z.ZodType>;
+
+const DELAY_LINE_OPTIONS = z.strictObject(SHAPE, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys' ? `a key of DelayLine's options: ${Object.keys(SHAPE).join(', ')}` : "an object of DelayLine's options",
+});
+
+/**
+ * `options` when each key is what DelayLine takes, else a ConfigError naming it (`DelayLine.scheduler`):
+ * the class is exported (docs/api.md), and a line made of a wrong object (`new DelayLine({})`) was made
+ * without a word and threw a TypeError naming nothing at its first chunk. Once per line, never per chunk.
+ */
+function checkDelayLineOptions(options: DelayLineOptions): DelayLineOptions {
+  parseWith(DELAY_LINE_OPTIONS, options, keyPath('DelayLine'));
+  return options;
+}
+
 /**
  * One direction of a link. Each chunk is stamped on arrival and leaves at
  *   due = max(arrival + serialization + delay, due of the chunk before)
@@ -83,7 +135,7 @@ export class DelayLine extends LossyLine {
   activeWindow = -1;
 
   constructor(protected readonly options: DelayLineOptions) {
-    super(options.loss);
+    super(checkDelayLineOptions(options).loss);
     this.notBeforeNs = options.notBeforeNs ?? -Infinity;
     this.timer = newTimer(this.flush);
   }

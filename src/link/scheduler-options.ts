@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Clock } from '../clock.js';
+import { keyPath, NANOSECONDS, parseWith, wholeNumber, withMethods } from '../validation/schema.js';
 import type { WakeKind } from './waker.js';
 
 export interface PreciseSchedulerOptions {
@@ -86,3 +88,38 @@ export interface PreciseSchedulerOptions {
 
 /** The longest `maxFiresPerTurn` holds a due delivery back. */
 export const MAX_HOLD_NS = 500_000;
+
+const nanoseconds = NANOSECONDS.optional();
+const SHARE = 'a share of the time from 0 to 1';
+
+const SHAPE = {
+  clock: withMethods<Clock>(['nowNs'], 'a Clock (an object with nowNs())').optional(),
+  wake: z.enum(['timerfd', 'thread', 'timeout'] satisfies WakeKind[], { error: 'timerfd, thread or timeout' }).optional(),
+  turnHook: z.boolean({ error: 'true or false' }).optional(),
+  spinWindowNs: nanoseconds,
+  spinNs: nanoseconds,
+  quietSpinNs: nanoseconds,
+  maxFiresPerTurn: wholeNumber(1).optional(),
+  lingerNs: nanoseconds,
+  maxLingerSources: wholeNumber(0).optional(),
+  maxPollShare: z.number({ error: SHARE }).min(0, { error: SHARE }).max(1, { error: SHARE }).optional(),
+  lingerUntimedNs: nanoseconds,
+  timedLingerNs: nanoseconds,
+} satisfies Record<keyof PreciseSchedulerOptions, z.ZodType>;
+
+const SCHEDULER_OPTIONS = z.strictObject(SHAPE, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `a key of PreciseScheduler's options: ${Object.keys(SHAPE).join(', ')}`
+      : "an object of PreciseScheduler's options",
+});
+
+/**
+ * `options` when each key is what PreciseScheduler takes, else a ConfigError naming it
+ * (`PreciseScheduler.spinNs`): the class is exported, and a negative or NaN window, or a key it
+ * does not take (`spinUs`), made a scheduler without a word that spun, slept or lingered wrong.
+ */
+export function checkSchedulerOptions(options: PreciseSchedulerOptions): PreciseSchedulerOptions {
+  parseWith(SCHEDULER_OPTIONS, options, keyPath('PreciseScheduler'));
+  return options;
+}

@@ -6,7 +6,7 @@ import { PollBudget } from './poll-budget.js';
 import { PollTurns } from './poll-turns.js';
 import { newTimer, TimerHeap } from './timer-heap.js';
 import { WakeListeners } from './wake-listeners.js';
-import { MAX_HOLD_NS, type PreciseSchedulerOptions } from './scheduler-options.js';
+import { checkSchedulerOptions, MAX_HOLD_NS, type PreciseSchedulerOptions } from './scheduler-options.js';
 import { MAX_EARLY_NS, openWaker, SleepMargins, TimeoutWaker, wakeKindOf, WakeLearner, type Waker, type WakeKind } from './waker.js';
 
 /**
@@ -41,6 +41,7 @@ export class PreciseScheduler implements Scheduler {
   private readonly wakeListeners = new WakeListeners();
 
   constructor(options: PreciseSchedulerOptions = {}) {
+    checkSchedulerOptions(options);
     this.clock = options.clock ?? realClock;
     this.account = new PollAccount(this.clock);
     const real = this.clock === realClock;

@@ -91,3 +91,19 @@ export function wholeNumber(min: number, max: number = Number.MAX_SAFE_INTEGER, 
   const range = max !== Number.MAX_SAFE_INTEGER ? `from ${min} to ${max}` : min === 0 ? '(0 or more)' : `of at least ${min}`;
   return z.int({ error: `a whole number ${range}${zeroMeans ? `, 0 for ${zeroMeans}` : ''}` }).min(min).max(max);
 }
+
+/**
+ * A building block's option that is a function (a hook, a sampler): zod checks only that it is one,
+ * where a wrong one failed later, at its first call, as a TypeError naming nothing.
+ */
+export function hook<F extends (...args: never[]) => unknown>(accepts: string): z.ZodCustom<F, F> {
+  return z.custom<F>((v) => typeof v === 'function', { error: accepts });
+}
+
+/** An object whose `methods` are all functions (a Clock, a Scheduler), as `hook` checks one function. */
+export function withMethods<T extends object>(methods: readonly string[], accepts: string): z.ZodCustom<T, T> {
+  return z.custom<T>((v) => isJsonObject(v) && methods.every((m) => typeof v[m] === 'function'), { error: accepts });
+}
+
+/** A length of time in nanoseconds, 0 or more (a building block's window, margin or linger). */
+export const NANOSECONDS = z.number({ error: 'nanoseconds, 0 or more' }).min(0, { error: 'nanoseconds, 0 or more' });

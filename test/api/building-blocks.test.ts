@@ -1,19 +1,25 @@
 /**
  * docs/api.md's building blocks as the package exports them, given what a JavaScript caller may
- * get wrong: each failed later with a TypeError naming nothing (`new LatencyHistogram(-1)` at its
- * first record, `renderTable({})`), or named a flag the caller had not typed (`parseLinkSpec` said
- * `--links`). Each is a ConfigError naming the option.
+ * get wrong: each was made without a word and failed later with a TypeError naming nothing
+ * (`new DelayLine({})` at its first chunk, `new LatencyHistogram(-1)` at its first record), or
+ * never (`new PreciseScheduler({ spinUs: -1 })`, a key it does not take), or named a flag the
+ * caller had not typed (`parseLinkSpec` said `--links`). Each is a ConfigError naming the option.
  */
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
+  DelayLine,
+  FakeClock,
   LatencyHistogram,
+  ManualScheduler,
   parseLinkSpec,
+  PreciseScheduler,
   renderCalibrateTable,
   renderCsv,
   renderHtml,
   renderMarkdown,
   renderTable,
+  type DelayLineOptions,
 } from '../../src/index.js';
 import { buildBenchReport, buildCalibrateReport } from '../report/fixture-builder.js';
 
@@ -33,6 +39,61 @@ function named(make: () => unknown): { flag: string; value: unknown } {
   expect(e.message.startsWith(`${e.flag}: `), e.message).toBe(true);
   return { flag: e.flag, value: e.value };
 }
+
+describe('DelayLine', () => {
+  const clock = new FakeClock();
+  const good = (): DelayLineOptions => ({
+    scheduler: new ManualScheduler(clock),
+    sampleDelayNs: () => 1000,
+    bandwidthBps: () => 0,
+    deliver: () => undefined,
+    onEnd: () => undefined,
+  });
+
+  it.each<[string, unknown, string, unknown]>([
+    ['{}', {}, 'DelayLine.scheduler', undefined],
+    ['no options', undefined, 'DelayLine', undefined],
+    ['a scheduler without arm()', { ...good(), scheduler: { clock } }, 'DelayLine.scheduler', { clock }],
+    ['deliver as a string', { ...good(), deliver: 'x' }, 'DelayLine.deliver', 'x'],
+    ['a NaN notBeforeNs', { ...good(), notBeforeNs: NaN }, 'DelayLine.notBeforeNs', NaN],
+    ['a key it does not take', { ...good(), delayUs: 5 }, 'DelayLine.delayUs', 5],
+    ['a loss of 2', { ...good(), loss: { rate: 2 } }, 'DelayLine.loss.rate', 2],
+  ])('%s is refused naming it', (_, options, flag, value) => {
+    expect(named(() => new DelayLine(options as DelayLineOptions))).toEqual({ flag, value });
+  });
+
+  it('a line of good options still delays and delivers', () => {
+    const out: string[] = [];
+    const scheduler = new ManualScheduler(clock);
+    const line = new DelayLine({ ...good(), scheduler, notBeforeNs: -Infinity, deliver: (chunks) => out.push(...chunks.map(String)) });
+    line.push(Buffer.from('a'), clock.nowNs());
+    expect(out).toEqual([]);
+    scheduler.runUntil(1000);
+    expect(out).toEqual(['a']);
+  });
+});
+
+describe('PreciseScheduler', () => {
+  it.each<[string, unknown, string, unknown]>([
+    ['spinUs, a key it does not take', { spinUs: -1 }, 'PreciseScheduler.spinUs', -1],
+    ['a negative spinNs', { spinNs: -1 }, 'PreciseScheduler.spinNs', -1],
+    ['a NaN lingerNs', { lingerNs: NaN }, 'PreciseScheduler.lingerNs', NaN],
+    ['maxFiresPerTurn 0', { maxFiresPerTurn: 0 }, 'PreciseScheduler.maxFiresPerTurn', 0],
+    ['maxPollShare 2', { maxPollShare: 2 }, 'PreciseScheduler.maxPollShare', 2],
+    ['an unknown wake', { wake: 'poll' }, 'PreciseScheduler.wake', 'poll'],
+    ['a clock without nowNs()', { clock: {} }, 'PreciseScheduler.clock', {}],
+    ['null', null, 'PreciseScheduler', null],
+  ])('%s is refused naming it', (_, options, flag, value) => {
+    // A fake clock: were one accepted, the real clock's default wake would open the native alarm.
+    const faked = options !== null && typeof options === 'object' && !('clock' in options) ? { clock: new FakeClock(), ...options } : options;
+    expect(named(() => new PreciseScheduler(faked as never))).toEqual({ flag, value });
+  });
+
+  it('takes its documented options', () => {
+    const s = new PreciseScheduler({ clock: new FakeClock(), wake: 'timeout', spinNs: 0, maxFiresPerTurn: 8, maxPollShare: 0.05 });
+    expect(s.clock.nowNs()).toBe(0);
+  });
+});
 
 describe('LatencyHistogram', () => {
   it('new LatencyHistogram(-1) is refused; with no argument it is an empty histogram', () => {
