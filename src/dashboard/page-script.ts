@@ -196,10 +196,12 @@ export const PAGE_SCRIPT = String.raw`
   function connect() {
     const source = new EventSource(cfg.events);
     source.addEventListener('stats', (m) => render(JSON.parse(m.data)));
-    source.addEventListener('open', () => { status.textContent = 'live'; status.className = 'live'; });
+    source.addEventListener('open', () => { status.textContent = 'live'; status.className = 'live'; document.body.classList.remove('stale'); });
     source.addEventListener('error', () => {
       status.textContent = last ? 'disconnected, retrying' : 'not connected, retrying';
       status.className = 'down';
+      // The figures stay as they last were: greyed, so that no one reads them as the traffic now.
+      document.body.classList.add('stale');
       // The browser retries a stream that broke, but gives up for good on an answer that is not one
       // (a 503 from an endpoint that is closing, a 404 for a proxy redis-rtt server no longer has):
       // the page would say it retries and never show the proxy started again or made again.

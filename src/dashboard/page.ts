@@ -31,6 +31,7 @@ body { font-family: ${FONT_FAMILY}; margin: 0; color: #111; background: #f6f7f9;
 header { display: flex; gap: 16px; align-items: baseline; padding: 12px 20px; background: #1f2937; color: #fff; }
 header h1 { font-size: 18px; margin: 0; }
 #status.live { color: #86efac; } #status.down { color: #fca5a5; }
+body.stale main { opacity: 0.45; }
 main { padding: 12px 20px; display: grid; gap: 14px; grid-template-columns: repeat(auto-fit, minmax(520px, 1fr)); }
 section { background: #fff; border: 1px solid #e2e4e8; border-radius: 6px; padding: 10px 14px; }
 section.wide { grid-column: 1 / -1; }

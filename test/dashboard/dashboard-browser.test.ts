@@ -316,6 +316,8 @@ describe('the dashboard in Chromium', () => {
     expect((await stats()).connections).toBeDefined();
     await proxy.close();
     await vi.waitFor(async () => expect(await b.page.locator('#status').innerText()).toMatch(/disconnected/), { timeout: 15_000, interval: 100 });
+    // The last figures stay, greyed: not to be read as the traffic now.
+    expect(await b.page.locator('main').evaluate((m) => Number((globalThis as unknown as { getComputedStyle(e: unknown): { opacity: string } }).getComputedStyle(m).opacity))).toBeLessThan(1);
   });
 });
 
