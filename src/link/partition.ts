@@ -116,12 +116,16 @@ export class PartitionFlight {
     return this.resendNs - resendNs;
   }
 
-  /** True when the sender would have given up before the heal (tcp_retries2): the connection is reset then. */
+  /**
+   * True when the sender gives up (tcp_retries2) before the try that would carry its bytes after the
+   * heal: the connection is reset then. Not only in a partition longer than that: one that heals at
+   * 900 s has its next try 926 s after the loss (201 ms RTO), past the give-up.
+   */
   gaveUp(): boolean {
-    return this.firstLossNs !== undefined && this.window.endNs - this.firstLossNs > GIVE_UP_NS;
+    return this.firstLossNs !== undefined && this.resendNs! - this.firstLossNs > GIVE_UP_NS;
   }
 
-  /** When the sender gives up, if it does before the heal (tcp_retries2, 924.6 s from the first loss); else undefined. */
+  /** When the sender gives up, if it does before its resend (tcp_retries2, 924.6 s from the first loss); else undefined. */
   get giveUpAtNs(): number | undefined {
     return this.gaveUp() ? this.firstLossNs! + GIVE_UP_NS : undefined;
   }

@@ -33,6 +33,6 @@ export interface PartitionReport {
   startedMsAgo: number;
   durationMs: number;
   then: PartitionEnd;
-  /** Connections reset at its end (their sender gave up). */
+  /** Connections it reset (their sender gave up): at its end, or at the give-up before or after it. */
   resetConnections: number;
 }

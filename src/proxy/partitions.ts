@@ -49,6 +49,9 @@ export class Partitions {
     this.resetCount = 0;
     this.reset = new WeakSet();
     this.endTimer = this.scheduler.schedule(window.endNs, () => this.ended(window));
+    // One still armed for the last partition's senders that give up after its heal: their flights are this one's now.
+    if (this.giveUpTimer) this.scheduler.cancel(this.giveUpTimer);
+    this.giveUpTimer = undefined;
     // No sender gives up before its first loss, so none before GIVE_UP_NS from the start.
     if (window.endNs - startNs > GIVE_UP_NS) this.giveUpTimer = this.scheduler.schedule(startNs + GIVE_UP_NS, () => this.giveUps(window));
     this.log(`partition for ${request.durationUs / 1000} ms, then ${request.then} (RTO ${Math.round(rtoNs / 1e5) / 10} ms)`);
@@ -84,14 +87,16 @@ export class Partitions {
   /**
    * Resets the connections whose sender has given up by now (tcp_retries2: 924.6 s after its first
    * loss), when Linux would, not at the heal: a 1 h partition reset them at 60 min, not 15.4. Then
-   * waits for the next one that gives up before the heal.
+   * waits for the next one that gives up before the heal, or after it (its resend, past the give-up,
+   * would never leave).
    */
   private giveUps(window: PartitionWindow): void {
     this.giveUpTimer = undefined;
     const nowNs = this.scheduler.clock.nowNs();
+    const running = nowNs < window.endNs;
     const before = this.resetCount;
-    // A connection that loses its first bytes after now gives up GIVE_UP_NS after that at the earliest.
-    let nextNs = nowNs + GIVE_UP_NS;
+    // While it runs, a connection that loses its first bytes after now gives up GIVE_UP_NS after that at the earliest.
+    let nextNs = running ? nowNs + GIVE_UP_NS : Infinity;
     for (const c of [...this.connections()]) {
       const atNs = c.giveUpAtNs(window);
       if (atNs === undefined || this.reset.has(c)) continue;
@@ -99,7 +104,8 @@ export class Partitions {
       else this.resetOne(c);
     }
     if (this.resetCount > before) this.log(`partition: reset ${this.resetCount - before} connection(s) whose sender gave up (tcp_retries2, ${GIVE_UP_NS / 1e9} s)`);
-    if (nextNs < window.endNs) this.giveUpTimer = this.scheduler.schedule(nextNs, () => this.giveUps(window));
+    // Those that give up after the end: the end's own check (ended) arms for them.
+    if (running ? nextNs < window.endNs : nextNs < Infinity) this.giveUpTimer = this.scheduler.schedule(nextNs, () => this.giveUps(window));
   }
 
   /** Resets a connection whose sender gave up, once (a give-up and the end may come in one turn). */
@@ -110,7 +116,15 @@ export class Partitions {
   }
 
   private ended(window: PartitionWindow): void {
-    for (const c of [...this.connections()]) if (c.givesUpAfter(window) && !this.reset.has(c)) this.resetOne(c);
+    const nowNs = this.scheduler.clock.nowNs();
+    for (const c of [...this.connections()]) {
+      if (this.reset.has(c) || !c.givesUpAfter(window)) continue;
+      // A sender that gives up only after the heal, before its resend, is reset then (giveUps below).
+      const giveUpNs = window.then === 'reset' ? undefined : c.giveUpAtNs(window);
+      if (giveUpNs === undefined || giveUpNs <= nowNs) this.resetOne(c);
+    }
     if (this.resetCount > 0) this.log(`partition over: reset ${this.resetCount} connection(s) whose sender gave up`);
+    if (this.giveUpTimer) this.scheduler.cancel(this.giveUpTimer);
+    this.giveUps(window);
   }
 }

@@ -202,6 +202,38 @@ describe('partitions that heal, with real clients', () => {
     }
   });
 
+  // It healed at 900 s and held the PING for its next try, 925.8 s after the loss, which Linux never sends: it gives up at 924.6 s.
+  it('a partition that heals after 900 s resets a connection that lost bytes when its sender gives up (924.6 s), before its next try', async () => {
+    const clock = new FakeClock(1000 * S);
+    const scheduler = new ManualScheduler(clock);
+    const lines: string[] = [];
+    const log = (l: string): number => lines.push(l);
+    const p = await startSingleNodeProxy({ upstream: redis.address, link: { rttUs: RTT_US }, compensationUs: { up: 0, down: 0 }, scheduler, log });
+    const s = net.connect({ host: p.host!, port: p.port! });
+    s.on('error', () => undefined);
+    let closed = false;
+    s.once('close', () => (closed = true));
+    try {
+      await vi.waitUntil(() => p.stats().connections.active === 1, { timeout: 5000, interval: 5 });
+      scheduler.runUntil(clock.nowNs() + 10 * MS);
+      const t0 = clock.nowNs();
+      p.setLink({ partition: '900s' });
+      s.write('PING\r\n');
+      await vi.waitUntil(() => p.stats().totals.commands === 1, { timeout: 5000, interval: 5 });
+      expect(firstResendAfterNs(rtoNs(RTT_US * 1000, 0), 900 * S).atNs / S).toBeCloseTo(925.824, 6);
+      scheduler.runUntil(t0 + 924.5 * S);
+      expect(closed).toBe(false);
+      expect(p.stats().partition).toMatchObject({ active: false, resetConnections: 0 });
+      scheduler.runUntil(t0 + 924.7 * S);
+      await vi.waitUntil(() => closed, { timeout: 5000, interval: 5 });
+      expect(lines).toContain('partition: reset 1 connection(s) whose sender gave up (tcp_retries2, 924.6 s)');
+      expect(p.stats().partition).toMatchObject({ active: false, resetConnections: 1 });
+    } finally {
+      s.destroy();
+      await p.close();
+    }
+  });
+
   // /metrics and the dashboard had no word of a partition: a graph of a test run could not show when the link was cut.
   it('shows in /metrics (partition_active) and in the dashboard\'s events while it holds, and 0 after the heal', async () => {
     const clock = new FakeClock(1000 * S);
