@@ -153,16 +153,22 @@ function windowHistograms(now: Map<string, LatencyHistogram>, base: ReadonlyMap<
   return out.sort((a, b) => b.histogram.count - a.histogram.count || (a.name < b.name ? -1 : 1));
 }
 
-/** Counters only grow between resets: one that fell means a reset came between the readings. */
+/**
+ * A reset came between the readings: one of the counters that only a reset lowers fell. Replies,
+ * error replies and bytes down are not among them: a connection that closes with replies still held
+ * (by the down delay, a toxic) takes those back (docs/counters.md), and taken for a reset, that
+ * made the next rates every count since start over one tick.
+ */
 function fell(now: Counters, before: Counters): boolean {
-  return COUNTED.some((k) => now[k] < before[k]);
+  return ONLY_RESET_LOWERS.some((k) => now[k] < before[k]);
 }
 
-const COUNTED = ['commands', 'replies', 'pushes', 'errorReplies', 'roundTrips', 'flights', 'bytesUp', 'bytesDown', 'chunksUp', 'chunksDown'] as const;
+const ONLY_RESET_LOWERS = ['commands', 'pushes', 'roundTrips', 'flights', 'bytesUp', 'chunksUp', 'chunksDown'] as const;
 const ZERO: Counters = newCounters();
 
 function rates(now: Counters, base: Counters, seconds: number): Rates {
-  const per = (k: keyof Rates): number => (seconds > 0 ? round((now[k] - base[k]) / seconds) : 0);
+  // Never below zero: a count taken back at a close is no traffic the other way.
+  const per = (k: keyof Rates): number => (seconds > 0 ? round(Math.max(0, now[k] - base[k]) / seconds) : 0);
   return {
     commands: per('commands'),
     replies: per('replies'),

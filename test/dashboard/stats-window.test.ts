@@ -76,6 +76,19 @@ describe('StatsWindow', () => {
     expect(f.rates).toMatchObject({ commands: 50, bytesUp: 1000, bytesDown: 2000 });
   });
 
+  it('replies and bytes taken back at a close are no reset: the window goes on, and no rate goes below zero', () => {
+    const back = { ...counters(100, 1000), replies: 98, bytesDown: 1990 }; // 2 replies held when their client went
+    const w = new StatsWindow();
+    w.add(0, counters(0), [], []);
+    w.add(1 * S, counters(100, 1000), [], []);
+    const f = w.add(2 * S, back, [], []);
+    expect(f.windowMs).toBe(2000);
+    expect(f.rates).toMatchObject({ commands: 50, replies: 49, bytesDown: 995 });
+    const quiet = new StatsWindow();
+    quiet.add(0, counters(100, 1000), [], []);
+    expect(quiet.add(1 * S, back, [], []).rates).toMatchObject({ commands: 0, replies: 0, bytesDown: 0 });
+  });
+
   it('reset(at) starts the window at that time, even when every counter grew past its old value by the next reading', () => {
     const h = new LatencyHistogram();
     for (let i = 0; i < 3; i++) h.record(9000);
