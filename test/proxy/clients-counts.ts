@@ -1,11 +1,50 @@
-/** What the clients-*.test.ts files share: a raw connection, and the counts of both sides to compare. */
+/**
+ * What the clients-*.test.ts files share: a Redis with a proxy before it, a raw connection, and the
+ * counts of both sides to compare.
+ */
 import type net from 'node:net';
-import type { Redis } from 'ioredis';
-import { vi } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach, vi } from 'vitest';
+import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import type { RedisRttProxy } from '../../src/proxy/types.js';
+import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { rawSocket } from './helpers.js';
 
 export const WAIT = { timeout: 5000, interval: 5 };
+
+/** What a describe block of the clients-*.test.ts files runs against (set in its beforeAll). */
+export interface ProxiedRedis {
+  redis: PrivateRedis;
+  proxy: RedisRttProxy;
+  /** A connection to Redis directly. */
+  admin: Redis;
+}
+
+/**
+ * For the describe block it is called in: a private Redis started with `redisArgs`, a plain proxy
+ * before it with a delay each way, and a direct admin connection, all closed after its tests; before
+ * each test, once the proxy has no connection open, both sides' counters are zeroed.
+ */
+export function proxiedRedis(redisArgs: string[] = []): ProxiedRedis {
+  const env = {} as ProxiedRedis;
+  beforeAll(async () => {
+    env.redis = await startPrivateRedis({ args: redisArgs });
+    env.proxy = await startSingleNodeProxy({ upstream: env.redis.address, link: { upUs: 300, downUs: 500 }, compensationUs: { up: 0, down: 0 } });
+    env.admin = new Redis({ host: env.redis.host, port: env.redis.port, lazyConnect: true });
+    await env.admin.connect();
+  });
+  afterAll(async () => {
+    env.admin?.disconnect();
+    await env.proxy?.close();
+    await env.redis?.stop();
+  });
+  beforeEach(async () => {
+    await vi.waitUntil(() => env.proxy.stats().connections.active === 0, WAIT);
+    await env.admin.config('RESETSTAT');
+    env.proxy.resetStats();
+  });
+  return env;
+}
 
 /** A raw connection (as `nc` is): inline commands, everything received kept. */
 export class Raw {

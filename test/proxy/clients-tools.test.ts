@@ -7,12 +7,9 @@
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
+import { describe, expect, it, vi } from 'vitest';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
-import type { RedisRttProxy } from '../../src/proxy/types.js';
-import { Raw, WAIT, proxyCounted, redisRan, totals } from './clients-counts.js';
+import { Raw, WAIT, proxiedRedis, proxyCounted, redisRan, totals } from './clients-counts.js';
 
 const run = promisify(execFile);
 
@@ -25,38 +22,19 @@ async function stop(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Pr
 }
 
 describe('tools and raw sessions through a proxy with a delay each way', () => {
-  let redis: PrivateRedis;
-  let proxy: RedisRttProxy;
-  let admin: Redis;
-  let cli: (...args: string[]) => Promise<string>;
-  beforeAll(async () => {
-    redis = await startPrivateRedis();
-    proxy = await startSingleNodeProxy({ upstream: redis.address, link: { upUs: 300, downUs: 500 }, compensationUs: { up: 0, down: 0 } });
-    admin = new Redis({ host: redis.host, port: redis.port, lazyConnect: true });
-    await admin.connect();
-    cli = async (...args) => (await run('redis-cli', ['-h', proxy.host!, '-p', String(proxy.port), ...args])).stdout;
-  });
-  afterAll(async () => {
-    admin?.disconnect();
-    await proxy?.close();
-    await redis?.stop();
-  });
-  beforeEach(async () => {
-    await vi.waitUntil(() => proxy.stats().connections.active === 0, WAIT);
-    await admin.config('RESETSTAT');
-    proxy.resetStats();
-  });
+  const env = proxiedRedis();
+  const cli = async (...args: string[]): Promise<string> => (await run('redis-cli', ['-h', env.proxy.host!, '-p', String(env.proxy.port), ...args])).stdout;
 
   /** After the clients closed: the proxy named what Redis ran, no more, no less. */
   async function sameAsRedis(): Promise<void> {
-    await vi.waitUntil(() => proxy.stats().connections.active === 0, WAIT);
-    expect(proxyCounted(proxy)).toEqual(await redisRan(admin));
-    expect(proxy.stats().totals.unparsedBytes).toBe(0);
+    await vi.waitUntil(() => env.proxy.stats().connections.active === 0, WAIT);
+    expect(proxyCounted(env.proxy)).toEqual(await redisRan(env.admin));
+    expect(env.proxy.stats().totals.unparsedBytes).toBe(0);
   }
 
   it('redis-cli: --pipe, -3, -x and --scan', async () => {
     const sets = Array.from({ length: 1000 }, (_, i) => `SET k${i} v${i}\r\n`).join('');
-    const pipe = spawn('redis-cli', ['-h', proxy.host!, '-p', String(proxy.port), '--pipe'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const pipe = spawn('redis-cli', ['-h', env.proxy.host!, '-p', String(env.proxy.port), '--pipe'], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     pipe.stdout.on('data', (c: Buffer) => (out += c.toString()));
     const exited = new Promise((resolve) => pipe.once('exit', resolve));
@@ -64,31 +42,31 @@ describe('tools and raw sessions through a proxy with a delay each way', () => {
     expect(await exited).toBe(0);
     expect(out).toContain('errors: 0, replies: 1000');
     expect((await cli('-3', 'HSET', 'h', 'f', '1.5')).trim()).toBe('1');
-    expect((await run('sh', ['-c', `printf 'from stdin' | redis-cli -h ${proxy.host!} -p ${proxy.port} -x SET x`])).stdout.trim()).toBe('OK');
+    expect((await run('sh', ['-c', `printf 'from stdin' | redis-cli -h ${env.proxy.host!} -p ${env.proxy.port} -x SET x`])).stdout.trim()).toBe('OK');
     expect((await cli('--scan', '--pattern', 'k1*')).trim().split('\n')).toHaveLength(111);
     await sameAsRedis();
-    const t = totals(proxy);
-    const scans = proxy.stats().commands['SCAN']!.count;
+    const t = totals(env.proxy);
+    const scans = env.proxy.stats().commands['SCAN']!.count;
     // --pipe: 1000 SETs and its closing ECHO; -3 its HELLO 3 and the HSET; --scan one round trip each.
     expect(t).toMatchObject({ commands: 1000 + 1 + 2 + 1 + scans, replies: 1000 + 1 + 2 + 1 + scans, pushes: 0, errorReplies: 0 });
-    expect(proxy.stats().commands['ECHO']?.count).toBe(1);
+    expect(env.proxy.stats().commands['ECHO']?.count).toBe(1);
   });
 
   it('redis-cli MONITOR and --stat: monitor lines are pushes, INFO is counted as Redis ran it', async () => {
-    const mon = spawn('redis-cli', ['-h', proxy.host!, '-p', String(proxy.port), 'MONITOR'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const mon = spawn('redis-cli', ['-h', env.proxy.host!, '-p', String(env.proxy.port), 'MONITOR'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let lines = '';
     mon.stdout.on('data', (c: Buffer) => (lines += c.toString()));
-    const stat = spawn('redis-cli', ['-h', proxy.host!, '-p', String(proxy.port), '--stat', '-i', '0.05'], { stdio: 'ignore' });
+    const stat = spawn('redis-cli', ['-h', env.proxy.host!, '-p', String(env.proxy.port), '--stat', '-i', '0.05'], { stdio: 'ignore' });
     try {
       await vi.waitUntil(() => lines.startsWith('OK'), WAIT);
       await cli('SET', 'seen', '1');
       await vi.waitUntil(() => lines.includes('"SET" "seen" "1"'), WAIT);
-      await vi.waitUntil(() => (proxy.stats().commands['INFO']?.count ?? 0) >= 3, WAIT);
+      await vi.waitUntil(() => (env.proxy.stats().commands['INFO']?.count ?? 0) >= 3, WAIT);
       // --stat stops first, once its last INFO was answered (killed with one on the up link, the
       // proxy would count an INFO Redis never got); a last SET's line then follows every line
       // before it to redis-cli.
       stat.kill('SIGSTOP');
-      await vi.waitUntil(() => proxy.stats().tap?.pendingRequests === 0, WAIT);
+      await vi.waitUntil(() => env.proxy.stats().tap?.pendingRequests === 0, WAIT);
       await stop(stat, 'SIGKILL');
       await cli('SET', 'last', '1');
       await vi.waitUntil(() => lines.includes('"SET" "last" "1"'), WAIT);
@@ -98,14 +76,14 @@ describe('tools and raw sessions through a proxy with a delay each way', () => {
     await sameAsRedis();
     // One push per monitor line: every command after MONITOR, --stat's INFOs and the SET.
     const shown = lines.trim().split('\n').length - 1;
-    expect(totals(proxy)).toMatchObject({ commands: 3 + proxy.stats().commands['INFO']!.count, pushes: shown });
-    expect(totals(proxy).replies).toBe(totals(proxy).commands);
+    expect(totals(env.proxy)).toMatchObject({ commands: 3 + env.proxy.stats().commands['INFO']!.count, pushes: shown });
+    expect(totals(env.proxy).replies).toBe(totals(env.proxy).commands);
   });
 
   it('redis-py: a pipeline, a transaction with an error, pub/sub', async () => {
     const script = `
 import redis, sys
-r = redis.Redis(host="${proxy.host!}", port=${proxy.port})
+r = redis.Redis(host="${env.proxy.host!}", port=${env.proxy.port})
 p = r.pipeline(transaction=False)
 for i in range(100): p.set(f"py{i}", i)  # one write: redis-py packs up to 6000 bytes a send
 p.execute()
@@ -130,13 +108,13 @@ r.close()
     await sameAsRedis();
     // Round trips: the pipeline, the transaction, SUBSCRIBE, PSUBSCRIBE, 2 PUBLISH, UNSUBSCRIBE,
     // PUNSUBSCRIBE, MGET. SUBSCRIBE and UNSUBSCRIBE each have 2 confirmations.
-    expect(totals(proxy)).toEqual({ commands: 100 + 5 + 2 + 2 + 2 + 1, replies: 100 + 5 + 2 + 2 + 2 + 1 + 2, pushes: 2, roundTrips: 9, errorReplies: 0 });
+    expect(totals(env.proxy)).toEqual({ commands: 100 + 5 + 2 + 2 + 2 + 1, replies: 100 + 5 + 2 + 2 + 2 + 1 + 2, pushes: 2, roundTrips: 9, errorReplies: 0 });
   });
 
   it('redis-benchmark -3 -P 10, one client: every command and round trip', async () => {
-    await run('redis-benchmark', ['-3', '-h', proxy.host!, '-p', String(proxy.port), '-c', '1', '-n', '200', '-P', '10', '-t', 'set,get,lpush,lrange_100,mset', '-q']);
+    await run('redis-benchmark', ['-3', '-h', env.proxy.host!, '-p', String(env.proxy.port), '-c', '1', '-n', '200', '-P', '10', '-t', 'set,get,lpush,lrange_100,mset', '-q']);
     await sameAsRedis();
-    const s = proxy.stats();
+    const s = env.proxy.stats();
     // Six tests (lrange_100 fills its list with an LPUSH test of its own) of 200 in batches of 10, each
     // on a connection of its own whose HELLO 3 goes with its first batch; the two CONFIG GETs at start
     // together.
@@ -147,27 +125,27 @@ r.close()
   });
 
   it('raw sessions as nc sends them: inline lines, a 10k pipeline, a 10k-key MGET, a value over the high water', async () => {
-    const raw = await Raw.open(proxy);
+    const raw = await Raw.open(env.proxy);
     // LF-only lines, a blank line, quotes and escapes, a line split across two writes.
     await raw.send('SET a "x y"\nGET a\n\n  \r\nECHO "\\x41\\n"\r\nPI', '$2\r\nA\n\r\n');
     await raw.send('NG\n', '+PONG\r\n');
     expect(raw.text).toBe('+OK\r\n$3\r\nx y\r\n$2\r\nA\n\r\n+PONG\r\n');
     const keys = Array.from({ length: 10_000 }, (_, i) => `p${i}`);
     await raw.send(keys.map((k) => `SET ${k} ${k}\r\n`).join(''), `${'+OK\r\n'.repeat(10)}`);
-    await vi.waitUntil(() => proxy.stats().totals.replies === 4 + 10_000, WAIT);
+    await vi.waitUntil(() => env.proxy.stats().totals.replies === 4 + 10_000, WAIT);
     await raw.send(`MGET ${keys.join(' ')}\r\n`, '$5\r\np9999\r\n');
     const big = 'v'.repeat(16 << 20);
     raw.socket.write(`*3\r\n$3\r\nSET\r\n$3\r\nbig\r\n$${big.length}\r\n${big}\r\nGET big\r\n`);
     await vi.waitUntil(() => raw.text.endsWith(`$${big.length}\r\n${big}\r\n`), { timeout: 20_000, interval: 20 });
     raw.close();
     await sameAsRedis();
-    expect(totals(proxy)).toEqual({ commands: 4 + 10_000 + 1 + 2, replies: 4 + 10_000 + 1 + 2, pushes: 0, roundTrips: 5, errorReplies: 0 });
-    expect(proxy.stats().totals.maxDepth).toBe(10_000);
+    expect(totals(env.proxy)).toEqual({ commands: 4 + 10_000 + 1 + 2, replies: 4 + 10_000 + 1 + 2, pushes: 0, roundTrips: 5, errorReplies: 0 });
+    expect(env.proxy.stats().totals.maxDepth).toBe(10_000);
   });
 
   it('a pipeline past the pending bound, then a loop on the same connection: every reply and round trip counted', async () => {
     const link = { upUs: 300, downUs: 500 };
-    const bounded = await startSingleNodeProxy({ upstream: redis.address, link, compensationUs: { up: 0, down: 0 }, maxPendingPerConnection: 100 });
+    const bounded = await startSingleNodeProxy({ upstream: env.redis.address, link, compensationUs: { up: 0, down: 0 }, maxPendingPerConnection: 100 });
     try {
       const raw = await Raw.open(bounded);
       await raw.send(Array.from({ length: 1000 }, (_, i) => `SET b${i} ${i}\r\n`).join(''), 'OK\r\n');
