@@ -132,6 +132,10 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
     expect(at('MGET {tag}').roundTrips).toBe(4);
     // --format json leaves the table on stderr, as the single-node bench does (it printed none).
     expect(r.stderr).toMatch(/^config +shape +reads/m);
+    // The progress lines name the reads as the table does (they said master and slave).
+    expect(r.stderr).toMatch(/^redis-rtt: rtt=1ms seq GET \(replicas\) sample 1: \d+ us\/op$/m);
+    expect(r.stderr).toMatch(/^redis-rtt: rtt=1ms MGET \{tag\} \(primaries\) sample warm-up: /m);
+    expect(r.stderr).not.toMatch(/\((master|slave)\)/);
   });
 
   it('bench --cluster --format table prints the table on stdout (it went to stderr, as without --format); a link named twice runs once', async () => {

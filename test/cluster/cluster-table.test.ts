@@ -20,7 +20,7 @@ describe('the cluster bench table', () => {
     const report: ClusterBenchReport = { rows: [row('seq SET', 2), row('seq GET', 1)], nodes: 6, repeat: 5, interrupted: true, stoppedBy: 'SIGINT' };
     const lines = renderClusterTable(report).split('\n');
     expect(lines[0]).toMatch(/^config\s+shape\s+reads\s+us\/op \(min-max\)\s+samples\s+round trips\s+per node/);
-    expect(lines.find((l) => l.includes('seq SET'))).toMatch(/^rtt=1ms\s+seq SET\s+primaries\s+1\.1ms \(1ms-1\.3ms\)\s+2 of 5\s+20\s+M@1ms:20$/);
+    expect(lines.find((l) => l.includes('seq SET'))).toMatch(/^rtt=1ms\s+seq SET\s+primaries\s+1\.1ms \(1ms-1\.3ms\)\s+2 of 5\s+20\s+P@1ms:20$/);
     expect(lines.find((l) => l.includes('seq GET'))).toMatch(/\s1 of 5\s+20\s/);
     expect(lines.at(-2)).toBe('interrupted (Ctrl-C): only the samples that finished are reported');
   });
@@ -43,6 +43,6 @@ describe('the cluster bench table', () => {
     const report: ClusterBenchReport = { rows: [row('seq SET', 5)], nodes: 6, repeat: 5 };
     const text = renderClusterTable(report);
     expect(text).not.toMatch(/samples|of 5|interrupted/);
-    expect(text.split('\n')[2]).toMatch(/^rtt=1ms\s+seq SET\s+primaries\s+1\.1ms \(1ms-1\.3ms\)\s+20\s+M@1ms:20$/);
+    expect(text.split('\n')[2]).toMatch(/^rtt=1ms\s+seq SET\s+primaries\s+1\.1ms \(1ms-1\.3ms\)\s+20\s+P@1ms:20$/);
   });
 });

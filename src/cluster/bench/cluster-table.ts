@@ -2,7 +2,11 @@ import { fmtUsLabel as fmt, interruptedWords } from '../../format.js';
 import { renderGrid, RULE, type GridRow } from '../../text-grid.js';
 import type { ClusterBenchReport, ClusterBenchRow } from './cluster-bench.js';
 
-const READS: Record<ClusterBenchRow['reads'], string> = { master: 'primaries', slave: 'replicas', 'zone-replica': 'same-zone replica' };
+/**
+ * What a row's `reads` (ioredis scaleReads' words, kept in the JSON) says to the user, in the table
+ * and the progress lines: primary and replica, as everywhere else the tool speaks.
+ */
+export const READS: Record<ClusterBenchRow['reads'], string> = { master: 'primaries', slave: 'replicas', 'zone-replica': 'same-zone replica' };
 
 
 /**
@@ -21,7 +25,7 @@ export function renderClusterTable(report: ClusterBenchReport, opts: { color?: b
     last = r.config;
     const perNode = r.perNode
       .filter((x) => x.roundTrips > 0)
-      .map((x) => `${x.role === 'master' ? 'M' : 'R'}${x.zone ?? ''}@${fmt(x.rttUs)}:${x.roundTrips}`)
+      .map((x) => `${x.role === 'master' ? 'P' : 'R'}${x.zone ?? ''}@${fmt(x.rttUs)}:${x.roundTrips}`)
       .join(' ');
     rows.push({
       cells: [

@@ -1,6 +1,7 @@
 import { median } from '../../numbers/quantiles.js';
 import type { RedisRttClusterProxy } from '../cluster-view.js';
 import type { ClusterBenchRow } from './cluster-bench.js';
+import { READS } from './cluster-table.js';
 
 /** One shape bound to its client and keys: `run()` does `n` operations. */
 export interface BoundShape {
@@ -42,7 +43,7 @@ export async function sampleShapes(
         }));
       const roundTrips = perNode.reduce((sum, x) => sum + x.roundTrips, 0);
       if (r > 0) samples.set(i, [...(samples.get(i) ?? []), { us, rt: roundTrips, perNode }]);
-      o.log(`${config} ${shape.name} (${shape.reads}) sample ${r === 0 ? 'warm-up' : r}: ${us.toFixed(0)} us/op`);
+      o.log(`${config} ${shape.name} (${READS[shape.reads]}) sample ${r === 0 ? 'warm-up' : r}: ${us.toFixed(0)} us/op`);
     }
   }
   return shapes.flatMap((shape, i) => {
