@@ -9,6 +9,8 @@ import type { ListenAddress, RealAddress, RewriteContext } from './types.js';
 export class RewriteBuffer {
   readonly splices: Splice[] = [];
   readonly missing: RealAddress[] = [];
+  /** Each leaf's new bytes by type and text: a reply names the same listeners over and over. */
+  private readonly encoded = new Map<string, Buffer>();
 
   constructor(readonly ctx: RewriteContext) {}
 
@@ -30,7 +32,10 @@ export class RewriteBuffer {
   /** Replaces a leaf with `text`, in the leaf's own type (a bulk stays bulk, an integer stays integer). */
   replace(node: RespNode, text: string): void {
     if (node.text === text) return;
-    this.splices.push({ start: node.valueStart, end: node.end, bytes: encodeLike(node, text) });
+    const key = `${node.type}${node.format ?? ''}${text}`;
+    let bytes = this.encoded.get(key);
+    if (!bytes) this.encoded.set(key, (bytes = encodeLike(node, text)));
+    this.splices.push({ start: node.valueStart, end: node.end, bytes });
   }
 
   /** Replaces a raw byte span (inside a text line or a bulk: the caller re-encodes the leaf). */

@@ -36,63 +36,81 @@ const CRLF = '\r\n';
 
 /** Parses the one frame that fills `buf` exactly. Throws RespTreeError when it is not one. */
 export function parseFrame(buf: Buffer): RespNode {
-  const [node, end] = parseAt(buf, 0, 0);
-  if (end !== buf.length) throw new RespTreeError(`${buf.length - end} bytes after the frame`);
+  const node = parseAt(buf, 0, 0);
+  if (node.end !== buf.length) throw new RespTreeError(`${buf.length - node.end} bytes after the frame`);
   return node;
 }
 
+// A fragmented slot map's CLUSTER SLOTS is tens of thousands of short leaves, and a cluster client
+// gives it a timeout (ioredis: 1 s to refresh its slots). So the header lines are read here byte
+// by byte and a short text is decoded in JS: a native call per line and per leaf (indexOf,
+// toString) cost more than the work, as did a tuple per node for the garbage collector.
+const SHORT_TEXT = 24;
+
 function lineEnd(buf: Buffer, at: number): number {
-  const eol = buf.indexOf(CRLF, at);
-  if (eol < 0) throw new RespTreeError(`no CRLF after offset ${at}`);
-  return eol;
+  for (let i = at; i + 1 < buf.length; i++) if (buf[i] === 0x0d && buf[i + 1] === 0x0a) return i;
+  throw new RespTreeError(`no CRLF after offset ${at}`);
 }
 
-function parseAt(buf: Buffer, at: number, depth: number): [RespNode, number] {
+function latin1(buf: Buffer, from: number, to: number): string {
+  if (to - from > SHORT_TEXT) return buf.toString('latin1', from, to);
+  let s = '';
+  for (let i = from; i < to; i++) s += String.fromCharCode(buf[i]!);
+  return s;
+}
+
+/** The node that starts at `at`; it ends at its `end`, where the next one starts. */
+function parseAt(buf: Buffer, at: number, depth: number): RespNode {
   if (depth > 64) throw new RespTreeError('nested too deep');
   if (at >= buf.length) throw new RespTreeError('frame ends early');
   const type = String.fromCharCode(buf[at]!);
   const eol = lineEnd(buf, at + 1);
-  const line = buf.toString('latin1', at + 1, eol);
   const next = eol + 2;
   switch (type) {
     case '+': case '-': case ':': case ',': case '#': case '(':
-      return [{ type, start: at, valueStart: at, end: next, text: buf.toString('latin1', at + 1, eol), items: null }, next];
+      return { type, start: at, valueStart: at, end: next, text: latin1(buf, at + 1, eol), items: null };
     case '_':
-      return [{ type, start: at, valueStart: at, end: next, text: null, items: null }, next];
+      return { type, start: at, valueStart: at, end: next, text: null, items: null };
     case '$': case '!': case '=': {
-      const len = count(line);
-      if (len < 0) return [{ type, start: at, valueStart: at, end: next, text: null, items: null }, next];
+      const len = count(buf, at + 1, eol);
+      if (len < 0) return { type, start: at, valueStart: at, end: next, text: null, items: null };
       const stop = next + len;
       if (stop + 2 > buf.length || buf[stop] !== 0x0d || buf[stop + 1] !== 0x0a) throw new RespTreeError('bad blob length');
       const from = type === '=' ? next + 4 : next;
       if (from > stop) throw new RespTreeError('verbatim string without a format');
-      const text = buf.toString('latin1', from, stop);
+      const text = latin1(buf, from, stop);
       const node: RespNode = { type, start: at, valueStart: at, end: stop + 2, text, items: null };
-      return [type === '=' ? { ...node, format: buf.toString('latin1', next, next + 3) } : node, stop + 2];
+      return type === '=' ? { ...node, format: buf.toString('latin1', next, next + 3) } : node;
     }
     case '*': case '~': case '>': case '%': case '|': {
-      const n = count(line);
-      if (n < 0) return [{ type, start: at, valueStart: at, end: next, text: null, items: null }, next];
+      const n = count(buf, at + 1, eol);
+      if (n < 0) return { type, start: at, valueStart: at, end: next, text: null, items: null };
       const items: RespNode[] = [];
       let pos = next;
       for (let i = 0; i < (type === '%' || type === '|' ? n * 2 : n); i++) {
-        const [item, after] = parseAt(buf, pos, depth + 1);
+        const item = parseAt(buf, pos, depth + 1);
         items.push(item);
-        pos = after;
+        pos = item.end;
       }
-      if (type !== '|') return [{ type, start: at, valueStart: at, end: pos, text: null, items }, pos];
+      if (type !== '|') return { type, start: at, valueStart: at, end: pos, text: null, items };
       // An attribute describes the value after it: keep its bytes, hand back that value.
-      const [value, after] = parseAt(buf, pos, depth + 1);
-      return [{ ...value, start: at }, after];
+      return { ...parseAt(buf, pos, depth + 1), start: at };
     }
     default:
       throw new RespTreeError(`type byte ${JSON.stringify(type)} at ${at}`);
   }
 }
 
-function count(line: string): number {
-  if (!/^(-1|\d{1,10})$/.test(line)) throw new RespTreeError(`bad length ${JSON.stringify(line)}`);
-  return Number(line);
+/** The length on a header line (bytes `from` to `to`): -1, or 1 to 10 digits. */
+function count(buf: Buffer, from: number, to: number): number {
+  if (to - from === 2 && buf[from] === 0x2d && buf[from + 1] === 0x31) return -1;
+  let n = to - from >= 1 && to - from <= 10 ? 0 : -1;
+  for (let i = from; i < to && n >= 0; i++) {
+    const digit = buf[i]! - 0x30;
+    n = digit >= 0 && digit <= 9 ? n * 10 + digit : -1;
+  }
+  if (n < 0) throw new RespTreeError(`bad length ${JSON.stringify(buf.toString('latin1', from, to))}`);
+  return n;
 }
 
 /** A map's value for `key` (RESP3 `%`, or the flat key/value array RESP2 uses for maps). */
@@ -126,12 +144,17 @@ export interface Splice {
 export function applySplices(buf: Buffer, splices: readonly Splice[]): Buffer {
   if (splices.length === 0) return buf;
   const sorted = [...splices].sort((a, b) => a.start - b.start);
-  const parts: Buffer[] = [];
+  let size = buf.length;
+  for (const s of sorted) size += s.bytes.length - (s.end - s.start);
+  // One copy into one buffer: a part per splice (thousands in a fragmented slot map) is garbage.
+  const out = Buffer.allocUnsafe(size);
   let at = 0;
+  let to = 0;
   for (const s of sorted) {
-    parts.push(buf.subarray(at, s.start), s.bytes);
+    to += buf.copy(out, to, at, s.start);
+    to += s.bytes.copy(out, to);
     at = s.end;
   }
-  parts.push(buf.subarray(at));
-  return Buffer.concat(parts);
+  buf.copy(out, to, at);
+  return out;
 }
