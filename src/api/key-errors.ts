@@ -146,7 +146,8 @@ export function startSentinelProxy(options: SentinelProxyOptions): Promise<Redis
  */
 export function runBench(options: BenchOptions, progress?: (ev: BenchProgress) => void): Promise<BenchReport> {
   // `workloads` and `workload` share the flag: the message names the one given.
-  const keys = options.workloads === undefined ? BENCH_KEY_OF_FLAG : new Map([...BENCH_KEY_OF_FLAG, ['--workload', 'workloads']]);
+  // `?.`: no options at all is refused as runBench()'s, by the run, not as a TypeError here.
+  const keys = (options as BenchOptions | undefined)?.workloads === undefined ? BENCH_KEY_OF_FLAG : new Map([...BENCH_KEY_OF_FLAG, ['--workload', 'workloads']]);
   return namingKeys(keys, () => runBenchNamingFlags(options, progress));
 }
 

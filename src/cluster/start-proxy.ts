@@ -54,8 +54,9 @@ export async function maybeStartCluster(options: ProxyOptions, startNodeProxy: S
  * src/api/key-errors.ts, which names the option keys.
  */
 export async function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
-  if (!options || typeof options.upstream !== 'string') return startSingleNodeProxy(options);
+  // Keys first: options that are no object (null, 5) were refused as a missing `upstream`.
   checkOptionKeys(options);
+  if (typeof options.upstream !== 'string') return startSingleNodeProxy(options);
   const clustered = await maybeStartCluster(options, (o, node) => startSingleNodeProxy({ ...o, cluster: 'off' }, node));
   if (clustered) return clustered;
   refuseNodeOptions(options);

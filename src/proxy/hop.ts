@@ -3,6 +3,7 @@ import { realClock } from '../clock.js';
 import { median } from '../numbers/quantiles.js';
 import { newTimer } from '../link/timer-heap.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
+import { parseWith, wholeNumber } from '../validation/schema.js';
 
 export interface HopEstimate {
   /** Median one-way loopback transit seen by this process (write -> 'data' on the other socket). */
@@ -21,6 +22,8 @@ export interface HopEstimate {
  * result.
  */
 export async function measureHop(samples = 300): Promise<HopEstimate> {
+  // Exported: 0, -1 or 'x' measured nothing and resolved NaN, and Infinity never resolved.
+  parseWith(wholeNumber(1), samples, () => 'measureHop(samples)');
   const server = net.createServer({ noDelay: true });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;

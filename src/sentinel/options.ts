@@ -46,8 +46,9 @@ const SENTINEL_PORT = 26379;
 
 /** The sentinel options checked (a ConfigError naming the flag), the sentinels parsed. */
 export function sentinelSettings(options: SentinelProxyOptions): z.output<typeof SCHEMA> & { addresses: RealAddress[]; refreshMs: number } {
-  const data = parseWith(SCHEMA, options, (path) => (path.length >= 1 && SENTINEL_FLAGS[String(path[0])]) || keyPath()(path));
+  // Keys first: the schema's own message for options that are no object named no key ('': expected object).
   checkOptionKeys(options, Object.keys(SENTINEL_OPTIONS), 'startSentinelProxy()');
+  const data = parseWith(SCHEMA, options, (path) => (path.length >= 1 && SENTINEL_FLAGS[String(path[0])]) || keyPath()(path));
   if (options.cluster === 'on') {
     throw new ConfigError('--cluster', 'on', 'off or auto with --sentinel (sentinel mode fronts a primary and its replicas, not a Redis Cluster)');
   }

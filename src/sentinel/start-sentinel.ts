@@ -34,8 +34,9 @@ import { SentinelZones } from './zones.js';
  * closes what the ones before opened.
  */
 export async function startSentinelProxy(options: SentinelProxyOptions): Promise<RedisRttSentinelProxy> {
-  const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
+  // First: it refuses options that are no object, which the log's read threw a TypeError for.
   const sentinel = sentinelSettings(options);
+  const log = options.log ?? ((line: string) => process.stderr.write(`redis-rtt: ${line}\n`));
   checkStartPartition(options);
   // The node proxies are single-node proxies whose upstream each starter call sets.
   const base: ProxyOptions = { ...options, upstream: nodeKey(sentinel.addresses[0]!.host, sentinel.addresses[0]!.port), cluster: 'off' };

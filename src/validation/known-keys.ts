@@ -14,6 +14,12 @@ export function keysOf<T>(): (all: Record<keyof T, true>) => readonly string[] {
  * TypeScript catches it only in an object literal; a spread or JavaScript does not.
  */
 export function refuseUnknownKeys(options: object, known: readonly string[], entry: string): void {
+  // Not an object (null, a number, a string, an array): null threw a TypeError naming nothing, a
+  // number ran with every default, and 'x' was refused as its key `0`. (isJsonObject's test: schema.ts
+  // imports this file, so it cannot be imported here.)
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ConfigError(entry, options, `an object of ${entry}'s options (docs/api.md)`);
+  }
   for (const key of Object.keys(options)) {
     if (!known.includes(key)) throw new ConfigError(key, (options as Record<string, unknown>)[key], `a key of ${entry}'s options (docs/api.md)`);
   }

@@ -12,6 +12,7 @@ import {
   FakeClock,
   LatencyHistogram,
   ManualScheduler,
+  measureHop,
   parseLinkSpec,
   PreciseScheduler,
   renderCalibrateTable,
@@ -19,6 +20,12 @@ import {
   renderHtml,
   renderMarkdown,
   renderTable,
+  runBench,
+  runCalibrate,
+  startPrivateRedis,
+  startProxy,
+  startSentinelProxy,
+  startToxiproxyServer,
   type DelayLineOptions,
 } from '../../src/index.js';
 import { buildBenchReport, buildCalibrateReport } from '../report/fixture-builder.js';
@@ -136,5 +143,31 @@ describe('parseLinkSpec', () => {
     expect(named(() => parseLinkSpec('rtt=fast'))).toEqual({ flag: 'parseLinkSpec rtt=', value: 'fast' });
     expect(named(() => parseLinkSpec(5 as never))).toEqual({ flag: 'parseLinkSpec', value: 5 });
     expect(named(() => parseLinkSpec('nowhere', '--links'))).toEqual({ flag: '--links', value: 'nowhere' });
+  });
+});
+
+describe('the start and run functions given options that are no object', () => {
+  // Each is refused before anything starts. Before: null threw a TypeError (runBench's synchronously,
+  // not as a rejection), 'x' was refused as its key `0`, startSentinelProxy(5) named the key '', and
+  // startProxy(5) a missing upstream.
+  it.each<[string, () => Promise<unknown>, string, unknown]>([
+    ['runBench(null)', () => runBench(null as never), 'runBench()', null],
+    ['startProxy(5)', () => startProxy(5 as never), 'startProxy()', 5],
+    ['runCalibrate("x")', () => runCalibrate('x' as never), 'runCalibrate()', 'x'],
+    ['startPrivateRedis(null)', () => startPrivateRedis(null as never), 'startPrivateRedis()', null],
+    ['startToxiproxyServer([])', () => startToxiproxyServer([] as never), 'startToxiproxyServer()', []],
+    ['startSentinelProxy()', () => startSentinelProxy(undefined as never), 'startSentinelProxy()', undefined],
+    ['startSentinelProxy(5)', () => startSentinelProxy(5 as never), 'startSentinelProxy()', 5],
+    ['measureHop(0)', () => measureHop(0), 'measureHop(samples)', 0],
+    ['measureHop(Infinity)', () => measureHop(Infinity), 'measureHop(samples)', Infinity],
+  ])('%s is a rejected ConfigError naming the function', async (_, start, flag, value) => {
+    let call: Promise<unknown> | undefined;
+    expect(() => (call = start())).not.toThrow();
+    const e = await call!.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(ConfigError);
+    expect({ flag: (e as ConfigError).flag, value: (e as ConfigError).value }).toEqual({ flag, value });
   });
 });
