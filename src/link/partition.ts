@@ -32,6 +32,11 @@ export const GIVE_UP_NS = giveUpAfterNs();
 export interface PartitionRequest {
   durationUs: number;
   then: PartitionEnd;
+  /**
+   * When it starts, on the proxy's clock: a schedule's step time, so that a step that fired late
+   * still ends when the schedule says. Undefined: now (PUT /link, setLink, the start's link).
+   */
+  startNs?: number;
 }
 
 /** The partition a link change asks for (its `partition` and `then` keys), if any; ConfigError naming the key. */

@@ -108,9 +108,8 @@ export function parseLinkSchedule(json: unknown, flag = '--link-schedule', start
 /**
  * One partition at a time (PUT /link refuses a second while one runs): a partition step that starts
  * before the one ahead of it has ended would only be logged and skipped when its time came, so the
- * file is refused instead. Back to back is refused too, since the earlier one's end is timed from
- * when its step fired, a little late under load. With a period, the last one must end before the
- * first one's next pass.
+ * file is refused instead. Back to back is refused too: that is one longer partition, which the
+ * file should say as one. With a period, the last one must end before the first one's next pass.
  */
 function checkPartitionsApart(steps: ScheduleStep[], periodUs: number | undefined, flag: string, raw: { partition?: unknown }[]): void {
   const cuts = steps.flatMap((s, i) => (s.partition === undefined ? [] : [{ i, atUs: s.atUs, endUs: s.atUs + s.partition.durationUs }]));

@@ -168,7 +168,9 @@ export class LinkTimeline {
         this.rampEnd = this.scheduler.schedule(dueNs + durationNs, () => this.link.reshape((s) => s.setRamp(undefined)));
       }
     }
-    if (step.partition) this.partitions.start(step.partition);
+    // From the step's time, not when its timer fired: one late under load ended late, and the
+    // schedule's next partition, refused while it ran, was skipped.
+    if (step.partition) this.partitions.start({ ...step.partition, startNs: dueNs });
   }
 }
 

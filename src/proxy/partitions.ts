@@ -41,7 +41,7 @@ export class Partitions {
   }
 
   start(request: PartitionRequest): PartitionWindow {
-    const startNs = this.scheduler.clock.nowNs();
+    const startNs = request.startNs ?? this.scheduler.clock.nowNs();
     const window: PartitionWindow = { startNs, endNs: startNs + request.durationUs * 1000, then: request.then };
     this.link.partition = window;
     const rtoNs = this.link.rtoNs();

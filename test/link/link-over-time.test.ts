@@ -252,8 +252,8 @@ describe('LinkTimeline on a fake clock', () => {
     scheduler.runUntil(9 * S);
     // Period 4 s: partitions at 2 s and 6 s; at 9 s the third pass has begun (step 0 at 8 s).
     expect(partitions).toEqual([
-      { atNs: 2 * S, request: { durationUs: 1_000_000, then: 'heal' } },
-      { atNs: 6 * S, request: { durationUs: 1_000_000, then: 'heal' } },
+      { atNs: 2 * S, request: { durationUs: 1_000_000, then: 'heal', startNs: 2 * S } },
+      { atNs: 6 * S, request: { durationUs: 1_000_000, then: 'heal', startNs: 6 * S } },
     ]);
     expect(timeline.report()!.schedule).toEqual({ step: 0, steps: 2, loop: 2, nextAtMs: 10_000, skipped: 0 });
   });
@@ -273,6 +273,19 @@ describe('LinkTimeline on a fake clock', () => {
     // The pass that holds now: pass 26's step came at 2.6 ms, the next (pass 27) is due at the clock's 2.7 ms.
     expect(timeline.report()!.schedule).toMatchObject({ step: 0, loop: 26, nextAtMs: 3 });
     expect(logged).toEqual([expect.stringMatching(/^--link-schedule fell 3 pass\(es\) behind its loop .*\(logged once\)$/)]);
+  });
+
+  // Timed from when its timer fired, a late partition ended late: the schedule's next one, refused while it ran, was skipped.
+  it('starts a partition step that fires late at the step\'s own time, so it ends when the schedule says', () => {
+    const { scheduler, partitions } = setup(
+      [
+        { at: '0s', link: { rttUs: 2000 } },
+        { at: '100ms', partition: '150ms' },
+      ],
+      300 * MS,
+    );
+    scheduler.runUntil(1 * S);
+    expect(partitions).toEqual([{ atNs: 300 * MS, request: { durationUs: 150_000, then: 'heal', startNs: 100 * MS } }]);
   });
 
   // A PUT /link since the start can leave a step that does not fit: its ConfigError, thrown from the step's timer, ended the proxy.

@@ -234,6 +234,26 @@ describe('partitions that heal, with real clients', () => {
     }
   });
 
+  // Timed from when its timer fired, it ran 300 ms past the schedule's end (active at 1.6 s here).
+  it("a schedule's partition step that fires late starts at the step's time, and ends when the schedule says", async () => {
+    const clock = new FakeClock(1000 * S);
+    const scheduler = new ManualScheduler(clock);
+    const linkSchedule = [{ at: '1s', partition: '500ms' }];
+    const link = { rttUs: RTT_US };
+    const p = await startSingleNodeProxy({ upstream: redis.address, link, compensationUs: { up: 0, down: 0 }, scheduler, log: () => 0, linkSchedule });
+    try {
+      const originNs = clock.nowNs() - p.stats().timeline!.elapsedMs * MS;
+      // The proxy was held up: the step's timer fires 300 ms after its time.
+      clock.setNs(originNs + 1.3 * S);
+      scheduler.runUntil(originNs + 1.3 * S);
+      expect(p.stats().partition).toMatchObject({ active: true, startedMsAgo: 300, durationMs: 500 });
+      scheduler.runUntil(originNs + 1.5 * S);
+      expect(p.stats().partition).toMatchObject({ active: false, startedMsAgo: 500 });
+    } finally {
+      await p.close();
+    }
+  });
+
   // /metrics and the dashboard had no word of a partition: a graph of a test run could not show when the link was cut.
   it('shows in /metrics (partition_active) and in the dashboard\'s events while it holds, and 0 after the heal', async () => {
     const clock = new FakeClock(1000 * S);
