@@ -1,10 +1,11 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { FrameChain } from '../../src/stage/frame-chain.js';
 import type { FrameStageFactory, RequestAction, ReplyAction } from '../../src/stage/types.js';
 import { createToxic } from '../../src/toxics/index.js';
 import { compileGlob } from '../../src/toxics/redis/glob.js';
-import { env, fakeConn, MS, request } from './helpers.js';
+import { env, fakeConn, MS, RecordingSink, request } from './helpers.js';
 
 function stageOf(json: unknown, seed = 1) {
   const e = env(seed);
@@ -71,6 +72,26 @@ describe('redis_latency toxic', () => {
     scheduler.runUntil(2.5 * MS);
     await Promise.resolve();
     expect(settled).toEqual({ kind: 'pass' });
+  });
+
+  it('holds matching replies one after another, each latency ms after the one before it left (in a frame chain)', async () => {
+    const { stage, scheduler, conn } = stageOf({ type: 'redis_latency', attributes: { commands: ['GET'], latency: 2 } });
+    const down = new RecordingSink();
+    const chain = new FrameChain({ conn, scheduler, upDelayNs: () => 0, up: new RecordingSink(), down, log: () => undefined });
+    chain.add('redis_latency', stage, 0);
+    chain.push(Buffer.from('*2\r\n$3\r\nGET\r\n$1\r\na\r\n*2\r\n$3\r\nGET\r\n$1\r\nb\r\n*1\r\n$4\r\nPING\r\n'), 0);
+    chain.pushReply(Buffer.from('$1\r\na\r\n$1\r\nb\r\n+PONG\r\n'), 0); // all three came at 0
+    /** What reached the client by `ms` (each reply's text, @ the ms it left). */
+    const sentBy = async (ms: number): Promise<string[]> => {
+      scheduler.runUntil(ms * MS);
+      await new Promise((r) => setImmediate(r)); // the released hold's promise callbacks
+      return down.chunks.map((c) => `${c.data.split('\r\n').at(-2)}@${c.atNs / MS}`);
+    };
+    expect(await sentBy(2)).toEqual(['a@2']);
+    // GET b's hold began when GET a's reply left, not when it came; PING waits behind it.
+    expect(await sentBy(3.999)).toEqual(['a@2']);
+    expect(await sentBy(4)).toEqual(['a@2', 'b@4', '+PONG@4']);
+    chain.destroy();
   });
 });
 

@@ -14,7 +14,9 @@ export type RedisLatencyAttrs = z.output<typeof ATTRS>;
 /**
  * Delays the replies of matching commands, as a slow command would on the server. The chain holds
  * every reply behind a held one, so what queued behind it on that connection is late too, as on a
- * single-threaded Redis. Which commands are hit is decided when each request passes.
+ * single-threaded Redis, and a matching reply's hold starts only once the one before it was let go
+ * (the chain runs a reply through the stages when every reply before it is through). Which commands
+ * are hit is decided when each request passes.
  */
 export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
   kind: 'frame',
@@ -23,7 +25,7 @@ export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
   create: ({ attrs, applies, scheduler, conn }) => {
     const match = liveMatcher(attrs);
     const hits = new HitSeqs();
-    /** Each held reply's timer, with when the reply came. */
+    /** Each held reply's timer, with when its hold began. */
     const timers = new Map<Timer, number>();
     const release = new Set<() => void>();
     void conn.closed.then(() => {
@@ -48,10 +50,10 @@ export const redisLatencyToxic: FrameToxicDefinition<RedisLatencyAttrs> = {
           release.add(done);
         });
       },
-      // Updated: a held reply leaves the new latency after it came (at once when that has passed), as
+      // Updated: a held reply leaves the new latency after its hold began (at once when that has passed), as
       // the byte latency toxic re-times what it holds.
       restart: () => {
-        for (const [t, cameNs] of timers) scheduler.arm(t, cameNs + attrs().latency * 1e6);
+        for (const [t, heldSinceNs] of timers) scheduler.arm(t, heldSinceNs + attrs().latency * 1e6);
       },
       destroy: () => {
         for (const t of timers.keys()) scheduler.cancel(t);
