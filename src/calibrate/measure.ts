@@ -30,6 +30,9 @@ export interface RowMeasurerOptions {
  */
 export const MIN_PINGS_PER_ROUND = 20;
 
+/** The RTTs a run measures when none are given; here, not in run.ts, so that the CLI's help shows them without loading the run. */
+export const DEFAULT_CALIBRATE_RTTS_US = [0, 200, 1200, 5000, 10_000];
+
 /** Above this RTT a row is capped at about ROW_BUDGET_US of round trips, so a slow row does not take minutes. */
 const SLOW_ROW_RTT_US = 2000;
 const ROW_BUDGET_US = 3_000_000;

@@ -7,7 +7,7 @@ import { startSingleNodeProxy } from '../proxy/index.js';
 import { fmtUsSetting, interruptedWords } from '../format.js';
 import { describeEnvironment } from '../results/environment.js';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
-import { MIN_PINGS_PER_ROUND, RowMeasurer } from './measure.js';
+import { DEFAULT_CALIBRATE_RTTS_US, MIN_PINGS_PER_ROUND, RowMeasurer } from './measure.js';
 import { startPingSession, type PingTls } from './pinger.js';
 import { loadUpstreamTls, type UpstreamTlsOptions } from '../tls/options.js';
 import { round1, row, tableFrom, verdict, withinTolerance } from './rows.js';
@@ -50,7 +50,6 @@ export interface CalibrateOptions {
   signal?: AbortSignal;
 }
 
-export const DEFAULT_CALIBRATE_RTTS_US = [0, 200, 1200, 5000, 10_000];
 const WARMUP_PINGS = 5000;
 const MAX_REFINE_PASSES = 2;
 /** The verdict's first words when the run was cut short: which signal did it, when a signal did. */

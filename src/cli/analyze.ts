@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/analyze.js';
-import { renderHtml } from '../record/render-html.js';
 import { renderJson, renderText } from '../record/render.js';
 import { readTrace, TraceFormatError } from '../record/trace-reader.js';
 import { parseDurationUs, parseList, parseLossFraction, parsePositiveInt, parseWholeNumber } from '../units.js';
@@ -66,6 +65,8 @@ export function registerAnalyze(program: Command): void {
       checkOutputs(outputs, {}, [file]);
       const analysis = analyzeTrace(trace, options);
       if (flags.html !== undefined) {
+        // Loaded only for a page: the text and JSON outputs, and a run refused at its flags, do without it.
+        const { renderHtml } = await import('../record/render-html.js');
         await writeFile(flags.html, renderHtml(analysis, file)).catch(refuseWrite('--html', flags.html));
         // As bench, demo, calibrate and report say each file they write (and this --json FILE).
         process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);

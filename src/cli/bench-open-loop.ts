@@ -2,12 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { ConfigError, withTypedValue } from '../errors.js';
-import { renderOpenLoopHtml } from '../report/open-loop/html.js';
-import { renderOpenLoopTable, rowLabel } from '../report/open-loop/table.js';
-import { LatencyHistogram } from '../numbers/histogram.js';
 import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parsePositiveDurationUs, parseRateList } from '../units.js';
 import { parseAddress } from '../endpoint.js';
-import { runOpenLoopBench } from '../workload/open-loop/bench.js';
 import { LINKS_ACCEPTED } from '../workload/link-list.js';
 import { resolveOpenLoopOptions, type OpenLoopOptions } from '../workload/open-loop/options.js';
 import { ARRIVALS, type Arrival } from '../workload/open-loop/schedule.js';
@@ -115,6 +111,9 @@ export function openLoopOptionsFromFlags(flags: OpenLoopFlags, given: (key: stri
 export async function runOpenLoopCommand(options: OpenLoopOptions, flags: OpenLoopFlags): Promise<void> {
   const stop = abortOnStop((quit) => process.stderr.write(`redis-rtt: stopping now; in-flight replies are awaited ${quit}\n`));
   try {
+    // Loaded when a run starts: a bench refused at its flags loads none of the run or its renderers.
+    const { runOpenLoopBench } = await import('../workload/open-loop/bench.js');
+    const { renderOpenLoopTable } = await import('../report/open-loop/table.js');
     const report = await runOpenLoopBench({ ...options, signal: stop.signal }, (ev) => {
       if (ev.type === 'note') process.stderr.write(`redis-rtt: ${ev.text}\n`);
       else if (ev.type === 'running') {
@@ -151,11 +150,14 @@ async function writeOpenLoopFiles(report: OpenLoopReport, flags: OpenLoopFlags):
     if (file !== undefined) written.push(file);
   }
   if (flags.html !== undefined) {
+    const { renderOpenLoopHtml } = await import('../report/open-loop/html.js');
     await writeOutputFile(flags.html, renderOpenLoopHtml(report));
     written.push(flags.html);
   }
   if (flags.hgrmDir !== undefined) {
     await mkdir(flags.hgrmDir, { recursive: true });
+    const { rowLabel } = await import('../report/open-loop/table.js');
+    const { LatencyHistogram } = await import('../numbers/histogram.js');
     const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '_');
     for (const r of report.results) {
       if (!isOpenLoopOk(r) || r.completed === 0) continue;

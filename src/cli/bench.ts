@@ -1,17 +1,15 @@
 import { benchCompensation } from './compensate-flag.js';
 import { checkClientZones, checkZones } from '../cluster/options.js';
-import { runClientZoneBench } from '../cluster/bench/client-zone-bench.js';
-import { runClusterBench } from '../cluster/bench/cluster-bench.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { Option, type Command } from 'commander';
 import { ConfigError, withTypedValue } from '../errors.js';
 import { parseDurationUs, parseIntList, parseList, parseNonNegativeInt, parsePositiveInt } from '../units.js';
 import { parseAddress } from '../endpoint.js';
-import { runBench, type BenchOptions } from '../workload/bench.js';
+import type { BenchOptions } from '../workload/bench.js';
 import { DEFAULT_BENCH_OPTIONS, resolveBenchOptions } from '../workload/options.js';
 import { LINKS_ACCEPTED } from '../workload/link-list.js';
 import { MODES, WORKLOADS, type Mode, type Workload } from '../results/types.js';
-import { emitBenchReport, type BenchOutputFlags } from './bench-output.js';
+import type { BenchOutputFlags } from './bench-output.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { progressPrinter } from './bench-progress.js';
 import { abortOnStop, stoppingAfterSample } from './stop-request.js';
@@ -214,6 +212,9 @@ export async function runBenchCommand(options: BenchOptions, out: BenchOutputFla
     process.stderr.write(`redis-rtt: stopping after the current wait ${quit}\n`);
   });
   try {
+    // Loaded when a run starts, as each command's run and renderers: a bench refused at its flags loads none of them.
+    const { runBench } = await import('../workload/bench.js');
+    const { emitBenchReport } = await import('./bench-output.js');
     const report = await runBench({ ...options, signal: stop.signal }, progress.onEvent);
     progress.done();
     const written = await emitBenchReport(report, out);
@@ -257,8 +258,8 @@ async function runClusterBenchCommand(flags: BenchFlags, cmd: Command): Promise<
   try {
     const report =
       clientZones !== undefined
-        ? await runClientZoneBench({ ...common, clientZones, zones })
-        : await runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
+        ? await (await import('../cluster/bench/client-zone-bench.js')).runClientZoneBench({ ...common, clientZones, zones })
+        : await (await import('../cluster/bench/cluster-bench.js')).runClusterBench({ ...common, zones, links, batch: given('batch') ? parsePositiveInt(flags.batch, '--batch', 100_000) : undefined });
     // As the single-node bench: --format table puts the table on stdout, otherwise it goes to stderr.
     const tableTo = flags.format === 'table' ? process.stdout : process.stderr;
     tableTo.write(renderClusterTable(report, { color: colorFor(tableTo) }));

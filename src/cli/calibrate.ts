@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
-import { runCalibrate, DEFAULT_CALIBRATE_RTTS_US } from '../calibrate/run.js';
-import { MIN_PINGS_PER_ROUND } from '../calibrate/measure.js';
+import { DEFAULT_CALIBRATE_RTTS_US, MIN_PINGS_PER_ROUND } from '../calibrate/measure.js';
 import { renderCalibrateTable } from '../report/calibrate-table.js';
-import { renderHtml } from '../report/html.js';
 import { withTypedValue } from '../errors.js';
 import { parseDurationUs, parseList, parsePositiveInt } from '../units.js';
 import { missingTable, parseCompensateFlag } from './compensate-flag.js';
@@ -59,6 +57,8 @@ export function registerCalibrate(program: Command): void {
       try {
         const progress = (l: string): boolean => process.stderr.write(l + '\n');
         // The run checks --samples against --rounds: its error shows the text typed, not the number.
+        // Loaded when the run starts: a calibrate refused at its flags loads none of it.
+        const { runCalibrate } = await import('../calibrate/run.js');
         const report = await runCalibrate({ rttsUs, samples, compensationUs, rounds, progress, signal: stop.signal }).catch((err: unknown) => {
           throw withTypedValue(err, { '--samples': flags.samples });
         });
@@ -72,6 +72,7 @@ export function registerCalibrate(program: Command): void {
           if (missing !== undefined) process.stderr.write(`redis-rtt: note: no compensationTable for proxy --compensate: ${missing}\n`);
         }
         if (flags.html) {
+          const { renderHtml } = await import('../report/html.js');
           await writeOutputFile(flags.html, renderHtml(report));
           process.stderr.write(`redis-rtt: wrote ${flags.html}\n`);
         }

@@ -1,9 +1,7 @@
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget, writeOutputFile } from './json-out.js';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
-import { renderHtml, renderTable } from '../report/index.js';
-import { DEMO_LINKS, runDemo } from '../workload/demo.js';
-import { runClusterBench } from '../cluster/bench/cluster-bench.js';
+import { DEMO_LINKS } from '../workload/link-list.js';
 import { renderClusterTable } from '../cluster/bench/cluster-table.js';
 import { fmtSeconds, progressPrinter } from './bench-progress.js';
 import { abortOnStop, stoppingAfterSample } from './stop-request.js';
@@ -56,6 +54,8 @@ export function registerDemo(program: Command): void {
         const stop = abortOnStop((quit) => process.stderr.write(stoppingAfterSample(quit)));
         try {
           const log = (line: string): void => void process.stderr.write(`redis-rtt: ${line}\n`);
+          // Loaded when the run starts, as the plain demo's below: a demo refused at its flags loads none of it.
+          const { runClusterBench } = await import('../cluster/bench/cluster-bench.js');
           const report = await runClusterBench({ zones: 3, n: 100, repeat: 2, signal: stop.signal, log });
           const tableTo = jsonToStdout(json) ? process.stderr : process.stdout;
           tableTo.write(renderClusterTable(report, { color: colorFor(tableTo) }));
@@ -74,6 +74,8 @@ export function registerDemo(program: Command): void {
         process.stderr.write(`redis-rtt: stopping after the current wait ${quit}\n`);
       });
       try {
+        const { runDemo } = await import('../workload/demo.js');
+        const { renderHtml, renderTable } = await import('../report/index.js');
         const report = await runDemo({ signal: stop.signal, progress: progress.onEvent });
         progress.done();
         // renderTable ends with the two-line reading ("at cross-az, pipelining 100 cut ...").

@@ -1,5 +1,4 @@
 import { Option, type Command } from 'commander';
-import { startProxy } from '../cluster/start-proxy.js';
 import { ConfigError, withTypedValue } from '../errors.js';
 import { formatEndpoint } from '../endpoint.js';
 import { probeUpstream } from '../proxy/probe.js';
@@ -14,14 +13,12 @@ import { addLinkFlags, linkFromFlags } from './link-flags.js';
 import { addTimelineFlags, rampingScheduleMoves, timelineFromFlags } from './timeline-flags.js';
 import { endSession, listeningLine } from './proxy-session.js';
 import { COMPENSATE_HELP, parseCompensateFlag } from './compensate-flag.js';
-import { calibrateAtStart } from '../calibrate/at-start.js';
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import { addToxicFlags, toxicsFromFlags } from './toxic-flags.js';
 import { parseToxicSpec } from '../toxics/spec.js';
 import { addRecordFlags, checkRecordFlags, recordOptionsFromFlags } from '../record/cli-options.js';
 import { addTlsFlags, tlsFromFlags } from './tls-flags.js';
 import { addSentinelFlags } from './sentinel-flags.js';
-import { startSentinelProxy } from '../sentinel/start-sentinel.js';
 import { checkTlsFiles, loadUpstreamTls } from '../tls/options.js';
 import type { LinkUpdate } from '../link/types.js';
 import { checkAddressFlags, limitsFromFlags, typedNumbers, type ProxyFlags } from './proxy-flags.js';
@@ -169,6 +166,7 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       throw new ConfigError('--compensate', 'calibrate', 'auto, a duration or a file with --sentinel (calibrate measures one upstream; sentinel mode has many)');
     }
     if (calibrate && !printOnly) {
+      const { calibrateAtStart } = await import('../calibrate/at-start.js');
       compensationUs = await calibrateAtStart(flags.upstream!, applyLinkUpdate(defaultLinkSettings(), update), log, tls.upstreamTls);
     }
     const fromFlags: Omit<ProxyOptions, 'upstream'> = {
@@ -223,9 +221,11 @@ async function runProxy(flags: ProxyFlags, file: ProxyConfig): Promise<void> {
       if (calibrate) log('note: --compensate calibrate has no config key and is not in this output: give it as a flag with --config');
       return;
     }
+    // Loaded here, not at the top: a run that stops at its flags (exit 2, --print-config, --help) then
+    // loads none of the proxy's modules, most of what the CLI would load.
     proxy = sentinel
-      ? await startSentinelProxy({ ...common, ...sentinel })
-      : await startProxy({
+      ? await (await import('../sentinel/start-sentinel.js')).startSentinelProxy({ ...common, ...sentinel })
+      : await (await import('../cluster/start-proxy.js')).startProxy({
           ...common,
           upstream: flags.upstream!,
           cluster: parseClusterMode(flags.cluster),

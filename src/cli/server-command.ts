@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { parseNonNegativeInt } from '../units.js';
-import { DEFAULT_API, readConfigFile, startToxiproxyServer, type ToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
+import { DEFAULT_API } from '../toxiproxy-api/cli-values.js';
+import type { ToxiproxyServer } from '../toxiproxy-api/toxiproxy-server.js';
 import { collectStartupGarbage } from '../proxy/gc-flags.js';
 import { abortOnStop, untilStopSignal } from './stop-request.js';
 
@@ -49,6 +50,8 @@ export function registerServer(program: Command): void {
       let stopped: Promise<void>;
       try {
         const seed = flags.seed === undefined ? undefined : parseNonNegativeInt(flags.seed, '--seed', 2 ** 53 - 1);
+        // Loaded here, not at the top: a command refused at its flags, or another command, loads none of the server.
+        const { readConfigFile, startToxiproxyServer } = await import('../toxiproxy-api/toxiproxy-server.js');
         const config = flags.config === undefined ? undefined : await readConfigFile(flags.config);
         const apiToken = flags.apiToken ?? (process.env[API_TOKEN_ENV] || undefined);
         server = await startToxiproxyServer({ api: flags.api, apiToken, allowHosts: flags.allowHost, config, configPath: flags.config, seed });

@@ -1,6 +1,12 @@
 import { attributeAccepts } from '../toxics/spec.js';
 
 /**
+ * Where toxiproxy's API listens unless told (toxiproxy-cli's default too); here, not in toxiproxy-server.ts,
+ * so that the CLI's help shows it without loading the server.
+ */
+export const DEFAULT_API = '127.0.0.1:8474';
+
+/**
  * Attributes as toxiproxy-cli sends them. Its `-a key=value` becomes a JSON number when the value
  * reads as one and a string otherwise, so it cannot send a Redis-aware toxic's list (`commands`)
  * or flag (`close`): `-a commands=GET` was a 400 "expected an array of non-empty strings". A string

@@ -11,6 +11,7 @@ import { Router } from '../http/router.js';
 import { seededUniform, randomSeed } from '../link/rng.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { ApiError, PopulateError, sendApiError, toApiError } from './api-error.js';
+import { DEFAULT_API } from './cli-values.js';
 import { ProxyCollection } from './collection.js';
 import { apiRoutes } from './routes.js';
 import { ServerUi, UI_PATH } from './ui.js';
@@ -40,7 +41,7 @@ export interface ToxiproxyServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
-export const DEFAULT_API = '127.0.0.1:8474';
+export { DEFAULT_API };
 
 const SERVER_OPTION_KEYS = keysOf<ToxiproxyServerOptions>()({
   api: true, apiToken: true, allowHosts: true, config: true, configPath: true, seed: true, log: true,

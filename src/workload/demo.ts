@@ -2,8 +2,8 @@ import { runBench, type BenchProgress } from './bench.js';
 import type { Configuration } from './plan.js';
 import type { BenchReport, Mode } from '../results/types.js';
 import { keysOf, refuseUnknownKeys } from '../validation/known-keys.js';
+import { DEMO_LINKS } from './link-list.js';
 
-export const DEMO_LINKS = ['direct', 'local', 'same-az', 'cross-az', 'cross-region'];
 export const DEMO_N = 1000;
 export const DEMO_REPEAT = 3;
 /** The demo must finish within 90 s on a 2-core machine; stop starting samples past this. */

@@ -9,6 +9,9 @@ import { PRESET_NAMES } from '../link/presets.js';
 export const LINKS_ACCEPTED =
   `direct (no proxy), local (proxy, no delay), ${PRESET_NAMES.filter((p) => p !== 'local').join(', ')}, or rtt=2ms/jitter=0.2ms`;
 
+/** The links the demo compares; here, not in demo.ts, so that the CLI's help names them without loading the bench. */
+export const DEMO_LINKS = ['direct', 'local', 'same-az', 'cross-az', 'cross-region'];
+
 /** A bench's links: each name once, in the order given, parsed; an empty list is refused naming --links. */
 export function resolveBenchLinks(names: readonly string[]): LinkSpec[] {
   const unique = [...new Set(names.map((l) => l.trim()))];
