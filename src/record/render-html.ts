@@ -109,7 +109,7 @@ export function renderHtml(a: Analysis, file?: string): string {
 }
 
 /**
- * How the projection was made. A cluster trace's round trips are chained across connections
+ * How the projection was made. A cluster or Sentinel trace's round trips are chained across connections
  * (projection.ts chainConnections), as is any with --chain-connections, so the single-node caveat ("opened after"
  * only) would misstate it.
  */
@@ -117,7 +117,7 @@ function modelNote(a: Analysis): string {
   const asRecorded = "Each round trip pays the new RTT instead of the recorded one; the client's think time, Redis's time and the number of round trips stay as recorded.";
   if (a.nodes.length > 0 && a.chainedConnections) {
     return (
-      `${asRecorded} Cluster trace: each round trip waits for whatever finished before it on any node's connection ` +
+      `${asRecorded} Cluster or Sentinel trace: each round trip waits for whatever finished before it on any node's connection ` +
       '(one client driving its nodes in turn); independent clients recorded together are serialised, so their projection runs high.'
     );
   }

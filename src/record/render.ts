@@ -46,7 +46,7 @@ export function chainedAlternativeNote(c: NonNullable<Analysis['chainedAlternati
  * --chain-connections), since that serialises connections a pool used in parallel.
  */
 export function chainLine(a: Analysis): string {
-  const why = a.nodes.length > 0 ? 'a cluster trace: one client driving its nodes in turn' : '--chain-connections: one application using them in turn';
+  const why = a.nodes.length > 0 ? 'a trace of cluster or Sentinel nodes: one client driving its nodes in turn' : '--chain-connections: one application using them in turn';
   return `connections chained: each round trip also waits for whatever finished before it on any connection (${why}); connections used in parallel are serialised, so their projection runs high`;
 }
 
@@ -125,7 +125,7 @@ export function renderText(a: Analysis, o: RenderOptions = {}): string {
   out.push(...grid(connRows, ['left', 'left', ...(byNode ? ['left' as const] : []), 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   if (shown.length < a.connections.length) out.push(`  ... ${a.connections.length - shown.length} more connections (the ${maxConns} that waited longest are shown; --json lists all)`);
 
-  if (a.nodes.length > 0) out.push('', 'nodes (cluster: each connection went to one node\'s listener)', ...nodeTable(a));
+  if (a.nodes.length > 0) out.push('', 'nodes (cluster or Sentinel mode: each connection went to one node\'s listener)', ...nodeTable(a));
 
   out.push('', 'requests per round trip');
   out.push(...grid([{ cells: DEPTH_HEADINGS }, ...depthCells(a).map((cells) => ({ cells }))], ['left', 'right', 'right']));

@@ -211,6 +211,9 @@ describe('analyze on a cluster trace', () => {
     expect(a.redirects).toEqual({ moved: 1, ask: 1 });
     expect(a.connections.map((c) => c.node)).toEqual([A, B]);
     const text = renderText(a);
+    // Sentinel mode's traces name their nodes too: the words were 'cluster' alone.
+    expect(text).toContain('nodes (cluster or Sentinel mode: each connection went to one node\'s listener)');
+    expect(text).toContain('(a trace of cluster or Sentinel nodes: one client driving its nodes in turn)');
     expect(text).toContain('redirects: 1 MOVED, 1 ASK redirects: each an extra round trip');
     expect(text).toMatch(/^ {2}127\.0\.0\.1:30002 +127\.0\.0\.1:7001 +2ms +1 +2 +2 +40\.0%/m);
     // The nodes ran at links of their own (zones, --node-link): the header's is no node's RTT.
@@ -225,7 +228,7 @@ describe('analyze on a cluster trace', () => {
     expect(html).toContain(`<th class="l">node</th><th>commands</th>`);
     // The page says how a cluster trace is projected (round trips chained across the node connections), not the
     // single-node "opened after" caveat, which the chaining contradicts.
-    expect(html).toContain('Cluster trace: each round trip waits for whatever finished before it on any node&#39;s connection');
+    expect(html).toContain('Cluster or Sentinel trace: each round trip waits for whatever finished before it on any node&#39;s connection');
     expect(html).not.toContain('other than &quot;opened after&quot;');
     expect(renderHtml(analyzeTrace(traceOf(events.map((e) => (e.type === 'open' ? { type: e.type, conn: e.conn, atUs: e.atUs } : e)))))).toContain(
       'other than &quot;opened after&quot; are not visible',
