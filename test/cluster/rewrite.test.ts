@@ -44,6 +44,23 @@ describe('CLUSTER SLOTS', () => {
     expect(r.kinds).toEqual(['slots']);
     expect(r.missing).toEqual([]);
   });
+  it('a fragmented slot map (a thousand ranges, primary and replica each) is rewritten whole, in RESP2 and RESP3', () => {
+    // Every leaf read and replaced: the parser's header and short-text reading, one splice per address.
+    const ranges = (host: (p: number) => string, port: (p: number) => number, meta: string): string => {
+      const out = [`*1024\r\n`];
+      for (let slot = 0; slot < 16384; slot += 16) {
+        const [primary, replica] = slot % 2 === 0 ? [43369, 46541] : [35721, 41657];
+        out.push(range(slot, slot, slotsNode(host(primary), port(primary), ID1, meta), slotsNode(host(replica), port(replica), ID2, meta)));
+      }
+      return out.join('');
+    };
+    for (const meta of ['*0\r\n', '%0\r\n']) {
+      const input = ranges(() => '127.0.0.1', (p) => p, meta);
+      const r = run(input);
+      expect(r.bytes.equals(b(ranges(() => 'px.local', (p) => MAP[`127.0.0.1:${p}`]!, meta)))).toBe(true);
+      expect(r.missing).toEqual([]);
+    }
+  });
   it('RESP3 with hostname endpoints: ip metadata names the node, endpoint, ip and hostname all become the listener host', () => {
     const meta = (ip: string, host: string): string => `%2\r\n${bulk('ip')}${bulk(ip)}${bulk('hostname')}${bulk(host)}`;
     const input = `*1\r\n${range(0, 16383, slotsNode('node-a.internal', 43369, ID1, meta('127.0.0.1', 'node-a.internal')))}`;
