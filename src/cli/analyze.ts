@@ -1,6 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
+import { getHeapStatistics } from 'node:v8';
 import type { Command } from 'commander';
 import { ConfigError } from '../errors.js';
+import { fmtBytes } from '../format.js';
 import { checkOutputs, JSON_FLAG, JSON_HELP, jsonToStdout, writeJsonTarget } from './json-out.js';
 import { analyzeTrace, DEFAULT_ANALYZE, type AnalyzeOptions } from '../record/analyze.js';
 import { renderJson, renderText } from '../record/render.js';
@@ -58,6 +60,9 @@ export function registerAnalyze(program: Command): void {
       // Checked before the read, but a missing folder is made only once the trace has read: a
       // trace that fails leaves nothing behind (--html out/x.html made out/ for nothing).
       checkOutputs(outputs, {}, [file], { makeFolders: false });
+      const bytes = await stat(file).then((s) => (s.isFile() ? s.size : 0), () => 0);
+      const note = heapNote(file, bytes, getHeapStatistics().heap_size_limit);
+      if (note !== undefined) process.stderr.write(`redis-rtt: note: ${note}\n`);
       const trace = await readTrace(file, { argSizes: false }).catch((err: unknown) => {
         if (err instanceof TraceFormatError) throw new ConfigError('TRACE', file, `a redis-rtt trace (${err.message})`);
         throw err;
@@ -77,6 +82,22 @@ export function registerAnalyze(program: Command): void {
       }
       if (!jsonToStdout(flags.json)) process.stdout.write(renderText(analysis, { file }));
     });
+}
+
+/** What analyze holds in memory per byte of trace: its events and their timelines (docs/record-analyze.md#limits). */
+const HEAP_PER_TRACE_BYTE = 4;
+
+/**
+ * Said before reading a trace this Node's heap may not hold: running out aborts the process with V8's
+ * report and no word of the cause, after minutes of reading.
+ */
+export function heapNote(file: string, traceBytes: number, heapLimitBytes: number): string | undefined {
+  if (traceBytes * HEAP_PER_TRACE_BYTE <= heapLimitBytes) return undefined;
+  const mb = Math.ceil((traceBytes * (HEAP_PER_TRACE_BYTE + 1)) / 1e6);
+  return (
+    `${file} is ${fmtBytes(traceBytes)}B: analyze holds a trace in memory, about ${HEAP_PER_TRACE_BYTE} times its size, ` +
+    `and this Node's heap may grow to ${fmtBytes(heapLimitBytes)}B; should it run out, give it more: NODE_OPTIONS=--max-old-space-size=${mb}`
+  );
 }
 
 /**

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
+import { heapNote } from '../../src/cli/analyze.js';
 import { ConfigError } from '../../src/errors.js';
 import { analyzeTrace } from '../../src/record/analyze.js';
 import { addRecordFlags, checkRecordFlags, recordOptionsFromFlags } from '../../src/record/cli-options.js';
@@ -70,5 +71,16 @@ describe('--record flags', () => {
     expect(plain.header.linkMoves).toBeUndefined();
     // No link warning; the one note says the trace (no client here) holds no connection.
     expect(analyzeTrace(plain).trace.warnings).toEqual([expect.stringContaining('the trace holds no connection')]);
+  });
+});
+
+describe('analyze of a trace larger than this Node may hold', () => {
+  // Running out of heap aborts analyze with V8's report alone, after minutes of reading.
+  it('says so before reading, with the NODE_OPTIONS that gives it more', () => {
+    expect(heapNote('app.trace', 255_000_000, 1_100_000_000)).toBeUndefined();
+    expect(heapNote('big.trace', 1_200_000_000, 4_345_298_944)).toBe(
+      'big.trace is 1.2GB: analyze holds a trace in memory, about 4 times its size, and this Node\'s heap may grow to 4.35GB; ' +
+        'should it run out, give it more: NODE_OPTIONS=--max-old-space-size=6000',
+    );
   });
 });
