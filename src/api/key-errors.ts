@@ -9,7 +9,7 @@ import { startProxy as startProxyNamingFlags } from '../cluster/start-proxy.js';
 import { ConfigError } from '../errors.js';
 import { optionFlag, PROXY_OPTIONS } from '../proxy/options-schema.js';
 import type { ProxyOptions, RedisRttProxy } from '../proxy/types.js';
-import { SENTINEL_FLAGS, type SentinelProxyOptions } from '../sentinel/options.js';
+import { SENTINEL_FLAGS, SENTINEL_OPTIONS, type SentinelProxyOptions } from '../sentinel/options.js';
 import type { RedisRttSentinelProxy } from '../sentinel/sentinel-proxy.js';
 import { startSentinelProxy as startSentinelProxyNamingFlags } from '../sentinel/start-sentinel.js';
 import {
@@ -127,7 +127,24 @@ async function namingKeys<T>(keys: ReadonlyMap<string, string>, start: () => Pro
  * a ConfigError naming its key.
  */
 export function startProxy(options: ProxyOptions): Promise<RedisRttProxy> {
-  return namingKeys(PROXY_KEY_OF_FLAG, () => startProxyNamingFlags(options));
+  return namingKeys(PROXY_KEY_OF_FLAG, () => {
+    refuseSentinelKeys(options);
+    return startProxyNamingFlags(options);
+  });
+}
+
+/**
+ * Sentinel mode has its own start function: startProxy refused `sentinels` as a key it does not
+ * know, which told a caller with the right options nothing of where they go.
+ */
+function refuseSentinelKeys(options: unknown): void {
+  if (typeof options !== 'object' || options === null) return;
+  for (const key of Object.keys(SENTINEL_OPTIONS)) {
+    const value = (options as Record<string, unknown>)[key];
+    if (value === undefined) continue;
+    const shown = key === 'sentinelPassword' ? '(redacted)' : value;
+    throw new ConfigError(key, shown, 'startSentinelProxy() for Sentinel mode (sentinels, sentinelMaster and the other sentinel* options); startProxy() takes no Sentinel option');
+  }
 }
 
 /**

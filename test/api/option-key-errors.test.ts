@@ -69,6 +69,20 @@ describe('startProxy names the option key of a bad value', () => {
     expect(e.flag).toBe('name');
   });
 
+  it('refuses Sentinel options by sending the caller to startSentinelProxy(), a password unshown', async () => {
+    // They were refused as keys startProxy() does not know, which said nothing of where they go.
+    const cases: [Record<string, unknown>, string][] = [
+      [{ sentinels: ['127.0.0.1:26379'], sentinelMaster: 'mymaster' }, 'sentinels'],
+      [{ upstream: redis.address, sentinelPassword: 'secret' }, 'sentinelPassword'],
+    ];
+    for (const [bad, key] of cases) {
+      const e = await refusedAs(() => startProxy({ ...quiet, ...bad } as unknown as ProxyOptions));
+      expect(e.flag).toBe(key);
+      expect(e.message).toMatch(/expected startSentinelProxy\(\) for Sentinel mode/);
+      expect(e.message).not.toContain('secret');
+    }
+  });
+
   it("leaves the CLI's own start naming its flag", async () => {
     const e = await refusedAs(() => cliStartProxy({ upstream: redis.address, ...quiet, highWaterBytes: 10 }));
     expect(e.flag).toBe('--high-water');
