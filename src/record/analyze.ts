@@ -165,7 +165,8 @@ export function analyzeTrace(trace: Trace, options: AnalyzeOptions = {}): Analys
       warnings: [
         ...trace.warnings,
         ...movingLinkWarning(trace.header.linkMoves, linkRttUs(trace.header.link)),
-        ...lossyLinkWarning([trace.header.link, ...trace.links.map((c) => c.link)]),
+        // A cluster node's own link (--node-link loss=...) is in its nodelink lines alone.
+        ...lossyLinkWarning([trace.header.link, ...[...trace.links, ...(trace.nodeLinks ?? [])].map((c) => c.link)]),
         ...emptyTraceWarning(totals.connections, totals.commands),
       ],
     },

@@ -358,6 +358,10 @@ describe('a session recorded on a lossy link', () => {
     // A link line that brought the loss in counts the same.
     clean.links = [{ atUs: 10, link: { ...LOCAL_LINK, lossDown: 0.01 } }];
     expect(analyzeTrace(clean).trace.warnings).toEqual([expect.stringContaining('(0% up, 1% down)')]);
+    // So does a cluster node's nodelink line (--node-link 127.0.0.1:30002=loss=2%): it said nothing.
+    clean.links = [];
+    clean.nodeLinks = [{ atUs: 0, node: '127.0.0.1:30002', link: { ...LOCAL_LINK, lossUp: 0.02, lossDown: 0.02 } }];
+    expect(analyzeTrace(clean).trace.warnings).toEqual([expect.stringContaining('(2% up, 2% down)')]);
   });
 });
 
