@@ -52,6 +52,7 @@ export class UpstreamDial {
       // A plaintext Redis reads a ClientHello as an unfinished inline command and waits.
       const what = o.upstreamTls && !upstream.connecting ? 'finished no TLS handshake (plaintext Redis?)' : 'did not answer';
       o.log(`conn ${o.id}: upstream ${describe(o.upstream)} ${what} within ${o.connectTimeoutMs} ms`);
+      o.upstreamMeter?.noAnswer(upstream);
       upstream.destroy();
       client.destroy();
     }, o.connectTimeoutMs).unref();

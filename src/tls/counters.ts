@@ -13,7 +13,10 @@ export interface TlsCounters {
   /** Client side: TLS bytes read from clients' TCP sockets and written to them. */
   wireBytesUp: number;
   wireBytesDown: number;
-  /** Upstream side (`upstreamTls`): handshakes with Redis completed, and TCP connections that closed without one. */
+  /**
+   * Upstream side (`upstreamTls`): handshakes with Redis completed, and TCP connections that closed without one
+   * because the handshake failed (an error, Redis closed, no answer in time); not a dial dropped because its client went.
+   */
   upstreamHandshakes: number;
   upstreamHandshakeFailures: number;
   /** Upstream side: TLS bytes written to Redis's TCP socket (up) and read from it (down). */
@@ -51,6 +54,8 @@ export class UpstreamTlsMeter {
   private closedDown = 0;
   private handshakes = 0;
   private failures = 0;
+  /** Dials whose handshake got no answer in time (the connect timeout ended them): failures. */
+  private readonly unanswered = new WeakSet<net.Socket>();
   /** What fill() gave at the last reset(): live sockets' counts run on, so they are taken off. */
   private base = newTlsCounters();
 
@@ -58,7 +63,12 @@ export class UpstreamTlsMeter {
     this.live.add(raw);
     let tcpUp = false;
     let secured = false;
+    // What makes a failure: the handshake's own error (a certificate that does not verify, an alert,
+    // Redis closing or resetting mid-handshake), or no answer in time. A dial the proxy drops because
+    // its client went (a client's failed handshake, a client that left) has none: it did not fail.
+    let failed = false;
     raw.once('connect', () => (tcpUp = true));
+    secure.on('error', () => (failed = true));
     secure.once('secureConnect', () => {
       secured = true;
       this.handshakes++;
@@ -67,8 +77,13 @@ export class UpstreamTlsMeter {
       this.live.delete(raw);
       this.closedUp += raw.bytesWritten;
       this.closedDown += raw.bytesRead;
-      if (tcpUp && !secured) this.failures++;
+      if (tcpUp && !secured && (failed || this.unanswered.has(secure))) this.failures++;
     });
+  }
+
+  /** `secure`'s dial is ended for want of a handshake within the connect timeout: it counts as failed. */
+  noAnswer(secure: net.Socket): void {
+    this.unanswered.add(secure);
   }
 
   /** Writes the upstream fields of `c`. */

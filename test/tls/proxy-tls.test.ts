@@ -90,6 +90,19 @@ describe('upstream TLS (startPrivateRedis({ tls: true }))', () => {
       for (const out of outs) expect(out).not.toMatch(/PONG/);
       await vi.waitUntil(() => logs.filter((l) => /finished no TLS handshake \(plaintext Redis\?\) within 300 ms/.test(l)).length >= 2, { timeout: 3000, interval: 10 });
       await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+      expect(p.stats().tls!.upstreamHandshakeFailures).toBe(2);
+    });
+  });
+
+  it("a client that fails its own handshake: the dial to Redis it drops is no failed upstream handshake", async () => {
+    // The plaintext Redis never answers the ClientHello, so the dial is still in its handshake when
+    // the client, which does not trust the proxy's certificate, goes: it was counted as failed.
+    await withProxy({ upstream: plain.address, upstreamTls: true, listenTls: true, connectTimeoutMs: 30_000 }, async (p) => {
+      const client = tls.connect({ host: p.host, port: p.port! });
+      await new Promise((resolve) => client.once('error', resolve));
+      client.destroy();
+      await vi.waitUntil(() => p.stats().connections.active === 0, { timeout: 3000, interval: 10 });
+      expect(p.stats().tls).toMatchObject({ handshakeFailures: 1, upstreamHandshakes: 0, upstreamHandshakeFailures: 0 });
     });
   });
 
