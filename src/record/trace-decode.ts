@@ -27,15 +27,16 @@ export function decodeEvent(obj: Record<string, unknown>, argSizes = true): Deco
       const t = num(obj, 't');
       const event: CommandEvent = {
         type: 'command',
-        conn: int(obj, 'c'),
+        conn: count(obj, 'c'),
         name: str(obj, 'n'),
-        argc: int(obj, 'argc'),
-        bytesUp: num(obj, 'up'),
-        bytesDown: num(obj, 'down'),
+        argc: count(obj, 'argc'),
+        bytesUp: nonNegative(obj, 'up'),
+        bytesDown: nonNegative(obj, 'down'),
         arrivedUs: t,
         sentUs: t + num(obj, 'sent'),
         reply: str(obj, 'r'),
-        roundTrip: int(obj, 'rt'),
+        // 0 is a request in no round trip (CLIENT REPLY OFF); below 0 it would group as one, as 0 once did.
+        roundTrip: count(obj, 'rt'),
       };
       if (obj.as !== undefined) {
         if (!Array.isArray(obj.as) || !obj.as.every((n) => typeof n === 'number')) throw new Error('"as" must be an array of numbers');
@@ -50,12 +51,12 @@ export function decodeEvent(obj: Record<string, unknown>, argSizes = true): Deco
       return { kind: 'event', event };
     }
     case 'push': {
-      const event: PushEvent = { type: 'push', conn: int(obj, 'c'), atUs: num(obj, 't'), bytes: num(obj, 'bytes'), kind: str(obj, 'kind') };
+      const event: PushEvent = { type: 'push', conn: count(obj, 'c'), atUs: num(obj, 't'), bytes: nonNegative(obj, 'bytes'), kind: str(obj, 'kind') };
       return { kind: 'event', event };
     }
     case 'open':
     case 'close': {
-      const event: ConnectionEvent = { type: obj.type, conn: int(obj, 'c'), atUs: num(obj, 't') };
+      const event: ConnectionEvent = { type: obj.type, conn: count(obj, 'c'), atUs: num(obj, 't') };
       if (typeof obj.client === 'string') event.client = obj.client;
       // Cluster traces only; absent in single-node ones and in traces recorded before they existed.
       if (typeof obj.node === 'string') event.node = obj.node;
@@ -63,7 +64,7 @@ export function decodeEvent(obj: Record<string, unknown>, argSizes = true): Deco
       return { kind: 'event', event };
     }
     case 'tls': {
-      const event: TlsEvent = { type: 'tls', conn: int(obj, 'c'), atUs: num(obj, 't'), version: str(obj, 'v'), resumed: obj.resumed === 1 };
+      const event: TlsEvent = { type: 'tls', conn: count(obj, 'c'), atUs: num(obj, 't'), version: str(obj, 'v'), resumed: obj.resumed === 1 };
       return { kind: 'event', event };
     }
     case 'link':
@@ -116,9 +117,11 @@ function nonNegative(o: Record<string, unknown>, field: string): number {
   return v;
 }
 
-function int(o: Record<string, unknown>, field: string): number {
+/** An id, a number or a size the recorder counts from 0: a whole number, 0 or more. */
+function count(o: Record<string, unknown>, field: string): number {
   const v = num(o, field);
   if (!Number.isInteger(v)) throw new Error(`"${field}" must be a whole number`);
+  if (v < 0) throw new Error(`"${field}" must be 0 or more`);
   return v;
 }
 

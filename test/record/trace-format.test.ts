@@ -143,6 +143,11 @@ describe('trace reader errors', () => {
     expect(bad(`${header}\n\n{not json}\n{"type":"open","c":1,"t":0}\n`)).toBe('bad.trace:3: not valid JSON');
     expect(bad(`${header}\n[1,2]\n`)).toBe('bad.trace:2: expected a JSON object');
     expect(bad(`${header}\n{"type":"cmd","t":5,"c":1.5,"n":"GET"}\n`)).toBe('bad.trace:2: "c" must be a whole number');
+    // Counts below 0: a round trip -1 grouped every such request into one round trip, sorted first.
+    expect(bad(`${header}\n${encodeEvent(cmd({ roundTrip: -1 }), T0, 'none')}\n`)).toBe('bad.trace:2: "rt" must be 0 or more');
+    expect(bad(`${header}\n${encodeEvent(cmd({ bytesDown: -5 }), T0, 'none')}\n`)).toBe('bad.trace:2: "down" must be 0 or more');
+    expect(bad(`${header}\n{"type":"push","c":-2,"t":1,"bytes":9,"kind":"message"}\n`)).toBe('bad.trace:2: "c" must be 0 or more');
+    expect(parseTrace(`${header}\n${encodeEvent(cmd({ roundTrip: 0, reply: 'none' }), T0, 'none')}\n`).events).toHaveLength(1);
   });
 
   it('refuses two traces in one file: a second header, or any line after the end line', () => {
