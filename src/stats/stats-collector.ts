@@ -3,7 +3,9 @@
  * per-command stats all of them record into (one shared table, capped in names). snapshot() is the
  * plain JSON that GET /stats serves.
  */
+import { z } from 'zod';
 import { realClock, type Clock } from '../clock.js';
+import { hook, keyPath, parseWith, wholeNumber, withMethods } from '../validation/schema.js';
 import type { LinkSettings } from '../link/types.js';
 import { Tap } from '../tap/tap.js';
 import { CommandTable, DEFAULT_MAX_COMMAND_NAMES } from '../tap/command-table.js';
@@ -24,6 +26,23 @@ export interface StatsCollectorOptions {
   /** Unfinished requests all taps together may hold. @default 262144 */
   maxPendingTotal?: number;
 }
+
+const SHAPE = {
+  maxCommandNames: wholeNumber(0).optional(),
+  clock: withMethods<Clock>(['nowNs'], 'a Clock (an object with nowNs())').optional(),
+  wallClockMs: hook<() => number>('a function returning milliseconds since the epoch').optional(),
+  maxPendingPerConnection: wholeNumber(1).optional(),
+  maxPendingTotal: wholeNumber(1).optional(),
+} satisfies Record<keyof StatsCollectorOptions, z.ZodType>;
+
+/**
+ * StatsCollector is exported: a cap of -1 or NaN (every request untimed, or none ever), or a key it
+ * does not take, made a collector without a word. A ConfigError names it (`StatsCollector.maxPendingTotal`).
+ */
+const STATS_COLLECTOR_OPTIONS = z.strictObject(SHAPE, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys' ? `a key of StatsCollector's options: ${Object.keys(SHAPE).join(', ')}` : "an object of StatsCollector's options",
+});
 
 export interface OpenConnectionOptions {
   /** Client address as the proxy saw it, or how to learn it when first asked (TapOptions.client). */
@@ -52,6 +71,7 @@ export class StatsCollector {
   private closedDegraded = 0;
 
   constructor(options: StatsCollectorOptions = {}) {
+    parseWith(STATS_COLLECTOR_OPTIONS, options, keyPath('StatsCollector'));
     this.budget = new PendingBudget(options.maxPendingPerConnection, options.maxPendingTotal);
     this.commands = new CommandTable(options.maxCommandNames ?? DEFAULT_MAX_COMMAND_NAMES);
     this.clock = options.clock ?? realClock;

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  buildArrivalSchedule,
   ConfigError,
   DelayLine,
   FakeClock,
@@ -26,6 +27,7 @@ import {
   startProxy,
   startSentinelProxy,
   startToxiproxyServer,
+  StatsCollector,
   type DelayLineOptions,
 } from '../../src/index.js';
 import { buildBenchReport, buildCalibrateReport } from '../report/fixture-builder.js';
@@ -99,6 +101,26 @@ describe('PreciseScheduler', () => {
   it('takes its documented options', () => {
     const s = new PreciseScheduler({ clock: new FakeClock(), wake: 'timeout', spinNs: 0, maxFiresPerTurn: 8, maxPollShare: 0.05 });
     expect(s.clock.nowNs()).toBe(0);
+  });
+});
+
+describe('StatsCollector and buildArrivalSchedule', () => {
+  // Before: a cap of -1 timed no request, NaN every one; a rate of 0 gave an empty schedule and
+  // Infinity a RangeError naming nothing.
+  it.each<[string, () => unknown, string, unknown]>([
+    ['StatsCollector maxPendingTotal -1', () => new StatsCollector({ maxPendingTotal: -1 }), 'StatsCollector.maxPendingTotal', -1],
+    ['StatsCollector maxPendingPerConnection NaN', () => new StatsCollector({ maxPendingPerConnection: NaN }), 'StatsCollector.maxPendingPerConnection', NaN],
+    ['StatsCollector maxPending, a key it does not take', () => new StatsCollector({ maxPending: 5 } as never), 'StatsCollector.maxPending', 5],
+    ['a rate of 0', () => buildArrivalSchedule({ ratePerSec: 0, durationUs: 1e6, arrival: 'uniform', seed: 1 }), 'buildArrivalSchedule.ratePerSec', 0],
+    ['an endless duration', () => buildArrivalSchedule({ ratePerSec: 10, durationUs: Infinity, arrival: 'poisson', seed: 1 }), 'buildArrivalSchedule.durationUs', Infinity],
+    ['an unknown arrival', () => buildArrivalSchedule({ ratePerSec: 10, durationUs: 1e6, arrival: 'burst' as never, seed: 1 }), 'buildArrivalSchedule.arrival', 'burst'],
+  ])('%s is refused naming it', (_, make, flag, value) => {
+    expect(named(make)).toEqual({ flag, value });
+  });
+
+  it('take good options as before', () => {
+    expect(new StatsCollector({ maxCommandNames: 0, maxPendingTotal: 1 }).connectionsInfo()).toEqual([]);
+    expect(Array.from(buildArrivalSchedule({ ratePerSec: 4, durationUs: 1e6, arrival: 'uniform', seed: 2 ** 60 }))).toEqual([0, 25e7, 5e8, 75e7]);
   });
 });
 
