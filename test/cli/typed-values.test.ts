@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, withTypedValue } from '../../src/errors.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { runCli, runClis } from '../hardening/helpers/cli-proxy.js';
 
 let redis: PrivateRedis;
 beforeAll(async () => {
@@ -49,8 +49,9 @@ describe('errors a run raises about a parsed flag quote the text typed, not the 
       [['--control', '0.0.0.0:0'], '--control: invalid value "0.0.0.0"; expected a loopback address'],
       [['--upstream-user', 'bob'], '--upstream-user: invalid value "bob"; expected a password with it'],
     ];
-    for (const [args, message] of cases) {
-      const r = await runCli(['proxy', '--upstream', redis.address, ...args, '--print-config']);
+    const runs = await runClis(cases.map(([args]) => ['proxy', '--upstream', redis.address, ...args, '--print-config']));
+    for (const [i, [args, message]] of cases.entries()) {
+      const r = runs[i]!;
       expect([r.code, r.stdout, r.stderr], args.join(' ')).toEqual([2, '', expect.stringContaining(`redis-rtt: ${message}`)]);
     }
   }, 30_000);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { analyzeTrace } from '../../src/record/analyze.js';
 import { readTrace } from '../../src/record/trace-reader.js';
-import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { runCli, runClis, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
 const tracePath = join(mkdtempSync(join(tmpdir(), 'redis-rtt-cluster-cli-')), 'cli.trace');
 
@@ -157,31 +157,35 @@ describe('redis-rtt proxy --cluster (the CLI)', () => {
   it('--cluster on against a non-cluster Redis exits 2 with a clear message; bad cluster flags exit 2 naming the flag', { timeout: 120_000 }, async () => {
     const single = await startPrivateRedis();
     try {
-      const r = await runCli(['proxy', '--upstream', single.address, '--cluster', 'on']);
-      expect(r.code).toBe(2);
-      expect(r.stderr).toMatch(/--cluster: .*is not a cluster node \(INFO cluster says cluster_enabled:0\)/);
-      // auto finds no cluster: one listener has no zones to split.
-      const z = await runCli(['proxy', '--upstream', single.address, '--zones', '3', '--client-zones', '2']);
-      expect(z.code, z.stderr).toBe(2);
-      expect(z.stderr).toMatch(/--client-zones: .*cluster or Sentinel mode only/);
       // Nor nodes to place in zones or pick by role: refused, not run with no link at all.
-      for (const args of [['--zones', '3'], ['--node-link', 'masters=cross-az'], ['--cluster', 'off', '--zones', '2']]) {
-        const r1 = await runCli(['proxy', '--upstream', single.address, ...args]);
+      const noNodes = [['--zones', '3'], ['--node-link', 'masters=cross-az'], ['--cluster', 'off', '--zones', '2']];
+      const [r, z, ...byNode] = await runClis(
+        [['--cluster', 'on'], ['--zones', '3', '--client-zones', '2'], ...noNodes].map((args) => ['proxy', '--upstream', single.address, ...args]),
+      );
+      expect(r!.code).toBe(2);
+      expect(r!.stderr).toMatch(/--cluster: .*is not a cluster node \(INFO cluster says cluster_enabled:0\)/);
+      // auto finds no cluster: one listener has no zones to split.
+      expect(z!.code, z!.stderr).toBe(2);
+      expect(z!.stderr).toMatch(/--client-zones: .*cluster or Sentinel mode only/);
+      for (const [i, args] of noNodes.entries()) {
+        const r1 = byNode[i]!;
         expect({ args, code: r1.code, stdout: r1.stdout }).toEqual({ args, code: 2, stdout: '' });
         expect(r1.stderr).toMatch(new RegExp(`${args.at(-2)}: invalid value "${args.at(-1)}"; expected cluster or Sentinel mode only .*give its link \\(--rtt, --preset\\)`));
       }
     } finally {
       await single.stop();
     }
-    for (const [flag, args] of [
+    const badFlags = [
       ['--zones', ['--zones', '0']],
       ['--node-link', ['--node-link', 'everyone=rtt=1ms']],
       ['--listen-ports', ['--listen-ports', '9-1']],
       ['--cluster', ['--cluster', 'maybe']],
       ['--client-zones', ['--zones', '2', '--client-zones', '3']],
       ['--client-zones', ['--client-zones', '2']],
-    ] as const) {
-      const r = await runCli(['proxy', '--upstream', cluster.address, ...args]);
+    ] as const;
+    const badRuns = await runClis(badFlags.map(([, args]) => ['proxy', '--upstream', cluster.address, ...args]));
+    for (const [i, [flag]] of badFlags.entries()) {
+      const r = badRuns[i]!;
       expect(r.code, `${flag}: ${r.stderr}`).toBe(2);
       expect(r.stderr).toContain(flag);
     }

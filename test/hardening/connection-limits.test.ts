@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { runCli } from './helpers/cli-proxy.js';
+import { runClis } from './helpers/cli-proxy.js';
 
 /** --idle-timeout in the first test, and how long the BLPOP connection must outlive it (several timeouts). */
 const IDLE_TIMEOUT_MS = 300;
@@ -163,8 +163,10 @@ describe('--idle-timeout and --max-connections (both off by default)', () => {
   });
 
   it('the CLI refuses bad values naming the flag', async () => {
-    for (const [flag, value] of [['--idle-timeout', 'soon'], ['--max-connections', '-1'], ['--max-pending', '0'], ['--max-pending-total', 'x']]) {
-      const r = await runCli(['proxy', '--upstream', redis.address, flag!, value!]);
+    const cases = [['--idle-timeout', 'soon'], ['--max-connections', '-1'], ['--max-pending', '0'], ['--max-pending-total', 'x']] as const;
+    const runs = await runClis(cases.map(([flag, value]) => ['proxy', '--upstream', redis.address, flag, value]));
+    for (const [i, [flag]] of cases.entries()) {
+      const r = runs[i]!;
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toContain(flag);
     }

@@ -8,7 +8,7 @@ import { configFiles } from '../helpers/config-files.js';
 import { withFileKey } from '../../src/cli/file-key-errors.js';
 import { runProgram } from '../../src/cli/main.js';
 import { ConfigError, ListenError } from '../../src/errors.js';
-import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { runCli, runClis } from '../hardening/helpers/cli-proxy.js';
 
 /**
  * A --config file's zones, cluster, upstreamUser, listenPorts or record.file that the start refuses
@@ -54,8 +54,9 @@ describe('redis-rtt proxy --config: refused cluster, user and record keys are na
       // No upstream in the file nor typed: the file is named as a place for it.
       [{ listen: '127.0.0.1:0' }, [], /^redis-rtt: --upstream: missing; expected host:port or unix:\/path of the Redis to proxy, given as the flag or as "upstream" in \S+\.json \(or --sentinel/m],
     ];
-    for (const [config, flags, message] of cases) {
-      const r = await runCli(['proxy', '--compensate', '0', '--config', files.file(config), ...flags]);
+    const runs = await runClis(cases.map(([config, flags]) => ['proxy', '--compensate', '0', '--config', files.file(config), ...flags]));
+    for (const [i, [config, flags, message]] of cases.entries()) {
+      const r = runs[i]!;
       expect({ code: r.code, stdout: r.stdout }, JSON.stringify({ config, flags })).toEqual({ code: 2, stdout: '' });
       expect(r.stderr, JSON.stringify({ config, flags })).toMatch(message);
     }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSettings } from '../../src/cluster/cluster-settings.js';
 import { startProxy } from '../../src/index.js';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
-import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { runClis, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
 /**
  * --listen-ports and --announce-host place and name the listeners of a cluster's other nodes, and
@@ -38,8 +38,9 @@ describe('cluster-only flags against a single Redis', () => {
       ['--same-zone-link', 'rtt=1ms', ['--upstream', redis.address, '--listen', '127.0.0.1:0', '--same-zone-link', 'rtt=1ms']],
       ['crossZoneLink\\.json: crossZoneLink', 'cross-region', ['--config', config('crossZoneLink', 'cross-region')]],
     ] as const;
-    for (const [name, value, args] of cases) {
-      const r = await runCli(['proxy', '--compensate', '0', ...args]);
+    const runs = await runClis(cases.map(([, , args]) => ['proxy', '--compensate', '0', ...args]));
+    for (const [i, [name, value, args]] of cases.entries()) {
+      const r = runs[i]!;
       expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(r.stderr).toMatch(new RegExp(`^redis-rtt: (\\S*/)?${name}: invalid value "${value}"; expected cluster or Sentinel mode only`, 'm'));
     }

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { findFreePort } from '../../src/redis/free-port.js';
 import { startPrivateSentinel, type PrivateSentinel } from '../../src/redis/private-sentinel.js';
-import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
+import { runCli, runClis, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 import { controlRequest } from '../hardening/helpers/http.js';
 
 const run = promisify(execFile);
@@ -115,8 +115,9 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       [['--sentinel', 'unix:/tmp/sentinel.sock', '--sentinel-master', 'mymaster', '--print-config'], /--sentinel: invalid value "unix:\/tmp\/sentinel.sock"; expected host:port/],
       [['--sentinel', setup.sentinelAddresses[0]!, '--sentinel-master', '', '--print-config'], /--sentinel-master: invalid value ""/],
     ];
-    for (const [args, message] of cases) {
-      const r = await runCli(['proxy', '--listen', '127.0.0.1:0', ...args]);
+    const runs = await runClis(cases.map(([args]) => ['proxy', '--listen', '127.0.0.1:0', ...args]));
+    for (const [i, [args, message]] of cases.entries()) {
+      const r = runs[i]!;
       expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 2, stdout: '' });
       expect(r.stderr).toMatch(message);
     }
@@ -235,8 +236,9 @@ describe('redis-rtt proxy --sentinel (the CLI)', () => {
       [{ ...base, topologyRefreshMs: 100 }, /\.json: topologyRefreshMs: invalid value 100; expected sentinelRefreshMs in sentinel mode/],
       [{ ...base, upstreamPassword: 'f1le-s3cret' }, /\.json: upstreamPassword: invalid value "\(redacted\)"; expected sentinelPassword in sentinel mode/],
     ];
-    for (const [config, message] of cases) {
-      const r = await runCli(['proxy', '--config', write(config), '--print-config']);
+    const runs = await runClis(cases.map(([config]) => ['proxy', '--config', write(config), '--print-config']));
+    for (const [i, [config, message]] of cases.entries()) {
+      const r = runs[i]!;
       expect({ code: r.code, stdout: r.stdout }, JSON.stringify(config)).toEqual({ code: 2, stdout: '' });
       expect(r.stderr).toMatch(message);
     }

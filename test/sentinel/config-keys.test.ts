@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { findFreePort } from '../../src/redis/free-port.js';
 import { configFiles } from '../helpers/config-files.js';
-import { runCli } from '../hardening/helpers/cli-proxy.js';
+import { runClis } from '../hardening/helpers/cli-proxy.js';
 
 /**
  * A sentinel-mode key of a --config file (sentinels, sentinelMaster, sentinelUser) whose value the
@@ -24,8 +24,9 @@ describe('redis-rtt proxy --config: sentinel-mode errors name the key the file h
       // Typed on the command line: the flag, as before.
       [base, ['--sentinel-user', 'rtt'], /redis-rtt: --sentinel-user: invalid value "rtt"; expected a password with it/],
     ];
-    for (const [config, flags, message] of cases) {
-      const r = await runCli(['proxy', '--config', files.file(config), ...flags]);
+    const runs = await runClis(cases.map(([config, flags]) => ['proxy', '--config', files.file(config), ...flags]));
+    for (const [i, [config, , message]] of cases.entries()) {
+      const r = runs[i]!;
       expect({ code: r.code, stdout: r.stdout }, JSON.stringify(config)).toEqual({ code: 2, stdout: '' });
       expect(r.stderr).toMatch(message);
     }

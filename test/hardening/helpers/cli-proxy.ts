@@ -29,6 +29,23 @@ export function runCli(args: string[], timeoutMs = 20_000, cwd?: string): Promis
   });
 }
 
+/**
+ * runCli for each argv, `limit` processes at a time, the results in argv's order: for CLI runs that exit at their
+ * flags or their first look at the upstream, which a test would otherwise wait out one after the other.
+ */
+export async function runClis(argvs: string[][], limit = 4): Promise<CliRun[]> {
+  const results: CliRun[] = [];
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < argvs.length) {
+      const i = next++;
+      results[i] = await runCli(argvs[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, argvs.length) }, worker));
+  return results;
+}
+
 /** What `redis-rtt proxy` prints on stdout once it listens. */
 export interface ListeningLine {
   event: 'listening';
