@@ -2,7 +2,7 @@
  * The frame stages of one connection, with the framing and sequencing they need. Exists only on a
  * connection that has (or had) a frame stage; without one the proxy never frames for the data path.
  *
- *   client bytes -> RequestFramer -> request queue -> onRequest of each stage, in order
+ *   client bytes -> RequestFramer -> request queue -> onRequest of each stage, in order (request-run.ts)
  *       forward: bytes go on into the up byte chain (offsets mapped for the tap)
  *       answer:  a local reply, ready after the link's up delay, placed at the request's position
  *       drop:    its position never gets a reply, so every later reply waits (until close)
@@ -18,19 +18,15 @@
  * On a request desync or an EXEC whose replies cannot be followed the fall back waits until nothing
  * holds a place (frame-fall-back.ts, with the limits on what the chain holds).
  */
-import { CommandKind } from '../resp/command-kind.js';
-import { RequestModes } from '../resp/request-modes.js';
-import { unfollowableExec } from '../resp/exec-effects.js';
-import { FramedRequests, type FramedRequest } from './framed-requests.js';
-import { FrameFallBack } from './frame-fall-back.js';
-import { DISCARD, EMPTY_LINE, withStandIn } from './stand-in.js';
+import type { RequestModes } from '../resp/request-modes.js';
+import type { ReplyModes } from '../resp/reply-modes.js';
+import { FramedRequests } from './framed-requests.js';
 import { LocalAnswers } from './local-answers.js';
 import { OffsetMap } from './offset-map.js';
-import { SlotKind, newSlot } from './reply-slot.js';
-import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplySequencer } from './reply-sequencer.js';
-import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ByteStage, ConnectionContext, EndKind, FramedTap, FrameStage, RequestAction, RequestInfo, Scheduler } from './types.js';
+import { RequestRun } from './request-run.js';
+import type { NamedFrameStage } from './run-stages.js';
+import type { ByteSink, ByteStage, ConnectionContext, EndKind, FramedTap, FrameStage, Scheduler } from './types.js';
 
 export interface FrameChainOptions {
   conn: ConnectionContext;
@@ -62,18 +58,14 @@ export interface FrameChainOptions {
 export const FRAME_CHAIN_NAME = 'frame-chain';
 
 /** The up side is a ByteStage: the head of the up byte chain, ahead of the link. */
-export class FrameChain extends FrameFallBack implements ByteStage {
+export class FrameChain extends RequestRun implements ByteStage {
   readonly stages: NamedFrameStage[];
   // Up.
   protected readonly requests: FramedRequests;
-  protected upWaiting = false;
   private upEnded: EndKind | undefined;
-  private seq = 0;
-  private readonly requestModes = new RequestModes();
   protected readonly offsets: OffsetMap;
   readonly replies: ReplySequencer;
-  private holding: boolean;
-  private readonly localAnswers: LocalAnswers;
+  protected readonly localAnswers: LocalAnswers;
 
   constructor(protected readonly o: FrameChainOptions) {
     super();
@@ -183,105 +175,6 @@ export class FrameChain extends FrameFallBack implements ByteStage {
     this.o.up.end(this.upEnded, nowNs);
   }
 
-  /** `first`: a request a stage's promise decided, handed on before the requests queued behind it. */
-  private runRequests(first?: () => void): void {
-    this.localAnswers.whileDeciding(() => {
-      first?.();
-      this.decideQueued();
-    });
-    if (this.unfollowable) this.stopping ??= 'replies after this EXEC cannot be matched';
-    if (this.stopping !== undefined) this.fallBackWhenFree();
-    this.maybeEndUp(this.o.conn.nowNs());
-  }
-
-  private decideQueued(): void {
-    const out: Buffer[] = [];
-    while (!this.upWaiting && !this.holding && this.requests.queue.length > 0 && !this.passThrough && !this.unfollowable) {
-      const r = this.requests.queue[0]!;
-      if (r.info.seq < 0) {
-        // EXEC ends the transaction, it is not queued in it: a stage may answer it (decide()).
-        const inMulti = this.requestModes.inMulti && r.kind !== CommandKind.Exec;
-        (r as { info: RequestInfo }).info = { ...r.info, seq: this.seq++, inMulti };
-      }
-      const decided = runStages<RequestAction>(this.stages, (s) => s.onRequest?.(r.info), isForward, (a) => {
-        this.upWaiting = false;
-        // Inside the run: an answer due at once goes after its stand-in went up (a fall back it
-        // allows hands on the bytes behind it), and after the requests behind it are decided.
-        this.runRequests(() => {
-          this.decide(r, a, out);
-          this.flushUp(out);
-        });
-      });
-      if (decided === undefined) {
-        this.upWaiting = true;
-        break;
-      }
-      this.decide(r, decided, out);
-    }
-    this.flushUp(out);
-  }
-
-  private decide(r: FramedRequest, a: RequestAction, out: Buffer[]): void {
-    if (this.requests.queue[0] !== r) return;
-    this.requests.shift();
-    // Its gap holds an empty request, which Redis reads before it (in request order, as here).
-    if (r.afterEmpty) this.requestModes.empty();
-    if (a.kind === 'forward') {
-      const modes = this.requestModes;
-      const argc = r.info.args.length + 1;
-      const kind = modes.inMulti ? modes.inMultiKind(r.kind, argc, r.hello) : r.kind;
-      const slot = newSlot(SlotKind.Forwarded, r.info, kind, r.hello, modes.admit(kind, argc));
-      if (kind === CommandKind.ExecFollowed) {
-        const queued = modes.takeQueued();
-        slot.queued = queued;
-        // Redis's replies from here on cannot be told apart (exec-effects.ts): as after a desync.
-        if (unfollowableExec(slot.expected, queued)) this.unfollowable = true;
-      }
-      this.replies.addSlot(slot);
-      this.o.tap?.decided(r.info.seq, slot.expected, false);
-      out.push(r.wire);
-      this.offsets.handedOn(r.wire.length, r.clientEnd);
-    } else if (a.kind === 'answer' && r.kind === CommandKind.Exec && this.requestModes.inMulti) {
-      // Left alone, Redis would keep the transaction open and queue what comes next: Redis gets
-      // DISCARD in EXEC's place (as Redis discards a transaction whose EXEC it rejects), and its
-      // reply, if the client is to get one, is shown as the answer.
-      const argc = 1;
-      const slot = newSlot(SlotKind.Forwarded, r.info, CommandKind.Discard, 0, this.requestModes.admit(CommandKind.Discard, argc));
-      slot.answer = a.reply;
-      this.replies.addSlot(slot);
-      this.o.tap?.decided(r.info.seq, slot.expected, false);
-      this.standIn(r, DISCARD, out);
-    } else if (a.kind === 'answer') {
-      // Redis reads an empty line in its place (and the blank lines before it): nothing runs, no
-      // reply, no MONITOR line, but Redis ends what lasts one command (CLIENT REPLY SKIP, CLIENT
-      // CACHING, ASKING) here, as it would have at this request, not at the next one.
-      this.standIn(r, EMPTY_LINE, out);
-      // Under CLIENT REPLY OFF/SKIP Redis would not have answered it, an error included.
-      const answered = this.requestModes.answeredUnseen();
-      this.o.tap?.decided(r.info.seq, answered ? 1 : 0, true);
-      if (!answered) return;
-      const slot = newSlot(SlotKind.Local, r.info, 0, 0, 0);
-      slot.local = a.reply;
-      this.replies.addSlot(slot);
-      this.localAnswers.hold(slot);
-    } else {
-      this.replies.addSlot(newSlot(SlotKind.Dropped, r.info, 0, 0, 0));
-    }
-  }
-
-  private standIn(r: FramedRequest, standIn: Buffer, out: Buffer[]): void {
-    const wire = withStandIn(r.wire, r.info.bytes.length, standIn);
-    out.push(wire);
-    this.offsets.handedOn(wire.length, r.clientEnd);
-  }
-
-  private flushUp(out: Buffer[]): void {
-    if (out.length === 0) return;
-    const chunk = out.length === 1 ? out[0]! : Buffer.concat(out);
-    out.length = 0;
-    this.o.up.push(chunk, this.o.conn.nowNs());
-  }
-
   /** Redis's bytes, toward the client through the reply side. */
   pushReply(chunk: Buffer, nowNs: number): void {
     this.replies.push(chunk, nowNs);
@@ -297,5 +190,3 @@ export class FrameChain extends FrameFallBack implements ByteStage {
     for (const s of this.stages) s.stage.destroy?.();
   }
 }
-
-const isForward = (a: RequestAction): boolean => a.kind === 'forward';

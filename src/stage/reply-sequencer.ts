@@ -1,31 +1,25 @@
 /**
  * The reply side of a framed connection: frames Redis's stream, matches each frame to its request
- * (SlotMatching, the connection's one matcher), runs the reply hooks (a promise holds that frame and
- * everything behind it), and hands replies on in request order, local answers at their position,
- * pushes in Redis's order. The tap, if any, is told how each chunk it is handed was matched.
+ * (SlotMatching, the connection's one matcher), runs the reply hooks (reply-run.ts: a promise holds
+ * that frame and everything behind it), and hands replies on in request order, local answers at
+ * their position, pushes in Redis's order. The tap, if any, is told how each chunk it is handed was
+ * matched.
  */
 import type { ReplyModes } from '../resp/reply-modes.js';
 import { ReplyFramer } from '../resp/reply-framer.js';
 import type { ReplyFrame } from '../resp/types.js';
 import { ByteWindow } from './byte-window.js';
 import { HeldBehind } from './held-behind.js';
-import { SlotKind, SlotMatching, localMatch, type Slot, type SlotMatch } from './reply-slot.js';
-import { runStages, type NamedFrameStage } from './run-stages.js';
-import type { ByteSink, ConnectionContext, EndKind, FramedTap, ReplyAction } from './types.js';
+import { SlotKind, SlotMatching, localMatch, type Slot } from './reply-slot.js';
+import { ReplyRun, type ReplyRunOptions } from './reply-run.js';
+import type { ByteSink, ConnectionContext, EndKind, FramedTap } from './types.js';
 
-export interface ReplySequencerOptions {
+export interface ReplySequencerOptions extends ReplyRunOptions {
   conn: ConnectionContext;
-  /** The frame stages, shared with the request side (changes show at once). */
-  stages: NamedFrameStage[];
   /** Toward the client. */
   down: ByteSink;
   /** The stream stopped being RESP. */
   onDesync: () => void;
-  /**
-   * A replica's PSYNC or SYNC was answered and that answer handed on: what follows, both ways, is the
-   * replication stream (the RDB, the master's writes, the replica's ACKs), no request or reply.
-   */
-  onReplication: () => void;
   /** The reply being framed holds more than `maxHeldBytes` here, and canPassOn (the owner then calls passOn()). */
   onTooLong: () => void;
   /**
@@ -50,34 +44,25 @@ export interface ReplySequencerOptions {
  */
 export const FRAMED_REPLY_MAX_BYTES = 512 * 1024 * 1024;
 
-interface RedisItem {
-  bytes: Buffer | null;
-  frame: Buffer;
-  slot: Slot | undefined;
-  match: SlotMatch;
-}
-
-export class ReplySequencer {
+export class ReplySequencer extends ReplyRun {
   private readonly replyFramer: ReplyFramer;
   private readonly downBytes = new ByteWindow();
   private downFramedEnd = 0;
-  private readonly matching = new SlotMatching();
-  private readonly incoming: RedisItem[] = [];
-  private downWaiting = false;
-  private readonly ready: RedisItem[] = [];
-  private readonly slots: Slot[] = [];
-  private downPendingBytes = 0;
+  protected readonly matching = new SlotMatching();
+  protected readonly slots: Slot[] = [];
+  protected downPendingBytes = 0;
   private downEnded: EndKind | undefined;
-  private passThrough = false;
+  protected passThrough = false;
   /** Redis stream bytes pushed so far (the offset the reply framer's frames are counted in). */
   private pushed = 0;
   private readonly maxHeld: number;
   destroyed = false;
-  private readonly heldBehind: HeldBehind;
+  protected readonly heldBehind: HeldBehind;
   /** The owner waits to fall back (FrameChain.fallBackWhenFree): told at a flush once canPassOn. */
   watchPassOn = false;
 
-  constructor(private readonly o: ReplySequencerOptions) {
+  constructor(protected readonly o: ReplySequencerOptions) {
+    super();
     this.maxHeld = o.maxHeldBytes ?? FRAMED_REPLY_MAX_BYTES;
     this.heldBehind = new HeldBehind(this.maxHeld, o.onHeldTooMuch);
     this.replyFramer = new ReplyFramer({
@@ -208,51 +193,6 @@ export class ReplySequencer {
     this.downPendingBytes += wire.length;
     const match = this.matching.matchFrame(f, this.o.tap !== undefined);
     this.incoming.push({ bytes: wire, frame, slot: match.slot, match });
-  }
-
-  private run(): void {
-    while (!this.downWaiting && this.incoming.length > 0 && !this.passThrough) {
-      const item = this.incoming[0]!;
-      const info = { request: item.slot?.info, bytes: item.slot?.answer ?? item.frame, isPush: item.slot === undefined };
-      const final = (a: ReplyAction): ReplyAction =>
-        a.kind === 'drop' ? a : info.bytes !== item.frame ? { kind: 'replace', reply: info.bytes } : { kind: 'pass' };
-      const decided = runStages<ReplyAction>(
-        this.o.stages,
-        (s) => s.onReply?.(info),
-        (a) => a.kind !== 'drop',
-        (a) => {
-          this.downWaiting = false;
-          this.applyReply(item, final(a));
-          this.run();
-        },
-        (a) => {
-          if (a.kind === 'replace') info.bytes = a.reply;
-        },
-      );
-      if (decided === undefined) {
-        this.downWaiting = true;
-        this.heldBehind.holdStarted(this.slots, this.downPendingBytes);
-        break;
-      }
-      this.applyReply(item, final(decided));
-    }
-    this.flush();
-    // No stage may act on the replication stream: everything after PSYNC's answer passes unchanged.
-    if (this.matching.replicating && !this.downWaiting && this.incoming.length === 0 && !this.passThrough) this.o.onReplication();
-  }
-
-  private applyReply(item: RedisItem, a: ReplyAction): void {
-    if (this.incoming[0] !== item) return;
-    this.incoming.shift();
-    this.downPendingBytes -= item.bytes!.length;
-    if (a.kind === 'drop') item.bytes = null;
-    else if (a.kind === 'replace') {
-      item.bytes = a.reply;
-      item.match.frame = undefined; // bytes a stage made: the tap frames them itself
-    }
-    if (item.bytes) this.downPendingBytes += item.bytes.length;
-    this.ready.push(item);
-    this.flush();
   }
 
   /** Hands on, in request order, every reply whose turn has come. */
