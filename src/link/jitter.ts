@@ -1,4 +1,6 @@
-import type { JitterDist } from './types.js';
+import { z } from 'zod';
+import { hook, parseWith } from '../validation/schema.js';
+import { JITTER_DISTS, type JitterDist } from './types.js';
 import type { Uniform } from './rng.js';
 
 /**
@@ -108,8 +110,22 @@ export function shapeLowest(dist: JitterDist): number {
   return rawShape(dist, 1e-12) - meanOf(dist);
 }
 
-/** Returns a sampler of one-way delay in microseconds, mean = delayUs (unless floored at 0). */
+const US = 'microseconds, 0 or more';
+const JITTER_ARGS = z.tuple([
+  z.enum(JITTER_DISTS as [JitterDist, ...JitterDist[]], { error: JITTER_DISTS.join(', ') }),
+  z.number({ error: US }).min(0, { error: US }),
+  z.number({ error: US }).min(0, { error: US }),
+  hook<Uniform>('a function returning a number from 0 to 1'),
+]);
+const JITTER_ARG_NAMES = ['dist', 'delayUs', 'jitterUs', 'uniform'];
+
+/**
+ * Returns a sampler of one-way delay in microseconds, mean = delayUs (unless floored at 0). Its
+ * arguments are checked here, once per link (exported: an unknown dist or a NaN delay made a sampler
+ * of 0 us without a word); a ConfigError names the argument (`jitterSampler(dist)`).
+ */
 export function jitterSampler(dist: JitterDist, delayUs: number, jitterUs: number, uniform: Uniform): () => number {
+  parseWith(JITTER_ARGS, [dist, delayUs, jitterUs, uniform], (path) => `jitterSampler(${JITTER_ARG_NAMES[Number(path[0])] ?? ''})`);
   if (jitterUs <= 0) return () => delayUs;
   const offset = jitterOffsetSampler(dist, jitterUs, uniform);
   return () => {

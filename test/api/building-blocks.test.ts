@@ -11,6 +11,7 @@ import {
   ConfigError,
   DelayLine,
   FakeClock,
+  jitterSampler,
   LatencyHistogram,
   ManualScheduler,
   measureHop,
@@ -121,6 +122,24 @@ describe('StatsCollector and buildArrivalSchedule', () => {
   it('take good options as before', () => {
     expect(new StatsCollector({ maxCommandNames: 0, maxPendingTotal: 1 }).connectionsInfo()).toEqual([]);
     expect(Array.from(buildArrivalSchedule({ ratePerSec: 4, durationUs: 1e6, arrival: 'uniform', seed: 2 ** 60 }))).toEqual([0, 25e7, 5e8, 75e7]);
+  });
+});
+
+describe('jitterSampler', () => {
+  // Before: an unknown dist or a NaN delay made a sampler of 0 us, and a uniform that is no
+  // function threw a TypeError naming nothing.
+  it.each<[string, () => unknown, string, unknown]>([
+    ['an unknown dist', () => jitterSampler('flat' as never, 100, 10, Math.random), 'jitterSampler(dist)', 'flat'],
+    ['a NaN delay', () => jitterSampler('uniform', NaN, 10, Math.random), 'jitterSampler(delayUs)', NaN],
+    ['a negative jitter', () => jitterSampler('normal', 100, -5, Math.random), 'jitterSampler(jitterUs)', -5],
+    ['a uniform that is no function', () => jitterSampler('uniform', 100, 10, 0.5 as never), 'jitterSampler(uniform)', 0.5],
+  ])('%s is refused naming it', (_, make, flag, value) => {
+    expect(named(make)).toEqual({ flag, value });
+  });
+
+  it('samples around the delay as before', () => {
+    const sample = jitterSampler('uniform', 100, 10, () => 0.75);
+    expect(sample()).toBe(105);
   });
 });
 
