@@ -1,11 +1,15 @@
 import type { Clock } from '../clock.js';
 import type { Scheduler, Timer } from '../stage/types.js';
 import { newTimer } from './timer-heap.js';
+import { parseWith, withMethods } from '../validation/schema.js';
 
 /** A scheduler driven by hand with a FakeClock: `runUntil(ns)` fires what is due, in order. */
 export class ManualScheduler implements Scheduler {
   private readonly timers: Timer[] = [];
-  constructor(readonly clock: Clock & { setNs(ns: number): void }) {}
+  constructor(readonly clock: Clock & { setNs(ns: number): void }) {
+    // Exported for tests: a clock without them failed at the first timer, as a TypeError naming nothing.
+    parseWith(withMethods(['nowNs', 'setNs'], 'a clock with nowNs() and setNs(ns), as FakeClock'), clock, () => 'ManualScheduler(clock)');
+  }
 
   schedule(dueNs: number, fire: () => void): Timer {
     const t = newTimer(fire);

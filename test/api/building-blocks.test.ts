@@ -143,6 +143,27 @@ describe('jitterSampler', () => {
   });
 });
 
+describe('FakeClock and ManualScheduler', () => {
+  // Before: NaN or '5' made every later reading NaN or a string, and a clock without setNs failed
+  // at the first timer.
+  it.each<[string, () => unknown, string, unknown]>([
+    ['FakeClock(NaN)', () => new FakeClock(NaN), 'FakeClock(ns)', NaN],
+    ["advanceNs('5')", () => new FakeClock().advanceNs('5' as never), 'FakeClock.advanceNs', '5'],
+    ['setNs(Infinity)', () => new FakeClock().setNs(Infinity), 'FakeClock.setNs', Infinity],
+    ['ManualScheduler(a clock without setNs)', () => new ManualScheduler({ nowNs: () => 0 } as never), 'ManualScheduler(clock)', undefined],
+  ])('%s is refused naming it', (_, make, flag, value) => {
+    expect(named(make)).toMatchObject({ flag, ...(value === undefined ? {} : { value }) });
+  });
+
+  it('a fake clock moves as told, and not back', () => {
+    const clock = new FakeClock(5);
+    clock.advanceNs(10);
+    clock.setNs(20);
+    expect(clock.nowNs()).toBe(20);
+    expect(() => clock.advanceNs(-1)).toThrow(RangeError);
+  });
+});
+
 describe('LatencyHistogram', () => {
   it('new LatencyHistogram(-1) is refused; with no argument it is an empty histogram', () => {
     expect(named(() => new LatencyHistogram(-1 as never))).toEqual({ flag: 'LatencyHistogram', value: -1 });
