@@ -134,6 +134,10 @@ async function startNode(opts: PrivateClusterOptions, tls: TlsFiles | undefined)
           // CLUSTER SLOTS hides a replica until its replication offset is above 0, which the
           // master's replication PING makes it: every second instead of every 10.
           '--repl-ping-replica-period', '1',
+          // The replicas' first sync (and one after a failover) without the 5 s Redis 7 waits for more
+          // replicas by default: the start waits for every replica's link, as private-sentinel.ts does.
+          '--repl-diskless-sync', 'yes',
+          '--repl-diskless-sync-delay', '0',
           // The bus and replication over TLS too: then Redis names nodes by their TLS ports.
           ...(tls ? ['--tls-cluster', 'yes', '--tls-replication', 'yes'] : []),
         ],
