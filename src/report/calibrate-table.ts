@@ -2,7 +2,9 @@
  * `redis-rtt calibrate` for a terminal: configured vs measured added RTT per row, then the idle
  * proxy's CPU and the verdict.
  */
+import { z } from 'zod';
 import type { CalibrateReport, CalibrateRow } from '../results/types.js';
+import { keyPath, parseWith } from '../validation/schema.js';
 import { environmentLine } from './context.js';
 import { checkReport } from './load.js';
 import { fmtSignedPct, fmtUs, fmtUsLabel, orDash } from '../format.js';
@@ -29,8 +31,20 @@ export interface CalibrateTableOptions {
   savedAs?: string;
 }
 
+const CALIBRATE_TABLE_OPTIONS = z.strictObject(
+  {
+    color: z.boolean({ error: 'true or false' }).optional(),
+    savedAs: z.string({ error: 'a file name' }).optional(),
+  } satisfies Record<keyof CalibrateTableOptions, z.ZodType>,
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys' ? "a key of renderCalibrateTable's options: color, savedAs" : "an object of renderCalibrateTable's options",
+  },
+);
+
 export function renderCalibrateTable(report: CalibrateReport, opts: CalibrateTableOptions = {}): string {
   checkReport(report, 'renderCalibrateTable', ['calibrate']);
+  parseWith(CALIBRATE_TABLE_OPTIONS, opts, keyPath('options'));
   const color = opts.color ?? false;
   const rows: GridRow[] = [{ cells: CALIBRATE_COLUMNS.map((c) => c.title), tone: 'bold' }, RULE];
   for (const r of report.rows) rows.push({ cells: CALIBRATE_COLUMNS.map((c) => c.cell(r)) });

@@ -2,7 +2,9 @@
  * One self-contained HTML file: inline CSS and SVG, system fonts, no script, and a
  * Content-Security-Policy that forbids every fetch, so it opens offline and cannot phone home.
  */
+import { z } from 'zod';
 import type { BenchReport, CalibrateReport, Environment } from '../results/types.js';
+import { keyPath, parseWith } from '../validation/schema.js';
 import { benchCharts, calibrateCharts, type Chart } from './charts/index.js';
 import { environmentPairs, methodLines } from './context.js';
 import { HTML_STYLE } from './html-style.js';
@@ -21,8 +23,13 @@ export interface HtmlOptions {
 // default-src 'none' blocks scripts, images, fonts and fetches; only the inline stylesheet runs.
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
+const HTML_OPTIONS = z.strictObject({ title: z.string({ error: 'a page title' }).optional() } satisfies Record<keyof HtmlOptions, z.ZodType>, {
+  error: (issue) => (issue.code === 'unrecognized_keys' ? "a key of renderHtml's options: title" : "an object of renderHtml's options"),
+});
+
 export function renderHtml(report: BenchReport | CalibrateReport, opts: HtmlOptions = {}): string {
   checkReport(report, 'renderHtml', ['bench', 'calibrate']);
+  parseWith(HTML_OPTIONS, opts, keyPath('options'));
   return report.kind === 'calibrate' ? calibratePage(report, opts) : benchPage(report, opts);
 }
 

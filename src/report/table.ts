@@ -2,7 +2,9 @@
  * The terminal comparison table: one block per link (nearest first), footnotes, environment and
  * method underneath. Pure: report in, string out.
  */
+import { z } from 'zod';
 import type { BenchReport } from '../results/types.js';
+import { keyPath, parseWith } from '../validation/schema.js';
 import { environmentLine, methodLines } from './context.js';
 import { renderReading } from './reading.js';
 import { buildTableModel } from './table-model.js';
@@ -16,8 +18,14 @@ export interface TableOptions {
   color?: boolean;
 }
 
+/** A key it does not take (`colour`) rendered without a word, the setting left out. */
+const TABLE_OPTIONS = z.strictObject({ color: z.boolean({ error: 'true or false' }).optional() } satisfies Record<keyof TableOptions, z.ZodType>, {
+  error: (issue) => (issue.code === 'unrecognized_keys' ? "a key of renderTable's options: color" : "an object of renderTable's options"),
+});
+
 export function renderTable(report: BenchReport, opts: TableOptions = {}): string {
   checkReport(report, 'renderTable', ['bench']);
+  parseWith(TABLE_OPTIONS, opts, keyPath('options'));
   const color = opts.color ?? false;
   const model = buildTableModel(report);
   const modeCol = model.columns.findIndex((c) => c.key === 'mode');

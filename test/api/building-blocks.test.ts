@@ -190,6 +190,10 @@ describe('the renderers', () => {
     ['renderMarkdown with a result not an object', () => renderMarkdown({ ...bench, results: [5] } as never), 'report.results[0]', 5],
     ['renderHtml with rows not an array', () => renderHtml({ ...calibrate, rows: 'x' } as never), 'report.rows', 'x'],
     ['renderCalibrateTable(a bench report)', () => renderCalibrateTable(bench as never), 'report.kind', 'bench'],
+    // A key they do not take rendered without the setting.
+    ['renderTable with colour', () => renderTable(bench, { colour: true } as never), 'options.colour', true],
+    ['renderHtml with a title that is no string', () => renderHtml(bench, { title: 5 } as never), 'options.title', 5],
+    ['renderCalibrateTable with color "yes"', () => renderCalibrateTable(calibrate, { color: 'yes' } as never), 'options.color', 'yes'],
   ])('%s is refused naming the field', (_, render, flag, value) => {
     expect(named(render)).toEqual({ flag, value });
   });
