@@ -39,13 +39,13 @@ export function listeningLine(proxy: RedisRttProxy, to: ListeningUpstream): stri
 }
 
 /**
- * After the stop: the snapshot is taken before the close (which drops the connections it counts),
- * then the summary, the trace's footer and --stats-json (its path checked again: it was checked at
- * start, and the session may have been long).
+ * After the stop: the close first, which delivers what the connections hold (up to its limit) and
+ * takes what it dropped out of the counts, then the snapshot, the summary, the trace's footer and
+ * --stats-json (its path checked again: it was checked at start, and the session may have been long).
  */
 export async function endSession(proxy: RedisRttProxy, record: RecordHooks | undefined, statsJson: string | undefined): Promise<void> {
-  const snapshot = proxy.stats();
   await proxy.close();
+  const snapshot = proxy.stats();
   process.stderr.write(renderSummaryTable(snapshot, { links: nodeLinks(snapshot) }));
   if (record) {
     const r = await record.close();

@@ -12,6 +12,8 @@ export interface StagedBytes {
  */
 export class Backpressure {
   private clientPaused = false;
+  /** The proxy is stopping (listener.ts, drain()): the client is not read again. */
+  private clientHeld = false;
   private upstreamPaused = false;
   /** listenForDrain() ran. */
   private drainHeard = false;
@@ -40,10 +42,17 @@ export class Backpressure {
     this.listenForDrain();
   }
 
+  /** The proxy is stopping: no more requests from the client; what it sent already goes on. */
+  holdClient(): void {
+    if (this.clientHeld) return;
+    this.clientHeld = true;
+    this.client.pause();
+  }
+
   /** Something left a chain or a socket buffer: resume a paused side that is under half now. */
   relieve(): void {
     const low = this.highWaterBytes / 2;
-    if (this.clientPaused && this.held.pending('up') + this.upstream.writableLength < low) {
+    if (this.clientPaused && !this.clientHeld && this.held.pending('up') + this.upstream.writableLength < low) {
       this.clientPaused = false;
       this.client.resume();
     }

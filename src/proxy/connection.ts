@@ -271,6 +271,20 @@ export class ProxiedConnection implements StagedConnection, ClientStream {
     return this.pending('up') + this.pending('down') + this.upstream.writableLength + this.client.writableLength;
   }
 
+  /** The proxy is stopping (listener.ts, drain()): the client's further bytes are not read. */
+  stopReading(): void {
+    this.parts?.pressure.holdClient();
+  }
+
+  /**
+   * Nothing left to deliver (listener.ts, drain()): no byte held in either direction (stages, socket buffers),
+   * and no request the tap follows still waits for its reply. A closed connection is drained.
+   */
+  get drained(): boolean {
+    const tap = this.o.tap;
+    return this.pendingBytes === 0 && (tap === undefined || tap.outstanding === 0 || !tap.framable);
+  }
+
   /** Closes both sides now (proxy shutdown). */
   destroy(): void {
     this.parts?.closeRules.destroy();

@@ -105,8 +105,9 @@ export class ManagedProxy {
     if (!h) return;
     this.handle = undefined;
     this.toxics.detach();
-    this.lastStats = h.stats();
+    // The stats taken after the close count none of what it dropped as delivered.
     await h.close();
+    this.lastStats = h.stats();
   }
 
   /**

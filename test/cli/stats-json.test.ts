@@ -5,7 +5,8 @@ import { createServer, type AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { Redis } from 'ioredis';
 import { startPrivateRedis } from '../../src/redis/index.js';
 import { runCli, startCliProxy } from '../hardening/helpers/cli-proxy.js';
 
@@ -49,5 +50,34 @@ describe('proxy --stats-json', () => {
     const p = await startCliProxy(['--upstream', redis.address, '--compensate', '0', '--stats-json', path]);
     expect(await p.stop('SIGINT')).toEqual({ code: 0, signal: null });
     expect(JSON.parse(readFileSync(path, 'utf8'))).toMatchObject({ totals: expect.any(Object) });
+  });
+
+  it('SIGTERM with a pipeline\'s replies in the down delay: the client gets them, the summary and the file count what it got', async () => {
+    const path = join(dir, 'drained.json');
+    await using redis = await startPrivateRedis();
+    const p = await startCliProxy(['--upstream', redis.address, '--down', '200ms', '--no-handshake', '--compensate', '0', '--control', '127.0.0.1:0', '--stats-json', path]);
+    const c = new Redis({ host: p.host, port: p.port, lazyConnect: true, enableReadyCheck: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    c.on('error', () => undefined);
+    try {
+      await c.connect();
+      await c.ping(); // the client's own handshake answered first
+      const before = (await p.stats()).totals.replies;
+      const pipeline = c.pipeline();
+      for (let i = 0; i < 1000; i++) pipeline.get('k');
+      const done = pipeline.exec().then(
+        (r) => r?.filter(([err]) => err === null).length ?? 0,
+        () => 0,
+      );
+      // Counted by the tap as they came from Redis: in the 200 ms down delay now.
+      await vi.waitFor(async () => expect((await p.stats()).totals.replies).toBe(before + 1000), { timeout: 5000, interval: 10 });
+      expect(await p.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+      expect(await done).toBe(1000);
+      const totals = (JSON.parse(readFileSync(path, 'utf8')) as { totals: { replies: number; bytesDown: number } }).totals;
+      expect(totals).toMatchObject({ replies: before + 1000, bytesDown: c.stream.bytesRead });
+      expect(p.stderr()).toContain(`replies ${before + 1000} `);
+    } finally {
+      c.disconnect();
+      await p.stop('SIGKILL');
+    }
   });
 });

@@ -227,6 +227,31 @@ describe('byte toxics through redis-rtt server', () => {
     after.disconnect();
     await proxy.remove();
   });
+
+  it('down (enabled: false) with 1000 replies held by a latency toxic: closed at once, its stats count none of them', async () => {
+    const { proxy, port } = await freshProxy();
+    const c = ioredis(port, { enableReadyCheck: false });
+    c.on('error', () => undefined);
+    await c.connect();
+    await c.ping(); // the client's own handshake answered first
+    await proxy.addToxic(toxic({ type: 'latency', name: 'slow', stream: 'downstream', attributes: { latency: 200, jitter: 0 } }));
+    type Totals = { totals: { replies: number; bytesDown: number } };
+    const stats = async (): Promise<Totals['totals']> => ((await (await fetch(`http://${server.api}/proxies/${proxy.name}/stats`)).json()) as Totals).totals;
+    const before = (await stats()).replies;
+    const pipeline = c.pipeline();
+    for (let i = 0; i < 1000; i++) pipeline.get('k');
+    const done = pipeline.exec().then(
+      (r) => r?.filter(([err]) => err === null).length ?? 0,
+      () => 0,
+    );
+    // Counted as they came from Redis, before the toxic's delay.
+    await vi.waitFor(async () => expect((await stats()).replies).toBe(before + 1000), { timeout: 5000, interval: 10 });
+    await proxy.update({ enabled: false, listen: proxy.listen, upstream: proxy.upstream });
+    expect(await done).toBe(0);
+    expect(await stats()).toMatchObject({ replies: before, bytesDown: c.stream.bytesRead });
+    c.disconnect();
+    await proxy.remove();
+  });
 });
 
 describe('Redis-aware toxics through redis-rtt server', () => {
