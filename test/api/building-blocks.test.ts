@@ -15,6 +15,7 @@ import {
   LatencyHistogram,
   ManualScheduler,
   measureHop,
+  OpenLoopDispatcher,
   parseLinkSpec,
   PreciseScheduler,
   renderCalibrateTable,
@@ -105,7 +106,7 @@ describe('PreciseScheduler', () => {
   });
 });
 
-describe('StatsCollector and buildArrivalSchedule', () => {
+describe('StatsCollector, buildArrivalSchedule and OpenLoopDispatcher', () => {
   // Before: a cap of -1 timed no request, NaN every one; a rate of 0 gave an empty schedule and
   // Infinity a RangeError naming nothing.
   it.each<[string, () => unknown, string, unknown]>([
@@ -117,6 +118,21 @@ describe('StatsCollector and buildArrivalSchedule', () => {
     ['an unknown arrival', () => buildArrivalSchedule({ ratePerSec: 10, durationUs: 1e6, arrival: 'burst' as never, seed: 1 }), 'buildArrivalSchedule.arrival', 'burst'],
   ])('%s is refused naming it', (_, make, flag, value) => {
     expect(named(make)).toEqual({ flag, value });
+  });
+
+  it.each<[string, Record<string, unknown>, string, unknown]>([
+    ['no connections', { connections: 0 }, 'OpenLoopDispatcher.connections', 0],
+    ['0 in flight', { inFlightPerConnection: 0 }, 'OpenLoopDispatcher.inFlightPerConnection', 0],
+    ['a NaN window', { batchWindowNs: NaN }, 'OpenLoopDispatcher.batchWindowNs', NaN],
+    ['no send', { send: undefined }, 'OpenLoopDispatcher.send', undefined],
+    ['maxBatches, a key it does not take', { maxBatches: 2 }, 'OpenLoopDispatcher.maxBatches', 2],
+  ])('OpenLoopDispatcher with %s is refused naming it', (_, bad, flag, value) => {
+    const good = {
+      ...{ clock: new FakeClock(), startNs: 0, durationNs: 1e9, connections: 1, inFlightPerConnection: Infinity },
+      ...{ batchWindowNs: 0, maxBatch: 1, send: () => undefined },
+    };
+    expect(named(() => new OpenLoopDispatcher({ ...good, ...bad } as never))).toEqual({ flag, value });
+    expect(new OpenLoopDispatcher(good).ledger).toBeDefined();
   });
 
   it('take good options as before', () => {

@@ -1,4 +1,6 @@
+import { z } from 'zod';
 import type { Clock } from '../../clock.js';
+import { hook, keyPath, NANOSECONDS, parseWith, withMethods } from '../../validation/schema.js';
 import { OpenLoopLedger } from './ledger.js';
 
 /** Commands sent together on one connection: one command, or a batch closed by the window. */
@@ -41,6 +43,35 @@ export interface DispatcherOptions {
   bucketNs?: number;
 }
 
+const WHOLE = 'a whole number of at least 1';
+const whole = z.number({ error: WHOLE }).min(1, { error: WHOLE }).refine(Number.isInteger, { error: WHOLE });
+const POSITIVE = 'nanoseconds, above 0';
+const SHAPE = {
+  clock: withMethods<Clock>(['nowNs'], 'a Clock (an object with nowNs())'),
+  startNs: z.number({ error: "a time in nanoseconds on the clock's scale" }),
+  durationNs: z.number({ error: POSITIVE }).positive({ error: POSITIVE }),
+  schedule: z
+    .custom<ArrayLike<number>>((v) => typeof v === 'object' && v !== null && typeof (v as ArrayLike<number>).length === 'number', {
+      error: 'send times in nanoseconds from startNs, ascending (buildArrivalSchedule)',
+    })
+    .optional(),
+  connections: whole,
+  inFlightPerConnection: z.union([whole, z.literal(Infinity)], { error: `${WHOLE}, or Infinity (a client that queues by itself)` }),
+  batchWindowNs: NANOSECONDS,
+  maxBatch: whole,
+  send: hook<DispatcherOptions['send']>('a function of the batch to write'),
+  bucketNs: z.number({ error: POSITIVE }).positive({ error: POSITIVE }).optional(),
+} satisfies Record<keyof DispatcherOptions, z.ZodType>;
+
+/**
+ * Exported: `new OpenLoopDispatcher({})` was made without a word (0 connections and NaN times: it
+ * sent nothing, or a TypeError at the first send). A ConfigError names the key (`OpenLoopDispatcher.maxBatch`).
+ */
+const DISPATCHER_OPTIONS = z.strictObject(SHAPE, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys' ? `a key of OpenLoopDispatcher's options: ${Object.keys(SHAPE).join(', ')}` : "an object of OpenLoopDispatcher's options",
+});
+
 /**
  * The open-loop scheduler, pure (the clock is injected, I/O goes through `send`). Commands come due
  * on a schedule fixed in advance; a due command joins the open batch (or is one alone), a closed
@@ -70,7 +101,7 @@ export class OpenLoopDispatcher {
   private stopped = false;
 
   constructor(options: DispatcherOptions) {
-    if (options.connections < 1) throw new RangeError('at least one connection');
+    parseWith(DISPATCHER_OPTIONS, options, keyPath('OpenLoopDispatcher'));
     this.o = options;
     this.endNs = options.startNs + options.durationNs;
     this.ledger = new OpenLoopLedger(options.startNs, options.durationNs, options.bucketNs ?? 100e6);
