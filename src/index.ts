@@ -10,7 +10,7 @@
  */
 export { DEFAULT_HIGH_WATER_BYTES } from './proxy/index.js';
 export { runBench, runCalibrate, runOpenLoopBench, startProxy, startSentinelProxy, startToxiproxyServer } from './api/key-errors.js';
-export type { ProxyOptions, ProxyHooks, RedisRttProxy } from './proxy/types.js';
+export type { CloseOptions, ProxyOptions, ProxyHooks, RedisRttProxy } from './proxy/types.js';
 export type { Endpoint } from './endpoint.js';
 export type { Compensation, CompensationPoint } from './link/compensation.js';
 export type { TlsCounters } from './tls/counters.js';

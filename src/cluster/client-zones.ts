@@ -1,4 +1,5 @@
 import type { LinkUpdate } from '../link/types.js';
+import type { CloseOptions } from '../proxy/types.js';
 import type { ClusterNode, NodeLabel } from './cluster-node.js';
 import type { NodeSet } from './node-set.js';
 import { settledFailure } from './settled-failure.js';
@@ -78,7 +79,7 @@ export class ClientZones {
     return this.zones.flatMap((z) => z.nodes.setLink(update, selector));
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.zones.map((z) => z.nodes.close()));
+  async close(options?: CloseOptions): Promise<void> {
+    await Promise.all(this.zones.map((z) => z.nodes.close(options)));
   }
 }

@@ -4,6 +4,7 @@ import type { Compensation } from '../link/compensation.js';
 import { jitterFloorWarning } from '../link/jitter.js';
 import type { LatencyHistogram } from '../numbers/histogram.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
+import type { CloseOptions } from '../proxy/types.js';
 import type { ControlServer } from '../proxy/control.js';
 import { readSideHandlers, startControl, type ControlPlan } from '../proxy/start-control.js';
 import type { ConnectionInfo, LatencySummary } from '../stats/types.js';
@@ -147,10 +148,10 @@ export class ClusterProxy extends NodeFanOut implements RedisRttClusterProxy {
     return this.close();
   }
 
-  close(): Promise<void> {
+  close(options?: CloseOptions): Promise<void> {
     return (this.closing ??= (async () => {
       await this.refresh.stop();
-      await Promise.all([this.zones.close(), this.control?.close()]);
+      await Promise.all([this.zones.close(options), this.control?.close()]);
       this.listenTls.cleanup();
     })());
   }

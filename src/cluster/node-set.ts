@@ -1,6 +1,6 @@
 import { applyLinkUpdate, defaultLinkSettings } from '../link/settings.js';
 import type { LinkSettings, LinkUpdate } from '../link/types.js';
-import type { RedisRttProxy } from '../proxy/types.js';
+import type { CloseOptions, RedisRttProxy } from '../proxy/types.js';
 import type { StatsSnapshot } from '../stats/types.js';
 import { listenerName, type ClusterNode, type NodeLabel, type NodeSetOptions } from './cluster-node.js';
 import { mergeSnapshots } from './cluster-stats.js';
@@ -261,8 +261,8 @@ export class NodeSet {
     return { name: pick.name, settings };
   }
 
-  async close(): Promise<void> {
+  async close(options?: CloseOptions): Promise<void> {
     await Promise.allSettled(this.opening.values());
-    await Promise.all(this.list().map((n) => n.proxy.close()));
+    await Promise.all(this.list().map((n) => n.proxy.close(options)));
   }
 }

@@ -23,6 +23,12 @@ export type ProxyOptions = Omit<z.input<typeof PROXY_OPTIONS>, 'toxics'> &
     toxics?: readonly unknown[];
   };
 
+/** How close() ends the connections. */
+export interface CloseOptions {
+  /** Let each connection deliver what it holds first (listener.ts, drain()). @default true */
+  drain?: boolean;
+}
+
 /** The options of startProxy that are code, not data (so not in the JSON Schema). */
 export interface ProxyHooks extends Pick<ClusterProxyOptions, 'onNodeLinkChange'> {
   /** Receives one event per finished command, push and connection open/close (for --record). */
@@ -83,8 +89,13 @@ export interface RedisRttProxy extends StageHost {
   commandLatencyUs(): Iterable<readonly [string, LatencyHistogram]>;
   resetStats(): void;
   connections(): ConnectionInfo[];
-  /** Stops listening, closes every connection and the control endpoint. */
-  close(): Promise<void>;
+  /**
+   * Stops listening, then closes every connection and the control endpoint. By default a
+   * connection first delivers what the link and stages hold, when due (up to the link's round trip
+   * plus 100 ms, at most 2 s; listener.ts, drain()); `{ drain: false }` closes them at once, as
+   * toxiproxy does. What a close drops is not counted as delivered.
+   */
+  close(options?: CloseOptions): Promise<void>;
   /** close(), for `await using proxy = await startProxy(...)`. */
   [Symbol.asyncDispose](): Promise<void>;
 }
