@@ -20,7 +20,7 @@ import type { TapSource } from './listener-options.js';
 import { ProxyListener } from './listener.js';
 import { upstreamRefuses } from './refusal-watch.js';
 import { singleNodeHandlers, startControl } from './start-control.js';
-import type { NodeStart, RedisRttProxy } from './types.js';
+import type { CloseOptions, NodeStart, RedisRttProxy } from './types.js';
 import type { NormalizedProxyOptions } from './normalize-options.js';
 import { checkStagesOption } from './proxy-stages.js';
 import { StatsCollector } from '../stats/stats-collector.js';
@@ -229,7 +229,10 @@ export class SingleNodeProxy implements RedisRttProxy {
 
   stats(): StatsSnapshot {
     const s = this.taps ? this.taps.snapshot(this.linkState.settings) : emptySnapshot(this.linkState.settings);
-    if (!this.taps) s.connections = { active: this.server.connectionCount, total: this.server.accepted };
+    if (!this.taps) {
+      s.connections = { active: this.server.connectionCount, total: this.server.accepted };
+      s.countsOff = true;
+    }
     const refused = this.server.refused;
     if (refused !== undefined) s.connections.refused = refused;
     s.self = this.monitor.report();
@@ -291,10 +294,10 @@ export class SingleNodeProxy implements RedisRttProxy {
     return this.close();
   }
 
-  close(): Promise<void> {
+  close(options: CloseOptions = {}): Promise<void> {
     this.timeline.stop();
     this.partitions.close();
-    return (this.closing ??= Promise.all([this.server.close(), this.control?.close()]).then(() => this.secure.cleanup()));
+    return (this.closing ??= Promise.all([this.server.close(options.drain !== false), this.control?.close()]).then(() => this.secure.cleanup()));
   }
 }
 

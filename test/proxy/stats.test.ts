@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startPrivateRedis, type PrivateRedis } from '../../src/redis/index.js';
 import { startSingleNodeProxy } from '../../src/proxy/index.js';
-import type { RedisRttProxy } from '../../src/proxy/types.js';
+import type { CloseOptions, ProxyOptions, RedisRttProxy } from '../../src/proxy/types.js';
 import { proxyClient } from './helpers.js';
 
 describe('round trips counted by the proxy for a real client', () => {
@@ -62,4 +62,44 @@ describe('round trips counted by the proxy for a real client', () => {
     expect((await fetch(`${base}/nope`)).status).toBe(404);
     expect((await fetch(`${base}/stats`, { method: 'DELETE' })).status).toBe(405);
   });
+
+  /**
+   * A pipeline's 1000 replies counted by the tap and held on the way to the client when the proxy
+   * closes: close() delivers what is due within its limit (the link's round trip + 100 ms);
+   * what it drops (close({ drain: false }), or held past the limit) it counts not at all, where
+   * it counted them as sent though the client never got them.
+   */
+  const slowToxic = { type: 'latency', stream: 'downstream', attributes: { latency: 1000 } };
+  const cases: [string, ProxyOptions['link'], CloseOptions, number, object?][] = [
+    ['close() with the replies in a 200 ms down delay: delivered', { downUs: 200_000 }, {}, 1000],
+    ['close({ drain: false }) with the replies in a 200 ms down delay: dropped', { downUs: 200_000 }, { drain: false }, 0],
+    ['close() with the replies in a 1 s toxic, past the limit: dropped there', { downUs: 100_000 }, {}, 0, slowToxic],
+  ];
+  for (const [name, link, closeOptions, delivered, toxic] of cases) {
+    it(`${name}; the counts are what the client got`, async () => {
+      const p = await startSingleNodeProxy({ upstream: redis.address, link, compensationUs: { up: 0, down: 0 }, handshake: false, log: () => undefined });
+      const c = proxyClient(p, { enableReadyCheck: false });
+      c.on('error', () => undefined);
+      try {
+        await c.connect(); // its own handshake answered before the toxic is on
+        if (toxic) p.addToxic(toxic);
+        const before = p.stats().totals.replies;
+        const pipeline = c.pipeline();
+        for (let i = 0; i < 1000; i++) pipeline.get('drain');
+        const done = pipeline.exec().then(
+          (r) => r?.filter(([err]) => err === null).length ?? 0,
+          () => 0,
+        );
+        await vi.waitFor(() => expect(p.stats().totals.replies).toBe(before + 1000), { timeout: 5000, interval: 5 });
+        await p.close(closeOptions);
+        expect(await done).toBe(delivered);
+        const t = p.stats().totals;
+        expect(t.replies).toBe(before + delivered);
+        expect(t.bytesDown).toBe(c.stream.bytesRead);
+      } finally {
+        c.disconnect();
+        await p.close();
+      }
+    });
+  }
 });
