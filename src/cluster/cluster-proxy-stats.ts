@@ -21,11 +21,11 @@ export function clusterStats(zones: ClientZones, counts: RewriteCounts, link: Li
 }
 
 /**
- * `self` and `tap` over the nodes it has: the nodes share one monitor (NodeStart.monitor), so any
- * node's `self` is the process's. The taps' counts add up; the bounds are the ones every node keeps
- * for its own connections.
+ * `self`, `tap` and `countsOff` over the nodes it has: the nodes share one monitor (NodeStart.monitor),
+ * so any node's `self` is the process's. The taps' counts add up; the bounds are the ones every node
+ * keeps for its own connections. Every node runs with the tap or every node without it.
  */
-function processBlocks(parts: readonly StatsSnapshot[]): Pick<StatsSnapshot, 'self' | 'tap'> {
+function processBlocks(parts: readonly StatsSnapshot[]): Pick<StatsSnapshot, 'self' | 'tap' | 'countsOff'> {
   const self = parts.find((s) => s.self !== undefined)?.self;
   const taps = parts.flatMap((s) => (s.tap ? [s.tap] : []));
   const sum = (f: (t: (typeof taps)[number]) => number): number => taps.reduce((n, t) => n + f(t), 0);
@@ -38,7 +38,8 @@ function processBlocks(parts: readonly StatsSnapshot[]): Pick<StatsSnapshot, 'se
           maxPendingTotal: taps[0]!.maxPendingTotal,
           degradedConnections: sum((t) => t.degradedConnections),
         };
-  return { ...(self ? { self } : {}), ...(tap ? { tap } : {}) };
+  const off = parts.some((s) => s.countsOff);
+  return { ...(self ? { self } : {}), ...(tap ? { tap } : {}), ...(off ? { countsOff: true as const } : {}) };
 }
 
 /** A node's own loss counts, partition and moving link: each node runs them on its own proxy, so they are not merged. */

@@ -33,6 +33,8 @@ export function dashboardEvent(source: DashboardSource, window: StatsWindow, atN
   if (stats.timeline) event.linkNow = stats.timeline.delaysUs;
   if (stats.partition) event.partition = stats.partition;
   if (stats.self) event.self = { addedUs: stats.self.addedUs, roundTripAddedUs: stats.self.roundTripAddedUs, lateUs: stats.self.lateUs };
+  if (stats.countsOff) event.countsOff = true;
+  if (source.enabled) event.enabled = source.enabled();
   if (nodes) event.nodes = nodes.map(({ counters: _counters, ...rest }, i) => ({ ...rest, rates: figures.nodeRates[i]! }));
   return event;
 }

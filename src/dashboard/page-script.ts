@@ -24,16 +24,25 @@ export const PAGE_SCRIPT = String.raw`
   const lossKeys = (link) => Object.keys(link).filter((k) => /loss/i.test(k));
   let last = null;
 
+  // Without the tap (--no-tap) the proxy counts no traffic: its rates would read 0/s while traffic flows.
+  const OFF = 'off (no tap)';
+  const rate = (e, text) => (e.countsOff ? OFF : text);
+
   function render(e) {
     last = e;
+    // A stats event means the stream is up; a disabled proxy (redis-rtt server) still sends its last stats.
+    const disabled = e.enabled === false;
+    status.textContent = disabled ? 'disabled: its last stats' : 'live';
+    status.className = disabled ? 'down' : 'live';
+    document.body.classList.toggle('stale', disabled);
     $('window').textContent = 'last ' + fixed(e.windowMs / 1000, 1) + ' s';
     const r = e.rates;
-    set('commands', fmtRate(r.commands) + '/s');
-    set('replies', fmtRate(r.replies) + '/s');
-    set('roundTrips', fmtRate(r.roundTrips) + '/s');
-    set('bytesUp', fmtBytes(r.bytesUp) + '/s');
-    set('bytesDown', fmtBytes(r.bytesDown) + '/s');
-    set('errorReplies', fmtRate(r.errorReplies) + '/s');
+    set('commands', rate(e, fmtRate(r.commands) + '/s'));
+    set('replies', rate(e, fmtRate(r.replies) + '/s'));
+    set('roundTrips', rate(e, fmtRate(r.roundTrips) + '/s'));
+    set('bytesUp', rate(e, fmtBytes(r.bytesUp) + '/s'));
+    set('bytesDown', rate(e, fmtBytes(r.bytesDown) + '/s'));
+    set('errorReplies', rate(e, fmtRate(r.errorReplies) + '/s'));
     set('connections', e.connections.active + ' open, ' + e.connections.total + ' total');
     const own = e.self && (e.self.roundTripAddedUs.count > 0 ? e.self.roundTripAddedUs : e.self.addedUs);
     set('self', own ? 'p50 ' + fmtUs(own.p50) + ', p99 ' + fmtUs(own.p99) + ', max ' + fmtUs(own.max) : '-');
@@ -49,6 +58,7 @@ export const PAGE_SCRIPT = String.raw`
     lossControls(l);
     fill('commands-body', e.commands.map((c) => row([c.name, c.count, fmtRate(c.perSecond), fmtUs(c.p50Us), fmtUs(c.p99Us), fmtUs(c.maxUs)])));
     $('commands-empty').hidden = e.commands.length > 0;
+    $('commands-empty').textContent = e.countsOff ? 'not counted: the proxy runs without the tap (--no-tap)' : 'none yet';
     $('chart').innerHTML = e.chartSvg || '<p class="muted">no command answered in the window</p>';
     toxicRows(e.toxics);
     const nodes = e.nodes || [];
@@ -56,7 +66,7 @@ export const PAGE_SCRIPT = String.raw`
     // With --client-zones a node has a listener, so a row, per client zone: the column says whose apps each serves.
     const split = nodes.some((n) => n.clientZone !== undefined);
     $('nodes-client-zone').hidden = !split;
-    fill('nodes-body', nodes.map((n) => row([n.upstream ?? n.id ?? '', n.listen ?? '', ...(split ? [n.clientZone ?? '-'] : []), n.role ?? '', n.zone ?? '-', n.link ?? '', n.linkSettings ? fmtUs(n.linkSettings.upUs + n.linkSettings.downUs) : '', fmtRate(n.rates.commands) + '/s', fmtRate(n.rates.roundTrips) + '/s', fmtBytes(n.rates.bytesUp) + '/s', fmtBytes(n.rates.bytesDown) + '/s', n.connections.active])));
+    fill('nodes-body', nodes.map((n) => row([n.upstream ?? n.id ?? '', n.listen ?? '', ...(split ? [n.clientZone ?? '-'] : []), n.role ?? '', n.zone ?? '-', n.link ?? '', n.linkSettings ? fmtUs(n.linkSettings.upUs + n.linkSettings.downUs) : '', rate(e, fmtRate(n.rates.commands) + '/s'), rate(e, fmtRate(n.rates.roundTrips) + '/s'), rate(e, fmtBytes(n.rates.bytesUp) + '/s'), rate(e, fmtBytes(n.rates.bytesDown) + '/s'), n.connections.active])));
     nodeChoices(nodes);
   }
 

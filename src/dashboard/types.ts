@@ -17,6 +17,8 @@ export interface DashboardSource {
   commandLatency(): Iterable<readonly [string, LatencyHistogram]>;
   /** The toxics with their attributes, when the endpoint has a toxics API. */
   toxics?(): ToxicSpec[];
+  /** Whether the proxy runs, when it can be disabled (`redis-rtt server`'s): a disabled one's stats are its last. */
+  enabled?(): boolean;
 }
 
 /** Per second, over the window. */
@@ -65,4 +67,8 @@ export interface DashboardEvent {
   toxics: (ToxicSpec & { applications: number })[];
   /** One per node in a multi-node mode, in the stats block's order. */
   nodes?: NodeRow[];
+  /** Present (true) without the tap (--no-tap, /stats `countsOff`): `rates` and `commands` measure nothing. */
+  countsOff?: true;
+  /** `redis-rtt server`'s proxies only: false while the proxy is disabled (the figures are its last). */
+  enabled?: boolean;
 }

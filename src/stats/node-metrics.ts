@@ -36,15 +36,21 @@ export function nodeFamilies(s: StatsSnapshot): MetricFamily[] {
     const v = value(n);
     return v === undefined ? [] : [{ labels, value: v / US_PER_SECOND }];
   };
+  // Without the tap (--no-tap) a node's counters are zeros nobody measured: left out, as the totals' are.
+  const counted = s.countsOff
+    ? []
+    : [
+        family('commands_total', 'Requests seen from clients, by node.', 'counter', one((n) => n.counters.commands)),
+        family('replies_total', 'Reply frames matched to a request, by node.', 'counter', one((n) => n.counters.replies)),
+        family('error_replies_total', 'Error replies, by node.', 'counter', one((n) => n.counters.errorReplies)),
+        family('round_trips_total', 'Round trips, by node.', 'counter', one((n) => n.counters.roundTrips)),
+        family('bytes_total', 'Bytes forwarded, by node and direction (up: client to Redis, down: Redis to client).', 'counter', (n, labels) => [
+          { labels: { ...labels, direction: 'up' }, value: n.counters.bytesUp },
+          { labels: { ...labels, direction: 'down' }, value: n.counters.bytesDown },
+        ]),
+      ];
   return [
-    family('commands_total', 'Requests seen from clients, by node.', 'counter', one((n) => n.counters.commands)),
-    family('replies_total', 'Reply frames matched to a request, by node.', 'counter', one((n) => n.counters.replies)),
-    family('error_replies_total', 'Error replies, by node.', 'counter', one((n) => n.counters.errorReplies)),
-    family('round_trips_total', 'Round trips, by node.', 'counter', one((n) => n.counters.roundTrips)),
-    family('bytes_total', 'Bytes forwarded, by node and direction (up: client to Redis, down: Redis to client).', 'counter', (n, labels) => [
-      { labels: { ...labels, direction: 'up' }, value: n.counters.bytesUp },
-      { labels: { ...labels, direction: 'down' }, value: n.counters.bytesDown },
-    ]),
+    ...counted,
     family('connections_active', 'Client connections open now, by node.', 'gauge', one((n) => n.connections.active)),
     family('connections_total', 'Client connections accepted since start or the last reset, by node.', 'counter', one((n) => n.connections.total)),
     // With --max-connections only, as the totals' redis_rtt_connections_refused_total: each listener caps its own clients.

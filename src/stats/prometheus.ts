@@ -75,7 +75,8 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
       latency.push({ labels: { command, kind }, value: summary.count, suffix: '_count' });
     }
   }
-  return [
+  // Without the tap nothing below is measured: left out, as an optional family is, not exported as 0.
+  const counted: MetricFamily[] = s.countsOff ? [] : [
     {
       name: `${PREFIX}bytes_total`,
       help: 'Bytes forwarded, by direction (up: client to Redis, down: Redis to client).',
@@ -121,6 +122,9 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
     counter('blocking_commands_total', 'Blocking commands seen (BLPOP, XREAD BLOCK, WAIT, ...).', t.blockingCommands),
     counter('unparsed_bytes_total', 'Bytes the framers could not parse (forwarded all the same).', t.unparsedBytes),
     gauge('max_depth', 'Most requests outstanding at once on one connection.', t.maxDepth),
+  ];
+  return [
+    ...counted,
     gauge('connections_active', 'Client connections open now.', s.connections.active),
     counter('connections_total', 'Client connections accepted since start or the last reset.', s.connections.total),
     ...(s.connections.refused === undefined
@@ -136,12 +140,16 @@ export function snapshotFamilies(s: StatsSnapshot): MetricFamily[] {
       type: 'gauge',
       samples: [{ labels: { dist: s.link.jitterDist }, value: 1 }],
     },
-    {
-      name: `${PREFIX}command_latency_seconds`,
-      help: 'Latency per command, seconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
-      type: 'summary',
-      samples: latency,
-    },
+    ...(s.countsOff
+      ? []
+      : [
+          {
+            name: `${PREFIX}command_latency_seconds`,
+            help: 'Latency per command, seconds: kind="server" is sent to Redis -> first reply byte back, kind="client" is request at the proxy -> reply delivered to the client.',
+            type: 'summary' as const,
+            samples: latency,
+          },
+        ]),
   ];
 }
 

@@ -29,6 +29,8 @@ export function renderSummaryTable(s: StatsSnapshot, options: SummaryTableOption
     `connections ${s.connections.total} (${s.connections.active} open${refused(s)})   ` +
       (options.links ?? `link ${linkText(s.link)}${movingLink(s)}`),
   );
+  // Without the tap its counts are zeros nobody measured: said so, not printed as 0.
+  if (s.countsOff) return `${[...lines, 'commands, replies, round trips and bytes: not counted (no tap)'].join('\n')}\n`;
   lines.push(
     `commands ${t.commands}   replies ${t.replies}   errors ${t.errorReplies}   pushes ${t.pushes}   blocking ${t.blockingCommands}`,
   );

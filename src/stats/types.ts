@@ -32,6 +32,11 @@ export interface StatsSnapshot {
   toxics?: { name: string; type: string; stream: string; applications: number }[];
   /** The tap's memory bound (absent without the tap). */
   tap?: TapHealth;
+  /**
+   * Present (true) when the proxy runs without the tap (--no-tap): `totals` and `commands` are zeros
+   * nobody measured, so /metrics leaves their families out and the dashboard says the counts are off.
+   */
+  countsOff?: true;
   /** The proxy's own lateness, read lag, event-loop delay and GC pauses (a proxy's /stats). */
   self?: SelfReport;
   /** TLS on either side (with listenTls or upstreamTls): handshakes and TLS bytes on the wire; `totals` counts the plaintext. */

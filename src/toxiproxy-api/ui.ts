@@ -79,9 +79,9 @@ export class ServerUi {
     const p = this.proxies.get(name);
     let s = this.streams.get(p);
     if (s === undefined) {
-      // The proxy as it is at each tick: a disabled one shows its last stats.
+      // The proxy as it is at each tick: a disabled one shows its last stats, and the page says it is disabled.
       s = new EventStreams(
-        { stats: () => p.stats(), commandLatency: () => p.proxy?.commandLatencyUs() ?? [], toxics: () => p.toxicSpecs() },
+        { stats: () => p.stats(), commandLatency: () => p.proxy?.commandLatencyUs() ?? [], toxics: () => p.toxicSpecs(), enabled: () => p.enabled },
         { log: this.log },
       );
       this.streams.set(p, s);

@@ -321,6 +321,43 @@ describe('the dashboard in Chromium', () => {
   });
 });
 
+describe('what the page says of counts it does not have', () => {
+  it('--no-tap: the traffic figures say the counts are off, not 0/s, while redis-cli drives traffic', async () => {
+    const bare = await startProxy({ upstream: redis.address, control: '127.0.0.1:0', tap: false, compensationUs: { up: 0, down: 0 }, log: () => {} });
+    const page = await b.context.newPage();
+    try {
+      await page.goto(`http://localhost:${bare.controlAddress!.split(':').pop()}/`);
+      await run('redis-cli', ['-h', bare.host!, '-p', String(bare.port), '-r', '20', 'PING'], { timeout: 30_000 });
+      const shown = page.locator('[data-figure="commands"]');
+      await vi.waitFor(async () => expect(await shown.innerText()).toBe('off (no tap)'), { timeout: 15_000, interval: 100 });
+      expect(await page.locator('[data-figure="bytesUp"]').innerText()).toBe('off (no tap)');
+      expect(await page.locator('#commands-empty').innerText()).toMatch(/not counted/);
+    } finally {
+      await page.close();
+      await bare.close();
+    }
+  });
+
+  it("redis-rtt server: a disabled proxy's page says it is disabled, greyed, and live again once it is enabled", async () => {
+    const server = await startToxiproxyServer({ api: '127.0.0.1:0', log: () => undefined, seed: 1, config: [{ name: 'p', listen: '127.0.0.1:0', upstream: redis.address }] });
+    const page = await b.context.newPage();
+    const status = page.locator('#status');
+    try {
+      await page.goto(`http://${server.api}/ui?proxy=p`);
+      await vi.waitFor(async () => expect(await status.innerText()).toBe('live'), { timeout: 15_000, interval: 100 });
+      expect((await controlRequest(server.api, 'POST', '/proxies/p', { body: '{"enabled":false}' })).status).toBe(200);
+      await vi.waitFor(async () => expect(await status.innerText()).toMatch(/^disabled/), { timeout: 15_000, interval: 100 });
+      expect(await page.locator('body').getAttribute('class')).toContain('stale');
+      expect((await controlRequest(server.api, 'POST', '/proxies/p', { body: '{"enabled":true}' })).status).toBe(200);
+      await vi.waitFor(async () => expect(await status.innerText()).toBe('live'), { timeout: 15_000, interval: 100 });
+      expect(await page.locator('body').getAttribute('class')).not.toContain('stale');
+    } finally {
+      await page.close();
+      await server.close();
+    }
+  });
+});
+
 describe("redis-rtt server's page for a proxy named .", () => {
   it('shows its toxics read only: no form and no Remove button, whose request would reach /proxies/toxics', async () => {
     const server = await startToxiproxyServer({

@@ -92,7 +92,24 @@ describe('renderPrometheus of a cluster\'s nodes', () => {
   });
 });
 
+describe('renderPrometheus of a proxy without the tap (countsOff)', () => {
+  it('leaves out what the tap counts, the nodes\' too, and keeps connections and links', () => {
+    const node = { upstream: '127.0.0.1:7000', counters: SNAPSHOT.totals, connections: SNAPSHOT.connections, linkSettings: SNAPSHOT.link };
+    const text = renderPrometheus({ ...SNAPSHOT, countsOff: true, cluster: { nodes: [node] } } as typeof SNAPSHOT);
+    const names = [...text.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]);
+    expect(names.filter((n) => /bytes_total|chunks|commands_total|errors_total|error_replies|replies_total|pushes|round_trips|flights|blocking|unparsed|max_depth|latency/.test(n!))).toEqual([]);
+    expect(names).toEqual(
+      expect.arrayContaining(['redis_rtt_connections_active', 'redis_rtt_connections_total', 'redis_rtt_link_up_delay_seconds', 'redis_rtt_node_connections_total', 'redis_rtt_node_link_up_delay_seconds']),
+    );
+  });
+});
+
 describe('renderSummaryTable', () => {
+  it('without the tap (countsOff) says the counts are off rather than printing them as 0', () => {
+    const text = renderSummaryTable({ ...SNAPSHOT, countsOff: true });
+    expect(text).toBe(`connections 5 (2 open)   link up 1ms down 1ms jitter 100us normal\ncommands, replies, round trips and bytes: not counted (no tap)\n`);
+  });
+
   it('matches the golden table', () => {
     expectGolden('summary.txt', renderSummaryTable(SNAPSHOT));
   });

@@ -105,3 +105,27 @@ describe('POST /reset keeps every block /stats and /metrics had, zeroed', () => 
     }
   });
 });
+
+describe('--no-tap: the traffic it does not measure is not exported as 0', () => {
+  it('/metrics leaves out the counted families and keeps connections and the link; /stats says countsOff', async () => {
+    const proxy = (await startProxy({ upstream: redis.address, compensationUs: { up: 0, down: 0 }, control: '127.0.0.1:0', tap: false, log: () => {} })) as RedisRttProxy;
+    const at = proxy.controlAddress!;
+    const client = new Redis({ host: proxy.host, port: proxy.port, lazyConnect: true });
+    try {
+      await client.connect();
+      for (let i = 0; i < 3; i++) expect(await client.set(`nt${i}`, 'v')).toBe('OK');
+      const stats = JSON.parse((await controlRequest(at, 'GET', '/stats')).body) as StatsSnapshot;
+      expect(stats.countsOff).toBe(true);
+      const text = (await controlRequest(at, 'GET', '/metrics')).body;
+      const names = families(text);
+      for (const counted of ['bytes_total', 'commands_total', 'replies_total', 'round_trips_total', 'command_latency_seconds']) {
+        expect(names).not.toContain(`redis_rtt_${counted}`);
+      }
+      expect(names).toEqual(expect.arrayContaining(['redis_rtt_connections_active', 'redis_rtt_connections_total', 'redis_rtt_link_up_delay_seconds']));
+      expect(text).toMatch(/^redis_rtt_connections_active 1$/m);
+    } finally {
+      client.disconnect();
+      await proxy.close();
+    }
+  });
+});
