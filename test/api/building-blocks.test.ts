@@ -3,7 +3,8 @@
  * get wrong: each was made without a word and failed later with a TypeError naming nothing
  * (`new DelayLine({})` at its first chunk, `new LatencyHistogram(-1)` at its first record), or
  * never (`new PreciseScheduler({ spinUs: -1 })`, a key it does not take), or named a flag the
- * caller had not typed (`parseLinkSpec` said `--links`). Each is a ConfigError naming the option.
+ * caller had not typed (`parseLinkSpec` said `--links`). Each is a ConfigError naming the option. The start and
+ * run functions given options that are no object are in option-key-errors.test.ts (the integration group).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,7 +15,6 @@ import {
   jitterSampler,
   LatencyHistogram,
   ManualScheduler,
-  measureHop,
   OpenLoopDispatcher,
   parseLinkSpec,
   PreciseScheduler,
@@ -23,12 +23,6 @@ import {
   renderHtml,
   renderMarkdown,
   renderTable,
-  runBench,
-  runCalibrate,
-  startPrivateRedis,
-  startProxy,
-  startSentinelProxy,
-  startToxiproxyServer,
   StatsCollector,
   type DelayLineOptions,
 } from '../../src/index.js';
@@ -225,31 +219,5 @@ describe('parseLinkSpec', () => {
     expect(named(() => parseLinkSpec('rtt=fast'))).toEqual({ flag: 'parseLinkSpec rtt=', value: 'fast' });
     expect(named(() => parseLinkSpec(5 as never))).toEqual({ flag: 'parseLinkSpec', value: 5 });
     expect(named(() => parseLinkSpec('nowhere', '--links'))).toEqual({ flag: '--links', value: 'nowhere' });
-  });
-});
-
-describe('the start and run functions given options that are no object', () => {
-  // Each is refused before anything starts. Before: null threw a TypeError (runBench's synchronously,
-  // not as a rejection), 'x' was refused as its key `0`, startSentinelProxy(5) named the key '', and
-  // startProxy(5) a missing upstream.
-  it.each<[string, () => Promise<unknown>, string, unknown]>([
-    ['runBench(null)', () => runBench(null as never), 'runBench()', null],
-    ['startProxy(5)', () => startProxy(5 as never), 'startProxy()', 5],
-    ['runCalibrate("x")', () => runCalibrate('x' as never), 'runCalibrate()', 'x'],
-    ['startPrivateRedis(null)', () => startPrivateRedis(null as never), 'startPrivateRedis()', null],
-    ['startToxiproxyServer([])', () => startToxiproxyServer([] as never), 'startToxiproxyServer()', []],
-    ['startSentinelProxy()', () => startSentinelProxy(undefined as never), 'startSentinelProxy()', undefined],
-    ['startSentinelProxy(5)', () => startSentinelProxy(5 as never), 'startSentinelProxy()', 5],
-    ['measureHop(0)', () => measureHop(0), 'measureHop(samples)', 0],
-    ['measureHop(Infinity)', () => measureHop(Infinity), 'measureHop(samples)', Infinity],
-  ])('%s is a rejected ConfigError naming the function', async (_, start, flag, value) => {
-    let call: Promise<unknown> | undefined;
-    expect(() => (call = start())).not.toThrow();
-    const e = await call!.then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(e).toBeInstanceOf(ConfigError);
-    expect({ flag: (e as ConfigError).flag, value: (e as ConfigError).value }).toEqual({ flag, value });
   });
 });

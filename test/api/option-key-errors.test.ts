@@ -6,7 +6,7 @@
  * a library user had typed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, runBench, runCalibrate, runOpenLoopBench, startPrivateRedis, startProxy, startSentinelProxy, startToxiproxyServer, ToxicExistsError } from '../../src/index.js';
+import { ConfigError, measureHop, runBench, runCalibrate, runOpenLoopBench, startPrivateRedis, startProxy, startSentinelProxy, startToxiproxyServer, ToxicExistsError } from '../../src/index.js';
 import type { BenchOptions, CalibrateOptions, OpenLoopOptions, PrivateRedis, ProxyOptions, SentinelProxyOptions, ToxiproxyServerOptions } from '../../src/index.js';
 import { startProxy as cliStartProxy } from '../../src/cluster/start-proxy.js';
 
@@ -179,5 +179,31 @@ describe('startToxiproxyServer names the option key of a bad value', () => {
   ];
   it.each(cases)('%j as %s', async (bad, key) => {
     expect((await refusedAs(() => startToxiproxyServer({ api: '127.0.0.1:0', ...quiet, ...bad }))).flag).toBe(key);
+  });
+});
+
+describe('the start and run functions given options that are no object', () => {
+  // Each is refused before anything starts. Before: null threw a TypeError (runBench's synchronously,
+  // not as a rejection), 'x' was refused as its key `0`, startSentinelProxy(5) named the key '', and
+  // startProxy(5) a missing upstream.
+  it.each<[string, () => Promise<unknown>, string, unknown]>([
+    ['runBench(null)', () => runBench(null as never), 'runBench()', null],
+    ['startProxy(5)', () => startProxy(5 as never), 'startProxy()', 5],
+    ['runCalibrate("x")', () => runCalibrate('x' as never), 'runCalibrate()', 'x'],
+    ['startPrivateRedis(null)', () => startPrivateRedis(null as never), 'startPrivateRedis()', null],
+    ['startToxiproxyServer([])', () => startToxiproxyServer([] as never), 'startToxiproxyServer()', []],
+    ['startSentinelProxy()', () => startSentinelProxy(undefined as never), 'startSentinelProxy()', undefined],
+    ['startSentinelProxy(5)', () => startSentinelProxy(5 as never), 'startSentinelProxy()', 5],
+    ['measureHop(0)', () => measureHop(0), 'measureHop(samples)', 0],
+    ['measureHop(Infinity)', () => measureHop(Infinity), 'measureHop(samples)', Infinity],
+  ])('%s is a rejected ConfigError naming the function', async (_, start, flag, value) => {
+    let call: Promise<unknown> | undefined;
+    expect(() => (call = start())).not.toThrow();
+    const e = await call!.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(e).toBeInstanceOf(ConfigError);
+    expect({ flag: (e as ConfigError).flag, value: (e as ConfigError).value }).toEqual({ flag, value });
   });
 });
