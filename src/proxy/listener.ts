@@ -6,6 +6,7 @@ import { realClock } from '../clock.js';
 import { sharedScheduler } from '../link/shared-scheduler.js';
 import { listenOn, listenRemovingStale } from '../http/listen.js';
 import { ProxiedConnection } from './connection.js';
+import { drainConnections, drainLimitMs } from './drain.js';
 import type { Endpoint } from '../endpoint.js';
 import { ProxyStages } from './proxy-stages.js';
 import { RefusalWatch } from './refusal-watch.js';
@@ -20,20 +21,6 @@ import type { ProxyListenerOptions } from './listener-options.js';
 
 /** How long close() waits for its connections' sockets to say they closed (they do at once). */
 const CLOSE_WAIT_MS = 2000;
-
-/** Past the link's round trip, for a clean stop (drain()): Redis's time to answer, a timer's lateness under load. */
-export const DRAIN_MARGIN_MS = 100;
-/** The longest a clean stop waits: a link of seconds, a partition or a blocked BLPOP is cut there. */
-export const DRAIN_CAP_MS = 2000;
-/** Jitter scales per direction taken as the most a jittered delay runs past its mean. */
-const JITTER_SCALES = 2;
-/** How often the connections are looked at while they drain (only then). */
-const DRAIN_POLL_MS = 2;
-
-/** How long a clean stop waits for the connections to drain, for a link of this round trip and jitter. */
-export function drainLimitMs(rttUs: number, jitterUs: number): number {
-  return Math.min(DRAIN_CAP_MS, (rttUs + 2 * JITTER_SCALES * jitterUs) / 1000 + DRAIN_MARGIN_MS);
-}
 
 /** A client's FIN is forwarded, not answered: the accepted sockets, libuv's and the rest of a burst, stay half open. */
 const ALLOW_HALF_OPEN = true;
@@ -198,7 +185,7 @@ export class ProxyListener {
   }
 
   /**
-   * Stops accepting, lets the connections deliver what they hold (`drain`; drain(), for as long as
+   * Stops accepting, lets the connections deliver what they hold (`drain`; drain.ts, for as long as
    * drainLimitMs() gives for the link now) unless told not to (as toxiproxy closes), then closes
    * every one still open.
    */
@@ -208,7 +195,7 @@ export class ProxyListener {
     // Already closed while Redis was down: close() then calls back at once (with an error to ignore).
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     const link = this.o.link;
-    if (drain) await this.drain(drainLimitMs(link.rttNowUs(), link.settings.jitterUs));
+    if (drain) await drainConnections(this.live, drainLimitMs(link.rttNowUs(), link.settings.jitterUs));
     // Each connection's close (its tap's last events) before close() resolves: the server's close
     // does not wait for upstream sockets. Bounded, so a socket that never closes cannot hang it.
     const emptied = new Promise<void>((resolve) => {
@@ -219,28 +206,6 @@ export class ProxyListener {
     for (const c of this.live) c.destroy();
     await Promise.all([closed, emptied]);
     this.connLog.close();
-  }
-
-  /**
-   * A clean stop (the proxy's close(), `redis-rtt proxy` at SIGTERM, Ctrl-C or SIGHUP), once the
-   * listener stopped accepting: every client stops being read, and what a connection's chains hold
-   * (a delay line's requests and replies, a stage's, the replies Redis owes for requests it read) is
-   * delivered when due. Each connection closes once it has nothing left; the rest when `limitMs`
-   * has passed, and the tap counts none of what they dropped (request-ledger.ts, dropUndelivered).
-   * The live set is read again each time: a burst accepted with the last client is in it too.
-   */
-  private async drain(limitMs: number): Promise<void> {
-    const endMs = performance.now() + limitMs;
-    for (;;) {
-      let open = 0;
-      for (const c of this.live) {
-        c.stopReading();
-        if (c.drained) c.destroy();
-        else open++;
-      }
-      if (open === 0 || performance.now() >= endMs) return;
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
-    }
   }
 
   private accept(socket: net.Socket, secure: tls.TLSSocketOptions | undefined): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DRAIN_CAP_MS, DRAIN_MARGIN_MS, drainLimitMs } from '../../src/proxy/listener.js';
+import { DRAIN_CAP_MS, DRAIN_MARGIN_MS, drainLimitMs } from '../../src/proxy/drain.js';
 
 describe('how long a clean stop lets the connections drain (listener.ts)', () => {
   it("the link's round trip plus two jitter scales each way, plus the margin, capped", () => {
